@@ -1,0 +1,115 @@
+# bench — one non-recursive Makefile (DESIGN.md §2).
+#   make            build ./bench
+#   make test       build and run every test (unit + CLI), ending with "N passed, N failed"
+#   make run        install missing Debian packages (as root), build, run manifests/quickstart.yaml
+#   make asan       the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make fuzz       build the libFuzzer target for the manifest parser (clang)
+#   make install    PREFIX=/usr/local
+#   make deps       install (root) or print the apt-get line for missing packages
+
+PREFIX    ?= /usr/local
+BUILD     ?= build
+CC        ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS      := yaml-0.1 libgit2 libarchive libcrypto jansson libcurl
+DEB_PKGS  := build-essential pkg-config libyaml-dev libgit2-dev libarchive-dev libssl-dev libjansson-dev \
+             libcurl4-openssl-dev libcmocka-dev
+VERSION   := 0.1.0
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
+CFLAGS   ?= -O2 -g
+SAN      ?=
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(SAN) $(PKG_CFLAGS) -I$(BUILD)/gen -Icli
+ALL_LDFLAGS = $(SAN) $(LDFLAGS)
+
+LIB_SRC := $(wildcard cli/core/*.c) $(wildcard cli/manifest/*.c)
+CMD_SRC := cli/main.c $(wildcard cli/cmd_*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
+LIB     := $(BUILD)/libbench.a
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all test unit cli-test run asan fuzz install deps check-deps clean FORCE
+all: bench
+
+# ./bench is the product; in a sanitizer build it lives under $(BUILD).
+BENCH_BIN := $(if $(filter build,$(BUILD)),bench,$(BUILD)/bench)
+
+$(BENCH_BIN): $(CMD_OBJ) $(LIB) | check-deps
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(PKG_LIBS)
+
+ifneq ($(BENCH_BIN),bench)
+bench: $(BENCH_BIN)
+endif
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/obj/%.o: %.c | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# version.h: rewritten only when the commit changes, so builds stay incremental.
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	 if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c="$$c-dirty"; fi; \
+	 printf '#define BENCH_VERSION "%s"\n#define BENCH_COMMIT "%s"\n' "$(VERSION)" "$$c" > $@.tmp; \
+	 if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/obj/cli/cmd_version.o: $(BUILD)/gen/version.h
+
+check-deps:
+	@if ! $(PKG_CONFIG) --exists $(PKGS); then \
+	  echo "bench: missing libraries ($(PKGS)); run 'make deps' or: apt-get install -y $(DEB_PKGS)" >&2; exit 1; fi
+
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "bench: all build dependencies are installed"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "bench: installing:" $$missing; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "bench: missing packages; run as root:"; echo "  apt-get install -y $$missing"; exit 1; fi
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./bench run manifests/quickstart.yaml
+
+# --- tests ---------------------------------------------------------------------------------------------------------
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) $(ALL_LDFLAGS)
+
+test: $(BENCH_BIN) $(UNIT_BIN)
+	@BENCH=$(CURDIR)/$(BENCH_BIN) BENCH_DATA=$(CURDIR) tests/run-tests.sh $(UNIT_BIN)
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build/asan CC=clang CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
+
+FUZZ_BIN := build/fuzz/fuzz_manifest
+fuzz: $(FUZZ_BIN)
+$(FUZZ_BIN): tests/fuzz/fuzz_manifest.c $(LIB_SRC) | check-deps
+	@mkdir -p $(dir $@)
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	  $(PKG_CFLAGS) -Icli -o $@ tests/fuzz/fuzz_manifest.c $(LIB_SRC) $(PKG_LIBS)
+
+install: bench
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bench/images/bases $(DESTDIR)$(PREFIX)/share/bench/manifests \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 bench $(DESTDIR)$(PREFIX)/bin/bench
+	install -m 0644 images/bases/*.yaml $(DESTDIR)$(PREFIX)/share/bench/images/bases/
+	install -m 0644 manifests/*.yaml $(DESTDIR)$(PREFIX)/share/bench/manifests/
+	install -m 0644 docs/bench.1 $(DESTDIR)$(PREFIX)/share/man/man1/bench.1
+
+clean:
+	rm -rf build bench
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

@@ -1,0 +1,33 @@
+/*
+ * cmd.h — the command table's entry points. Each cmd_<verb>() parses its options from a table, calls library
+ * code, prints, and returns the process exit status (DESIGN.md §8). No logic another command could need lives
+ * in a cmd_*.c file.
+ *
+ * Ownership: commands own nothing beyond their call; argv belongs to main().
+ */
+#ifndef BENCH_CMD_H
+#define BENCH_CMD_H
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+extern const struct command commands[];
+
+int cmd_help(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_suites(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* Prints "bench: error: <last error>" and returns the exit status for err. */
+int cli_fail(int err);
+/* Prints "bench: error: <msg>", the usage line of cmd, and returns 2. */
+int cli_usage_error(const char *cmd, const char *synopsis, const char *msg);
+/* Writes json (decref'd here) to stdout, sorted keys, two-space indent, trailing newline. */
+int cli_print_json(void *json);
+
+#endif

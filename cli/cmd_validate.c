@@ -1,0 +1,72 @@
+/* cmd_validate.c — bench validate FILE...: every problem of every file, then exit 3 if any. */
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "core/opt.h"
+#include "manifest/manifest.h"
+#include "manifest/plan.h"
+
+static const struct opt_cmd cmd = { "validate", "[-q] [--json] MANIFEST...",
+				    "Check manifests against format v1 (docs/manifest-format.md) and report every problem "
+				    "of each file as file:line:col: error: message. Exit 3 when any file is invalid." };
+
+int cmd_validate(int argc, char **argv)
+{
+	int quiet = 0, json = 0, n, status = 0;
+	const struct opt opts[] = {
+		OPT_BOOL('q', "quiet", &quiet, "print nothing for valid files"),
+		OPT_BOOL(0, "json", &json, "print one JSON result per file (problems included) to stdout"),
+		OPT_END(),
+	};
+	json_t *out = json_array();
+
+	n = opt_parse(argc - 1, argv + 1, opts, &cmd);
+	if (n == OPT_HELP || n < 0) {
+		json_decref(out);
+		return n < 0 ? 2 : 0;
+	}
+	if (n == 0) {
+		json_decref(out);
+		return cli_usage_error(cmd.name, cmd.synopsis, "no manifest given");
+	}
+	for (int i = 0; i < n; i++) {
+		const char *path = argv[1 + i];
+		struct diag_list diags = DIAG_LIST_INIT;
+		struct manifest m = MANIFEST_INIT;
+		struct plan plan = PLAN_INIT;
+		int err = manifest_parse_file(&m, &diags, path);
+
+		if (!err)
+			err = plan_build(&plan, &m);
+		if (json) {
+			json_t *errs = json_array();
+
+			for (size_t k = 0; k < diags.n; k++)
+				json_array_append_new(errs, json_pack("{s:i, s:i, s:s}", "line", diags.items[k].line, "col",
+								      diags.items[k].col, "message", diags.items[k].msg));
+			if (err < 0 && diags.n == 0)
+				json_array_append_new(errs, json_pack("{s:i, s:i, s:s}", "line", 0, "col", 0, "message",
+								      bench_error_last()));
+			json_array_append_new(out, json_pack("{s:s, s:b, s:I, s:o}", "file", path, "valid", err == 0,
+							     "cases", (json_int_t)plan.n, "errors", errs));
+		} else if (err < 0 && diags.n) {
+			diag_list_print(&diags, stderr);
+		} else if (err < 0) {
+			fprintf(stderr, "bench: error: %s\n", bench_error_last());
+		} else if (!quiet) {
+			printf("%s: ok (%s, %zu case%s)\n", path, m.name, plan.n, plan.n == 1 ? "" : "s");
+		}
+		if (err < 0 && (status == 0 || status == 3))
+			status = bench_exit_code(err);
+		plan_release(&plan);
+		manifest_release(&m);
+		diag_list_release(&diags);
+	}
+	if (json)
+		cli_print_json(out);
+	else
+		json_decref(out);
+	return status;
+}

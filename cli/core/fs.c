@@ -1,0 +1,99 @@
+#include "fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "strbuf.h"
+
+int fs_read_file(char **out, size_t *out_len, const char *path, size_t max)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
+	char buf[65536];
+	int fd = -1, err = 0;
+
+	*out = NULL;
+	*out_len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		err = bench_error_set(BENCH_E_IO, "'%s' is not a regular file", path);
+		goto cleanup;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", path, strerror(errno));
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		if (sb.len + (size_t)n > max) {
+			err = bench_error_set(BENCH_E_MANIFEST, "'%s' is larger than %zu bytes", path, max);
+			goto cleanup;
+		}
+		strbuf_add(&sb, buf, (size_t)n);
+	}
+	*out_len = sb.len;
+	*out = strbuf_detach(&sb);
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&sb);
+	return err;
+}
+
+static int has_peaks(const char *dir)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/images/bases/peaks.yaml", dir) >= sizeof(path))
+		return 0;
+	return access(path, R_OK) == 0;
+}
+
+const char *fs_data_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("BENCH_DATA");
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (dir[0])
+		return dir;
+	if (env && *env) {
+		snprintf(dir, sizeof(dir), "%s", env);
+		return dir;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			if (has_peaks(exe)) {
+				snprintf(dir, sizeof(dir), "%s", exe);
+				return dir;
+			}
+			if ((size_t)snprintf(dir, sizeof(dir), "%s/../share/bench", exe) < sizeof(dir) && has_peaks(dir))
+				return dir;
+			dir[0] = '\0';
+		}
+	}
+	bench_error_set(BENCH_E_IO, "cannot find bench's data directory (images/bases/peaks.yaml); set BENCH_DATA");
+	return NULL;
+}

@@ -1,0 +1,19 @@
+/*
+ * fs.h — small file-system helpers.
+ *
+ * Ownership: fs_read_file() allocates *out (NUL-terminated, freed by the caller with free()); on failure
+ * *out is NULL and the error message names the path and the reason.
+ */
+#ifndef BENCH_FS_H
+#define BENCH_FS_H
+
+#include <stddef.h>
+
+/* Reads a whole regular file of at most max bytes. Returns 0, BENCH_E_IO, or BENCH_E_MANIFEST when the
+ * file is larger than max (the caller decides what "too large" means). */
+int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
+/* The directory holding bench's data (images/, manifests/): $BENCH_DATA, else next to the executable,
+ * else <exe>/../share/bench. Returns a pointer to a static string, or NULL with the error set. */
+const char *fs_data_dir(void);
+
+#endif

@@ -1,0 +1,178 @@
+#include "units.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+struct unit {
+	const char *name;
+	uint64_t mult;
+};
+
+static const struct unit size_units[] = {
+	{ "B", 1 },
+	{ "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "GiB", 1ull << 30 }, { "TiB", 1ull << 40 },
+	{ "KB", 1000ull }, { "MB", 1000000ull }, { "GB", 1000000000ull }, { "TB", 1000000000000ull },
+	{ NULL, 0 },
+};
+
+static const struct unit time_units[] = {
+	{ "ns", 1 }, { "us", 1000ull }, { "ms", 1000000ull }, { "s", 1000000000ull },
+	{ "m", 60000000000ull }, { "h", 3600000000000ull },
+	{ NULL, 0 },
+};
+
+/*
+ * Splits "123.45unit" into an exact rational: whole part, fraction digits and their scale. Returns the
+ * position of the unit or NULL when there are no digits.
+ */
+static const char *parse_decimal(const char *s, uint64_t *whole, uint64_t *frac, uint64_t *scale, int *overflow)
+{
+	const char *p = s;
+
+	*whole = 0;
+	*frac = 0;
+	*scale = 1;
+	*overflow = 0;
+	if (!isdigit((unsigned char)*p))
+		return NULL;
+	while (isdigit((unsigned char)*p)) {
+		if (*whole > (UINT64_MAX - 9) / 10)
+			*overflow = 1;
+		else
+			*whole = *whole * 10 + (uint64_t)(*p - '0');
+		p++;
+	}
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return NULL;
+		while (isdigit((unsigned char)*p)) {
+			if (*scale > UINT64_MAX / 100)
+				*overflow = 1;
+			else {
+				*frac = *frac * 10 + (uint64_t)(*p - '0');
+				*scale *= 10;
+			}
+			p++;
+		}
+	}
+	return p;
+}
+
+static int scaled(uint64_t *out, uint64_t whole, uint64_t frac, uint64_t scale, uint64_t mult, int *inexact)
+{
+	unsigned __int128 v = (unsigned __int128)whole * mult;
+	unsigned __int128 f = (unsigned __int128)frac * mult;
+
+	*inexact = (f % scale) != 0;
+	v += f / scale;
+	if (v > UINT64_MAX)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static const struct unit *find_unit(const struct unit *units, const char *name)
+{
+	for (size_t i = 0; units[i].name; i++)
+		if (!strcmp(units[i].name, name))
+			return &units[i];
+	return NULL;
+}
+
+int units_parse_size(uint64_t *out, const char *s, char *why, size_t whylen)
+{
+	uint64_t whole, frac, scale, v;
+	const struct unit *u;
+	const char *rest;
+	int overflow, inexact;
+
+	rest = parse_decimal(s, &whole, &frac, &scale, &overflow);
+	if (!rest) {
+		snprintf(why, whylen, "expected a size such as 4096, 64MiB or 2GiB");
+		return -1;
+	}
+	if (*rest == '\0') {
+		if (scale != 1) {
+			snprintf(why, whylen, "a size without a unit must be a whole number of bytes");
+			return -1;
+		}
+		u = &size_units[0];
+	} else if (!(u = find_unit(size_units, rest))) {
+		snprintf(why, whylen, "unknown size unit '%s' (use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB)", rest);
+		return -1;
+	}
+	if (overflow || scaled(&v, whole, frac, scale, u->mult, &inexact) < 0 || v > UNITS_SIZE_MAX) {
+		snprintf(why, whylen, "size is larger than 1 PiB");
+		return -1;
+	}
+	if (inexact) {
+		snprintf(why, whylen, "size is not a whole number of bytes");
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int units_parse_duration(uint64_t *out_ns, const char *s, char *why, size_t whylen)
+{
+	uint64_t whole, frac, scale, v;
+	const struct unit *u;
+	const char *rest;
+	int overflow, inexact;
+
+	rest = parse_decimal(s, &whole, &frac, &scale, &overflow);
+	if (!rest) {
+		snprintf(why, whylen, "expected a duration such as 500ms, 30s, 10m or 2h");
+		return -1;
+	}
+	if (*rest == '\0') {
+		snprintf(why, whylen, "a duration needs a unit (ns, us, ms, s, m or h)");
+		return -1;
+	}
+	if (!(u = find_unit(time_units, rest))) {
+		snprintf(why, whylen, "unknown duration unit '%s' (use ns, us, ms, s, m or h)", rest);
+		return -1;
+	}
+	/* 30 days is far beyond any sensible budget or timeout */
+	if (overflow || scaled(&v, whole, frac, scale, u->mult, &inexact) < 0 || v > 30ull * 24 * 3600000000000ull) {
+		snprintf(why, whylen, "duration is longer than 30 days");
+		return -1;
+	}
+	if (inexact) {
+		snprintf(why, whylen, "duration is not a whole number of nanoseconds");
+		return -1;
+	}
+	*out_ns = v;
+	return 0;
+}
+
+void units_format_size(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	size_t i = 0;
+
+	while (i < 4 && bytes != 0 && bytes % 1024 == 0) {
+		bytes /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%" PRIu64 "%s", bytes, names[i]);
+}
+
+void units_format_duration(char *buf, size_t len, uint64_t ns)
+{
+	static const struct unit order[] = {
+		{ "h", 3600000000000ull }, { "m", 60000000000ull }, { "s", 1000000000ull },
+		{ "ms", 1000000ull }, { "us", 1000ull }, { "ns", 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (ns != 0 && ns % order[i].mult == 0) {
+			snprintf(buf, len, "%" PRIu64 "%s", ns / order[i].mult, order[i].name);
+			return;
+		}
+	}
+	snprintf(buf, len, "0s");
+}

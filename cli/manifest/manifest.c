@@ -1,0 +1,814 @@
+#include "manifest.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/fs.h"
+#include "../core/strbuf.h"
+#include "../core/suggest.h"
+#include "../core/units.h"
+#include "peaks.h"
+#include "ynode.h"
+
+const char *const vendor_names[] = { "cuda", "rocm", "cpu", NULL };
+const char *const channel_names[] = { "stable", "nightly", "dev", "custom", NULL };
+const char *const engine_names[] = { "host", "podman", "docker", "apptainer", NULL };
+const char *const launcher_names[] = { "local", "mpirun", "slurm", NULL };
+const char *const source_names[] = { "pip", "git", "apt", NULL };
+static const char *const container_names[] = { "pyxis", "apptainer", "none", NULL };
+
+static const char *const top_keys[] = { "bench", "name", "description", "channel", "target", "stack", "runtime",
+					"suites", "pricing", NULL };
+static const char *const target_keys[] = { "vendor", "gpu", "nodes", "gpus_per_node", NULL };
+static const char *const stack_keys[] = { "base", "components", "env", NULL };
+static const char *const component_keys[] = { "name", "pip", "date", "index", "git", "ref", "build", "apt",
+					      "version", NULL };
+static const char *const runtime_keys[] = { "engine", "launcher", "timeout", "slurm", NULL };
+static const char *const slurm_keys[] = { "partition", "time", "account", "container", "extra_args", NULL };
+static const char *const pricing_keys[] = { "usd_per_gpu_hour", NULL };
+
+#define MAX_NODES 4096
+#define MAX_PER_NODE 1024
+
+struct vctx {
+	struct diag_list *d;
+	const char *file;
+	int errors;
+};
+
+static void verr(struct vctx *c, const struct ynode *at, const char *fmt, ...) BENCH_PRINTF(3, 4);
+static void verr(struct vctx *c, const struct ynode *at, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	diag_add(c->d, c->file, at ? at->line : 1, at ? at->col : 1, "%s", sb.buf);
+	strbuf_release(&sb);
+	c->errors++;
+}
+
+static const struct ynode *get(const struct ynode *map, const char *key)
+{
+	if (!map || map->type != YNODE_MAP)
+		return NULL;
+	for (size_t i = 0; i < map->n; i++)
+		if (!strcmp(map->pairs[i].key->value, key))
+			return map->pairs[i].value;
+	return NULL;
+}
+
+static const struct ynode *get_key(const struct ynode *map, const char *key)
+{
+	for (size_t i = 0; map && map->type == YNODE_MAP && i < map->n; i++)
+		if (!strcmp(map->pairs[i].key->value, key))
+			return map->pairs[i].key;
+	return NULL;
+}
+
+/* Reports unknown and duplicate keys of map. where: NULL at top level, else "in 'target'" and the like. */
+static void check_keys(struct vctx *c, const struct ynode *map, const char *const *allowed, const char *where)
+{
+	for (size_t i = 0; i < map->n; i++) {
+		const struct ynode *k = map->pairs[i].key;
+		int known = 0;
+
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(map->pairs[j].key->value, k->value)) {
+				verr(c, k, "duplicate key '%s'%s%s (first at line %d)", k->value, where ? " " : "",
+				     where ? where : "", map->pairs[j].key->line);
+				known = -1;
+				break;
+			}
+		}
+		if (known < 0)
+			continue;
+		for (size_t j = 0; allowed[j]; j++)
+			known |= !strcmp(allowed[j], k->value);
+		if (!known) {
+			const char *best = suggest_closest(k->value, allowed);
+
+			if (best)
+				verr(c, k, "unknown key '%s'%s%s (did you mean '%s'?)", k->value, where ? " " : "",
+				     where ? where : "", best);
+			else
+				verr(c, k, "unknown key '%s'%s%s", k->value, where ? " " : "", where ? where : "");
+		}
+	}
+}
+
+static int want_map(struct vctx *c, const struct ynode *n, const char *label)
+{
+	if (n->type == YNODE_MAP)
+		return 1;
+	verr(c, n, "'%s' must be a mapping, got %s", label, ynode_type_name(n));
+	return 0;
+}
+
+static int is_scalar(const struct ynode *n)
+{
+	return n && n->type == YNODE_SCALAR && !ynode_is_null(n);
+}
+
+/* A string value; a null is refused unless nullable (then *out stays NULL). */
+static int string_of(struct vctx *c, const struct ynode *n, const char *label, char **out, int nullable)
+{
+	if (nullable && ynode_is_null(n))
+		return 0;
+	if (!is_scalar(n) || strlen(n->value) != n->len) {
+		verr(c, n, "'%s' must be a string, got %s", label, ynode_type_name(n));
+		return -1;
+	}
+	*out = xstrdup(n->value);
+	return 0;
+}
+
+static int enum_of(struct vctx *c, const struct ynode *n, const char *label, const char *const *names, int *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *best = NULL;
+
+	if (is_scalar(n)) {
+		for (int i = 0; names[i]; i++) {
+			if (!strcmp(names[i], n->value)) {
+				*out = i;
+				return 0;
+			}
+		}
+		best = suggest_closest(n->value, names);
+	}
+	for (size_t i = 0; names[i]; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", names[i]);
+	if (best)
+		verr(c, n, "'%s' must be one of %s; got '%s' (did you mean '%s'?)", label, sb.buf, n->value, best);
+	else if (is_scalar(n))
+		verr(c, n, "'%s' must be one of %s; got '%s'", label, sb.buf, n->value);
+	else
+		verr(c, n, "'%s' must be one of %s; got %s", label, sb.buf, ynode_type_name(n));
+	strbuf_release(&sb);
+	return -1;
+}
+
+static int int_of(struct vctx *c, const struct ynode *n, const char *label, long long min, long long max,
+		  long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!is_scalar(n) || !n->plain || !(isdigit((unsigned char)n->value[0]) || n->value[0] == '-')) {
+		verr(c, n, "'%s' must be an integer, got %s%s%s", label, is_scalar(n) ? "'" : "",
+		     is_scalar(n) ? n->value : ynode_type_name(n), is_scalar(n) ? "'" : "");
+		return -1;
+	}
+	v = strtoll(n->value, &end, 10);
+	if (*end) {
+		verr(c, n, "'%s' must be an integer, got '%s'", label, n->value);
+		return -1;
+	}
+	if (v < min || v > max) {
+		verr(c, n, "'%s' must be between %lld and %lld, got %lld", label, min, max, v);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int name_ok(const char *s, int allow_upper)
+{
+	if (!*s || strlen(s) > 64)
+		return 0;
+	if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || (allow_upper && isupper((unsigned char)*s))))
+		return 0;
+	for (const char *p = s + 1; *p; p++)
+		if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '.' || *p == '_' || *p == '-' ||
+		      (allow_upper && (isupper((unsigned char)*p) || *p == '+'))))
+			return 0;
+	return 1;
+}
+
+static int url_ok(const char *s, int git)
+{
+	static const char *const http[] = { "https://", "http://", NULL };
+	static const char *const gitp[] = { "https://", "http://", "ssh://", "git://", "file://", NULL };
+	const char *const *pre = git ? gitp : http;
+
+	for (size_t i = 0; pre[i]; i++)
+		if (!strncmp(s, pre[i], strlen(pre[i])) && s[strlen(pre[i])] != '\0')
+			return !strpbrk(s, " \t\r\n");
+	/* scp-like git@host:path */
+	if (git && strchr(s, '@') && strchr(s, ':') && strchr(s, '@') < strchr(s, ':'))
+		return !strpbrk(s, " \t\r\n");
+	return 0;
+}
+
+static int date_ok(const char *s)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, m, d;
+
+	if (strlen(s) != 10 || s[4] != '-' || s[7] != '-')
+		return 0;
+	for (int i = 0; i < 10; i++)
+		if (i != 4 && i != 7 && !isdigit((unsigned char)s[i]))
+			return 0;
+	y = atoi(s);
+	m = atoi(s + 5);
+	d = atoi(s + 8);
+	if (y < 2000 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1])
+		return 0;
+	if (m == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+		return 0;
+	return 1;
+}
+
+/* Slurm --time: minutes, minutes:seconds, hours:minutes:seconds, days-hours[:minutes[:seconds]], or
+ * UNLIMITED / INFINITE. */
+static int slurm_time_ok(const char *s)
+{
+	const char *p = s, *dash = strchr(s, '-');
+	int fields = 0, maxf = 3;
+
+	if (!strcmp(s, "UNLIMITED") || !strcmp(s, "INFINITE"))
+		return 1;
+	if (dash) {
+		if (dash == s)
+			return 0;
+		for (p = s; p < dash; p++)
+			if (!isdigit((unsigned char)*p))
+				return 0;
+		p = dash + 1;
+	}
+	while (*p) {
+		if (!isdigit((unsigned char)*p))
+			return 0;
+		while (isdigit((unsigned char)*p))
+			p++;
+		fields++;
+		if (*p == ':')
+			p++;
+		else if (*p)
+			return 0;
+	}
+	return fields >= 1 && fields <= maxf && s[strlen(s) - 1] != ':';
+}
+
+static void component_free_fields(struct component *c)
+{
+	free(c->name);
+	free(c->pip);
+	free(c->date);
+	free(c->index);
+	free(c->git);
+	free(c->ref);
+	free(c->build);
+	free(c->apt);
+	free(c->version);
+}
+
+static void parse_component(struct vctx *c, const struct ynode *n, struct component *out, size_t idx)
+{
+	static const char *const pip_only[] = { "date", "index", NULL };
+	static const char *const git_only[] = { "ref", "build", NULL };
+	static const char *const apt_only[] = { "version", NULL };
+	static const char *const *const only[] = { pip_only, git_only, apt_only };
+	const struct ynode *src_node = NULL, *v;
+	char label[80];
+	int nsrc = 0, src = -1;
+
+	out->line = n->line;
+	out->col = n->col;
+	if (n->type != YNODE_MAP) {
+		verr(c, n, "component %zu must be a mapping such as {name: torch, pip: \"2.11.0\"}, got %s", idx + 1,
+		     ynode_type_name(n));
+		return;
+	}
+	check_keys(c, n, component_keys, "in a component");
+	if (!(v = get(n, "name")))
+		verr(c, n, "component %zu needs 'name'", idx + 1);
+	else if (string_of(c, v, "name", &out->name, 0) == 0 && !name_ok(out->name, 1))
+		verr(c, v, "component name '%s' must match [A-Za-z0-9][A-Za-z0-9._+-]* (at most 64 characters)", out->name);
+	snprintf(label, sizeof(label), "%s", out->name ? out->name : "?");
+	for (int s = 0; s < 3; s++) {
+		const struct ynode *k = get_key(n, source_names[s]);
+
+		if (!k)
+			continue;
+		if (nsrc++ == 0) {
+			src = s;
+			src_node = k;
+		} else {
+			verr(c, k, "component '%s' has both '%s' and '%s'; give one source", label, source_names[src],
+			     source_names[s]);
+		}
+	}
+	if (nsrc == 0) {
+		verr(c, n, "component '%s' needs one source key: pip, git or apt", label);
+		return;
+	}
+	(void)src_node;
+	out->source = (enum source)src;
+	for (int s = 0; s < 3; s++) {
+		if (s == src)
+			continue;
+		for (size_t j = 0; only[s][j]; j++) {
+			const struct ynode *k = get_key(n, only[s][j]);
+
+			if (k)
+				verr(c, k, "'%s' applies only to %s components (component '%s' is %s)", only[s][j],
+				     source_names[s], label, source_names[src]);
+		}
+	}
+	switch (out->source) {
+	case SOURCE_PIP:
+		string_of(c, get(n, "pip"), "pip", &out->pip, 0);
+		if ((v = get(n, "index")) && string_of(c, v, "index", &out->index, 0) == 0 && !url_ok(out->index, 0))
+			verr(c, v, "'index' must be an http:// or https:// URL, got '%s'", out->index);
+		if ((v = get(n, "date")) && string_of(c, v, "date", &out->date, 0) == 0 && !date_ok(out->date))
+			verr(c, v, "'date' must be a date YYYY-MM-DD, got '%s'", out->date);
+		if (out->pip && !strcmp(out->pip, "nightly")) {
+			if (!out->date && !get(n, "date"))
+				verr(c, n, "nightly component '%s' needs 'date: YYYY-MM-DD' (the nightly to pin)", label);
+			if (!out->index && !get(n, "index"))
+				verr(c, n, "nightly component '%s' needs 'index' (the nightly package index URL)", label);
+		} else if ((v = get(n, "date"))) {
+			verr(c, get_key(n, "date"), "'date' applies only to 'pip: nightly' (component '%s' pins %s)", label,
+			     out->pip ? out->pip : "?");
+		}
+		break;
+	case SOURCE_GIT:
+		if (string_of(c, get(n, "git"), "git", &out->git, 0) == 0 && !url_ok(out->git, 1))
+			verr(c, get(n, "git"), "'git' must be a repository URL (https://, ssh://, git://, file:// or "
+			     "user@host:path), got '%s'", out->git);
+		if (!(v = get(n, "ref")))
+			verr(c, n, "git component '%s' needs 'ref' (a branch, tag or commit)", label);
+		else
+			string_of(c, v, "ref", &out->ref, 0);
+		if ((v = get(n, "build")))
+			string_of(c, v, "build", &out->build, 0);
+		break;
+	case SOURCE_APT:
+		if (string_of(c, get(n, "apt"), "apt", &out->apt, 0) == 0 && !name_ok(out->apt, 0))
+			verr(c, get(n, "apt"), "'apt' must be a Debian package name, got '%s'", out->apt);
+		if ((v = get(n, "version")))
+			string_of(c, v, "version", &out->version, 0);
+		break;
+	}
+}
+
+static int env_name_ok(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return 0;
+	return 1;
+}
+
+static void parse_stack(struct vctx *c, const struct ynode *n, struct manifest *m)
+{
+	const struct ynode *v;
+
+	if (!want_map(c, n, "stack"))
+		return;
+	check_keys(c, n, stack_keys, "in 'stack'");
+	if ((v = get(n, "base")))
+		string_of(c, v, "base", &m->stack.base, 0);
+	if ((v = get(n, "components")) && !ynode_is_null(v)) {
+		if (v->type != YNODE_SEQ) {
+			verr(c, v, "'components' must be a list of components, got %s", ynode_type_name(v));
+		} else {
+			m->stack.components = xcalloc(v->n, sizeof(*m->stack.components));
+			for (size_t i = 0; i < v->n; i++) {
+				struct component *comp = &m->stack.components[m->stack.ncomponents++];
+
+				parse_component(c, v->items[i], comp, i);
+				for (size_t j = 0; comp->name && j + 1 < m->stack.ncomponents; j++)
+					if (m->stack.components[j].name && !strcmp(m->stack.components[j].name, comp->name))
+						verr(c, get(v->items[i], "name"), "component '%s' is listed twice (first at line %d)",
+						     comp->name, m->stack.components[j].line);
+			}
+		}
+	}
+	if ((v = get(n, "env")) && !ynode_is_null(v)) {
+		if (!want_map(c, v, "env"))
+			return;
+		m->stack.env = xcalloc(v->n, sizeof(*m->stack.env));
+		for (size_t i = 0; i < v->n; i++) {
+			const struct ynode *k = v->pairs[i].key, *val = v->pairs[i].value;
+			int dup = 0;
+
+			for (size_t j = 0; j < i; j++)
+				dup |= !strcmp(v->pairs[j].key->value, k->value);
+			if (dup) {
+				verr(c, k, "duplicate key '%s' in 'env'", k->value);
+				continue;
+			}
+			if (!env_name_ok(k->value)) {
+				verr(c, k, "environment variable name '%s' must match [A-Za-z_][A-Za-z0-9_]*", k->value);
+				continue;
+			}
+			if (val->type != YNODE_SCALAR || ynode_is_null(val) || strlen(val->value) != val->len) {
+				verr(c, val, "env '%s' must be a string (write \"\" for an empty value), got %s", k->value,
+				     ynode_type_name(val));
+				continue;
+			}
+			m->stack.env[m->stack.nenv].name = xstrdup(k->value);
+			m->stack.env[m->stack.nenv].value = xstrdup(val->value);
+			m->stack.nenv++;
+		}
+	}
+}
+
+static void parse_slurm(struct vctx *c, const struct ynode *n, struct slurm_cfg *s)
+{
+	const struct ynode *v;
+	int idx;
+
+	if (ynode_is_null(n) || !want_map(c, n, "slurm"))
+		return;
+	check_keys(c, n, slurm_keys, "in 'runtime.slurm'");
+	if ((v = get(n, "partition")))
+		string_of(c, v, "partition", &s->partition, 1);
+	if ((v = get(n, "account")))
+		string_of(c, v, "account", &s->account, 1);
+	if ((v = get(n, "time"))) {
+		free(s->time);
+		s->time = NULL;
+		if (string_of(c, v, "time", &s->time, 0) == 0 && !slurm_time_ok(s->time))
+			verr(c, v, "'time' must be a Slurm time limit such as 01:00:00, 90 or 1-12:00:00, got '%s'", s->time);
+	}
+	if ((v = get(n, "container")) && enum_of(c, v, "container", container_names, &idx) == 0) {
+		free(s->container);
+		s->container = xstrdup(container_names[idx]);
+	}
+	if ((v = get(n, "extra_args")) && !ynode_is_null(v)) {
+		if (v->type != YNODE_SEQ) {
+			verr(c, v, "'extra_args' must be a list of strings, got %s", ynode_type_name(v));
+			return;
+		}
+		s->extra_args = xcalloc(v->n, sizeof(*s->extra_args));
+		for (size_t i = 0; i < v->n; i++) {
+			char *a = NULL;
+
+			if (string_of(c, v->items[i], "extra_args entry", &a, 0) == 0)
+				s->extra_args[s->n_extra_args++] = a;
+		}
+	}
+}
+
+static void parse_runtime(struct vctx *c, const struct ynode *n, struct manifest *m)
+{
+	const struct ynode *v;
+	int idx;
+
+	if (!want_map(c, n, "runtime"))
+		return;
+	check_keys(c, n, runtime_keys, "in 'runtime'");
+	if ((v = get(n, "engine")) && enum_of(c, v, "engine", engine_names, &idx) == 0)
+		m->runtime.engine = (enum engine)idx;
+	if ((v = get(n, "launcher")) && enum_of(c, v, "launcher", launcher_names, &idx) == 0)
+		m->runtime.launcher = (enum launcher)idx;
+	if ((v = get(n, "timeout"))) {
+		char why[160];
+		uint64_t ns;
+
+		if (!is_scalar(v))
+			verr(c, v, "'timeout' must be a duration such as 30m, got %s", ynode_type_name(v));
+		else if (units_parse_duration(&ns, v->value, why, sizeof(why)) < 0)
+			verr(c, v, "'timeout': %s, got '%s'", why, v->value);
+		else if (ns < 1000000000ull)
+			verr(c, v, "'timeout' must be at least 1s, got '%s'", v->value);
+		else
+			m->runtime.timeout_ns = (long long)ns;
+	}
+	if ((v = get(n, "slurm")))
+		parse_slurm(c, v, &m->runtime.slurm);
+}
+
+static void parse_target(struct vctx *c, const struct ynode *n, struct manifest *m, const struct ynode **gpu_node)
+{
+	const struct ynode *v;
+	int idx;
+
+	if (!want_map(c, n, "target"))
+		return;
+	check_keys(c, n, target_keys, "in 'target'");
+	if (!(v = get(n, "vendor")))
+		verr(c, n, "missing required key 'vendor' in 'target' (cuda, rocm or cpu)");
+	else if (enum_of(c, v, "vendor", vendor_names, &idx) == 0)
+		m->target.vendor = (enum vendor)idx;
+	if ((v = get(n, "gpu")) && string_of(c, v, "gpu", &m->target.gpu, 1) == 0 && m->target.gpu)
+		*gpu_node = v;
+	if ((v = get(n, "nodes")))
+		int_of(c, v, "nodes", 1, MAX_NODES, &m->target.nodes);
+	if ((v = get(n, "gpus_per_node")))
+		int_of(c, v, "gpus_per_node", 1, MAX_PER_NODE, &m->target.gpus_per_node);
+}
+
+static void check_gpu(struct vctx *c, const struct ynode *at, const struct manifest *m)
+{
+	struct diag_list pd = DIAG_LIST_INIT;
+	struct peaks peaks = PEAKS_INIT;
+	const struct peak *p;
+
+	if (peaks_load(&peaks, &pd, NULL) < 0) {
+		verr(c, at, "cannot check 'gpu': %s", pd.n ? pd.items[0].msg : bench_error_last());
+		goto cleanup;
+	}
+	if (!(p = peaks_find(&peaks, m->target.gpu))) {
+		const char **names = xcalloc(peaks.n + 1, sizeof(*names));
+		const char *best;
+		struct strbuf sb = STRBUF_INIT;
+
+		for (size_t i = 0; i < peaks.n; i++) {
+			names[i] = peaks.items[i].key;
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", names[i]);
+		}
+		best = suggest_closest(m->target.gpu, names);
+		if (best)
+			verr(c, at, "unknown gpu '%s' (did you mean '%s'?)", m->target.gpu, best);
+		else
+			verr(c, at, "unknown gpu '%s'; images/bases/peaks.yaml knows %s", m->target.gpu, sb.buf);
+		strbuf_release(&sb);
+		free(names);
+	} else if (strcmp(p->vendor, vendor_names[m->target.vendor])) {
+		verr(c, at, "gpu '%s' is a %s device but target.vendor is '%s'", m->target.gpu, p->vendor,
+		     vendor_names[m->target.vendor]);
+	}
+cleanup:
+	peaks_release(&peaks);
+	diag_list_release(&pd);
+}
+
+static void parse_suite(struct vctx *c, const struct ynode *key, const struct ynode *n, const struct suite_ops *ops,
+			struct suite_cfg *cfg, const char *vendor)
+{
+	const char **names;
+	size_t np = 0;
+	char *where;
+
+	cfg->ops = ops;
+	cfg->line = key->line;
+	cfg->col = key->col;
+	for (np = 0; ops->params[np].name; np++)
+		;
+	cfg->values = xcalloc(np, sizeof(*cfg->values));
+	cfg->nvalues = np;
+	if (!ynode_is_null(n) && n->type != YNODE_MAP) {
+		verr(c, n, "suite '%s' must be a mapping of parameters (or empty for the defaults), got %s", ops->name,
+		     ynode_type_name(n));
+		n = NULL;
+	}
+	if (n && !ynode_is_null(n)) {
+		names = xcalloc(np + 1, sizeof(*names));
+		for (size_t i = 0; i < np; i++)
+			names[i] = ops->params[i].name;
+		where = xstrfmt("in suite '%s'", ops->name);
+		check_keys(c, n, names, where);
+		free(where);
+		free(names);
+	}
+	for (size_t i = 0; i < np; i++) {
+		const struct ynode *v = n && !ynode_is_null(n) ? get(n, ops->params[i].name) : NULL;
+
+		if (v) {
+			if (param_parse(&cfg->values[i], &ops->params[i], v, c->d, c->file) < 0)
+				c->errors++;
+		} else if (param_default(&cfg->values[i], &ops->params[i], vendor) < 0) {
+			verr(c, key, "%s", bench_error_last());
+		}
+	}
+}
+
+static void parse_suites(struct vctx *c, const struct ynode *n, struct manifest *m)
+{
+	const char *vendor = vendor_names[m->target.vendor];
+	size_t nreg = 0;
+	struct suite_cfg *tmp;
+
+	if (!want_map(c, n, "suites"))
+		return;
+	for (nreg = 0; suite_registry[nreg]; nreg++)
+		;
+	tmp = xcalloc(nreg, sizeof(*tmp));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *k = n->pairs[i].key;
+		const struct suite_ops *ops = suite_find(k->value);
+		size_t idx;
+		int dup = 0;
+
+		for (size_t j = 0; j < i; j++)
+			dup |= !strcmp(n->pairs[j].key->value, k->value);
+		if (dup) {
+			verr(c, k, "duplicate suite '%s'", k->value);
+			continue;
+		}
+		if (!ops) {
+			const char *best = suggest_closest(k->value, suite_names());
+
+			if (best)
+				verr(c, k, "unknown suite '%s' (did you mean '%s'?)", k->value, best);
+			else
+				verr(c, k, "unknown suite '%s' (see 'bench suites')", k->value);
+			continue;
+		}
+		for (idx = 0; suite_registry[idx] != ops; idx++)
+			;
+		parse_suite(c, k, n->pairs[i].value, ops, &tmp[idx], vendor);
+	}
+	m->suites = xcalloc(nreg, sizeof(*m->suites));
+	for (size_t i = 0; i < nreg; i++)
+		if (tmp[i].ops)
+			m->suites[m->nsuites++] = tmp[i];
+	free(tmp);
+	if (m->nsuites == 0 && n->n == 0)
+		verr(c, n, "'suites' is empty; name at least one suite (see 'bench suites')");
+	/* cross-field rules, only on suites whose parameters parsed */
+	if (c->errors == 0) {
+		for (size_t i = 0; i < m->nsuites; i++) {
+			struct suite_check sc = { c->d, c->file, &m->suites[i] };
+			size_t before = c->d->n;
+
+			if (m->suites[i].ops->check)
+				m->suites[i].ops->check(&sc, m);
+			c->errors += (int)(c->d->n - before);
+		}
+	}
+}
+
+static void parse_root(struct vctx *c, const struct ynode *root, struct manifest *m)
+{
+	const struct ynode *v, *gpu_node = NULL;
+	long long ver = 0;
+	int idx;
+
+	check_keys(c, root, top_keys, NULL);
+	if (!(v = get(root, "bench"))) {
+		verr(c, root, "missing required key 'bench' (the format version: write 'bench: 1' first)");
+	} else if (int_of(c, v, "bench", 0, 1000000, &ver) == 0) {
+		if (ver != MANIFEST_VERSION)
+			verr(c, v, "unsupported manifest format 'bench: %lld' (this bench reads format 1)", ver);
+		m->version = (int)ver;
+	}
+	if (!(v = get(root, "name")))
+		verr(c, root, "missing required key 'name'");
+	else if (string_of(c, v, "name", &m->name, 0) == 0 && !name_ok(m->name, 0))
+		verr(c, v, "'name' must match [a-z0-9][a-z0-9._-]* (at most 64 characters), got '%s'", m->name);
+	if ((v = get(root, "description")))
+		string_of(c, v, "description", &m->description, 1);
+	if ((v = get(root, "channel")) && enum_of(c, v, "channel", channel_names, &idx) == 0)
+		m->channel = (enum channel)idx;
+	if (!(v = get(root, "target")))
+		verr(c, root, "missing required key 'target' (at least 'target: {vendor: cuda}')");
+	else
+		parse_target(c, v, m, &gpu_node);
+	if ((v = get(root, "stack")) && !ynode_is_null(v))
+		parse_stack(c, v, m);
+	if ((v = get(root, "runtime")) && !ynode_is_null(v))
+		parse_runtime(c, v, m);
+	if ((v = get(root, "pricing")) && !ynode_is_null(v) && want_map(c, v, "pricing")) {
+		const struct ynode *p;
+		char *end;
+
+		check_keys(c, v, pricing_keys, "in 'pricing'");
+		if ((p = get(v, "usd_per_gpu_hour"))) {
+			double d = is_scalar(p) && p->plain ? strtod(p->value, &end) : -1;
+
+			if (d <= 0 || (is_scalar(p) && *end))
+				verr(c, p, "'usd_per_gpu_hour' must be a number greater than 0, got %s%s%s",
+				     is_scalar(p) ? "'" : "", is_scalar(p) ? p->value : ynode_type_name(p),
+				     is_scalar(p) ? "'" : "");
+			else {
+				m->has_pricing = 1;
+				m->usd_per_gpu_hour = d;
+			}
+		}
+	}
+	if (gpu_node)
+		check_gpu(c, gpu_node, m);
+
+	/* rules across sections */
+	if (m->target.nodes > 1 && m->runtime.launcher == LAUNCHER_LOCAL)
+		verr(c, get(get(root, "target"), "nodes"),
+		     "target.nodes is %lld but launcher 'local' runs on one machine; use launcher mpirun or slurm",
+		     m->target.nodes);
+	if (m->runtime.engine != ENGINE_HOST && !m->stack.base) {
+		const struct ynode *at = get(get(root, "runtime"), "engine");
+
+		verr(c, at ? at : root,
+		     "engine '%s' needs 'stack.base' (the image to build on); engine 'host' runs on this machine's own stack",
+		     engine_names[m->runtime.engine]);
+	}
+
+	if (!(v = get(root, "suites")))
+		verr(c, root, "missing required key 'suites' (see 'bench suites' for what can run)");
+	else if (ynode_is_null(v))
+		verr(c, v, "'suites' is empty; name at least one suite (see 'bench suites')");
+	else
+		parse_suites(c, v, m);
+}
+
+static void manifest_defaults(struct manifest *m)
+{
+	m->version = MANIFEST_VERSION;
+	m->channel = CHANNEL_CUSTOM;
+	m->target.vendor = VENDOR_CUDA;
+	m->target.nodes = 1;
+	m->target.gpus_per_node = 1;
+	m->runtime.engine = ENGINE_PODMAN;
+	m->runtime.launcher = LAUNCHER_LOCAL;
+	m->runtime.timeout_ns = 30LL * 60 * 1000000000LL;
+	m->runtime.slurm.time = xstrdup("01:00:00");
+	m->runtime.slurm.container = xstrdup("pyxis");
+}
+
+int manifest_parse_buffer(struct manifest *out, struct diag_list *diags, const char *file, const char *buf,
+			  size_t len)
+{
+	struct vctx c = { diags, file, 0 };
+	struct ynode *root = NULL;
+	size_t before = diags->n;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	manifest_defaults(out);
+	out->path = xstrdup(file);
+	if (len > MANIFEST_MAX_BYTES) {
+		diag_add(diags, file, 1, 1, "manifest is %zu bytes; the limit is 1 MiB", len);
+		err = BENCH_E_MANIFEST;
+		goto cleanup;
+	}
+	if ((err = ynode_load(&root, diags, file, buf, len)) < 0)
+		goto cleanup;
+	parse_root(&c, root, out);
+	if (c.errors || diags->n > before)
+		err = BENCH_E_MANIFEST;
+cleanup:
+	ynode_free(root);
+	if (err < 0) {
+		diag_list_sort(diags);
+		manifest_release(out);
+		bench_error_set(err, "'%s' is not a valid manifest", file);
+	}
+	return err;
+}
+
+int manifest_parse_file(struct manifest *out, struct diag_list *diags, const char *path)
+{
+	char *buf = NULL;
+	size_t len;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = fs_read_file(&buf, &len, path, MANIFEST_MAX_BYTES);
+	if (err == BENCH_E_MANIFEST) {
+		diag_add(diags, path, 1, 1, "manifest is larger than the 1 MiB limit");
+		return err;
+	}
+	if (err < 0)
+		return err;
+	err = manifest_parse_buffer(out, diags, path, buf, len);
+	free(buf);
+	return err;
+}
+
+void manifest_release(struct manifest *m)
+{
+	free(m->path);
+	free(m->name);
+	free(m->description);
+	free(m->target.gpu);
+	free(m->stack.base);
+	for (size_t i = 0; i < m->stack.ncomponents; i++)
+		component_free_fields(&m->stack.components[i]);
+	free(m->stack.components);
+	for (size_t i = 0; i < m->stack.nenv; i++) {
+		free(m->stack.env[i].name);
+		free(m->stack.env[i].value);
+	}
+	free(m->stack.env);
+	free(m->runtime.slurm.partition);
+	free(m->runtime.slurm.time);
+	free(m->runtime.slurm.account);
+	free(m->runtime.slurm.container);
+	for (size_t i = 0; i < m->runtime.slurm.n_extra_args; i++)
+		free(m->runtime.slurm.extra_args[i]);
+	free(m->runtime.slurm.extra_args);
+	for (size_t i = 0; i < m->nsuites; i++)
+		suite_cfg_release(&m->suites[i]);
+	free(m->suites);
+	memset(m, 0, sizeof(*m));
+}
+
+const struct suite_cfg *manifest_suite(const struct manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->nsuites; i++)
+		if (!strcmp(m->suites[i].ops->name, name))
+			return &m->suites[i];
+	return NULL;
+}

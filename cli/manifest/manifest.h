@@ -1,0 +1,98 @@
+/*
+ * manifest.h — the parsed and validated manifest (DESIGN.md §3).
+ *
+ * Ownership: manifest_parse_file()/manifest_parse_buffer() fill a caller-provided struct manifest that owns
+ * every string and array in it; release them with manifest_release(). On failure the struct is released
+ * already and diags holds every problem found, positioned as file:line:col.
+ */
+#ifndef BENCH_MANIFEST_H
+#define BENCH_MANIFEST_H
+
+#include <stddef.h>
+
+#include "../core/diag.h"
+#include "suite.h"
+
+#define MANIFEST_MAX_BYTES (1024 * 1024)
+#define MANIFEST_VERSION 1
+
+enum vendor { VENDOR_CUDA, VENDOR_ROCM, VENDOR_CPU };
+enum channel { CHANNEL_STABLE, CHANNEL_NIGHTLY, CHANNEL_DEV, CHANNEL_CUSTOM };
+enum engine { ENGINE_HOST, ENGINE_PODMAN, ENGINE_DOCKER, ENGINE_APPTAINER };
+enum launcher { LAUNCHER_LOCAL, LAUNCHER_MPIRUN, LAUNCHER_SLURM };
+enum source { SOURCE_PIP, SOURCE_GIT, SOURCE_APT };
+
+extern const char *const vendor_names[];   /* indexed by enum vendor, NULL-terminated */
+extern const char *const channel_names[];
+extern const char *const engine_names[];
+extern const char *const launcher_names[];
+extern const char *const source_names[];
+
+struct component {
+	char *name;
+	enum source source;
+	char *pip;     /* version, or "nightly" */
+	char *date;    /* nightly date YYYY-MM-DD */
+	char *index;   /* package index URL */
+	char *git;     /* repository URL */
+	char *ref;     /* branch, tag or commit */
+	char *build;   /* build command run in the checkout */
+	char *apt;     /* Debian/Ubuntu package */
+	char *version; /* apt version */
+	int line, col;
+};
+
+struct env_var {
+	char *name;
+	char *value;
+};
+
+struct slurm_cfg {
+	char *partition; /* NULL: the site default */
+	char *time;      /* Slurm time limit, "HH:MM:SS" */
+	char *account;   /* NULL: none */
+	char *container; /* pyxis | apptainer | none */
+	char **extra_args;
+	size_t n_extra_args;
+};
+
+struct manifest {
+	char *path;
+	int version;
+	char *name;
+	char *description;
+	enum channel channel;
+	struct {
+		enum vendor vendor;
+		char *gpu; /* key into images/bases/peaks.yaml, or NULL */
+		long long nodes;
+		long long gpus_per_node;
+	} target;
+	struct {
+		char *base;
+		struct component *components;
+		size_t ncomponents;
+		struct env_var *env;
+		size_t nenv;
+	} stack;
+	struct {
+		enum engine engine;
+		enum launcher launcher;
+		long long timeout_ns;
+		struct slurm_cfg slurm;
+	} runtime;
+	struct suite_cfg *suites; /* in registry order */
+	size_t nsuites;
+	int has_pricing;
+	double usd_per_gpu_hour;
+};
+
+#define MANIFEST_INIT { 0 }
+
+int manifest_parse_file(struct manifest *out, struct diag_list *diags, const char *path);
+int manifest_parse_buffer(struct manifest *out, struct diag_list *diags, const char *file, const char *buf,
+			  size_t len);
+void manifest_release(struct manifest *m);
+const struct suite_cfg *manifest_suite(const struct manifest *m, const char *name);
+
+#endif

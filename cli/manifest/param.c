@@ -1,0 +1,596 @@
+#include "param.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/strbuf.h"
+#include "../core/suggest.h"
+#include "../core/units.h"
+
+static const struct gemm_shape llama70b_shapes[] = {
+	{ 16384, 8192, 1280 }, { 16384, 1024, 8192 }, { 16384, 8192, 7168 }, { 16384, 3584, 8192 }, { 8192, 8192, 8192 },
+};
+
+const struct shape_preset shape_presets[] = {
+	{ "llama70b", llama70b_shapes, sizeof(llama70b_shapes) / sizeof(llama70b_shapes[0]) },
+	{ NULL, NULL, 0 },
+};
+
+#define GEMM_DIM_MAX (1LL << 20)
+
+const char *param_type_name(enum param_type t)
+{
+	switch (t) {
+	case PARAM_BOOL: return "bool";
+	case PARAM_INT: return "int";
+	case PARAM_NUMBER: return "number";
+	case PARAM_SIZE: return "size";
+	case PARAM_DURATION: return "duration";
+	case PARAM_ENUM: return "enum";
+	case PARAM_STRING: return "string";
+	case PARAM_ENUM_LIST: return "list of enum";
+	case PARAM_INT_LIST: return "list of int";
+	case PARAM_BOOL_LIST: return "list of bool";
+	case PARAM_SIZE_LIST: return "list of size";
+	case PARAM_SHAPES: return "shapes";
+	}
+	return "?";
+}
+
+const char *param_default_text(const struct param_def *def, const char *vendor)
+{
+	if (vendor && !strcmp(vendor, "cpu") && def->def_cpu)
+		return def->def_cpu;
+	if (vendor && !strcmp(vendor, "rocm") && def->def_rocm)
+		return def->def_rocm;
+	return def->def;
+}
+
+int param_enum_index(const struct param_def *def, const char *s)
+{
+	for (int i = 0; def->choices && def->choices[i]; i++)
+		if (!strcmp(def->choices[i], s))
+			return i;
+	return -1;
+}
+
+static void choices_text(struct strbuf *sb, const struct param_def *def)
+{
+	for (size_t i = 0; def->choices[i]; i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", def->choices[i]);
+}
+
+static void err(struct diag_list *d, const char *file, const struct ynode *n, const char *fmt, ...) BENCH_PRINTF(4, 5);
+static void err(struct diag_list *d, const char *file, const struct ynode *n, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	diag_add(d, file, n->line, n->col, "%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+static int is_plain_scalar(const struct ynode *n)
+{
+	return n->type == YNODE_SCALAR && n->plain && !ynode_is_null(n);
+}
+
+/* Shows a node in a message: its text for scalars (shortened), its kind otherwise. */
+static char *shown(const struct ynode *n)
+{
+	if (n->type == YNODE_SCALAR && !ynode_is_null(n)) {
+		if (n->len > 40)
+			return xstrfmt("'%.37s...'", n->value);
+		return xstrfmt("'%s'", n->value);
+	}
+	return xstrdup(ynode_type_name(n));
+}
+
+static int parse_int_text(long long *out, const char *s)
+{
+	char *end;
+
+	if (!*s || (!(*s >= '0' && *s <= '9') && *s != '-' && *s != '+'))
+		return -1;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	return 0;
+}
+
+static int range_ok(const struct param_def *def, long long v)
+{
+	return v >= def->min && (def->max == 0 || v <= def->max);
+}
+
+static void range_msg(struct strbuf *sb, const struct param_def *def)
+{
+	if (def->max)
+		strbuf_addf(sb, "between %lld and %lld", def->min, def->max);
+	else
+		strbuf_addf(sb, "at least %lld", def->min);
+}
+
+static int one_bool(long long *out, const struct ynode *n)
+{
+	if (!is_plain_scalar(n))
+		return -1;
+	if (!strcmp(n->value, "true")) {
+		*out = 1;
+		return 0;
+	}
+	if (!strcmp(n->value, "false")) {
+		*out = 0;
+		return 0;
+	}
+	return -1;
+}
+
+static int one_int(long long *out, const struct param_def *def, const struct ynode *n, struct diag_list *d,
+		   const char *file, const char *label)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *s;
+	long long v;
+
+	if (!is_plain_scalar(n) || parse_int_text(&v, n->value) < 0) {
+		s = shown(n);
+		err(d, file, n, "%s must be an integer, got %s", label, s);
+		free(s);
+		return -1;
+	}
+	if (!range_ok(def, v)) {
+		range_msg(&sb, def);
+		err(d, file, n, "%s must be %s, got %lld", label, sb.buf, v);
+		strbuf_release(&sb);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int one_size(long long *out, const struct param_def *def, const struct ynode *n, struct diag_list *d,
+		    const char *file, const char *label)
+{
+	char why[160], a[32], b[32];
+	uint64_t v;
+
+	if (n->type != YNODE_SCALAR || ynode_is_null(n)) {
+		err(d, file, n, "%s must be a size such as 64MiB, got %s", label, ynode_type_name(n));
+		return -1;
+	}
+	if (units_parse_size(&v, n->value, why, sizeof(why)) < 0) {
+		err(d, file, n, "%s: %s, got '%s'", label, why, n->value);
+		return -1;
+	}
+	if (!range_ok(def, (long long)v)) {
+		units_format_size(a, sizeof(a), (uint64_t)def->min);
+		if (def->max) {
+			units_format_size(b, sizeof(b), (uint64_t)def->max);
+			err(d, file, n, "%s must be between %s and %s, got '%s'", label, a, b, n->value);
+		} else {
+			err(d, file, n, "%s must be at least %s, got '%s'", label, a, n->value);
+		}
+		return -1;
+	}
+	*out = (long long)v;
+	return 0;
+}
+
+static int one_enum(char **out, const struct param_def *def, const struct ynode *n, struct diag_list *d,
+		    const char *file, const char *label)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *best;
+
+	if (n->type == YNODE_SCALAR && !ynode_is_null(n) && param_enum_index(def, n->value) >= 0) {
+		*out = xstrdup(n->value);
+		return 0;
+	}
+	choices_text(&sb, def);
+	if (n->type == YNODE_SCALAR && !ynode_is_null(n)) {
+		best = suggest_closest(n->value, def->choices);
+		if (best)
+			err(d, file, n, "%s must be one of %s; got '%s' (did you mean '%s'?)", label, sb.buf, n->value, best);
+		else
+			err(d, file, n, "%s must be one of %s; got '%s'", label, sb.buf, n->value);
+	} else {
+		err(d, file, n, "%s must be one of %s; got %s", label, sb.buf, ynode_type_name(n));
+	}
+	strbuf_release(&sb);
+	return -1;
+}
+
+static int parse_shapes(struct param_value *out, const struct param_def *def, const struct ynode *node,
+			struct diag_list *d, const char *file)
+{
+	const char *names[8];
+	size_t np = 0;
+	int bad = 0;
+
+	if (node->type == YNODE_SCALAR && !ynode_is_null(node)) {
+		for (size_t i = 0; shape_presets[i].name; i++) {
+			names[np++] = shape_presets[i].name;
+			if (!strcmp(shape_presets[i].name, node->value)) {
+				out->str = xstrdup(node->value);
+				out->n = shape_presets[i].n;
+				out->shapes = xcalloc(out->n, sizeof(*out->shapes));
+				memcpy(out->shapes, shape_presets[i].shapes, out->n * sizeof(*out->shapes));
+				return 0;
+			}
+		}
+		names[np] = NULL;
+		{
+			const char *best = suggest_closest(node->value, names);
+
+			if (best)
+				err(d, file, node, "unknown shape preset '%s' for '%s' (did you mean '%s'?)", node->value,
+				    def->name, best);
+			else
+				err(d, file, node, "'%s' must be a preset (llama70b) or a list of [M, N, K]; got '%s'",
+				    def->name, node->value);
+		}
+		return -1;
+	}
+	if (node->type != YNODE_SEQ || node->n == 0) {
+		err(d, file, node, "'%s' must be a preset (llama70b) or a non-empty list of [M, N, K], got %s", def->name,
+		    node->type == YNODE_SEQ ? "an empty list" : ynode_type_name(node));
+		return -1;
+	}
+	out->shapes = xcalloc(node->n, sizeof(*out->shapes));
+	for (size_t i = 0; i < node->n; i++) {
+		const struct ynode *it = node->items[i];
+		long long dims[3];
+		int ok = it->type == YNODE_SEQ && it->n == 3;
+
+		for (size_t k = 0; ok && k < 3; k++)
+			ok = is_plain_scalar(it->items[k]) && parse_int_text(&dims[k], it->items[k]->value) == 0 &&
+			     dims[k] >= 1 && dims[k] <= GEMM_DIM_MAX;
+		if (!ok) {
+			err(d, file, it, "'%s' entry %zu must be [M, N, K] with three integers from 1 to %lld",
+			    def->name, i + 1, GEMM_DIM_MAX);
+			bad = 1;
+			continue;
+		}
+		for (size_t j = 0; j < out->n; j++) {
+			if (out->shapes[j].m == dims[0] && out->shapes[j].n == dims[1] && out->shapes[j].k == dims[2]) {
+				err(d, file, it, "'%s' lists %lldx%lldx%lld twice", def->name, dims[0], dims[1], dims[2]);
+				bad = 1;
+				ok = 0;
+			}
+		}
+		if (!ok)
+			continue;
+		out->shapes[out->n].m = dims[0];
+		out->shapes[out->n].n = dims[1];
+		out->shapes[out->n].k = dims[2];
+		out->n++;
+	}
+	return bad ? -1 : 0;
+}
+
+static int parse_list(struct param_value *out, const struct param_def *def, const struct ynode *node,
+		      struct diag_list *d, const char *file)
+{
+	char label[96];
+	int bad = 0;
+
+	if (node->type != YNODE_SEQ) {
+		const char *eg = def->type == PARAM_ENUM_LIST ? def->choices[0] :
+				 def->type == PARAM_BOOL_LIST ? "true" : def->type == PARAM_SIZE_LIST ? "64MiB" : "1";
+
+		err(d, file, node, "'%s' must be a list, e.g. [%s]; got %s", def->name, eg,
+		    ynode_is_null(node) ? "null" : node->type == YNODE_SCALAR ? "a single value" : ynode_type_name(node));
+		return -1;
+	}
+	if (node->n == 0 && !(def->flags & PARAM_EMPTY_OK)) {
+		err(d, file, node, "'%s' must not be empty", def->name);
+		return -1;
+	}
+	if (def->type == PARAM_ENUM_LIST)
+		out->sv = xcalloc(node->n, sizeof(*out->sv));
+	else
+		out->iv = xcalloc(node->n, sizeof(*out->iv));
+	for (size_t i = 0; i < node->n; i++) {
+		const struct ynode *it = node->items[i];
+		long long v = 0;
+		char *s = NULL;
+		int dup = 0;
+
+		snprintf(label, sizeof(label), "'%s' entry %zu", def->name, i + 1);
+		switch (def->type) {
+		case PARAM_ENUM_LIST:
+			if (one_enum(&s, def, it, d, file, label) < 0) {
+				bad = 1;
+				continue;
+			}
+			for (size_t j = 0; j < out->n; j++)
+				dup |= !strcmp(out->sv[j], s);
+			if (dup) {
+				err(d, file, it, "'%s' lists '%s' twice", def->name, s);
+				free(s);
+				bad = 1;
+				continue;
+			}
+			out->sv[out->n++] = s;
+			continue;
+		case PARAM_BOOL_LIST:
+			if (one_bool(&v, it) < 0) {
+				char *sh = shown(it);
+
+				err(d, file, it, "%s must be true or false, got %s", label, sh);
+				free(sh);
+				bad = 1;
+				continue;
+			}
+			break;
+		case PARAM_INT_LIST:
+			if (one_int(&v, def, it, d, file, label) < 0) {
+				bad = 1;
+				continue;
+			}
+			break;
+		case PARAM_SIZE_LIST:
+			if (one_size(&v, def, it, d, file, label) < 0) {
+				bad = 1;
+				continue;
+			}
+			break;
+		default:
+			break;
+		}
+		for (size_t j = 0; j < out->n; j++)
+			dup |= out->iv[j] == v;
+		if (dup) {
+			err(d, file, it, "'%s' lists '%s' twice", def->name, it->value);
+			bad = 1;
+			continue;
+		}
+		out->iv[out->n++] = v;
+	}
+	return bad ? -1 : 0;
+}
+
+int param_parse(struct param_value *out, const struct param_def *def, const struct ynode *node,
+		struct diag_list *d, const char *file)
+{
+	char label[80], why[160];
+	uint64_t ns;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->def = def;
+	out->line = node->line;
+	out->col = node->col;
+	snprintf(label, sizeof(label), "'%s'", def->name);
+
+	if ((def->flags & PARAM_AUTO) && is_plain_scalar(node) && !strcmp(node->value, "auto")) {
+		out->is_auto = 1;
+		return 0;
+	}
+	switch (def->type) {
+	case PARAM_BOOL:
+		if (one_bool(&out->i, node) < 0) {
+			char *s = shown(node);
+
+			err(d, file, node, "%s must be true or false, got %s", label, s);
+			free(s);
+			rc = -1;
+		}
+		break;
+	case PARAM_INT:
+		rc = one_int(&out->i, def, node, d, file, label);
+		break;
+	case PARAM_NUMBER: {
+		char *end;
+
+		if (is_plain_scalar(node)) {
+			errno = 0;
+			out->num = strtod(node->value, &end);
+			if (!errno && !*end && isfinite(out->num) && out->num >= (double)def->min &&
+			    (def->max == 0 || out->num <= (double)def->max))
+				break;
+		}
+		{
+			char *s = shown(node);
+
+			err(d, file, node, "%s must be a number greater than or equal to %lld, got %s", label, def->min, s);
+			free(s);
+		}
+		rc = -1;
+		break;
+	}
+	case PARAM_SIZE:
+		rc = one_size(&out->i, def, node, d, file, label);
+		break;
+	case PARAM_DURATION:
+		if (node->type != YNODE_SCALAR || ynode_is_null(node)) {
+			err(d, file, node, "%s must be a duration such as 30ms, got %s", label, ynode_type_name(node));
+			rc = -1;
+		} else if (units_parse_duration(&ns, node->value, why, sizeof(why)) < 0) {
+			err(d, file, node, "%s: %s, got '%s'", label, why, node->value);
+			rc = -1;
+		} else if (ns == 0 || (long long)ns < def->min || (def->max && (long long)ns > def->max)) {
+			char a[32], b[32];
+
+			units_format_duration(a, sizeof(a), (uint64_t)(def->min ? def->min : 1));
+			units_format_duration(b, sizeof(b), (uint64_t)def->max);
+			if (def->max)
+				err(d, file, node, "%s must be between %s and %s, got '%s'", label, a, b, node->value);
+			else
+				err(d, file, node, "%s must be at least %s, got '%s'", label, a, node->value);
+			rc = -1;
+		} else {
+			out->i = (long long)ns;
+		}
+		break;
+	case PARAM_ENUM:
+		rc = one_enum(&out->str, def, node, d, file, label);
+		break;
+	case PARAM_STRING:
+		if (node->type != YNODE_SCALAR || ynode_is_null(node) || strlen(node->value) != node->len) {
+			err(d, file, node, "%s must be a string, got %s", label, ynode_type_name(node));
+			rc = -1;
+		} else {
+			out->str = xstrdup(node->value);
+		}
+		break;
+	case PARAM_ENUM_LIST:
+	case PARAM_INT_LIST:
+	case PARAM_BOOL_LIST:
+	case PARAM_SIZE_LIST:
+		rc = parse_list(out, def, node, d, file);
+		break;
+	case PARAM_SHAPES:
+		rc = parse_shapes(out, def, node, d, file);
+		break;
+	}
+	return rc < 0 ? BENCH_E_MANIFEST : 0;
+}
+
+int param_default(struct param_value *out, const struct param_def *def, const char *vendor)
+{
+	struct diag_list d = DIAG_LIST_INIT;
+	struct ynode *root = NULL;
+	char *doc = xstrfmt("v: %s\n", param_default_text(def, vendor));
+	int err;
+
+	err = ynode_load(&root, &d, "<default>", doc, strlen(doc));
+	if (!err)
+		err = param_parse(out, def, root->pairs[0].value, &d, "<default>");
+	if (err)
+		err = bench_error_set(BENCH_E_MANIFEST, "built-in default of '%s' is invalid", def->name);
+	out->line = out->col = 0;
+	ynode_free(root);
+	diag_list_release(&d);
+	free(doc);
+	return err;
+}
+
+void param_value_release(struct param_value *v)
+{
+	free(v->str);
+	free(v->iv);
+	for (size_t i = 0; v->sv && i < v->n; i++)
+		free(v->sv[i]);
+	free(v->sv);
+	free(v->shapes);
+	memset(v, 0, sizeof(*v));
+}
+
+json_t *param_value_json(const struct param_value *v)
+{
+	json_t *a;
+
+	if (v->is_auto)
+		return json_string("auto");
+	switch (v->def->type) {
+	case PARAM_BOOL:
+		return json_boolean(v->i);
+	case PARAM_INT:
+	case PARAM_SIZE:
+		return json_integer(v->i);
+	case PARAM_DURATION:
+		return json_real((double)v->i / 1e6);
+	case PARAM_NUMBER:
+		return json_real(v->num);
+	case PARAM_ENUM:
+	case PARAM_STRING:
+		return json_string(v->str);
+	case PARAM_ENUM_LIST:
+		a = json_array();
+		for (size_t i = 0; i < v->n; i++)
+			json_array_append_new(a, json_string(v->sv[i]));
+		return a;
+	case PARAM_BOOL_LIST:
+		a = json_array();
+		for (size_t i = 0; i < v->n; i++)
+			json_array_append_new(a, json_boolean(v->iv[i]));
+		return a;
+	case PARAM_INT_LIST:
+	case PARAM_SIZE_LIST:
+		a = json_array();
+		for (size_t i = 0; i < v->n; i++)
+			json_array_append_new(a, json_integer(v->iv[i]));
+		return a;
+	case PARAM_SHAPES:
+		if (v->str)
+			return json_string(v->str);
+		a = json_array();
+		for (size_t i = 0; i < v->n; i++)
+			json_array_append_new(a, json_pack("[III]", v->shapes[i].m, v->shapes[i].n, v->shapes[i].k));
+		return a;
+	}
+	return json_null();
+}
+
+char *param_value_text(const struct param_value *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[64];
+
+	if (v->is_auto)
+		return xstrdup("auto");
+	switch (v->def->type) {
+	case PARAM_BOOL:
+		strbuf_addstr(&sb, v->i ? "true" : "false");
+		break;
+	case PARAM_INT:
+		strbuf_addf(&sb, "%lld", v->i);
+		break;
+	case PARAM_SIZE:
+		units_format_size(buf, sizeof(buf), (uint64_t)v->i);
+		strbuf_addstr(&sb, buf);
+		break;
+	case PARAM_DURATION:
+		units_format_duration(buf, sizeof(buf), (uint64_t)v->i);
+		strbuf_addstr(&sb, buf);
+		break;
+	case PARAM_NUMBER:
+		strbuf_addf(&sb, "%g", v->num);
+		break;
+	case PARAM_ENUM:
+	case PARAM_STRING:
+		strbuf_addstr(&sb, v->str);
+		break;
+	case PARAM_ENUM_LIST:
+	case PARAM_BOOL_LIST:
+	case PARAM_INT_LIST:
+	case PARAM_SIZE_LIST:
+		strbuf_addch(&sb, '[');
+		for (size_t i = 0; i < v->n; i++) {
+			if (i)
+				strbuf_addstr(&sb, ", ");
+			if (v->def->type == PARAM_ENUM_LIST)
+				strbuf_addstr(&sb, v->sv[i]);
+			else if (v->def->type == PARAM_BOOL_LIST)
+				strbuf_addstr(&sb, v->iv[i] ? "true" : "false");
+			else if (v->def->type == PARAM_SIZE_LIST) {
+				units_format_size(buf, sizeof(buf), (uint64_t)v->iv[i]);
+				strbuf_addstr(&sb, buf);
+			} else
+				strbuf_addf(&sb, "%lld", v->iv[i]);
+		}
+		strbuf_addch(&sb, ']');
+		break;
+	case PARAM_SHAPES:
+		if (v->str) {
+			strbuf_addstr(&sb, v->str);
+			break;
+		}
+		strbuf_addch(&sb, '[');
+		for (size_t i = 0; i < v->n; i++)
+			strbuf_addf(&sb, "%s[%lld, %lld, %lld]", i ? ", " : "", v->shapes[i].m, v->shapes[i].n,
+				    v->shapes[i].k);
+		strbuf_addch(&sb, ']');
+		break;
+	}
+	return strbuf_detach(&sb);
+}

@@ -1,0 +1,35 @@
+/*
+ * peaks.h — datasheet peaks per GPU from images/bases/peaks.yaml (data, not code).
+ *
+ * Ownership: peaks_load() fills a caller-provided struct peaks that owns its entries; peaks_release() frees
+ * them. Pointers from peaks_find() stay valid until then.
+ */
+#ifndef BENCH_PEAKS_H
+#define BENCH_PEAKS_H
+
+#define MANIFEST_PEAKS_MAX (1024 * 1024)
+
+#include <stddef.h>
+
+#include "../core/diag.h"
+
+struct peak {
+	char *key;     /* "h200" */
+	char *name;    /* "NVIDIA H200 SXM" */
+	char *vendor;  /* cuda | rocm | cpu */
+	double bf16_tflops, fp8_tflops, hbm_tbps;
+};
+
+struct peaks {
+	struct peak *items;
+	size_t n;
+};
+
+#define PEAKS_INIT { NULL, 0 }
+
+/* Loads path (NULL: <data dir>/images/bases/peaks.yaml). Problems go to diags; returns 0 or a negative code. */
+int peaks_load(struct peaks *out, struct diag_list *diags, const char *path);
+const struct peak *peaks_find(const struct peaks *p, const char *key);
+void peaks_release(struct peaks *p);
+
+#endif

@@ -1,0 +1,72 @@
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/strbuf.h"
+
+void plan_add(struct plan *p, const struct suite_ops *suite, char *key, json_t *params)
+{
+	ALLOC_GROW(p->cases, p->n + 1, p->alloc);
+	p->cases[p->n].suite = suite;
+	p->cases[p->n].key = key;
+	p->cases[p->n].params = params;
+	p->n++;
+}
+
+int plan_build(struct plan *out, const struct manifest *m)
+{
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < m->nsuites; i++) {
+		size_t first = out->n;
+
+		if ((err = m->suites[i].ops->plan(out, &m->suites[i], m)) < 0)
+			goto cleanup;
+		/* keys are how compare matches cases: they must be unique within a suite */
+		for (size_t a = first; a < out->n; a++)
+			for (size_t b = a + 1; b < out->n; b++)
+				if (!strcmp(out->cases[a].key, out->cases[b].key)) {
+					err = bench_error_set(BENCH_E_FAIL, "suite '%s' planned case '%s' twice",
+							      m->suites[i].ops->name, out->cases[a].key);
+					goto cleanup;
+				}
+	}
+cleanup:
+	if (err < 0)
+		plan_release(out);
+	return err;
+}
+
+json_t *plan_json(const struct plan *p, const struct manifest *m)
+{
+	json_t *root = json_object(), *cases = json_array(), *suites = json_object();
+
+	json_object_set_new(root, "schema", json_string("bench.plan/v1"));
+	json_object_set_new(root, "name", json_string(m->name));
+	json_object_set_new(root, "channel", json_string(channel_names[m->channel]));
+	json_object_set_new(root, "vendor", json_string(vendor_names[m->target.vendor]));
+	json_object_set_new(root, "ranks", json_integer(m->target.nodes * m->target.gpus_per_node));
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_case *c = &p->cases[i];
+		json_t *count = json_object_get(suites, c->suite->name);
+
+		json_array_append_new(cases, json_pack("{s:s, s:s, s:O}", "suite", c->suite->name, "case", c->key,
+						       "params", c->params));
+		json_object_set_new(suites, c->suite->name, json_integer(count ? json_integer_value(count) + 1 : 1));
+	}
+	json_object_set_new(root, "suites", suites);
+	json_object_set_new(root, "cases", cases);
+	return root;
+}
+
+void plan_release(struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->cases[i].key);
+		json_decref(p->cases[i].params);
+	}
+	free(p->cases);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,36 @@
+/*
+ * plan.h — the cases a manifest would run: suite × parameters, each with its stable case key (DESIGN.md §5).
+ *
+ * Ownership: plan_build() fills a caller-provided struct plan that owns its cases (keys and JSON params);
+ * plan_release() frees them. Case params are jansson objects owned by the plan (borrow, do not decref).
+ */
+#ifndef BENCH_PLAN_H
+#define BENCH_PLAN_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "manifest.h"
+
+struct plan_case {
+	const struct suite_ops *suite;
+	char *key;
+	json_t *params;
+};
+
+struct plan {
+	struct plan_case *cases;
+	size_t n, alloc;
+};
+
+#define PLAN_INIT { NULL, 0, 0 }
+
+int plan_build(struct plan *out, const struct manifest *m);
+/* Takes ownership of key and params. */
+void plan_add(struct plan *p, const struct suite_ops *suite, char *key, json_t *params);
+/* The plan as the JSON document of `bench plan --json` and plan.json (new reference). */
+json_t *plan_json(const struct plan *p, const struct manifest *m);
+void plan_release(struct plan *p);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * suite.h — the suite registry. A suite is one struct suite_ops in its own file (suite_<name>.c) plus one
+ * line in suite.c's registry, as nccl-tests keeps struct testColl. Nothing else switches on suite names.
+ *
+ * Ownership: ops and their schemas are static constants. A struct suite_cfg (the manifest's settings for
+ * one suite) owns its values; suite_cfg_release() frees them.
+ */
+#ifndef BENCH_SUITE_H
+#define BENCH_SUITE_H
+
+#include <stddef.h>
+
+#include "param.h"
+
+struct manifest;
+struct plan;
+
+struct suite_cfg {
+	const struct suite_ops *ops;
+	int line, col;                /* the suite's key in the manifest */
+	struct param_value *values;   /* one per ops->params entry, same order */
+	size_t nvalues;
+};
+
+/* Context for a suite's cross-field checks: errors land at a parameter's position. */
+struct suite_check {
+	struct diag_list *diags;
+	const char *file;
+	const struct suite_cfg *cfg;
+};
+
+struct suite_ops {
+	const char *name;
+	const char *summary;
+	const char *program;          /* runner executable inside the image */
+	const char *metric;           /* headline metric of its records */
+	const char *unit;
+	const struct param_def *params; /* terminated by an entry with name NULL */
+	/* Cross-field rules the per-parameter schema cannot express. */
+	void (*check)(struct suite_check *c, const struct manifest *m);
+	/* Expands the settings into cases with stable keys. Returns 0 or a negative code. */
+	int (*plan)(struct plan *out, const struct suite_cfg *cfg, const struct manifest *m);
+};
+
+extern const struct suite_ops *const suite_registry[];
+
+const struct suite_ops *suite_find(const char *name);
+/* NULL-terminated array of the registered names (static). */
+const char *const *suite_names(void);
+const struct param_value *suite_cfg_get(const struct suite_cfg *cfg, const char *name);
+void suite_cfg_release(struct suite_cfg *cfg);
+/* Every parameter of cfg as a JSON object, except those named in skip (NULL-terminated). New reference. */
+json_t *suite_params_json(const struct suite_cfg *cfg, const char *const *skip);
+void suite_check_error(struct suite_check *c, const struct param_value *at, const char *fmt, ...)
+	BENCH_PRINTF(3, 4);
+
+#endif

@@ -1,0 +1,132 @@
+/* suite_coll.c — collectives with nccl-tests bus bandwidth (runner bench-coll). */
+#include <string.h>
+
+#include "../core/strbuf.h"
+#include "../core/units.h"
+#include "manifest.h"
+#include "plan.h"
+
+extern const struct suite_ops suite_collectives;
+
+static const char *const backends[] = { "nccl", "rccl", "mpi", NULL };
+static const char *const ops[] = { "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", NULL };
+static const char *const dtypes[] = { "bf16", "fp16", "fp32", NULL };
+static const char *const placements[] = { "out-of-place", "in-place", NULL };
+
+#define COLL_MAX_CASES 100000
+
+static const struct param_def coll_params[] = {
+	{ "backend", PARAM_ENUM, "nccl", "mpi", "rccl", backends, 0, 0, 0,
+	  "nccl (CUDA), rccl (ROCm), mpi (CPU buffers, any MPI)" },
+	{ "ops", PARAM_ENUM_LIST, "[all_reduce, all_gather, reduce_scatter, all_to_all]", NULL, NULL, ops, 0, 0, 0,
+	  "collective operations" },
+	{ "min_bytes", PARAM_SIZE, "1MiB", NULL, NULL, NULL, 8, 1LL << 40, 0, "smallest size of the sweep (nccl-tests -b)" },
+	{ "max_bytes", PARAM_SIZE, "16GiB", "64MiB", NULL, NULL, 8, 1LL << 40, 0, "largest size of the sweep (nccl-tests -e)" },
+	{ "factor", PARAM_INT, "2", NULL, NULL, NULL, 2, 1024, 0, "multiplication factor between sizes (nccl-tests -f)" },
+	{ "sizes", PARAM_SIZE_LIST, "[]", NULL, NULL, NULL, 8, 1LL << 40, PARAM_EMPTY_OK,
+	  "extra sizes measured besides the sweep" },
+	{ "dtype", PARAM_ENUM, "bf16", "fp32", NULL, dtypes, 0, 0, 0, "element type (sum reduction)" },
+	{ "placements", PARAM_ENUM_LIST, "[out-of-place, in-place]", NULL, NULL, placements, 0, 0, 0,
+	  "buffer placement: out-of-place, in-place (nccl-tests measures both)" },
+	{ "root", PARAM_INT, "0", NULL, NULL, NULL, 0, 1 << 20, 0, "root rank of broadcast" },
+	{ "warmup_iters", PARAM_INT, "5", NULL, NULL, NULL, 0, 100000, 0, "untimed iterations before each size (nccl-tests -w)" },
+	{ "iters", PARAM_INT, "20", NULL, NULL, NULL, 1, 1000000, 0, "timed iterations per size, averaged (nccl-tests -n)" },
+	{ "check", PARAM_BOOL, "true", NULL, NULL, NULL, 0, 0, 0,
+	  "check every element against exactly known values; a wrong element fails the case (exit 7)" },
+	{ NULL, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL },
+};
+
+static int has(const struct param_value *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->sv[i], s))
+			return 1;
+	return 0;
+}
+
+static void coll_check(struct suite_check *c, const struct manifest *m)
+{
+	const struct param_value *b = suite_cfg_get(c->cfg, "backend");
+	const struct param_value *lo = suite_cfg_get(c->cfg, "min_bytes"), *hi = suite_cfg_get(c->cfg, "max_bytes");
+	const struct param_value *f = suite_cfg_get(c->cfg, "factor"), *root = suite_cfg_get(c->cfg, "root");
+	long long ranks = m->target.nodes * m->target.gpus_per_node;
+	unsigned long long n = 0;
+
+	if (!strcmp(b->str, "nccl") && m->target.vendor != VENDOR_CUDA)
+		suite_check_error(c, b, "backend 'nccl' needs target.vendor cuda (target is %s)", vendor_names[m->target.vendor]);
+	if (!strcmp(b->str, "rccl") && m->target.vendor != VENDOR_ROCM)
+		suite_check_error(c, b, "backend 'rccl' needs target.vendor rocm (target is %s)", vendor_names[m->target.vendor]);
+	if (lo->i > hi->i) {
+		char a[32], z[32];
+
+		units_format_size(a, sizeof(a), (uint64_t)lo->i);
+		units_format_size(z, sizeof(z), (uint64_t)hi->i);
+		suite_check_error(c, hi, "'max_bytes' (%s) must not be smaller than 'min_bytes' (%s)", z, a);
+	} else {
+		for (unsigned long long s = (unsigned long long)lo->i; s <= (unsigned long long)hi->i && n <= COLL_MAX_CASES;
+		     s *= (unsigned long long)f->i)
+			n++;
+		if (n > 64)
+			suite_check_error(c, f, "the sweep from 'min_bytes' to 'max_bytes' by 'factor' %lld has %llu sizes; "
+					  "at most 64", f->i, n);
+	}
+	if (has(suite_cfg_get(c->cfg, "ops"), "broadcast") && root->i >= ranks)
+		suite_check_error(c, root, "'root' is %lld but the run has %lld rank(s)", root->i, ranks);
+}
+
+static int coll_plan(struct plan *out, const struct suite_cfg *cfg, const struct manifest *m)
+{
+	static const char *const lists[] = { "ops", "min_bytes", "max_bytes", "factor", "sizes", "placements", NULL };
+	const struct param_value *o = suite_cfg_get(cfg, "ops"), *pl = suite_cfg_get(cfg, "placements");
+	const struct param_value *extra = suite_cfg_get(cfg, "sizes");
+	unsigned long long lo = (unsigned long long)suite_cfg_get(cfg, "min_bytes")->i;
+	unsigned long long hi = (unsigned long long)suite_cfg_get(cfg, "max_bytes")->i;
+	unsigned long long f = (unsigned long long)suite_cfg_get(cfg, "factor")->i;
+	const char *dtype = suite_cfg_get(cfg, "dtype")->str;
+	unsigned long long sizes[64 + 256];
+	size_t ns = 0;
+
+	(void)m;
+	for (unsigned long long s = lo; s <= hi && ns < 64; s *= f)
+		sizes[ns++] = s;
+	for (size_t i = 0; i < extra->n && ns < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int dup = 0;
+
+		for (size_t j = 0; j < ns; j++)
+			dup |= sizes[j] == (unsigned long long)extra->iv[i];
+		if (!dup)
+			sizes[ns++] = (unsigned long long)extra->iv[i];
+	}
+	/* ascending sizes, as nccl-tests prints them */
+	for (size_t i = 1; i < ns; i++)
+		for (size_t j = i; j > 0 && sizes[j - 1] > sizes[j]; j--) {
+			unsigned long long t = sizes[j];
+
+			sizes[j] = sizes[j - 1];
+			sizes[j - 1] = t;
+		}
+	for (size_t oi = 0; oi < o->n; oi++)
+		for (size_t si = 0; si < ns; si++)
+			for (size_t pi = 0; pi < pl->n; pi++) {
+				json_t *p = suite_params_json(cfg, lists);
+				char size[32];
+
+				units_format_size(size, sizeof(size), sizes[si]);
+				json_object_set_new(p, "op", json_string(o->sv[oi]));
+				json_object_set_new(p, "bytes", json_integer((json_int_t)sizes[si]));
+				json_object_set_new(p, "placement", json_string(pl->sv[pi]));
+				plan_add(out, &suite_collectives, xstrfmt("%s/%s/%s/%s", o->sv[oi], dtype, size, pl->sv[pi]), p);
+			}
+	return 0;
+}
+
+const struct suite_ops suite_collectives = {
+	.name = "collectives",
+	.summary = "collective bus bandwidth exactly as nccl-tests defines it (busbw GB/s, algbw and time beside)",
+	.program = "bench-coll",
+	.metric = "busbw_gbps",
+	.unit = "GB/s",
+	.params = coll_params,
+	.check = coll_check,
+	.plan = coll_plan,
+};

@@ -1,0 +1,77 @@
+/* suite_training.c — training throughput and MFU (runner runners/torch/train.py). */
+#include <string.h>
+
+#include "../core/strbuf.h"
+#include "manifest.h"
+#include "plan.h"
+
+extern const struct suite_ops suite_training;
+
+static const char *const models[] = { "tiny", "gpt-1.5b", "llama3-8b", "llama3-70b", "mistral-7b", NULL };
+static const char *const precisions[] = { "bf16", "fp8", "fp32", NULL };
+static const char *const parallels[] = { "ddp", "fsdp", NULL };
+
+static const struct param_def train_params[] = {
+	{ "models", PARAM_ENUM_LIST, "[llama3-8b]", "[tiny]", NULL, models, 0, 0, 0,
+	  "tiny (a 2-layer Llama for CPU checks), gpt-1.5b, llama3-8b, llama3-70b, mistral-7b (sliding window 4096)" },
+	{ "layers", PARAM_INT, "auto", NULL, NULL, NULL, 1, 1024, PARAM_AUTO,
+	  "layer count override for proxies (llama3-70b with 4 layers); auto = the model's own" },
+	{ "precision", PARAM_ENUM_LIST, "[bf16]", NULL, NULL, precisions, 0, 0, 0,
+	  "bf16 (autocast), fp8 (torchao when importable, else skipped), fp32" },
+	{ "seq_len", PARAM_INT, "4096", "256", NULL, NULL, 8, 1 << 20, 0, "tokens per sequence" },
+	{ "micro_batch", PARAM_INT, "1", NULL, NULL, NULL, 1, 4096, 0, "sequences per GPU per step" },
+	{ "steps", PARAM_INT, "30", NULL, NULL, NULL, 2, 1000000, 0, "optimizer steps in all, warm-up included" },
+	{ "warmup_steps", PARAM_INT, "10", NULL, NULL, NULL, 1, 1000000, 0, "steps excluded from the timing" },
+	{ "parallel", PARAM_ENUM, "fsdp", NULL, NULL, parallels, 0, 0, 0, "data parallelism with more than one GPU: ddp or fsdp (FSDP2)" },
+	{ "compile", PARAM_BOOL, "true", "false", NULL, NULL, 0, 0, 0, "wrap the model in torch.compile" },
+	{ NULL, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL },
+};
+
+static void train_check(struct suite_check *c, const struct manifest *m)
+{
+	const struct param_value *st = suite_cfg_get(c->cfg, "steps"), *w = suite_cfg_get(c->cfg, "warmup_steps");
+
+	(void)m;
+	if (w->i >= st->i)
+		suite_check_error(c, w, "'warmup_steps' (%lld) must be smaller than 'steps' (%lld)", w->i, st->i);
+}
+
+static int train_plan(struct plan *out, const struct suite_cfg *cfg, const struct manifest *m)
+{
+	static const char *const lists[] = { "models", "precision", NULL };
+	const struct param_value *mo = suite_cfg_get(cfg, "models"), *pr = suite_cfg_get(cfg, "precision");
+	const struct param_value *layers = suite_cfg_get(cfg, "layers");
+	long long seq = suite_cfg_get(cfg, "seq_len")->i, mb = suite_cfg_get(cfg, "micro_batch")->i;
+	const char *par = suite_cfg_get(cfg, "parallel")->str;
+	int compile = (int)suite_cfg_get(cfg, "compile")->i;
+
+	(void)m;
+	for (size_t mi = 0; mi < mo->n; mi++)
+		for (size_t pi = 0; pi < pr->n; pi++) {
+			json_t *p = suite_params_json(cfg, lists);
+			char l[32];
+
+			if (layers->is_auto)
+				snprintf(l, sizeof(l), "full");
+			else
+				snprintf(l, sizeof(l), "L%lld", layers->i);
+			json_object_set_new(p, "model", json_string(mo->sv[mi]));
+			json_object_set_new(p, "precision", json_string(pr->sv[pi]));
+			plan_add(out, &suite_training,
+				 xstrfmt("%s/%s/%s/s%lld/mb%lld/%s/%s", mo->sv[mi], l, pr->sv[pi], seq, mb, par,
+					 compile ? "compile" : "eager"),
+				 p);
+		}
+	return 0;
+}
+
+const struct suite_ops suite_training = {
+	.name = "training",
+	.summary = "training throughput: tokens/s, TFLOP/s per GPU and MFU (6N + 12LHdT x density FLOP per token)",
+	.program = "runners/torch/train.py",
+	.metric = "tflops_per_gpu",
+	.unit = "TFLOP/s",
+	.params = train_params,
+	.check = train_check,
+	.plan = train_plan,
+};

@@ -1,0 +1,48 @@
+/*
+ * ynode.h — a YAML document as a small tree with source positions, loaded with libyaml's event API.
+ *
+ * The loader is deliberately narrow: one document, a mapping at the top, no aliases, anchors, tags or merge
+ * keys, at most YNODE_MAX_DEPTH levels, valid UTF-8. Every violation becomes a positioned diagnostic.
+ *
+ * Ownership: ynode_load() allocates the tree; ynode_free() frees a node and everything below it. Strings in
+ * nodes are owned by their node.
+ */
+#ifndef BENCH_YNODE_H
+#define BENCH_YNODE_H
+
+#include <stddef.h>
+
+#include "../core/diag.h"
+
+#define YNODE_MAX_DEPTH 32
+
+enum ynode_type { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP };
+
+struct ynode_pair;
+
+struct ynode {
+	enum ynode_type type;
+	int line, col;      /* 1-based position of the node's first character */
+	int plain;          /* scalar written without quotes or block style */
+	char *value;        /* scalar text */
+	size_t len;         /* scalar length (may contain NUL when quoted with \0) */
+	struct ynode **items; /* sequence */
+	struct ynode_pair *pairs; /* mapping, in file order (duplicates kept: the validator reports them) */
+	size_t n, alloc;
+};
+
+struct ynode_pair {
+	struct ynode *key; /* always a scalar */
+	struct ynode *value;
+};
+
+/* Loads buf (len bytes) named file for messages. Returns 0 with *out set, or BENCH_E_MANIFEST with one or
+ * more diagnostics added (then *out is NULL). */
+int ynode_load(struct ynode **out, struct diag_list *diags, const char *file, const char *buf, size_t len);
+void ynode_free(struct ynode *n);
+
+/* A plain scalar that YAML reads as null: empty, "~", "null", "Null", "NULL". */
+int ynode_is_null(const struct ynode *n);
+const char *ynode_type_name(const struct ynode *n);
+
+#endif
