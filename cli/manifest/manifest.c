@@ -471,6 +471,8 @@ static void parse_runtime(struct vctx *c, const struct ynode *n, struct manifest
 	check_keys(c, n, runtime_keys, "in 'runtime'");
 	if ((v = get(n, "engine")) && enum_of(c, v, "engine", engine_names, &idx) == 0)
 		m->runtime.engine = (enum engine)idx;
+	else if (v)
+		m->runtime.engine = ENGINE_HOST; /* already reported; do not pile a second error on it */
 	if ((v = get(n, "launcher")) && enum_of(c, v, "launcher", launcher_names, &idx) == 0)
 		m->runtime.launcher = (enum launcher)idx;
 	if ((v = get(n, "timeout"))) {
@@ -549,7 +551,7 @@ static void parse_suite(struct vctx *c, const struct ynode *key, const struct yn
 			struct suite_cfg *cfg, const char *vendor)
 {
 	const char **names;
-	size_t np = 0;
+	size_t np = 0, before;
 	char *where;
 
 	cfg->ops = ops;
@@ -573,6 +575,7 @@ static void parse_suite(struct vctx *c, const struct ynode *key, const struct yn
 		free(where);
 		free(names);
 	}
+	before = c->d->n;
 	for (size_t i = 0; i < np; i++) {
 		const struct ynode *v = n && !ynode_is_null(n) ? get(n, ops->params[i].name) : NULL;
 
@@ -583,6 +586,7 @@ static void parse_suite(struct vctx *c, const struct ynode *key, const struct yn
 			verr(c, key, "%s", bench_error_last());
 		}
 	}
+	cfg->bad = c->d->n > before;
 }
 
 static void parse_suites(struct vctx *c, const struct ynode *n, struct manifest *m)
@@ -600,12 +604,13 @@ static void parse_suites(struct vctx *c, const struct ynode *n, struct manifest 
 		const struct ynode *k = n->pairs[i].key;
 		const struct suite_ops *ops = suite_find(k->value);
 		size_t idx;
-		int dup = 0;
+		int dup = 0, first_line = 0;
 
-		for (size_t j = 0; j < i; j++)
-			dup |= !strcmp(n->pairs[j].key->value, k->value);
+		for (size_t j = 0; j < i && !dup; j++)
+			if ((dup = !strcmp(n->pairs[j].key->value, k->value)))
+				first_line = n->pairs[j].key->line;
 		if (dup) {
-			verr(c, k, "duplicate suite '%s'", k->value);
+			verr(c, k, "duplicate suite '%s' (first at line %d)", k->value, first_line);
 			continue;
 		}
 		if (!ops) {
@@ -628,16 +633,15 @@ static void parse_suites(struct vctx *c, const struct ynode *n, struct manifest 
 	free(tmp);
 	if (m->nsuites == 0 && n->n == 0)
 		verr(c, n, "'suites' is empty; name at least one suite (see 'bench suites')");
-	/* cross-field rules, only on suites whose parameters parsed */
-	if (c->errors == 0) {
-		for (size_t i = 0; i < m->nsuites; i++) {
-			struct suite_check sc = { c->d, c->file, &m->suites[i] };
-			size_t before = c->d->n;
+	/* cross-field rules, on every suite whose own parameters parsed */
+	for (size_t i = 0; i < m->nsuites; i++) {
+		struct suite_check sc = { c->d, c->file, &m->suites[i] };
+		size_t before = c->d->n;
 
-			if (m->suites[i].ops->check)
-				m->suites[i].ops->check(&sc, m);
-			c->errors += (int)(c->d->n - before);
-		}
+		if (!m->suites[i].ops->check || m->suites[i].bad)
+			continue;
+		m->suites[i].ops->check(&sc, m);
+		c->errors += (int)(c->d->n - before);
 	}
 }
 

@@ -20,6 +20,7 @@ struct suite_cfg {
 	int line, col;                /* the suite's key in the manifest */
 	struct param_value *values;   /* one per ops->params entry, same order */
 	size_t nvalues;
+	int bad;                      /* a parameter failed to parse: cross-field checks are skipped */
 };
 
 /* Context for a suite's cross-field checks: errors land at a parameter's position. */

@@ -1,0 +1,42 @@
+# tests/cli/lib.sh — a small TAP library for CLI tests. Source it; then call expect/expect_err/... and end
+# with finish. $BENCH is the binary under test; $T is a fresh scratch directory removed at the end.
+set -u
+: "${BENCH:?set BENCH to the bench binary}"
+T=$(mktemp -d)
+t_n=0
+t_fail=0
+
+ok() { t_n=$((t_n + 1)); echo "ok $t_n - $*"; }
+not_ok() { t_n=$((t_n + 1)); t_fail=$((t_fail + 1)); echo "not ok $t_n - $*"; }
+show() { sed 's/^/#   /' "$1" | head -n 20; }
+
+# expect CODE DESCRIPTION CMD...: runs CMD, keeps stdout in $T/out and stderr in $T/err, checks the exit code.
+expect() {
+	want=$1 desc=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" = "$want" ]; then ok "$desc"; else
+		not_ok "$desc (exit $rc, wanted $want)"
+		show "$T/err"
+	fi
+}
+
+# expect_err TEXT / expect_out TEXT: the last command's stderr / stdout contains TEXT (fixed string).
+expect_err() { if grep -qF -- "$1" "$T/err"; then ok "stderr: $1"; else not_ok "stderr lacks: $1"; show "$T/err"; fi; }
+expect_out() { if grep -qF -- "$1" "$T/out"; then ok "stdout: $1"; else not_ok "stdout lacks: $1"; show "$T/out"; fi; }
+expect_no_out() { if [ -s "$T/out" ]; then not_ok "stdout should be empty"; show "$T/out"; else ok "stdout empty"; fi; }
+
+# expect_same DESCRIPTION EXPECTED ACTUAL: files are byte-identical.
+expect_same() {
+	if cmp -s "$2" "$3"; then ok "$1"; else
+		not_ok "$1"
+		diff -u "$2" "$3" | head -n 30 | sed 's/^/#   /'
+	fi
+}
+
+finish() {
+	rm -rf "$T"
+	echo "1..$t_n"
+	[ "$t_fail" -eq 0 ]
+}

@@ -1,0 +1,55 @@
+#!/bin/sh
+# The command table, help, version, unknown commands and options, exit codes.
+. "$(dirname "$0")/lib.sh"
+
+expect 2 "no command: usage, exit 2" "$BENCH"
+expect_err "usage: bench"
+expect 0 "bench help lists every command" "$BENCH" help
+for c in run validate plan suites version help; do expect_out "  $c "; done
+expect 0 "bench --help" "$BENCH" --help
+expect_out "commands:"
+expect 2 "unknown command suggests the closest" "$BENCH" valdate x.yaml
+expect_err "bench: error: unknown command 'valdate' (did you mean 'validate'?)"
+expect 2 "unknown command far from any" "$BENCH" frobnicate
+expect_err "unknown command 'frobnicate' (see 'bench help')"
+expect 2 "option before the command" "$BENCH" --frob
+expect_err "unknown option '--frob'"
+
+for c in run validate plan suites version; do
+	expect 0 "$c -h" "$BENCH" "$c" -h
+	expect_out "usage: bench $c"
+	expect_out "-h, --help"
+done
+expect 0 "help plan is plan -h" "$BENCH" help plan
+expect_out "usage: bench plan"
+expect 2 "help of an unknown command" "$BENCH" help nope
+expect_err "no such command 'nope'"
+
+expect 2 "unknown long option suggests" "$BENCH" plan --jsn manifests/quickstart.yaml
+expect_err "unknown option '--jsn' for 'plan' (did you mean '--json'?)"
+expect_err "usage: bench plan"
+expect 2 "unknown short option" "$BENCH" validate -x manifests/quickstart.yaml
+expect_err "unknown option '-x' for 'validate'"
+expect 2 "option needing a value" "$BENCH" plan manifests/quickstart.yaml --suite
+expect_err "option '--suite' needs a value"
+expect 2 "a bool option given a value" "$BENCH" plan --json=yes manifests/quickstart.yaml
+expect_err "option '--json' takes no value"
+expect 2 "validate with no file" "$BENCH" validate
+expect_err "no manifest given"
+expect 2 "plan with two files" "$BENCH" plan manifests/quickstart.yaml manifests/quickstart.yaml
+expect_err "give exactly one manifest"
+expect 2 "version takes no arguments" "$BENCH" version extra
+
+expect 0 "version" "$BENCH" version
+expect_out "bench 0.1.0 (commit "
+for lib in libyaml libgit2 libarchive openssl jansson libcurl; do expect_out "  $lib "; done
+expect 0 "version --json" "$BENCH" version --json
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"]=="0.1.0" and len(d["commit"])>=7 and set(d["libraries"])=={"libyaml","libgit2","libarchive","openssl","jansson","libcurl"}' "$T/out"; then
+	ok "version --json has version, commit and six libraries"
+else not_ok "version --json content"; show "$T/out"; fi
+expect 0 "--version is version" "$BENCH" --version
+expect_out "bench 0.1.0"
+
+expect 1 "a missing manifest is an I/O error (exit 1)" "$BENCH" validate /nonexistent/m.yaml
+expect_err "bench: error: cannot open '/nonexistent/m.yaml': No such file or directory"
+finish
