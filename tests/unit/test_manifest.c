@@ -1,0 +1,324 @@
+/* test_manifest.c — the YAML loader, the manifest parser and validator, defaults, and the plan. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/strbuf.h"
+#include "manifest/manifest.h"
+#include "manifest/plan.h"
+#include "manifest/ynode.h"
+
+#define HEAD "bench: 1\nname: t\ntarget: {vendor: cpu}\nruntime: {engine: host}\n"
+
+static int parse(struct manifest *m, struct diag_list *d, const char *text)
+{
+	return manifest_parse_buffer(m, d, "m.yaml", text, strlen(text));
+}
+
+/* Parses text, expects failure, and returns the diagnostics joined as "L:C: msg\n" lines (caller frees). */
+static char *errors_of(const char *text)
+{
+	struct diag_list d = DIAG_LIST_INIT;
+	struct manifest m = MANIFEST_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	assert_int_equal(parse(&m, &d, text), BENCH_E_MANIFEST);
+	for (size_t i = 0; i < d.n; i++)
+		strbuf_addf(&sb, "%d:%d: %s\n", d.items[i].line, d.items[i].col, d.items[i].msg);
+	diag_list_release(&d);
+	return strbuf_detach(&sb);
+}
+
+static void expect_error(const char *text, const char *want)
+{
+	char *got = errors_of(text);
+
+	if (!strstr(got, want))
+		fail_msg("wanted '%s' in:\n%s", want, got);
+	free(got);
+}
+
+static void test_ynode_keeps_positions_and_order(void **state)
+{
+	struct diag_list d = DIAG_LIST_INIT;
+	struct ynode *root = NULL;
+	const char *y = "a: 1\nb:\n  - x\n  - 'y'\nc: {d: e}\na: 2\n";
+
+	(void)state;
+	assert_int_equal(ynode_load(&root, &d, "f", y, strlen(y)), 0);
+	assert_int_equal(root->type, YNODE_MAP);
+	assert_int_equal(root->n, 4); /* duplicates are kept for the validator to report */
+	assert_string_equal(root->pairs[1].key->value, "b");
+	assert_int_equal(root->pairs[1].value->type, YNODE_SEQ);
+	assert_int_equal(root->pairs[1].value->items[1]->plain, 0);
+	assert_int_equal(root->pairs[1].value->items[1]->line, 4);
+	assert_int_equal(root->pairs[1].value->items[1]->col, 5);
+	assert_int_equal(root->pairs[2].value->pairs[0].value->col, 8);
+	assert_string_equal(root->pairs[3].value->value, "2");
+	ynode_free(root);
+	diag_list_release(&d);
+}
+
+static void test_ynode_refuses_alias_anchor_merge_tag(void **state)
+{
+	(void)state;
+	expect_error("bench: 1\nx: &a 1\ny: *a\n", "2:4: anchors ('&a') are not allowed");
+	expect_error("bench: 1\nx: &a 1\ny: *a\n", "3:4: aliases ('*a') are not allowed");
+	expect_error("bench: 1\nt:\n  <<: {a: 1}\n", "3:3: merge keys ('<<') are not allowed");
+	expect_error("bench: !!str 1\n", "1:8: tags ('tag:yaml.org,2002:str') are not allowed");
+}
+
+static void test_ynode_alias_bomb_is_refused_fast(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *got;
+
+	(void)state;
+	strbuf_addstr(&sb, "a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+	for (int i = 1; i < 10; i++)
+		strbuf_addf(&sb, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i - 1, i - 1,
+			    i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+	got = errors_of(sb.buf);
+	assert_non_null(strstr(got, "aliases ('*a8') are not allowed"));
+	free(got);
+	strbuf_release(&sb);
+}
+
+static void test_ynode_utf8_position(void **state)
+{
+	const char y[] = "bench: 1\nname: \"ok \xc3\xa9 then \xff\"\n";
+
+	(void)state;
+	expect_error(y, "2:18: invalid UTF-8 (byte 0xff)"); /* columns count characters */
+	expect_error("bench: 1\nx: \"\xed\xa0\x80\"\n", "2:5: invalid UTF-8 (byte 0xed)"); /* a surrogate */
+	expect_error("bench: 1\nx: \"\xc0\xaf\"\n", "2:5: invalid UTF-8 (byte 0xc0)");     /* overlong */
+}
+
+static void test_parse_design_example(void **state)
+{
+	struct diag_list d = DIAG_LIST_INIT;
+	struct manifest m = MANIFEST_INIT;
+	const struct suite_cfg *g;
+	char *buf;
+	size_t len;
+	FILE *f = fopen("tests/vectors/manifest-valid/design-example.yaml", "rb");
+
+	(void)state;
+	assert_non_null(f);
+	buf = xcalloc(1, 65536);
+	len = fread(buf, 1, 65535, f);
+	fclose(f);
+	assert_int_equal(manifest_parse_buffer(&m, &d, "design.yaml", buf, len), 0);
+	assert_int_equal(d.n, 0);
+	assert_string_equal(m.name, "h200-torch-stable");
+	assert_int_equal(m.channel, CHANNEL_STABLE);
+	assert_int_equal(m.target.vendor, VENDOR_CUDA);
+	assert_string_equal(m.target.gpu, "h200");
+	assert_int_equal(m.stack.ncomponents, 4);
+	assert_int_equal(m.stack.components[1].source, SOURCE_PIP);
+	assert_string_equal(m.stack.components[1].pip, "nightly");
+	assert_string_equal(m.stack.components[1].date, "2026-11-29");
+	assert_int_equal(m.stack.components[2].source, SOURCE_GIT);
+	assert_string_equal(m.stack.components[2].ref, "develop");
+	assert_string_equal(m.stack.components[2].build, "./install.sh -idc -a gfx942");
+	assert_string_equal(m.stack.components[3].version, "0.3.21+ds-4");
+	assert_int_equal(m.stack.nenv, 1);
+	assert_string_equal(m.stack.env[0].value, "0");
+	assert_int_equal(m.runtime.engine, ENGINE_PODMAN);
+	assert_true(m.runtime.timeout_ns == 30LL * 60 * 1000000000LL);
+	assert_null(m.runtime.slurm.account);
+	assert_string_equal(m.runtime.slurm.partition, "gpu");
+	assert_int_equal(m.nsuites, 5);
+	g = manifest_suite(&m, "gemm");
+	assert_non_null(g);
+	assert_int_equal(suite_cfg_get(g, "dtypes")->n, 2);
+	assert_string_equal(suite_cfg_get(g, "shapes")->str, "llama70b");
+	assert_int_equal(suite_cfg_get(g, "shapes")->n, 5);
+	assert_true(suite_cfg_get(g, "warmup")->i == 30000000LL);
+	assert_true(suite_cfg_get(manifest_suite(&m, "collectives"), "max_bytes")->i == 16LL << 30);
+	assert_true(m.has_pricing && m.usd_per_gpu_hour == 2.5);
+	manifest_release(&m);
+	diag_list_release(&d);
+	free(buf);
+}
+
+static void test_defaults_depend_on_vendor(void **state)
+{
+	struct diag_list d = DIAG_LIST_INIT;
+	struct manifest m = MANIFEST_INIT;
+	const char *cpu = HEAD "suites: {gemm: {}, collectives: {}, training: {}}\n";
+	const char *rocm = "bench: 1\nname: t\ntarget: {vendor: rocm}\nruntime: {engine: host}\nsuites: {collectives: {}}\n";
+
+	(void)state;
+	assert_int_equal(parse(&m, &d, cpu), 0);
+	assert_string_equal(suite_cfg_get(manifest_suite(&m, "gemm"), "backends")->sv[0], "cblas");
+	assert_string_equal(suite_cfg_get(manifest_suite(&m, "gemm"), "dtypes")->sv[0], "fp32");
+	assert_string_equal(suite_cfg_get(manifest_suite(&m, "collectives"), "backend")->str, "mpi");
+	assert_true(suite_cfg_get(manifest_suite(&m, "collectives"), "max_bytes")->i == 64LL << 20);
+	assert_string_equal(suite_cfg_get(manifest_suite(&m, "training"), "models")->sv[0], "tiny");
+	assert_int_equal(suite_cfg_get(manifest_suite(&m, "training"), "compile")->i, 0);
+	assert_int_equal(m.channel, CHANNEL_CUSTOM);
+	assert_int_equal(m.target.nodes, 1);
+	manifest_release(&m);
+	assert_int_equal(parse(&m, &d, rocm), 0);
+	assert_string_equal(suite_cfg_get(manifest_suite(&m, "collectives"), "backend")->str, "rccl");
+	manifest_release(&m);
+	diag_list_release(&d);
+}
+
+static void test_every_builtin_default_is_valid(void **state)
+{
+	static const char *const vendors[] = { "cuda", "rocm", "cpu" };
+
+	(void)state;
+	for (size_t s = 0; suite_registry[s]; s++)
+		for (const struct param_def *p = suite_registry[s]->params; p->name; p++)
+			for (size_t v = 0; v < 3; v++) {
+				struct param_value val;
+
+				memset(&val, 0, sizeof(val));
+				if (param_default(&val, p, vendors[v]) != 0)
+					fail_msg("default of %s.%s for %s is invalid", suite_registry[s]->name, p->name,
+						 vendors[v]);
+				param_value_release(&val);
+			}
+}
+
+static void test_all_errors_in_one_pass(void **state)
+{
+	char *got = errors_of("bench: 1\nname: Bad\ntarget: {vendor: cpu, nodes: 0}\nruntime: {engine: host}\n"
+			      "suites:\n  gemm: {tune: -1, dtpyes: []}\n  training: {steps: 3, warmup_steps: 3}\n");
+
+	(void)state;
+	assert_string_equal(got, "2:7: 'name' must match [a-z0-9][a-z0-9._-]* (at most 64 characters), got 'Bad'\n"
+				 "3:30: 'nodes' must be between 1 and 4096, got 0\n"
+				 "6:16: 'tune' must be between 0 and 64, got -1\n"
+				 "6:20: unknown key 'dtpyes' in suite 'gemm' (did you mean 'dtypes'?)\n"
+				 "7:38: 'warmup_steps' (3) must be smaller than 'steps' (3)\n");
+	free(got);
+}
+
+static void test_check_on_default_names_the_default(void **state)
+{
+	(void)state;
+	/* broadcast root defaults to 0, fine; a cpu gemm with blaslt set explicitly is refused at the value */
+	expect_error(HEAD "suites: {collectives: {backend: mpi, ops: [broadcast], root: 1}}\n",
+		     "'root' is 1 but the run has 1 rank(s)");
+	expect_error("bench: 1\nname: t\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites: {collectives: {backend: rccl}}\n",
+		     "backend 'rccl' needs target.vendor rocm (target is cpu)");
+}
+
+static void plan_of(struct plan *p, struct manifest *m, const char *text)
+{
+	struct diag_list d = DIAG_LIST_INIT;
+
+	assert_int_equal(parse(m, &d, text), 0);
+	assert_int_equal(plan_build(p, m), 0);
+	diag_list_release(&d);
+}
+
+static void test_plan_gemm_keys_and_tune(void **state)
+{
+	struct manifest m = MANIFEST_INIT;
+	struct plan p = PLAN_INIT;
+
+	(void)state;
+	plan_of(&p, &m,
+		"bench: 1\nname: t\ntarget: {vendor: cuda}\nruntime: {engine: host}\n"
+		"suites: {gemm: {dtypes: [bf16, fp8e4m3], backends: [blaslt, torch-scaled-mm], shapes: [[1, 2, 3]], tune: 8}}\n");
+	assert_int_equal(p.n, 5); /* blaslt bf16 x {heuristic, tune8}, fp8 x 2, scaled-mm fp8 only */
+	assert_string_equal(p.cases[0].key, "blaslt/bf16/tn/1x2x3/heuristic");
+	assert_string_equal(p.cases[1].key, "blaslt/bf16/tn/1x2x3/tune8");
+	assert_string_equal(p.cases[2].key, "blaslt/fp8e4m3/tn/1x2x3/heuristic");
+	assert_string_equal(p.cases[4].key, "torch-scaled-mm/fp8e4m3/tn/1x2x3/default");
+	assert_int_equal(json_integer_value(json_object_get(p.cases[0].params, "k")), 3);
+	assert_string_equal(json_string_value(json_object_get(p.cases[1].params, "algo")), "tune8");
+	assert_string_equal(json_string_value(json_object_get(p.cases[0].params, "workspace")), "auto");
+	assert_true(json_real_value(json_object_get(p.cases[0].params, "rep")) == 200.0);
+	plan_release(&p);
+	manifest_release(&m);
+}
+
+static void test_plan_collective_sweep(void **state)
+{
+	struct manifest m = MANIFEST_INIT;
+	struct plan p = PLAN_INIT;
+
+	(void)state;
+	plan_of(&p, &m, HEAD "suites: {collectives: {backend: mpi, ops: [all_gather], min_bytes: 1MiB, max_bytes: 16MiB, "
+			"factor: 4, sizes: [3MiB, 4MiB], placements: [in-place], dtype: fp16}}\n");
+	/* 1, 4, 16 MiB from the sweep, 3 MiB extra, 4 MiB not twice; ascending */
+	assert_int_equal(p.n, 4);
+	assert_string_equal(p.cases[0].key, "all_gather/fp16/1MiB/in-place");
+	assert_string_equal(p.cases[1].key, "all_gather/fp16/3MiB/in-place");
+	assert_string_equal(p.cases[2].key, "all_gather/fp16/4MiB/in-place");
+	assert_string_equal(p.cases[3].key, "all_gather/fp16/16MiB/in-place");
+	assert_int_equal(json_integer_value(json_object_get(p.cases[3].params, "bytes")), 16 << 20);
+	plan_release(&p);
+	manifest_release(&m);
+}
+
+static void test_plan_attention_and_training_keys(void **state)
+{
+	struct manifest m = MANIFEST_INIT;
+	struct plan p = PLAN_INIT;
+
+	(void)state;
+	plan_of(&p, &m, HEAD "suites:\n  attention: {seq_lens: [4096], causal: [true, false], passes: [fwd_bwd]}\n"
+			"  training: {models: [llama3-70b], layers: 4, precision: [bf16, fp8]}\n");
+	assert_int_equal(p.n, 4);
+	assert_string_equal(p.cases[0].key, "sdpa/bf16/causal/4x4096x16x128/fwd_bwd");
+	assert_string_equal(p.cases[1].key, "sdpa/bf16/full/4x4096x16x128/fwd_bwd");
+	assert_string_equal(p.cases[2].key, "llama3-70b/L4/bf16/s256/mb1/fsdp/eager");
+	assert_string_equal(p.cases[3].key, "llama3-70b/L4/fp8/s256/mb1/fsdp/eager");
+	plan_release(&p);
+	manifest_release(&m);
+}
+
+static void test_plan_order_ignores_manifest_order(void **state)
+{
+	struct manifest m1 = MANIFEST_INIT, m2 = MANIFEST_INIT;
+	struct plan p1 = PLAN_INIT, p2 = PLAN_INIT;
+	char *a, *b;
+
+	(void)state;
+	plan_of(&p1, &m1, HEAD "suites: {membw: {}, gemm: {shapes: [[8, 8, 8]]}}\n");
+	plan_of(&p2, &m2, HEAD "suites: {gemm: {shapes: [[8, 8, 8]]}, membw: {}}\n");
+	a = json_dumps(plan_json(&p1, &m1), JSON_SORT_KEYS);
+	b = json_dumps(plan_json(&p2, &m2), JSON_SORT_KEYS);
+	assert_string_equal(a, b);
+	assert_string_equal(p1.cases[0].suite->name, "gemm");
+	free(a);
+	free(b);
+	plan_release(&p1);
+	plan_release(&p2);
+	manifest_release(&m1);
+	manifest_release(&m2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ynode_keeps_positions_and_order),
+		cmocka_unit_test(test_ynode_refuses_alias_anchor_merge_tag),
+		cmocka_unit_test(test_ynode_alias_bomb_is_refused_fast),
+		cmocka_unit_test(test_ynode_utf8_position),
+		cmocka_unit_test(test_parse_design_example),
+		cmocka_unit_test(test_defaults_depend_on_vendor),
+		cmocka_unit_test(test_every_builtin_default_is_valid),
+		cmocka_unit_test(test_all_errors_in_one_pass),
+		cmocka_unit_test(test_check_on_default_names_the_default),
+		cmocka_unit_test(test_plan_gemm_keys_and_tune),
+		cmocka_unit_test(test_plan_collective_sweep),
+		cmocka_unit_test(test_plan_attention_and_training_keys),
+		cmocka_unit_test(test_plan_order_ignores_manifest_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
