@@ -12,7 +12,7 @@ BUILD     ?= build
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS      := yaml-0.1 libgit2 libarchive libcrypto jansson libcurl
-DEB_PKGS  := build-essential pkg-config libyaml-dev libgit2-dev libarchive-dev libssl-dev libjansson-dev \
+DEB_PKGS  := build-essential pkg-config python3 libyaml-dev libgit2-dev libarchive-dev libssl-dev libjansson-dev \
              libcurl4-openssl-dev libcmocka-dev
 VERSION   := 0.1.0
 
@@ -99,7 +99,7 @@ fuzz: $(FUZZ_BIN)
 $(FUZZ_BIN): tests/fuzz/fuzz_manifest.c $(LIB_SRC) | check-deps
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	  $(PKG_CFLAGS) -Icli -o $@ tests/fuzz/fuzz_manifest.c $(LIB_SRC) $(PKG_LIBS)
+	  -DBENCH_FUZZ_DATA=\"$(CURDIR)\" $(PKG_CFLAGS) -Icli -o $@ tests/fuzz/fuzz_manifest.c $(LIB_SRC) $(PKG_LIBS)
 
 install: bench
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bench/images/bases $(DESTDIR)$(PREFIX)/share/bench/manifests \

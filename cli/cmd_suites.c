@@ -9,6 +9,7 @@
 #include "core/opt.h"
 #include "core/strbuf.h"
 #include "core/suggest.h"
+#include "core/units.h"
 #include "manifest/suite.h"
 
 static const struct opt_cmd cmd = { "suites", "[--json] [SUITE...]",
@@ -56,14 +57,36 @@ static json_t *suite_json(const struct suite_ops *s)
 			 "metric", s->metric, "unit", s->unit, "params", params);
 }
 
+static const char *xfmt_ll(char *buf, size_t len, long long v)
+{
+	snprintf(buf, len, "%lld", v);
+	return buf;
+}
+
 static void suite_text(const struct suite_ops *s)
 {
+	char buf[32];
+
 	printf("%s — %s\n  runner %s; headline %s (%s)\n", s->name, s->summary, s->program, s->metric, s->unit);
 	for (const struct param_def *d = s->params; d->name; d++) {
 		char *ch = choices_text(d);
 
-		printf("  %-14s %s%s%s%s\n", d->name, param_type_name(d->type), *ch ? " of " : "", ch,
-		       (d->flags & PARAM_AUTO) ? " or auto" : "");
+		if (d->type == PARAM_ENUM)
+			printf("  %-14s one of %s\n", d->name, ch);
+		else if (d->type == PARAM_ENUM_LIST)
+			printf("  %-14s list of %s\n", d->name, ch);
+		else if (d->type == PARAM_INT || d->type == PARAM_INT_LIST)
+			printf("  %-14s %s, %lld..%s%s\n", d->name, param_type_name(d->type), d->min,
+			       d->max ? xfmt_ll(buf, sizeof(buf), d->max) : "", (d->flags & PARAM_AUTO) ? " or auto" : "");
+		else if (d->type == PARAM_SIZE || d->type == PARAM_SIZE_LIST) {
+			char lo[32], hi[32];
+
+			units_format_size(lo, sizeof(lo), (uint64_t)d->min);
+			units_format_size(hi, sizeof(hi), (uint64_t)d->max);
+			printf("  %-14s %s, %s..%s%s\n", d->name, param_type_name(d->type), lo, d->max ? hi : "",
+			       (d->flags & PARAM_AUTO) ? " or auto" : "");
+		} else
+			printf("  %-14s %s\n", d->name, param_type_name(d->type));
 		printf("  %-14s default %s", "", d->def);
 		if (d->def_cpu)
 			printf("; cpu: %s", d->def_cpu);

@@ -58,8 +58,8 @@ int cmd_validate(int argc, char **argv)
 		} else if (!quiet) {
 			printf("%s: ok (%s, %zu case%s)\n", path, m.name, plan.n, plan.n == 1 ? "" : "s");
 		}
-		if (err < 0 && (status == 0 || status == 3))
-			status = bench_exit_code(err);
+		if (err < 0 && (status == 0 || bench_exit_code(err) == 3))
+			status = bench_exit_code(err); /* an invalid manifest outranks an unreadable one */
 		plan_release(&plan);
 		manifest_release(&m);
 		diag_list_release(&diags);

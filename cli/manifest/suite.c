@@ -66,8 +66,16 @@ json_t *suite_params_json(const struct suite_cfg *cfg, const char *const *skip)
 
 		for (size_t j = 0; skip && skip[j]; j++)
 			skipped |= !strcmp(skip[j], name);
-		if (!skipped)
+		if (skipped)
+			continue;
+		if (cfg->values[i].def->type == PARAM_DURATION) { /* the unit goes into the key */
+			char *k = xstrfmt("%s_ms", name);
+
+			json_object_set_new(o, k, param_value_json(&cfg->values[i]));
+			free(k);
+		} else {
 			json_object_set_new(o, name, param_value_json(&cfg->values[i]));
+		}
 	}
 	return o;
 }

@@ -52,4 +52,8 @@ expect_out "bench 0.1.0"
 
 expect 1 "a missing manifest is an I/O error (exit 1)" "$BENCH" validate /nonexistent/m.yaml
 expect_err "bench: error: cannot open '/nonexistent/m.yaml': No such file or directory"
+# the man page documents every command
+for c in run validate plan suites version help; do
+	if grep -q "^\.BI* \"$c " docs/bench.1; then ok "docs/bench.1 documents $c"; else not_ok "docs/bench.1 lacks $c"; fi
+done
 finish

@@ -240,7 +240,7 @@ static void test_plan_gemm_keys_and_tune(void **state)
 	assert_int_equal(json_integer_value(json_object_get(p.cases[0].params, "k")), 3);
 	assert_string_equal(json_string_value(json_object_get(p.cases[1].params, "algo")), "tune8");
 	assert_string_equal(json_string_value(json_object_get(p.cases[0].params, "workspace")), "auto");
-	assert_true(json_real_value(json_object_get(p.cases[0].params, "rep")) == 200.0);
+	assert_true(json_real_value(json_object_get(p.cases[0].params, "rep_ms")) == 200.0);
 	plan_release(&p);
 	manifest_release(&m);
 }
