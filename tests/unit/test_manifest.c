@@ -285,13 +285,18 @@ static void test_plan_order_ignores_manifest_order(void **state)
 {
 	struct manifest m1 = MANIFEST_INIT, m2 = MANIFEST_INIT;
 	struct plan p1 = PLAN_INIT, p2 = PLAN_INIT;
+	json_t *j1, *j2;
 	char *a, *b;
 
 	(void)state;
 	plan_of(&p1, &m1, HEAD "suites: {membw: {}, gemm: {shapes: [[8, 8, 8]]}}\n");
 	plan_of(&p2, &m2, HEAD "suites: {gemm: {shapes: [[8, 8, 8]]}, membw: {}}\n");
-	a = json_dumps(plan_json(&p1, &m1), JSON_SORT_KEYS);
-	b = json_dumps(plan_json(&p2, &m2), JSON_SORT_KEYS);
+	j1 = plan_json(&p1, &m1);
+	j2 = plan_json(&p2, &m2);
+	a = json_dumps(j1, JSON_SORT_KEYS);
+	b = json_dumps(j2, JSON_SORT_KEYS);
+	json_decref(j1);
+	json_decref(j2);
 	assert_string_equal(a, b);
 	assert_string_equal(p1.cases[0].suite->name, "gemm");
 	free(a);
