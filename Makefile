@@ -13,7 +13,7 @@ CC        ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS      := yaml-0.1 libgit2 libarchive libcrypto jansson libcurl
 DEB_PKGS  := build-essential pkg-config python3 libyaml-dev libgit2-dev libarchive-dev libssl-dev libjansson-dev \
-             libcurl4-openssl-dev libcmocka-dev
+             libcurl4-openssl-dev libcmocka-dev libopenblas-dev
 VERSION   := 0.1.0
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
@@ -36,7 +36,46 @@ LIB     := $(BUILD)/libbench.a
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test unit cli-test run asan fuzz install deps check-deps clean FORCE
+# --- runners (what runs inside the image; DESIGN.md §5) --------------------------------------------------------------
+# CPU always; CUDA when nvcc is found (CUDA_HOME or PATH); HIP when BENCH_HIP=1 and hipcc is found.
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(NVCC)),/usr/local/cuda)
+NVCC_GENCODE ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 -gencode=arch=compute_80,code=sm_80
+RUNNER_PKGS := jansson
+BLAS_CFLAGS := $(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null)
+BLAS_LIBS   := $(or $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null),-lopenblas)
+RUNNER_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(SAN) \
+                $(shell $(PKG_CONFIG) --cflags $(RUNNER_PKGS)) $(GPU_DEFS) $(GPU_INC)
+RUNNER_LIBS = $(shell $(PKG_CONFIG) --libs $(RUNNER_PKGS)) -lm -lpthread $(GPU_LIBS)
+RUNNER_COMMON := runners/common/dobench.c runners/common/record.c
+ifneq ($(NVCC),)
+GPU_DEFS := -DBENCH_CUDA
+GPU_INC  := -isystem $(CUDA_HOME)/include
+GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcudart -lstdc++
+GPU_OBJ  := $(BUILD)/runners/obj/gpu_kernels.o
+RUNNER_COMMON += runners/common/gpu_common.c
+GEMM_GPU := runners/gemm/gemm_blaslt.c
+endif
+RUNNER_DIR := $(BUILD)/runners
+RUNNERS := $(RUNNER_DIR)/bench-gemm $(RUNNER_DIR)/bench-membw
+
+runners: $(RUNNERS)
+
+$(RUNNER_DIR)/obj/gpu_kernels.o: runners/common/gpu_kernels.cu runners/common/gpu.h runners/common/rng.h runners/common/dtype.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -O3 -std=c++17 $(GPU_DEFS) $(NVCC_GENCODE) -Xcompiler -fPIC $(shell $(PKG_CONFIG) --cflags jansson) -c -o $@ $<
+
+$(RUNNER_DIR)/bench-gemm: runners/gemm/gemm.c runners/gemm/check.c runners/gemm/gemm_cblas.c $(GEMM_GPU) $(RUNNER_COMMON) $(GPU_OBJ) \
+                          $(wildcard runners/gemm/*.h runners/common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(RUNNER_CFLAGS) $(BLAS_CFLAGS) $(if $(GEMM_GPU),-DBENCH_GPU_GEMM) -o $@ runners/gemm/gemm.c runners/gemm/check.c runners/gemm/gemm_cblas.c \
+	  $(GEMM_GPU) $(RUNNER_COMMON) $(GPU_OBJ) $(BLAS_LIBS) $(RUNNER_LIBS)
+
+$(RUNNER_DIR)/bench-membw: runners/membw/membw.c $(RUNNER_COMMON) $(GPU_OBJ) $(wildcard runners/common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(RUNNER_CFLAGS) -o $@ runners/membw/membw.c $(RUNNER_COMMON) $(GPU_OBJ) $(RUNNER_LIBS)
+
+.PHONY: all test unit cli-test run runners asan fuzz install deps check-deps clean FORCE
 all: bench
 
 # ./bench is the product; in a sanitizer build it lives under $(BUILD).
@@ -83,12 +122,15 @@ run: deps
 	./bench run manifests/quickstart.yaml
 
 # --- tests ---------------------------------------------------------------------------------------------------------
-$(BUILD)/tests/%: tests/unit/%.c $(LIB) | check-deps
+# unit tests link the tool's library and the runners' pure-C parts (timing core, records, GEMM check)
+UNIT_RUNNER_SRC := runners/common/dobench.c runners/common/record.c runners/gemm/check.c
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_SRC) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -Irunners $(CMOCKA_CFLAGS) -o $@ $< $(UNIT_RUNNER_SRC) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) -lm $(ALL_LDFLAGS)
 
-test: $(BENCH_BIN) $(UNIT_BIN)
-	@BENCH=$(CURDIR)/$(BENCH_BIN) BENCH_DATA=$(CURDIR) tests/run-tests.sh $(UNIT_BIN)
+test: $(BENCH_BIN) $(UNIT_BIN) $(RUNNERS)
+	@BENCH=$(CURDIR)/$(BENCH_BIN) BENCH_DATA=$(CURDIR) BENCH_RUNNERS=$(CURDIR)/$(RUNNER_DIR) \
+	  ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 tests/run-tests.sh $(UNIT_BIN)
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan CC=clang CFLAGS="-O1 -g -fno-omit-frame-pointer" \

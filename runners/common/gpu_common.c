@@ -1,0 +1,121 @@
+/* gpu_common.c — the event clock and device description shared by the GPU runners. */
+#include "gpu.h"
+
+#ifdef BENCH_GPU
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int clk_reserve(void *ctx, size_t n)
+{
+	struct gpu_clock *c = ctx;
+
+	if (n <= c->n)
+		return 0;
+	c->start = realloc(c->start, n * sizeof(*c->start));
+	c->end = realloc(c->end, n * sizeof(*c->end));
+	if (!c->start || !c->end)
+		return -1;
+	for (size_t i = c->n; i < n; i++) {
+		if (gpuEventCreate(&c->start[i]) != gpuSuccess || gpuEventCreate(&c->end[i]) != gpuSuccess)
+			return -1;
+		c->n = i + 1;
+	}
+	return 0;
+}
+
+static int clk_start(void *ctx, size_t i)
+{
+	struct gpu_clock *c = ctx;
+
+	return gpuEventRecord(c->start[i], c->stream) == gpuSuccess ? 0 : -1;
+}
+
+static int clk_end(void *ctx, size_t i)
+{
+	struct gpu_clock *c = ctx;
+
+	return gpuEventRecord(c->end[i], c->stream) == gpuSuccess ? 0 : -1;
+}
+
+static int clk_sync(void *ctx)
+{
+	struct gpu_clock *c = ctx;
+
+	return gpuStreamSynchronize(c->stream) == gpuSuccess ? 0 : -1;
+}
+
+static int clk_elapsed(void *ctx, size_t i, double *ms)
+{
+	struct gpu_clock *c = ctx;
+	float f = 0;
+
+	if (gpuEventElapsedTime(&f, c->start[i], c->end[i]) != gpuSuccess)
+		return -1;
+	*ms = f;
+	return 0;
+}
+
+void gpu_clock_ops(struct dobench_clock *out, struct gpu_clock *c)
+{
+	out->ctx = c;
+	out->reserve = clk_reserve;
+	out->mark_start = clk_start;
+	out->mark_end = clk_end;
+	out->sync = clk_sync;
+	out->elapsed_ms = clk_elapsed;
+}
+
+void gpu_clock_release(struct gpu_clock *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		gpuEventDestroy(c->start[i]);
+		gpuEventDestroy(c->end[i]);
+	}
+	free(c->start);
+	free(c->end);
+	c->start = c->end = NULL;
+	c->n = 0;
+}
+
+size_t gpu_l2_bytes(void)
+{
+	gpuDeviceProp p;
+
+	if (gpuGetDeviceProperties(&p, 0) != gpuSuccess)
+		return 0;
+	return (size_t)p.l2CacheSize;
+}
+
+json_t *gpu_device_info(char *why, size_t whylen)
+{
+	int count = 0, drv = 0, rt = 0, clk = 0, mclk = 0;
+	gpuDeviceProp p;
+	gpuError_t e;
+	char arch[32];
+
+	e = gpuGetDeviceCount(&count);
+	if (e != gpuSuccess || count == 0) {
+		snprintf(why, whylen, "no GPU visible (%s)", e != gpuSuccess ? gpuGetErrorString(e) : "device count 0");
+		return NULL;
+	}
+	if ((e = gpuGetDeviceProperties(&p, 0)) != gpuSuccess) {
+		snprintf(why, whylen, "cannot query device 0: %s", gpuGetErrorString(e));
+		return NULL;
+	}
+	gpuDriverGetVersion(&drv);
+	gpuRuntimeGetVersion(&rt);
+	gpuDeviceGetAttribute(&clk, gpuDevAttrClockRate, 0);
+	gpuDeviceGetAttribute(&mclk, gpuDevAttrMemoryClockRate, 0);
+#ifdef BENCH_HIP
+	snprintf(arch, sizeof(arch), "%s", p.gcnArchName);
+#else
+	snprintf(arch, sizeof(arch), "sm_%d%d", p.major, p.minor);
+#endif
+	return json_pack("{s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:i, s:i, s:i, s:i}", "vendor", GPU_VENDOR, "name",
+			 p.name, "arch", arch, "devices", count, "sm_count", p.multiProcessorCount, "l2_bytes",
+			 (json_int_t)p.l2CacheSize, "memory_bytes", (json_int_t)p.totalGlobalMem, "max_sm_clock_khz", clk,
+			 "max_mem_clock_khz", mclk, "driver_version", drv, "runtime_version", rt, "pci_bus_id",
+			 p.pciBusID);
+}
+#endif

@@ -1,0 +1,178 @@
+#include "record.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int usage_error(const char *usage, const char *msg)
+{
+	fprintf(stderr, "error: %s\nusage: %s\n", msg, usage);
+	return 2;
+}
+
+int runner_config_load(struct runner_config *out, int argc, char **argv, const char *suite, const char *usage)
+{
+	const char *path = NULL;
+	json_error_t jerr;
+	json_t *cases, *c;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
+			printf("usage: %s\n", usage);
+			exit(0);
+		} else if (!strcmp(argv[a], "--config") && a + 1 < argc) {
+			path = argv[++a];
+		} else if (!strncmp(argv[a], "--config=", 9)) {
+			path = argv[a] + 9;
+		} else {
+			fprintf(stderr, "error: unknown argument '%s'\n", argv[a]);
+			return usage_error(usage, "expected --config CASES.json");
+		}
+	}
+	if (!path)
+		return usage_error(usage, "missing --config CASES.json");
+	out->root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!out->root) {
+		fprintf(stderr, "error: %s:%d:%d: %s\n", path, jerr.line, jerr.column, jerr.text);
+		return 1;
+	}
+	cases = json_is_array(out->root) ? out->root : json_object_get(out->root, "cases");
+	if (!json_is_array(cases)) {
+		fprintf(stderr, "error: %s: expected an object with a 'cases' array\n", path);
+		runner_config_release(out);
+		return 1;
+	}
+	out->cases = calloc(json_array_size(cases) + 1, sizeof(*out->cases));
+	json_array_foreach(cases, i, c) {
+		const char *s = json_string_value(json_object_get(c, "suite"));
+		const char *key = json_string_value(json_object_get(c, "case"));
+		json_t *params = json_object_get(c, "params");
+
+		if (s && strcmp(s, suite))
+			continue;
+		if (!key || !json_is_object(params)) {
+			fprintf(stderr, "error: %s: case %zu needs a string 'case' and an object 'params'\n", path, i + 1);
+			runner_config_release(out);
+			return 1;
+		}
+		out->cases[out->n].key = key;
+		out->cases[out->n].params = params;
+		out->n++;
+	}
+	return 0;
+}
+
+void runner_config_release(struct runner_config *c)
+{
+	json_decref(c->root);
+	free(c->cases);
+	memset(c, 0, sizeof(*c));
+}
+
+const char *param_str(json_t *p, const char *name, const char *def)
+{
+	const char *s = json_string_value(json_object_get(p, name));
+
+	return s ? s : def;
+}
+
+long long param_int(json_t *p, const char *name, long long def)
+{
+	json_t *v = json_object_get(p, name);
+
+	return json_is_integer(v) ? (long long)json_integer_value(v) : def;
+}
+
+double param_num(json_t *p, const char *name, double def)
+{
+	json_t *v = json_object_get(p, name);
+
+	return json_is_number(v) ? json_number_value(v) : def;
+}
+
+int param_bool(json_t *p, const char *name, int def)
+{
+	json_t *v = json_object_get(p, name);
+
+	return json_is_boolean(v) ? json_is_true(v) : def;
+}
+
+long long param_size_auto(json_t *p, const char *name, long long def)
+{
+	json_t *v = json_object_get(p, name);
+
+	if (json_is_string(v) && !strcmp(json_string_value(v), "auto"))
+		return 0;
+	return json_is_integer(v) ? (long long)json_integer_value(v) : def;
+}
+
+json_t *record_new(const char *suite, const char *key, json_t *params)
+{
+	return json_pack("{s:s, s:s, s:s, s:O, s:s, s:n, s:n, s:n, s:n, s:n, s:{}, s:n}", "schema", "bench.result/v1",
+			 "suite", suite, "case", key, "params", params, "status", "failed", "metric", "unit", "value",
+			 "stats", "samples_ms", "extra", "error");
+}
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+void record_set_samples(json_t *rec, const char *metric, const char *unit, const double *samples_ms, size_t n,
+			double (*to_metric)(double ms, void *arg), void *arg)
+{
+	double *m = calloc(n ? n : 1, sizeof(*m));
+	json_t *arr = json_array();
+	struct stats st;
+
+	for (size_t i = 0; i < n; i++) {
+		m[i] = to_metric(samples_ms[i], arg);
+		json_array_append_new(arr, json_real(samples_ms[i]));
+	}
+	stats_compute(&st, m, n);
+	json_object_set_new(rec, "status", json_string("ok"));
+	json_object_set_new(rec, "metric", json_string(metric));
+	json_object_set_new(rec, "unit", json_string(unit));
+	json_object_set_new(rec, "value", num(st.median));
+	json_object_set_new(rec, "stats", json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)st.n,
+						    "median", num(st.median), "mean", num(st.mean), "min", num(st.min),
+						    "max", num(st.max), "p10", num(st.p10), "p90", num(st.p90), "cv",
+						    num(st.cv)));
+	json_object_set_new(rec, "samples_ms", arr);
+	json_object_set_new(rec, "error", json_null());
+	free(m);
+}
+
+void record_set_status(json_t *rec, const char *status, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_object_set_new(rec, "status", json_string(status));
+	json_object_set_new(rec, "error", json_string(buf));
+}
+
+void record_add_extra(json_t *rec, const char *key, json_t *value)
+{
+	json_object_set_new(json_object_get(rec, "extra"), key, value);
+}
+
+void record_emit(json_t *rec)
+{
+	char *s = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(9));
+
+	if (s) {
+		fputs(s, stdout);
+		fputc('\n', stdout);
+		fflush(stdout);
+		free(s);
+	}
+	json_decref(rec);
+}

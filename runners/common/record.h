@@ -1,0 +1,55 @@
+/*
+ * record.h — the runner side of the runner contract (DESIGN.md §5): read `--config CASES.json`, write one
+ * bench.result/v1 JSON object per line to stdout, diagnostics to stderr.
+ *
+ * Ownership: runner_config_load() fills a struct runner_config that owns the parsed JSON; case params are
+ * borrowed references into it, valid until runner_config_release(). record_new() returns a new jansson
+ * object that record_emit() prints and frees.
+ */
+#ifndef BENCH_RECORD_H
+#define BENCH_RECORD_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "dobench.h"
+
+struct runner_case {
+	const char *key;
+	json_t *params;
+};
+
+struct runner_config {
+	json_t *root;
+	struct runner_case *cases;
+	size_t n;
+};
+
+#define RUNNER_CONFIG_INIT { NULL, NULL, 0 }
+
+/* Parses argv (--config PATH, -h) and loads the cases of suite. Prints a message and returns non-zero on
+ * error (2: usage, 1: unreadable or malformed config). The file may be a plan (cases carry "suite": only
+ * those of this suite are kept) or a list of cases for this suite alone. */
+int runner_config_load(struct runner_config *out, int argc, char **argv, const char *suite, const char *usage);
+void runner_config_release(struct runner_config *c);
+
+/* Typed parameter access; a missing or mistyped parameter returns def. */
+const char *param_str(json_t *params, const char *name, const char *def);
+long long param_int(json_t *params, const char *name, long long def);
+double param_num(json_t *params, const char *name, double def);
+int param_bool(json_t *params, const char *name, int def);
+/* A size that may be "auto": returns 0 for auto. */
+long long param_size_auto(json_t *params, const char *name, long long def);
+
+json_t *record_new(const char *suite, const char *key, json_t *params);
+/* Fills status ok, metric, unit, value (the median of the converted samples), stats and samples_ms.
+ * to_metric converts one sample in ms to the metric (e.g. TFLOP/s); arg is passed through. */
+void record_set_samples(json_t *rec, const char *metric, const char *unit, const double *samples_ms, size_t n,
+			double (*to_metric)(double ms, void *arg), void *arg);
+void record_set_status(json_t *rec, const char *status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* extra: merged into the record's "extra" object (a new reference is taken over). */
+void record_add_extra(json_t *rec, const char *key, json_t *value);
+void record_emit(json_t *rec);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * gemm.h — the GEMM problem as bench-gemm reads it from a case, the host reference check shared by the
+ * backends, and the backends' entry points.
+ *
+ * Ownership: a backend keeps its buffers between cases (consecutive cases of one shape reuse them) and frees
+ * them in its *_shutdown(). Records are filled in place; the caller emits them.
+ */
+#ifndef BENCH_GEMM_H
+#define BENCH_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "../common/dobench.h"
+#include "../common/dtype.h"
+
+struct gemm_problem {
+	const char *backend;
+	enum dtype dt;
+	int tn;            /* 1: nn.Linear (C = A W^T), 0: torch.matmul (C = A B) */
+	long long m, n, k;
+	const char *algo;  /* heuristic | tuneN | default */
+	int tune;
+	int init;          /* enum rng_init */
+	uint64_t seed;
+	double warmup_ms, rep_ms;
+	int flush;
+	size_t flush_bytes; /* 0: auto */
+	size_t workspace;   /* 0: auto */
+	int check;
+};
+
+#define GEMM_CHECK_SAMPLES 64
+
+/* Position s of the sampled outputs (corners first, then pseudo-random). */
+void gemm_sample_pos(long long *i, long long *j, int s, const struct gemm_problem *p);
+/* |c - sum a_k b_k| / sum |a_k b_k| over one row of A and one column of op(B), in double. */
+double gemm_rel_err(const float *arow, const float *bcol, long long k, float c);
+/* Tolerance of the normalised error per dtype. */
+double gemm_tolerance(enum dtype dt);
+double gemm_tflops(double ms, void *problem);
+/* Adds status/extra for a finished check: failed when max_err exceeds the tolerance. */
+void gemm_record_check(json_t *rec, const struct gemm_problem *p, double max_err);
+
+void gemm_cblas_run(json_t *rec, const struct gemm_problem *p);
+json_t *gemm_cblas_info(void);
+void gemm_cblas_shutdown(void);
+
+#ifdef BENCH_GPU_GEMM
+void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p);
+json_t *gemm_blaslt_info(char *why, size_t whylen);
+void gemm_blaslt_shutdown(void);
+#endif
+
+#endif

@@ -1,0 +1,507 @@
+/*
+ * gemm_blaslt.c — the GPU backend: cuBLASLt on CUDA, hipBLASLt on ROCm, one source. Only enum *names* are
+ * used (their integer values differ between the two libraries).
+ *
+ * Layout mapping (row-major in torch terms, column-major in BLAS terms): C[MxN] = A[MxK] W[NxK]^T is computed
+ * as C^T = op(W) A^T with op = T on W ("TN", required for fp8 on Hopper); C = A B as C^T = B^T A^T ("NN").
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/gpu.h"
+#include "../common/record.h"
+#include "gemm.h"
+
+#if defined(BENCH_HIP)
+#include <hipblaslt/hipblaslt.h>
+#define LT_NAME "hipBLASLt"
+#define LT_DEFAULT_WS (76u << 20)
+typedef hipblasLtHandle_t lt_handle_t;
+typedef hipblasLtMatmulDesc_t lt_desc_t;
+typedef hipblasLtMatrixLayout_t lt_layout_t;
+typedef hipblasLtMatmulPreference_t lt_pref_t;
+typedef hipblasLtMatmulHeuristicResult_t lt_heur_t;
+typedef hipblasOperation_t lt_op_t;
+typedef hipDataType lt_type_t;
+#define LT_OK HIPBLAS_STATUS_SUCCESS
+#define lt_create hipblasLtCreate
+#define lt_destroy hipblasLtDestroy
+#define lt_desc_create(d) hipblasLtMatmulDescCreate((d), HIPBLAS_COMPUTE_32F, HIP_R_32F)
+#define lt_desc_destroy hipblasLtMatmulDescDestroy
+#define lt_desc_set hipblasLtMatmulDescSetAttribute
+#define lt_layout_create hipblasLtMatrixLayoutCreate
+#define lt_layout_destroy hipblasLtMatrixLayoutDestroy
+#define lt_pref_create hipblasLtMatmulPreferenceCreate
+#define lt_pref_destroy hipblasLtMatmulPreferenceDestroy
+#define lt_pref_set hipblasLtMatmulPreferenceSetAttribute
+#define lt_heuristic hipblasLtMatmulAlgoGetHeuristic
+#define lt_matmul hipblasLtMatmul
+#define LT_R_32F HIP_R_32F
+#define LT_R_16F HIP_R_16F
+#define LT_R_16BF HIP_R_16BF
+#define LT_R_8F HIP_R_8F_E4M3_FNUZ
+#define LT_OP_N HIPBLAS_OP_N
+#define LT_OP_T HIPBLAS_OP_T
+#define LT_TRANSA HIPBLASLT_MATMUL_DESC_TRANSA
+#define LT_TRANSB HIPBLASLT_MATMUL_DESC_TRANSB
+#define LT_A_SCALE HIPBLASLT_MATMUL_DESC_A_SCALE_POINTER
+#define LT_B_SCALE HIPBLASLT_MATMUL_DESC_B_SCALE_POINTER
+#define LT_MAX_WS HIPBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
+static long lt_version(lt_handle_t h)
+{
+	int v = 0;
+
+	return hipblasLtGetVersion(h, &v) == LT_OK ? v : -1;
+}
+#else
+#include <cublasLt.h>
+#define LT_NAME "cuBLASLt"
+#define LT_DEFAULT_WS (32u << 20)
+typedef cublasLtHandle_t lt_handle_t;
+typedef cublasLtMatmulDesc_t lt_desc_t;
+typedef cublasLtMatrixLayout_t lt_layout_t;
+typedef cublasLtMatmulPreference_t lt_pref_t;
+typedef cublasLtMatmulHeuristicResult_t lt_heur_t;
+typedef cublasOperation_t lt_op_t;
+typedef cudaDataType_t lt_type_t;
+#define LT_OK CUBLAS_STATUS_SUCCESS
+#define lt_create cublasLtCreate
+#define lt_destroy cublasLtDestroy
+#define lt_desc_create(d) cublasLtMatmulDescCreate((d), CUBLAS_COMPUTE_32F, CUDA_R_32F)
+#define lt_desc_destroy cublasLtMatmulDescDestroy
+#define lt_desc_set cublasLtMatmulDescSetAttribute
+#define lt_layout_create cublasLtMatrixLayoutCreate
+#define lt_layout_destroy cublasLtMatrixLayoutDestroy
+#define lt_pref_create cublasLtMatmulPreferenceCreate
+#define lt_pref_destroy cublasLtMatmulPreferenceDestroy
+#define lt_pref_set cublasLtMatmulPreferenceSetAttribute
+#define lt_heuristic cublasLtMatmulAlgoGetHeuristic
+#define lt_matmul cublasLtMatmul
+#define LT_R_32F CUDA_R_32F
+#define LT_R_16F CUDA_R_16F
+#define LT_R_16BF CUDA_R_16BF
+#define LT_R_8F CUDA_R_8F_E4M3
+#define LT_OP_N CUBLAS_OP_N
+#define LT_OP_T CUBLAS_OP_T
+#define LT_TRANSA CUBLASLT_MATMUL_DESC_TRANSA
+#define LT_TRANSB CUBLASLT_MATMUL_DESC_TRANSB
+#define LT_A_SCALE CUBLASLT_MATMUL_DESC_A_SCALE_POINTER
+#define LT_B_SCALE CUBLASLT_MATMUL_DESC_B_SCALE_POINTER
+#define LT_MAX_WS CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
+static long lt_version(lt_handle_t h)
+{
+	(void)h;
+	return (long)cublasLtGetVersion();
+}
+#endif
+
+#define MAX_CANDIDATES 64
+
+struct tuned {
+	int valid;
+	struct gemm_problem key;
+	int tune;
+	double heur_median_ms, best_median_ms;
+	int best_index, returned;
+	double *best_samples;
+	size_t best_n;
+	json_t *screen; /* per-candidate screened medians */
+};
+
+struct gpu_state {
+	int ready;
+	gpuStream_t stream;
+	lt_handle_t h;
+	struct gemm_problem key;
+	int valid;
+	void *a, *b, *d, *ws, *flush;
+	float *one;
+	size_t ws_bytes, flush_bytes;
+	lt_desc_t desc;
+	lt_layout_t la, lb, lc;
+	lt_heur_t heur[MAX_CANDIDATES];
+	int returned, requested;
+	int cur; /* candidate in use by call() */
+	struct tuned tuned;
+};
+
+static struct gpu_state g;
+
+json_t *gemm_blaslt_info(char *why, size_t whylen)
+{
+	json_t *info = gpu_device_info(why, whylen);
+
+	if (!info)
+		return NULL;
+	if (!g.ready) {
+		if (gpuSetDevice(0) != gpuSuccess || gpuStreamCreate(&g.stream) != gpuSuccess) {
+			snprintf(why, whylen, "cannot create a stream on device 0");
+			json_decref(info);
+			return NULL;
+		}
+		if (lt_create(&g.h) != LT_OK) {
+			snprintf(why, whylen, "cannot create a %s handle", LT_NAME);
+			json_decref(info);
+			return NULL;
+		}
+		g.ready = 1;
+	}
+	json_object_set_new(info, "blas", json_string(LT_NAME));
+	json_object_set_new(info, "blas_version", json_integer(lt_version(g.h)));
+	return info;
+}
+
+static void free_problem(void)
+{
+	gpuFree(g.a);
+	gpuFree(g.b);
+	gpuFree(g.d);
+	gpuFree(g.ws);
+	gpuFree(g.one);
+	if (g.desc)
+		lt_desc_destroy(g.desc);
+	if (g.la)
+		lt_layout_destroy(g.la);
+	if (g.lb)
+		lt_layout_destroy(g.lb);
+	if (g.lc)
+		lt_layout_destroy(g.lc);
+	g.a = g.b = g.d = g.ws = NULL;
+	g.one = NULL;
+	g.desc = NULL;
+	g.la = g.lb = g.lc = NULL;
+	g.valid = 0;
+	g.returned = 0;
+	free(g.tuned.best_samples);
+	json_decref(g.tuned.screen);
+	memset(&g.tuned, 0, sizeof(g.tuned));
+}
+
+void gemm_blaslt_shutdown(void)
+{
+	if (!g.ready)
+		return;
+	free_problem();
+	gpuFree(g.flush);
+	lt_destroy(g.h);
+	gpuStreamDestroy(g.stream);
+	memset(&g, 0, sizeof(g));
+}
+
+static int same_problem(const struct gemm_problem *a, const struct gemm_problem *b)
+{
+	return a->dt == b->dt && a->tn == b->tn && a->m == b->m && a->n == b->n && a->k == b->k && a->init == b->init &&
+	       a->seed == b->seed && a->workspace == b->workspace;
+}
+
+static lt_type_t in_type(enum dtype dt)
+{
+	return dt == DT_FP32 ? LT_R_32F : dt == DT_FP16 ? LT_R_16F : dt == DT_BF16 ? LT_R_16BF : LT_R_8F;
+}
+
+static enum dtype out_dtype(enum dtype dt)
+{
+	return dt == DT_FP8E4M3 ? DT_BF16 : dt;
+}
+
+static int gpu_alloc(void **p, size_t bytes, char *why, size_t whylen, const char *what)
+{
+	gpuError_t e = gpuMalloc(p, bytes);
+
+	if (e != gpuSuccess) {
+		*p = NULL;
+		gpuGetLastError();
+		snprintf(why, whylen, "out of memory allocating %s (%.2f GiB): %s", what, (double)bytes / (1 << 30),
+			 gpuGetErrorString(e));
+		return -1;
+	}
+	return 0;
+}
+
+static int prepare(const struct gemm_problem *p, int want, char *why, size_t whylen)
+{
+	size_t es = dtype_size(p->dt), oes = dtype_size(out_dtype(p->dt));
+	size_t na = (size_t)p->m * p->k, nb = (size_t)p->n * p->k, nd = (size_t)p->m * p->n, fb;
+	size_t free_b = 0, total_b = 0;
+	lt_op_t ta = p->tn ? LT_OP_T : LT_OP_N, tb = LT_OP_N;
+	lt_pref_t pref = NULL;
+	float one = 1.0f;
+	int err = -1;
+
+	fb = p->flush_bytes ? p->flush_bytes : (2 * gpu_l2_bytes() > (256u << 20) ? 2 * gpu_l2_bytes() : (256u << 20));
+	if (p->flush && fb != g.flush_bytes) {
+		gpuFree(g.flush);
+		g.flush_bytes = 0;
+		if (gpu_alloc(&g.flush, fb, why, whylen, "the flush buffer") < 0)
+			return -1;
+		g.flush_bytes = fb;
+	}
+	if (g.valid && same_problem(&g.key, p) && g.requested >= want)
+		return 0;
+	free_problem();
+	g.ws_bytes = p->workspace ? p->workspace : LT_DEFAULT_WS;
+	gpuMemGetInfo(&free_b, &total_b);
+	if ((na + nb) * es + nd * oes + g.ws_bytes > free_b) {
+		snprintf(why, whylen, "out of memory: needs %.2f GiB, %.2f GiB free of %.2f GiB",
+			 (double)((na + nb) * es + nd * oes + g.ws_bytes) / (1 << 30), (double)free_b / (1 << 30),
+			 (double)total_b / (1 << 30));
+		return -1;
+	}
+	if (gpu_alloc(&g.a, na * es, why, whylen, "A") < 0 || gpu_alloc(&g.b, nb * es, why, whylen, "B") < 0 ||
+	    gpu_alloc(&g.d, nd * oes, why, whylen, "C") < 0 || gpu_alloc(&g.ws, g.ws_bytes, why, whylen, "workspace") < 0 ||
+	    gpu_alloc((void **)&g.one, sizeof(float), why, whylen, "scales") < 0)
+		goto cleanup;
+	gpuMemcpy(g.one, &one, sizeof(one), gpuMemcpyHostToDevice);
+	if (gpu_fill(g.a, p->dt, na, p->seed, 0, p->init, g.stream) < 0 || gpu_fill(g.b, p->dt, nb, p->seed, 1, p->init, g.stream) < 0 ||
+	    gpuMemsetAsync(g.d, 0, nd * oes, g.stream) != gpuSuccess) {
+		snprintf(why, whylen, "cannot initialise the inputs: %s", gpuGetErrorString(gpuGetLastError()));
+		goto cleanup;
+	}
+	/* BLAS A := W (tn, stored k x n col-major) or B (nn, stored n x k); BLAS B := A (stored k x m) */
+	if (lt_desc_create(&g.desc) != LT_OK || lt_desc_set(g.desc, LT_TRANSA, &ta, sizeof(ta)) != LT_OK ||
+	    lt_desc_set(g.desc, LT_TRANSB, &tb, sizeof(tb)) != LT_OK) {
+		snprintf(why, whylen, "%s: cannot create the matmul descriptor", LT_NAME);
+		goto cleanup;
+	}
+	if (p->dt == DT_FP8E4M3 && (lt_desc_set(g.desc, LT_A_SCALE, &g.one, sizeof(g.one)) != LT_OK ||
+				    lt_desc_set(g.desc, LT_B_SCALE, &g.one, sizeof(g.one)) != LT_OK)) {
+		snprintf(why, whylen, "%s: cannot set the fp8 scale pointers", LT_NAME);
+		goto cleanup;
+	}
+	if (lt_layout_create(&g.la, in_type(p->dt), p->tn ? p->k : p->n, p->tn ? p->n : p->k, p->tn ? p->k : p->n) != LT_OK ||
+	    lt_layout_create(&g.lb, in_type(p->dt), p->k, p->m, p->k) != LT_OK ||
+	    lt_layout_create(&g.lc, in_type(out_dtype(p->dt)), p->n, p->m, p->n) != LT_OK) {
+		snprintf(why, whylen, "%s: cannot create the matrix layouts", LT_NAME);
+		goto cleanup;
+	}
+	if (lt_pref_create(&pref) != LT_OK || lt_pref_set(pref, LT_MAX_WS, &g.ws_bytes, sizeof(g.ws_bytes)) != LT_OK) {
+		snprintf(why, whylen, "%s: cannot create the preference", LT_NAME);
+		goto cleanup;
+	}
+	g.requested = want < 1 ? 1 : want > MAX_CANDIDATES ? MAX_CANDIDATES : want;
+	if (lt_heuristic(g.h, g.desc, g.la, g.lb, g.lc, g.lc, pref, g.requested, g.heur, &g.returned) != LT_OK ||
+	    g.returned < 1) {
+		snprintf(why, whylen, "%s has no algorithm for this problem (%s, %s)", LT_NAME,
+			 p->dt == DT_FP8E4M3 ? "fp8" : "dtype", p->tn ? "tn" : "nn");
+		goto cleanup;
+	}
+	g.key = *p;
+	g.valid = 1;
+	err = 0;
+cleanup:
+	if (pref)
+		lt_pref_destroy(pref);
+	if (err)
+		free_problem();
+	return err;
+}
+
+static int call_gemm(void *ctx)
+{
+	const struct gemm_problem *p = ctx;
+	const float alpha = 1.0f, beta = 0.0f;
+
+	(void)p; /* BLAS A is W (tn) or B (nn), both in g.b; BLAS B is A, in g.a */
+	return lt_matmul(g.h, g.desc, &alpha, g.b, g.la, g.a, g.lb, &beta, g.d, g.lc, g.d, g.lc, &g.heur[g.cur].algo, g.ws,
+			 g.ws_bytes, g.stream) == LT_OK ? 0 : -1;
+}
+
+static int call_flush(void *ctx)
+{
+	(void)ctx;
+	return gpuMemsetAsync(g.flush, 0, g.flush_bytes, g.stream) == gpuSuccess ? 0 : -1;
+}
+
+static int measure(struct dobench_result *r, const struct gemm_problem *p, int cand, double warmup, double rep)
+{
+	struct gpu_clock gc = { g.stream, NULL, NULL, 0 };
+	struct dobench_clock clk;
+	struct dobench_fn fn = { (void *)p, call_gemm, call_flush };
+	struct dobench_opts o = { warmup, rep, p->flush, 1000000 };
+	int err;
+
+	g.cur = cand;
+	gpu_clock_ops(&clk, &gc);
+	err = dobench_run(r, &o, &fn, &clk);
+	gpu_clock_release(&gc);
+	return err;
+}
+
+static double median_ms(const struct dobench_result *r)
+{
+	struct stats s;
+
+	stats_compute(&s, r->samples_ms, r->n);
+	return s.median;
+}
+
+static float out_elem(const void *host, enum dtype dt)
+{
+	switch (dt) {
+	case DT_FP32: return *(const float *)host;
+	case DT_FP16: return fp16_to_float(*(const uint16_t *)host);
+	case DT_BF16: return bf16_to_float(*(const uint16_t *)host);
+	case DT_FP8E4M3: return fp8e4m3_to_float(*(const uint8_t *)host, GPU_FP8_FNUZ);
+	default: return NAN;
+	}
+}
+
+/* Re-runs the chosen algorithm once and checks sampled outputs against a double-precision host reference
+ * computed from the device's own inputs. */
+static double check(const struct gemm_problem *p)
+{
+	size_t es = dtype_size(p->dt), oes = dtype_size(out_dtype(p->dt));
+	unsigned char *rowa = malloc((size_t)p->k * es), *colb = malloc((size_t)p->k * es);
+	float *fa = malloc((size_t)p->k * sizeof(float)), *fb = malloc((size_t)p->k * sizeof(float));
+	double worst = 0;
+
+	gpuMemsetAsync(g.d, 0xff, (size_t)p->m * p->n * oes, g.stream); /* stale output cannot pass */
+	if (call_gemm((void *)p) != 0 || gpuStreamSynchronize(g.stream) != gpuSuccess)
+		worst = INFINITY;
+	for (int s = 0; s < GEMM_CHECK_SAMPLES && rowa && colb && fa && fb && worst == worst && !isinf(worst); s++) {
+		long long i, j;
+		unsigned char c[4];
+		double e;
+
+		gemm_sample_pos(&i, &j, s, p);
+		gpuMemcpy(rowa, (unsigned char *)g.a + (size_t)i * p->k * es, (size_t)p->k * es, gpuMemcpyDeviceToHost);
+		if (p->tn)
+			gpuMemcpy(colb, (unsigned char *)g.b + (size_t)j * p->k * es, (size_t)p->k * es, gpuMemcpyDeviceToHost);
+		else
+			gpuMemcpy2D(colb, es, (unsigned char *)g.b + (size_t)j * es, (size_t)p->n * es, es, (size_t)p->k,
+				    gpuMemcpyDeviceToHost);
+		gpuMemcpy(c, (unsigned char *)g.d + ((size_t)i * p->n + j) * oes, oes, gpuMemcpyDeviceToHost);
+		for (long long t = 0; t < p->k; t++) {
+			fa[t] = out_elem(rowa + t * es, p->dt);
+			fb[t] = out_elem(colb + t * es, p->dt);
+		}
+		e = gemm_rel_err(fa, fb, p->k, out_elem(c, out_dtype(p->dt)));
+		if (!(e <= worst))
+			worst = e;
+	}
+	free(rowa);
+	free(colb);
+	free(fa);
+	free(fb);
+	return worst;
+}
+
+static json_t *algo_json(int idx)
+{
+	return json_pack("{s:i, s:I, s:f}", "candidate", idx, "workspace_bytes", (json_int_t)g.heur[idx].workspaceSize,
+			 "waves_count", (double)g.heur[idx].wavesCount);
+}
+
+/* Screens the top `tune` candidates with a short budget, then measures the best and the heuristic's first
+ * with the full budget; keeps the faster of the two (the heuristic's first is a candidate too). */
+static int run_tune(const struct gemm_problem *p, char *why, size_t whylen)
+{
+	struct dobench_result heur = DOBENCH_RESULT_INIT, best = DOBENCH_RESULT_INIT;
+	double best_screen = INFINITY;
+	int best_i = 0;
+
+	if (g.tuned.valid && same_problem(&g.tuned.key, p) && g.tuned.tune == p->tune)
+		return 0;
+	free(g.tuned.best_samples);
+	json_decref(g.tuned.screen);
+	memset(&g.tuned, 0, sizeof(g.tuned));
+	g.tuned.screen = json_array();
+	for (int c = 0; c < g.returned && c < p->tune; c++) {
+		struct dobench_result r = DOBENCH_RESULT_INIT;
+		double ms;
+
+		if (measure(&r, p, c, p->warmup_ms < 10 ? p->warmup_ms : 10, p->rep_ms < 25 ? p->rep_ms : 25) != 0) {
+			json_array_append_new(g.tuned.screen, json_null());
+			gpuGetLastError();
+			continue;
+		}
+		ms = median_ms(&r);
+		json_array_append_new(g.tuned.screen, json_real(gemm_tflops(ms, (void *)p)));
+		if (ms < best_screen) {
+			best_screen = ms;
+			best_i = c;
+		}
+		dobench_result_release(&r);
+	}
+	if (measure(&heur, p, 0, p->warmup_ms, p->rep_ms) != 0 ||
+	    (best_i != 0 && measure(&best, p, best_i, p->warmup_ms, p->rep_ms) != 0)) {
+		snprintf(why, whylen, "%s matmul failed while tuning", LT_NAME);
+		dobench_result_release(&heur);
+		dobench_result_release(&best);
+		return -1;
+	}
+	g.tuned.heur_median_ms = median_ms(&heur);
+	if (best_i != 0 && median_ms(&best) < g.tuned.heur_median_ms) {
+		g.tuned.best_index = best_i;
+		g.tuned.best_median_ms = median_ms(&best);
+		g.tuned.best_samples = best.samples_ms;
+		g.tuned.best_n = best.n;
+		best.samples_ms = NULL;
+	} else {
+		g.tuned.best_index = 0;
+		g.tuned.best_median_ms = g.tuned.heur_median_ms;
+		g.tuned.best_samples = heur.samples_ms;
+		g.tuned.best_n = heur.n;
+		heur.samples_ms = NULL;
+	}
+	g.tuned.returned = g.returned;
+	g.tuned.tune = p->tune;
+	g.tuned.key = *p;
+	g.tuned.valid = 1;
+	dobench_result_release(&heur);
+	dobench_result_release(&best);
+	return 0;
+}
+
+void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)
+{
+	struct dobench_result r = DOBENCH_RESULT_INIT;
+	int tuning = strncmp(p->algo, "tune", 4) == 0;
+	char why[512];
+
+	if (p->dt == DT_FP8E4M3 && !p->tn) {
+		record_set_status(rec, "skipped", "fp8 needs layout tn (%s fp8 GEMM requires A transposed, as nn.Linear)",
+				  LT_NAME);
+		return;
+	}
+	if (prepare(p, p->tune > 0 ? p->tune : 1, why, sizeof(why)) < 0) {
+		record_set_status(rec, "failed", "%s", why);
+		return;
+	}
+	record_add_extra(rec, "workspace_bytes", json_integer((json_int_t)g.ws_bytes));
+	record_add_extra(rec, "flush_bytes", json_integer((json_int_t)(p->flush ? g.flush_bytes : 0)));
+	if (p->dt == DT_FP8E4M3)
+		record_add_extra(rec, "fp8", json_pack("{s:s, s:s, s:f, s:f}", "format", GPU_FP8_FNUZ ? "e4m3fnuz" : "e4m3",
+						       "output", "bf16", "scale_a", 1.0, "scale_b", 1.0));
+	if (p->tune > 0) {
+		if (run_tune(p, why, sizeof(why)) < 0) {
+			record_set_status(rec, "failed", "%s", why);
+			return;
+		}
+		record_add_extra(rec, "heuristic_gap_pct",
+				 json_real((g.tuned.heur_median_ms / g.tuned.best_median_ms - 1.0) * 100.0));
+		record_add_extra(rec, "tune", json_pack("{s:i, s:i, s:i, s:O}", "requested", p->tune, "returned",
+							g.tuned.returned, "best_candidate", g.tuned.best_index,
+							"screened_tflops", g.tuned.screen));
+	}
+	if (tuning) {
+		record_set_samples(rec, "tflops", "TFLOP/s", g.tuned.best_samples, g.tuned.best_n, gemm_tflops, (void *)p);
+		record_add_extra(rec, "algo", algo_json(g.tuned.best_index));
+		g.cur = g.tuned.best_index;
+	} else {
+		if (measure(&r, p, 0, p->warmup_ms, p->rep_ms) != 0) {
+			record_set_status(rec, "failed", "%s matmul failed: %s", LT_NAME, gpuGetErrorString(gpuGetLastError()));
+			return;
+		}
+		record_set_samples(rec, "tflops", "TFLOP/s", r.samples_ms, r.n, gemm_tflops, (void *)p);
+		record_add_extra(rec, "algo", algo_json(0));
+		record_add_extra(rec, "schedule", json_pack("{s:f, s:I, s:I}", "estimate_ms", r.estimate_ms, "n_warmup",
+							    (json_int_t)r.n_warmup, "n_repeat", (json_int_t)r.n_repeat));
+		dobench_result_release(&r);
+		g.cur = 0;
+	}
+	if (p->check)
+		gemm_record_check(rec, p, check(p));
+}

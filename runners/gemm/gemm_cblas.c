@@ -1,0 +1,249 @@
+/* gemm_cblas.c — the CPU backend: OpenBLAS (or any CBLAS) sgemm, and sbgemm for bf16 where the library has it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cblas.h>
+
+#include "../common/record.h"
+#include "../common/rng.h"
+#include "gemm.h"
+
+#if defined(OPENBLAS_VERSION) || defined(OPENBLAS_CONST)
+#define HAVE_OPENBLAS 1
+char *openblas_get_config(void);
+int openblas_get_num_threads(void);
+/* OpenBLAS declares cblas_sbgemm but builds it only with BUILD_BFLOAT16 (Debian's does not): look at run time */
+#pragma weak cblas_sbgemm
+#endif
+
+struct cpu_state {
+	struct gemm_problem key; /* the problem the buffers hold */
+	int valid;
+	void *a, *b;
+	float *c;
+	unsigned char *flush;
+	size_t flush_bytes;
+};
+
+static struct cpu_state st;
+
+static size_t llc_bytes(void)
+{
+	long v = 0;
+
+#ifdef _SC_LEVEL3_CACHE_SIZE
+	v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	if (v <= 0)
+		v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+	if (v <= 0) {
+		FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+		char unit = 0;
+
+		if (f) {
+			if (fscanf(f, "%ld%c", &v, &unit) >= 1 && (unit == 'K' || unit == 'k'))
+				v *= 1024;
+			else if (unit == 'M')
+				v *= 1024 * 1024;
+			fclose(f);
+		}
+	}
+	return v > 0 ? (size_t)v : 0;
+}
+
+json_t *gemm_cblas_info(void)
+{
+	char model[256] = "unknown";
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	json_t *o;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
+			model[strcspn(model, "\n")] = '\0';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	o = json_pack("{s:s, s:s, s:I, s:I}", "vendor", "cpu", "name", model, "cores", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
+		      "llc_bytes", (json_int_t)llc_bytes());
+#ifdef HAVE_OPENBLAS
+	json_object_set_new(o, "blas", json_string(openblas_get_config()));
+	json_object_set_new(o, "blas_threads", json_integer(openblas_get_num_threads()));
+#else
+	json_object_set_new(o, "blas", json_string("cblas"));
+#endif
+	return o;
+}
+
+void gemm_cblas_shutdown(void)
+{
+	free(st.a);
+	free(st.b);
+	free(st.c);
+	free(st.flush);
+	memset(&st, 0, sizeof(st));
+}
+
+static int same_data(const struct gemm_problem *a, const struct gemm_problem *b)
+{
+	return a->dt == b->dt && a->tn == b->tn && a->m == b->m && a->n == b->n && a->k == b->k && a->init == b->init &&
+	       a->seed == b->seed;
+}
+
+/* A is tensor 0 (m x k); B is tensor 1: W (n x k) for tn, B (k x n) for nn. Element i is rng_value(seed, t, i). */
+static int prepare(const struct gemm_problem *p, char *why, size_t whylen)
+{
+	size_t na = (size_t)p->m * (size_t)p->k, nb = (size_t)p->n * (size_t)p->k, nc = (size_t)p->m * (size_t)p->n;
+	size_t es = p->dt == DT_BF16 ? 2 : 4, fb;
+
+	if (!(st.valid && same_data(&st.key, p))) {
+		free(st.a);
+		free(st.b);
+		free(st.c);
+		st.valid = 0;
+		st.a = malloc(na * es);
+		st.b = malloc(nb * es);
+		st.c = calloc(nc, sizeof(float));
+		if (!st.a || !st.b || !st.c) {
+			snprintf(why, whylen, "out of memory: %.2f GiB of host memory needed",
+				 (double)((na + nb) * es + nc * 4) / (1 << 30));
+			return -1;
+		}
+		for (size_t i = 0; i < na; i++) {
+			float v = rng_value(p->seed, 0, i, p->init);
+
+			if (es == 2)
+				((uint16_t *)st.a)[i] = float_to_bf16(v);
+			else
+				((float *)st.a)[i] = v;
+		}
+		for (size_t i = 0; i < nb; i++) {
+			float v = rng_value(p->seed, 1, i, p->init);
+
+			if (es == 2)
+				((uint16_t *)st.b)[i] = float_to_bf16(v);
+			else
+				((float *)st.b)[i] = v;
+		}
+		st.key = *p;
+		st.valid = 1;
+	}
+	fb = p->flush_bytes ? p->flush_bytes : (2 * llc_bytes() > (256u << 20) ? 2 * llc_bytes() : (256u << 20));
+	if (p->flush && fb != st.flush_bytes) {
+		free(st.flush);
+		st.flush = malloc(fb);
+		st.flush_bytes = st.flush ? fb : 0;
+		if (!st.flush) {
+			snprintf(why, whylen, "out of memory for the %zu-byte flush buffer", fb);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int call_gemm(void *ctx)
+{
+	const struct gemm_problem *p = ctx;
+	int ldb = p->tn ? (int)p->k : (int)p->n;
+
+	if (p->dt == DT_FP32)
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, p->tn ? CblasTrans : CblasNoTrans, (int)p->m, (int)p->n, (int)p->k,
+			    1.0f, st.a, (int)p->k, st.b, ldb, 0.0f, st.c, (int)p->n);
+#ifdef HAVE_OPENBLAS
+	else
+		cblas_sbgemm(CblasRowMajor, CblasNoTrans, p->tn ? CblasTrans : CblasNoTrans, (int)p->m, (int)p->n,
+			     (int)p->k, 1.0f, st.a, (int)p->k, st.b, ldb, 0.0f, st.c, (int)p->n);
+#endif
+	return 0;
+}
+
+static int call_flush(void *ctx)
+{
+	volatile unsigned char *v;
+
+	(void)ctx;
+	memset(st.flush, 0, st.flush_bytes);
+	v = st.flush;
+	(void)v[st.flush_bytes - 1];
+	return 0;
+}
+
+static float elem(const void *base, size_t i, enum dtype dt)
+{
+	return dt == DT_BF16 ? bf16_to_float(((const uint16_t *)base)[i]) : ((const float *)base)[i];
+}
+
+static double check(const struct gemm_problem *p)
+{
+	float *arow = malloc((size_t)p->k * sizeof(float)), *bcol = malloc((size_t)p->k * sizeof(float));
+	double worst = 0;
+
+	for (int s = 0; s < GEMM_CHECK_SAMPLES && arow && bcol; s++) {
+		long long i, j;
+		double e;
+
+		gemm_sample_pos(&i, &j, s, p);
+		for (long long t = 0; t < p->k; t++) {
+			arow[t] = elem(st.a, (size_t)(i * p->k + t), p->dt);
+			bcol[t] = elem(st.b, (size_t)(p->tn ? j * p->k + t : t * p->n + j), p->dt);
+		}
+		e = gemm_rel_err(arow, bcol, p->k, st.c[i * p->n + j]);
+		if (e > worst || e != e)
+			worst = e;
+	}
+	free(arow);
+	free(bcol);
+	return worst;
+}
+
+void gemm_cblas_run(json_t *rec, const struct gemm_problem *p)
+{
+	struct dobench_result r = DOBENCH_RESULT_INIT;
+	struct cpu_clock cc = CPU_CLOCK_INIT;
+	struct dobench_clock clk;
+	struct dobench_fn fn = { (void *)p, call_gemm, call_flush };
+	struct dobench_opts o = { p->warmup_ms, p->rep_ms, p->flush, 1000000 };
+	char why[256];
+
+	if (p->dt == DT_FP16 || p->dt == DT_FP8E4M3) {
+		record_set_status(rec, "skipped", "CBLAS has no %s GEMM", p->dt == DT_FP16 ? "fp16" : "fp8");
+		return;
+	}
+#ifdef HAVE_OPENBLAS
+	if (p->dt == DT_BF16 && !cblas_sbgemm) {
+		record_set_status(rec, "skipped", "this OpenBLAS has no bf16 GEMM (built without BUILD_BFLOAT16: no "
+				  "cblas_sbgemm)");
+		return;
+	}
+#else
+	if (p->dt == DT_BF16) {
+		record_set_status(rec, "skipped", "this CBLAS has no bf16 GEMM (OpenBLAS cblas_sbgemm)");
+		return;
+	}
+#endif
+	if (prepare(p, why, sizeof(why)) < 0) {
+		record_set_status(rec, "failed", "%s", why);
+		return;
+	}
+	cpu_clock_ops(&clk, &cc);
+	if (dobench_run(&r, &o, &fn, &clk) != 0) {
+		record_set_status(rec, "failed", "timing failed");
+	} else {
+		record_set_samples(rec, "tflops", "TFLOP/s", r.samples_ms, r.n, gemm_tflops, (void *)p);
+		record_add_extra(rec, "schedule", json_pack("{s:f, s:I, s:I, s:I}", "estimate_ms", r.estimate_ms,
+							    "n_warmup", (json_int_t)r.n_warmup, "n_repeat",
+							    (json_int_t)r.n_repeat, "flush_bytes",
+							    (json_int_t)(p->flush ? st.flush_bytes : 0)));
+		record_add_extra(rec, "function", json_string(p->dt == DT_BF16 ? "cblas_sbgemm (bf16 in, fp32 out)"
+									   : "cblas_sgemm"));
+		if (p->check)
+			gemm_record_check(rec, p, check(p));
+	}
+	dobench_result_release(&r);
+	cpu_clock_release(&cc);
+}
