@@ -7,6 +7,7 @@
 #   make install    PREFIX=/usr/local
 #   make deps       install (root) or print the apt-get line for missing packages
 
+.DEFAULT_GOAL := all
 PREFIX    ?= /usr/local
 BUILD     ?= build
 CC        ?= cc
@@ -27,7 +28,7 @@ SAN      ?=
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(SAN) $(PKG_CFLAGS) -I$(BUILD)/gen -Icli
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
-LIB_SRC := $(wildcard cli/core/*.c) $(wildcard cli/manifest/*.c)
+LIB_SRC := $(wildcard cli/core/*.c) $(wildcard cli/manifest/*.c) $(wildcard cli/exec/*.c) $(wildcard cli/report/*.c)
 CMD_SRC := cli/main.c $(wildcard cli/cmd_*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
@@ -41,12 +42,16 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(NVCC)),/usr/local/cuda)
 NVCC_GENCODE ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 -gencode=arch=compute_80,code=sm_80
-RUNNER_PKGS := jansson
-BLAS_CFLAGS := $(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null)
-BLAS_LIBS   := $(or $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null),-lopenblas)
+# jansson and a CBLAS (OpenBLAS) for the runners; both overridable for machines without pkg-config files
+JANSSON_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
+JANSSON_LIBS   ?= $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
+HAVE_CBLAS  ?= $(if $(shell $(PKG_CONFIG) --exists openblas 2>/dev/null && echo y),1,0)
+BLAS_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null)
+BLAS_LIBS   ?= $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null)
 RUNNER_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(SAN) \
-                $(shell $(PKG_CONFIG) --cflags $(RUNNER_PKGS)) $(GPU_DEFS) $(GPU_INC)
-RUNNER_LIBS = $(shell $(PKG_CONFIG) --libs $(RUNNER_PKGS)) -lm -lpthread $(GPU_LIBS)
+                $(JANSSON_CFLAGS) $(GPU_DEFS) $(GPU_INC)
+RUNNER_LIBS = $(JANSSON_LIBS) -lm -lpthread $(GPU_LIBS)
+GEMM_CPU := $(if $(filter 1,$(HAVE_CBLAS)),runners/gemm/gemm_cblas.c)
 RUNNER_COMMON := runners/common/dobench.c runners/common/record.c
 ifneq ($(NVCC),)
 GPU_DEFS := -DBENCH_CUDA
@@ -63,13 +68,14 @@ runners: $(RUNNERS)
 
 $(RUNNER_DIR)/obj/gpu_kernels.o: runners/common/gpu_kernels.cu runners/common/gpu.h runners/common/rng.h runners/common/dtype.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -O3 -std=c++17 $(GPU_DEFS) $(NVCC_GENCODE) -Xcompiler -fPIC $(shell $(PKG_CONFIG) --cflags jansson) -c -o $@ $<
+	$(NVCC) -O3 -std=c++17 $(GPU_DEFS) $(NVCC_GENCODE) -Xcompiler -fPIC $(JANSSON_CFLAGS) -c -o $@ $<
 
-$(RUNNER_DIR)/bench-gemm: runners/gemm/gemm.c runners/gemm/check.c runners/gemm/gemm_cblas.c $(GEMM_GPU) $(RUNNER_COMMON) $(GPU_OBJ) \
+$(RUNNER_DIR)/bench-gemm: runners/gemm/gemm.c runners/gemm/check.c $(GEMM_CPU) $(GEMM_GPU) $(RUNNER_COMMON) $(GPU_OBJ) \
                           $(wildcard runners/gemm/*.h runners/common/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(RUNNER_CFLAGS) $(BLAS_CFLAGS) $(if $(GEMM_GPU),-DBENCH_GPU_GEMM) -o $@ runners/gemm/gemm.c runners/gemm/check.c runners/gemm/gemm_cblas.c \
-	  $(GEMM_GPU) $(RUNNER_COMMON) $(GPU_OBJ) $(BLAS_LIBS) $(RUNNER_LIBS)
+	$(CC) $(RUNNER_CFLAGS) $(if $(GEMM_CPU),$(BLAS_CFLAGS) -DBENCH_CBLAS) $(if $(GEMM_GPU),-DBENCH_GPU_GEMM) -o $@ \
+	  runners/gemm/gemm.c runners/gemm/check.c $(GEMM_CPU) $(GEMM_GPU) $(RUNNER_COMMON) $(GPU_OBJ) \
+	  $(if $(GEMM_CPU),$(BLAS_LIBS)) $(RUNNER_LIBS)
 
 $(RUNNER_DIR)/bench-membw: runners/membw/membw.c $(RUNNER_COMMON) $(GPU_OBJ) $(wildcard runners/common/*.h)
 	@mkdir -p $(dir $@)

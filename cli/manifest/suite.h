@@ -36,6 +36,8 @@ struct suite_ops {
 	const char *program;          /* runner executable inside the image */
 	const char *metric;           /* headline metric of its records */
 	const char *unit;
+	int per_rank;                 /* one process per rank under a launcher (collectives) */
+	enum { SUITE_PEAK_NONE, SUITE_PEAK_TFLOPS, SUITE_PEAK_HBM } peak; /* the datasheet figure its headline is a share of */
 	const struct param_def *params; /* terminated by an entry with name NULL */
 	/* Cross-field rules the per-parameter schema cannot express. */
 	void (*check)(struct suite_check *c, const struct manifest *m);

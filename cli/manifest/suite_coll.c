@@ -126,6 +126,7 @@ const struct suite_ops suite_collectives = {
 	.program = "bench-coll",
 	.metric = "busbw_gbps",
 	.unit = "GB/s",
+	.per_rank = 1,
 	.params = coll_params,
 	.check = coll_check,
 	.plan = coll_plan,

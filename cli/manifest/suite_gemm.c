@@ -107,6 +107,7 @@ const struct suite_ops suite_gemm = {
 	.program = "bench-gemm",
 	.metric = "tflops",
 	.unit = "TFLOP/s",
+	.peak = SUITE_PEAK_TFLOPS,
 	.params = gemm_params,
 	.check = gemm_check,
 	.plan = gemm_plan,

@@ -70,9 +70,4 @@ while IFS= read -r line; do grep -qxF -- "$line" docs/manifest-format.md || miss
 [ "$missing" = 0 ] && ok "docs/manifest-format.md holds every line of 'bench suites'" ||
 	not_ok "docs/manifest-format.md lacks $missing lines of 'bench suites' (regenerate its Parameters block)"
 
-expect 6 "run stops after planning until the runners exist" "$BENCH" run manifests/quickstart.yaml
-expect_err "bench: error: suite 'gemm': runner 'bench-gemm' not built yet"
-expect 0 "run --dry-run prints the plan" "$BENCH" run --dry-run manifests/quickstart.yaml
-expect_out "membw        copy/64MiB"
-expect 3 "run of an invalid manifest: exit 3" "$BENCH" run tests/vectors/manifest-invalid/030-unknown-suite.yaml
 finish

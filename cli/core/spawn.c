@@ -1,0 +1,219 @@
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "strbuf.h"
+
+extern char **environ;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+char *spawn_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	struct strbuf sb = STRBUF_INIT;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		strbuf_reset(&sb);
+		strbuf_add(&sb, path, n);
+		strbuf_addf(&sb, "/%s", name);
+		if (access(sb.buf, X_OK) == 0)
+			return strbuf_detach(&sb);
+		path += n + (path[n] == ':');
+	}
+	strbuf_release(&sb);
+	return NULL;
+}
+
+/* Ends the group: SIGTERM, a grace period, then SIGKILL; reaps the child. */
+static void end_group(pid_t pid, int *status)
+{
+	double until = now_s() + 3.0;
+
+	kill(-pid, SIGTERM);
+	while (now_s() < until) {
+		if (waitpid(pid, status, WNOHANG) == pid) {
+			kill(-pid, SIGKILL); /* grandchildren that ignored TERM */
+			return;
+		}
+		usleep(20000);
+	}
+	kill(-pid, SIGKILL);
+	waitpid(pid, status, 0);
+}
+
+int spawn_run(struct spawn_result *out, const struct spawn_opts *o)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	struct strbuf line = STRBUF_INIT;
+	int pipefd[2] = { -1, -1 }, status = 0, err = 0, reaped = 0, stop_reading = 0;
+	size_t max_line = o->max_line ? o->max_line : (1u << 24);
+	double start = now_s();
+	pid_t pid = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (pipe(pipefd) < 0)
+		return bench_error_set(BENCH_E_FAIL, "cannot create a pipe: %s", strerror(errno));
+	fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
+	fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+	if (o->stderr_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, o->stderr_fd, 2);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	posix_spawnattr_setpgroup(&attr, 0);
+	{
+		sigset_t def, mask;
+
+		sigemptyset(&def);
+		sigaddset(&def, SIGINT);
+		sigaddset(&def, SIGTERM);
+		sigaddset(&def, SIGPIPE);
+		posix_spawnattr_setsigdefault(&attr, &def);
+		sigemptyset(&mask);
+		posix_spawnattr_setsigmask(&attr, &mask);
+	}
+	errno = posix_spawn(&pid, o->argv[0], &fa, &attr, o->argv, o->envp ? o->envp : environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(pipefd[1]);
+	if (errno) {
+		err = bench_error_set(BENCH_E_FAIL, "cannot start '%s': %s", o->argv[0], strerror(errno));
+		close(pipefd[0]);
+		return err;
+	}
+	for (;;) {
+		struct pollfd pfd = { pipefd[0], POLLIN, 0 };
+		char buf[65536];
+		ssize_t n;
+		int r;
+
+		if (o->stop && *o->stop) {
+			end_group(pid, &status);
+			reaped = 1;
+			out->end = SPAWN_STOPPED;
+			break;
+		}
+		if (o->timeout_s > 0 && now_s() - start > o->timeout_s) {
+			end_group(pid, &status);
+			reaped = 1;
+			out->end = SPAWN_TIMEOUT;
+			break;
+		}
+		if (stop_reading) {
+			end_group(pid, &status);
+			reaped = 1;
+			out->end = SPAWN_STOPPED;
+			break;
+		}
+		r = poll(&pfd, 1, 100);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			continue;
+		n = read(pipefd[0], buf, sizeof(buf));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break; /* EOF: the child (and any grandchild holding stdout) closed it */
+		for (ssize_t i = 0; i < n && !stop_reading; i++) {
+			if (buf[i] == '\n') {
+				if (o->on_line && o->on_line(o->ctx, line.buf, line.len))
+					stop_reading = 1;
+				strbuf_reset(&line);
+			} else if (line.len < max_line) {
+				strbuf_addch(&line, buf[i]);
+			}
+		}
+	}
+	if (line.len && o->on_line && !stop_reading && out->end == SPAWN_EXITED)
+		o->on_line(o->ctx, line.buf, line.len); /* a last line without newline */
+	if (!reaped) {
+		/* stdout closed; wait for the exit, still honouring the deadline and the stop flag */
+		for (;;) {
+			pid_t w = waitpid(pid, &status, WNOHANG);
+
+			if (w == pid)
+				break;
+			if ((o->stop && *o->stop) || (o->timeout_s > 0 && now_s() - start > o->timeout_s)) {
+				out->end = (o->stop && *o->stop) ? SPAWN_STOPPED : SPAWN_TIMEOUT;
+				end_group(pid, &status);
+				break;
+			}
+			usleep(20000);
+		}
+		kill(-pid, SIGKILL); /* nothing of the group outlives the suite */
+	}
+	close(pipefd[0]);
+	strbuf_release(&line);
+	out->seconds = now_s() - start;
+	if (out->end == SPAWN_EXITED) {
+		if (WIFSIGNALED(status)) {
+			out->end = SPAWN_SIGNALED;
+			out->term_signal = WTERMSIG(status);
+		} else {
+			out->exit_code = WEXITSTATUS(status);
+		}
+	}
+	return 0;
+}
+
+static int capture_line(void *ctx, const char *line, size_t len)
+{
+	struct strbuf *sb = ctx;
+
+	strbuf_add(sb, line, len);
+	strbuf_addch(sb, '\n');
+	return 0;
+}
+
+int spawn_capture(char **out, size_t *len, char *const *argv, size_t max, double timeout_s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct spawn_result r;
+	struct spawn_opts o;
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC), err;
+
+	memset(&o, 0, sizeof(o));
+	o.argv = argv;
+	o.stderr_fd = devnull;
+	o.timeout_s = timeout_s;
+	o.on_line = capture_line;
+	o.ctx = &sb;
+	o.max_line = max;
+	err = spawn_run(&r, &o);
+	if (devnull >= 0)
+		close(devnull);
+	if (!err && (r.end != SPAWN_EXITED || r.exit_code != 0))
+		err = bench_error_set(BENCH_E_FAIL, "'%s' failed", argv[0]);
+	if (sb.len > max)
+		sb.len = max;
+	*len = sb.len;
+	*out = strbuf_detach(&sb);
+	return err;
+}

@@ -1,0 +1,49 @@
+/*
+ * spawn.h — run a program through posix_spawn with an argv vector (never a shell), in its own process group,
+ * stream its stdout line by line to a callback, send its stderr to a file descriptor, and end the whole group
+ * on a deadline or when the caller's stop flag is raised.
+ *
+ * Ownership: argv and envp are borrowed for the call; lines passed to the callback are valid only during the
+ * callback. The result struct is filled by value.
+ */
+#ifndef BENCH_SPAWN_H
+#define BENCH_SPAWN_H
+
+#include <signal.h>
+#include <stddef.h>
+
+enum spawn_end {
+	SPAWN_EXITED,    /* exit_code is valid */
+	SPAWN_SIGNALED,  /* killed by signal term_signal (not by us) */
+	SPAWN_TIMEOUT,   /* we ended the group at the deadline */
+	SPAWN_STOPPED,   /* we ended the group because *stop was raised */
+};
+
+struct spawn_result {
+	enum spawn_end end;
+	int exit_code;
+	int term_signal;
+	double seconds;
+};
+
+struct spawn_opts {
+	char *const *argv;
+	char *const *envp;          /* NULL: inherit */
+	int stderr_fd;              /* -1: inherit */
+	double timeout_s;           /* 0: none */
+	volatile sig_atomic_t *stop;/* raised by a signal handler: end the group */
+	/* Called for every complete stdout line (without its newline); a non-zero return stops reading (the
+	 * child is then ended). */
+	int (*on_line)(void *ctx, const char *line, size_t len);
+	void *ctx;
+	size_t max_line;            /* longer lines are passed truncated, flagged by len == max_line */
+};
+
+/* Returns 0 when the program ran (whatever its status), or BENCH_E_FAIL if it could not be started. */
+int spawn_run(struct spawn_result *out, const struct spawn_opts *o);
+/* Runs argv, capturing stdout (at most max bytes) into *out (caller frees). For small helper programs. */
+int spawn_capture(char **out, size_t *len, char *const *argv, size_t max, double timeout_s);
+/* Searches PATH for a program name; returns a malloc'd path or NULL. */
+char *spawn_which(const char *name);
+
+#endif

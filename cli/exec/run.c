@@ -1,0 +1,840 @@
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "../core/fs.h"
+#include "../core/spawn.h"
+#include "../core/strbuf.h"
+#include "../manifest/manifest.h"
+#include "../manifest/peaks.h"
+#include "../manifest/plan.h"
+#include "envcap.h"
+#include "exec.h"
+
+extern char **environ;
+
+enum cstate { C_PENDING, C_OK, C_FAILED, C_SKIPPED, C_INTERRUPTED };
+static const char *const cstate_names[] = { "pending", "ok", "failed", "skipped", "interrupted" };
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+struct run {
+	const struct run_opts *o;
+	struct manifest m;
+	struct plan plan;
+	char *dir;
+	enum cstate *st;
+	char **err;
+	int *wrong;
+	json_t **headline; /* value per case (borrowed numbers copied) */
+	struct peaks peaks;
+	const struct peak *peak;
+	int tty;
+	char *started;
+};
+
+/* ---- small file helpers --------------------------------------------------------------------------------------- */
+
+static int mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST)
+				goto fail;
+			*s = '/';
+		}
+	}
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		goto fail;
+	free(p);
+	return 0;
+fail:
+	bench_error_set(BENCH_E_IO, "cannot create directory '%s': %s", p, strerror(errno));
+	free(p);
+	return BENCH_E_IO;
+}
+
+/* Writes data to dir/name atomically (temporary file, then rename). */
+static int write_atomic(const char *dir, const char *name, const char *data, size_t len)
+{
+	char *path = xstrfmt("%s/%s", dir, name), *tmp = xstrfmt("%s.tmp", path);
+	FILE *f = fopen(tmp, "wb");
+	int err = 0;
+
+	if (!f || fwrite(data, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+	} else if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
+	}
+	free(path);
+	free(tmp);
+	return err;
+}
+
+static int write_json(const char *dir, const char *name, json_t *j)
+{
+	char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	struct strbuf sb = STRBUF_INIT;
+	int err;
+
+	strbuf_addstr(&sb, s ? s : "null");
+	strbuf_addch(&sb, '\n');
+	err = write_atomic(dir, name, sb.buf, sb.len);
+	free(s);
+	strbuf_release(&sb);
+	return err;
+}
+
+static char *utc_stamp(const char *fmt)
+{
+	char buf[64];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), fmt, &tm);
+	return xstrdup(buf);
+}
+
+/* ---- state ------------------------------------------------------------------------------------------------------ */
+
+static int write_status(struct run *r, const char *state)
+{
+	json_t *cases = json_array(), *root;
+	int err;
+
+	for (size_t i = 0; i < r->plan.n; i++) {
+		json_t *c = json_pack("{s:s, s:s, s:s}", "suite", r->plan.cases[i].suite->name, "case",
+				      r->plan.cases[i].key, "status", cstate_names[r->st[i]]);
+
+		if (r->err[i])
+			json_object_set_new(c, "error", json_string(r->err[i]));
+		json_array_append_new(cases, c);
+	}
+	root = json_pack("{s:s, s:s, s:s, s:s, s:o}", "schema", "bench.status/v1", "run", r->m.name, "state", state,
+			 "started", r->started, "cases", cases);
+	err = write_json(r->dir, "status.json", root);
+	json_decref(root);
+	return err;
+}
+
+static void set_state(struct run *r, size_t i, enum cstate s, const char *why)
+{
+	r->st[i] = s;
+	free(r->err[i]);
+	r->err[i] = why ? xstrdup(why) : NULL;
+}
+
+/* ---- progress --------------------------------------------------------------------------------------------------- */
+
+struct suite_run {
+	struct run *r;
+	const struct suite_ops *s;
+	FILE *results;
+	FILE *log;
+	size_t *batch;  /* plan indices of the cases this runner was given */
+	size_t nbatch;
+	size_t done;
+	size_t malformed;
+	double start;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress(struct suite_run *sr, const char *key, const char *status, json_t *value, const char *unit)
+{
+	double el = now_s() - sr->start, eta = sr->done ? el / (double)sr->done * (double)(sr->nbatch - sr->done) : 0;
+	char fig[64] = "";
+
+	if (sr->r->o->quiet)
+		return;
+	if (json_is_number(value))
+		snprintf(fig, sizeof(fig), " %.4g %s", json_number_value(value), unit ? unit : "");
+	if (sr->r->tty)
+		fprintf(stderr, "\r\033[K%-12s [%zu/%zu] %5.0fs eta %4.0fs  %s: %s%s", sr->s->name, sr->done, sr->nbatch, el,
+			eta, key, status, fig);
+	else
+		fprintf(stderr, "%s [%zu/%zu] %.1fs %s: %s%s\n", sr->s->name, sr->done, sr->nbatch, el, key, status, fig);
+}
+
+static long find_case(struct suite_run *sr, const char *key)
+{
+	for (size_t b = 0; b < sr->nbatch; b++) {
+		size_t i = sr->batch[b];
+
+		if (!strcmp(sr->r->plan.cases[i].key, key))
+			return (long)i;
+	}
+	return -1;
+}
+
+static int is_wrong(json_t *rec)
+{
+	json_t *extra = json_object_get(rec, "extra");
+	json_t *w = json_object_get(extra, "wrong");
+	const char *chk = json_string_value(json_object_get(extra, "check"));
+
+	return (chk && !strcmp(chk, "wrong")) || (json_is_integer(w) && json_integer_value(w) > 0);
+}
+
+static int on_record(void *ctx, const char *line, size_t len)
+{
+	struct suite_run *sr = ctx;
+	struct run *r = sr->r;
+	json_error_t jerr;
+	json_t *rec = json_loadb(line, len, 0, &jerr);
+	const char *key, *status, *schema;
+	long i;
+
+	if (!rec || !json_is_object(rec)) {
+		fprintf(sr->log, "bench: malformed line from the runner (%s): %.200s\n", rec ? "not an object" : jerr.text, line);
+		sr->malformed++;
+		json_decref(rec);
+		return 0;
+	}
+	key = json_string_value(json_object_get(rec, "case"));
+	status = json_string_value(json_object_get(rec, "status"));
+	schema = json_string_value(json_object_get(rec, "schema"));
+	if (!key || !status || !schema || strcmp(schema, "bench.result/v1") ||
+	    (strcmp(status, "ok") && strcmp(status, "failed") && strcmp(status, "skipped"))) {
+		fprintf(sr->log, "bench: line is not a bench.result/v1 record: %.200s\n", line);
+		sr->malformed++;
+		json_decref(rec);
+		return 0;
+	}
+	if ((i = find_case(sr, key)) < 0 || r->st[i] != C_PENDING) {
+		fprintf(sr->log, "bench: record for a case %s: '%s'\n", i < 0 ? "not in this run" : "already reported", key);
+		json_decref(rec);
+		return 0;
+	}
+	fwrite(line, 1, len, sr->results);
+	fputc('\n', sr->results);
+	fflush(sr->results);
+	fsync(fileno(sr->results));
+	if (!strcmp(status, "ok")) {
+		set_state(r, (size_t)i, C_OK, NULL);
+		json_decref(r->headline[i]);
+		r->headline[i] = json_incref(json_object_get(rec, "value"));
+	} else {
+		set_state(r, (size_t)i, !strcmp(status, "failed") ? C_FAILED : C_SKIPPED,
+			  json_string_value(json_object_get(rec, "error")));
+	}
+	r->wrong[i] = is_wrong(rec);
+	sr->done++;
+	progress(sr, key, status, json_object_get(rec, "value"), json_string_value(json_object_get(rec, "unit")));
+	write_status(r, "running");
+	json_decref(rec);
+	return 0;
+}
+
+/* ---- the environment handed to runners: ours plus the manifest's stack.env ---------------------------------- */
+
+static void build_env(struct strvec *env, const struct manifest *m)
+{
+	for (char **e = environ; *e; e++) {
+		int overridden = 0;
+
+		for (size_t i = 0; i < m->stack.nenv; i++) {
+			size_t n = strlen(m->stack.env[i].name);
+
+			overridden |= !strncmp(*e, m->stack.env[i].name, n) && (*e)[n] == '=';
+		}
+		if (!overridden)
+			strvec_push(env, *e);
+	}
+	for (size_t i = 0; i < m->stack.nenv; i++)
+		strvec_pushf(env, "%s=%s", m->stack.env[i].name, m->stack.env[i].value);
+}
+
+static void shell_quote(struct strbuf *sb, const char *s)
+{
+	if (*s && !strpbrk(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~")) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+static int try_make_runners(struct run *r)
+{
+	const char *data = fs_data_dir();
+	char *mk = data ? xstrfmt("%s/Makefile", data) : NULL, *make = spawn_which("make");
+	struct strvec av = STRVEC_INIT;
+	struct spawn_result res;
+	struct spawn_opts so;
+	char *logp;
+	int fd, err = -1;
+
+	if (!mk || access(mk, R_OK) != 0 || !make || getenv("BENCH_RUNNERS"))
+		goto cleanup;
+	logp = xstrfmt("%s/logs/build-runners.log", r->dir);
+	fd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	free(logp);
+	strvec_push(&av, make);
+	strvec_push(&av, "-C");
+	strvec_push(&av, data);
+	strvec_push(&av, "runners");
+	memset(&so, 0, sizeof(so));
+	so.argv = strvec_argv(&av);
+	so.stderr_fd = fd;
+	so.timeout_s = 1800;
+	so.stop = &stop_flag;
+	if (!r->o->quiet)
+		fprintf(stderr, "bench: building the runners (make -C %s runners)\n", data);
+	if (spawn_run(&res, &so) == 0 && res.end == SPAWN_EXITED && res.exit_code == 0)
+		err = 0;
+	if (fd >= 0)
+		close(fd);
+cleanup:
+	free(mk);
+	free(make);
+	strvec_release(&av);
+	return err;
+}
+
+/* Runs one suite's pending cases. Returns 0, or a negative code only for failures of bench itself. */
+static int run_suite(struct run *r, const struct suite_ops *s, int *tried_make)
+{
+	struct suite_run sr;
+	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
+	const struct engine_ops *eng = engine_find(engine_names[r->m.runtime.engine]);
+	const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
+	json_t *cfg = json_object(), *cases = json_array();
+	char *cases_path = NULL, *res_path = NULL, *log_path = NULL, *tag;
+	struct spawn_result res;
+	struct spawn_opts so;
+	const char *why = NULL;
+	char whybuf[512];
+	int err = 0, logfd = -1;
+
+	memset(&sr, 0, sizeof(sr));
+	sr.r = r;
+	sr.s = s;
+	sr.batch = xcalloc(r->plan.n, sizeof(*sr.batch));
+	for (size_t i = 0; i < r->plan.n; i++) {
+		if (r->plan.cases[i].suite != s || r->st[i] == C_OK)
+			continue;
+		set_state(r, i, C_PENDING, NULL);
+		sr.batch[sr.nbatch++] = i;
+		json_array_append_new(cases, json_pack("{s:s, s:s, s:O}", "suite", s->name, "case", r->plan.cases[i].key,
+						       "params", r->plan.cases[i].params));
+	}
+	if (sr.nbatch == 0)
+		goto cleanup;
+	json_object_set_new(cfg, "schema", json_string("bench.cases/v1"));
+	json_object_set_new(cfg, "suite", json_string(s->name));
+	json_object_set_new(cfg, "ranks", json_integer(r->m.target.nodes * r->m.target.gpus_per_node));
+	json_object_set_new(cfg, "cases", cases);
+	cases = NULL;
+	tag = xstrfmt("cases/%s.json", s->name);
+	err = write_json(r->dir, tag, cfg);
+	free(tag);
+	if (err < 0)
+		goto cleanup;
+	cases_path = xstrfmt("%s/cases/%s.json", r->dir, s->name);
+	if (!eng) {
+		snprintf(whybuf, sizeof(whybuf), "engine '%s' cannot run yet in this bench (implemented: host)",
+			 engine_names[r->m.runtime.engine]);
+		why = whybuf;
+		goto mark;
+	}
+	if (!lau) {
+		snprintf(whybuf, sizeof(whybuf), "launcher '%s' cannot run yet in this bench (implemented: local, mpirun)",
+			 launcher_names[r->m.runtime.launcher]);
+		why = whybuf;
+		goto mark;
+	}
+	if (s->per_rank && lau->prefix_argv(&argv, &r->m, r->m.target.nodes * r->m.target.gpus_per_node) < 0) {
+		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
+		why = whybuf;
+		goto mark;
+	}
+	if (eng->runner_argv(&argv, &r->m, s->program, cases_path) < 0) {
+		if (!*tried_make && !strchr(s->program, '/')) {
+			*tried_make = 1;
+			if (try_make_runners(r) == 0) {
+				strvec_release(&argv);
+				if (!s->per_rank || lau->prefix_argv(&argv, &r->m, r->m.target.nodes * r->m.target.gpus_per_node) == 0)
+					if (eng->runner_argv(&argv, &r->m, s->program, cases_path) == 0)
+						goto start;
+			}
+		}
+		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
+		why = whybuf;
+		goto mark;
+	}
+start:
+	res_path = xstrfmt("%s/results/%s.jsonl", r->dir, s->name);
+	log_path = xstrfmt("%s/logs/%s.log", r->dir, s->name);
+	sr.results = fopen(res_path, "ab");
+	sr.log = fopen(log_path, "ab");
+	if (!sr.results || !sr.log) {
+		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", sr.results ? log_path : res_path, strerror(errno));
+		goto cleanup;
+	}
+	setvbuf(sr.log, NULL, _IOLBF, 0);
+	logfd = fileno(sr.log);
+	build_env(&env, &r->m);
+	{
+		struct strbuf cmd = STRBUF_INIT;
+
+		for (size_t i = 0; i < argv.n; i++) {
+			if (i)
+				strbuf_addch(&cmd, ' ');
+			shell_quote(&cmd, argv.v[i]);
+		}
+		fprintf(sr.log, "bench: running %zu case%s: %s\n", sr.nbatch, sr.nbatch == 1 ? "" : "s", cmd.buf);
+		if (r->o->verbose)
+			fprintf(stderr, "bench: %s\n", cmd.buf);
+		strbuf_release(&cmd);
+	}
+	tag = xstrfmt("before-%s", s->name);
+	envcap_gpu_snapshot(r->dir, tag);
+	free(tag);
+	memset(&so, 0, sizeof(so));
+	so.argv = strvec_argv(&argv);
+	so.envp = strvec_argv(&env);
+	so.stderr_fd = logfd;
+	so.timeout_s = (double)r->m.runtime.timeout_ns / 1e9;
+	so.stop = &stop_flag;
+	so.on_line = on_record;
+	so.ctx = &sr;
+	so.max_line = 64u << 20;
+	sr.start = now_s();
+	if (spawn_run(&res, &so) < 0) {
+		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
+		why = whybuf;
+		goto mark;
+	}
+	if (r->tty && !r->o->quiet)
+		fprintf(stderr, "\n");
+	tag = xstrfmt("after-%s", s->name);
+	envcap_gpu_snapshot(r->dir, tag);
+	free(tag);
+	switch (res.end) {
+	case SPAWN_STOPPED:
+		why = "interrupted (SIGINT/SIGTERM)";
+		break;
+	case SPAWN_TIMEOUT:
+		snprintf(whybuf, sizeof(whybuf), "the runner did not finish within the suite timeout (%.0fs); its process "
+			 "group was killed", so.timeout_s);
+		why = whybuf;
+		break;
+	case SPAWN_SIGNALED:
+		snprintf(whybuf, sizeof(whybuf), "the runner was killed by signal %d (%s) before reporting this case",
+			 res.term_signal, strsignal(res.term_signal));
+		why = whybuf;
+		break;
+	case SPAWN_EXITED:
+		if (res.exit_code)
+			snprintf(whybuf, sizeof(whybuf), "the runner exited with status %d before reporting this case",
+				 res.exit_code);
+		else
+			snprintf(whybuf, sizeof(whybuf), "the runner exited without reporting this case");
+		why = whybuf;
+		break;
+	}
+	if (sr.malformed)
+		fprintf(sr.log, "bench: %zu malformed line%s ignored\n", sr.malformed, sr.malformed == 1 ? "" : "s");
+	fprintf(sr.log, "bench: runner ended after %.1fs: %s\n", res.seconds, why);
+mark:
+	for (size_t b = 0; b < sr.nbatch; b++) {
+		size_t i = sr.batch[b];
+
+		if (r->st[i] == C_PENDING)
+			set_state(r, i, res.end == SPAWN_STOPPED && why && !strncmp(why, "interrupted", 11) ? C_INTERRUPTED
+											       : C_FAILED,
+				  why);
+	}
+	if (why && !r->o->quiet && sr.done < sr.nbatch)
+		fprintf(stderr, "bench: suite '%s': %zu of %zu case%s not measured: %s\n", s->name, sr.nbatch - sr.done,
+			sr.nbatch, sr.nbatch == 1 ? "" : "s", why);
+cleanup:
+	if (sr.results)
+		fclose(sr.results);
+	if (sr.log)
+		fclose(sr.log);
+	free(sr.batch);
+	free(cases_path);
+	free(res_path);
+	free(log_path);
+	json_decref(cfg);
+	json_decref(cases);
+	strvec_release(&argv);
+	strvec_release(&env);
+	write_status(r, "running");
+	return err;
+}
+
+/* ---- resume: ok records already on disk are the truth -------------------------------------------------------- */
+
+static int load_previous(struct run *r)
+{
+	for (size_t s = 0; s < r->m.nsuites; s++) {
+		const char *name = r->m.suites[s].ops->name;
+		char *path = xstrfmt("%s/results/%s.jsonl", r->dir, name), *buf = NULL, *line, *save = NULL;
+		struct strbuf keep = STRBUF_INIT;
+		size_t len;
+
+		if (fs_read_file(&buf, &len, path, (size_t)1 << 34) < 0) {
+			free(path);
+			continue;
+		}
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			json_t *rec = json_loads(line, 0, NULL);
+			const char *key = json_string_value(json_object_get(rec, "case"));
+			const char *status = json_string_value(json_object_get(rec, "status"));
+
+			for (size_t i = 0; key && status && i < r->plan.n; i++) {
+				if (r->plan.cases[i].suite != r->m.suites[s].ops || strcmp(r->plan.cases[i].key, key))
+					continue;
+				if (!strcmp(status, "ok") && r->st[i] != C_OK) {
+					set_state(r, i, C_OK, NULL);
+					r->headline[i] = json_incref(json_object_get(rec, "value"));
+					strbuf_addstr(&keep, line);
+					strbuf_addch(&keep, '\n');
+				}
+			}
+			json_decref(rec);
+		}
+		/* the results file keeps only measured (ok) records; the rest are measured again */
+		{
+			char *rel = xstrfmt("results/%s.jsonl", name);
+
+			write_atomic(r->dir, rel, keep.buf, keep.len);
+			free(rel);
+		}
+		strbuf_release(&keep);
+		free(buf);
+		free(path);
+	}
+	return 0;
+}
+
+/* ---- summary --------------------------------------------------------------------------------------------------- */
+
+static double peak_for(const struct run *r, const struct plan_case *c)
+{
+	const char *dt = json_string_value(json_object_get(c->params, "dtype"));
+
+	if (!r->peak)
+		return 0;
+	switch (c->suite->peak) {
+	case SUITE_PEAK_TFLOPS:
+		if (dt && !strcmp(dt, "fp8e4m3"))
+			return r->peak->fp8_tflops;
+		if (dt && !strcmp(dt, "fp32"))
+			return 0; /* no fp32 tensor-core figure in peaks.yaml */
+		return r->peak->bf16_tflops;
+	case SUITE_PEAK_HBM:
+		return r->peak->hbm_tbps;
+	default:
+		return 0;
+	}
+}
+
+static void summarize(struct run *r)
+{
+	size_t counts[5] = { 0 };
+	json_t *cases = json_array(), *root;
+
+	for (size_t i = 0; i < r->plan.n; i++) {
+		const struct plan_case *c = &r->plan.cases[i];
+		double pk = peak_for(r, c);
+		json_t *e = json_pack("{s:s, s:s, s:s, s:O, s:s}", "suite", c->suite->name, "case", c->key, "status",
+				      cstate_names[r->st[i]], "value", r->headline[i] ? r->headline[i] : json_null(), "unit",
+				      c->suite->unit);
+
+		counts[r->st[i]]++;
+		if (pk > 0 && json_is_number(r->headline[i]))
+			json_object_set_new(e, "pct_of_peak", json_real(100.0 * json_number_value(r->headline[i]) / pk));
+		json_array_append_new(cases, e);
+	}
+	root = json_pack("{s:s, s:s, s:s, s:{s:I, s:I, s:I, s:I, s:I}, s:o}", "schema", "bench.summary/v1", "run",
+			 r->m.name, "gpu", r->peak ? r->peak->name : "", "counts", "ok", (json_int_t)counts[C_OK], "failed",
+			 (json_int_t)counts[C_FAILED], "skipped", (json_int_t)counts[C_SKIPPED], "interrupted",
+			 (json_int_t)counts[C_INTERRUPTED], "pending", (json_int_t)counts[C_PENDING], "cases", cases);
+	write_json(r->dir, "summary.json", root);
+	json_decref(root);
+	if (r->o->quiet)
+		return;
+	fprintf(stderr, "\n%-12s %-48s %-12s %12s %-8s %s\n", "suite", "case", "status", "value", "unit",
+		r->peak ? "% peak" : "");
+	for (size_t i = 0; i < r->plan.n; i++) {
+		const struct plan_case *c = &r->plan.cases[i];
+		double pk = peak_for(r, c);
+		char val[32] = "-", pct[32] = "";
+
+		if (json_is_number(r->headline[i])) {
+			snprintf(val, sizeof(val), "%.4g", json_number_value(r->headline[i]));
+			if (pk > 0)
+				snprintf(pct, sizeof(pct), "%.1f%%", 100.0 * json_number_value(r->headline[i]) / pk);
+		}
+		fprintf(stderr, "%-12s %-48s %-12s %12s %-8s %s\n", c->suite->name, c->key, cstate_names[r->st[i]], val,
+			c->suite->unit, pct);
+	}
+	fprintf(stderr, "\n%zu ok, %zu failed, %zu skipped, %zu interrupted — %s\n", counts[C_OK], counts[C_FAILED],
+		counts[C_SKIPPED], counts[C_INTERRUPTED], r->dir);
+}
+
+/* ---- the run --------------------------------------------------------------------------------------------------- */
+
+static int wanted(const struct run_opts *o, const char *suite)
+{
+	if (!o->nonly)
+		return 1;
+	for (size_t i = 0; i < o->nonly; i++)
+		if (!strcmp(o->only[i], suite))
+			return 1;
+	return 0;
+}
+
+static void dry_run(struct run *r)
+{
+	printf("# %s: %zu cases; engine %s, launcher %s\n", r->m.name, r->plan.n, engine_names[r->m.runtime.engine],
+	       launcher_names[r->m.runtime.launcher]);
+	for (size_t s = 0; s < r->m.nsuites; s++) {
+		const struct suite_ops *ops = r->m.suites[s].ops;
+		const struct engine_ops *eng = engine_find(engine_names[r->m.runtime.engine]);
+		const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
+		long long ranks = r->m.target.nodes * r->m.target.gpus_per_node;
+		struct strvec argv = STRVEC_INIT;
+		struct strbuf cmd = STRBUF_INIT;
+		char *cases = xstrfmt("RUN_DIR/cases/%s.json", ops->name);
+		size_t n = 0;
+
+		if (!wanted(r->o, ops->name)) {
+			free(cases);
+			continue;
+		}
+		for (size_t i = 0; i < r->plan.n; i++)
+			if (r->plan.cases[i].suite == ops) {
+				printf("%-12s %s\n", ops->name, r->plan.cases[i].key);
+				n++;
+			}
+		if (!eng)
+			bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[r->m.runtime.engine]);
+		else if (!lau)
+			bench_error_set(BENCH_E_FAIL, "launcher '%s' is not implemented yet", launcher_names[r->m.runtime.launcher]);
+		if (eng && lau && (!ops->per_rank || lau->prefix_argv(&argv, &r->m, ranks) == 0) &&
+		    eng->runner_argv(&argv, &r->m, ops->program, cases) == 0) {
+			for (size_t i = 0; i < argv.n; i++) {
+				if (i)
+					strbuf_addch(&cmd, ' ');
+				shell_quote(&cmd, argv.v[i]);
+			}
+			printf("# %s: %zu case%s: %s\n", ops->name, n, n == 1 ? "" : "s", cmd.buf);
+		} else {
+			printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", bench_error_last());
+		}
+		free(cases);
+		strbuf_release(&cmd);
+		strvec_release(&argv);
+	}
+}
+
+static int make_run_dir(struct run *r, const char *mbuf, size_t mlen)
+{
+	const char *parent = r->o->out_parent ? r->o->out_parent : "runs";
+	char *stamp = utc_stamp("%Y%m%dT%H%M%SZ");
+	static const char *const subdirs[] = { "results", "logs", "cases", "env", "env/raw", NULL };
+	int err;
+
+	if ((err = mkdir_p(parent)) < 0)
+		goto cleanup;
+	for (int k = 1;; k++) {
+		r->dir = k == 1 ? xstrfmt("%s/%s-%s", parent, r->m.name, stamp) : xstrfmt("%s/%s-%s-%d", parent, r->m.name, stamp, k);
+		if (mkdir(r->dir, 0755) == 0)
+			break;
+		if (errno != EEXIST || k > 100) {
+			err = bench_error_set(BENCH_E_IO, "cannot create the run directory '%s': %s", r->dir, strerror(errno));
+			goto cleanup;
+		}
+		free(r->dir);
+		r->dir = NULL;
+	}
+	for (size_t i = 0; subdirs[i]; i++) {
+		char *d = xstrfmt("%s/%s", r->dir, subdirs[i]);
+
+		err = mkdir_p(d);
+		free(d);
+		if (err < 0)
+			goto cleanup;
+	}
+	err = write_atomic(r->dir, "manifest.yaml", mbuf, mlen);
+cleanup:
+	free(stamp);
+	return err;
+}
+
+int run_execute(char **out_dir, const struct run_opts *o)
+{
+	struct diag_list diags = DIAG_LIST_INIT;
+	struct diag_list pd = DIAG_LIST_INIT;
+	struct sigaction sa, old_int, old_term;
+	struct run r;
+	json_t *pj = NULL, *env;
+	char *mpath = NULL, *mbuf = NULL;
+	size_t mlen = 0;
+	int err = 0, tried_make = 0, any_wrong = 0, any_bad = 0, have_sig = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	*out_dir = NULL;
+	stop_flag = 0;
+	mpath = o->resume ? xstrfmt("%s/manifest.yaml", o->resume) : xstrdup(o->manifest);
+	err = fs_read_file(&mbuf, &mlen, mpath, MANIFEST_MAX_BYTES + 1);
+	if (err < 0 && err != BENCH_E_MANIFEST) {
+		if (o->resume)
+			bench_error_set(err, "'%s' is not a run directory: %s", o->resume, bench_error_last());
+		goto cleanup;
+	}
+	if ((err = manifest_parse_buffer(&r.m, &diags, mpath, mbuf ? mbuf : "", mbuf ? mlen : MANIFEST_MAX_BYTES + 1)) < 0) {
+		diag_list_print(&diags, stderr);
+		goto cleanup;
+	}
+	if ((err = plan_build(&r.plan, &r.m)) < 0)
+		goto cleanup;
+	r.st = xcalloc(r.plan.n, sizeof(*r.st));
+	r.err = xcalloc(r.plan.n, sizeof(*r.err));
+	r.wrong = xcalloc(r.plan.n, sizeof(*r.wrong));
+	r.headline = xcalloc(r.plan.n, sizeof(*r.headline));
+	if (r.m.target.gpu && peaks_load(&r.peaks, &pd, NULL) == 0)
+		r.peak = peaks_find(&r.peaks, r.m.target.gpu);
+	if (o->dry_run) {
+		dry_run(&r);
+		goto cleanup;
+	}
+	r.tty = isatty(2);
+	pj = plan_json(&r.plan, &r.m);
+	if (o->resume) {
+		char *pp = xstrfmt("%s/plan.json", o->resume);
+		json_t *old = json_load_file(pp, 0, NULL);
+
+		free(pp);
+		if (!old || !json_equal(old, pj)) {
+			json_decref(old);
+			err = bench_error_set(BENCH_E_MANIFEST, "'%s/plan.json' does not match the plan of its manifest.yaml; "
+					      "this run cannot be resumed by this bench", o->resume);
+			goto cleanup;
+		}
+		json_decref(old);
+		r.dir = xstrdup(o->resume);
+		load_previous(&r);
+		{
+			json_t *st = NULL;
+			char *sp = xstrfmt("%s/status.json", r.dir);
+
+			st = json_load_file(sp, 0, NULL);
+			r.started = xstrdup(json_string_value(json_object_get(st, "started")) ? json_string_value(json_object_get(st, "started")) : "");
+			json_decref(st);
+			free(sp);
+		}
+	} else {
+		r.started = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+		if ((err = make_run_dir(&r, mbuf, mlen)) < 0)
+			goto cleanup;
+		if ((err = write_json(r.dir, "plan.json", pj)) < 0)
+			goto cleanup;
+	}
+	*out_dir = xstrdup(r.dir);
+	for (size_t i = 0; i < r.plan.n; i++)
+		if (!wanted(o, r.plan.cases[i].suite->name) && r.st[i] != C_OK)
+			set_state(&r, i, C_SKIPPED, "not selected (--suite)");
+	write_status(&r, "running");
+	env = envcap_collect(r.dir);
+	json_object_set_new(env, "bench", json_pack("{s:s}", "run_started", r.started));
+	write_json(r.dir, o->resume ? "env/environment-resume.json" : "env/environment.json", env);
+	json_decref(env);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	have_sig = 1;
+	if (!o->quiet)
+		fprintf(stderr, "bench: %s: %zu cases; run directory %s\n", r.m.name, r.plan.n, r.dir);
+	for (size_t s = 0; s < r.m.nsuites && !stop_flag; s++) {
+		const struct suite_ops *ops = r.m.suites[s].ops;
+
+		if (!wanted(o, ops->name))
+			continue;
+		if (strstr(ops->program, ".py"))
+			envcap_pip_list(r.dir, getenv("BENCH_PYTHON") ? getenv("BENCH_PYTHON") : "python3");
+		if ((err = run_suite(&r, ops, &tried_make)) < 0)
+			goto cleanup;
+	}
+	for (size_t i = 0; i < r.plan.n; i++) {
+		if (r.st[i] == C_PENDING)
+			set_state(&r, i, C_INTERRUPTED, "interrupted before its suite started");
+		any_wrong |= r.wrong[i];
+		any_bad |= r.st[i] == C_FAILED || r.st[i] == C_INTERRUPTED;
+	}
+	write_status(&r, stop_flag ? "interrupted" : any_bad ? "failed" : "complete");
+	summarize(&r);
+	if (stop_flag)
+		err = bench_error_set(BENCH_E_SUITE, "interrupted; measured records are kept in %s; complete the run with "
+				      "'bench run --resume %s'", r.dir, r.dir);
+	else if (any_wrong)
+		err = bench_error_set(BENCH_E_CHECK, "a correctness check failed (wrong results); see %s/results", r.dir);
+	else if (any_bad)
+		err = bench_error_set(BENCH_E_SUITE, "some cases failed; see %s/status.json and %s/logs", r.dir, r.dir);
+cleanup:
+	if (have_sig) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+	}
+	for (size_t i = 0; r.err && i < r.plan.n; i++) {
+		free(r.err[i]);
+		json_decref(r.headline[i]);
+	}
+	free(r.st);
+	free(r.err);
+	free(r.wrong);
+	free(r.headline);
+	free(r.dir);
+	free(r.started);
+	json_decref(pj);
+	plan_release(&r.plan);
+	manifest_release(&r.m);
+	peaks_release(&r.peaks);
+	free(mpath);
+	free(mbuf);
+	diag_list_release(&diags);
+	diag_list_release(&pd);
+	return err;
+}
