@@ -776,6 +776,9 @@ int run_execute(char **out_dir, const struct run_opts *o)
 		if (!wanted(o, r.plan.cases[i].suite->name) && r.st[i] != C_OK)
 			set_state(&r, i, C_SKIPPED, "not selected (--suite)");
 	write_status(&r, "running");
+	/* the manifest's stack.env is the runners' environment: recorded with it, and inherited by every runner */
+	for (size_t i = 0; i < r.m.stack.nenv; i++)
+		setenv(r.m.stack.env[i].name, r.m.stack.env[i].value, 1);
 	env = envcap_collect(r.dir);
 	json_object_set_new(env, "bench", json_pack("{s:s}", "run_started", r.started));
 	write_json(r.dir, o->resume ? "env/environment-resume.json" : "env/environment.json", env);

@@ -390,16 +390,35 @@ static double check(const struct gemm_problem *p)
 
 static json_t *algo_json(int idx)
 {
-	return json_pack("{s:i, s:I, s:f}", "candidate", idx, "workspace_bytes", (json_int_t)g.heur[idx].workspaceSize,
-			 "waves_count", (double)g.heur[idx].wavesCount);
+	json_t *o = json_pack("{s:i, s:I, s:f}", "candidate", idx, "workspace_bytes", (json_int_t)g.heur[idx].workspaceSize,
+			      "waves_count", (double)g.heur[idx].wavesCount);
+#ifndef BENCH_HIP
+	/* which kernel configuration this is, so two stacks' choices can be told apart */
+	static const struct { const char *name; cublasLtMatmulAlgoConfigAttributes_t attr; } attrs[] = {
+		{ "id", CUBLASLT_ALGO_CONFIG_ID },		{ "tile", CUBLASLT_ALGO_CONFIG_TILE_ID },
+		{ "stages", CUBLASLT_ALGO_CONFIG_STAGES_ID },	{ "splitk", CUBLASLT_ALGO_CONFIG_SPLITK_NUM },
+		{ "swizzle", CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING }, { "cluster", CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID },
+	};
+
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		uint32_t v = 0;
+		size_t written = 0;
+
+		if (cublasLtMatmulAlgoConfigGetAttribute(&g.heur[idx].algo, attrs[i].attr, &v, sizeof(v), &written) ==
+		    LT_OK)
+			json_object_set_new(o, attrs[i].name, json_integer(v));
+	}
+#endif
+	return o;
 }
 
-/* Screens the top `tune` candidates with a short budget, then measures the best and the heuristic's first
- * with the full budget; keeps the faster of the two (the heuristic's first is a candidate too). */
-static int run_tune(const struct gemm_problem *p, char *why, size_t whylen)
+/* Screens the top `tune` candidates with a short budget, then measures the best with the full budget and
+ * compares it with the heuristic's first measured with the full budget (heur, already measured by the
+ * heuristic case when given, else measured here first); keeps the faster of the two. */
+static int run_tune(const struct gemm_problem *p, const struct dobench_result *heur_given, char *why, size_t whylen)
 {
 	struct dobench_result heur = DOBENCH_RESULT_INIT, best = DOBENCH_RESULT_INIT;
-	double best_screen = INFINITY;
+	double best_screen = INFINITY, heur_ms;
 	int best_i = 0;
 
 	if (g.tuned.valid && same_problem(&g.tuned.key, p) && g.tuned.tune == p->tune)
@@ -407,6 +426,11 @@ static int run_tune(const struct gemm_problem *p, char *why, size_t whylen)
 	free(g.tuned.best_samples);
 	json_decref(g.tuned.screen);
 	memset(&g.tuned, 0, sizeof(g.tuned));
+	if (!heur_given && measure(&heur, p, 0, p->warmup_ms, p->rep_ms) != 0) {
+		snprintf(why, whylen, "%s matmul failed: %s", LT_NAME, gpuGetErrorString(gpuGetLastError()));
+		return -1;
+	}
+	heur_ms = median_ms(heur_given ? heur_given : &heur);
 	g.tuned.screen = json_array();
 	for (int c = 0; c < g.returned && c < p->tune; c++) {
 		struct dobench_result r = DOBENCH_RESULT_INIT;
@@ -425,26 +449,26 @@ static int run_tune(const struct gemm_problem *p, char *why, size_t whylen)
 		}
 		dobench_result_release(&r);
 	}
-	if (measure(&heur, p, 0, p->warmup_ms, p->rep_ms) != 0 ||
-	    (best_i != 0 && measure(&best, p, best_i, p->warmup_ms, p->rep_ms) != 0)) {
+	if (best_i != 0 && measure(&best, p, best_i, p->warmup_ms, p->rep_ms) != 0) {
 		snprintf(why, whylen, "%s matmul failed while tuning", LT_NAME);
 		dobench_result_release(&heur);
-		dobench_result_release(&best);
 		return -1;
 	}
-	g.tuned.heur_median_ms = median_ms(&heur);
-	if (best_i != 0 && median_ms(&best) < g.tuned.heur_median_ms) {
+	g.tuned.heur_median_ms = heur_ms;
+	if (best_i != 0 && median_ms(&best) < heur_ms) {
 		g.tuned.best_index = best_i;
 		g.tuned.best_median_ms = median_ms(&best);
 		g.tuned.best_samples = best.samples_ms;
 		g.tuned.best_n = best.n;
 		best.samples_ms = NULL;
 	} else {
+		const struct dobench_result *h = heur_given ? heur_given : &heur;
+
 		g.tuned.best_index = 0;
-		g.tuned.best_median_ms = g.tuned.heur_median_ms;
-		g.tuned.best_samples = heur.samples_ms;
-		g.tuned.best_n = heur.n;
-		heur.samples_ms = NULL;
+		g.tuned.best_median_ms = heur_ms;
+		g.tuned.best_samples = malloc(h->n * sizeof(double));
+		memcpy(g.tuned.best_samples, h->samples_ms, h->n * sizeof(double));
+		g.tuned.best_n = h->n;
 	}
 	g.tuned.returned = g.returned;
 	g.tuned.tune = p->tune;
@@ -453,6 +477,14 @@ static int run_tune(const struct gemm_problem *p, char *why, size_t whylen)
 	dobench_result_release(&heur);
 	dobench_result_release(&best);
 	return 0;
+}
+
+static void add_tune_extra(json_t *rec, const struct gemm_problem *p)
+{
+	record_add_extra(rec, "heuristic_gap_pct", json_real((g.tuned.heur_median_ms / g.tuned.best_median_ms - 1.0) * 100.0));
+	record_add_extra(rec, "tune", json_pack("{s:i, s:i, s:i, s:O, s:s}", "requested", p->tune, "returned",
+						g.tuned.returned, "best_candidate", g.tuned.best_index, "screened_tflops",
+						g.tuned.screen, "screen_budget", "warmup min(warmup,10ms), rep min(rep,25ms)"));
 }
 
 void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)
@@ -475,22 +507,17 @@ void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)
 	if (p->dt == DT_FP8E4M3)
 		record_add_extra(rec, "fp8", json_pack("{s:s, s:s, s:f, s:f}", "format", GPU_FP8_FNUZ ? "e4m3fnuz" : "e4m3",
 						       "output", "bf16", "scale_a", 1.0, "scale_b", 1.0));
-	if (p->tune > 0) {
-		if (run_tune(p, why, sizeof(why)) < 0) {
+	if (tuning) {
+		if (run_tune(p, NULL, why, sizeof(why)) < 0) {
 			record_set_status(rec, "failed", "%s", why);
 			return;
 		}
-		record_add_extra(rec, "heuristic_gap_pct",
-				 json_real((g.tuned.heur_median_ms / g.tuned.best_median_ms - 1.0) * 100.0));
-		record_add_extra(rec, "tune", json_pack("{s:i, s:i, s:i, s:O}", "requested", p->tune, "returned",
-							g.tuned.returned, "best_candidate", g.tuned.best_index,
-							"screened_tflops", g.tuned.screen));
-	}
-	if (tuning) {
 		record_set_samples(rec, "tflops", "TFLOP/s", g.tuned.best_samples, g.tuned.best_n, gemm_tflops, (void *)p);
 		record_add_extra(rec, "algo", algo_json(g.tuned.best_index));
+		add_tune_extra(rec, p);
 		g.cur = g.tuned.best_index;
 	} else {
+		/* the heuristic's first is measured before any tuning, so tuning's load cannot colour it */
 		if (measure(&r, p, 0, p->warmup_ms, p->rep_ms) != 0) {
 			record_set_status(rec, "failed", "%s matmul failed: %s", LT_NAME, gpuGetErrorString(gpuGetLastError()));
 			return;
@@ -499,6 +526,12 @@ void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)
 		record_add_extra(rec, "algo", algo_json(0));
 		record_add_extra(rec, "schedule", json_pack("{s:f, s:I, s:I}", "estimate_ms", r.estimate_ms, "n_warmup",
 							    (json_int_t)r.n_warmup, "n_repeat", (json_int_t)r.n_repeat));
+		if (p->tune > 0) {
+			if (run_tune(p, &r, why, sizeof(why)) == 0)
+				add_tune_extra(rec, p);
+			else
+				record_add_extra(rec, "tune_error", json_string(why));
+		}
 		dobench_result_release(&r);
 		g.cur = 0;
 	}

@@ -258,6 +258,10 @@ int main(int argc, char **argv)
 									 "as Tensor.copy_; nvbandwidth counts half"
 									 : c.op == 1 ? "bytes read (size)" : "bytes written (size)"));
 			record_add_extra(rec, "counted_bytes", json_real(c.counted));
+			record_add_extra(rec, "method", json_string(c.op == 0 ? "device: cudaMemcpyAsync/hipMemcpyAsync device to "
+									   "device (what Tensor.copy_ calls); cpu: memcpy per thread"
+									   : c.op == 1 ? "16-byte vector loads, xor-reduced (cpu: 8-byte)"
+									   : "16-byte vector stores (cpu: memset per thread)"));
 #ifdef BENCH_GPU
 			if (use_gpu)
 				gpu_run(rec, &c, warmup, rep);

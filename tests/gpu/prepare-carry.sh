@@ -6,7 +6,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 rm -rf .carry build/portable
 mkdir -p .carry/bench/lib .carry/debs
-make -s BUILD=build/portable LDFLAGS='-Wl,--disable-new-dtags,-rpath,$$ORIGIN/lib' build/portable/bench
+make -s BUILD=build/portable LDFLAGS='-Wl,--disable-new-dtags,-rpath,\$$ORIGIN/lib' build/portable/bench
 cp build/portable/bench .carry/bench/bench
 ldd build/portable/bench | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
 	case $(basename "$lib") in

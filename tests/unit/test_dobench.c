@@ -173,7 +173,8 @@ static void test_gemm_check_detects_wrong_outputs(void **state)
 static void test_gemm_check_marks_record_failed(void **state)
 {
 	struct gemm_problem p;
-	json_t *rec = record_new("gemm", "x", json_object());
+	json_t *params = json_object();
+	json_t *rec = record_new("gemm", "x", params);
 
 	(void)state;
 	memset(&p, 0, sizeof(p));
@@ -186,6 +187,7 @@ static void test_gemm_check_marks_record_failed(void **state)
 	gemm_record_check(rec, &p, 1e-3);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(rec, "extra"), "check")), "ok");
 	json_decref(rec);
+	json_decref(params);
 }
 
 static void test_tflops_formula(void **state)

@@ -1,0 +1,132 @@
+#!/bin/sh
+# bench run on engine host: the run directory, a real quickstart-style run, and failure handling driven by
+# fake runners (crash, hang, garbage, early exit, wrong result), Ctrl-C followed by --resume.
+. "$(dirname "$0")/lib.sh"
+R=${BENCH_RUNNERS:?set BENCH_RUNNERS to the runners directory}
+FAKE=$(cd "$(dirname "$0")/../fake" && pwd)/fake-runner.py
+
+cat >"$T/m.yaml" <<'Y'
+bench: 1
+name: runtest
+target: {vendor: cpu}
+runtime: {engine: host, launcher: local, timeout: 3s}
+stack:
+  env: {OMP_NUM_THREADS: "1", BENCH_TEST_SECRET_KEY: "hunter2"}
+suites:
+  gemm: {dtypes: [fp32], layouts: [tn, nn], shapes: [[64, 64, 64], [96, 64, 32], [32, 32, 32]], warmup: 1ms, rep: 5ms, flush_bytes: 1MiB}
+  membw: {ops: [copy, write], bytes: 1MiB, warmup: 1ms, rep: 5ms}
+Y
+
+# --- a real run -------------------------------------------------------------------------------------------------
+expect 0 "a real run on the host exits 0" "$BENCH" run -q -o "$T/runs" "$T/m.yaml"
+D=$(cat "$T/out")
+for f in manifest.yaml plan.json status.json summary.json results/gemm.jsonl results/membw.jsonl logs/gemm.log \
+	 logs/membw.log cases/gemm.json env/environment.json env/raw/os-release; do
+	[ -f "$D/$f" ] && ok "run directory has $f" || not_ok "run directory lacks $f"
+done
+case "$D" in "$T/runs/runtest-"20[0-9][0-9][01][0-9][0-3][0-9]T[0-9][0-9][0-9][0-9][0-9][0-9]Z) ok "run directory named <name>-<UTC>" ;; *) not_ok "run directory name $D" ;; esac
+expect_same "manifest.yaml is the manifest, byte for byte" "$T/m.yaml" "$D/manifest.yaml"
+if python3 - "$D" <<'PY'
+import json, sys
+d = sys.argv[1]
+st = json.load(open(f"{d}/status.json"))
+assert st["state"] == "complete" and all(c["status"] == "ok" for c in st["cases"]) and len(st["cases"]) == 8
+g = [json.loads(l) for l in open(f"{d}/results/gemm.jsonl")]
+assert [r["case"] for r in g] == [c["case"] for c in st["cases"] if c["suite"] == "gemm"]
+env = json.load(open(f"{d}/env/environment.json"))
+assert env["host"]["cores"] >= 1 and env["host"]["kernel"]
+assert env["env"]["BENCH_TEST_SECRET_KEY"] == "<redacted>", env["env"]
+s = json.load(open(f"{d}/summary.json"))
+assert s["counts"]["ok"] == 8 and s["counts"]["failed"] == 0
+PY
+then ok "status complete, records in plan order, environment captured with secrets redacted, summary"; else not_ok "run content"; fi
+grep -q 'OMP_NUM_THREADS=1' "$D/logs/gemm.log" 2>/dev/null || true
+expect 0 "--dry-run prints the plan and the exact commands, runs nothing" "$BENCH" run --dry-run -o "$T/dry" "$T/m.yaml"
+expect_out "gemm         cblas/fp32/tn/64x64x64/default"
+expect_out "/bench-gemm --config RUN_DIR/cases/gemm.json"
+[ ! -d "$T/dry" ] && ok "--dry-run created no run directory" || not_ok "--dry-run created $T/dry"
+expect 0 "--suite runs only the named suite" "$BENCH" run -q --suite membw -o "$T/runs2" "$T/m.yaml"
+D2=$(cat "$T/out")
+[ ! -s "$D2/results/gemm.jsonl" ] && [ -s "$D2/results/membw.jsonl" ] && ok "only membw ran" || not_ok "--suite membw"
+grep -q '"status": "skipped"' "$D2/status.json" && ok "unselected cases are skipped in status.json" || not_ok "unselected status"
+
+# --- fake runners -------------------------------------------------------------------------------------------------
+mkdir -p "$T/fake"
+ln -s "$FAKE" "$T/fake/bench-gemm"
+ln -s "$R/bench-membw" "$T/fake/bench-membw"
+fake() { # mode expected-exit description
+	mode=$1 code=$2
+	shift 2
+	BENCH_RUNNERS=$T/fake FAKE_MODE=$mode FAKE_GOOD=2 FAKE_PIDFILE=$T/pid expect "$code" "$*" "$BENCH" run -q -o "$T/f-$mode" "$T/m.yaml"
+	FD=$(ls -d "$T/f-$mode"/runtest-* | head -n 1)
+}
+counts() { python3 - "$FD" "$@" <<'PY'
+import json, sys
+d, want_ok, want_bad, reason = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+st = json.load(open(f"{d}/status.json"))
+g = [c for c in st["cases"] if c["suite"] == "gemm"]
+ok = [c for c in g if c["status"] == "ok"]
+bad = [c for c in g if c["status"] == "failed"]
+recs = [json.loads(l) for l in open(f"{d}/results/gemm.jsonl")]
+assert len(ok) == want_ok and len(bad) == want_bad, (len(ok), len(bad))
+assert len(recs) == want_ok + sum(1 for c in g if c["status"] == "failed" and "planted" in c.get("error", ""))
+assert all(reason in c["error"] for c in bad if "planted" not in c["error"]), [c["error"] for c in bad]
+m = [c for c in st["cases"] if c["suite"] == "membw"]
+assert all(c["status"] == "ok" for c in m), "the other suite must still run"
+PY
+}
+
+fake crash 6 "a runner that crashes: exit 6"
+counts 2 4 "killed by signal 11" && ok "crash: 2 records kept, 4 cases failed with the signal, membw still ran" || not_ok "crash bookkeeping"
+t0=$(date +%s)
+fake hang 6 "a runner that hangs: exit 6 after the timeout"
+t1=$(date +%s)
+counts 2 4 "did not finish within the suite timeout" && ok "hang: 2 records kept, the rest failed with the timeout" || not_ok "hang bookkeeping"
+[ $((t1 - t0)) -lt 20 ] && ok "the hang was ended in $((t1 - t0))s (timeout 3s)" || not_ok "hang took $((t1 - t0))s"
+pid=$(cat "$T/pid" 2>/dev/null)
+if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then not_ok "the hung runner $pid is still alive"; else ok "the hung runner is gone"; fi
+if pgrep -f "sleep 1000" >/dev/null; then not_ok "the hung runner's child survived"; pkill -f "sleep 1000"; else ok "its whole process group was killed"; fi
+fake garbage 0 "a runner that prints garbage between records: its records still count"
+counts 6 0 "-" && ok "garbage: all 6 records kept" || not_ok "garbage bookkeeping"
+grep -q "malformed line" "$FD/logs/gemm.log" && grep -q "not in this run" "$FD/logs/gemm.log" && ok "garbage is logged" || not_ok "garbage not logged"
+fake early 6 "a runner that exits early: exit 6"
+counts 2 4 "exited with status 3" && ok "early exit: 2 records kept, the rest failed with the status" || not_ok "early bookkeeping"
+fake wrong 7 "a wrong result: exit 7"
+expect_err "correctness check failed"
+
+# --- Ctrl-C, then --resume ------------------------------------------------------------------------------------------
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_DELAY=0.4 "$BENCH" run -q -o "$T/int" "$T/m.yaml" >"$T/out" 2>"$T/err" &
+bp=$!
+n=0
+while [ "$n" -lt 100 ]; do
+	f=$(ls "$T"/int/runtest-*/results/gemm.jsonl 2>/dev/null | head -n 1)
+	[ -n "$f" ] && [ "$(wc -l <"$f")" -ge 2 ] && break
+	sleep 0.1
+	n=$((n + 1))
+done
+kill -INT "$bp"
+wait "$bp"
+rc=$?
+[ "$rc" = 6 ] && ok "SIGINT: exit 6" || not_ok "SIGINT exit $rc"
+ID=$(ls -d "$T"/int/runtest-* | head -n 1)
+grep -q '"state": "interrupted"' "$ID/status.json" && grep -q '"status": "interrupted"' "$ID/status.json" &&
+	ok "status.json: state interrupted, unfinished cases interrupted" || not_ok "interrupted status"
+grep -q "bench run --resume" "$T/err" && ok "the message says how to resume" || not_ok "no resume hint"
+before=$(wc -l <"$ID/results/gemm.jsonl")
+head -n "$before" "$ID/results/gemm.jsonl" >"$T/kept.jsonl"
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok expect 0 "--resume completes the run" "$BENCH" run -q --resume "$ID"
+if python3 - "$ID" "$T/kept.jsonl" <<'PY'
+import json, sys
+d, kept = sys.argv[1], sys.argv[2]
+st = json.load(open(f"{d}/status.json"))
+assert st["state"] == "complete" and all(c["status"] == "ok" for c in st["cases"]), st
+recs = [l for l in open(f"{d}/results/gemm.jsonl")]
+keys = [json.loads(l)["case"] for l in recs]
+assert len(keys) == len(set(keys)) == 6, keys           # nothing duplicated, nothing missing
+assert recs[:len(open(kept).readlines())] == open(kept).readlines()   # measured records untouched
+PY
+then ok "after --resume: every case ok once, the records measured before Ctrl-C kept byte for byte"; else not_ok "resume content"; fi
+expect 2 "--resume with a manifest too is a usage error" "$BENCH" run --resume "$ID" "$T/m.yaml"
+expect 1 "--resume of a directory that is not a run" "$BENCH" run --resume "$T"
+expect_err "is not a run directory"
+finish

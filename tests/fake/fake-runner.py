@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""A misbehaving runner for bench run's failure tests. Installed under a suite's runner name (bench-gemm ...);
+FAKE_MODE picks the behaviour, FAKE_GOOD how many valid records come first, FAKE_DELAY seconds between records.
+  ok       every case, valid records
+  crash    FAKE_GOOD records, then SIGSEGV
+  hang     FAKE_GOOD records, then sleeps forever (with a child that sleeps too)
+  garbage  valid records with garbage lines between them
+  early    FAKE_GOOD records, then exit 3
+  wrong    every case, the first one failed by a correctness check
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+args = sys.argv[1:]
+cfg = json.load(open(args[args.index("--config") + 1]))
+mode = os.environ.get("FAKE_MODE", "ok")
+good = int(os.environ.get("FAKE_GOOD", "1"))
+delay = float(os.environ.get("FAKE_DELAY", "0"))
+suite = cfg["suite"]
+
+
+def record(c, status="ok", extra=None):
+    r = {"schema": "bench.result/v1", "suite": suite, "case": c["case"], "params": c["params"], "status": status,
+         "metric": "tflops", "unit": "TFLOP/s", "value": 1.5 if status == "ok" else None,
+         "stats": {"n": 3, "median": 1.5, "mean": 1.5, "min": 1.4, "max": 1.6, "p10": 1.42, "p90": 1.58, "cv": 0.05} if status == "ok" else None,
+         "samples_ms": [1.0, 1.1, 0.9] if status == "ok" else None, "extra": extra or {},
+         "error": None if status == "ok" else "wrong result: planted by the fake runner"}
+    print(json.dumps(r), flush=True)
+
+
+print(f"fake runner: mode {mode}, {len(cfg['cases'])} cases", file=sys.stderr)
+for i, c in enumerate(cfg["cases"]):
+    if mode in ("crash", "hang", "early") and i == good:
+        if mode == "crash":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if mode == "hang":
+            subprocess.Popen(["sleep", "1000"])  # a grandchild the timeout must end too
+            with open(os.environ.get("FAKE_PIDFILE", "/dev/null"), "w") as f:
+                f.write(str(os.getpid()))
+            time.sleep(1000)
+        if mode == "early":
+            sys.exit(3)
+    if mode == "garbage":
+        print("this is not json", flush=True)
+        print('{"schema": "bench.result/v1", "case": "no/such/case", "status": "ok", "suite": "x"}', flush=True)
+        print("[1, 2, 3]", flush=True)
+    if mode == "wrong" and i == 0:
+        record(c, "failed", {"check": "wrong"})
+    else:
+        record(c)
+    time.sleep(delay)
