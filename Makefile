@@ -14,7 +14,7 @@ CC        ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS      := yaml-0.1 libgit2 libarchive libcrypto jansson libcurl
 DEB_PKGS  := build-essential pkg-config python3 libyaml-dev libgit2-dev libarchive-dev libssl-dev libjansson-dev \
-             libcurl4-openssl-dev libcmocka-dev libopenblas-dev
+             libcurl4-openssl-dev libcmocka-dev libopenblas-dev openmpi-bin libopenmpi-dev
 VERSION   := 0.1.0
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
@@ -62,11 +62,28 @@ RUNNER_COMMON += runners/common/gpu_common.c
 GEMM_GPU := runners/gemm/gemm_blaslt.c
 endif
 RUNNER_DIR := $(BUILD)/runners
-RUNNERS := $(RUNNER_DIR)/bench-gemm $(RUNNER_DIR)/bench-membw
+RUNNERS := $(RUNNER_DIR)/bench-gemm $(RUNNER_DIR)/bench-membw $(RUNNER_DIR)/bench-coll
+
+# bench-coll: MPI when mpicc is found (backend mpi, and one rank per GPU under mpirun); NCCL with the GPU toolkit
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+MPI_CFLAGS := $(if $(MPICC),$(shell $(MPICC) --showme:compile 2>/dev/null) -DBENCH_MPI)
+MPI_LIBS   := $(if $(MPICC),$(shell $(MPICC) --showme:link 2>/dev/null))
+NCCL_HOME ?= $(if $(wildcard $(CUDA_HOME)/include/nccl.h),$(CUDA_HOME),/usr)
+ifneq ($(NVCC),)
+CCL_FLAGS := -isystem $(NCCL_HOME)/include
+CCL_LIBS  := -L$(NCCL_HOME)/lib64 -L$(NCCL_HOME)/lib/x86_64-linux-gnu -Wl,-rpath,$(NCCL_HOME)/lib64 -lnccl
+endif
+
+$(RUNNER_DIR)/bench-coll: runners/coll/coll.c runners/coll/coll_sizes.c $(RUNNER_COMMON) $(GPU_OBJ) \
+                          $(wildcard runners/coll/*.h runners/common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(RUNNER_CFLAGS) $(MPI_CFLAGS) $(CCL_FLAGS) -o $@ runners/coll/coll.c runners/coll/coll_sizes.c \
+	  $(RUNNER_COMMON) $(GPU_OBJ) $(CCL_LIBS) $(MPI_LIBS) $(RUNNER_LIBS)
 
 runners: $(RUNNERS)
 
-$(RUNNER_DIR)/obj/gpu_kernels.o: runners/common/gpu_kernels.cu runners/common/gpu.h runners/common/rng.h runners/common/dtype.h
+$(RUNNER_DIR)/obj/gpu_kernels.o: runners/common/gpu_kernels.cu runners/common/gpu.h runners/common/rng.h runners/common/dtype.h \
+                                 runners/coll/coll.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -O3 -std=c++17 $(GPU_DEFS) $(NVCC_GENCODE) -Xcompiler -fPIC $(JANSSON_CFLAGS) -c -o $@ $<
 
@@ -129,7 +146,7 @@ run: deps
 
 # --- tests ---------------------------------------------------------------------------------------------------------
 # unit tests link the tool's library and the runners' pure-C parts (timing core, records, GEMM check)
-UNIT_RUNNER_SRC := runners/common/dobench.c runners/common/record.c runners/gemm/check.c
+UNIT_RUNNER_SRC := runners/common/dobench.c runners/common/record.c runners/gemm/check.c runners/coll/coll_sizes.c
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_SRC) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Irunners $(CMOCKA_CFLAGS) -o $@ $< $(UNIT_RUNNER_SRC) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) -lm $(ALL_LDFLAGS)

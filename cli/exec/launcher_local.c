@@ -1,12 +1,14 @@
-/* launcher_local.c — launcher local: the runner is started once on this machine (it drives every local GPU). */
+/* launcher_local.c — launcher local: everything on this machine. A suite that needs one process per rank
+ * (collectives with backend mpi) is started with mpirun -np N here; everything else runs once. */
 #include "exec.h"
+
+extern const struct launcher_ops launcher_mpirun;
 
 static int local_prefix(struct strvec *out, const struct manifest *m, long long ranks)
 {
-	(void)out;
-	(void)m;
-	(void)ranks;
-	return 0;
+	if (ranks <= 1)
+		return 0;
+	return launcher_mpirun.prefix_argv(out, m, ranks);
 }
 
 const struct launcher_ops launcher_local = {

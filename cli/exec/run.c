@@ -340,8 +340,12 @@ static int run_suite(struct run *r, const struct suite_ops *s, int *tried_make)
 	const char *why = NULL;
 	char whybuf[512];
 	int err = 0, logfd = -1;
+	long long nproc = 1;
 
 	memset(&sr, 0, sizeof(sr));
+	for (size_t i = 0; i < r->m.nsuites; i++)
+		if (r->m.suites[i].ops == s && s->processes)
+			nproc = s->processes(&r->m.suites[i], &r->m);
 	sr.r = r;
 	sr.s = s;
 	sr.batch = xcalloc(r->plan.n, sizeof(*sr.batch));
@@ -378,7 +382,7 @@ static int run_suite(struct run *r, const struct suite_ops *s, int *tried_make)
 		why = whybuf;
 		goto mark;
 	}
-	if (s->per_rank && lau->prefix_argv(&argv, &r->m, r->m.target.nodes * r->m.target.gpus_per_node) < 0) {
+	if (nproc > 1 && lau->prefix_argv(&argv, &r->m, nproc) < 0) {
 		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
 		why = whybuf;
 		goto mark;
@@ -388,7 +392,7 @@ static int run_suite(struct run *r, const struct suite_ops *s, int *tried_make)
 			*tried_make = 1;
 			if (try_make_runners(r) == 0) {
 				strvec_release(&argv);
-				if (!s->per_rank || lau->prefix_argv(&argv, &r->m, r->m.target.nodes * r->m.target.gpus_per_node) == 0)
+				if (nproc <= 1 || lau->prefix_argv(&argv, &r->m, nproc) == 0)
 					if (eng->runner_argv(&argv, &r->m, s->program, cases_path) == 0)
 						goto start;
 			}
@@ -631,7 +635,7 @@ static void dry_run(struct run *r)
 		const struct suite_ops *ops = r->m.suites[s].ops;
 		const struct engine_ops *eng = engine_find(engine_names[r->m.runtime.engine]);
 		const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
-		long long ranks = r->m.target.nodes * r->m.target.gpus_per_node;
+		long long ranks = ops->processes ? ops->processes(&r->m.suites[s], &r->m) : 1;
 		struct strvec argv = STRVEC_INIT;
 		struct strbuf cmd = STRBUF_INIT;
 		char *cases = xstrfmt("RUN_DIR/cases/%s.json", ops->name);
@@ -650,7 +654,7 @@ static void dry_run(struct run *r)
 			bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[r->m.runtime.engine]);
 		else if (!lau)
 			bench_error_set(BENCH_E_FAIL, "launcher '%s' is not implemented yet", launcher_names[r->m.runtime.launcher]);
-		if (eng && lau && (!ops->per_rank || lau->prefix_argv(&argv, &r->m, ranks) == 0) &&
+		if (eng && lau && (ranks <= 1 || lau->prefix_argv(&argv, &r->m, ranks) == 0) &&
 		    eng->runner_argv(&argv, &r->m, ops->program, cases) == 0) {
 			for (size_t i = 0; i < argv.n; i++) {
 				if (i)

@@ -36,7 +36,8 @@ struct suite_ops {
 	const char *program;          /* runner executable inside the image */
 	const char *metric;           /* headline metric of its records */
 	const char *unit;
-	int per_rank;                 /* one process per rank under a launcher (collectives) */
+	/* How many processes the launcher must start (one per rank), or NULL / 1 for one process. */
+	long long (*processes)(const struct suite_cfg *cfg, const struct manifest *m);
 	enum { SUITE_PEAK_NONE, SUITE_PEAK_TFLOPS, SUITE_PEAK_HBM } peak; /* the datasheet figure its headline is a share of */
 	const struct param_def *params; /* terminated by an entry with name NULL */
 	/* Cross-field rules the per-parameter schema cannot express. */

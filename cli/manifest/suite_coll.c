@@ -74,6 +74,17 @@ static void coll_check(struct suite_check *c, const struct manifest *m)
 		suite_check_error(c, root, "'root' is %lld but the run has %lld rank(s)", root->i, ranks);
 }
 
+/* backend mpi needs a process per rank; NCCL/RCCL drive every local GPU from one process (a thread each)
+ * unless the launcher starts one rank per GPU (mpirun, slurm) */
+static long long coll_processes(const struct suite_cfg *cfg, const struct manifest *m)
+{
+	long long ranks = m->target.nodes * m->target.gpus_per_node;
+
+	if (!strcmp(suite_cfg_get(cfg, "backend")->str, "mpi") || m->runtime.launcher != LAUNCHER_LOCAL)
+		return ranks;
+	return 1;
+}
+
 static int coll_plan(struct plan *out, const struct suite_cfg *cfg, const struct manifest *m)
 {
 	static const char *const lists[] = { "ops", "min_bytes", "max_bytes", "factor", "sizes", "placements", NULL };
@@ -126,7 +137,7 @@ const struct suite_ops suite_collectives = {
 	.program = "bench-coll",
 	.metric = "busbw_gbps",
 	.unit = "GB/s",
-	.per_rank = 1,
+	.processes = coll_processes,
 	.params = coll_params,
 	.check = coll_check,
 	.plan = coll_plan,

@@ -3,6 +3,7 @@
 #include "gpu.h"
 #include "rng.h"
 #include "dtype.h"
+#include "../coll/coll.h"
 
 #if defined(BENCH_HIP)
 #include <hip/hip_runtime.h>
@@ -100,4 +101,63 @@ extern "C" int gpu_membw(int op, void *dst, const void *src, size_t bytes, gpuSt
 	default: return -1;
 	}
 	return gpuGetLastError() == gpuSuccess ? 0 : -1;
+}
+
+// Collectives: inputs are exactly known small integers (coll_value), outputs are compared exactly.
+template <typename T> __device__ inline float to_float(T x);
+template <> __device__ inline float to_float<float>(float x) { return x; }
+template <> __device__ inline float to_float<__half>(__half x) { return __half2float(x); }
+template <> __device__ inline float to_float<bf16_t>(bf16_t x) { return __bfloat162float(x); }
+
+template <typename T>
+__global__ void coll_fill_kernel(T *p, size_t count, int rank, size_t base)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
+		p[i] = from_float<T>(coll_value(rank, base + i));
+}
+
+template <typename T>
+__global__ void coll_check_kernel(const T *p, size_t count, int op, int rank, int n, size_t chunk, int root,
+				  unsigned long long *wrong)
+{
+	unsigned long long w = 0;
+
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
+		w += to_float<T>(p[i]) != coll_expected(op, rank, n, chunk, root, i);
+	if (w)
+		atomicAdd(wrong, w);
+}
+
+extern "C" int gpu_coll_fill(void *p, int dtype, size_t count, int rank, size_t base, gpuStream_t s)
+{
+	const int threads = 256, blocks = 2048;
+
+	switch (dtype) {
+	case DT_FP32: coll_fill_kernel<float><<<blocks, threads, 0, s>>>((float *)p, count, rank, base); break;
+	case DT_FP16: coll_fill_kernel<__half><<<blocks, threads, 0, s>>>((__half *)p, count, rank, base); break;
+	case DT_BF16: coll_fill_kernel<bf16_t><<<blocks, threads, 0, s>>>((bf16_t *)p, count, rank, base); break;
+	default: return -1;
+	}
+	return gpuGetLastError() == gpuSuccess ? 0 : -1;
+}
+
+extern "C" long long gpu_coll_check(const void *p, int dtype, size_t count, int op, int rank, int n, size_t chunk,
+				    int root, gpuStream_t s)
+{
+	const int threads = 256, blocks = 2048;
+	unsigned long long *d = NULL, h = 0;
+
+	if (gpuMalloc((void **)&d, sizeof(*d)) != gpuSuccess)
+		return -1;
+	gpuMemsetAsync(d, 0, sizeof(*d), s);
+	switch (dtype) {
+	case DT_FP32: coll_check_kernel<float><<<blocks, threads, 0, s>>>((const float *)p, count, op, rank, n, chunk, root, d); break;
+	case DT_FP16: coll_check_kernel<__half><<<blocks, threads, 0, s>>>((const __half *)p, count, op, rank, n, chunk, root, d); break;
+	case DT_BF16: coll_check_kernel<bf16_t><<<blocks, threads, 0, s>>>((const bf16_t *)p, count, op, rank, n, chunk, root, d); break;
+	default: gpuFree(d); return -1;
+	}
+	gpuStreamSynchronize(s);
+	gpuMemcpy(&h, d, sizeof(h), gpuMemcpyDeviceToHost);
+	gpuFree(d);
+	return (long long)h;
 }

@@ -1,0 +1,854 @@
+/*
+ * bench-coll — collective bus bandwidth exactly as nccl-tests defines it (runner contract: DESIGN.md §5).
+ *   bench-coll --config CASES.json                 one process driving every local GPU, a thread per GPU
+ *   mpirun -np N bench-coll --config CASES.json    one rank per GPU (NCCL id over MPI), or backend mpi (CPU)
+ * Per case (op, size, placement): warm-up iterations, then `iters` timed iterations with an event pair (GPU)
+ * or clock pair (CPU) each; time = mean over iterations and ranks (nccl-tests' figure, in extra), headline =
+ * busbw from the median of the per-iteration times (averaged over ranks). Then a data check: inputs filled
+ * with exactly known small integers, one more call, every output element compared exactly.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef BENCH_MPI
+#include <mpi.h>
+#endif
+
+#include "../common/dtype.h"
+#include "../common/gpu.h"
+#include "../common/record.h"
+#include "coll.h"
+
+#if defined(BENCH_GPU)
+#if defined(BENCH_HIP)
+#include <rccl/rccl.h>
+#define CCL_NAME "rccl"
+#else
+#include <nccl.h>
+#define CCL_NAME "nccl"
+#endif
+#define BENCH_CCL 1
+int gpu_coll_fill(void *p, int dtype, size_t count, int rank, size_t base, gpuStream_t s);
+long long gpu_coll_check(const void *p, int dtype, size_t count, int op, int rank, int n, size_t chunk, int root,
+			 gpuStream_t s);
+#endif
+
+static const char *const usage = "bench-coll --config CASES.json  (under mpirun: one rank per GPU, or backend mpi)";
+
+/* Test hook: BENCH_FAULT=coll-wrong plants one wrong element on rank 0 before the data check, so the tests
+ * can prove the check catches it. */
+static int fault_wrong(int rank)
+{
+	const char *f = getenv("BENCH_FAULT");
+
+	return rank == 0 && f && !strcmp(f, "coll-wrong");
+}
+
+/* ---- a team of ranks: threads of one process, or MPI ranks -------------------------------------------------- */
+
+struct team {
+	int rank, n, mpi;
+	pthread_barrier_t *bar;
+	double **slots; /* thread team: each rank's vector, for sums */
+};
+
+static void team_barrier(struct team *t)
+{
+#ifdef BENCH_MPI
+	if (t->mpi) {
+		MPI_Barrier(MPI_COMM_WORLD);
+		return;
+	}
+#endif
+	pthread_barrier_wait(t->bar);
+}
+
+/* v[i] := sum over ranks of v[i] */
+static void team_sum(struct team *t, double *v, size_t n)
+{
+	double *tmp;
+
+#ifdef BENCH_MPI
+	if (t->mpi) {
+		MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+		return;
+	}
+#endif
+	tmp = calloc(n ? n : 1, sizeof(*tmp));
+	t->slots[t->rank] = v;
+	pthread_barrier_wait(t->bar);
+	for (int q = 0; q < t->n; q++)
+		for (size_t i = 0; i < n; i++)
+			tmp[i] += t->slots[q][i];
+	pthread_barrier_wait(t->bar);
+	memcpy(v, tmp, n * sizeof(*v));
+	free(tmp);
+}
+
+/* ---- one case on one rank ------------------------------------------------------------------------------------- */
+
+struct ccase {
+	const char *key;
+	enum coll_op op;
+	enum dtype dt;
+	int in_place;
+	size_t nominal;
+	int root, warmup, iters, check;
+};
+
+struct outcome {
+	double *iter_ms; /* per-iteration time, mean over ranks */
+	double loop_ms;  /* whole timed loop / iters, mean over ranks (nccl-tests' time) */
+	long long wrong;
+	int status;      /* 0 ok, 1 skipped, 2 failed */
+	char why[256];
+	struct coll_sizes sz;
+};
+
+struct backend {
+	const char *name;
+	/* prepare buffers; 1 = does not fit (why set), -1 = error */
+	int (*prepare)(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n, char *why, size_t whylen);
+	int (*fill)(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank);
+	int (*run)(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n, int timed, size_t i);
+	int (*finish)(void *ctx, double *iter_ms, size_t iters, double *loop_ms); /* sync and read the clocks */
+	long long (*check)(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n);
+	void *ctx;
+};
+
+static int run_case(struct outcome *o, struct team *t, const struct backend *b, const struct ccase *c)
+{
+	double flags[2] = { 0, 0 }, wrong;
+	size_t elem = dtype_size(c->dt);
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	coll_sizes(&o->sz, c->op, c->nominal, elem, t->n);
+	o->iter_ms = calloc((size_t)c->iters, sizeof(double));
+	if (o->sz.bytes == 0) {
+		o->status = 1;
+		snprintf(o->why, sizeof(o->why), "size %zu is smaller than one element per rank (%d ranks)", c->nominal, t->n);
+		return 0;
+	}
+	if (c->op == OP_ALL_TO_ALL && c->in_place && strcmp(b->name, "mpi")) {
+		o->status = 1;
+		snprintf(o->why, sizeof(o->why), "all_to_all has no in-place form in %s (send/recv need distinct buffers)",
+			 b->name);
+		return 0;
+	}
+	rc = b->prepare(b->ctx, c, &o->sz, t->rank, t->n, o->why, sizeof(o->why));
+	flags[0] = rc == 1;
+	flags[1] = rc < 0;
+	team_sum(t, flags, 2); /* every rank skips or fails together */
+	if (flags[0] || flags[1]) {
+		o->status = flags[1] ? 2 : 1;
+		if (!rc)
+			snprintf(o->why, sizeof(o->why), "another rank could not allocate the buffers");
+		return 0;
+	}
+	if (b->fill(b->ctx, c, &o->sz, t->rank) < 0)
+		goto fail;
+	team_barrier(t);
+	for (int i = 0; i < c->warmup; i++)
+		if (b->run(b->ctx, c, &o->sz, t->rank, t->n, 0, 0) < 0)
+			goto fail;
+	if (b->finish(b->ctx, NULL, 0, NULL) < 0)
+		goto fail;
+	team_barrier(t);
+	for (int i = 0; i < c->iters; i++)
+		if (b->run(b->ctx, c, &o->sz, t->rank, t->n, 1, (size_t)i) < 0)
+			goto fail;
+	if (b->finish(b->ctx, o->iter_ms, (size_t)c->iters, &o->loop_ms) < 0)
+		goto fail;
+	team_sum(t, o->iter_ms, (size_t)c->iters);
+	for (int i = 0; i < c->iters; i++)
+		o->iter_ms[i] /= t->n;
+	team_sum(t, &o->loop_ms, 1);
+	o->loop_ms /= t->n;
+	wrong = 0;
+	if (c->check) {
+		team_barrier(t);
+		if (b->fill(b->ctx, c, &o->sz, t->rank) < 0)
+			goto fail;
+		team_barrier(t);
+		if (b->run(b->ctx, c, &o->sz, t->rank, t->n, 0, 0) < 0 || b->finish(b->ctx, NULL, 0, NULL) < 0)
+			goto fail;
+		wrong = (double)b->check(b->ctx, c, &o->sz, t->rank, t->n);
+	}
+	team_sum(t, &wrong, 1);
+	o->wrong = (long long)wrong;
+	return 0;
+fail:
+	o->status = 2;
+	if (!o->why[0])
+		snprintf(o->why, sizeof(o->why), "%s %s failed", b->name, coll_op_name(c->op));
+	return -1;
+}
+
+/* ---- backend mpi: host buffers --------------------------------------------------------------------------------- */
+#ifdef BENCH_MPI
+struct mpi_ctx {
+	unsigned char *send, *recv;
+	size_t send_bytes, recv_bytes;
+	double t0, loop0;
+	double *iter;
+	size_t n_iter;
+	MPI_Op sum16[2]; /* bf16, fp16 sums */
+};
+
+static void sum_bf16(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	uint16_t *a = in, *b = inout;
+
+	(void)dt;
+	for (int i = 0; i < *len; i++)
+		b[i] = float_to_bf16(bf16_to_float(a[i]) + bf16_to_float(b[i]));
+}
+
+static uint16_t float_to_fp16(float f)
+{
+	/* exact for the small integers of the data check and for ordinary values; round to nearest */
+	uint32_t x, sign, mant;
+	int exp;
+
+	memcpy(&x, &f, 4);
+	sign = (x >> 16) & 0x8000;
+	exp = (int)((x >> 23) & 0xff) - 127 + 15;
+	mant = x & 0x7fffff;
+	if (exp <= 0)
+		return (uint16_t)sign;
+	if (exp >= 31)
+		return (uint16_t)(sign | 0x7c00);
+	mant += 0x1000;
+	if (mant & 0x800000) {
+		mant = 0;
+		exp++;
+	}
+	return (uint16_t)(sign | (uint32_t)exp << 10 | mant >> 13);
+}
+
+static void sum_fp16(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	uint16_t *a = in, *b = inout;
+
+	(void)dt;
+	for (int i = 0; i < *len; i++)
+		b[i] = float_to_fp16(fp16_to_float(a[i]) + fp16_to_float(b[i]));
+}
+
+static MPI_Datatype mpi_type(enum dtype dt)
+{
+	return dt == DT_FP32 ? MPI_FLOAT : MPI_UINT16_T;
+}
+
+static MPI_Op mpi_sum(struct mpi_ctx *m, enum dtype dt)
+{
+	return dt == DT_FP32 ? MPI_SUM : m->sum16[dt == DT_FP16];
+}
+
+static int mpi_prepare(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n, char *why, size_t whylen)
+{
+	struct mpi_ctx *m = ctx;
+	size_t elem = dtype_size(c->dt), sb = sz->in_count * elem, rb = sz->out_count * elem;
+
+	(void)rank;
+	(void)n;
+	if (c->in_place) /* one buffer holds input and output */
+		sb = 0, rb = (sz->in_count > sz->out_count ? sz->in_count : sz->out_count) * elem;
+	if (sb > m->send_bytes) {
+		free(m->send);
+		m->send = malloc(sb);
+		m->send_bytes = m->send ? sb : 0;
+	}
+	if (rb > m->recv_bytes) {
+		free(m->recv);
+		m->recv = malloc(rb);
+		m->recv_bytes = m->recv ? rb : 0;
+	}
+	if ((sb && !m->send) || !m->recv) {
+		snprintf(why, whylen, "out of host memory for %zu + %zu bytes", sb, rb);
+		return 1;
+	}
+	return 0;
+}
+
+static void put(unsigned char *p, enum dtype dt, size_t i, float v)
+{
+	if (dt == DT_FP32)
+		((float *)p)[i] = v;
+	else if (dt == DT_BF16)
+		((uint16_t *)p)[i] = float_to_bf16(v);
+	else
+		((uint16_t *)p)[i] = float_to_fp16(v);
+}
+
+static float get(const unsigned char *p, enum dtype dt, size_t i)
+{
+	if (dt == DT_FP32)
+		return ((const float *)p)[i];
+	if (dt == DT_BF16)
+		return bf16_to_float(((const uint16_t *)p)[i]);
+	return fp16_to_float(((const uint16_t *)p)[i]);
+}
+
+/* Where this rank's input lives: the send buffer, or inside the receive buffer when in place. */
+static unsigned char *mpi_input(struct mpi_ctx *m, const struct ccase *c, const struct coll_sizes *sz, int rank)
+{
+	if (!c->in_place)
+		return m->send;
+	if (c->op == OP_ALL_GATHER)
+		return m->recv + (size_t)rank * sz->chunk * dtype_size(c->dt);
+	return m->recv;
+}
+
+static int mpi_fill(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank)
+{
+	struct mpi_ctx *m = ctx;
+	unsigned char *in = mpi_input(m, c, sz, rank);
+
+	for (size_t j = 0; j < sz->in_count; j++)
+		put(in, c->dt, j, coll_value(rank, j));
+	if (!c->in_place)
+		memset(m->recv, 0xff, sz->out_count * dtype_size(c->dt));
+	return 0;
+}
+
+static int mpi_run(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n, int timed, size_t i)
+{
+	struct mpi_ctx *m = ctx;
+	size_t elem = dtype_size(c->dt);
+	MPI_Datatype t = mpi_type(c->dt);
+	void *send = c->in_place ? MPI_IN_PLACE : m->send;
+	double t0 = MPI_Wtime();
+	int rc = MPI_SUCCESS;
+
+	if (timed && i == 0)
+		m->loop0 = t0;
+	switch (c->op) {
+	case OP_ALL_REDUCE:
+		rc = MPI_Allreduce(send, m->recv, (int)sz->in_count, t, mpi_sum(m, c->dt), MPI_COMM_WORLD);
+		break;
+	case OP_ALL_GATHER:
+		rc = MPI_Allgather(send, (int)sz->chunk, t, m->recv, (int)sz->chunk, t, MPI_COMM_WORLD);
+		break;
+	case OP_REDUCE_SCATTER:
+		rc = MPI_Reduce_scatter_block(send, c->in_place ? m->recv : m->recv, (int)sz->chunk, t, mpi_sum(m, c->dt),
+					      MPI_COMM_WORLD);
+		break;
+	case OP_ALL_TO_ALL:
+		rc = MPI_Alltoall(send, (int)sz->chunk, t, m->recv, (int)sz->chunk, t, MPI_COMM_WORLD);
+		break;
+	case OP_BROADCAST:
+		if (!c->in_place && rank == c->root)
+			memcpy(m->recv, m->send, sz->in_count * elem);
+		rc = MPI_Bcast(m->recv, (int)sz->in_count, t, c->root, MPI_COMM_WORLD);
+		break;
+	default:
+		return -1;
+	}
+	(void)n;
+	if (timed) {
+		if (i >= m->n_iter) {
+			m->iter = realloc(m->iter, (i + 1) * 2 * sizeof(double));
+			m->n_iter = (i + 1) * 2;
+		}
+		m->iter[i] = (MPI_Wtime() - t0) * 1e3;
+		m->t0 = MPI_Wtime();
+	}
+	return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+static int mpi_finish(void *ctx, double *iter_ms, size_t iters, double *loop_ms)
+{
+	struct mpi_ctx *m = ctx;
+
+	if (iter_ms) {
+		memcpy(iter_ms, m->iter, iters * sizeof(double));
+		*loop_ms = (m->t0 - m->loop0) * 1e3 / (double)iters;
+	}
+	return 0;
+}
+
+static long long mpi_check(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n)
+{
+	struct mpi_ctx *m = ctx;
+	const unsigned char *out = m->recv;
+	long long wrong = 0;
+
+	if (c->in_place && c->op == OP_REDUCE_SCATTER)
+		out = m->recv; /* MPI_Reduce_scatter_block in place leaves this rank's chunk at the start */
+	if (fault_wrong(rank))
+		put(m->recv, c->dt, 0, 99.0f);
+	for (size_t j = 0; j < sz->out_count; j++)
+		wrong += get(out, c->dt, j) != coll_expected(c->op, rank, n, sz->chunk, c->root, j);
+	return wrong;
+}
+#endif
+
+/* ---- backend nccl / rccl: a GPU per rank --------------------------------------------------------------------- */
+#ifdef BENCH_CCL
+struct ccl_ctx {
+	int dev;
+	gpuStream_t s;
+	ncclComm_t comm;
+	void *send, *recv;
+	size_t send_bytes, recv_bytes;
+	gpuEvent_t *e0, *e1, loop0, loop1;
+	size_t nev;
+};
+
+static ncclDataType_t ccl_type(enum dtype dt)
+{
+	return dt == DT_FP32 ? ncclFloat32 : dt == DT_FP16 ? ncclFloat16 : ncclBfloat16;
+}
+
+static int ccl_alloc(void **p, size_t *have, size_t want)
+{
+	if (want <= *have)
+		return 0;
+	gpuFree(*p);
+	*p = NULL;
+	*have = 0;
+	if (gpuMalloc(p, want) != gpuSuccess) {
+		gpuGetLastError();
+		*p = NULL;
+		return -1;
+	}
+	*have = want;
+	return 0;
+}
+
+static int ccl_prepare(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n, char *why, size_t whylen)
+{
+	struct ccl_ctx *g = ctx;
+	size_t elem = dtype_size(c->dt), sb = sz->in_count * elem, rb = sz->out_count * elem, fr = 0, tot = 0, need;
+
+	(void)rank;
+	(void)n;
+	gpuSetDevice(g->dev);
+	if (c->in_place)
+		sb = 0, rb = (sz->in_count > sz->out_count ? sz->in_count : sz->out_count) * elem;
+	need = (sb > g->send_bytes ? sb : 0) + (rb > g->recv_bytes ? rb : 0);
+	gpuMemGetInfo(&fr, &tot);
+	if (need + ((size_t)512 << 20) > fr + g->send_bytes * (sb > g->send_bytes) + g->recv_bytes * (rb > g->recv_bytes)) {
+		snprintf(why, whylen, "does not fit: %.2f GiB of buffers per GPU, %.2f GiB free of %.2f GiB (512 MiB kept for "
+			 "%s)", (double)(sb + rb) / (1 << 30), (double)fr / (1 << 30), (double)tot / (1 << 30), CCL_NAME);
+		return 1;
+	}
+	if ((sb && ccl_alloc(&g->send, &g->send_bytes, sb) < 0) || ccl_alloc(&g->recv, &g->recv_bytes, rb) < 0) {
+		snprintf(why, whylen, "out of memory allocating %.2f GiB on GPU %d", (double)(sb + rb) / (1 << 30), g->dev);
+		return 1;
+	}
+	if ((size_t)c->iters > g->nev) {
+		g->e0 = realloc(g->e0, (size_t)c->iters * sizeof(*g->e0));
+		g->e1 = realloc(g->e1, (size_t)c->iters * sizeof(*g->e1));
+		for (size_t i = g->nev; i < (size_t)c->iters; i++) {
+			gpuEventCreate(&g->e0[i]);
+			gpuEventCreate(&g->e1[i]);
+		}
+		g->nev = (size_t)c->iters;
+	}
+	return 0;
+}
+
+static unsigned char *ccl_input(struct ccl_ctx *g, const struct ccase *c, const struct coll_sizes *sz, int rank)
+{
+	if (!c->in_place)
+		return g->send;
+	if (c->op == OP_ALL_GATHER)
+		return (unsigned char *)g->recv + (size_t)rank * sz->chunk * dtype_size(c->dt);
+	return g->recv;
+}
+
+static unsigned char *ccl_output(struct ccl_ctx *g, const struct ccase *c, const struct coll_sizes *sz, int rank)
+{
+	if (c->in_place && c->op == OP_REDUCE_SCATTER)
+		return (unsigned char *)g->recv + (size_t)rank * sz->chunk * dtype_size(c->dt);
+	return g->recv;
+}
+
+static int ccl_fill(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank)
+{
+	struct ccl_ctx *g = ctx;
+
+	gpuSetDevice(g->dev);
+	if (!c->in_place && gpuMemsetAsync(g->recv, 0xff, sz->out_count * dtype_size(c->dt), g->s) != gpuSuccess)
+		return -1;
+	return gpu_coll_fill(ccl_input(g, c, sz, rank), c->dt, sz->in_count, rank, 0, g->s);
+}
+
+static int ccl_run(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n, int timed, size_t i)
+{
+	struct ccl_ctx *g = ctx;
+	size_t elem = dtype_size(c->dt);
+	ncclDataType_t t = ccl_type(c->dt);
+	unsigned char *in = ccl_input(g, c, sz, rank), *out = ccl_output(g, c, sz, rank);
+	ncclResult_t r = ncclSuccess;
+
+	if (timed) {
+		if (i == 0)
+			gpuEventRecord(g->loop0, g->s);
+		gpuEventRecord(g->e0[i], g->s);
+	}
+	switch (c->op) {
+	case OP_ALL_REDUCE:
+		r = ncclAllReduce(in, out, sz->in_count, t, ncclSum, g->comm, g->s);
+		break;
+	case OP_ALL_GATHER:
+		r = ncclAllGather(in, out, sz->chunk, t, g->comm, g->s);
+		break;
+	case OP_REDUCE_SCATTER:
+		r = ncclReduceScatter(in, out, sz->chunk, t, ncclSum, g->comm, g->s);
+		break;
+	case OP_ALL_TO_ALL:
+		r = ncclGroupStart();
+		for (int p = 0; p < n && r == ncclSuccess; p++) {
+			r = ncclSend(in + (size_t)p * sz->chunk * elem, sz->chunk, t, p, g->comm, g->s);
+			if (r == ncclSuccess)
+				r = ncclRecv(out + (size_t)p * sz->chunk * elem, sz->chunk, t, p, g->comm, g->s);
+		}
+		if (r == ncclSuccess)
+			r = ncclGroupEnd();
+		break;
+	case OP_BROADCAST:
+		r = ncclBroadcast(in, out, sz->in_count, t, c->root, g->comm, g->s);
+		break;
+	default:
+		return -1;
+	}
+	if (timed) {
+		gpuEventRecord(g->e1[i], g->s);
+		gpuEventRecord(g->loop1, g->s);
+	}
+	return r == ncclSuccess ? 0 : -1;
+}
+
+static int ccl_finish(void *ctx, double *iter_ms, size_t iters, double *loop_ms)
+{
+	struct ccl_ctx *g = ctx;
+	float f;
+
+	if (gpuStreamSynchronize(g->s) != gpuSuccess)
+		return -1;
+	if (!iter_ms)
+		return 0;
+	for (size_t i = 0; i < iters; i++) {
+		if (gpuEventElapsedTime(&f, g->e0[i], g->e1[i]) != gpuSuccess)
+			return -1;
+		iter_ms[i] = f;
+	}
+	if (gpuEventElapsedTime(&f, g->loop0, g->loop1) != gpuSuccess)
+		return -1;
+	*loop_ms = f / (double)iters;
+	return 0;
+}
+
+static long long ccl_check(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n)
+{
+	struct ccl_ctx *g = ctx;
+
+	if (fault_wrong(rank))
+		gpuMemset(ccl_output(g, c, sz, rank), 0x7f, dtype_size(c->dt));
+	return gpu_coll_check(ccl_output(g, c, sz, rank), c->dt, sz->out_count, c->op, rank, n, sz->chunk, c->root, g->s);
+}
+#endif
+
+/* ---- the driver ---------------------------------------------------------------------------------------------- */
+
+struct shared {
+	struct runner_config *cfg;
+	const char *backend;
+	struct team proto;
+	int use_mpi_team;
+	json_t *device;
+	const char *version;
+	const char *model;
+#ifdef BENCH_CCL
+	ncclUniqueId id;
+#endif
+};
+
+static double to_busbw(double ms, void *arg)
+{
+	const double *f = arg; /* bytes, factor */
+
+	return coll_algbw_gbps((size_t)f[0], ms * 1e-3) * f[1];
+}
+
+static void emit(struct team *t, const struct shared *sh, size_t ci, const struct ccase *c, const struct outcome *o)
+{
+	json_t *rec;
+
+	if (t->rank != 0)
+		return;
+	rec = record_new("collectives", c->key, sh->cfg->cases[ci].params);
+	if (ci == 0 && sh->device)
+		record_add_extra(rec, "device", json_incref(sh->device));
+	record_add_extra(rec, "backend", json_string(sh->backend));
+	record_add_extra(rec, "library_version", json_string(sh->version));
+	record_add_extra(rec, "process_model", json_string(sh->model));
+	record_add_extra(rec, "nranks", json_integer(t->n));
+	if (o->status == 1) {
+		record_set_status(rec, "skipped", "%s", o->why);
+	} else if (o->status == 2) {
+		record_set_status(rec, "failed", "%s", o->why);
+	} else {
+		double f[2] = { (double)o->sz.bytes, coll_bus_factor(c->op, t->n) };
+		double algbw = coll_algbw_gbps(o->sz.bytes, o->loop_ms * 1e-3);
+
+		record_set_samples(rec, "busbw_gbps", "GB/s", o->iter_ms, (size_t)c->iters, to_busbw, f);
+		record_add_extra(rec, "bytes", json_integer((json_int_t)o->sz.bytes));
+		record_add_extra(rec, "count", json_integer((json_int_t)(c->op == OP_ALL_REDUCE || c->op == OP_BROADCAST ? o->sz.in_count : o->sz.chunk)));
+		record_add_extra(rec, "in_place", json_boolean(c->in_place));
+		record_add_extra(rec, "time_us", json_real(o->loop_ms * 1e3));
+		record_add_extra(rec, "algbw_gbps", json_real(algbw));
+		record_add_extra(rec, "busbw_mean_gbps", json_real(algbw * f[1]));
+		record_add_extra(rec, "bus_factor", json_real(f[1]));
+		record_add_extra(rec, "convention", json_string("nccl-tests: time_us = mean over iterations and ranks; "
+								"algbw = S / time; busbw = algbw x bus_factor; the headline "
+								"uses the median per-iteration time"));
+		record_add_extra(rec, "algorithm", json_null());
+		record_add_extra(rec, "algorithm_note", json_string("the library does not report its algorithm/protocol through "
+								    "its API; NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING shows it in the log"));
+		if (c->check) {
+			record_add_extra(rec, "wrong", json_integer(o->wrong));
+			record_add_extra(rec, "check", json_string(o->wrong ? "wrong" : "ok"));
+			if (o->wrong)
+				record_set_status(rec, "failed", "data check: %lld wrong elements", o->wrong);
+		}
+	}
+	fprintf(stderr, "bench-coll: [%zu/%zu] %s: %s", ci + 1, sh->cfg->n, c->key, json_string_value(json_object_get(rec, "status")));
+	if (json_is_number(json_object_get(rec, "value")))
+		fprintf(stderr, " busbw %.2f GB/s", json_number_value(json_object_get(rec, "value")));
+	fprintf(stderr, "\n");
+	record_emit(rec);
+}
+
+static int case_from(struct ccase *c, const char *key, json_t *p, char *why, size_t whylen)
+{
+	memset(c, 0, sizeof(*c));
+	c->key = key;
+	c->op = coll_op_parse(param_str(p, "op", ""));
+	c->dt = dtype_parse(param_str(p, "dtype", "fp32"));
+	c->in_place = !strcmp(param_str(p, "placement", "out-of-place"), "in-place");
+	c->nominal = (size_t)param_int(p, "bytes", 0);
+	c->root = (int)param_int(p, "root", 0);
+	c->warmup = (int)param_int(p, "warmup_iters", 5);
+	c->iters = (int)param_int(p, "iters", 20);
+	c->check = param_bool(p, "check", 1);
+	if (c->op == OP_INVALID || c->dt == DT_INVALID || c->dt == DT_FP8E4M3 || c->iters < 1 || c->warmup < 0) {
+		snprintf(why, whylen, "bad case: op '%s', dtype '%s', iters %d", param_str(p, "op", "?"), param_str(p, "dtype", "?"),
+			 c->iters);
+		return -1;
+	}
+	return 0;
+}
+
+static void run_all(struct team *t, const struct shared *sh, const struct backend *b)
+{
+	for (size_t i = 0; i < sh->cfg->n; i++) {
+		struct ccase c;
+		struct outcome o;
+		char why[256];
+
+		if (case_from(&c, sh->cfg->cases[i].key, sh->cfg->cases[i].params, why, sizeof(why)) < 0) {
+			memset(&o, 0, sizeof(o));
+			o.status = 2;
+			snprintf(o.why, sizeof(o.why), "%s", why);
+			emit(t, sh, i, &c, &o);
+			continue;
+		}
+		if (c.root >= t->n) {
+			memset(&o, 0, sizeof(o));
+			o.status = 2;
+			snprintf(o.why, sizeof(o.why), "root %d but only %d ranks", c.root, t->n);
+		} else {
+			run_case(&o, t, b, &c);
+		}
+		emit(t, sh, i, &c, &o);
+		free(o.iter_ms);
+		if (o.status == 2 && !strstr(o.why, "root") && !strstr(o.why, "bad case"))
+			break; /* a failed collective leaves the communicator unusable: stop; the CLI marks the rest */
+	}
+}
+
+#ifdef BENCH_CCL
+struct thread_arg {
+	struct shared *sh;
+	struct team t;
+	int rc;
+};
+
+static void *ccl_thread(void *arg)
+{
+	struct thread_arg *a = arg;
+	struct ccl_ctx g;
+	struct backend b = { CCL_NAME, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, &g };
+
+	memset(&g, 0, sizeof(g));
+	g.dev = a->t.rank;
+	gpuSetDevice(g.dev);
+	gpuStreamCreate(&g.s);
+	gpuEventCreate(&g.loop0);
+	gpuEventCreate(&g.loop1);
+	if (ncclCommInitRank(&g.comm, a->t.n, a->sh->id, a->t.rank) != ncclSuccess) {
+		a->rc = -1;
+		return NULL;
+	}
+	run_all(&a->t, a->sh, &b);
+	ncclCommDestroy(g.comm);
+	gpuFree(g.send);
+	gpuFree(g.recv);
+	return NULL;
+}
+#endif
+
+static void fail_all(struct shared *sh, const char *why)
+{
+	for (size_t i = 0; i < sh->cfg->n; i++) {
+		json_t *rec = record_new("collectives", sh->cfg->cases[i].key, sh->cfg->cases[i].params);
+
+		record_set_status(rec, "failed", "%s", why);
+		record_emit(rec);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct runner_config cfg = RUNNER_CONFIG_INIT;
+	struct shared sh;
+	int rc, world = 1, rank = 0, ranks;
+	char why[512], ver[32] = "";
+
+	memset(&sh, 0, sizeof(sh));
+#ifdef BENCH_MPI
+	if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE")) {
+		MPI_Init(&argc, &argv);
+		MPI_Comm_size(MPI_COMM_WORLD, &world);
+		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		sh.use_mpi_team = 1;
+	}
+#endif
+	if ((rc = runner_config_load(&cfg, argc, argv, "collectives", usage)) != 0)
+		goto out;
+	sh.cfg = &cfg;
+	sh.backend = cfg.n ? param_str(cfg.cases[0].params, "backend", "mpi") : "mpi";
+	ranks = (int)param_int(cfg.root, "ranks", world);
+	if (rank != 0 && !freopen("/dev/null", "w", stdout)) /* rank 0 alone writes records */
+		return 1;
+	if (rank == 0)
+		fprintf(stderr, "bench-coll: %zu cases, backend %s, %d rank%s%s\n", cfg.n, sh.backend, sh.use_mpi_team ? world : ranks,
+			(sh.use_mpi_team ? world : ranks) == 1 ? "" : "s", sh.use_mpi_team ? " (MPI)" : "");
+	if (!strcmp(sh.backend, "mpi")) {
+#ifdef BENCH_MPI
+		struct mpi_ctx m;
+		struct backend b = { "mpi", mpi_prepare, mpi_fill, mpi_run, mpi_finish, mpi_check, &m };
+		struct team t = { rank, world, 1, NULL, NULL };
+		int len = 0;
+		char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+
+		if (!sh.use_mpi_team) {
+			MPI_Init(&argc, &argv);
+			sh.use_mpi_team = 1;
+		}
+		if (world != ranks && rank == 0)
+			fprintf(stderr, "bench-coll: the run asked for %d ranks; MPI started %d\n", ranks, world);
+		memset(&m, 0, sizeof(m));
+		MPI_Op_create(sum_bf16, 1, &m.sum16[0]);
+		MPI_Op_create(sum_fp16, 1, &m.sum16[1]);
+		MPI_Get_library_version(lib, &len);
+		lib[strcspn(lib, "\n,")] = '\0';
+		sh.version = lib;
+		sh.model = "one MPI rank per slot (CPU buffers)";
+		sh.device = json_pack("{s:s, s:I}", "vendor", "cpu", "cores", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
+		run_all(&t, &sh, &b);
+		MPI_Op_free(&m.sum16[0]);
+		MPI_Op_free(&m.sum16[1]);
+		free(m.send);
+		free(m.recv);
+		free(m.iter);
+		json_decref(sh.device);
+#else
+		fail_all(&sh, "this bench-coll was built without MPI (no mpicc at 'make runners' time)");
+#endif
+	} else {
+#ifdef BENCH_CCL
+		int ndev = 0, v = 0;
+
+		ncclGetVersion(&v);
+		snprintf(ver, sizeof(ver), "%s %d.%d.%d", CCL_NAME, v / 10000, (v / 100) % 100, v % 100);
+		sh.version = ver;
+		if (!(sh.device = gpu_device_info(why, sizeof(why)))) {
+			if (rank == 0)
+				fail_all(&sh, why);
+			goto out;
+		}
+		gpuGetDeviceCount(&ndev);
+		if (sh.use_mpi_team && world > 1) {
+#ifdef BENCH_MPI
+			struct ccl_ctx g;
+			struct backend b = { CCL_NAME, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, &g };
+			struct team t = { rank, world, 1, NULL, NULL };
+			const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+
+			memset(&g, 0, sizeof(g));
+			g.dev = (lr ? atoi(lr) : rank) % (ndev ? ndev : 1);
+			gpuSetDevice(g.dev);
+			gpuStreamCreate(&g.s);
+			gpuEventCreate(&g.loop0);
+			gpuEventCreate(&g.loop1);
+			if (rank == 0)
+				ncclGetUniqueId(&sh.id);
+			MPI_Bcast(&sh.id, sizeof(sh.id), MPI_BYTE, 0, MPI_COMM_WORLD);
+			sh.model = "one MPI rank per GPU";
+			if (ncclCommInitRank(&g.comm, world, sh.id, rank) != ncclSuccess) {
+				if (rank == 0)
+					fail_all(&sh, "ncclCommInitRank failed");
+				goto out;
+			}
+			run_all(&t, &sh, &b);
+			ncclCommDestroy(g.comm);
+#endif
+		} else {
+			pthread_t th[64];
+			struct thread_arg args[64];
+			pthread_barrier_t bar;
+			double *slots[64];
+
+			if (ranks > ndev || ranks > 64) {
+				snprintf(why, sizeof(why), "the run needs %d GPUs in this process; %d visible", ranks, ndev);
+				fail_all(&sh, why);
+				goto out;
+			}
+			ncclGetUniqueId(&sh.id);
+			sh.model = "one process, a thread per GPU";
+			pthread_barrier_init(&bar, NULL, (unsigned)ranks);
+			for (int r = 0; r < ranks; r++) {
+				args[r].sh = &sh;
+				args[r].t = (struct team){ r, ranks, 0, &bar, slots };
+				args[r].rc = 0;
+				pthread_create(&th[r], NULL, ccl_thread, &args[r]);
+			}
+			for (int r = 0; r < ranks; r++)
+				pthread_join(th[r], NULL);
+			pthread_barrier_destroy(&bar);
+		}
+		json_decref(sh.device);
+#else
+		(void)ver;
+		fail_all(&sh, "this bench-coll was built without a GPU toolkit and NCCL/RCCL");
+#endif
+	}
+out:
+	runner_config_release(&cfg);
+#ifdef BENCH_MPI
+	if (sh.use_mpi_team)
+		MPI_Finalize();
+#endif
+	return rc;
+}

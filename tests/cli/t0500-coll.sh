@@ -1,0 +1,75 @@
+#!/bin/sh
+# bench-coll, backend mpi, under mpirun with 2 and 4 ranks (as root, oversubscribed): every op, dtype and
+# placement; the data check passes, and catches a planted wrong element; records follow the schema.
+. "$(dirname "$0")/lib.sh"
+R=${BENCH_RUNNERS:?set BENCH_RUNNERS to the runners directory}
+MPIRUN=$(command -v mpirun)
+[ -n "$MPIRUN" ] || { not_ok "mpirun is not installed"; finish; exit 1; }
+MPIOPTS="--oversubscribe"
+[ "$(id -u)" = 0 ] && MPIOPTS="$MPIOPTS --allow-run-as-root"
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+# Open MPI's components keep allocations past MPI_Finalize; under `make asan` leak detection stays on for
+# every other program but not for MPI ranks
+[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+
+check_records() { # file nranks expected-count
+	python3 - "$@" <<'PY'
+import json, sys
+path, n, want = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+recs = [json.loads(l) for l in open(path)]
+assert len(recs) == want, (len(recs), want)
+factor = {"all_reduce": 2 * (n - 1) / n, "all_gather": (n - 1) / n, "reduce_scatter": (n - 1) / n,
+          "all_to_all": (n - 1) / n, "broadcast": 1.0}
+for r in recs:
+    assert r["schema"] == "bench.result/v1" and r["suite"] == "collectives", r
+    assert r["status"] == "ok", (r["case"], r["error"])
+    e = r["extra"]
+    assert e["nranks"] == n and e["wrong"] == 0 and e["check"] == "ok", e
+    op = r["params"]["op"]
+    assert abs(e["bus_factor"] - factor[op]) < 1e-12
+    # nccl-tests' figures: algbw = S / time_us, busbw = algbw x factor
+    assert abs(e["algbw_gbps"] - e["bytes"] / (e["time_us"] * 1e-6) / 1e9) < 1e-6 * e["algbw_gbps"]
+    assert abs(e["busbw_mean_gbps"] - e["algbw_gbps"] * factor[op]) <= 1e-7 * max(1e-9, e["busbw_mean_gbps"])
+    assert r["value"] == r["stats"]["median"] and len(r["samples_ms"]) == r["params"]["iters"]
+    assert e["in_place"] == (r["params"]["placement"] == "in-place")
+print("ok")
+PY
+}
+
+for n in 2 4; do
+	cat >"$T/m$n.yaml" <<Y
+bench: 1
+name: coll$n
+target: {vendor: cpu, gpus_per_node: $n}
+runtime: {engine: host}
+suites:
+  collectives: {backend: mpi, ops: [all_reduce, all_gather, reduce_scatter, all_to_all, broadcast],
+                min_bytes: 4KiB, max_bytes: 256KiB, factor: 8, sizes: [1000], dtype: fp32, warmup_iters: 1, iters: 4, root: 1}
+Y
+	"$BENCH" plan --json "$T/m$n.yaml" >"$T/c$n.json"
+	expect 0 "mpirun -np $n bench-coll: every op, fp32, both placements" "$MPIRUN" $MPIOPTS -np "$n" "$R/bench-coll" --config "$T/c$n.json"
+	cp "$T/out" "$T/r$n.jsonl"
+	[ "$(check_records "$T/r$n.jsonl" "$n" 40)" = ok ] && ok "$n ranks: 40 records, data check passed, schema and formulas hold" || not_ok "$n ranks records"
+done
+for dt in bf16 fp16; do
+	sed "s/dtype: fp32/dtype: $dt/" "$T/m4.yaml" >"$T/m-$dt.yaml"
+	"$BENCH" plan --json "$T/m-$dt.yaml" >"$T/c-$dt.json"
+	expect 0 "mpirun -np 4, $dt sums through the user reduction" "$MPIRUN" $MPIOPTS -np 4 "$R/bench-coll" --config "$T/c-$dt.json"
+	cp "$T/out" "$T/r-$dt.jsonl"
+	[ "$(check_records "$T/r-$dt.jsonl" 4 40)" = ok ] && ok "$dt: data check exact" || not_ok "$dt records"
+done
+
+BENCH_FAULT=coll-wrong expect 0 "a planted wrong element still ends the runner cleanly" "$MPIRUN" $MPIOPTS -x BENCH_FAULT -np 2 "$R/bench-coll" --config "$T/c2.json"
+if python3 - "$T/out" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert recs and all(r["status"] == "failed" and r["extra"]["wrong"] == 1 and "data check" in r["error"] for r in recs)
+PY
+then ok "the data check catches one wrong element in every case"; else not_ok "planted fault not caught"; show "$T/out"; fi
+
+# through bench run: launcher local starts mpirun -np 2 for backend mpi
+expect 0 "bench run with collectives (mpi, 2 ranks)" "$BENCH" run -q -o "$T/runs" "$T/m2.yaml"
+D=$(cat "$T/out")
+grep -q -- "-np 2" "$D/logs/collectives.log" && ok "the runner was started with mpirun -np 2" || not_ok "no mpirun in log"
+BENCH_FAULT=coll-wrong expect 7 "bench run exits 7 when the data check fails" "$BENCH" run -q -o "$T/runs" "$T/m2.yaml"
+finish
