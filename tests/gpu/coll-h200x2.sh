@@ -1,0 +1,32 @@
+#!/bin/sh
+# Collectives on a two-GPU host: nccl-tests (built from its public source in $NCCL_TESTS, never committed),
+# then bench (thread per GPU), then bench under mpirun -np 2, then nccl-tests again. Results in $OUT.
+#   NCCL_TESTS=/path/to/nccl-tests BENCH=./bench sh tests/gpu/coll-h200x2.sh
+set -u
+OUT=${OUT:-gpu-out}
+BENCH=${BENCH:-./bench}
+NT=${NCCL_TESTS:?set NCCL_TESTS to an nccl-tests source tree}
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+mkdir -p "$OUT"
+nvidia-smi topo -m >"$OUT/topo.txt" 2>&1
+make -j16 -C "$NT" MPI=0 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} NCCL_HOME=${NCCL_HOME:-/usr} \
+	NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 >/tmp/nt-build.log 2>&1 || { tail -20 /tmp/nt-build.log; exit 1; }
+make runners NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 >/tmp/runners-build.log 2>&1 || { tail -20 /tmp/runners-build.log; exit 1; }
+nt() {
+	for b in all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf broadcast_perf; do
+		echo "# $b"
+		"$NT/build/$b" -b 16M -e 4G -f 2 -g 2 -w 5 -n 20 -d bfloat16 -c 1
+	done
+}
+nt >"$OUT/nccl-tests-1.txt" 2>&1
+"$BENCH" run -o /tmp/runs tests/gpu/h200x2-coll.yaml >"$OUT/bench-run.txt" 2>&1
+cat /tmp/runs/h200x2-coll-*/results/collectives.jsonl >"$OUT/ours.jsonl"
+if command -v mpirun >/dev/null; then
+	"$BENCH" run -o /tmp/runs tests/gpu/h200x2-coll-mpirun.yaml >"$OUT/bench-run-mpirun.txt" 2>&1
+	cat /tmp/runs/h200x2-coll-mpirun-*/results/collectives.jsonl >"$OUT/ours-mpirun.jsonl" 2>/dev/null
+	grep -h "bench-coll:\|error" /tmp/runs/h200x2-coll-mpirun-*/logs/collectives.log | head -5 >>"$OUT/bench-run-mpirun.txt"
+fi
+nt >"$OUT/nccl-tests-2.txt" 2>&1
+python3 tests/gpu/coll_compare.py "$OUT/ours.jsonl" "$OUT/nccl-tests-1.txt" "$OUT/nccl-tests-2.txt" >"$OUT/compare.md"
+[ -s "$OUT/ours-mpirun.jsonl" ] && python3 tests/gpu/coll_compare.py "$OUT/ours-mpirun.jsonl" "$OUT/nccl-tests-1.txt" "$OUT/nccl-tests-2.txt" >>"$OUT/compare.md"
+tail -3 "$OUT/compare.md"

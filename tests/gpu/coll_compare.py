@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Side-by-side busbw: bench-coll records against nccl-tests output (one or more runs, averaged).
+  python3 tests/gpu/coll_compare.py OURS.jsonl NCCL_TESTS_RUN1.txt [RUN2.txt ...] [--label NAME]
+nccl-tests output is parsed from its data lines: size count type redop root  time algbw busbw #wrong  time algbw busbw #wrong.
+"""
+import json
+import re
+import sys
+
+OPS = {"all_reduce": "all_reduce_perf", "all_gather": "all_gather_perf", "reduce_scatter": "reduce_scatter_perf",
+       "all_to_all": "alltoall_perf", "broadcast": "broadcast_perf"}
+
+
+def parse_nccl_tests(path):
+    out, op = {}, None
+    for line in open(path):
+        m = re.search(r"# (\w+_perf)", line)
+        if m:
+            op = {v: k for k, v in OPS.items()}.get(m.group(1), op)
+        f = line.split()
+        if op and len(f) >= 13 and f[0].isdigit():
+            oop = (float(f[-7]), f[-5])      # busbw, wrong
+            ip = (float(f[-3]), f[-1])
+            out[(op, int(f[0]), "out-of-place")] = oop
+            out[(op, int(f[0]), "in-place")] = ip
+    return out
+
+
+def human(b):
+    for u, s in ((1 << 30, "GiB"), (1 << 20, "MiB")):
+        if b % u == 0:
+            return f"{b // u} {s}"
+    return f"{b} B"
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    ours = [json.loads(l) for l in open(args[0]) if l.strip()]
+    runs = [parse_nccl_tests(p) for p in args[1:]]
+    worst, bad = 9.0, []
+    print("| op | size | placement | ours busbw (median) | ours busbw (mean, nccl-tests' way) | nccl-tests busbw | ratio (median) | ratio (mean) | wrong (ours / nccl-tests) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in ours:
+        p = r["params"]
+        key = (p["op"], r["extra"].get("bytes", p["bytes"]), p["placement"])
+        vals = [run[key] for run in runs if key in run]
+        if r["status"] != "ok" or not vals:
+            print(f"| {p['op']} | {human(p['bytes'])} | {p['placement']} | {r['status']}: {r.get('error') or ''} | | | | | |")
+            continue
+        ref = sum(v[0] for v in vals) / len(vals)
+        ratio, ratio_mean = r["value"] / ref, r["extra"]["busbw_mean_gbps"] / ref
+        if p["placement"] == "out-of-place" and 16 << 20 <= p["bytes"] <= 4 << 30:
+            worst = min(worst, ratio)
+            if ratio < 0.97:
+                bad.append(r["case"])
+        print(f"| {p['op']} | {human(p['bytes'])} | {p['placement']} | {r['value']:.1f} | {r['extra']['busbw_mean_gbps']:.1f} | "
+              f"{ref:.1f} | {ratio:.3f} | {ratio_mean:.3f} | {r['extra'].get('wrong')} / {'/'.join(v[1] for v in vals)} |")
+    print()
+    print(f"worst out-of-place ratio 16 MiB..4 GiB: {worst:.3f}; below 0.97: {', '.join(bad) if bad else 'none'}")
+
+
+if __name__ == "__main__":
+    main()
