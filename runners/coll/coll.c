@@ -2,8 +2,8 @@
  * bench-coll — collective bus bandwidth exactly as nccl-tests defines it (runner contract: DESIGN.md §5).
  *   bench-coll --config CASES.json                 one process driving every local GPU, a thread per GPU
  *   mpirun -np N bench-coll --config CASES.json    one rank per GPU (NCCL id over MPI), or backend mpi (CPU)
- * Per case (op, size, placement): warm-up iterations, then `iters` timed iterations with an event pair (GPU)
- * or clock pair (CPU) each; time = mean over iterations and ranks (nccl-tests' figure, in extra), headline =
+ * Per case (op, size, placement): warm-up iterations, then `iters` timed iterations, an event (GPU) or clock
+ * read (CPU) at every call boundary; time = mean over iterations and ranks (nccl-tests' figure, in extra), headline =
  * busbw from the median of the per-iteration times (averaged over ranks). Then a data check: inputs filled
  * with exactly known small integers, one more call, every output element compared exactly.
  */
@@ -112,6 +112,7 @@ struct outcome {
 
 struct backend {
 	const char *name;
+	int async; /* GPU streams: the timed loop follows the warm-up without a host sync (see run_case) */
 	/* prepare buffers; 1 = does not fit (why set), -1 = error */
 	int (*prepare)(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n, char *why, size_t whylen);
 	int (*fill)(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank);
@@ -154,12 +155,18 @@ static int run_case(struct outcome *o, struct team *t, const struct backend *b, 
 	if (b->fill(b->ctx, c, &o->sz, t->rank) < 0)
 		goto fail;
 	team_barrier(t);
-	for (int i = 0; i < c->warmup; i++)
+	/* Warm-up (at least one call). On GPU streams the timed loop is enqueued right behind it without a host
+	 * sync: the last warm-up collective finishes at the same moment on every rank, so the ranks' timed loops
+	 * start aligned, as nccl-tests' do (one thread launching every GPU). A host barrier instead would let
+	 * thread or process wake-up skew into the first timed iteration. */
+	for (int i = 0; i < (c->warmup > 0 ? c->warmup : 1); i++)
 		if (b->run(b->ctx, c, &o->sz, t->rank, t->n, 0, 0) < 0)
 			goto fail;
-	if (b->finish(b->ctx, NULL, 0, NULL) < 0)
-		goto fail;
-	team_barrier(t);
+	if (!b->async) {
+		if (b->finish(b->ctx, NULL, 0, NULL) < 0)
+			goto fail;
+		team_barrier(t);
+	}
 	for (int i = 0; i < c->iters; i++)
 		if (b->run(b->ctx, c, &o->sz, t->rank, t->n, 1, (size_t)i) < 0)
 			goto fail;
@@ -352,13 +359,15 @@ static int mpi_run(void *ctx, const struct ccase *c, const struct coll_sizes *sz
 		return -1;
 	}
 	(void)n;
-	if (timed) {
+	if (timed) { /* boundaries, as on GPUs: iteration i runs from the end of i - 1 to the end of i */
+		double now = MPI_Wtime();
+
 		if (i >= m->n_iter) {
 			m->iter = realloc(m->iter, (i + 1) * 2 * sizeof(double));
 			m->n_iter = (i + 1) * 2;
 		}
-		m->iter[i] = (MPI_Wtime() - t0) * 1e3;
-		m->t0 = MPI_Wtime();
+		m->iter[i] = (now - (i == 0 ? t0 : m->t0)) * 1e3;
+		m->t0 = now;
 	}
 	return rc == MPI_SUCCESS ? 0 : -1;
 }
@@ -398,7 +407,7 @@ struct ccl_ctx {
 	ncclComm_t comm;
 	void *send, *recv;
 	size_t send_bytes, recv_bytes;
-	gpuEvent_t *e0, *e1, loop0, loop1;
+	gpuEvent_t *ev; /* ev[0] before the first timed call, ev[i + 1] after call i */
 	size_t nev;
 };
 
@@ -444,14 +453,11 @@ static int ccl_prepare(void *ctx, const struct ccase *c, const struct coll_sizes
 		snprintf(why, whylen, "out of memory allocating %.2f GiB on GPU %d", (double)(sb + rb) / (1 << 30), g->dev);
 		return 1;
 	}
-	if ((size_t)c->iters > g->nev) {
-		g->e0 = realloc(g->e0, (size_t)c->iters * sizeof(*g->e0));
-		g->e1 = realloc(g->e1, (size_t)c->iters * sizeof(*g->e1));
-		for (size_t i = g->nev; i < (size_t)c->iters; i++) {
-			gpuEventCreate(&g->e0[i]);
-			gpuEventCreate(&g->e1[i]);
-		}
-		g->nev = (size_t)c->iters;
+	if ((size_t)c->iters + 1 > g->nev) {
+		g->ev = realloc(g->ev, ((size_t)c->iters + 1) * sizeof(*g->ev));
+		for (size_t i = g->nev; i < (size_t)c->iters + 1; i++)
+			gpuEventCreate(&g->ev[i]);
+		g->nev = (size_t)c->iters + 1;
 	}
 	return 0;
 }
@@ -490,11 +496,8 @@ static int ccl_run(void *ctx, const struct ccase *c, const struct coll_sizes *sz
 	unsigned char *in = ccl_input(g, c, sz, rank), *out = ccl_output(g, c, sz, rank);
 	ncclResult_t r = ncclSuccess;
 
-	if (timed) {
-		if (i == 0)
-			gpuEventRecord(g->loop0, g->s);
-		gpuEventRecord(g->e0[i], g->s);
-	}
+	if (timed && i == 0)
+		gpuEventRecord(g->ev[0], g->s);
 	switch (c->op) {
 	case OP_ALL_REDUCE:
 		r = ncclAllReduce(in, out, sz->in_count, t, ncclSum, g->comm, g->s);
@@ -521,10 +524,8 @@ static int ccl_run(void *ctx, const struct ccase *c, const struct coll_sizes *sz
 	default:
 		return -1;
 	}
-	if (timed) {
-		gpuEventRecord(g->e1[i], g->s);
-		gpuEventRecord(g->loop1, g->s);
-	}
+	if (timed)
+		gpuEventRecord(g->ev[i + 1], g->s); /* one event per call boundary: iterations sum to the loop */
 	return r == ncclSuccess ? 0 : -1;
 }
 
@@ -538,11 +539,11 @@ static int ccl_finish(void *ctx, double *iter_ms, size_t iters, double *loop_ms)
 	if (!iter_ms)
 		return 0;
 	for (size_t i = 0; i < iters; i++) {
-		if (gpuEventElapsedTime(&f, g->e0[i], g->e1[i]) != gpuSuccess)
+		if (gpuEventElapsedTime(&f, g->ev[i], g->ev[i + 1]) != gpuSuccess)
 			return -1;
 		iter_ms[i] = f;
 	}
-	if (gpuEventElapsedTime(&f, g->loop0, g->loop1) != gpuSuccess)
+	if (gpuEventElapsedTime(&f, g->ev[0], g->ev[iters]) != gpuSuccess)
 		return -1;
 	*loop_ms = f / (double)iters;
 	return 0;
@@ -688,14 +689,12 @@ static void *ccl_thread(void *arg)
 {
 	struct thread_arg *a = arg;
 	struct ccl_ctx g;
-	struct backend b = { CCL_NAME, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, &g };
+	struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, &g };
 
 	memset(&g, 0, sizeof(g));
 	g.dev = a->t.rank;
 	gpuSetDevice(g.dev);
 	gpuStreamCreate(&g.s);
-	gpuEventCreate(&g.loop0);
-	gpuEventCreate(&g.loop1);
 	if (ncclCommInitRank(&g.comm, a->t.n, a->sh->id, a->t.rank) != ncclSuccess) {
 		a->rc = -1;
 		return NULL;
@@ -747,7 +746,7 @@ int main(int argc, char **argv)
 	if (!strcmp(sh.backend, "mpi")) {
 #ifdef BENCH_MPI
 		struct mpi_ctx m;
-		struct backend b = { "mpi", mpi_prepare, mpi_fill, mpi_run, mpi_finish, mpi_check, &m };
+		struct backend b = { "mpi", 0, mpi_prepare, mpi_fill, mpi_run, mpi_finish, mpi_check, &m };
 		struct team t = { rank, world, 1, NULL, NULL };
 		int len = 0;
 		char lib[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -792,7 +791,7 @@ int main(int argc, char **argv)
 		if (sh.use_mpi_team && world > 1) {
 #ifdef BENCH_MPI
 			struct ccl_ctx g;
-			struct backend b = { CCL_NAME, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, &g };
+			struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, &g };
 			struct team t = { rank, world, 1, NULL, NULL };
 			const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
 
@@ -800,8 +799,6 @@ int main(int argc, char **argv)
 			g.dev = (lr ? atoi(lr) : rank) % (ndev ? ndev : 1);
 			gpuSetDevice(g.dev);
 			gpuStreamCreate(&g.s);
-			gpuEventCreate(&g.loop0);
-			gpuEventCreate(&g.loop1);
 			if (rank == 0)
 				ncclGetUniqueId(&sh.id);
 			MPI_Bcast(&sh.id, sizeof(sh.id), MPI_BYTE, 0, MPI_COMM_WORLD);

@@ -19,8 +19,8 @@ def parse_nccl_tests(path):
             op = {v: k for k, v in OPS.items()}.get(m.group(1), op)
         f = line.split()
         if op and len(f) >= 13 and f[0].isdigit():
-            oop = (float(f[-7]), f[-5])      # busbw, wrong
-            ip = (float(f[-3]), f[-1])
+            oop = (float(f[-6]), f[-5])      # busbw, #wrong
+            ip = (float(f[-2]), f[-1])
             out[(op, int(f[0]), "out-of-place")] = oop
             out[(op, int(f[0]), "in-place")] = ip
     return out
