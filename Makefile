@@ -14,7 +14,7 @@ CC        ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS      := yaml-0.1 libgit2 libarchive libcrypto jansson libcurl
 DEB_PKGS  := build-essential pkg-config python3 libyaml-dev libgit2-dev libarchive-dev libssl-dev libjansson-dev \
-             libcurl4-openssl-dev libcmocka-dev libopenblas-dev openmpi-bin libopenmpi-dev
+             libcurl4-openssl-dev libcmocka-dev libopenblas-dev openmpi-bin libopenmpi-dev python3-torch
 VERSION   := 0.1.0
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)

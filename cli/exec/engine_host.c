@@ -6,7 +6,6 @@
 
 static int host_runner_argv(struct strvec *out, const struct manifest *m, const char *program, const char *cases)
 {
-	const char *py = getenv("BENCH_PYTHON");
 	char *path = NULL;
 	int is_py, err;
 
@@ -14,7 +13,7 @@ static int host_runner_argv(struct strvec *out, const struct manifest *m, const 
 	if ((err = exec_resolve_runner(&path, &is_py, program)) < 0)
 		return err;
 	if (is_py)
-		strvec_push(out, py && *py ? py : "python3");
+		strvec_push(out, exec_python());
 	strvec_push(out, path);
 	strvec_push(out, "--config");
 	strvec_push(out, cases);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../core/fs.h"
+#include "../core/spawn.h"
 #include "../core/strbuf.h"
 
 extern const struct engine_ops engine_host;
@@ -101,4 +102,34 @@ int exec_resolve_runner(char **out_path, int *is_python, const char *program)
 	}
 	*out_path = path;
 	return 0;
+}
+
+const char *exec_python(void)
+{
+	static char chosen[512];
+	const char *env = getenv("BENCH_PYTHON");
+	static const char *const cands[] = { "python3", "/usr/bin/python3", NULL };
+
+	if (chosen[0])
+		return chosen;
+	if (env && *env) {
+		snprintf(chosen, sizeof(chosen), "%s", env);
+		return chosen;
+	}
+	for (size_t i = 0; cands[i]; i++) {
+		char *path = spawn_which(cands[i]), *out = NULL;
+		char *const argv[] = { path, "-c", "import torch", NULL };
+		size_t len;
+
+		if (path && spawn_capture(&out, &len, argv, 4096, 120) == 0) {
+			snprintf(chosen, sizeof(chosen), "%s", path);
+			free(path);
+			free(out);
+			return chosen;
+		}
+		free(path);
+		free(out);
+	}
+	snprintf(chosen, sizeof(chosen), "python3");
+	return chosen;
 }

@@ -364,6 +364,10 @@ static int run_suite(struct run *r, const struct suite_ops *s, int *tried_make)
 	json_object_set_new(cfg, "ranks", json_integer(r->m.target.nodes * r->m.target.gpus_per_node));
 	json_object_set_new(cfg, "cases", cases);
 	cases = NULL;
+	if (r->peak) /* the denominators of MFU and % of peak, from images/bases/peaks.yaml */
+		json_object_set_new(cfg, "gpu_peak", json_pack("{s:s, s:f, s:f, s:f}", "gpu", r->peak->key, "bf16_tflops",
+							       r->peak->bf16_tflops, "fp8_tflops", r->peak->fp8_tflops,
+							       "hbm_tbps", r->peak->hbm_tbps));
 	tag = xstrfmt("cases/%s.json", s->name);
 	err = write_json(r->dir, tag, cfg);
 	free(tag);
@@ -801,7 +805,7 @@ int run_execute(char **out_dir, const struct run_opts *o)
 		if (!wanted(o, ops->name))
 			continue;
 		if (strstr(ops->program, ".py"))
-			envcap_pip_list(r.dir, getenv("BENCH_PYTHON") ? getenv("BENCH_PYTHON") : "python3");
+			envcap_pip_list(r.dir, exec_python());
 		if ((err = run_suite(&r, ops, &tried_make)) < 0)
 			goto cleanup;
 	}

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Training throughput and MFU (runner contract: DESIGN.md §5): one fixed batch of synthetic random tokens, AdamW, bf16 autocast
+(or fp32), optional torch.compile. Per case: tokens/s, TFLOP/s per GPU by 6N + 12 L H d T density (density
+0.5 causal, the sliding-window fraction for Mistral; stated in the record), MFU against the dense bf16 peak the
+CLI passes in, peak memory, first and last loss (must be finite and falling).
+  train.py --config CASES.json
+"""
+import dataclasses
+import math
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+import benchlib as bl
+from models import HAVE_SDPA, MODELS, Model
+
+SUITE = "training"
+
+
+def torch_version():
+    return tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
+
+
+def run_case(case, cfg_all, first):
+    p = case["params"]
+    rec = bl.record(SUITE, case)
+    if first:
+        rec["extra"]["device"] = bl.device_info()
+    name = p["model"]
+    if name not in MODELS:
+        rec["error"] = f"unknown model '{name}'"
+        return rec
+    cfg = MODELS[name]
+    if isinstance(p.get("layers"), int):
+        cfg = dataclasses.replace(cfg, layers=p["layers"])
+    prec, seq, mb = p.get("precision", "bf16"), int(p.get("seq_len", 4096)), int(p.get("micro_batch", 1))
+    steps, warm = int(p.get("steps", 30)), int(p.get("warmup_steps", 10))
+    compile_ = bool(p.get("compile", False))
+    cuda = torch.cuda.is_available()
+    dev = torch.device("cuda" if cuda else "cpu")
+    if prec == "fp8":
+        try:
+            import torchao  # noqa: F401
+        except Exception:
+            rec.update(status="skipped", error="fp8 training needs torchao, which is not importable here")
+            return rec
+        rec.update(status="skipped", error="fp8 through torchao is not wired into this runner yet")
+        return rec
+    if compile_ and not hasattr(torch, "compile"):
+        rec.update(status="skipped", error=f"torch.compile needs torch >= 2.0 (this is {torch.__version__})")
+        return rec
+    if seq > cfg.max_seq and cfg.gpt:
+        rec["error"] = f"seq_len {seq} exceeds {name}'s {cfg.max_seq} positions"
+        return rec
+    torch.manual_seed(int(p.get("seed", 0)))
+    try:
+        model = Model(cfg).to(dev)  # fp32 master weights; bf16 through autocast
+        opt_kw = {"lr": 3e-4, "betas": (0.9, 0.95), "weight_decay": 0.1}
+        if cuda and torch_version() >= (2, 0):
+            opt_kw["fused"] = True
+        opt = torch.optim.AdamW(model.parameters(), **opt_kw)
+        step_model = torch.compile(model) if compile_ else model
+        g = torch.Generator(device="cpu").manual_seed(1234)
+        # one fixed batch of random tokens, every step: the loss must fall (the model memorises it), which checks
+        # that the step really trains; throughput does not depend on the token values
+        data = torch.randint(0, cfg.vocab, (mb, seq + 1), generator=g)
+        amp = torch.autocast(device_type=dev.type, dtype=torch.bfloat16, enabled=(prec == "bf16"))
+        if cuda:
+            torch.cuda.reset_peak_memory_stats()
+        losses, times = [], []
+        for s in range(steps):
+            batch = data.to(dev, non_blocking=True)
+            if cuda:
+                torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            with amp:
+                logits = step_model(batch[:, :-1])
+                loss = F.cross_entropy(logits.float().view(-1, cfg.vocab), batch[:, 1:].reshape(-1))
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            if cuda:
+                torch.cuda.synchronize()
+            times.append((time.perf_counter() - t0) * 1e3)
+            losses.append(float(loss.detach()))
+            print(f"train.py: {case['case']} step {s + 1}/{steps} loss {losses[-1]:.4f} {times[-1]:.1f} ms", file=sys.stderr)
+    except Exception as e:  # a case that cannot run is a record, not a crash
+        msg = (str(e).splitlines() or [""])[0]
+        oom = "out of memory" in msg.lower()
+        rec["error"] = ("out of memory: " if oom else f"{type(e).__name__}: ") + msg[:300]
+        if cuda:
+            torch.cuda.empty_cache()
+        return rec
+    timed = times[warm:]
+    tokens = mb * seq
+    density = bl.attention_density(seq, True, cfg.window)
+    n = model.flop_params()
+    fpt = bl.training_flop_per_token(n, cfg.layers, cfg.heads, cfg.head_dim, seq, density)
+    bl.set_samples(rec, "tflops_per_gpu", "TFLOP/s", timed, lambda ms: fpt * tokens / (ms * 1e-3) / 1e12)
+    med_ms = bl.percentile(sorted(timed), 0.5)
+    peak = (cfg_all.get("gpu_peak") or {}).get("bf16_tflops")
+    ex = rec["extra"]
+    ex.update(tokens_per_s=tokens / (med_ms * 1e-3), flop_per_token=fpt, n_params=sum(q.numel() for q in model.parameters()),
+              n_params_flop=n, layers=cfg.layers, density=density,
+              density_convention="0.5 causal (SemiAnalysis, Megatron); torchtitan/PaLM count 1",
+              loss_first=losses[0], loss_last=losses[-1], steps=steps, warmup_steps=warm, compile=compile_,
+              precision=prec, attention="scaled_dot_product_attention" if HAVE_SDPA else
+              "manual softmax attention (this torch has no scaled_dot_product_attention)", peak_mem_gib=torch.cuda.max_memory_allocated() / 2**30 if cuda else None)
+    if peak:
+        ex["mfu"] = rec["value"] / peak
+        ex["peak_tflops"] = peak
+    if not all(math.isfinite(x) for x in losses) or not losses[-1] < losses[0]:
+        rec.update(status="failed", error=f"loss is not finite and falling: first {losses[0]:.4f}, last {losses[-1]:.4f}")
+        ex["check"] = "wrong"
+    else:
+        ex["check"] = "ok"
+    return rec
+
+
+def main():
+    cfg, cases = bl.load_config(SUITE)
+    print(f"train.py: {len(cases)} case(s), torch {torch.__version__}", file=sys.stderr)
+    for i, c in enumerate(cases):
+        bl.emit(run_case(c, cfg if isinstance(cfg, dict) else {}, i == 0))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+#!/bin/sh
+# The PyTorch runners on CPU: formulas, parameter counts, attention numerics and a tiny training step
+# (tests/torch/test_torch.py, TAP), then the training and attention suites through bench run.
+. "$(dirname "$0")/lib.sh"
+PY=
+for c in ${BENCH_PYTHON:-} python3 /usr/bin/python3; do
+	if command -v "$c" >/dev/null 2>&1 && "$c" -c "import torch" 2>/dev/null; then PY=$c; break; fi
+done
+[ -n "$PY" ] || { not_ok "no python3 with torch (install python3-torch)"; finish; exit 1; }
+ok "python with torch: $PY ($("$PY" -c 'import torch; print(torch.__version__)'))"
+
+# the python checks speak TAP themselves: pass their lines through, counting them as ours
+"$PY" tests/torch/test_torch.py >"$T/py.tap" 2>"$T/py.err"
+rc=$?
+while IFS= read -r line; do
+	case "$line" in
+	"ok "*) ok "python: ${line#ok * - }" ;;
+	"not ok "*) not_ok "python: ${line#not ok * - }" ;;
+	"#"*) echo "$line" ;;
+	esac
+done <"$T/py.tap"
+[ "$rc" = 0 ] && ok "tests/torch/test_torch.py exited 0" || not_ok "tests/torch/test_torch.py exited $rc"
+
+cat >"$T/m.yaml" <<'Y'
+bench: 1
+name: torchtest
+target: {vendor: cpu, gpu: cpu}
+runtime: {engine: host, timeout: 5m}
+suites:
+  attention: {impl: [sdpa, sdpa-math, sdpa-flash], seq_lens: [64], head_dim: 16, width: 32, tokens: 128, passes: [fwd, fwd_bwd], dtype: bf16, warmup: 1ms, rep: 5ms}
+  training: {models: [tiny], precision: [fp32, bf16], seq_len: 32, micro_batch: 2, steps: 5, warmup_steps: 2, compile: false}
+Y
+BENCH_PYTHON=$PY expect 0 "bench run: tiny training and attention on CPU" "$BENCH" run -q -o "$T/runs" "$T/m.yaml"
+D=$(cat "$T/out")
+if "$PY" - "$D" <<'PY'
+import json, sys
+d = sys.argv[1]
+tr = [json.loads(l) for l in open(f"{d}/results/training.jsonl")]
+assert [r["status"] for r in tr] == ["ok", "ok"], [r["error"] for r in tr]
+for r in tr:
+    e = r["extra"]
+    assert e["loss_last"] < e["loss_first"] and e["density"] == 0.5 and e["flop_per_token"] > 0
+    assert r["value"] == r["stats"]["median"] and r["metric"] == "tflops_per_gpu"
+at = [json.loads(l) for l in open(f"{d}/results/attention.jsonl")]
+assert len(at) == 6
+import torch
+if hasattr(torch.nn.functional, "scaled_dot_product_attention"):
+    for r in at:
+        if r["params"]["impl"] == "sdpa-flash":
+            assert r["status"] == "skipped" and "GPU" in r["error"]
+        else:
+            assert r["status"] == "ok" and r["extra"]["check"] == "ok", r
+else:
+    assert all(r["status"] == "skipped" and "torch >= 2.0" in r["error"] for r in at), at
+PY
+then ok "training records: loss falling, FLOP/token and density stated; attention ok or skipped with the reason"; else not_ok "torch records"; fi
+[ -s "$D/env/raw/pip-list.txt" ] && ok "pip list captured for the Python suites" || not_ok "no pip list"
+finish

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""PyTorch runner checks that need no GPU (TAP output): FLOP formulas against ANCHORS.md's worked values and
+hand computations, parameter counts against the published model sizes, the manual attention against a direct
+computation, the do_bench schedule, and one tiny training run.
+  python3 tests/torch/test_torch.py
+"""
+import dataclasses
+import math
+import os
+import sys
+import traceback
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runners", "torch"))
+import torch  # noqa: E402
+
+import benchlib as bl  # noqa: E402
+from models import MODELS, Model, manual_attention, param_count  # noqa: E402
+
+
+def test_llama3_8b_flop_per_token_matches_anchors():
+    cfg = MODELS["llama3-8b"]
+    total, n = param_count(cfg)
+    assert abs(total - 8.030e9) / 8.030e9 < 0.001, total          # Meta: 8.03B
+    assert abs(n - 7.505e9) / 7.505e9 < 0.001, n                  # ANCHORS: N = 7.505e9
+    attn = 12 * 32 * 32 * 128 * 4096 * 0.5
+    assert abs(attn - 3.221e9) / 3.221e9 < 0.001                  # ANCHORS: 3.221e9
+    fpt = bl.training_flop_per_token(n, 32, 32, 128, 4096, bl.attention_density(4096, True))
+    assert abs(fpt - 48.25e9) / 48.25e9 < 0.001, fpt             # ANCHORS: 48.25 GFLOP/token
+
+
+def test_published_parameter_counts():
+    for name, published, tol in (("llama3-70b", 70.55e9, 0.002), ("mistral-7b", 7.24e9, 0.002), ("gpt-1.5b", 1.558e9, 0.002)):
+        total, _ = param_count(MODELS[name])
+        assert abs(total - published) / published < tol, (name, total)
+
+
+def test_param_count_matches_the_modules():
+    for name in ("tiny",):
+        for layers in (1, 2, 3):
+            cfg = dataclasses.replace(MODELS[name], layers=layers)
+            m = Model(cfg)
+            assert param_count(cfg) == (sum(p.numel() for p in m.parameters()), m.flop_params()), name
+    gpt = dataclasses.replace(MODELS["gpt-1.5b"], layers=1, hidden=64, heads=4, kv_heads=4, ffn=256, vocab=300, max_seq=32)
+    m = Model(gpt)
+    assert param_count(gpt) == (sum(p.numel() for p in m.parameters()), m.flop_params())
+
+
+def test_70b_proxy_head_share():
+    """ANCHORS: for the 4-layer 70B proxy the output head is ~23% of N."""
+    cfg = dataclasses.replace(MODELS["llama3-70b"], layers=4)
+    _, n = param_count(cfg)
+    share = cfg.vocab * cfg.hidden / n
+    assert 0.2 < share < 0.26, share
+
+
+def test_density_and_attention_flop():
+    assert bl.attention_density(4096, False) == 1.0
+    assert bl.attention_density(4096, True) == 0.5
+    assert bl.attention_density(4096, True, 4096) == 0.5            # T <= W: causal
+    w, t = 4096, 8192
+    assert abs(bl.attention_density(t, True, w) - (w * (w + 1) / 2 + (t - w) * w) / t ** 2) < 1e-15
+    # FlashAttention-2 benchmark: batch 2 x 8192 tokens, 16 heads of 128, causal: 4 B S^2 H D / 2
+    assert bl.attention_fwd_flop(2, 8192, 16, 128, True) == 4 * 2 * 8192 ** 2 * 16 * 128 / 2
+    assert bl.PASS_FACTOR == {"fwd": 1.0, "bwd": 2.5, "fwd_bwd": 3.5}
+
+
+def test_manual_attention_matches_a_direct_computation():
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 5, 4, generator=g) for _ in range(3))
+    out = manual_attention(q, k, v)
+    for h in range(2):
+        for i in range(5):
+            s = torch.tensor([float(q[0, h, i] @ k[0, h, j]) / 2.0 for j in range(i + 1)])
+            ref = (torch.softmax(s, 0)[:, None] * v[0, h, : i + 1]).sum(0)
+            assert torch.allclose(out[0, h, i], ref, atol=1e-5), (h, i)
+    if hasattr(torch.nn.functional, "scaled_dot_product_attention"):
+        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        assert torch.allclose(out, ref, atol=1e-5)
+
+
+def test_do_bench_schedule_counts():
+    calls = []
+    samples, sched = bl.do_bench(lambda: calls.append(1), warmup_ms=1.0, rep_ms=2.0, flush=True, flush_bytes=1 << 20)
+    assert sched["n_warmup"] == max(1, int(1.0 / sched["estimate_ms"]))
+    assert sched["n_repeat"] == len(samples) == max(1, int(2.0 / sched["estimate_ms"]))
+    assert len(calls) == 1 + 5 + sched["n_warmup"] + sched["n_repeat"]
+    st = bl.stats([7, 1, 10, 3, 5, 2, 9, 4, 8, 6])
+    assert st["median"] == 5.5 and abs(st["p10"] - 1.9) < 1e-12 and abs(st["p90"] - 9.1) < 1e-12
+
+
+def test_tiny_training_step_trains():
+    import train
+    case = {"case": "tiny", "params": {"model": "tiny", "layers": "auto", "precision": "fp32", "seq_len": 32,
+                                       "micro_batch": 2, "steps": 6, "warmup_steps": 2, "compile": False}}
+    rec = train.run_case(case, {}, True)
+    assert rec["status"] == "ok", rec["error"]
+    ex = rec["extra"]
+    assert ex["loss_last"] < ex["loss_first"] and math.isfinite(ex["loss_last"])
+    assert len(rec["samples_ms"]) == 4 and rec["metric"] == "tflops_per_gpu"
+    assert abs(ex["tokens_per_s"] - 64 / (bl.percentile(sorted(rec["samples_ms"]), 0.5) * 1e-3)) < 1e-6 * ex["tokens_per_s"]
+
+
+def main():
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
+    failed = 0
+    for i, (name, fn) in enumerate(tests, 1):
+        try:
+            fn()
+            print(f"ok {i} - {name}")
+        except Exception:
+            failed += 1
+            print(f"not ok {i} - {name}")
+            print("# " + traceback.format_exc().replace("\n", "\n# "))
+    print(f"1..{len(tests)}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
