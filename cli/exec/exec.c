@@ -112,8 +112,11 @@ const char *exec_python(void)
 
 	if (chosen[0])
 		return chosen;
-	if (env && *env) {
-		snprintf(chosen, sizeof(chosen), "%s", env);
+	if (env && *env) { /* posix_spawn does not search PATH: keep an absolute path */
+		char *path = spawn_which(env);
+
+		snprintf(chosen, sizeof(chosen), "%s", path ? path : env);
+		free(path);
 		return chosen;
 	}
 	for (size_t i = 0; cands[i]; i++) {
@@ -130,6 +133,11 @@ const char *exec_python(void)
 		free(path);
 		free(out);
 	}
-	snprintf(chosen, sizeof(chosen), "python3");
+	{
+		char *path = spawn_which("python3");
+
+		snprintf(chosen, sizeof(chosen), "%s", path ? path : "python3");
+		free(path);
+	}
 	return chosen;
 }

@@ -10,6 +10,7 @@ extern const struct suite_ops suite_training;
 static const char *const models[] = { "tiny", "gpt-1.5b", "llama3-8b", "llama3-70b", "mistral-7b", NULL };
 static const char *const precisions[] = { "bf16", "fp8", "fp32", NULL };
 static const char *const parallels[] = { "ddp", "fsdp", NULL };
+static const char *const param_dtypes[] = { "fp32", "bf16", NULL };
 
 static const struct param_def train_params[] = {
 	{ "models", PARAM_ENUM_LIST, "[llama3-8b]", "[tiny]", NULL, models, 0, 0, 0,
@@ -18,6 +19,8 @@ static const struct param_def train_params[] = {
 	  "layer count override for proxies (llama3-70b with 4 layers); auto = the model's own" },
 	{ "precision", PARAM_ENUM_LIST, "[bf16]", NULL, NULL, precisions, 0, 0, 0,
 	  "bf16 (autocast), fp8 (torchao when importable, else skipped), fp32" },
+	{ "param_dtype", PARAM_ENUM, "fp32", NULL, NULL, param_dtypes, 0, 0, 0,
+	  "parameter and optimizer-state type: fp32 (master weights, bf16 through autocast) or bf16 (everything in bf16)" },
 	{ "seq_len", PARAM_INT, "4096", "256", NULL, NULL, 8, 1 << 20, 0, "tokens per sequence" },
 	{ "micro_batch", PARAM_INT, "1", NULL, NULL, NULL, 1, 4096, 0, "sequences per GPU per step" },
 	{ "steps", PARAM_INT, "30", NULL, NULL, NULL, 2, 1000000, 0, "optimizer steps in all, warm-up included" },

@@ -56,7 +56,9 @@ def run_case(case, cfg_all, first):
         return rec
     torch.manual_seed(int(p.get("seed", 0)))
     try:
-        model = Model(cfg).to(dev)  # fp32 master weights; bf16 through autocast
+        model = Model(cfg).to(dev)
+        if p.get("param_dtype") == "bf16":  # parameters, gradients and AdamW state in bf16 (else fp32 masters)
+            model = model.to(torch.bfloat16)
         opt_kw = {"lr": 3e-4, "betas": (0.9, 0.95), "weight_decay": 0.1}
         if cuda and torch_version() >= (2, 0):
             opt_kw["fused"] = True
@@ -106,7 +108,7 @@ def run_case(case, cfg_all, first):
               n_params_flop=n, layers=cfg.layers, density=density,
               density_convention="0.5 causal (SemiAnalysis, Megatron); torchtitan/PaLM count 1",
               loss_first=losses[0], loss_last=losses[-1], steps=steps, warmup_steps=warm, compile=compile_,
-              precision=prec, attention="scaled_dot_product_attention" if HAVE_SDPA else
+              precision=prec, param_dtype=p.get("param_dtype", "fp32"), attention="scaled_dot_product_attention" if HAVE_SDPA else
               "manual softmax attention (this torch has no scaled_dot_product_attention)", peak_mem_gib=torch.cuda.max_memory_allocated() / 2**30 if cuda else None)
     if peak:
         ex["mfu"] = rec["value"] / peak
