@@ -98,7 +98,18 @@ $(RUNNER_DIR)/bench-membw: runners/membw/membw.c $(RUNNER_COMMON) $(GPU_OBJ) $(w
 	@mkdir -p $(dir $@)
 	$(CC) $(RUNNER_CFLAGS) -o $@ runners/membw/membw.c $(RUNNER_COMMON) $(GPU_OBJ) $(RUNNER_LIBS)
 
-.PHONY: all test unit cli-test run runners asan fuzz install deps check-deps clean FORCE
+# Compile check of the ROCm path with whatever HIP headers this machine has (Debian 12: HIP 5.2, no hipBLASLt or
+# RCCL, so the GEMM and collectives GPU backends cannot be checked here; kernels and host code can).
+HIPCC ?= hipcc
+HIP_ARCH ?= gfx90a
+hip-check:
+	@mkdir -p $(BUILD)/hip
+	$(HIPCC) --offload-arch=$(HIP_ARCH) -std=c++17 -DBENCH_HIP -Wall -Werror $(JANSSON_CFLAGS) -c runners/common/gpu_kernels.cu -o $(BUILD)/hip/gpu_kernels.o
+	$(CC) $(RUNNER_CFLAGS:-DBENCH_CUDA=) -DBENCH_HIP -D__HIP_PLATFORM_AMD__ -c runners/common/gpu_common.c -o $(BUILD)/hip/gpu_common.o
+	$(CC) $(RUNNER_CFLAGS:-DBENCH_CUDA=) -DBENCH_HIP -D__HIP_PLATFORM_AMD__ -c runners/membw/membw.c -o $(BUILD)/hip/membw.o
+	@echo "hip-check: the HIP kernels and the HIP host code compile ($$($(HIPCC) --version 2>/dev/null | grep -m1 -i 'hip version'))"
+
+.PHONY: all test unit cli-test run runners asan fuzz install deps check-deps clean hip-check FORCE
 all: bench
 
 # ./bench is the product; in a sanitizer build it lives under $(BUILD).

@@ -92,7 +92,7 @@ json_t *gpu_device_info(char *why, size_t whylen)
 	int count = 0, drv = 0, rt = 0, clk = 0, mclk = 0;
 	gpuDeviceProp p;
 	gpuError_t e;
-	char arch[32];
+	char arch[256];
 
 	e = gpuGetDeviceCount(&count);
 	if (e != gpuSuccess || count == 0) {

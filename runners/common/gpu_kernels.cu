@@ -7,12 +7,23 @@
 
 #if defined(BENCH_HIP)
 #include <hip/hip_runtime.h>
-#include <hip/hip_bf16.h>
 #include <hip/hip_fp16.h>
+#if __has_include(<hip/hip_bf16.h>) /* ROCm >= 6 */
+#include <hip/hip_bf16.h>
+typedef __hip_bfloat16 bf16_t;
+#define BF16_FROM(x) __float2bfloat16(x)
+#define BF16_TO(x) __bfloat162float(x)
+#else /* older HIP (Debian's 5.2): the hip_bfloat16 class */
+#include <hip/hip_bfloat16.h>
+typedef hip_bfloat16 bf16_t;
+#define BF16_FROM(x) hip_bfloat16(x)
+#define BF16_TO(x) static_cast<float>(x)
+#endif
+#if __has_include(<hip/hip_fp8.h>) /* MI300's e4m3fnuz, ROCm >= 6.2 */
 #include <hip/hip_fp8.h>
 typedef __hip_fp8_e4m3_fnuz fp8_t;
-#define BF16_FROM(x) __float2bfloat16(x)
-typedef __hip_bfloat16 bf16_t;
+#define HAVE_FP8 1
+#endif
 #else
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
@@ -21,13 +32,17 @@ typedef __hip_bfloat16 bf16_t;
 typedef __nv_fp8_e4m3 fp8_t;
 typedef __nv_bfloat16 bf16_t;
 #define BF16_FROM(x) __float2bfloat16_rn(x)
+#define BF16_TO(x) __bfloat162float(x)
+#define HAVE_FP8 1
 #endif
 
 template <typename T> __device__ inline T from_float(float x);
 template <> __device__ inline float from_float<float>(float x) { return x; }
 template <> __device__ inline __half from_float<__half>(float x) { return __float2half_rn(x); }
 template <> __device__ inline bf16_t from_float<bf16_t>(float x) { return BF16_FROM(x); }
+#ifdef HAVE_FP8
 template <> __device__ inline fp8_t from_float<fp8_t>(float x) { return fp8_t(x); }
+#endif
 
 template <typename T>
 __global__ void fill_kernel(T *p, size_t n, uint64_t seed, uint32_t tensor, int init)
@@ -44,7 +59,9 @@ extern "C" int gpu_fill(void *p, int dtype, size_t n, uint64_t seed, uint32_t te
 	case DT_FP32: fill_kernel<float><<<blocks, threads, 0, s>>>((float *)p, n, seed, tensor, init); break;
 	case DT_FP16: fill_kernel<__half><<<blocks, threads, 0, s>>>((__half *)p, n, seed, tensor, init); break;
 	case DT_BF16: fill_kernel<bf16_t><<<blocks, threads, 0, s>>>((bf16_t *)p, n, seed, tensor, init); break;
+#ifdef HAVE_FP8
 	case DT_FP8E4M3: fill_kernel<fp8_t><<<blocks, threads, 0, s>>>((fp8_t *)p, n, seed, tensor, init); break;
+#endif
 	default: return -1;
 	}
 	return gpuGetLastError() == gpuSuccess ? 0 : -1;
@@ -81,8 +98,9 @@ extern "C" int gpu_membw(int op, void *dst, const void *src, size_t bytes, gpuSt
 	if (!blocks) {
 		int dev = 0, sms = 0;
 #if defined(BENCH_HIP)
-		hipGetDevice(&dev);
-		hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, dev);
+		if (hipGetDevice(&dev) != hipSuccess ||
+		    hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, dev) != hipSuccess)
+			sms = 0;
 #else
 		cudaGetDevice(&dev);
 		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
@@ -107,7 +125,7 @@ extern "C" int gpu_membw(int op, void *dst, const void *src, size_t bytes, gpuSt
 template <typename T> __device__ inline float to_float(T x);
 template <> __device__ inline float to_float<float>(float x) { return x; }
 template <> __device__ inline float to_float<__half>(__half x) { return __half2float(x); }
-template <> __device__ inline float to_float<bf16_t>(bf16_t x) { return __bfloat162float(x); }
+template <> __device__ inline float to_float<bf16_t>(bf16_t x) { return BF16_TO(x); }
 
 template <typename T>
 __global__ void coll_fill_kernel(T *p, size_t count, int rank, size_t base)
@@ -147,17 +165,21 @@ extern "C" long long gpu_coll_check(const void *p, int dtype, size_t count, int 
 	const int threads = 256, blocks = 2048;
 	unsigned long long *d = NULL, h = 0;
 
+	long long rc = -1;
+
 	if (gpuMalloc((void **)&d, sizeof(*d)) != gpuSuccess)
 		return -1;
-	gpuMemsetAsync(d, 0, sizeof(*d), s);
+	if (gpuMemsetAsync(d, 0, sizeof(*d), s) != gpuSuccess)
+		goto out;
 	switch (dtype) {
 	case DT_FP32: coll_check_kernel<float><<<blocks, threads, 0, s>>>((const float *)p, count, op, rank, n, chunk, root, d); break;
 	case DT_FP16: coll_check_kernel<__half><<<blocks, threads, 0, s>>>((const __half *)p, count, op, rank, n, chunk, root, d); break;
 	case DT_BF16: coll_check_kernel<bf16_t><<<blocks, threads, 0, s>>>((const bf16_t *)p, count, op, rank, n, chunk, root, d); break;
-	default: gpuFree(d); return -1;
+	default: goto out;
 	}
-	gpuStreamSynchronize(s);
-	gpuMemcpy(&h, d, sizeof(h), gpuMemcpyDeviceToHost);
-	gpuFree(d);
-	return (long long)h;
+	if (gpuStreamSynchronize(s) == gpuSuccess && gpuMemcpy(&h, d, sizeof(h), gpuMemcpyDeviceToHost) == gpuSuccess)
+		rc = (long long)h;
+out:
+	(void)gpuFree(d);
+	return rc;
 }
