@@ -137,7 +137,7 @@ $(BUILD)/gen/version.h: FORCE
 	 if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c="$$c-dirty"; fi; \
 	 printf '#define BENCH_VERSION "%s"\n#define BENCH_COMMIT "%s"\n' "$(VERSION)" "$$c" > $@.tmp; \
 	 if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-$(BUILD)/obj/cli/cmd_version.o: $(BUILD)/gen/version.h
+$(BUILD)/obj/cli/cmd_version.o $(BUILD)/obj/cli/report/bundle.o: $(BUILD)/gen/version.h
 
 check-deps:
 	@if ! $(PKG_CONFIG) --exists $(PKGS); then \
@@ -172,10 +172,10 @@ asan:
 
 FUZZ_BIN := build/fuzz/fuzz_manifest
 fuzz: $(FUZZ_BIN)
-$(FUZZ_BIN): tests/fuzz/fuzz_manifest.c $(LIB_SRC) | check-deps
+$(FUZZ_BIN): tests/fuzz/fuzz_manifest.c $(LIB_SRC) $(BUILD)/gen/version.h | check-deps
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -DBENCH_FUZZ_DATA=\"$(CURDIR)\" $(PKG_CFLAGS) -Icli -o $@ tests/fuzz/fuzz_manifest.c $(LIB_SRC) $(PKG_LIBS)
+	  -DBENCH_FUZZ_DATA=\"$(CURDIR)\" $(PKG_CFLAGS) -Icli -I$(BUILD)/gen -o $@ tests/fuzz/fuzz_manifest.c $(LIB_SRC) $(PKG_LIBS)
 
 install: bench
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bench/images/bases $(DESTDIR)$(PREFIX)/share/bench/manifests \

@@ -22,6 +22,13 @@ int cmd_validate(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_suites(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
+int cmd_keygen(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+
+/* Packs dir with $BENCH_HOME's key, creating the key on first use (and saying so unless quiet). */
+int pack_with_own_key(char **tar, char **env, const char *dir, int quiet);
 
 /* Prints "bench: error: <last error>" and returns the exit status for err. */
 int cli_fail(int err);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "core/error.h"
 #include "core/opt.h"
 #include "core/strbuf.h"
 #include "exec/run.h"
@@ -20,7 +21,8 @@ int cmd_run(int argc, char **argv)
 	struct opt_strlist only = OPT_STRLIST_INIT;
 	struct run_opts ro;
 	const char *out = NULL, *resume = NULL;
-	int dry = 0, quiet = 0, verbose = 0, n, err, status = 0;
+	int dry = 0, quiet = 0, verbose = 0, no_pack = 0, n, err, perr, status = 0;
+	char *tar = NULL, *env = NULL;
 	char *dir = NULL;
 	const struct opt opts[] = {
 		OPT_LIST('s', "suite", &only, "NAME", "run only these suites (comma-separated, repeatable)"),
@@ -29,6 +31,7 @@ int cmd_run(int argc, char **argv)
 		OPT_BOOL('n', "dry-run", &dry, "print the plan and the exact commands, run nothing"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or summary table; errors only"),
 		OPT_COUNT('v', "verbose", &verbose, "also print each runner's command line"),
+		OPT_BOOL(0, "no-pack", &no_pack, "do not write the signed bundle at the end"),
 		OPT_END(),
 	};
 
@@ -66,9 +69,20 @@ int cmd_run(int argc, char **argv)
 		status = 3; /* the diagnostics are printed already */
 	else if (err < 0)
 		status = cli_fail(err);
-	else if (dir && !dry)
+	if (dir && !dry) {
 		printf("%s\n", dir);
+		/* every run ends signed: what was measured is packed whatever the outcome */
+		if (!no_pack && (perr = pack_with_own_key(&tar, &env, dir, quiet)) < 0) {
+			fprintf(stderr, "bench: error: packing '%s' failed: %s\n", dir, bench_error_last());
+			if (!status)
+				status = bench_exit_code(perr);
+		} else if (!no_pack) {
+			printf("%s\n%s\n", tar, env);
+		}
+	}
 cleanup:
+	free(tar);
+	free(env);
 	free(dir);
 	opt_strlist_release(&only);
 	return status;

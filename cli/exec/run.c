@@ -134,6 +134,12 @@ static int write_status(struct run *r, const char *state)
 	}
 	root = json_pack("{s:s, s:s, s:s, s:s, s:o}", "schema", "bench.status/v1", "run", r->m.name, "state", state,
 			 "started", r->started, "cases", cases);
+	if (strcmp(state, "running")) {
+		char *fin = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+
+		json_object_set_new(root, "finished", json_string(fin));
+		free(fin);
+	}
 	err = write_json(r->dir, "status.json", root);
 	json_decref(root);
 	return err;

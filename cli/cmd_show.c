@@ -1,0 +1,93 @@
+/* cmd_show.c — bench show BUNDLE: what ran, on what, and the headline results, straight from the archive. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "core/error.h"
+#include "core/opt.h"
+#include "report/bundle.h"
+
+static const struct opt_cmd cmd = { "show", "[--json] BUNDLE.bench.tar.gz",
+				    "Print a bundle's manifest name and channel, its stack (lock summary), the "
+				    "environment and every case's headline, read from the archive without unpacking it. "
+				    "It does not verify: use 'bench verify' for that." };
+
+static json_t *parse(json_t *members, const char *name)
+{
+	const char *s = json_string_value(json_object_get(members, name));
+
+	return s ? json_loads(s, 0, NULL) : NULL;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	static const char *const names[] = { "summary.json", "status.json", "env/environment.json", "manifest.lock.json",
+					     "plan.json", NULL };
+	json_t *m = NULL, *summary = NULL, *status = NULL, *env = NULL, *lock = NULL, *plan = NULL, *out;
+	int json = 0, n, err, rc = 0;
+	const struct opt opts[] = { OPT_BOOL(0, "json", &json, "print JSON"), OPT_END() };
+	char *run = NULL;
+	size_t i;
+	json_t *c;
+
+	n = opt_parse(argc - 1, argv + 1, opts, &cmd);
+	if (n == OPT_HELP || n < 0)
+		return n < 0 ? 2 : 0;
+	if (n != 1)
+		return cli_usage_error(cmd.name, cmd.synopsis, n ? "give exactly one bundle" : "no bundle given");
+	if ((err = bundle_read_members(&m, &run, argv[1], names, 64u << 20)) < 0) {
+		fprintf(stderr, "bench: error: %s\n", bench_error_last());
+		return 8;
+	}
+	summary = parse(m, "summary.json");
+	status = parse(m, "status.json");
+	env = parse(m, "env/environment.json");
+	lock = parse(m, "manifest.lock.json");
+	plan = parse(m, "plan.json");
+	if (json) {
+		out = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?}", "run", run, "plan", plan, "status", status, "summary",
+				summary, "environment", env, "lock", lock);
+		rc = cli_print_json(out);
+		goto cleanup;
+	}
+	printf("run       %s\nmanifest  %s (channel %s, %s)\nstate     %s, started %s\n", run,
+	       json_string_value(json_object_get(plan, "name")) ? json_string_value(json_object_get(plan, "name")) : "?",
+	       json_string_value(json_object_get(plan, "channel")) ? json_string_value(json_object_get(plan, "channel")) : "?",
+	       json_string_value(json_object_get(plan, "vendor")) ? json_string_value(json_object_get(plan, "vendor")) : "?",
+	       json_string_value(json_object_get(status, "state")) ? json_string_value(json_object_get(status, "state")) : "?",
+	       json_string_value(json_object_get(status, "started")) ? json_string_value(json_object_get(status, "started")) : "?");
+	printf("stack     %s\n", lock ? "locked (manifest.lock.json)" : "the host's own (engine host, no lock)");
+	if (env) {
+		json_t *h = json_object_get(env, "host"), *g = json_array_get(json_object_get(env, "gpus"), 0);
+
+		printf("host      %s, %s, %lld cores\n",
+		       json_string_value(json_object_get(h, "os")) ? json_string_value(json_object_get(h, "os")) : "?",
+		       json_string_value(json_object_get(h, "cpu_model")) ? json_string_value(json_object_get(h, "cpu_model")) : "?",
+		       (long long)json_integer_value(json_object_get(h, "cores")));
+		if (g)
+			printf("gpu       %zu x %s, driver %s\n", json_array_size(json_object_get(env, "gpus")),
+			       json_string_value(json_object_get(g, "name")), json_string_value(json_object_get(g, "driver")));
+	}
+	printf("\n%-12s %-48s %-8s %12s %s\n", "suite", "case", "status", "value", "unit");
+	json_array_foreach(json_object_get(summary, "cases"), i, c) {
+		char val[32] = "-";
+
+		if (json_is_number(json_object_get(c, "value")))
+			snprintf(val, sizeof(val), "%.4g", json_number_value(json_object_get(c, "value")));
+		printf("%-12s %-48s %-8s %12s %s\n", json_string_value(json_object_get(c, "suite")),
+		       json_string_value(json_object_get(c, "case")), json_string_value(json_object_get(c, "status")), val,
+		       json_string_value(json_object_get(c, "unit")));
+	}
+cleanup:
+	json_decref(m);
+	json_decref(summary);
+	json_decref(status);
+	json_decref(env);
+	json_decref(lock);
+	json_decref(plan);
+	free(run);
+	return rc;
+}

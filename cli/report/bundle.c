@@ -1,0 +1,1054 @@
+#include "bundle.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <openssl/sha.h>
+
+#include "../core/error.h"
+#include "../core/fs.h"
+#include "../core/strbuf.h"
+#include "sign.h"
+#include "version.h"
+
+#define CHUNK (256u << 10)
+
+/* streaming SHA-256 through EVP (the SHA256_* functions are deprecated in OpenSSL 3) */
+struct sha256 {
+	EVP_MD_CTX *ctx;
+};
+
+static void sha256_init(struct sha256 *h)
+{
+	h->ctx = EVP_MD_CTX_new();
+	if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) {
+		fprintf(stderr, "bench: fatal: cannot initialise SHA-256\n");
+		abort();
+	}
+}
+
+static void sha256_update(struct sha256 *h, const void *data, size_t len)
+{
+	EVP_DigestUpdate(h->ctx, data, len);
+}
+
+static void sha256_final(unsigned char md[32], struct sha256 *h)
+{
+	unsigned int n = 32;
+
+	EVP_DigestFinal_ex(h->ctx, md, &n);
+	EVP_MD_CTX_free(h->ctx);
+	h->ctx = NULL;
+}
+
+static void hex(char out[65], const unsigned char md[32])
+{
+	for (int i = 0; i < 32; i++)
+		sprintf(out + 2 * i, "%02x", md[i]);
+}
+
+/* ---- listing the run directory, sorted bytewise ----------------------------------------------------------- */
+
+struct member {
+	char *rel;   /* "results/gemm.jsonl", "results/" for directories */
+	int dir;
+	uint64_t size;
+	char sha[65];
+};
+
+struct members {
+	struct member *v;
+	size_t n, alloc;
+};
+
+static int list_dir(struct members *ms, const char *root, const char *rel)
+{
+	char *path = *rel ? xstrfmt("%s/%s", root, rel) : xstrdup(root);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int err = 0;
+
+	if (!d) {
+		err = bench_error_set(BENCH_E_IO, "cannot read directory '%s': %s", path, strerror(errno));
+		free(path);
+		return err;
+	}
+	while (!err && (e = readdir(d))) {
+		char *r, *p;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		r = *rel ? xstrfmt("%s%s", rel, e->d_name) : xstrdup(e->d_name);
+		p = xstrfmt("%s/%s", root, r);
+		if (lstat(p, &st) < 0) {
+			err = bench_error_set(BENCH_E_IO, "cannot stat '%s': %s", p, strerror(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			char *rd = xstrfmt("%s/", r);
+
+			ALLOC_GROW(ms->v, ms->n + 1, ms->alloc);
+			ms->v[ms->n++] = (struct member){ rd, 1, 0, "" };
+			err = list_dir(ms, root, rd);
+		} else if (S_ISREG(st.st_mode)) {
+			ALLOC_GROW(ms->v, ms->n + 1, ms->alloc);
+			ms->v[ms->n++] = (struct member){ xstrdup(r), 0, (uint64_t)st.st_size, "" };
+		} else {
+			err = bench_error_set(BENCH_E_FAIL, "'%s' is not a regular file or directory; a run directory holds "
+					      "only those", p);
+		}
+		free(r);
+		free(p);
+	}
+	closedir(d);
+	free(path);
+	return err;
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	return strcmp(((const struct member *)a)->rel, ((const struct member *)b)->rel);
+}
+
+static void members_release(struct members *ms)
+{
+	for (size_t i = 0; i < ms->n; i++)
+		free(ms->v[i].rel);
+	free(ms->v);
+	memset(ms, 0, sizeof(*ms));
+}
+
+/* ---- the output stream: a file, with the sha256 of every byte written ----------------------------------------- */
+
+struct out_stream {
+	FILE *f;
+	struct sha256 sha;
+	uint64_t bytes;
+};
+
+static la_ssize_t out_write(struct archive *a, void *ctx, const void *buf, size_t len)
+{
+	struct out_stream *o = ctx;
+
+	(void)a;
+	if (fwrite(buf, 1, len, o->f) != len)
+		return -1;
+	sha256_update(&o->sha, buf, len);
+	o->bytes += len;
+	return (la_ssize_t)len;
+}
+
+static time_t parse_utc(const char *s)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!s || sscanf(s, "%d-%d-%dT%d:%d:%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+			 &tm.tm_sec) != 6)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return timegm(&tm);
+}
+
+static json_t *load_json(const char *dir, const char *name)
+{
+	char *p = xstrfmt("%s/%s", dir, name);
+	json_t *j = json_load_file(p, 0, NULL);
+
+	free(p);
+	return j;
+}
+
+/* SOURCE_DATE_EPOCH: the lock's, else the environment's, else the run's start; the mtime of every entry. */
+static time_t source_date_epoch(const char *dir, json_t *status)
+{
+	json_t *lock = load_json(dir, "manifest.lock.json");
+	json_t *v = json_object_get(lock, "source_date_epoch");
+	const char *env = getenv("SOURCE_DATE_EPOCH");
+	time_t t;
+
+	if (json_is_integer(v))
+		t = (time_t)json_integer_value(v);
+	else if (env && *env)
+		t = (time_t)atoll(env);
+	else
+		t = parse_utc(json_string_value(json_object_get(status, "started")));
+	json_decref(lock);
+	return t;
+}
+
+static json_t *provenance(const char *dir, const char *run, json_t *status, const char *manifest_sha)
+{
+	json_t *lock = load_json(dir, "manifest.lock.json"), *env = load_json(dir, "env/environment.json");
+	json_t *deps = json_array(), *comps = json_object_get(lock, "components"), *c;
+	const char *host = json_string_value(json_object_get(json_object_get(env, "host"), "hostname"));
+	const char *key;
+	json_t *pred;
+
+	/* resolvedDependencies from the lock: every component with what it resolved to */
+	json_object_foreach(comps, key, c) {
+		json_t *dep = json_pack("{s:s}", "name", key), *digest = json_object();
+		const char *uri = json_string_value(json_object_get(c, "url"));
+
+		if (!uri)
+			uri = json_string_value(json_object_get(c, "git"));
+		if (uri)
+			json_object_set_new(dep, "uri", json_string(uri));
+		if (json_is_string(json_object_get(c, "sha256")))
+			json_object_set(digest, "sha256", json_object_get(c, "sha256"));
+		if (json_is_string(json_object_get(c, "commit")))
+			json_object_set(digest, "gitCommit", json_object_get(c, "commit"));
+		if (json_object_size(digest))
+			json_object_set(dep, "digest", digest);
+		json_decref(digest);
+		json_array_append_new(deps, dep);
+	}
+	if (json_is_string(json_object_get(lock, "base_digest")))
+		json_array_append_new(deps, json_pack("{s:s, s:{s:s}}", "name", "base-image", "digest", "sha256",
+						      json_string_value(json_object_get(lock, "base_digest")) + 7));
+	pred = json_pack("{s:{s:s, s:{s:{s:s, s:s}}, s:{s:s, s:s}, s:o}, s:{s:{s:s, s:{s:s, s:s}}, s:{s:s, s:s, s:s}}}",
+			 "buildDefinition", "buildType", "https://github.com/bench/bench/run/v1",
+			 "externalParameters", "manifest", "path", "manifest.yaml", "sha256", manifest_sha,
+			 "internalParameters", "state", json_string_value(json_object_get(status, "state")) ?
+			 json_string_value(json_object_get(status, "state")) : "unknown", "run", run,
+			 "resolvedDependencies", deps,
+			 "runDetails", "builder", "id", host ? host : "unknown-host", "version", "bench", BENCH_VERSION,
+			 "commit", BENCH_COMMIT, "metadata", "invocationId", run, "startedOn",
+			 json_string_value(json_object_get(status, "started")) ? json_string_value(json_object_get(status, "started")) : "",
+			 "finishedOn", json_string_value(json_object_get(status, "finished")) ?
+			 json_string_value(json_object_get(status, "finished")) : "");
+	json_decref(lock);
+	json_decref(env);
+	return pred;
+}
+
+static int file_sha(char out[65], const char *path)
+{
+	unsigned char md[32], *buf = xmalloc(CHUNK);
+	struct sha256 c;
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f) {
+		free(buf);
+		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, strerror(errno));
+	}
+	sha256_init(&c);
+	while ((n = fread(buf, 1, CHUNK, f)) > 0)
+		sha256_update(&c, buf, n);
+	fclose(f);
+	free(buf);
+	sha256_final(md, &c);
+	hex(out, md);
+	return 0;
+}
+
+static int write_entry(struct archive *a, const char *dir, const char *run, struct member *m, time_t sde,
+		       unsigned char *buf)
+{
+	struct archive_entry *e = archive_entry_new();
+	char *name = xstrfmt("%s/%s", run, m->rel), *path = xstrfmt("%s/%s", dir, m->rel);
+	unsigned char md[32];
+	struct sha256 c = { NULL };
+	uint64_t left = m->size;
+	FILE *f = NULL;
+	int err = 0;
+
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, m->dir ? AE_IFDIR : AE_IFREG);
+	archive_entry_set_perm(e, m->dir ? 0755 : 0644);
+	archive_entry_set_size(e, m->dir ? 0 : (la_int64_t)m->size);
+	archive_entry_set_mtime(e, sde, 0);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	if (archive_write_header(a, e) != ARCHIVE_OK) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s' to the archive: %s", name, archive_error_string(a));
+		goto cleanup;
+	}
+	if (m->dir)
+		goto cleanup;
+	if (!(f = fopen(path, "rb"))) {
+		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	sha256_init(&c);
+	while (left > 0) {
+		size_t want = left < CHUNK ? (size_t)left : CHUNK, n = fread(buf, 1, want, f);
+
+		if (n == 0) {
+			err = bench_error_set(BENCH_E_IO, "'%s' changed while it was packed (shorter than %llu bytes)", path,
+					      (unsigned long long)m->size);
+			goto cleanup;
+		}
+		sha256_update(&c, buf, n);
+		if (archive_write_data(a, buf, n) != (la_ssize_t)n) {
+			err = bench_error_set(BENCH_E_IO, "cannot write '%s' to the archive: %s", name, archive_error_string(a));
+			goto cleanup;
+		}
+		left -= n;
+	}
+	sha256_final(md, &c);
+	hex(m->sha, md);
+cleanup:
+	if (c.ctx)
+		EVP_MD_CTX_free(c.ctx);
+	if (f)
+		fclose(f);
+	archive_entry_free(e);
+	free(name);
+	free(path);
+	return err;
+}
+
+int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PKEY *key)
+{
+	struct members ms = { NULL, 0, 0 };
+	struct out_stream os;
+	struct archive *a = NULL;
+	char *dir = xstrdup(run_dir), *run, *parent = NULL, *tar = NULL, *tmp = NULL, *envp = NULL, *envtmp = NULL;
+	char *payload = NULL, *keyid = NULL, *tarname = NULL, tarsha[65], manifest_sha[65] = "";
+	unsigned char md[32], sig[64], *buf = xmalloc(CHUNK);
+	json_t *status = NULL, *subjects = NULL, *stmt = NULL, *envl = NULL;
+	struct strbuf pae = STRBUF_INIT, b64p = STRBUF_INIT, b64s = STRBUF_INIT;
+	char *mpath = NULL;
+	time_t sde;
+	int err = 0;
+	FILE *ef = NULL;
+
+	*out_tar = *out_envelope = NULL;
+	memset(&os, 0, sizeof(os));
+	while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
+		dir[strlen(dir) - 1] = '\0';
+	run = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+	parent = run == dir ? xstrdup(".") : xstrndup(dir, (size_t)(run - 1 - dir));
+	if (!*parent) {
+		free(parent);
+		parent = xstrdup("/");
+	}
+	if (!(status = load_json(dir, "status.json"))) {
+		err = bench_error_set(BENCH_E_FAIL, "'%s' is not a run directory (no readable status.json)", dir);
+		goto cleanup;
+	}
+	mpath = xstrfmt("%s/manifest.yaml", dir);
+	if ((err = file_sha(manifest_sha, mpath)) < 0)
+		goto cleanup;
+	if ((err = list_dir(&ms, dir, "")) < 0)
+		goto cleanup;
+	qsort(ms.v, ms.n, sizeof(*ms.v), cmp_member);
+	sde = source_date_epoch(dir, status);
+	tarname = xstrfmt("%s.bench.tar.gz", run);
+	tar = xstrfmt("%s/%s", parent, tarname);
+	tmp = xstrfmt("%s.tmp", tar);
+	if (!(os.f = fopen(tmp, "wb"))) {
+		err = bench_error_set(BENCH_E_IO, "cannot create '%s': %s", tmp, strerror(errno));
+		goto cleanup;
+	}
+	sha256_init(&os.sha);
+	a = archive_write_new();
+	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK || archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
+	    archive_write_set_options(a, "gzip:!timestamp,gzip:compression-level=1") != ARCHIVE_OK ||
+	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+	    archive_write_open(a, &os, NULL, out_write, NULL) != ARCHIVE_OK) {
+		err = bench_error_set(BENCH_E_IO, "cannot start the archive: %s", archive_error_string(a));
+		goto cleanup;
+	}
+	{
+		/* the run directory itself first, then its members */
+		struct member root = { xstrdup(""), 1, 0, "" };
+		char *name = xstrfmt("%s/", run);
+		struct archive_entry *e = archive_entry_new();
+
+		archive_entry_set_pathname(e, name);
+		archive_entry_set_filetype(e, AE_IFDIR);
+		archive_entry_set_perm(e, 0755);
+		archive_entry_set_mtime(e, sde, 0);
+		archive_entry_set_uid(e, 0);
+		archive_entry_set_gid(e, 0);
+		if (archive_write_header(a, e) != ARCHIVE_OK)
+			err = bench_error_set(BENCH_E_IO, "cannot write the archive: %s", archive_error_string(a));
+		archive_entry_free(e);
+		free(name);
+		free(root.rel);
+		if (err)
+			goto cleanup;
+	}
+	for (size_t i = 0; i < ms.n; i++)
+		if ((err = write_entry(a, dir, run, &ms.v[i], sde, buf)) < 0)
+			goto cleanup;
+	if (archive_write_close(a) != ARCHIVE_OK) {
+		err = bench_error_set(BENCH_E_IO, "cannot finish the archive: %s", archive_error_string(a));
+		goto cleanup;
+	}
+	if (fflush(os.f) != 0 || fsync(fileno(os.f)) != 0 || fclose(os.f) != 0) {
+		os.f = NULL;
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
+		goto cleanup;
+	}
+	os.f = NULL;
+	sha256_final(md, &os.sha);
+	hex(tarsha, md);
+
+	/* the statement: subject 0 is the archive, then every regular member */
+	subjects = json_array();
+	json_array_append_new(subjects, json_pack("{s:s, s:{s:s}}", "name", tarname, "digest", "sha256", tarsha));
+	for (size_t i = 0; i < ms.n; i++) {
+		if (ms.v[i].dir)
+			continue;
+		json_array_append_new(subjects, json_pack("{s:s++, s:{s:s}}", "name", run, "/", ms.v[i].rel, "digest",
+							  "sha256", ms.v[i].sha));
+	}
+	stmt = json_pack("{s:s, s:O, s:s, s:o}", "_type", "https://in-toto.io/Statement/v1", "subject", subjects,
+			 "predicateType", "https://slsa.dev/provenance/v1", "predicate",
+			 provenance(dir, run, status, manifest_sha));
+	payload = json_dumps(stmt, JSON_COMPACT | JSON_SORT_KEYS);
+	dsse_pae(&pae, BUNDLE_PAYLOAD_TYPE, (const unsigned char *)payload, strlen(payload));
+	if ((err = sign_ed25519(sig, key, (const unsigned char *)pae.buf, pae.len)) < 0 || (err = sign_keyid(&keyid, key)) < 0)
+		goto cleanup;
+	base64_encode(&b64p, (const unsigned char *)payload, strlen(payload));
+	base64_encode(&b64s, sig, sizeof(sig));
+	envl = json_pack("{s:s, s:s, s:[{s:s, s:s}]}", "payload", b64p.buf, "payloadType", BUNDLE_PAYLOAD_TYPE,
+			 "signatures", "keyid", keyid, "sig", b64s.buf);
+	envp = xstrfmt("%s.intoto.jsonl", tar);
+	envtmp = xstrfmt("%s.tmp", envp);
+	if (!(ef = fopen(envtmp, "wb")) || json_dumpf(envl, ef, JSON_COMPACT | JSON_SORT_KEYS) != 0 || fputc('\n', ef) == EOF ||
+	    fclose(ef) != 0) {
+		ef = NULL;
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", envtmp, strerror(errno));
+		goto cleanup;
+	}
+	ef = NULL;
+	if (rename(tmp, tar) != 0 || rename(envtmp, envp) != 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot rename the bundle into place: %s", strerror(errno));
+		goto cleanup;
+	}
+	*out_tar = tar;
+	*out_envelope = envp;
+	tar = envp = NULL;
+cleanup:
+	if (os.sha.ctx)
+		EVP_MD_CTX_free(os.sha.ctx);
+	if (os.f) {
+		fclose(os.f);
+		unlink(tmp);
+	}
+	if (ef)
+		fclose(ef);
+	if (err && envtmp)
+		unlink(envtmp);
+	if (err && tmp)
+		unlink(tmp);
+	if (a)
+		archive_write_free(a);
+	free(buf);
+	free(dir);
+	free(parent);
+	free(tar);
+	free(tmp);
+	free(envp);
+	free(envtmp);
+	free(payload);
+	free(keyid);
+	free(tarname);
+	free(mpath);
+	json_decref(status);
+	json_decref(subjects);
+	json_decref(stmt);
+	json_decref(envl);
+	strbuf_release(&pae);
+	strbuf_release(&b64p);
+	strbuf_release(&b64s);
+	members_release(&ms);
+	return err;
+}
+
+/* ---- reading: safe against hostile archives --------------------------------------------------------------------- */
+
+void bundle_limits_default(struct bundle_limits *l)
+{
+	const char *e = getenv("BENCH_BUNDLE_MAX_ENTRIES");
+
+	l->max_entries = e && *e ? (size_t)atoll(e) : 100000;
+	l->max_entry_size = (uint64_t)1 << 40;
+	l->max_total = (uint64_t)4 << 40;
+}
+
+struct strset {
+	char **v;
+	size_t cap, n;
+};
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Adds s; returns its slot index, and *dup = 1 when it was present already. */
+static size_t strset_add(struct strset *set, const char *s, int *dup)
+{
+	size_t i;
+
+	if (set->n * 2 >= set->cap) {
+		struct strset big = { NULL, set->cap ? set->cap * 2 : 64, 0 };
+		int d;
+
+		big.v = xcalloc(big.cap, sizeof(*big.v));
+		for (size_t k = 0; k < set->cap; k++)
+			if (set->v[k]) {
+				size_t j = fnv(set->v[k]) & (big.cap - 1);
+
+				while (big.v[j])
+					j = (j + 1) & (big.cap - 1);
+				big.v[j] = set->v[k];
+				big.n++;
+			}
+		free(set->v);
+		*set = big;
+		(void)d;
+	}
+	for (i = fnv(s) & (set->cap - 1); set->v[i]; i = (i + 1) & (set->cap - 1)) {
+		if (!strcmp(set->v[i], s)) {
+			*dup = 1;
+			return i;
+		}
+	}
+	set->v[i] = xstrdup(s);
+	set->n++;
+	*dup = 0;
+	return i;
+}
+
+static void strset_release(struct strset *set)
+{
+	for (size_t i = 0; i < set->cap; i++)
+		free(set->v[i]);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}
+
+struct in_stream {
+	FILE *f;
+	struct sha256 sha;
+	unsigned char *buf;
+};
+
+static la_ssize_t in_read(struct archive *a, void *ctx, const void **out)
+{
+	struct in_stream *in = ctx;
+	size_t n = fread(in->buf, 1, CHUNK, in->f);
+
+	(void)a;
+	sha256_update(&in->sha, in->buf, n);
+	*out = in->buf;
+	return (la_ssize_t)n;
+}
+
+/* Checks one entry's name and type. Returns NULL when acceptable, else the reason (static). */
+static const char *entry_problem(struct archive_entry *e, const char *run)
+{
+	const char *name = archive_entry_pathname(e);
+	size_t rl = strlen(run);
+	mode_t t = archive_entry_filetype(e);
+
+	if (!name || !*name)
+		return "an entry without a name";
+	if (strlen(name) > 4096)
+		return "an entry name longer than 4096 bytes";
+	if (name[0] == '/')
+		return "an absolute path";
+	for (const char *p = name; *p;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return "a '..' path component";
+		p += n + (p[n] == '/');
+	}
+	if (strncmp(name, run, rl) || name[rl] != '/')
+		return "an entry outside the run directory";
+	if (archive_entry_hardlink(e))
+		return "a hard link";
+	if (t == AE_IFLNK)
+		return "a symbolic link";
+	if (t != AE_IFREG && t != AE_IFDIR)
+		return "a device, fifo or other special file";
+	return NULL;
+}
+
+struct subject {
+	const char *name;
+	const char *sha;
+	int seen;
+};
+
+static int find_subject(struct subject *s, size_t n, const char *name)
+{
+	for (size_t lo = 0, hi = n; lo < hi;) { /* subjects sorted by name */
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s[mid].name, name);
+
+		if (!c)
+			return (int)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int cmp_subject(const void *a, const void *b)
+{
+	return strcmp(((const struct subject *)a)->name, ((const struct subject *)b)->name);
+}
+
+static int load_keys(EVP_PKEY ***keys, char ***origins, size_t *n, char *const *paths, const char *home)
+{
+	struct strbuf sb = STRBUF_INIT;
+	DIR *d;
+	struct dirent *e;
+	int err = 0;
+
+	*keys = NULL;
+	*origins = NULL;
+	*n = 0;
+	if (paths) {
+		for (size_t i = 0; paths[i]; i++) {
+			EVP_PKEY *k;
+
+			if ((err = sign_load_public_file(&k, paths[i])) < 0)
+				return err;
+			*keys = xrealloc(*keys, (*n + 1) * sizeof(**keys));
+			*origins = xrealloc(*origins, (*n + 1) * sizeof(**origins));
+			(*keys)[*n] = k;
+			(*origins)[(*n)++] = xstrfmt("--key %s", paths[i]);
+		}
+		return 0;
+	}
+	strbuf_addf(&sb, "%s/trusted", home);
+	if ((d = opendir(sb.buf))) {
+		while ((e = readdir(d))) {
+			size_t l = strlen(e->d_name);
+			char *p;
+			EVP_PKEY *k;
+
+			if (l < 5 || strcmp(e->d_name + l - 4, ".pem"))
+				continue;
+			p = xstrfmt("%s/%s", sb.buf, e->d_name);
+			if (sign_load_public_file(&k, p) == 0) {
+				*keys = xrealloc(*keys, (*n + 1) * sizeof(**keys));
+				*origins = xrealloc(*origins, (*n + 1) * sizeof(**origins));
+				(*keys)[*n] = k;
+				(*origins)[(*n)++] = xstrfmt("trusted/%s", e->d_name);
+			}
+			free(p);
+		}
+		closedir(d);
+	}
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "%s/signing.pub.pem", home);
+	{
+		EVP_PKEY *k;
+
+		if (access(sb.buf, R_OK) == 0 && sign_load_public_file(&k, sb.buf) == 0) {
+			*keys = xrealloc(*keys, (*n + 1) * sizeof(**keys));
+			*origins = xrealloc(*origins, (*n + 1) * sizeof(**origins));
+			(*keys)[*n] = k;
+			(*origins)[(*n)++] = xstrdup("own key (signing.pub.pem)");
+		}
+	}
+	strbuf_release(&sb);
+	bench_error_clear();
+	return 0;
+}
+
+void bundle_verify_result_release(struct bundle_verify_result *r)
+{
+	free(r->keyid);
+	free(r->key_origin);
+	free(r->run);
+	json_decref(r->statement);
+	memset(r, 0, sizeof(*r));
+}
+
+static int verify_envelope(struct bundle_verify_result *out, json_t **stmt, const char *envpath, char *const *keypaths,
+			   const char *home)
+{
+	char *buf = NULL;
+	size_t len, nkeys = 0;
+	json_t *env = NULL, *sigs;
+	json_error_t jerr;
+	struct strbuf payload = STRBUF_INIT, pae = STRBUF_INIT, sig = STRBUF_INIT, ids = STRBUF_INIT;
+	EVP_PKEY **keys = NULL;
+	char **origins = NULL;
+	const char *type, *p64;
+	int err;
+
+	*stmt = NULL;
+	if ((err = fs_read_file(&buf, &len, envpath, BUNDLE_MAX_ENVELOPE)) < 0) {
+		if (err == BENCH_E_MANIFEST)
+			err = bench_error_set(BENCH_E_VERIFY, "envelope '%s' is larger than 64 MiB", envpath);
+		goto cleanup;
+	}
+	if (!(env = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr)) || !json_is_object(env)) {
+		err = bench_error_set(BENCH_E_VERIFY, "envelope '%s' is not a JSON object (%s)", envpath, env ? "" : jerr.text);
+		goto cleanup;
+	}
+	type = json_string_value(json_object_get(env, "payloadType"));
+	p64 = json_string_value(json_object_get(env, "payload"));
+	sigs = json_object_get(env, "signatures");
+	if (!type || strcmp(type, BUNDLE_PAYLOAD_TYPE)) {
+		err = bench_error_set(BENCH_E_VERIFY, "envelope payloadType is '%s', expected '%s'", type ? type : "(none)",
+				      BUNDLE_PAYLOAD_TYPE);
+		goto cleanup;
+	}
+	if (!p64 || base64_decode(&payload, p64, strlen(p64)) < 0) {
+		err = bench_error_set(BENCH_E_VERIFY, "envelope payload is not valid base64");
+		goto cleanup;
+	}
+	if (!json_is_array(sigs) || json_array_size(sigs) == 0) {
+		err = bench_error_set(BENCH_E_VERIFY, "the envelope carries no signature");
+		goto cleanup;
+	}
+	if ((err = load_keys(&keys, &origins, &nkeys, keypaths, home)) < 0)
+		goto cleanup;
+	if (nkeys == 0) {
+		err = bench_error_set(BENCH_E_VERIFY, "no key to verify with: pass --key PUB.pem or put trusted keys in %s/trusted/",
+				      home);
+		goto cleanup;
+	}
+	dsse_pae(&pae, type, (const unsigned char *)payload.buf, payload.len);
+	err = BENCH_E_VERIFY;
+	for (size_t i = 0; i < json_array_size(sigs) && err; i++) {
+		json_t *s = json_array_get(sigs, i);
+		const char *kid = json_string_value(json_object_get(s, "keyid"));
+		const char *s64 = json_string_value(json_object_get(s, "sig"));
+
+		strbuf_addf(&ids, "%s%s", ids.len ? ", " : "", kid ? kid : "(no keyid)");
+		strbuf_reset(&sig);
+		if (!s64 || base64_decode(&sig, s64, strlen(s64)) < 0)
+			continue;
+		for (size_t k = 0; k < nkeys && err; k++) {
+			char *id = NULL;
+
+			if (sign_keyid(&id, keys[k]) < 0)
+				continue;
+			if (kid && !strcmp(kid, id) &&
+			    sign_verify_ed25519(keys[k], (const unsigned char *)pae.buf, pae.len, (unsigned char *)sig.buf,
+						sig.len) == 0) {
+				out->keyid = id;
+				out->key_origin = xstrdup(origins[k]);
+				err = 0;
+				id = NULL;
+			} else if (kid && !strcmp(kid, id)) {
+				err = bench_error_set(BENCH_E_VERIFY, "the signature by key %s does not verify: the statement "
+						      "or the signature was altered", kid);
+				free(id);
+				goto cleanup;
+			}
+			free(id);
+		}
+	}
+	if (err) {
+		err = bench_error_set(BENCH_E_VERIFY, "no signature by a known key (envelope key ids: %s)", ids.buf);
+		goto cleanup;
+	}
+	if (!(*stmt = json_loadb(payload.buf, payload.len, JSON_REJECT_DUPLICATES, &jerr)) || !json_is_object(*stmt)) {
+		err = bench_error_set(BENCH_E_VERIFY, "the signed payload is not a JSON statement");
+		goto cleanup;
+	}
+cleanup:
+	for (size_t i = 0; i < nkeys; i++) {
+		EVP_PKEY_free(keys[i]);
+		free(origins[i]);
+	}
+	free(keys);
+	free(origins);
+	free(buf);
+	json_decref(env);
+	strbuf_release(&payload);
+	strbuf_release(&pae);
+	strbuf_release(&sig);
+	strbuf_release(&ids);
+	return err;
+}
+
+static int is_hex64(const char *s)
+{
+	if (!s || strlen(s) != 64)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return 0;
+	return 1;
+}
+
+int bundle_verify(struct bundle_verify_result *out, const char *tar, const char *envelope, char *const *keys,
+		  const char *home, const struct bundle_limits *lim)
+{
+	char *envpath = envelope ? xstrdup(envelope) : xstrfmt("%s.intoto.jsonl", tar), *run = NULL, tarsha[65];
+	const char *base = strrchr(tar, '/') ? strrchr(tar, '/') + 1 : tar, *name0, *sha0;
+	struct subject *subj = NULL;
+	struct strset names = { NULL, 0, 0 };
+	struct in_stream in;
+	struct archive *a = NULL;
+	struct archive_entry *e;
+	json_t *stmt = NULL, *sa;
+	unsigned char md[32];
+	size_t ns = 0, entries = 0;
+	uint64_t total = 0;
+	int err, r = ARCHIVE_OK, member_err = 0;
+	unsigned char *data = xmalloc(CHUNK);
+
+	memset(out, 0, sizeof(*out));
+	memset(&in, 0, sizeof(in));
+	if ((err = verify_envelope(out, &stmt, envpath, keys, home)) < 0)
+		goto cleanup;
+	sa = json_object_get(stmt, "subject");
+	if (strcmp(json_string_value(json_object_get(stmt, "_type")) ? json_string_value(json_object_get(stmt, "_type")) : "",
+		   "https://in-toto.io/Statement/v1") || !json_is_array(sa) || json_array_size(sa) < 1 ||
+	    json_array_size(sa) > lim->max_entries + 1) {
+		err = bench_error_set(BENCH_E_VERIFY, "the signed payload is not an in-toto Statement v1 with subjects");
+		goto cleanup;
+	}
+	name0 = json_string_value(json_object_get(json_array_get(sa, 0), "name"));
+	sha0 = json_string_value(json_object_get(json_object_get(json_array_get(sa, 0), "digest"), "sha256"));
+	if (!name0 || !is_hex64(sha0) || strlen(name0) <= strlen(".bench.tar.gz") ||
+	    strcmp(name0 + strlen(name0) - strlen(".bench.tar.gz"), ".bench.tar.gz")) {
+		err = bench_error_set(BENCH_E_VERIFY, "subject 0 of the statement is not a .bench.tar.gz with a sha256");
+		goto cleanup;
+	}
+	if (strcmp(name0, base)) {
+		err = bench_error_set(BENCH_E_VERIFY, "the envelope signs '%s', not '%s' (an envelope of another run?)", name0, base);
+		goto cleanup;
+	}
+	run = xstrndup(name0, strlen(name0) - strlen(".bench.tar.gz"));
+	ns = json_array_size(sa) - 1;
+	subj = xcalloc(ns + 1, sizeof(*subj));
+	for (size_t i = 0; i < ns; i++) {
+		json_t *s = json_array_get(sa, i + 1);
+
+		subj[i].name = json_string_value(json_object_get(s, "name"));
+		subj[i].sha = json_string_value(json_object_get(json_object_get(s, "digest"), "sha256"));
+		if (!subj[i].name || !is_hex64(subj[i].sha)) {
+			err = bench_error_set(BENCH_E_VERIFY, "subject %zu of the statement has no name or sha256", i + 1);
+			goto cleanup;
+		}
+	}
+	qsort(subj, ns, sizeof(*subj), cmp_subject);
+	for (size_t i = 1; i < ns; i++)
+		if (!strcmp(subj[i].name, subj[i - 1].name)) {
+			err = bench_error_set(BENCH_E_VERIFY, "the statement lists '%s' twice", subj[i].name);
+			goto cleanup;
+		}
+	if (!(in.f = fopen(tar, "rb"))) {
+		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", tar, strerror(errno));
+		goto cleanup;
+	}
+	in.buf = xmalloc(CHUNK);
+	sha256_init(&in.sha);
+	a = archive_read_new();
+	archive_read_support_filter_gzip(a);
+	archive_read_support_format_tar(a);
+	if (archive_read_open(a, &in, NULL, in_read, NULL) != ARCHIVE_OK) {
+		err = bench_error_set(BENCH_E_VERIFY, "'%s' is not a gzip-compressed tar archive: %s", tar, archive_error_string(a));
+		goto cleanup;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e), *why = entry_problem(e, run);
+		int dup, idx;
+
+		if (++entries > lim->max_entries) {
+			err = bench_error_set(BENCH_E_VERIFY, "the archive has more than %zu entries", lim->max_entries);
+			goto cleanup;
+		}
+		if (why) {
+			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %s", name ? name : "", why);
+			goto cleanup;
+		}
+		strset_add(&names, name, &dup);
+		if (dup) {
+			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': a duplicate name", name);
+			goto cleanup;
+		}
+		if (archive_entry_filetype(e) == AE_IFDIR)
+			continue;
+		if ((uint64_t)archive_entry_size(e) > lim->max_entry_size ||
+		    (total += (uint64_t)archive_entry_size(e)) > lim->max_total) {
+			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %lld bytes is over the limit", name,
+					      (long long)archive_entry_size(e));
+			goto cleanup;
+		}
+		idx = find_subject(subj, ns, name);
+		if (idx < 0 && !member_err)
+			member_err = bench_error_set(BENCH_E_VERIFY, "member '%s' is in the archive but not in the signed "
+						     "statement", name);
+		if (idx >= 0 && subj[idx].seen) /* cannot happen after the duplicate check; kept as a guard */
+			member_err = bench_error_set(BENCH_E_VERIFY, "member '%s' appears twice", name);
+		{
+			struct sha256 c;
+			la_ssize_t n;
+			char got[65];
+
+			sha256_init(&c);
+			while ((n = archive_read_data(a, data, CHUNK)) > 0)
+				sha256_update(&c, data, (size_t)n);
+			sha256_final(md, &c);
+			if (n < 0) {
+				err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt in '%s': %s", name,
+						      archive_error_string(a));
+				goto cleanup;
+			}
+			hex(got, md);
+			if (idx >= 0) {
+				subj[idx].seen = 1;
+				if (strcmp(got, subj[idx].sha) && !member_err)
+					member_err = bench_error_set(BENCH_E_VERIFY, "member '%s' digest differs from the signed "
+								     "statement", name);
+			}
+			out->members++;
+			out->bytes += (uint64_t)archive_entry_size(e);
+		}
+	}
+	if (r != ARCHIVE_EOF) {
+		err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt or truncated: %s", archive_error_string(a));
+		goto cleanup;
+	}
+	if (member_err) {
+		err = member_err;
+		goto cleanup;
+	}
+	for (size_t k = 0; k < ns; k++)
+		if (!subj[k].seen) {
+			err = bench_error_set(BENCH_E_VERIFY, "member '%s' of the signed statement is missing from the archive",
+					      subj[k].name);
+			goto cleanup;
+		}
+	/* the rest of the file (gzip trailer, padding) belongs to the digest too */
+	{
+		size_t n;
+
+		while ((n = fread(in.buf, 1, CHUNK, in.f)) > 0)
+			sha256_update(&in.sha, in.buf, n);
+	}
+	sha256_final(md, &in.sha);
+	hex(tarsha, md);
+	if (strcmp(tarsha, sha0)) {
+		err = bench_error_set(BENCH_E_VERIFY, "'%s' digest differs from the signed statement (its members match: bytes "
+				      "changed outside them)", base);
+		goto cleanup;
+	}
+	out->run = run;
+	run = NULL;
+	out->statement = stmt;
+	stmt = NULL;
+	err = 0;
+cleanup:
+	if (in.sha.ctx)
+		EVP_MD_CTX_free(in.sha.ctx);
+	if (a)
+		archive_read_free(a);
+	if (in.f)
+		fclose(in.f);
+	free(in.buf);
+	free(data);
+	free(envpath);
+	free(run);
+	free(subj);
+	if (err)
+		bundle_verify_result_release(out);
+	strset_release(&names);
+	json_decref(stmt);
+	return err;
+}
+
+int bundle_read_members(json_t **out, char **out_run, const char *tar, const char *const *names, size_t max_member)
+{
+	const char *base = strrchr(tar, '/') ? strrchr(tar, '/') + 1 : tar;
+	size_t bl = strlen(base), sl = strlen(".bench.tar.gz");
+	struct archive *a = NULL;
+	struct archive_entry *e;
+	struct strset seen = { NULL, 0, 0 };
+	struct bundle_limits lim;
+	char *run = NULL;
+	size_t entries = 0;
+	int err = 0, r;
+
+	*out = json_object();
+	*out_run = NULL;
+	bundle_limits_default(&lim);
+	if (bl <= sl || strcmp(base + bl - sl, ".bench.tar.gz")) {
+		err = bench_error_set(BENCH_E_VERIFY, "'%s' is not named <run>.bench.tar.gz", tar);
+		goto cleanup;
+	}
+	run = xstrndup(base, bl - sl);
+	a = archive_read_new();
+	archive_read_support_filter_gzip(a);
+	archive_read_support_format_tar(a);
+	if (archive_read_open_filename(a, tar, CHUNK) != ARCHIVE_OK) {
+		err = bench_error_set(BENCH_E_VERIFY, "cannot read '%s': %s", tar, archive_error_string(a));
+		goto cleanup;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e), *why = entry_problem(e, run);
+		int dup;
+
+		if (++entries > lim.max_entries || why) {
+			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %s", name ? name : "",
+					      why ? why : "too many entries");
+			goto cleanup;
+		}
+		strset_add(&seen, name, &dup);
+		if (dup) {
+			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': a duplicate name", name);
+			goto cleanup;
+		}
+		for (size_t i = 0; names[i]; i++) {
+			struct strbuf sb = STRBUF_INIT;
+			char buf[65536];
+			la_ssize_t n;
+
+			if (strcmp(name + strlen(run) + 1, names[i]) || archive_entry_filetype(e) != AE_IFREG)
+				continue;
+			if ((uint64_t)archive_entry_size(e) > max_member) {
+				err = bench_error_set(BENCH_E_VERIFY, "member '%s' is larger than %zu bytes", name, max_member);
+				goto cleanup;
+			}
+			while ((n = archive_read_data(a, buf, sizeof(buf))) > 0)
+				strbuf_add(&sb, buf, (size_t)n);
+			if (n < 0) {
+				strbuf_release(&sb);
+				err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt in '%s': %s", name, archive_error_string(a));
+				goto cleanup;
+			}
+			json_object_set_new(*out, names[i], json_stringn(sb.buf, sb.len));
+			strbuf_release(&sb);
+		}
+	}
+	if (r != ARCHIVE_EOF)
+		err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt or truncated: %s", archive_error_string(a));
+cleanup:
+	if (a)
+		archive_read_free(a);
+	strset_release(&seen);
+	if (err) {
+		json_decref(*out);
+		*out = NULL;
+		free(run);
+	} else {
+		*out_run = run;
+	}
+	return err;
+}
