@@ -3,6 +3,8 @@
 set -u
 : "${BENCH:?set BENCH to the bench binary}"
 T=$(mktemp -d)
+# every test signs with its own throw-away key
+export BENCH_HOME="$T/bench-home"
 t_n=0
 t_fail=0
 

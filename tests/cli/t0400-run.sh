@@ -19,7 +19,7 @@ Y
 
 # --- a real run -------------------------------------------------------------------------------------------------
 expect 0 "a real run on the host exits 0" "$BENCH" run -q -o "$T/runs" "$T/m.yaml"
-D=$(cat "$T/out")
+D=$(head -n 1 "$T/out")
 for f in manifest.yaml plan.json status.json summary.json results/gemm.jsonl results/membw.jsonl logs/gemm.log \
 	 logs/membw.log cases/gemm.json env/environment.json env/raw/os-release; do
 	[ -f "$D/$f" ] && ok "run directory has $f" || not_ok "run directory lacks $f"
@@ -46,7 +46,7 @@ expect_out "gemm         cblas/fp32/tn/64x64x64/default"
 expect_out "/bench-gemm --config RUN_DIR/cases/gemm.json"
 [ ! -d "$T/dry" ] && ok "--dry-run created no run directory" || not_ok "--dry-run created $T/dry"
 expect 0 "--suite runs only the named suite" "$BENCH" run -q --suite membw -o "$T/runs2" "$T/m.yaml"
-D2=$(cat "$T/out")
+D2=$(head -n 1 "$T/out")
 [ ! -s "$D2/results/gemm.jsonl" ] && [ -s "$D2/results/membw.jsonl" ] && ok "only membw ran" || not_ok "--suite membw"
 grep -q '"status": "skipped"' "$D2/status.json" && ok "unselected cases are skipped in status.json" || not_ok "unselected status"
 

@@ -69,7 +69,7 @@ then ok "the data check catches one wrong element in every case"; else not_ok "p
 
 # through bench run: launcher local starts mpirun -np 2 for backend mpi
 expect 0 "bench run with collectives (mpi, 2 ranks)" "$BENCH" run -q -o "$T/runs" "$T/m2.yaml"
-D=$(cat "$T/out")
+D=$(head -n 1 "$T/out")
 grep -q -- "-np 2" "$D/logs/collectives.log" && ok "the runner was started with mpirun -np 2" || not_ok "no mpirun in log"
 BENCH_FAULT=coll-wrong expect 7 "bench run exits 7 when the data check fails" "$BENCH" run -q -o "$T/runs" "$T/m2.yaml"
 finish
