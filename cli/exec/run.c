@@ -35,6 +35,7 @@ static void on_signal(int sig)
 }
 
 struct run {
+	json_t *runner_devices; /* suite -> the device/library description its runner reported */
 	const struct run_opts *o;
 	struct manifest m;
 	struct plan plan;
@@ -240,6 +241,8 @@ static int on_record(void *ctx, const char *line, size_t len)
 		json_decref(rec);
 		return 0;
 	}
+	if (!json_object_get(r->runner_devices, sr->s->name) && json_is_object(json_object_get(json_object_get(rec, "extra"), "device")))
+		json_object_set(r->runner_devices, sr->s->name, json_object_get(json_object_get(rec, "extra"), "device"));
 	fwrite(line, 1, len, sr->results);
 	fputc('\n', sr->results);
 	fflush(sr->results);
@@ -728,6 +731,7 @@ int run_execute(char **out_dir, const struct run_opts *o)
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.runner_devices = json_object();
 	*out_dir = NULL;
 	stop_flag = 0;
 	mpath = o->resume ? xstrfmt("%s/manifest.yaml", o->resume) : xstrdup(o->manifest);
@@ -822,6 +826,19 @@ int run_execute(char **out_dir, const struct run_opts *o)
 		any_bad |= r.st[i] == C_FAILED || r.st[i] == C_INTERRUPTED;
 	}
 	write_status(&r, stop_flag ? "interrupted" : any_bad ? "failed" : "complete");
+	/* what the runners found when they ran: device, driver and the library versions they loaded */
+	{
+		const char *name = o->resume ? "env/environment-resume.json" : "env/environment.json";
+		char *path = xstrfmt("%s/%s", r.dir, name);
+		json_t *envj = json_load_file(path, 0, NULL);
+
+		if (envj) {
+			json_object_set(envj, "runners", r.runner_devices);
+			write_json(r.dir, name, envj);
+			json_decref(envj);
+		}
+		free(path);
+	}
 	summarize(&r);
 	if (stop_flag)
 		err = bench_error_set(BENCH_E_SUITE, "interrupted; measured records are kept in %s; complete the run with "
@@ -846,6 +863,7 @@ cleanup:
 	free(r.dir);
 	free(r.started);
 	json_decref(pj);
+	json_decref(r.runner_devices);
 	plan_release(&r.plan);
 	manifest_release(&r.m);
 	peaks_release(&r.peaks);

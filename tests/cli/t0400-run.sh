@@ -36,6 +36,7 @@ assert [r["case"] for r in g] == [c["case"] for c in st["cases"] if c["suite"] =
 env = json.load(open(f"{d}/env/environment.json"))
 assert env["host"]["cores"] >= 1 and env["host"]["kernel"]
 assert env["env"]["BENCH_TEST_SECRET_KEY"] == "<redacted>", env["env"]
+assert env["runners"]["gemm"]["vendor"] == "cpu" and "blas" in env["runners"]["gemm"], env.get("runners")
 s = json.load(open(f"{d}/summary.json"))
 assert s["counts"]["ok"] == 8 and s["counts"]["failed"] == 0
 PY
