@@ -116,7 +116,7 @@ all: bench
 BENCH_BIN := $(if $(filter build,$(BUILD)),bench,$(BUILD)/bench)
 
 $(BENCH_BIN): $(CMD_OBJ) $(LIB) | check-deps
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(PKG_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(PKG_LIBS) -lm
 
 ifneq ($(BENCH_BIN),bench)
 bench: $(BENCH_BIN)
@@ -175,7 +175,7 @@ fuzz: $(FUZZ_BIN)
 $(FUZZ_BIN): tests/fuzz/fuzz_manifest.c $(LIB_SRC) $(BUILD)/gen/version.h | check-deps
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -DBENCH_FUZZ_DATA=\"$(CURDIR)\" $(PKG_CFLAGS) -Icli -I$(BUILD)/gen -o $@ tests/fuzz/fuzz_manifest.c $(LIB_SRC) $(PKG_LIBS)
+	  -DBENCH_FUZZ_DATA=\"$(CURDIR)\" $(PKG_CFLAGS) -Icli -I$(BUILD)/gen -o $@ tests/fuzz/fuzz_manifest.c $(LIB_SRC) $(PKG_LIBS) -lm
 
 install: bench
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bench/images/bases $(DESTDIR)$(PREFIX)/share/bench/manifests \

@@ -19,6 +19,7 @@ const struct command commands[] = {
 	{ "keygen", cmd_keygen, "create the Ed25519 key pair that signs bundles" },
 	{ "verify", cmd_verify, "check a bundle's signature, digests and members" },
 	{ "show", cmd_show, "print a bundle's run, stack, environment and headline results" },
+	{ "compare", cmd_compare, "compare runs or bundles case by case, with confidence intervals" },
 	{ "version", cmd_version, "print bench's version, commit and linked library versions" },
 	{ "help", cmd_help, "show help for bench or for one command" },
 	{ NULL, NULL, NULL },

@@ -1,0 +1,315 @@
+#include "compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/error.h"
+#include "../core/fs.h"
+#include "../core/strbuf.h"
+#include "../manifest/suite.h"
+#include "bundle.h"
+#include "sign.h"
+#include "stats.h"
+
+void compare_side_release(struct compare_side *s)
+{
+	free(s->path);
+	free(s->label);
+	free(s->keyid);
+	json_decref(s->records);
+	json_decref(s->env);
+	json_decref(s->plan);
+	memset(s, 0, sizeof(*s));
+}
+
+static void add_records(json_t *records, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		json_t *r = json_loadb(p, l, 0, NULL);
+		const char *key = json_string_value(json_object_get(r, "case"));
+		const char *suite = json_string_value(json_object_get(r, "suite"));
+
+		if (key && suite) {
+			char *k = xstrfmt("%s %s", suite, key);
+
+			json_object_set(records, k, r);
+			free(k);
+		}
+		json_decref(r);
+		p += l + 1;
+	}
+}
+
+static int load_dir(struct compare_side *s, const char *dir)
+{
+	char *p;
+
+	p = xstrfmt("%s/plan.json", dir);
+	s->plan = json_load_file(p, 0, NULL);
+	free(p);
+	if (!s->plan)
+		return bench_error_set(BENCH_E_FAIL, "'%s' is not a run directory or a bundle (no plan.json)", dir);
+	p = xstrfmt("%s/env/environment.json", dir);
+	s->env = json_load_file(p, 0, NULL);
+	free(p);
+	for (size_t i = 0; suite_registry[i]; i++) {
+		char *buf = NULL;
+		size_t len;
+
+		p = xstrfmt("%s/results/%s.jsonl", dir, suite_registry[i]->name);
+		if (fs_read_file(&buf, &len, p, (size_t)1 << 34) == 0)
+			add_records(s->records, buf, len);
+		free(buf);
+		free(p);
+	}
+	bench_error_clear();
+	{
+		const char *b = strrchr(dir, '/');
+		char *d = xstrdup(b && b[1] ? b + 1 : dir);
+
+		s->label = d;
+	}
+	return 0;
+}
+
+static int load_bundle(struct compare_side *s, const char *path, const struct compare_opts *o)
+{
+	struct bundle_verify_result vr = BUNDLE_VERIFY_RESULT_INIT;
+	struct bundle_limits lim;
+	const char *names[16];
+	size_t n = 0;
+	json_t *m = NULL;
+	char *run = NULL;
+	int err;
+
+	bundle_limits_default(&lim);
+	err = bundle_verify(&vr, path, NULL, o->keys, sign_home(), &lim);
+	if (err < 0 && !o->allow_unverified)
+		return bench_error_set(BENCH_E_VERIFY, "'%s' does not verify (%s); pass --allow-unverified to compare it "
+				       "anyway, marked as such", path, bench_error_last());
+	s->verified = err == 0;
+	if (err == 0)
+		s->keyid = xstrdup(vr.keyid);
+	bundle_verify_result_release(&vr);
+	names[n++] = "plan.json";
+	names[n++] = "env/environment.json";
+	for (size_t i = 0; suite_registry[i] && n < 15; i++)
+		names[n++] = xstrfmt("results/%s.jsonl", suite_registry[i]->name);
+	names[n] = NULL;
+	err = bundle_read_members(&m, &run, path, names, (size_t)1 << 32);
+	for (size_t i = 2; i < n; i++)
+		free((char *)names[i]);
+	if (err < 0)
+		return err;
+	s->label = run;
+	if (json_is_string(json_object_get(m, "plan.json")))
+		s->plan = json_loads(json_string_value(json_object_get(m, "plan.json")), 0, NULL);
+	if (json_is_string(json_object_get(m, "env/environment.json")))
+		s->env = json_loads(json_string_value(json_object_get(m, "env/environment.json")), 0, NULL);
+	{
+		const char *k;
+		json_t *v;
+
+		json_object_foreach(m, k, v)
+			if (!strncmp(k, "results/", 8))
+				add_records(s->records, json_string_value(v), json_string_length(v));
+	}
+	json_decref(m);
+	return 0;
+}
+
+int compare_load(struct compare_side *out, const char *path, const struct compare_opts *o)
+{
+	struct stat st;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->path = xstrdup(path);
+	out->records = json_object();
+	if (stat(path, &st) < 0)
+		err = bench_error_set(BENCH_E_IO, "cannot open '%s': no such run directory or bundle", path);
+	else if (S_ISDIR(st.st_mode))
+		err = load_dir(out, path);
+	else
+		err = load_bundle(out, path, o);
+	if (err < 0)
+		compare_side_release(out);
+	return err;
+}
+
+/* metric value of each sample: the headline metric is proportional to 1/time for a given case */
+static size_t samples(double **out, json_t *rec)
+{
+	json_t *s = json_object_get(rec, "samples_ms"), *v;
+	size_t i, n = json_array_size(s);
+
+	*out = xcalloc(n ? n : 1, sizeof(double));
+	json_array_foreach(s, i, v)
+		(*out)[i] = json_number_value(v);
+	return n;
+}
+
+static void flatten(json_t *out, const char *prefix, json_t *j, int depth)
+{
+	const char *k;
+	json_t *v;
+
+	if (!j || depth > 4)
+		return;
+	if (json_is_object(j)) {
+		json_object_foreach(j, k, v) {
+			char *p = *prefix ? xstrfmt("%s.%s", prefix, k) : xstrdup(k);
+
+			flatten(out, p, v, depth + 1);
+			free(p);
+		}
+	} else if (json_is_array(j)) {
+		if (json_array_size(j))
+			flatten(out, prefix, json_array_get(j, 0), depth + 1); /* the first GPU stands for all */
+	} else {
+		json_object_set(out, prefix, j);
+	}
+}
+
+static json_t *stack_facts(const struct compare_side *s)
+{
+	json_t *f = json_object(), *env = s->env;
+
+	flatten(f, "gpu", json_object_get(env, "gpus"), 0);
+	flatten(f, "toolkits", json_object_get(env, "toolkits"), 0);
+	flatten(f, "runners", json_object_get(env, "runners"), 0);
+	flatten(f, "host.os", json_object_get(json_object_get(env, "host"), "os"), 0);
+	flatten(f, "host.kernel", json_object_get(json_object_get(env, "host"), "kernel"), 0);
+	flatten(f, "host.cpu_model", json_object_get(json_object_get(env, "host"), "cpu_model"), 0);
+	flatten(f, "env", json_object_get(env, "env"), 0);
+	flatten(f, "channel", json_object_get(s->plan, "channel"), 0);
+	/* identities that differ by nature */
+	json_object_del(f, "gpu.uuid");
+	json_object_del(f, "gpu.pci_bus_id");
+	json_object_del(f, "gpu.index");
+	return f;
+}
+
+json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, const struct compare_opts *o)
+{
+	json_t *root = json_object(), *cases = json_array(), *only = json_array(), *method = json_array();
+	json_t *stack = json_array(), *sj = json_array(), *bfacts = stack_facts(&sides[base]);
+	const char *key;
+	json_t *brec;
+	size_t slower = 0, faster = 0;
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(sj, json_pack("{s:s, s:s, s:b, s:s?, s:b}", "label", sides[i].label, "path", sides[i].path,
+						    "verified", sides[i].verified, "keyid", sides[i].keyid, "baseline", i == base));
+	/* cases, in the baseline's order of keys (sorted: deterministic output) */
+	json_object_foreach(sides[base].records, key, brec) {
+		json_t *row = json_pack("{s:s, s:s, s:s?, s:s?}", "suite", json_string_value(json_object_get(brec, "suite")),
+					"case", json_string_value(json_object_get(brec, "case")), "metric",
+					json_string_value(json_object_get(brec, "metric")), "unit",
+					json_string_value(json_object_get(brec, "unit"))), *others = json_array();
+		double *a = NULL;
+		size_t na = samples(&a, brec);
+		int bok = !strcmp(json_string_value(json_object_get(brec, "status")) ? json_string_value(json_object_get(brec, "status")) : "", "ok");
+
+		json_object_set_new(row, "baseline", json_pack("{s:O, s:I, s:s}", "value", json_object_get(brec, "value"), "n",
+							       (json_int_t)na, "status", json_string_value(json_object_get(brec, "status"))));
+		for (size_t i = 0; i < n; i++) {
+			json_t *orec, *o_row;
+			double *b = NULL, ratio, lo, hi, u, p;
+			size_t nb;
+			const char *verdict;
+
+			if (i == base)
+				continue;
+			orec = json_object_get(sides[i].records, key);
+			if (!orec) {
+				json_array_append_new(others, json_pack("{s:s, s:s}", "label", sides[i].label, "verdict", "missing"));
+				json_array_append_new(only, json_pack("{s:s, s:s}", "case", key, "only_in", sides[base].label));
+				continue;
+			}
+			if (!json_equal(json_object_get(orec, "params"), json_object_get(brec, "params")))
+				json_array_append_new(method, json_pack("{s:s, s:s, s:O, s:O}", "case", key, "label", sides[i].label,
+									"baseline_params", json_object_get(brec, "params"),
+									"params", json_object_get(orec, "params")));
+			nb = samples(&b, orec);
+			o_row = json_pack("{s:s, s:O, s:I}", "label", sides[i].label, "value", json_object_get(orec, "value"), "n",
+					  (json_int_t)nb);
+			if (!bok || strcmp(json_string_value(json_object_get(orec, "status")) ? json_string_value(json_object_get(orec, "status")) : "", "ok")) {
+				verdict = "not comparable";
+				json_object_set_new(o_row, "why", json_string("a side did not measure this case"));
+			} else if (na < 2 || nb < 2) {
+				verdict = "not comparable";
+				ratio = json_number_value(json_object_get(orec, "value")) / json_number_value(json_object_get(brec, "value"));
+				json_object_set_new(o_row, "ratio", json_real(ratio));
+				json_object_set_new(o_row, "why", json_string("samples missing: no confidence interval"));
+			} else {
+				/* metric ~ 1/time: ratio of metric medians = median(time A) / median(time B) */
+				ratio = stats_median(a, na) / stats_median(b, nb);
+				stats_bootstrap_ratio_ci(&lo, &hi, a, na, b, nb, o->resamples, 0x5eed);
+				stats_mann_whitney(&u, &p, a, na, b, nb);
+				if (lo > 1 + o->threshold && p < o->alpha)
+					verdict = "faster", faster++;
+				else if (hi < 1 - o->threshold && p < o->alpha)
+					verdict = "slower", slower++;
+				else
+					verdict = "same";
+				json_object_set_new(o_row, "ratio", json_real(ratio));
+				json_object_set_new(o_row, "ci95", json_pack("[f, f]", lo, hi));
+				json_object_set_new(o_row, "p", json_real(p));
+				json_object_set_new(o_row, "u", json_real(u));
+			}
+			json_object_set_new(o_row, "verdict", json_string(verdict));
+			json_array_append_new(others, o_row);
+			free(b);
+		}
+		json_object_set_new(row, "others", others);
+		json_array_append_new(cases, row);
+		free(a);
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_t *facts;
+		const char *k;
+		json_t *v;
+
+		if (i == base)
+			continue;
+		json_object_foreach(sides[i].records, key, brec)
+			if (!json_object_get(sides[base].records, key))
+				json_array_append_new(only, json_pack("{s:s, s:s}", "case", key, "only_in", sides[i].label));
+		facts = stack_facts(&sides[i]);
+		json_object_foreach(bfacts, k, v) {
+			json_t *w = json_object_get(facts, k);
+
+			if (!w || !json_equal(v, w))
+				json_array_append_new(stack, json_pack("{s:s, s:s, s:O, s:O}", "what", k, "label", sides[i].label,
+								       "baseline", v, "value", w ? w : json_null()));
+		}
+		json_object_foreach(facts, k, v)
+			if (!json_object_get(bfacts, k))
+				json_array_append_new(stack, json_pack("{s:s, s:s, s:n, s:O}", "what", k, "label", sides[i].label,
+								       "baseline", "value", v));
+		json_decref(facts);
+	}
+	json_decref(bfacts);
+	json_object_set_new(root, "schema", json_string("bench.compare/v1"));
+	json_object_set_new(root, "baseline", json_string(sides[base].label));
+	json_object_set_new(root, "threshold", json_real(o->threshold));
+	json_object_set_new(root, "alpha", json_real(o->alpha));
+	json_object_set_new(root, "resamples", json_integer(o->resamples));
+	json_object_set_new(root, "rule", json_string("significant only when the whole 95% bootstrap CI of the ratio of "
+						      "medians lies outside 1 +/- threshold and the Mann-Whitney U p < alpha"));
+	json_object_set_new(root, "sides", sj);
+	json_object_set_new(root, "cases", cases);
+	json_object_set_new(root, "only_in_one", only);
+	json_object_set_new(root, "method_differs", method);
+	json_object_set_new(root, "stack_differs", stack);
+	json_object_set_new(root, "counts", json_pack("{s:I, s:I}", "faster", (json_int_t)faster, "slower", (json_int_t)slower));
+	return root;
+}

@@ -1,0 +1,40 @@
+/*
+ * compare.h — bench compare: match cases of several runs by their case key and compare headline metrics with
+ * the statistics of DESIGN.md §9; beside the numbers, what differs in the stack, the environment and the method.
+ *
+ * Ownership: struct compare_side owns its JSON and strings (compare_side_release()); compare_build() returns a
+ * new JSON document the caller decrefs.
+ */
+#ifndef BENCH_COMPARE_H
+#define BENCH_COMPARE_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct compare_side {
+	char *path;
+	char *label;     /* the run name */
+	int verified;    /* 1 verified bundle, 0 run directory or unverified bundle */
+	char *keyid;
+	json_t *records; /* case key -> result record (ok or not) */
+	json_t *env;     /* env/environment.json */
+	json_t *plan;    /* plan.json */
+};
+
+#define COMPARE_SIDE_INIT { NULL, NULL, 0, NULL, NULL, NULL, NULL }
+
+struct compare_opts {
+	double threshold;   /* 0.02 */
+	double alpha;       /* 0.01 */
+	unsigned resamples; /* 2000 */
+	int allow_unverified;
+	char *const *keys;  /* for verifying bundles; NULL: trusted keys */
+};
+
+/* Loads a run directory or a bundle (verified first, unless opts->allow_unverified; then marked). */
+int compare_load(struct compare_side *out, const char *path, const struct compare_opts *o);
+void compare_side_release(struct compare_side *s);
+json_t *compare_build(const struct compare_side *sides, size_t n, size_t baseline, const struct compare_opts *o);
+
+#endif
