@@ -336,7 +336,15 @@ cleanup:
 }
 
 /* Runs one suite's pending cases. Returns 0, or a negative code only for failures of bench itself. */
-static int run_suite(struct run *r, const struct suite_ops *s, int *tried_make)
+static const char *case_program(const struct suite_ops *s, const struct plan_case *c)
+{
+	const char *p = s->program_for ? s->program_for(c->params) : NULL;
+
+	return p ? p : s->program;
+}
+
+/* Runs the pending cases of suite s whose runner is `program`, writing their cases to cases/<tag>.json. */
+static int run_group(struct run *r, const struct suite_ops *s, const char *program, const char *tag_name, int *tried_make)
 {
 	struct suite_run sr;
 	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
@@ -359,7 +367,7 @@ static int run_suite(struct run *r, const struct suite_ops *s, int *tried_make)
 	sr.s = s;
 	sr.batch = xcalloc(r->plan.n, sizeof(*sr.batch));
 	for (size_t i = 0; i < r->plan.n; i++) {
-		if (r->plan.cases[i].suite != s || r->st[i] == C_OK)
+		if (r->plan.cases[i].suite != s || r->st[i] == C_OK || strcmp(case_program(s, &r->plan.cases[i]), program))
 			continue;
 		set_state(r, i, C_PENDING, NULL);
 		sr.batch[sr.nbatch++] = i;
@@ -377,12 +385,12 @@ static int run_suite(struct run *r, const struct suite_ops *s, int *tried_make)
 		json_object_set_new(cfg, "gpu_peak", json_pack("{s:s, s:f, s:f, s:f}", "gpu", r->peak->key, "bf16_tflops",
 							       r->peak->bf16_tflops, "fp8_tflops", r->peak->fp8_tflops,
 							       "hbm_tbps", r->peak->hbm_tbps));
-	tag = xstrfmt("cases/%s.json", s->name);
+	tag = xstrfmt("cases/%s.json", tag_name);
 	err = write_json(r->dir, tag, cfg);
 	free(tag);
 	if (err < 0)
 		goto cleanup;
-	cases_path = xstrfmt("%s/cases/%s.json", r->dir, s->name);
+	cases_path = xstrfmt("%s/cases/%s.json", r->dir, tag_name);
 	if (!eng) {
 		snprintf(whybuf, sizeof(whybuf), "engine '%s' cannot run yet in this bench (implemented: host)",
 			 engine_names[r->m.runtime.engine]);
@@ -400,13 +408,13 @@ static int run_suite(struct run *r, const struct suite_ops *s, int *tried_make)
 		why = whybuf;
 		goto mark;
 	}
-	if (eng->runner_argv(&argv, &r->m, s->program, cases_path) < 0) {
-		if (!*tried_make && !strchr(s->program, '/')) {
+	if (eng->runner_argv(&argv, &r->m, program, cases_path) < 0) {
+		if (!*tried_make && !strchr(program, '/')) {
 			*tried_make = 1;
 			if (try_make_runners(r) == 0) {
 				strvec_release(&argv);
 				if (nproc <= 1 || lau->prefix_argv(&argv, &r->m, nproc) == 0)
-					if (eng->runner_argv(&argv, &r->m, s->program, cases_path) == 0)
+					if (eng->runner_argv(&argv, &r->m, program, cases_path) == 0)
 						goto start;
 			}
 		}
@@ -439,7 +447,9 @@ start:
 			fprintf(stderr, "bench: %s\n", cmd.buf);
 		strbuf_release(&cmd);
 	}
-	tag = xstrfmt("before-%s", s->name);
+	if (strstr(program, ".py")) /* a Python suite: what pip has installed is part of the stack */
+		envcap_pip_list(r->dir, exec_python());
+	tag = xstrfmt("before-%s", tag_name);
 	envcap_gpu_snapshot(r->dir, tag);
 	free(tag);
 	memset(&so, 0, sizeof(so));
@@ -459,7 +469,7 @@ start:
 	}
 	if (r->tty && !r->o->quiet)
 		fprintf(stderr, "\n");
-	tag = xstrfmt("after-%s", s->name);
+	tag = xstrfmt("after-%s", tag_name);
 	envcap_gpu_snapshot(r->dir, tag);
 	free(tag);
 	switch (res.end) {
@@ -477,6 +487,8 @@ start:
 		why = whybuf;
 		break;
 	case SPAWN_EXITED:
+		if (sr.done == sr.nbatch && res.exit_code == 0)
+			break; /* every case reported: a clean end */
 		if (res.exit_code)
 			snprintf(whybuf, sizeof(whybuf), "the runner exited with status %d before reporting this case",
 				 res.exit_code);
@@ -487,7 +499,7 @@ start:
 	}
 	if (sr.malformed)
 		fprintf(sr.log, "bench: %zu malformed line%s ignored\n", sr.malformed, sr.malformed == 1 ? "" : "s");
-	fprintf(sr.log, "bench: runner ended after %.1fs: %s\n", res.seconds, why);
+	fprintf(sr.log, "bench: runner ended after %.1fs: %s\n", res.seconds, why ? why : "every case reported");
 mark:
 	for (size_t b = 0; b < sr.nbatch; b++) {
 		size_t i = sr.batch[b];
@@ -514,6 +526,35 @@ cleanup:
 	strvec_release(&argv);
 	strvec_release(&env);
 	write_status(r, "running");
+	return err;
+}
+
+/* Runs a suite: its pending cases grouped by the runner each needs (one group for most suites; gemm's torch
+ * backends run in the PyTorch runner), in plan order of the groups' first cases. */
+static int run_suite(struct run *r, const struct suite_ops *s, int *tried_make)
+{
+	const char *progs[8];
+	size_t np = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < r->plan.n && np < 8; i++) {
+		const char *p;
+		int seen = 0;
+
+		if (r->plan.cases[i].suite != s || r->st[i] == C_OK)
+			continue;
+		p = case_program(s, &r->plan.cases[i]);
+		for (size_t k = 0; k < np; k++)
+			seen |= !strcmp(progs[k], p);
+		if (!seen)
+			progs[np++] = p;
+	}
+	for (size_t k = 0; k < np && !err && !stop_flag; k++) {
+		char *tag = np == 1 ? xstrdup(s->name) : xstrfmt("%s-%zu", s->name, k + 1);
+
+		err = run_group(r, s, progs[k], tag, tried_make);
+		free(tag);
+	}
 	return err;
 }
 
@@ -814,8 +855,6 @@ int run_execute(char **out_dir, const struct run_opts *o)
 
 		if (!wanted(o, ops->name))
 			continue;
-		if (strstr(ops->program, ".py"))
-			envcap_pip_list(r.dir, exec_python());
 		if ((err = run_suite(&r, ops, &tried_make)) < 0)
 			goto cleanup;
 	}

@@ -34,6 +34,8 @@ struct suite_ops {
 	const char *name;
 	const char *summary;
 	const char *program;          /* runner executable inside the image */
+	/* The runner of one case when it is not `program` (NULL, or returning NULL: `program`). */
+	const char *(*program_for)(const json_t *params);
 	const char *metric;           /* headline metric of its records */
 	const char *unit;
 	/* How many processes the launcher must start (one per rank), or NULL / 1 for one process. */

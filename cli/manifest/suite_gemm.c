@@ -101,10 +101,19 @@ static int gemm_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 	return 0;
 }
 
+/* torch.matmul, F.linear and torch._scaled_mm are measured by the PyTorch runner */
+static const char *gemm_program_for(const json_t *params)
+{
+	const char *b = json_string_value(json_object_get(params, "backend"));
+
+	return b && !strncmp(b, "torch-", 6) ? "runners/torch/gemm.py" : NULL;
+}
+
 const struct suite_ops suite_gemm = {
 	.name = "gemm",
 	.summary = "matrix multiply throughput, timed like Triton's do_bench (median TFLOP/s = 2MNK / t)",
 	.program = "bench-gemm",
+	.program_for = gemm_program_for,
 	.metric = "tflops",
 	.unit = "TFLOP/s",
 	.peak = SUITE_PEAK_TFLOPS,

@@ -7,6 +7,7 @@ CLI passes in, peak memory, first and last loss (must be finite and falling).
 """
 import dataclasses
 import math
+import os
 import sys
 import time
 
@@ -23,8 +24,29 @@ def torch_version():
     return tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
 
 
+def dist_info():
+    """(rank, world, local_rank) under torchrun, else (0, 1, 0)."""
+    return int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)), int(os.environ.get("LOCAL_RANK", 0))
+
+
+def wrap_parallel(model, parallel, dev):
+    """DDP, or FSDP2 (fully_shard per block, then the root), across the torchrun world."""
+    if parallel == "fsdp":
+        try:
+            from torch.distributed.fsdp import fully_shard
+        except ImportError:
+            raise RuntimeError(f"parallel fsdp needs FSDP2 (torch >= 2.6); this is {torch.__version__}: use ddp")
+        for blk in model.blocks:
+            fully_shard(blk)
+        fully_shard(model)
+        return model
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    return DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None)
+
+
 def run_case(case, cfg_all, first):
     p = case["params"]
+    rank, world, local = dist_info()
     rec = bl.record(SUITE, case)
     if first:
         rec["extra"]["device"] = bl.device_info()
@@ -39,7 +61,7 @@ def run_case(case, cfg_all, first):
     steps, warm = int(p.get("steps", 30)), int(p.get("warmup_steps", 10))
     compile_ = bool(p.get("compile", False))
     cuda = torch.cuda.is_available()
-    dev = torch.device("cuda" if cuda else "cpu")
+    dev = torch.device("cuda", local) if cuda else torch.device("cpu")
     if prec == "fp8":
         try:
             import torchao  # noqa: F401
@@ -54,7 +76,7 @@ def run_case(case, cfg_all, first):
     if seq > cfg.max_seq and cfg.gpt:
         rec["error"] = f"seq_len {seq} exceeds {name}'s {cfg.max_seq} positions"
         return rec
-    torch.manual_seed(int(p.get("seed", 0)))
+    torch.manual_seed(int(p.get("seed", 0)))  # the same initial weights on every rank
     try:
         model = Model(cfg).to(dev)
         if p.get("param_dtype") == "bf16":  # parameters, gradients and AdamW state in bf16 (else fp32 masters)
@@ -63,8 +85,9 @@ def run_case(case, cfg_all, first):
         if cuda and torch_version() >= (2, 0):
             opt_kw["fused"] = True
         opt = torch.optim.AdamW(model.parameters(), **opt_kw)
-        step_model = torch.compile(model) if compile_ else model
-        g = torch.Generator(device="cpu").manual_seed(1234)
+        net = wrap_parallel(model, p.get("parallel", "fsdp"), dev) if world > 1 else model
+        step_model = torch.compile(net) if compile_ else net
+        g = torch.Generator(device="cpu").manual_seed(1234 + rank)  # each rank its own data
         # one fixed batch of random tokens, every step: the loss must fall (the model memorises it), which checks
         # that the step really trains; throughput does not depend on the token values
         data = torch.randint(0, cfg.vocab, (mb, seq + 1), generator=g)
@@ -87,6 +110,8 @@ def run_case(case, cfg_all, first):
                 torch.cuda.synchronize()
             times.append((time.perf_counter() - t0) * 1e3)
             losses.append(float(loss.detach()))
+            if rank:
+                continue
             print(f"train.py: {case['case']} step {s + 1}/{steps} loss {losses[-1]:.4f} {times[-1]:.1f} ms", file=sys.stderr)
     except Exception as e:  # a case that cannot run is a record, not a crash
         msg = (str(e).splitlines() or [""])[0]
@@ -95,8 +120,12 @@ def run_case(case, cfg_all, first):
         if cuda:
             torch.cuda.empty_cache()
         return rec
+    if world > 1:  # a step takes as long as its slowest rank
+        t = torch.tensor(times, dtype=torch.float64, device=dev)
+        torch.distributed.all_reduce(t, op=torch.distributed.ReduceOp.MAX)
+        times = t.tolist()
     timed = times[warm:]
-    tokens = mb * seq
+    tokens = mb * seq  # per GPU
     density = bl.attention_density(seq, True, cfg.window)
     n = model.flop_params()
     fpt = bl.training_flop_per_token(n, cfg.layers, cfg.heads, cfg.head_dim, seq, density)
@@ -108,6 +137,8 @@ def run_case(case, cfg_all, first):
               n_params_flop=n, layers=cfg.layers, density=density,
               density_convention="0.5 causal (SemiAnalysis, Megatron); torchtitan/PaLM count 1",
               loss_first=losses[0], loss_last=losses[-1], steps=steps, warmup_steps=warm, compile=compile_,
+              world_size=world, parallel=p.get("parallel") if world > 1 else "none",
+              global_tokens_per_s=world * tokens / (med_ms * 1e-3),
               precision=prec, param_dtype=p.get("param_dtype", "fp32"), attention="scaled_dot_product_attention" if HAVE_SDPA else
               "manual softmax attention (this torch has no scaled_dot_product_attention)", peak_mem_gib=torch.cuda.max_memory_allocated() / 2**30 if cuda else None)
     if peak:
@@ -121,11 +152,45 @@ def run_case(case, cfg_all, first):
     return rec
 
 
+def launch_ranks(n):
+    """One process per rank on this machine, rendezvous through env:// on 127.0.0.1 (what torchrun's standalone
+    mode sets up; done here so it works the same on every torch version). Rank 0's stdout is ours."""
+    import socket
+    import subprocess
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    print(f"train.py: starting {n} ranks (env:// rendezvous on 127.0.0.1:{port})", file=sys.stderr)
+    procs = []
+    for r in range(n):
+        env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(r), WORLD_SIZE=str(n), LOCAL_WORLD_SIZE=str(n),
+                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+        procs.append(subprocess.Popen([sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env=env,
+                                      stdout=None if r == 0 else subprocess.DEVNULL))
+    codes = [p.wait() for p in procs]
+    return max(codes) if all(c >= 0 for c in codes) else 1
+
+
 def main():
     cfg, cases = bl.load_config(SUITE)
-    print(f"train.py: {len(cases)} case(s), torch {torch.__version__}", file=sys.stderr)
+    ranks = int(cfg.get("ranks", 1)) if isinstance(cfg, dict) else 1
+    rank, world, _ = dist_info()
+    if ranks > 1 and world == 1:
+        sys.exit(launch_ranks(ranks))
+    if world > 1:
+        import torch.distributed as dist
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+        if torch.cuda.is_available():
+            torch.cuda.set_device(dist_info()[2])
+    if rank == 0:
+        print(f"train.py: {len(cases)} case(s), torch {torch.__version__}, {world} rank(s)", file=sys.stderr)
     for i, c in enumerate(cases):
-        bl.emit(run_case(c, cfg if isinstance(cfg, dict) else {}, i == 0))
+        rec = run_case(c, cfg if isinstance(cfg, dict) else {}, i == 0)
+        if rank == 0:
+            bl.emit(rec)
+    if world > 1:
+        torch.distributed.destroy_process_group()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""GEMM through PyTorch (the gemm suite's torch backends; runner contract: DESIGN.md §5): torch.matmul,
+F.linear and torch._scaled_mm (fp8 e4m3) on the same shapes and layouts as bench-gemm, timed with the same
+do_bench schedule (median headline, samples kept). Layout tn is nn.Linear's (A MxK, W NxK, C = A W^T), nn is
+torch.matmul's (A MxK, B KxN). When F.linear is more than 5% slower than torch.matmul on the same shape, dtype
+and layout, the later record says so in extra (a known stack bug class: one of them routed to a slower BLAS).
+  gemm.py --config CASES.json
+"""
+import sys
+
+import torch
+import torch.nn.functional as F
+
+import benchlib as bl
+
+SUITE = "gemm"
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+
+
+def inputs(p, dev):
+    g = torch.Generator(device="cpu").manual_seed(int(p.get("seed", 0)))
+    m, n, k = int(p["m"]), int(p["n"]), int(p["k"])
+    init = p.get("init", "normal")
+
+    def make(*shape):
+        if init == "zeros":
+            return torch.zeros(*shape)
+        if init == "uniform":
+            return torch.rand(*shape, generator=g) * 2 - 1
+        return torch.randn(*shape, generator=g)
+    a = make(m, k).to(dev)
+    b = make(n, k).to(dev) if p.get("layout", "tn") == "tn" else make(k, n).to(dev)  # W (N x K) or B (K x N)
+    return a, b
+
+
+def make_fn(p, a, b):
+    be, dt, tn = p["backend"], p["dtype"], p.get("layout", "tn") == "tn"
+    if be == "torch-scaled-mm":
+        if dt != "fp8e4m3":
+            return None, None, "torch-scaled-mm measures fp8e4m3 only"
+        if not hasattr(torch, "_scaled_mm") or not hasattr(torch, "float8_e4m3fn"):
+            return None, None, f"this torch ({torch.__version__}) has no torch._scaled_mm / float8"
+        if not a.is_cuda:
+            return None, None, "torch._scaled_mm needs a GPU"
+        if not tn:
+            return None, None, "fp8 needs layout tn (_scaled_mm takes B column-major)"
+        a8, w8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
+        one = torch.tensor(1.0, device=a.device)
+        ref = lambda: (a8.float() @ w8.float().t())  # noqa: E731
+        return (lambda: torch._scaled_mm(a8, w8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)), ref, None
+    if dt not in DTYPES:
+        return None, None, f"backend {be} does not run dtype {dt} (fp8 is torch-scaled-mm)"
+    if not a.is_cuda and dt != "fp32" and not hasattr(torch, "compile"):
+        return None, None, f"{dt} GEMM on CPU needs a newer torch (this is {torch.__version__})"
+    t = DTYPES[dt]
+    a_, b_ = a.to(t), b.to(t)
+    if be == "torch-matmul":
+        fn = (lambda: torch.matmul(a_, b_.t())) if tn else (lambda: torch.matmul(a_, b_))
+    elif be == "torch-linear":
+        fn = (lambda: F.linear(a_, b_)) if tn else (lambda: F.linear(a_, b_.t()))
+    else:
+        return None, None, f"unknown backend {be}"
+    ref = (lambda: a_.float() @ b_.float().t()) if tn else (lambda: a_.float() @ b_.float())
+    return fn, ref, None
+
+
+def check(fn, ref):
+    """max |out - fp32 reference| / max |reference| on the whole output (the reference from the same inputs)."""
+    out, want = fn().float(), ref()
+    scale = want.abs().max().item() or 1.0
+    return (out - want).abs().max().item() / scale
+
+
+def main():
+    _, cases = bl.load_config(SUITE)
+    dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    print(f"gemm.py: {len(cases)} case(s), torch {torch.__version__} on {dev}", file=sys.stderr)
+    seen = {}
+    for i, c in enumerate(cases):
+        p = c["params"]
+        rec = bl.record(SUITE, c)
+        if i == 0:
+            rec["extra"]["device"] = bl.device_info()
+        try:
+            a, b = inputs(p, dev)
+            fn, ref, why = make_fn(p, a, b)
+            if fn is None:
+                rec.update(status="skipped", error=why)
+            else:
+                flush = bool(p.get("flush_l2", True))
+                fb = p.get("flush_bytes")
+                samples, sched = bl.do_bench(fn, p.get("warmup_ms", 30.0), p.get("rep_ms", 200.0), flush,
+                                             fb if isinstance(fb, int) else 256 << 20)
+                m, n, k = int(p["m"]), int(p["n"]), int(p["k"])
+                bl.set_samples(rec, "tflops", "TFLOP/s", samples, lambda ms: 2.0 * m * n * k / (ms * 1e-3) / 1e12)
+                rec["extra"]["schedule"] = sched
+                rec["extra"]["function"] = {"torch-matmul": "torch.matmul", "torch-linear": "torch.nn.functional.linear",
+                                            "torch-scaled-mm": "torch._scaled_mm"}[p["backend"]]
+                if p.get("check", True):
+                    err = check(fn, ref)
+                    tol = 1e-4 if p["dtype"] == "fp32" else 3e-2
+                    rec["extra"].update(max_rel_err=err, check_tolerance=tol, check="ok" if err <= tol else "wrong")
+                    if err > tol:
+                        rec.update(status="failed", error=f"wrong result: error {err:.3g} over tolerance {tol}")
+                key = (p["dtype"], p.get("layout"), p["m"], p["n"], p["k"])
+                seen.setdefault(key, {})[p["backend"]] = rec["value"]
+                got = seen[key]
+                if "torch-linear" in got and "torch-matmul" in got and got["torch-matmul"]:
+                    gap = (got["torch-matmul"] / got["torch-linear"] - 1) * 100
+                    rec["extra"]["linear_vs_matmul_pct"] = -gap
+                    if gap > 5:
+                        rec["extra"]["linear_slower_than_matmul"] = True
+                        rec["extra"]["finding"] = f"F.linear is {gap:.1f}% slower than torch.matmul here"
+        except Exception as e:  # out of memory, an unsupported combination: a record
+            rec.update(status="failed", error=f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:300]}")
+        print(f"gemm.py: [{i + 1}/{len(cases)}] {c['case']}: {rec['status']} {rec['value'] or ''}", file=sys.stderr)
+        bl.emit(rec)
+
+
+if __name__ == "__main__":
+    main()
