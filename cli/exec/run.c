@@ -690,38 +690,54 @@ static void dry_run(struct run *r)
 		const struct engine_ops *eng = engine_find(engine_names[r->m.runtime.engine]);
 		const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
 		long long ranks = ops->processes ? ops->processes(&r->m.suites[s], &r->m) : 1;
-		struct strvec argv = STRVEC_INIT;
-		struct strbuf cmd = STRBUF_INIT;
-		char *cases = xstrfmt("RUN_DIR/cases/%s.json", ops->name);
-		size_t n = 0;
+		const char *progs[8];
+		size_t np = 0;
 
-		if (!wanted(r->o, ops->name)) {
-			free(cases);
+		if (!wanted(r->o, ops->name))
 			continue;
+		for (size_t i = 0; i < r->plan.n && np < 8; i++) {
+			const char *p;
+			int seen = 0;
+
+			if (r->plan.cases[i].suite != ops)
+				continue;
+			p = case_program(ops, &r->plan.cases[i]);
+			for (size_t k = 0; k < np; k++)
+				seen |= !strcmp(progs[k], p);
+			if (!seen)
+				progs[np++] = p;
 		}
-		for (size_t i = 0; i < r->plan.n; i++)
-			if (r->plan.cases[i].suite == ops) {
-				printf("%-12s %s\n", ops->name, r->plan.cases[i].key);
-				n++;
+		for (size_t k = 0; k < np; k++) {
+			struct strvec argv = STRVEC_INIT;
+			struct strbuf cmd = STRBUF_INIT;
+			char *cases = np == 1 ? xstrfmt("RUN_DIR/cases/%s.json", ops->name)
+					      : xstrfmt("RUN_DIR/cases/%s-%zu.json", ops->name, k + 1);
+			size_t n = 0;
+
+			for (size_t i = 0; i < r->plan.n; i++)
+				if (r->plan.cases[i].suite == ops && !strcmp(case_program(ops, &r->plan.cases[i]), progs[k])) {
+					printf("%-12s %s\n", ops->name, r->plan.cases[i].key);
+					n++;
+				}
+			if (!eng)
+				bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[r->m.runtime.engine]);
+			else if (!lau)
+				bench_error_set(BENCH_E_FAIL, "launcher '%s' is not implemented yet", launcher_names[r->m.runtime.launcher]);
+			if (eng && lau && (ranks <= 1 || lau->prefix_argv(&argv, &r->m, ranks) == 0) &&
+			    eng->runner_argv(&argv, &r->m, progs[k], cases) == 0) {
+				for (size_t i = 0; i < argv.n; i++) {
+					if (i)
+						strbuf_addch(&cmd, ' ');
+					shell_quote(&cmd, argv.v[i]);
+				}
+				printf("# %s: %zu case%s: %s\n", ops->name, n, n == 1 ? "" : "s", cmd.buf);
+			} else {
+				printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", bench_error_last());
 			}
-		if (!eng)
-			bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[r->m.runtime.engine]);
-		else if (!lau)
-			bench_error_set(BENCH_E_FAIL, "launcher '%s' is not implemented yet", launcher_names[r->m.runtime.launcher]);
-		if (eng && lau && (ranks <= 1 || lau->prefix_argv(&argv, &r->m, ranks) == 0) &&
-		    eng->runner_argv(&argv, &r->m, ops->program, cases) == 0) {
-			for (size_t i = 0; i < argv.n; i++) {
-				if (i)
-					strbuf_addch(&cmd, ' ');
-				shell_quote(&cmd, argv.v[i]);
-			}
-			printf("# %s: %zu case%s: %s\n", ops->name, n, n == 1 ? "" : "s", cmd.buf);
-		} else {
-			printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", bench_error_last());
+			free(cases);
+			strbuf_release(&cmd);
+			strvec_release(&argv);
 		}
-		free(cases);
-		strbuf_release(&cmd);
-		strvec_release(&argv);
 	}
 }
 
