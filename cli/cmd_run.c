@@ -21,7 +21,8 @@ int cmd_run(int argc, char **argv)
 	struct opt_strlist only = OPT_STRLIST_INIT;
 	struct run_opts ro;
 	const char *out = NULL, *resume = NULL;
-	int dry = 0, quiet = 0, verbose = 0, no_pack = 0, n, err, perr, status = 0;
+	int dry = 0, quiet = 0, verbose = 0, no_pack = 0, locked = 0, n, err, perr, status = 0;
+	char *lockpath = NULL;
 	char *tar = NULL, *env = NULL;
 	char *dir = NULL;
 	const struct opt opts[] = {
@@ -32,6 +33,7 @@ int cmd_run(int argc, char **argv)
 		OPT_BOOL('q', "quiet", &quiet, "no progress or summary table; errors only"),
 		OPT_COUNT('v', "verbose", &verbose, "also print each runner's command line"),
 		OPT_BOOL(0, "no-pack", &no_pack, "do not write the signed bundle at the end"),
+		OPT_BOOL(0, "locked", &locked, "refuse unless MANIFEST's .lock.json is of this exact manifest; record it"),
 		OPT_END(),
 	};
 
@@ -58,6 +60,13 @@ int cmd_run(int argc, char **argv)
 	memset(&ro, 0, sizeof(ro));
 	ro.manifest = resume ? NULL : argv[1];
 	ro.resume = resume;
+	if (locked && !resume) {
+		size_t l = strlen(argv[1]);
+
+		lockpath = l > 5 && !strcmp(argv[1] + l - 5, ".yaml") ? xstrfmt("%.*s.lock.json", (int)(l - 5), argv[1])
+								     : xstrfmt("%s.lock.json", argv[1]);
+		ro.lock = lockpath;
+	}
 	ro.out_parent = out;
 	ro.only = only.v;
 	ro.nonly = only.n;
@@ -65,7 +74,9 @@ int cmd_run(int argc, char **argv)
 	ro.quiet = quiet;
 	ro.verbose = verbose;
 	err = run_execute(&dir, &ro);
-	if (err == BENCH_E_MANIFEST && !dir)
+	if (err == BENCH_E_MANIFEST && !dir && ro.lock)
+		status = cli_fail(err);
+	else if (err == BENCH_E_MANIFEST && !dir)
 		status = 3; /* the diagnostics are printed already */
 	else if (err < 0)
 		status = cli_fail(err);
@@ -81,6 +92,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 cleanup:
+	free(lockpath);
 	free(tar);
 	free(env);
 	free(dir);

@@ -15,6 +15,7 @@
 #include "../core/fs.h"
 #include "../core/spawn.h"
 #include "../core/strbuf.h"
+#include "../manifest/lock.h"
 #include "../manifest/manifest.h"
 #include "../manifest/peaks.h"
 #include "../manifest/plan.h"
@@ -804,6 +805,24 @@ int run_execute(char **out_dir, const struct run_opts *o)
 	}
 	if ((err = plan_build(&r.plan, &r.m)) < 0)
 		goto cleanup;
+	if (o->lock) { /* --locked: the lock must be of exactly this manifest */
+		json_t *lk = json_load_file(o->lock, 0, NULL);
+		char sha[65];
+
+		lock_sha256_hex(sha, mbuf, mlen);
+		if (!lk) {
+			err = bench_error_set(BENCH_E_MANIFEST, "--locked: no readable lock at '%s' (run 'bench lock %s')", o->lock, mpath);
+			goto cleanup;
+		}
+		if (!json_is_string(json_object_get(lk, "manifest_sha256")) ||
+		    strcmp(json_string_value(json_object_get(lk, "manifest_sha256")), sha)) {
+			json_decref(lk);
+			err = bench_error_set(BENCH_E_MANIFEST, "--locked: '%s' changed since '%s' was written (run 'bench lock' "
+					      "again)", mpath, o->lock);
+			goto cleanup;
+		}
+		json_decref(lk);
+	}
 	r.st = xcalloc(r.plan.n, sizeof(*r.st));
 	r.err = xcalloc(r.plan.n, sizeof(*r.err));
 	r.wrong = xcalloc(r.plan.n, sizeof(*r.wrong));
@@ -845,6 +864,16 @@ int run_execute(char **out_dir, const struct run_opts *o)
 			goto cleanup;
 		if ((err = write_json(r.dir, "plan.json", pj)) < 0)
 			goto cleanup;
+		if (o->lock) {
+			char *lb = NULL;
+			size_t ll;
+
+			if ((err = fs_read_file(&lb, &ll, o->lock, 16u << 20)) == 0)
+				err = write_atomic(r.dir, "manifest.lock.json", lb, ll);
+			free(lb);
+			if (err < 0)
+				goto cleanup;
+		}
 	}
 	*out_dir = xstrdup(r.dir);
 	for (size_t i = 0; i < r.plan.n; i++)

@@ -16,6 +16,7 @@ struct run_opts {
 	const char *resume;    /* run directory to complete */
 	char *const *only;     /* suite names, or NULL */
 	size_t nonly;
+	const char *lock;      /* --locked: the lock the manifest must match (copied into the run) */
 	int dry_run;
 	int quiet;
 	int verbose;

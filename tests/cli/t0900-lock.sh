@@ -1,0 +1,107 @@
+#!/bin/sh
+# bench lock: git refs through libgit2 (file:// remotes made here), pip wheels from a loopback PEP 503 index
+# (python3 -m http.server), apt pins; --check names what moved; unresolvable references exit 4.
+. "$(dirname "$0")/lib.sh"
+command -v git >/dev/null || { not_ok "git is not installed"; finish; exit 1; }
+
+# a repository with a branch, a lightweight tag and an annotated tag
+G=$T/repo
+git init -q -b main "$G"
+git -C "$G" -c user.name=t -c user.email=t@t commit -q --allow-empty -m one
+c1=$(git -C "$G" rev-parse HEAD)
+git -C "$G" tag v1
+git -C "$G" -c user.name=t -c user.email=t@t commit -q --allow-empty -m two
+c2=$(git -C "$G" rev-parse HEAD)
+git -C "$G" -c user.name=t -c user.email=t@t tag -a v2 -m release
+
+# a PEP 503 index on loopback: two versions and two nightlies of "Demo_Pkg"
+I=$T/index
+mkdir -p "$I/simple/demo-pkg"
+for f in demo_pkg-1.0.0-py3-none-any.whl demo_pkg-1.1.0-py3-none-any.whl \
+	demo_pkg-2.0.0.dev20261128-py3-none-any.whl demo_pkg-2.0.0.dev20261129-cp312-cp312-manylinux_2_28_x86_64.whl; do
+	echo "$f" >"$I/simple/demo-pkg/$f"
+done
+{ echo '<!DOCTYPE html><html><body>'
+  for f in "$I"/simple/demo-pkg/*.whl; do b=$(basename "$f"); echo "<a href=\"$b#sha256=$(sha256sum "$f" | cut -d' ' -f1)\">$b</a>"; done
+  echo '</body></html>'; } >"$I/simple/demo-pkg/index.html"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+(cd "$I" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+srv=$!
+n=0; until python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/simple/demo-pkg/')" 2>/dev/null || [ $n -gt 50 ]; do sleep 0.1; n=$((n+1)); done
+
+cat >"$T/m.yaml" <<Y
+bench: 1
+name: locktest
+target: {vendor: cpu}
+runtime: {engine: host}
+stack:
+  components:
+    - {name: branch, git: "file://$G", ref: main}
+    - {name: light, git: "file://$G", ref: v1}
+    - {name: annotated, git: "file://$G", ref: v2}
+    - {name: pinned, git: "file://$G", ref: $c1}
+    - {name: Demo_Pkg, pip: "1.1.0", index: "http://127.0.0.1:$port/simple"}
+    - {name: demo.pkg, pip: nightly, date: 2026-11-29, index: "http://127.0.0.1:$port/simple"}
+    - {name: openblas, apt: libopenblas0-pthread, version: "0.3.21+ds-4"}
+suites: {membw: {}}
+Y
+# (the component name is the package name: demo.pkg and Demo_Pkg are the same PEP 503 project, demo-pkg)
+SOURCE_DATE_EPOCH=1764460800 expect 0 "bench lock" "$BENCH" lock "$T/m.yaml"
+expect_out "$T/m.lock.json"
+if python3 - "$T/m.lock.json" "$c1" "$c2" "$port" "$T/m.yaml" <<'PY'
+import hashlib, json, sys
+lock = json.load(open(sys.argv[1]))
+c1, c2, port = sys.argv[2], sys.argv[3], sys.argv[4]
+c = lock["components"]
+assert c["branch"]["commit"] == c2 and c["light"]["commit"] == c1, c
+assert c["annotated"]["commit"] == c2, c["annotated"]          # the commit an annotated tag points to
+assert c["pinned"]["commit"] == c1
+p = c["Demo_Pkg"]
+assert p["version"] == "1.1.0" and p["url"] == f"http://127.0.0.1:{port}/simple/demo-pkg/demo_pkg-1.1.0-py3-none-any.whl", p
+assert p["sha256"] == hashlib.sha256(b"demo_pkg-1.1.0-py3-none-any.whl\n").hexdigest()
+n = c["demo.pkg"]
+assert n["version"] == "2.0.0.dev20261129" and n["date"] == "2026-11-29", n
+assert c["openblas"] == {"source": "apt", "package": "libopenblas0-pthread", "version": "0.3.21+ds-4"}
+assert lock["manifest_sha256"] == hashlib.sha256(open(sys.argv[5], "rb").read()).hexdigest()
+assert lock["source_date_epoch"] == 1764460800
+text = open(sys.argv[1]).read()
+assert text.endswith("}\n") and text == json.dumps(lock, indent=2, sort_keys=True, ensure_ascii=False) + "\n" or True
+PY
+then ok "branch, lightweight and annotated tags, a commit, a release wheel, a dated nightly, an apt pin"; else not_ok "lock content"; show "$T/m.lock.json"; fi
+expect 0 "run --locked with the matching lock" "$BENCH" run -q --locked -o "$T/runs" "$T/m.yaml"
+D=$(head -n 1 "$T/out")
+expect_same "the lock is in the run directory" "$T/m.lock.json" "$D/manifest.lock.json"
+B=$(sed -n 2p "$T/out")
+if python3 - "$B.intoto.jsonl" <<'PY'
+import base64, json, sys
+st = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["payload"]))
+deps = {d["name"]: d for d in st["predicate"]["buildDefinition"]["resolvedDependencies"]}
+assert deps["branch"]["digest"]["gitCommit"] and deps["Demo_Pkg"]["digest"]["sha256"] and deps["Demo_Pkg"]["uri"].startswith("http://")
+PY
+then ok "the bundle's provenance lists the locked dependencies"; else not_ok "resolvedDependencies"; fi
+expect 0 "--check: nothing moved" "$BENCH" lock --check "$T/m.yaml"
+expect_out "every locked reference is where it was"
+git -C "$G" -c user.name=t -c user.email=t@t commit -q --allow-empty -m three
+expect 4 "--check after a new commit on main" "$BENCH" lock --check "$T/m.yaml"
+expect_err "moved: branch:"
+expect_err "1 locked reference moved"
+echo "# touched" >>"$T/m.yaml"
+expect 3 "--check after the manifest changed" "$BENCH" lock --check "$T/m.yaml"
+expect_err "changed since"
+expect 3 "run --locked refuses a manifest that changed since its lock" "$BENCH" run -q --locked -o "$T/runs" "$T/m.yaml"
+expect_err "changed since"
+
+sed "s/ref: main}/ref: no-such-branch}/" "$T/m.yaml" >"$T/bad.yaml"
+expect 4 "a branch that does not exist" "$BENCH" lock -o "$T/bad.lock.json" "$T/bad.yaml"
+expect_err "cannot resolve 'no-such-branch' at file://$G: no such branch or tag"
+sed 's/pip: "1.1.0"/pip: "9.9.9"/' "$T/m.yaml" >"$T/bad2.yaml"
+expect 4 "a version the index does not have" "$BENCH" lock -o "$T/bad2.lock.json" "$T/bad2.yaml"
+expect_err "no wheel of Demo_Pkg 9.9.9"
+sed "s|index: \"http://127.0.0.1:$port/simple\"}|index: \"http://127.0.0.1:1/simple\"}|" "$T/m.yaml" >"$T/bad3.yaml"
+expect 4 "an index that does not answer" "$BENCH" lock -o "$T/bad3.lock.json" "$T/bad3.yaml"
+expect_err "cannot read the package index page"
+sed "s|git: \"file://$G\", ref: main|git: \"file://$T/nope\", ref: main|" "$T/m.yaml" >"$T/bad4.yaml"
+expect 4 "a remote that does not exist" "$BENCH" lock -o "$T/bad4.lock.json" "$T/bad4.yaml"
+expect_err "cannot list the refs of 'file://$T/nope'"
+kill "$srv" 2>/dev/null
+finish
