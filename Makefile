@@ -28,7 +28,7 @@ SAN      ?=
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(SAN) $(PKG_CFLAGS) -I$(BUILD)/gen -Icli
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
-LIB_SRC := $(wildcard cli/core/*.c) $(wildcard cli/manifest/*.c) $(wildcard cli/exec/*.c) $(wildcard cli/report/*.c)
+LIB_SRC := $(wildcard cli/core/*.c) $(wildcard cli/manifest/*.c) $(wildcard cli/image/*.c) $(wildcard cli/exec/*.c) $(wildcard cli/report/*.c)
 CMD_SRC := cli/main.c $(wildcard cli/cmd_*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
@@ -137,7 +137,7 @@ $(BUILD)/gen/version.h: FORCE
 	 if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c="$$c-dirty"; fi; \
 	 printf '#define BENCH_VERSION "%s"\n#define BENCH_COMMIT "%s"\n' "$(VERSION)" "$$c" > $@.tmp; \
 	 if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-$(BUILD)/obj/cli/cmd_version.o $(BUILD)/obj/cli/report/bundle.o $(BUILD)/obj/cli/manifest/lock.o: $(BUILD)/gen/version.h
+$(BUILD)/obj/cli/cmd_version.o $(BUILD)/obj/cli/report/bundle.o $(BUILD)/obj/cli/manifest/lock.o $(BUILD)/obj/cli/image/recipe.o: $(BUILD)/gen/version.h
 
 check-deps:
 	@if ! $(PKG_CONFIG) --exists $(PKGS); then \

@@ -28,6 +28,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
+int cmd_recipe(int argc, char **argv);
 
 /* Packs dir with $BENCH_HOME's key, creating the key on first use (and saying so unless quiet). */
 int pack_with_own_key(char **tar, char **env, const char *dir, int quiet);

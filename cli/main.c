@@ -16,6 +16,7 @@ const struct command commands[] = {
 	{ "plan", cmd_plan, "list the cases a manifest would run, with their stable keys" },
 	{ "suites", cmd_suites, "list the suites and every parameter: type, default, meaning" },
 	{ "lock", cmd_lock, "pin every moving reference of a manifest (git, pip, apt, base image)" },
+	{ "recipe", cmd_recipe, "write the stack's container recipe (Containerfile or apptainer)" },
 	{ "pack", cmd_pack, "write a run directory's deterministic bundle and its signed envelope" },
 	{ "keygen", cmd_keygen, "create the Ed25519 key pair that signs bundles" },
 	{ "verify", cmd_verify, "check a bundle's signature, digests and members" },

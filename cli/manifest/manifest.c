@@ -376,8 +376,10 @@ static void parse_stack(struct vctx *c, const struct ynode *n, struct manifest *
 	if (!want_map(c, n, "stack"))
 		return;
 	check_keys(c, n, stack_keys, "in 'stack'");
-	if ((v = get(n, "base")))
-		string_of(c, v, "base", &m->stack.base, 0);
+	if ((v = get(n, "base")) && string_of(c, v, "base", &m->stack.base, 0) == 0 &&
+	    (strlen(m->stack.base) > 255 || strspn(m->stack.base, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						   "0123456789./:@_-") != strlen(m->stack.base)))
+		verr(c, v, "'base' must be an image reference (letters, digits and . / : @ _ -), got '%s'", m->stack.base);
 	if ((v = get(n, "components")) && !ynode_is_null(v)) {
 		if (v->type != YNODE_SEQ) {
 			verr(c, v, "'components' must be a list of components, got %s", ynode_type_name(v));

@@ -1,0 +1,453 @@
+#include "recipe.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "../core/fs.h"
+#include "../manifest/ynode.h"
+#include "version.h"
+
+/* ---- IR --------------------------------------------------------------------------------------------------------- */
+
+static struct recipe_instr *add(struct recipe *r, enum recipe_op op, const char *a, const char *b, const char *c)
+{
+	struct recipe_instr *i;
+
+	ALLOC_GROW(r->v, r->n + 1, r->alloc);
+	i = &r->v[r->n++];
+	memset(i, 0, sizeof(*i));
+	i->op = op;
+	i->a = a ? xstrdup(a) : NULL;
+	i->b = b ? xstrdup(b) : NULL;
+	i->c = c ? xstrdup(c) : NULL;
+	return i;
+}
+
+static void run(struct recipe *r, ...)
+{
+	struct recipe_instr *i = add(r, RECIPE_RUN, NULL, NULL, NULL);
+	va_list ap;
+	const char *s;
+
+	va_start(ap, r);
+	while ((s = va_arg(ap, const char *))) {
+		i->argv = xrealloc(i->argv, (i->argc + 1) * sizeof(*i->argv));
+		i->argv[i->argc++] = xstrdup(s);
+	}
+	va_end(ap);
+}
+
+static void run_argv(struct recipe *r, char **argv, size_t argc)
+{
+	struct recipe_instr *i = add(r, RECIPE_RUN, NULL, NULL, NULL);
+
+	i->argv = xcalloc(argc, sizeof(*i->argv));
+	for (size_t k = 0; k < argc; k++)
+		i->argv[i->argc++] = xstrdup(argv[k]);
+}
+
+void recipe_release(struct recipe *r)
+{
+	for (size_t k = 0; k < r->n; k++) {
+		free(r->v[k].a);
+		free(r->v[k].b);
+		free(r->v[k].c);
+		for (size_t j = 0; j < r->v[k].argc; j++)
+			free(r->v[k].argv[j]);
+		free(r->v[k].argv);
+	}
+	free(r->v);
+	free(r->header);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- validation of what reaches the recipe ------------------------------------------------------------------------ */
+
+static int only(const char *s, const char *extra)
+{
+	if (!s || !*s)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return 0;
+	return 1;
+}
+
+static int hexn(const char *s, size_t n)
+{
+	return s && strlen(s) == n && only(s, "") && strspn(s, "0123456789abcdef") == n;
+}
+
+static int no_control(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return s != NULL;
+}
+
+/* ---- vendor data ------------------------------------------------------------------------------------------------- */
+
+static const struct ynode *yget(const struct ynode *map, const char *k)
+{
+	for (size_t i = 0; map && map->type == YNODE_MAP && i < map->n; i++)
+		if (!strcmp(map->pairs[i].key->value, k))
+			return map->pairs[i].value;
+	return NULL;
+}
+
+static int load_vendor(struct ynode **out, const char *vendor)
+{
+	struct diag_list d = DIAG_LIST_INIT;
+	const char *dir = fs_data_dir();
+	char *path, *buf = NULL;
+	size_t len;
+	int err;
+
+	*out = NULL;
+	if (!dir)
+		return BENCH_E_IO;
+	path = xstrfmt("%s/images/bases/%s.yaml", dir, vendor);
+	if ((err = fs_read_file(&buf, &len, path, 1u << 20)) == 0 && (err = ynode_load(out, &d, path, buf, len)) < 0)
+		err = bench_error_set(BENCH_E_MANIFEST, "%s: %s", path, d.n ? d.items[0].msg : "invalid");
+	free(path);
+	free(buf);
+	diag_list_release(&d);
+	return err;
+}
+
+/* ---- the recipe ---------------------------------------------------------------------------------------------------- */
+
+static int cmp_env(const void *a, const void *b)
+{
+	return strcmp(((const struct env_var *)a)->name, ((const struct env_var *)b)->name);
+}
+
+int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, const char *manifest_sha, const char *lock_sha)
+{
+	static const char *const vendors[] = { "cuda", "rocm", "cpu" };
+	struct ynode *vd = NULL;
+	const struct ynode *bp, *venv;
+	json_t *comps = json_object_get(lock, "components");
+	const char *digest = json_string_value(json_object_get(json_object_get(lock, "base"), "digest"));
+	const char *base = m->stack.base;
+	struct env_var *env = NULL;
+	size_t nenv = 0;
+	char *from = NULL, *s;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if ((err = load_vendor(&vd, vendors[m->target.vendor])) < 0)
+		return err;
+	if (!base)
+		base = yget(vd, "base") ? yget(vd, "base")->value : NULL;
+	if (!json_is_string(json_object_get(lock, "manifest_sha256")) ||
+	    strcmp(json_string_value(json_object_get(lock, "manifest_sha256")), manifest_sha)) {
+		err = bench_error_set(BENCH_E_MANIFEST, "the lock is not of this manifest (its manifest_sha256 differs): run "
+				      "'bench lock' again");
+		goto cleanup;
+	}
+	if (!base || !only(base, "./:@_-") || !digest || strncmp(digest, "sha256:", 7) || !hexn(digest + 7, 64)) {
+		err = bench_error_set(BENCH_E_MANIFEST, "the lock pins no valid base image digest for '%s' (run 'bench lock' "
+				      "where podman or skopeo can see the image)", base ? base : "(no base)");
+		goto cleanup;
+	}
+	/* pinned by digest: the tag is dropped, the name kept */
+	s = strchr(base, '@') ? xstrndup(base, (size_t)(strchr(base, '@') - base)) : xstrdup(base);
+	if (strrchr(s, ':') && strrchr(s, ':') > strrchr(s, '/'))
+		*strrchr(s, ':') = '\0';
+	from = xstrfmt("%s@%s", s, digest);
+	free(s);
+	out->header = xstrfmt("generated by bench %s from manifest '%s' (sha256 %s), lock sha256 %s; do not edit",
+			      BENCH_VERSION, m->name, manifest_sha, lock_sha);
+
+	/* source builds, one stage each, from the snapshot the build context carries */
+	for (size_t i = 0; i < m->stack.ncomponents; i++) {
+		const struct component *c = &m->stack.components[i];
+		const char *commit = json_string_value(json_object_get(json_object_get(comps, c->name), "commit"));
+		char *stage, *tar, *dst, *prefix;
+
+		if (c->source != SOURCE_GIT)
+			continue;
+		if (!hexn(commit, 40)) {
+			err = bench_error_set(BENCH_E_MANIFEST, "the lock has no commit for git component '%s'", c->name);
+			goto cleanup;
+		}
+		stage = xstrfmt("build-%zu", i + 1);
+		tar = xstrfmt("sources/%s-%s.tar.gz", c->name, commit);
+		dst = xstrfmt("/src/%s.tar.gz", c->name);
+		prefix = xstrfmt("/opt/stack/%s", c->name);
+		add(out, RECIPE_FROM, from, stage, NULL);
+		add(out, RECIPE_COPY, tar, dst, NULL);
+		add(out, RECIPE_ENV, "BENCH_PREFIX", prefix, NULL);
+		run(out, "sh", "-c", "mkdir -p \"/src/$1\" \"$BENCH_PREFIX\" && tar -xzf \"/src/$1.tar.gz\" -C \"/src/$1\" "
+			"--strip-components=1", "sh", c->name, NULL);
+		s = xstrfmt("/src/%s", c->name);
+		add(out, RECIPE_WORKDIR, s, NULL, NULL);
+		free(s);
+		if (c->build)
+			run(out, "sh", "-c", c->build, NULL); /* the manifest's own build command, as one argument */
+		free(stage);
+		free(tar);
+		free(dst);
+		free(prefix);
+	}
+
+	/* the image */
+	add(out, RECIPE_FROM, from, NULL, NULL);
+	add(out, RECIPE_LABEL, "org.bench.manifest.name", m->name, NULL);
+	add(out, RECIPE_LABEL, "org.bench.manifest.sha256", manifest_sha, NULL);
+	add(out, RECIPE_LABEL, "org.bench.lock.sha256", lock_sha, NULL);
+	add(out, RECIPE_LABEL, "org.bench.channel", channel_names[m->channel], NULL);
+	/* env: the vendor's defaults, then the manifest's (which win); sorted */
+	venv = yget(vd, "env");
+	for (size_t i = 0; venv && venv->type == YNODE_MAP && i < venv->n; i++) {
+		int overridden = 0;
+
+		for (size_t k = 0; k < m->stack.nenv; k++)
+			overridden |= !strcmp(m->stack.env[k].name, venv->pairs[i].key->value);
+		if (overridden || !venv->pairs[i].value || venv->pairs[i].value->type != YNODE_SCALAR)
+			continue;
+		env = xrealloc(env, (nenv + 1) * sizeof(*env));
+		env[nenv++] = (struct env_var){ venv->pairs[i].key->value, venv->pairs[i].value->value };
+	}
+	for (size_t k = 0; k < m->stack.nenv; k++) {
+		env = xrealloc(env, (nenv + 1) * sizeof(*env));
+		env[nenv++] = m->stack.env[k];
+	}
+	if (nenv)
+		qsort(env, nenv, sizeof(*env), cmp_env);
+	for (size_t k = 0; k < nenv; k++) {
+		if (!no_control(env[k].value)) {
+			err = bench_error_set(BENCH_E_MANIFEST, "env '%s' holds a control character; it cannot go into a recipe",
+					      env[k].name);
+			goto cleanup;
+		}
+		add(out, RECIPE_ENV, env[k].name, env[k].value, NULL);
+	}
+	/* apt: what the runners need to build, and the stack's pinned packages */
+	{
+		char **argv = NULL;
+		size_t argc = 0;
+
+		argv = xrealloc(argv, 4 * sizeof(*argv));
+		argv[argc++] = xstrdup("sh");
+		argv[argc++] = xstrdup("-c");
+		argv[argc++] = xstrdup("apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "
+				       "--no-install-recommends \"$@\" && rm -rf /var/lib/apt/lists/*");
+		argv[argc++] = xstrdup("sh");
+		bp = yget(vd, "build_packages");
+		for (size_t i = 0; bp && bp->type == YNODE_SEQ && i < bp->n; i++) {
+			argv = xrealloc(argv, (argc + 1) * sizeof(*argv));
+			argv[argc++] = xstrdup(bp->items[i]->value);
+		}
+		for (size_t i = 0; i < m->stack.ncomponents; i++) {
+			const struct component *c = &m->stack.components[i];
+			json_t *e = json_object_get(comps, c->name);
+			const char *v = json_string_value(json_object_get(e, "version"));
+
+			if (c->source != SOURCE_APT)
+				continue;
+			if (!v || !only(v, ".+:~-_") || !only(c->apt, ".+-")) {
+				err = bench_error_set(BENCH_E_MANIFEST, "the lock has no safe version for apt component '%s'", c->name);
+				for (size_t k = 0; k < argc; k++)
+					free(argv[k]);
+				free(argv);
+				goto cleanup;
+			}
+			argv = xrealloc(argv, (argc + 1) * sizeof(*argv));
+			argv[argc++] = xstrfmt("%s=%s", c->apt, v);
+		}
+		run_argv(out, argv, argc);
+		for (size_t k = 0; k < argc; k++)
+			free(argv[k]);
+		free(argv);
+	}
+	/* pip: exactly the locked wheels, by URL and sha256 */
+	{
+		char **argv = xcalloc(4, sizeof(*argv));
+		size_t argc = 0, nwheels = 0;
+
+		argv[argc++] = xstrdup("sh");
+		argv[argc++] = xstrdup("-c");
+		argv[argc++] = xstrdup("printf '%s\\n' \"$@\" > /opt/bench-requirements.txt && python3 -m pip install "
+				       "--no-deps --require-hashes --break-system-packages -r /opt/bench-requirements.txt");
+		argv[argc++] = xstrdup("sh");
+		for (size_t i = 0; i < m->stack.ncomponents; i++) {
+			const struct component *c = &m->stack.components[i];
+			json_t *e = json_object_get(comps, c->name);
+			const char *url = json_string_value(json_object_get(e, "url"));
+			const char *sha = json_string_value(json_object_get(e, "sha256"));
+
+			if (c->source != SOURCE_PIP)
+				continue;
+			if (!url || !no_control(url) || strpbrk(url, " \"'") || !hexn(sha, 64)) {
+				err = bench_error_set(BENCH_E_MANIFEST, "the lock has no wheel URL and sha256 for pip component '%s'",
+						      c->name);
+				for (size_t k = 0; k < argc; k++)
+					free(argv[k]);
+				free(argv);
+				goto cleanup;
+			}
+			argv = xrealloc(argv, (argc + 1) * sizeof(*argv));
+			argv[argc++] = xstrfmt("%s @ %s --hash=sha256:%s", c->name, url, sha);
+			nwheels++;
+		}
+		if (nwheels)
+			run_argv(out, argv, argc);
+		for (size_t k = 0; k < argc; k++)
+			free(argv[k]);
+		free(argv);
+	}
+	/* what the source stages installed */
+	for (size_t i = 0; i < m->stack.ncomponents; i++) {
+		char *stage, *p;
+
+		if (m->stack.components[i].source != SOURCE_GIT)
+			continue;
+		stage = xstrfmt("build-%zu", i + 1);
+		p = xstrfmt("/opt/stack/%s", m->stack.components[i].name);
+		add(out, RECIPE_COPY, p, p, stage);
+		free(stage);
+		free(p);
+	}
+	/* the runners, built inside the image against the stack's own libraries */
+	add(out, RECIPE_COPY, "bench", "/opt/bench", NULL);
+	run(out, "make", "-C", "/opt/bench", "runners", NULL);
+	add(out, RECIPE_ENV, "BENCH_DATA", "/opt/bench", NULL);
+	add(out, RECIPE_ENV, "BENCH_RUNNERS", "/opt/bench/build/runners", NULL);
+	add(out, RECIPE_WORKDIR, "/opt/bench", NULL, NULL);
+cleanup:
+	free(env);
+	free(from);
+	ynode_free(vd);
+	if (err)
+		recipe_release(out);
+	return err;
+}
+
+/* ---- emitters ------------------------------------------------------------------------------------------------------- */
+
+/* "value" for ENV and LABEL: \ " and $ escaped (Containerfiles expand $VAR in ENV and LABEL) */
+static void cf_quote(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"' || *s == '$')
+			strbuf_addch(sb, '\\');
+		strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '"');
+}
+
+void recipe_emit_containerfile(struct strbuf *out, const struct recipe *r)
+{
+	strbuf_addf(out, "# %s\n", r->header);
+	for (size_t k = 0; k < r->n; k++) {
+		const struct recipe_instr *i = &r->v[k];
+
+		switch (i->op) {
+		case RECIPE_FROM:
+			strbuf_addf(out, "\nFROM %s%s%s\n", i->a, i->b ? " AS " : "", i->b ? i->b : "");
+			break;
+		case RECIPE_LABEL:
+		case RECIPE_ENV:
+			strbuf_addf(out, "%s %s=", i->op == RECIPE_ENV ? "ENV" : "LABEL", i->a);
+			cf_quote(out, i->b);
+			strbuf_addch(out, '\n');
+			break;
+		case RECIPE_RUN: {
+			json_t *arr = json_array();
+			char *j;
+
+			for (size_t a = 0; a < i->argc; a++)
+				json_array_append_new(arr, json_string(i->argv[a]));
+			j = json_dumps(arr, JSON_COMPACT);
+			strbuf_addf(out, "RUN %s\n", j);
+			free(j);
+			json_decref(arr);
+			break;
+		}
+		case RECIPE_COPY:
+			strbuf_addf(out, "COPY %s%s%s%s %s\n", i->c ? "--from=" : "", i->c ? i->c : "", i->c ? " " : "", i->a, i->b);
+			break;
+		case RECIPE_WORKDIR:
+			strbuf_addf(out, "WORKDIR %s\n", i->a);
+			break;
+		}
+	}
+}
+
+void recipe_sh_quote(struct strbuf *out, const char *s)
+{
+	strbuf_addch(out, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(out, "'\\''");
+		else
+			strbuf_addch(out, *s);
+	}
+	strbuf_addch(out, '\'');
+}
+
+/* Apptainer: one image; the source stages' steps run in %post, in order, in subshells. */
+void recipe_emit_apptainer(struct strbuf *out, const struct recipe *r)
+{
+	struct strbuf env = STRBUF_INIT, labels = STRBUF_INIT, post = STRBUF_INIT, files = STRBUF_INIT;
+	const char *from = NULL;
+	int final = 0; /* past the last FROM: ENV there is the image's environment */
+
+	for (size_t k = 0; k < r->n; k++) {
+		const struct recipe_instr *i = &r->v[k];
+
+		switch (i->op) {
+		case RECIPE_FROM:
+			if (!i->b) {
+				from = i->a;
+				final = 1;
+			}
+			break;
+		case RECIPE_LABEL:
+			strbuf_addf(&labels, "    %s ", i->a);
+			recipe_sh_quote(&labels, i->b);
+			strbuf_addch(&labels, '\n');
+			break;
+		case RECIPE_ENV:
+			if (final) {
+				strbuf_addf(&env, "    export %s=", i->a);
+				recipe_sh_quote(&env, i->b);
+				strbuf_addch(&env, '\n');
+			}
+			strbuf_addf(&post, "    export %s=", i->a);
+			recipe_sh_quote(&post, i->b);
+			strbuf_addch(&post, '\n');
+			break;
+		case RECIPE_RUN:
+			strbuf_addstr(&post, "   ");
+			for (size_t a = 0; a < i->argc; a++) {
+				strbuf_addch(&post, ' ');
+				recipe_sh_quote(&post, i->argv[a]);
+			}
+			strbuf_addch(&post, '\n');
+			break;
+		case RECIPE_COPY:
+			if (!i->c)
+				strbuf_addf(&files, "    %s %s\n", i->a, i->b);
+			break;
+		case RECIPE_WORKDIR:
+			strbuf_addstr(&post, "    cd ");
+			recipe_sh_quote(&post, i->a);
+			strbuf_addch(&post, '\n');
+			break;
+		}
+	}
+	strbuf_addf(out, "# %s\nBootstrap: docker\nFrom: %s\n\n%%labels\n%s\n%%files\n%s\n%%environment\n%s\n%%post\n    set -e\n%s",
+		    r->header, from ? from : "", labels.buf, files.buf, env.buf, post.buf);
+	strbuf_release(&env);
+	strbuf_release(&labels);
+	strbuf_release(&post);
+	strbuf_release(&files);
+}
