@@ -37,6 +37,11 @@ int pack_with_own_key(char **tar, char **env, const char *dir, int quiet);
 int cli_fail(int err);
 /* Prints "bench: error: <msg>", the usage line of cmd, and returns 2. */
 int cli_usage_error(const char *cmd, const char *synopsis, const char *msg);
+struct manifest;
+/* Parses path into m; on failure prints every problem (or the I/O error) and returns the exit status. */
+int cli_load_manifest(struct manifest *m, const char *path);
+/* The lock beside a manifest: x.yaml -> x.lock.json (caller frees). */
+char *cli_lock_path(const char *manifest);
 /* Writes json (decref'd here) to stdout, sorted keys, two-space indent, trailing newline. */
 int cli_print_json(void *json);
 

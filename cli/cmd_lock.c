@@ -19,20 +19,8 @@ static const struct opt_cmd cmd = { "lock", "[--check] [-o FILE] MANIFEST",
 				    "versions, the base image digest. --check resolves again and exits 4 naming every "
 				    "reference that moved." };
 
-static char *default_path(const char *manifest)
-{
-	size_t l = strlen(manifest);
-
-	if (l > 5 && !strcmp(manifest + l - 5, ".yaml"))
-		return xstrfmt("%.*s.lock.json", (int)(l - 5), manifest);
-	if (l > 4 && !strcmp(manifest + l - 4, ".yml"))
-		return xstrfmt("%.*s.lock.json", (int)(l - 4), manifest);
-	return xstrfmt("%s.lock.json", manifest);
-}
-
 int cmd_lock(int argc, char **argv)
 {
-	struct diag_list diags = DIAG_LIST_INIT;
 	struct manifest m = MANIFEST_INIT;
 	const char *out = NULL;
 	int check = 0, n, err, status = 0;
@@ -50,19 +38,13 @@ int cmd_lock(int argc, char **argv)
 		return n < 0 ? 2 : 0;
 	if (n != 1)
 		return cli_usage_error(cmd.name, cmd.synopsis, n ? "give exactly one manifest" : "no manifest given");
-	if ((err = manifest_parse_file(&m, &diags, argv[1])) < 0) {
-		if (diags.n)
-			diag_list_print(&diags, stderr);
-		else
-			fprintf(stderr, "bench: error: %s\n", bench_error_last());
-		status = bench_exit_code(err);
+	if ((status = cli_load_manifest(&m, argv[1])) != 0)
 		goto cleanup;
-	}
 	if ((err = fs_read_file(&buf, &len, argv[1], MANIFEST_MAX_BYTES)) < 0 || (err = lock_resolve(&lock, &m, buf, len)) < 0) {
 		status = cli_fail(err);
 		goto cleanup;
 	}
-	path = out ? xstrdup(out) : default_path(argv[1]);
+	path = out ? xstrdup(out) : cli_lock_path(argv[1]);
 	if (check) {
 		json_error_t je;
 		const char *k;
@@ -111,6 +93,5 @@ cleanup:
 	free(path);
 	free(buf);
 	manifest_release(&m);
-	diag_list_release(&diags);
 	return status;
 }

@@ -18,7 +18,6 @@ static const struct opt_cmd cmd = { "plan", "[--json] [--suite NAME[,NAME]] MANI
 int cmd_plan(int argc, char **argv)
 {
 	struct opt_strlist only = OPT_STRLIST_INIT;
-	struct diag_list diags = DIAG_LIST_INIT;
 	struct manifest m = MANIFEST_INIT;
 	struct plan plan = PLAN_INIT;
 	int json = 0, n, err, status = 0;
@@ -46,15 +45,8 @@ int cmd_plan(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	err = manifest_parse_file(&m, &diags, argv[1]);
-	if (err < 0) {
-		if (diags.n)
-			diag_list_print(&diags, stderr);
-		else
-			fprintf(stderr, "bench: error: %s\n", bench_error_last());
-		status = bench_exit_code(err);
+	if ((status = cli_load_manifest(&m, argv[1])) != 0)
 		goto cleanup;
-	}
 	if ((err = plan_build(&plan, &m)) < 0) {
 		status = cli_fail(err);
 		goto cleanup;
@@ -95,7 +87,6 @@ int cmd_plan(int argc, char **argv)
 cleanup:
 	plan_release(&plan);
 	manifest_release(&m);
-	diag_list_release(&diags);
 	opt_strlist_release(&only);
 	return status;
 }

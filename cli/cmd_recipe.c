@@ -22,7 +22,6 @@ static const struct opt_cmd cmd = { "recipe", "[--format containerfile|apptainer
 
 int cmd_recipe(int argc, char **argv)
 {
-	struct diag_list diags = DIAG_LIST_INIT;
 	struct manifest m = MANIFEST_INIT;
 	struct recipe r = RECIPE_INIT;
 	struct strbuf sb = STRBUF_INIT;
@@ -45,22 +44,9 @@ int cmd_recipe(int argc, char **argv)
 		return cli_usage_error(cmd.name, cmd.synopsis, n ? "give exactly one manifest" : "no manifest given");
 	if (strcmp(fmt, "containerfile") && strcmp(fmt, "apptainer"))
 		return cli_usage_error(cmd.name, cmd.synopsis, "--format is containerfile or apptainer");
-	if ((err = manifest_parse_file(&m, &diags, argv[1])) < 0) {
-		if (diags.n)
-			diag_list_print(&diags, stderr);
-		else
-			fprintf(stderr, "bench: error: %s\n", bench_error_last());
-		status = bench_exit_code(err);
+	if ((status = cli_load_manifest(&m, argv[1])) != 0)
 		goto cleanup;
-	}
-	if (lockp)
-		lockpath = xstrdup(lockp);
-	else {
-		size_t l = strlen(argv[1]);
-
-		lockpath = l > 5 && !strcmp(argv[1] + l - 5, ".yaml") ? xstrfmt("%.*s.lock.json", (int)(l - 5), argv[1])
-								     : xstrfmt("%s.lock.json", argv[1]);
-	}
+	lockpath = lockp ? xstrdup(lockp) : cli_lock_path(argv[1]);
 	if ((err = fs_read_file(&mbuf, &mlen, argv[1], MANIFEST_MAX_BYTES)) < 0) {
 		status = cli_fail(err);
 		goto cleanup;
@@ -99,6 +85,5 @@ cleanup:
 	free(lbuf);
 	free(lockpath);
 	manifest_release(&m);
-	diag_list_release(&diags);
 	return status;
 }

@@ -60,13 +60,8 @@ int cmd_run(int argc, char **argv)
 	memset(&ro, 0, sizeof(ro));
 	ro.manifest = resume ? NULL : argv[1];
 	ro.resume = resume;
-	if (locked && !resume) {
-		size_t l = strlen(argv[1]);
-
-		lockpath = l > 5 && !strcmp(argv[1] + l - 5, ".yaml") ? xstrfmt("%.*s.lock.json", (int)(l - 5), argv[1])
-								     : xstrfmt("%s.lock.json", argv[1]);
-		ro.lock = lockpath;
-	}
+	if (locked && !resume)
+		ro.lock = lockpath = cli_lock_path(argv[1]);
 	ro.out_parent = out;
 	ro.only = only.v;
 	ro.nonly = only.n;

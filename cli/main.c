@@ -6,6 +6,8 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "core/diag.h"
+#include "manifest/manifest.h"
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "core/suggest.h"
@@ -37,6 +39,32 @@ int cli_usage_error(const char *cmd, const char *synopsis, const char *msg)
 {
 	fprintf(stderr, "bench: error: %s\nusage: bench %s %s\n(see 'bench %s -h')\n", msg, cmd, synopsis, cmd);
 	return 2;
+}
+
+int cli_load_manifest(struct manifest *m, const char *path)
+{
+	struct diag_list diags = DIAG_LIST_INIT;
+	int err = manifest_parse_file(m, &diags, path);
+
+	if (err < 0) {
+		if (diags.n)
+			diag_list_print(&diags, stderr);
+		else
+			fprintf(stderr, "bench: error: %s\n", bench_error_last());
+	}
+	diag_list_release(&diags);
+	return bench_exit_code(err);
+}
+
+char *cli_lock_path(const char *manifest)
+{
+	size_t l = strlen(manifest);
+
+	if (l > 5 && !strcmp(manifest + l - 5, ".yaml"))
+		return xstrfmt("%.*s.lock.json", (int)(l - 5), manifest);
+	if (l > 4 && !strcmp(manifest + l - 4, ".yml"))
+		return xstrfmt("%.*s.lock.json", (int)(l - 4), manifest);
+	return xstrfmt("%s.lock.json", manifest);
 }
 
 int cli_print_json(void *json)
