@@ -124,34 +124,128 @@ static uint64_t next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* Uniform indices in [0, n) two at a time: each 64-bit draw gives two 32-bit halves, scaled by n (Lemire's
+ * multiply-shift; the bias, n / 2^32, is far below what 2000 resamples can resolve). */
+struct draw {
+	uint64_t *state;
+	uint64_t word;
+	int have;
+};
+
+static size_t draw_index(struct draw *d, size_t n)
+{
+	uint32_t half;
+
+	if (!d->have) {
+		d->word = next(d->state);
+		half = (uint32_t)d->word;
+		d->have = 1;
+	} else {
+		half = (uint32_t)(d->word >> 32);
+		d->have = 0;
+	}
+	return (size_t)(((uint64_t)half * n) >> 32);
+}
+
+/* The median of one resample of sorted[0..n): draw n indices, count them, and walk the counts to the middle
+ * order statistic(s) — no sort, O(n) per resample. */
+static double resample_median(const double *sorted, size_t n, uint32_t *counts, struct draw *d)
+{
+	size_t want1 = (n - 1) / 2, want2 = n / 2, seen = 0, i;
+	double m1 = 0;
+
+	memset(counts, 0, n * sizeof(*counts));
+	for (size_t k = 0; k < n; k++)
+		counts[draw_index(d, n)]++;
+	for (i = 0; i < n; i++) {
+		if (seen + counts[i] > want1)
+			break;
+		seen += counts[i];
+	}
+	m1 = sorted[i];
+	if (want2 == want1)
+		return m1;
+	/* the next order statistic: still index i while its count covers it, else the next drawn index */
+	if (seen + counts[i] > want2)
+		return m1;
+	for (seen += counts[i], i++; i < n && counts[i] == 0; i++)
+		;
+	return (m1 + sorted[i < n ? i : n - 1]) / 2;
+}
+
+/* Rearranges r[0..n) so that r[k] holds the k-th smallest (Hoare's selection, median-of-three pivot). */
+static void select_kth(double *r, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+		double a = r[lo], b = r[mid], c = r[hi], pivot, t;
+
+		pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		while (i <= j) {
+			while (r[i] < pivot)
+				i++;
+			while (r[j] > pivot)
+				j--;
+			if (i <= j) {
+				t = r[i], r[i] = r[j], r[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+/* The p-th percentile of r[0..n), linearly interpolated between order statistics; reorders r. */
+static double percentile(double *r, size_t n, double p)
+{
+	double idx = p * (double)(n - 1), x, y;
+	size_t i = (size_t)idx;
+
+	select_kth(r, n, i);
+	x = r[i];
+	if (i + 1 >= n)
+		return x;
+	/* the next order statistic is the smallest of what selection left above i */
+	y = r[i + 1];
+	for (size_t j = i + 2; j < n; j++)
+		if (r[j] < y)
+			y = r[j];
+	return x + (y - x) * (idx - (double)i);
+}
+
 void stats_bootstrap_ratio_ci(double *lo, double *hi, const double *num, size_t nn, const double *den, size_t nd,
 			      unsigned resamples, uint64_t seed)
 {
-	double *r = xmalloc(resamples * sizeof(*r)), *bn = xmalloc(nn * sizeof(*bn)), *bd = xmalloc(nd * sizeof(*bd));
+	double *r = xmalloc(resamples * sizeof(*r)), *sn = xmalloc(nn * sizeof(*sn)), *sd = xmalloc(nd * sizeof(*sd));
+	uint32_t *cn = xmalloc(nn * sizeof(*cn)), *cd = xmalloc(nd * sizeof(*cd));
 	uint64_t s = seed;
+	struct draw d = { &s, 0, 0 };
 
+	memcpy(sn, num, nn * sizeof(*sn));
+	memcpy(sd, den, nd * sizeof(*sd));
+	qsort(sn, nn, sizeof(*sn), cmp_d);
+	qsort(sd, nd, sizeof(*sd), cmp_d);
 	for (unsigned k = 0; k < resamples; k++) {
-		for (size_t i = 0; i < nn; i++)
-			bn[i] = num[next(&s) % nn];
-		for (size_t i = 0; i < nd; i++)
-			bd[i] = den[next(&s) % nd];
-		qsort(bn, nn, sizeof(*bn), cmp_d);
-		qsort(bd, nd, sizeof(*bd), cmp_d);
-		r[k] = median_sorted(bn, nn) / median_sorted(bd, nd);
+		double a = resample_median(sn, nn, cn, &d);
+
+		r[k] = a / resample_median(sd, nd, cd, &d);
 	}
-	qsort(r, resamples, sizeof(*r), cmp_d);
 	/* percentile interval: the 2.5th and 97.5th percentiles, linearly interpolated */
-	{
-		double p[2] = { 0.025, 0.975 }, *out[2] = { lo, hi };
-
-		for (int t = 0; t < 2; t++) {
-			double idx = p[t] * (resamples - 1);
-			size_t i = (size_t)idx;
-
-			*out[t] = i + 1 < resamples ? r[i] + (r[i + 1] - r[i]) * (idx - (double)i) : r[i];
-		}
-	}
+	*lo = percentile(r, resamples, 0.025);
+	*hi = percentile(r, resamples, 0.975);
 	free(r);
-	free(bn);
-	free(bd);
+	free(sn);
+	free(sd);
+	free(cn);
+	free(cd);
 }
