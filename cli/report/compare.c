@@ -1,10 +1,12 @@
 #include "compare.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/error.h"
 #include "../core/fs.h"
@@ -197,13 +199,105 @@ static json_t *stack_facts(const struct compare_side *s)
 	return f;
 }
 
+/* One bootstrap interval to compute: the samples of a baseline case and of the same case on another side. */
+struct ci_job {
+	double *a, *b;
+	size_t na, nb;
+	double lo, hi;
+};
+
+struct ci_pool {
+	struct ci_job *jobs;
+	size_t n, next;
+	unsigned resamples;
+	pthread_mutex_t lock;
+};
+
+static void *ci_worker(void *arg)
+{
+	struct ci_pool *pool = arg;
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&pool->lock);
+		i = pool->next;
+		pool->next += 16;
+		pthread_mutex_unlock(&pool->lock);
+		if (i >= pool->n)
+			return NULL;
+		for (size_t j = i; j < i + 16 && j < pool->n; j++) {
+			struct ci_job *c = &pool->jobs[j];
+
+			/* the same fixed seed for every case: the output does not depend on the thread that ran it */
+			stats_bootstrap_ratio_ci(&c->lo, &c->hi, c->a, c->na, c->b, c->nb, pool->resamples, 0x5eed);
+		}
+	}
+}
+
+static int status_ok(json_t *rec)
+{
+	const char *s = json_string_value(json_object_get(rec, "status"));
+
+	return s && !strcmp(s, "ok");
+}
+
+/* The bootstrap intervals are the whole cost of a comparison (2000 resamples of every case): compute them all
+ * up front, on every core, in the order compare_build() will consume them. */
+static struct ci_job *compare_compute_cis(size_t *out_n, const struct compare_side *sides, size_t n, size_t base,
+					  unsigned resamples)
+{
+	struct ci_pool pool = { NULL, 0, 0, resamples, PTHREAD_MUTEX_INITIALIZER };
+	size_t cap = 0;
+	const char *key;
+	json_t *brec;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_t th[16];
+	size_t nth = cores < 1 ? 1 : cores > 16 ? 16 : (size_t)cores, started = 0;
+
+	json_object_foreach(sides[base].records, key, brec) {
+		for (size_t i = 0; i < n; i++) {
+			json_t *orec = i == base ? NULL : json_object_get(sides[i].records, key);
+			struct ci_job c = { NULL, NULL, 0, 0, 0, 0 };
+
+			if (!orec || !status_ok(brec) || !status_ok(orec))
+				continue;
+			c.na = samples(&c.a, brec);
+			c.nb = samples(&c.b, orec);
+			if (c.na < 2 || c.nb < 2) {
+				free(c.a);
+				free(c.b);
+				continue;
+			}
+			if (pool.n == cap)
+				pool.jobs = xrealloc(pool.jobs, (cap = cap ? 2 * cap : 256) * sizeof(*pool.jobs));
+			pool.jobs[pool.n++] = c;
+		}
+	}
+	if (nth > 1 && pool.n > 64)
+		for (; started < nth - 1; started++)
+			if (pthread_create(&th[started], NULL, ci_worker, &pool))
+				break;
+	ci_worker(&pool);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_mutex_destroy(&pool.lock);
+	for (size_t j = 0; j < pool.n; j++) {
+		free(pool.jobs[j].a);
+		free(pool.jobs[j].b);
+	}
+	*out_n = pool.n;
+	return pool.jobs;
+}
+
 json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, const struct compare_opts *o)
 {
 	json_t *root = json_object(), *cases = json_array(), *only = json_array(), *method = json_array();
 	json_t *stack = json_array(), *sj = json_array(), *bfacts = stack_facts(&sides[base]);
 	const char *key;
 	json_t *brec;
-	size_t slower = 0, faster = 0;
+	size_t slower = 0, faster = 0, njobs = 0, job = 0;
+	struct ci_job *jobs = compare_compute_cis(&njobs, sides, n, base, o->resamples);
 
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(sj, json_pack("{s:s, s:s, s:b, s:s?, s:b}", "label", sides[i].label, "path", sides[i].path,
@@ -216,7 +310,7 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 					json_string_value(json_object_get(brec, "unit"))), *others = json_array();
 		double *a = NULL;
 		size_t na = samples(&a, brec);
-		int bok = !strcmp(json_string_value(json_object_get(brec, "status")) ? json_string_value(json_object_get(brec, "status")) : "", "ok");
+		int bok = status_ok(brec);
 
 		json_object_set_new(row, "baseline", json_pack("{s:O, s:I, s:s}", "value", json_object_get(brec, "value"), "n",
 							       (json_int_t)na, "status", json_string_value(json_object_get(brec, "status"))));
@@ -241,7 +335,7 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 			nb = samples(&b, orec);
 			o_row = json_pack("{s:s, s:O, s:I}", "label", sides[i].label, "value", json_object_get(orec, "value"), "n",
 					  (json_int_t)nb);
-			if (!bok || strcmp(json_string_value(json_object_get(orec, "status")) ? json_string_value(json_object_get(orec, "status")) : "", "ok")) {
+			if (!bok || !status_ok(orec)) {
 				verdict = "not comparable";
 				json_object_set_new(o_row, "why", json_string("a side did not measure this case"));
 			} else if (na < 2 || nb < 2) {
@@ -252,7 +346,9 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 			} else {
 				/* metric ~ 1/time: ratio of metric medians = median(time A) / median(time B) */
 				ratio = stats_median(a, na) / stats_median(b, nb);
-				stats_bootstrap_ratio_ci(&lo, &hi, a, na, b, nb, o->resamples, 0x5eed);
+				/* computed up front, in this same order of cases and sides */
+				lo = jobs[job].lo, hi = jobs[job].hi;
+				job++;
 				stats_mann_whitney(&u, &p, a, na, b, nb);
 				if (lo > 1 + o->threshold && p < o->alpha)
 					verdict = "faster", faster++;
@@ -298,6 +394,7 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 		json_decref(facts);
 	}
 	json_decref(bfacts);
+	free(jobs);
 	json_object_set_new(root, "schema", json_string("bench.compare/v1"));
 	json_object_set_new(root, "baseline", json_string(sides[base].label));
 	json_object_set_new(root, "threshold", json_real(o->threshold));
