@@ -1,6 +1,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,11 +174,10 @@ static double resample_median(const double *sorted, size_t n, uint32_t *counts, 
 	return (m1 + sorted[i < n ? i : n - 1]) / 2;
 }
 
-/* Rearranges r[0..n) so that r[k] holds the k-th smallest (Hoare's selection, median-of-three pivot). */
-static void select_kth(double *r, size_t n, size_t k)
+/* Rearranges r[lo..hi] so that r[k] holds the k-th smallest with nothing larger before it and nothing smaller
+ * after it (Hoare's selection, median-of-three pivot). */
+static void select_kth(double *r, size_t lo, size_t hi, size_t k)
 {
-	size_t lo = 0, hi = n - 1;
-
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
 		double a = r[lo], b = r[mid], c = r[hi], pivot, t;
@@ -205,22 +205,174 @@ static void select_kth(double *r, size_t n, size_t k)
 	}
 }
 
-/* The p-th percentile of r[0..n), linearly interpolated between order statistics; reorders r. */
-static double percentile(double *r, size_t n, double p)
+/* The p-th percentile of r[from..n), linearly interpolated between order statistics: r[i] and r[i+1] are
+ * selected, the nearer end scanned for the neighbour. Reorders r. */
+static double percentile(double *r, size_t from, size_t n, double p)
 {
-	double idx = p * (double)(n - 1), x, y;
-	size_t i = (size_t)idx;
+	double idx = p * (double)(n - from - 1), x, y;
+	size_t i = from + (size_t)idx;
 
-	select_kth(r, n, i);
-	x = r[i];
-	if (i + 1 >= n)
-		return x;
-	/* the next order statistic is the smallest of what selection left above i */
-	y = r[i + 1];
-	for (size_t j = i + 2; j < n; j++)
-		if (r[j] < y)
-			y = r[j];
-	return x + (y - x) * (idx - (double)i);
+	if (i + 1 >= n) {
+		select_kth(r, from, n - 1, i);
+		return r[i];
+	}
+	if (i - from < n - i) { /* low end: select i+1, r[i] is the largest before it */
+		select_kth(r, from, n - 1, i + 1);
+		y = r[i + 1];
+		x = r[from];
+		for (size_t j = from + 1; j <= i; j++)
+			if (r[j] > x)
+				x = r[j];
+	} else { /* high end: select i, r[i+1] is the smallest after it */
+		select_kth(r, from, n - 1, i);
+		x = r[i];
+		y = r[i + 1];
+		for (size_t j = i + 2; j < n; j++)
+			if (r[j] < y)
+				y = r[j];
+	}
+	return x + (y - x) * (idx - (double)(i - from));
+}
+
+/*
+ * The distribution of a resample's median depends only on n, not on the data: a resample draws n indices into
+ * the sorted sample, and its median is the k-th smallest index (odd n, k = (n+1)/2) or the mean of the k-th and
+ * (k+1)-th (even n, k = n/2). So per n, once:
+ *   F[i] = P(X(k) <= i) = P(Binomial(n, (i+1)/n) >= k)
+ *   Q[i] = P(X(k+1) = i | X(k) = i)       (even n)
+ * and X(k+1) given X(k) = i < X(k+1) is the smallest of n-k uniform draws over i+1 .. n-1, which inverts in
+ * closed form. One resample median then costs one or two uniforms and a binary search instead of n draws.
+ * Above MEDIAN_TABLE_MAX samples (O(n^2) to build) the counting resampler serves.
+ */
+#define MEDIAN_TABLE_MAX 2048
+#define MEDIAN_TABLE_SLOTS 8
+
+#define MEDIAN_TABLE_G_MAX 512
+
+struct median_table {
+	size_t n;
+	double *f, *q;
+	size_t *guide; /* guide[j]: the smallest i with F[i] >= j / n */
+	double *g; /* even n <= MEDIAN_TABLE_G_MAX: g[lo(lo-1)/2... ] the CDF of X(k+1) - lo - 1 given lo < X(k+1) */
+	size_t *g_at;
+};
+
+static struct median_table median_tables[MEDIAN_TABLE_SLOTS];
+static pthread_mutex_t median_tables_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double log_binom_pmf(size_t n, size_t j, double p)
+{
+	double lc = lgamma((double)n + 1) - lgamma((double)j + 1) - lgamma((double)(n - j) + 1);
+
+	if (p >= 1)
+		return j == n ? 0 : -INFINITY;
+	if (p <= 0)
+		return j == 0 ? 0 : -INFINITY;
+	return lc + (double)j * log(p) + (double)(n - j) * log1p(-p);
+}
+
+static void median_table_build(struct median_table *t, size_t n)
+{
+	size_t k = n % 2 ? (n + 1) / 2 : n / 2;
+
+	t->n = n;
+	t->f = xmalloc(n * sizeof(*t->f));
+	t->q = xmalloc(n * sizeof(*t->q));
+	t->g = NULL;
+	t->g_at = NULL;
+	t->guide = xmalloc(n * sizeof(*t->guide));
+	for (size_t i = 0; i < n; i++) {
+		double p = (double)(i + 1) / (double)n, tail = 0;
+
+		for (size_t j = k; j <= n; j++)
+			tail += exp(log_binom_pmf(n, j, p));
+		t->f[i] = i + 1 == n ? 1 : fmin(tail, 1);
+	}
+	for (size_t j = 0, i = 0; j < n; j++) {
+		while (i + 1 < n && t->f[i] < (double)j / (double)n)
+			i++;
+		t->guide[j] = i;
+	}
+	for (size_t i = 0; i < n && !(n % 2); i++) {
+		double c = t->f[i] - (i ? t->f[i - 1] : 0), e;
+
+		/* e = P(X(k) = i < X(k+1)): exactly k draws <= i, not all of them below i */
+		e = exp(log_binom_pmf(n, k, (double)(i + 1) / (double)n));
+		if (i > 0 && i + 1 < n)
+			e -= exp(lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1) +
+				 (double)k * log((double)i / (double)n) + (double)(n - k) * log((double)(n - 1 - i) / (double)n));
+		else if (i + 1 == n)
+			e = 0;
+		t->q[i] = c > 0 ? fmin(fmax(1 - e / c, 0), 1) : 1;
+	}
+	if (n % 2 || n > MEDIAN_TABLE_G_MAX)
+		return;
+	/* P(X(k+1) - lo - 1 <= off) = 1 - ((w - off - 1) / w)^(n-k), w = n - 1 - lo */
+	t->g_at = xmalloc(n * sizeof(*t->g_at));
+	t->g = xmalloc((n * (n - 1) / 2 + 1) * sizeof(*t->g));
+	for (size_t lo = 0, at = 0; lo < n; lo++) {
+		size_t w = n - 1 - lo;
+
+		t->g_at[lo] = at;
+		for (size_t off = 0; off < w; off++)
+			t->g[at++] = off + 1 == w ? 1 : 1 - pow((double)(w - off - 1) / (double)w, (double)(n - k));
+	}
+}
+
+static const struct median_table *median_table_get(size_t n)
+{
+	const struct median_table *found = NULL;
+
+	pthread_mutex_lock(&median_tables_lock);
+	for (size_t s = 0; s < MEDIAN_TABLE_SLOTS && !found; s++)
+		if (median_tables[s].n == n)
+			found = &median_tables[s];
+	for (size_t s = 0; s < MEDIAN_TABLE_SLOTS && !found; s++)
+		if (!median_tables[s].n) {
+			median_table_build(&median_tables[s], n);
+			found = &median_tables[s];
+		}
+	pthread_mutex_unlock(&median_tables_lock);
+	return found; /* NULL when every slot holds another n: the caller counts instead */
+}
+
+/* a uniform double in (0, 1] */
+static double draw_unit(uint64_t *s)
+{
+	return ((double)(next(s) >> 11) + 1) * 0x1.0p-53;
+}
+
+static double table_median(const struct median_table *t, const double *sorted, uint64_t *s)
+{
+	size_t n = t->n, lo = 0, hi = n - 1, k, w;
+	double u = draw_unit(s);
+
+	/* the smallest i with F[i] >= u: the guide table starts the walk at most one step short on average */
+	for (lo = t->guide[(size_t)(u * (double)n) < n ? (size_t)(u * (double)n) : n - 1]; lo < hi && t->f[lo] < u; lo++)
+		;
+	if (n % 2)
+		return sorted[lo];
+	if (lo + 1 == n || draw_unit(s) <= t->q[lo])
+		return sorted[lo];
+	k = n / 2;
+	w = n - 1 - lo;
+	if (t->g) {
+		const double *g = t->g + t->g_at[lo];
+		size_t a = 0;
+
+		/* a linear walk: the smallest of n/2 draws is within the first few (expected offset ~ 1) */
+		for (u = draw_unit(s); a + 1 < w && g[a] < u; a++)
+			;
+		return (sorted[lo] + sorted[lo + 1 + a]) / 2;
+	}
+	/* X(k+1) - lo - 1 = floor(w * (1 - u^(1/(n-k)))): the smallest of n-k uniform draws over w indices */
+	{
+		size_t off = (size_t)((double)w * (1 - pow(draw_unit(s), 1.0 / (double)(n - k))));
+
+		if (off >= w)
+			off = w - 1;
+		return (sorted[lo] + sorted[lo + 1 + off]) / 2;
+	}
 }
 
 void stats_bootstrap_ratio_ci(double *lo, double *hi, const double *num, size_t nn, const double *den, size_t nd,
@@ -230,19 +382,21 @@ void stats_bootstrap_ratio_ci(double *lo, double *hi, const double *num, size_t 
 	uint32_t *cn = xmalloc(nn * sizeof(*cn)), *cd = xmalloc(nd * sizeof(*cd));
 	uint64_t s = seed;
 	struct draw d = { &s, 0, 0 };
+	const struct median_table *tn = nn <= MEDIAN_TABLE_MAX ? median_table_get(nn) : NULL;
+	const struct median_table *td = nd <= MEDIAN_TABLE_MAX ? median_table_get(nd) : NULL;
 
 	memcpy(sn, num, nn * sizeof(*sn));
 	memcpy(sd, den, nd * sizeof(*sd));
 	qsort(sn, nn, sizeof(*sn), cmp_d);
 	qsort(sd, nd, sizeof(*sd), cmp_d);
 	for (unsigned k = 0; k < resamples; k++) {
-		double a = resample_median(sn, nn, cn, &d);
+		double a = tn ? table_median(tn, sn, &s) : resample_median(sn, nn, cn, &d);
 
-		r[k] = a / resample_median(sd, nd, cd, &d);
+		r[k] = a / (td ? table_median(td, sd, &s) : resample_median(sd, nd, cd, &d));
 	}
 	/* percentile interval: the 2.5th and 97.5th percentiles, linearly interpolated */
-	*lo = percentile(r, resamples, 0.025);
-	*hi = percentile(r, resamples, 0.975);
+	*lo = percentile(r, 0, resamples, 0.025);
+	*hi = percentile(r, 0, resamples, 0.975);
 	free(r);
 	free(sn);
 	free(sd);
