@@ -12,6 +12,7 @@
 #include "core/opt.h"
 #include "core/strbuf.h"
 #include "report/compare.h"
+#include "report/html.h"
 
 static const struct opt_cmd cmd = { "compare", "[options] RUN_OR_BUNDLE RUN_OR_BUNDLE...",
 				    "Match the cases of several runs (run directories or bundles; bundles are verified first) "
@@ -111,7 +112,7 @@ int cmd_compare(int argc, char **argv)
 		OPT_STRING('b', "baseline", &base, "N", "which input is the baseline (1-based; default 1)"),
 		OPT_STRING('t', "threshold", &thr, "X", "relative change that counts (default 0.02)"),
 		OPT_STRING('a', "alpha", &alpha, "P", "Mann-Whitney significance level (default 0.01)"),
-		OPT_STRING('f', "format", &fmt, "FMT", "text, markdown, json or csv"),
+		OPT_STRING('f', "format", &fmt, "FMT", "text, markdown, json, csv or html"),
 		OPT_BOOL(0, "fail-on-regression", &fail_reg, "exit 9 when a case is significantly slower"),
 		OPT_BOOL(0, "allow-unverified", &allow, "accept bundles that do not verify (marked in every output)"),
 		OPT_LIST('k', "key", &keys, "PUB.pem", "verify bundles with this key (repeatable)"),
@@ -130,8 +131,8 @@ int cmd_compare(int argc, char **argv)
 	    (alpha && ((co.alpha = strtod(alpha, NULL)) <= 0 || co.alpha >= 1)) ||
 	    (base && (atoi(base) < 1 || atoi(base) > n)))
 		return cli_usage_error(cmd.name, cmd.synopsis, "--threshold in [0, 1), --alpha in (0, 1), --baseline in 1..N");
-	if (strcmp(fmt, "text") && strcmp(fmt, "markdown") && strcmp(fmt, "json") && strcmp(fmt, "csv"))
-		return cli_usage_error(cmd.name, cmd.synopsis, "--format is text, markdown, json or csv");
+	if (strcmp(fmt, "text") && strcmp(fmt, "markdown") && strcmp(fmt, "json") && strcmp(fmt, "csv") && strcmp(fmt, "html"))
+		return cli_usage_error(cmd.name, cmd.synopsis, "--format is text, markdown, json, csv or html");
 	if (base)
 		b = (size_t)atoi(base) - 1;
 	if (keys.n) {
@@ -149,9 +150,15 @@ int cmd_compare(int argc, char **argv)
 		}
 	}
 	r = compare_build(sides, (size_t)n, b, &co);
-	if (!strcmp(fmt, "json"))
+	if (!strcmp(fmt, "json")) {
 		cli_print_json(json_incref(r));
-	else
+	} else if (!strcmp(fmt, "html")) {
+		struct strbuf h = STRBUF_INIT;
+
+		html_render_compare(&h, r);
+		fwrite(h.buf, 1, h.len, stdout);
+		strbuf_release(&h);
+	} else
 		render_text(r, !strcmp(fmt, "markdown"), !strcmp(fmt, "csv"));
 	if (fail_reg && json_integer_value(json_object_get(json_object_get(r, "counts"), "slower")) > 0) {
 		fprintf(stderr, "bench: error: %lld case(s) significantly slower than the baseline\n",

@@ -56,6 +56,46 @@ expect_out "only in"
 expect_out "16x16x16"
 expect_out "WARNING: the method differs"
 
+# --format html: one self-contained page; opened in headless Chromium, every case is in the DOM and the
+# screenshot is not blank
+PNGCHECK=$(cd "$(dirname "$0")" && pwd)/pngcheck.py
+expect 0 "html" "$BENCH" compare --format html "$A" "$F" "$C"
+cp "$T/out" "$T/cmp.html"
+"$BENCH" compare --format json "$A" "$F" "$C" >"$T/cmp.json"
+if grep -qiE '<script|src="http|href="http|<link' "$T/cmp.html"; then not_ok "html loads nothing external, no script"; else ok "html is self-contained (no script, no external files)"; fi
+if command -v chromium >/dev/null 2>&1; then
+	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/cmp.html" >"$T/dom.html" 2>/dev/null
+	python3 - "$T/cmp.json" "$T/dom.html" <<'PY' && ok "chromium DOM: a row for every case and side, with its verdict" || not_ok "chromium DOM"
+import html.parser, json, sys
+cmp = json.load(open(sys.argv[1]))
+want = [(c["case"], o["label"], o["verdict"]) for c in cmp["cases"] for o in c["others"]]
+class P(html.parser.HTMLParser):
+    rows, row, cell, intable = [], None, None, False
+    def handle_starttag(self, tag, attrs):
+        if tag == "table" and ("id", "cases") in attrs: self.intable = True
+        if self.intable and tag == "tr": self.row = []
+        if self.row is not None and tag == "td": self.cell = ""
+    def handle_endtag(self, tag):
+        if tag == "table": self.intable = False
+        if tag == "td" and self.cell is not None: self.row.append(self.cell.strip()); self.cell = None
+        if tag == "tr" and self.row: self.rows.append(self.row); self.row = None
+    def handle_data(self, d):
+        if self.cell is not None: self.cell += d
+p = P(); p.feed(open(sys.argv[2]).read())
+got = [(r[1], r[8], r[4].split(" (")[0]) for r in p.rows]
+assert len(want) >= 2 and got == want, (got, want)
+assert "16x16x16" in open(sys.argv[2]).read()  # a case on one side only is listed
+PY
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1100,800 \
+		--screenshot="$T/cmp.png" "file://$T/cmp.html" >/dev/null 2>&1
+	python3 "$PNGCHECK" "$T/cmp.png" >"$T/png.out" && ok "screenshot is not blank: $(cat "$T/png.out")" || not_ok "blank screenshot: $(cat "$T/png.out")"
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=390,800 \
+		--screenshot="$T/phone.png" "file://$T/cmp.html" >/dev/null 2>&1
+	python3 "$PNGCHECK" "$T/phone.png" >/dev/null && ok "renders at phone width" || not_ok "phone width"
+else
+	not_ok "chromium is not installed (apt-get install chromium): the html report is untested"
+fi
+
 # bundles are verified first
 BA="$A.bench.tar.gz"
 expect 0 "compare two bundles (verified)" "$BENCH" compare "$BA" "$F.bench.tar.gz"
@@ -65,6 +105,8 @@ expect 8 "a bundle that does not verify is refused" "$BENCH" compare "$BA" "$F"
 expect_err "does not verify"
 expect 0 "--allow-unverified takes it, marked" "$BENCH" compare --allow-unverified "$A" "$F"
 expect_out "UNVERIFIED"
+expect 0 "html marks it too" "$BENCH" compare --allow-unverified --format html "$A" "$F"
+expect_out 'id="unverified"'
 expect 2 "one input is a usage error" "$BENCH" compare "$A"
 expect 1 "a missing input" "$BENCH" compare "$A" "$T/nope"
 finish
