@@ -24,6 +24,7 @@ void compare_side_release(struct compare_side *s)
 	json_decref(s->records);
 	json_decref(s->env);
 	json_decref(s->plan);
+	json_decref(s->summary);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -60,6 +61,9 @@ static int load_dir(struct compare_side *s, const char *dir)
 		return bench_error_set(BENCH_E_FAIL, "'%s' is not a run directory or a bundle (no plan.json)", dir);
 	p = xstrfmt("%s/env/environment.json", dir);
 	s->env = json_load_file(p, 0, NULL);
+	free(p);
+	p = xstrfmt("%s/summary.json", dir);
+	s->summary = json_load_file(p, 0, NULL);
 	free(p);
 	for (size_t i = 0; suite_registry[i]; i++) {
 		char *buf = NULL;
@@ -102,11 +106,12 @@ static int load_bundle(struct compare_side *s, const char *path, const struct co
 	bundle_verify_result_release(&vr);
 	names[n++] = "plan.json";
 	names[n++] = "env/environment.json";
+	names[n++] = "summary.json";
 	for (size_t i = 0; suite_registry[i] && n < 15; i++)
 		names[n++] = xstrfmt("results/%s.jsonl", suite_registry[i]->name);
 	names[n] = NULL;
 	err = bundle_read_members(&m, &run, path, names, (size_t)1 << 32);
-	for (size_t i = 2; i < n; i++)
+	for (size_t i = 3; i < n; i++)
 		free((char *)names[i]);
 	if (err < 0)
 		return err;
@@ -115,6 +120,8 @@ static int load_bundle(struct compare_side *s, const char *path, const struct co
 		s->plan = json_loads(json_string_value(json_object_get(m, "plan.json")), 0, NULL);
 	if (json_is_string(json_object_get(m, "env/environment.json")))
 		s->env = json_loads(json_string_value(json_object_get(m, "env/environment.json")), 0, NULL);
+	if (json_is_string(json_object_get(m, "summary.json")))
+		s->summary = json_loads(json_string_value(json_object_get(m, "summary.json")), 0, NULL);
 	{
 		const char *k;
 		json_t *v;
@@ -180,7 +187,7 @@ static void flatten(json_t *out, const char *prefix, json_t *j, int depth)
 	}
 }
 
-static json_t *stack_facts(const struct compare_side *s)
+json_t *compare_stack_facts(const struct compare_side *s)
 {
 	json_t *f = json_object(), *env = s->env;
 
@@ -293,7 +300,7 @@ static struct ci_job *compare_compute_cis(size_t *out_n, const struct compare_si
 json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, const struct compare_opts *o)
 {
 	json_t *root = json_object(), *cases = json_array(), *only = json_array(), *method = json_array();
-	json_t *stack = json_array(), *sj = json_array(), *bfacts = stack_facts(&sides[base]);
+	json_t *stack = json_array(), *sj = json_array(), *bfacts = compare_stack_facts(&sides[base]);
 	const char *key;
 	json_t *brec;
 	size_t slower = 0, faster = 0, njobs = 0, job = 0;
@@ -379,7 +386,7 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 		json_object_foreach(sides[i].records, key, brec)
 			if (!json_object_get(sides[base].records, key))
 				json_array_append_new(only, json_pack("{s:s, s:s}", "case", key, "only_in", sides[i].label));
-		facts = stack_facts(&sides[i]);
+		facts = compare_stack_facts(&sides[i]);
 		json_object_foreach(bfacts, k, v) {
 			json_t *w = json_object_get(facts, k);
 

@@ -20,9 +20,10 @@ struct compare_side {
 	json_t *records; /* case key -> result record (ok or not) */
 	json_t *env;     /* env/environment.json */
 	json_t *plan;    /* plan.json */
+	json_t *summary; /* summary.json (percent of peak per case), or NULL */
 };
 
-#define COMPARE_SIDE_INIT { NULL, NULL, 0, NULL, NULL, NULL, NULL }
+#define COMPARE_SIDE_INIT { NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL }
 
 struct compare_opts {
 	double threshold;   /* 0.02 */
@@ -35,6 +36,8 @@ struct compare_opts {
 /* Loads a run directory or a bundle (verified first, unless opts->allow_unverified; then marked). */
 int compare_load(struct compare_side *out, const char *path, const struct compare_opts *o);
 void compare_side_release(struct compare_side *s);
+/* The stack and environment facts of a side, flattened to "gpu.name" -> value (a new object). */
+json_t *compare_stack_facts(const struct compare_side *s);
 json_t *compare_build(const struct compare_side *sides, size_t n, size_t baseline, const struct compare_opts *o);
 
 #endif

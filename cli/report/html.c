@@ -88,9 +88,22 @@ static const char *style =
 	".bad{background:#fde8e8;border-left:4px solid #a50e0e;padding:.5rem .75rem}"
 	".ok{color:#05620f}.band{fill:#e3e8f0}.one{stroke:#888;stroke-width:1}.ci{stroke:#1f4e96;stroke-width:2}"
 	".pt{fill:#1f4e96}code{font-size:.9em;word-break:break-all}"
+	".grid{stroke:#e4e4e4}.tick{font-size:10px;fill:#444}.lbl{font-size:11px;fill:#111}.wk{stroke:#111;stroke-width:1.2}"
+	".peak{stroke:#a50e0e;stroke-dasharray:4 3}.sw{display:inline-block;width:.8em;height:.8em;margin-right:.4em}"
+	"svg.chart{max-width:100%;height:auto}details{margin:.3rem 0}.facts td{text-align:left;white-space:normal}"
 	"@media print{body{max-width:none;font-size:10pt}.scroll{overflow:visible}a{color:inherit}}";
 
-void html_render_compare(struct strbuf *o, json_t *r)
+static void page_open(struct strbuf *o, const char *title)
+{
+	strbuf_addstr(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+			 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>");
+	esc(o, title);
+	strbuf_addf(o, "</title><style>%s</style></head><body>\n", style);
+}
+
+/* The comparison: inputs and their verification, the case table with whiskers, one-sided cases, stack
+ * differences. `h` is the heading level of its sections. */
+static void compare_section(struct strbuf *o, json_t *r, int h)
 {
 	json_t *c, *x, *sides = json_object_get(r, "sides");
 	size_t i, k;
@@ -109,17 +122,12 @@ void html_render_compare(struct strbuf *o, json_t *r)
 	lo_ax = fmin(lo_ax, 1 - 2 * thr) - 0.01;
 	hi_ax = fmax(hi_ax, 1 + 2 * thr) + 0.01;
 
-	strbuf_addstr(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-			 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>bench compare: ");
-	esc(o, str(r, "baseline"));
-	strbuf_addf(o, "</title><style>%s</style></head><body>\n<h1>bench compare &mdash; baseline ", style);
-	esc(o, str(r, "baseline"));
-	strbuf_addstr(o, "</h1>\n<p>Verdicts: ");
+	strbuf_addstr(o, "<p>Verdicts: ");
 	esc(o, str(r, "rule"));
 	strbuf_addf(o, " (threshold %.3g%%, alpha %g, %lld bootstrap resamples, fixed seed).</p>\n", 100 * thr,
 		    json_number_value(json_object_get(r, "alpha")), (long long)json_integer_value(json_object_get(r, "resamples")));
 
-	strbuf_addstr(o, "<h2>Inputs</h2>\n<ul id=\"sides\">");
+	strbuf_addf(o, "<h%d>Inputs</h%d>\n<ul id=\"sides\">", h, h);
 	json_array_foreach(sides, i, x) {
 		strbuf_addstr(o, "<li>");
 		esc(o, str(x, "label"));
@@ -147,7 +155,8 @@ void html_render_compare(struct strbuf *o, json_t *r)
 			       "the same, so those ratios compare different measurements.</p>\n",
 			    json_array_size(json_object_get(r, "method_differs")));
 
-	strbuf_addstr(o, "<h2>Cases</h2>\n<div class=\"scroll\"><table id=\"cases\"><thead><tr><th>suite</th><th>case</th>"
+	strbuf_addf(o, "<h%d>Cases</h%d>\n", h, h);
+	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"cases\"><thead><tr><th>suite</th><th>case</th>"
 			 "<th>ratio</th><th>interval</th><th>verdict</th><th>95% CI</th><th>p</th><th>baseline</th>"
 			 "<th>other</th><th>value</th><th>unit</th></tr></thead><tbody>\n");
 	json_array_foreach(json_object_get(r, "cases"), i, c)
@@ -190,7 +199,7 @@ void html_render_compare(struct strbuf *o, json_t *r)
 	strbuf_addstr(o, "</tbody></table></div>\n");
 
 	if (json_array_size(json_object_get(r, "only_in_one"))) {
-		strbuf_addstr(o, "<h2>Cases on one side only</h2>\n<ul id=\"only\">");
+		strbuf_addf(o, "<h%d>Cases on one side only</h%d>\n<ul id=\"only\">", h, h);
 		json_array_foreach(json_object_get(r, "only_in_one"), i, x) {
 			strbuf_addstr(o, "<li><code>");
 			esc(o, str(x, "case"));
@@ -201,7 +210,8 @@ void html_render_compare(struct strbuf *o, json_t *r)
 		strbuf_addstr(o, "</ul>\n");
 	}
 	if (json_array_size(json_object_get(r, "stack_differs"))) {
-		strbuf_addstr(o, "<h2>Stack and environment differences</h2>\n<div class=\"scroll\"><table id=\"stack\"><thead><tr>"
+		strbuf_addf(o, "<h%d>Stack and environment differences</h%d>\n", h, h);
+		strbuf_addstr(o, "<div class=\"scroll\"><table id=\"stack\"><thead><tr>"
 				 "<th>what</th><th>side</th><th>baseline</th><th>value</th></tr></thead><tbody>\n");
 		json_array_foreach(json_object_get(r, "stack_differs"), i, x) {
 			char *a = json_dumps(json_object_get(x, "baseline"), JSON_ENCODE_ANY);
@@ -221,10 +231,353 @@ void html_render_compare(struct strbuf *o, json_t *r)
 		}
 		strbuf_addstr(o, "</tbody></table></div>\n");
 	}
+}
+
+void html_render_compare(struct strbuf *o, json_t *r)
+{
+	json_t *x;
+	size_t i;
+	char *title = xstrfmt("bench compare: %s", str(r, "baseline"));
+
+	page_open(o, title);
+	free(title);
+	strbuf_addstr(o, "<h1>bench compare &mdash; baseline ");
+	esc(o, str(r, "baseline"));
+	strbuf_addstr(o, "</h1>\n");
+	compare_section(o, r, 2);
 	strbuf_addstr(o, "<h2>Reproduce</h2>\n<p><code>bench compare --format html");
-	json_array_foreach(sides, i, x) {
+	json_array_foreach(json_object_get(r, "sides"), i, x) {
 		strbuf_addch(o, ' ');
 		esc(o, str(x, "path"));
+	}
+	strbuf_addstr(o, "</code></p>\n</body></html>\n");
+}
+
+/* ---- bench report ---------------------------------------------------------------------------------------- */
+
+/* the metric at a sample: the headline is proportional to 1/time, so value * median(t) / t */
+static void metric_range(double *lo, double *hi, json_t *rec)
+{
+	json_t *s = json_object_get(rec, "samples_ms"), *v;
+	size_t i, n = json_array_size(s), a, b;
+	double *t, med, val = json_number_value(json_object_get(rec, "value"));
+
+	*lo = *hi = val;
+	if (n < 2)
+		return;
+	t = xmalloc(n * sizeof(*t));
+	json_array_foreach(s, i, v)
+		t[i] = json_number_value(v);
+	for (i = 1; i < n; i++) /* insertion sort: a few hundred samples at most */
+		for (size_t j = i; j > 0 && t[j - 1] > t[j]; j--) {
+			double x = t[j];
+
+			t[j] = t[j - 1];
+			t[j - 1] = x;
+		}
+	med = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	a = (size_t)(0.05 * (double)(n - 1));
+	b = (size_t)(0.95 * (double)(n - 1) + 0.5);
+	if (t[b] > 0 && t[a] > 0) {
+		*lo = val * med / t[b]; /* the slowest 5% */
+		*hi = val * med / t[a];
+	}
+	free(t);
+}
+
+/* percent of peak of a case, from the run's summary.json; 0 when unknown */
+static double pct_of_peak(const struct compare_side *s, const char *suite, const char *cs)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(s->summary, "cases"), i, c)
+		if (!strcmp(str(c, "suite"), suite) && !strcmp(str(c, "case"), cs))
+			return json_number_value(json_object_get(c, "pct_of_peak"));
+	return 0;
+}
+
+static const char *palette[] = { "#1f4e96", "#c75b12", "#2a8a3e", "#8a2a7a", "#6b6b6b", "#b8a200" };
+
+/* Horizontal bars: one group per case (in the first side's order, then the others'), one bar per side, a
+ * whisker from the 5th to the 95th percentile of the samples, and dashed lines at the datasheet peaks. */
+static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite)
+{
+	json_t *keys = json_array(), *seen = json_object(), *peaks = json_object(), *rec, *v;
+	const char *k, *unit = "";
+	size_t i, nk, row = 0;
+	double vmax = 0, lo, hi;
+	const double label_w = 300, plot_w = 420, bar_h = 12, gap = 8;
+
+	for (i = 0; i < n; i++)
+		json_object_foreach(sides[i].records, k, rec)
+			if (!strcmp(str(rec, "suite"), suite) && !json_object_get(seen, k)) {
+				json_object_set_new(seen, k, json_true());
+				json_array_append_new(keys, json_string(k));
+			}
+	nk = json_array_size(keys);
+	json_array_foreach(keys, i, v)
+		for (size_t s = 0; s < n; s++) {
+			double pct;
+
+			if (!(rec = json_object_get(sides[s].records, json_string_value(v))) || strcmp(str(rec, "status"), "ok"))
+				continue;
+			unit = *str(rec, "unit") ? str(rec, "unit") : unit;
+			metric_range(&lo, &hi, rec);
+			vmax = fmax(vmax, hi);
+			if ((pct = pct_of_peak(&sides[s], suite, str(rec, "case"))) > 0) {
+				char *pk = xstrfmt("%s peak %.3g", json_string_value(json_object_get(json_object_get(rec, "params"), "dtype"))
+						   ? json_string_value(json_object_get(json_object_get(rec, "params"), "dtype")) : "",
+						   json_number_value(json_object_get(rec, "value")) * 100 / pct);
+
+				json_object_set_new(peaks, pk, json_real(json_number_value(json_object_get(rec, "value")) * 100 / pct));
+				free(pk);
+			}
+		}
+	json_object_foreach(peaks, k, v)
+		vmax = fmax(vmax, json_real_value(v));
+	if (vmax <= 0)
+		vmax = 1;
+	vmax *= 1.05;
+	{
+		double h = (double)nk * ((double)n * bar_h + gap) + 40;
+
+		strbuf_addf(o, "<div class=\"scroll\"><svg class=\"chart\" id=\"chart-");
+		esc(o, suite);
+		strbuf_addf(o, "\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"", label_w + plot_w + 20, h,
+			    label_w + plot_w + 20, h);
+		esc(o, suite);
+		strbuf_addstr(o, " headline per case\">");
+		/* axis: 0, half, max */
+		for (int t = 0; t <= 4; t++) {
+			double x = label_w + plot_w * t / 4.0;
+
+			strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"grid\"/>"
+				       "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%.4g</text>", x, x, h - 28, x, h - 16,
+				    vmax * t / 4.0);
+		}
+		strbuf_addf(o, "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">", label_w + plot_w / 2, h - 3);
+		esc(o, unit);
+		strbuf_addstr(o, "</text>");
+		json_object_foreach(peaks, k, v) {
+			double x = label_w + plot_w * json_real_value(v) / vmax;
+
+			strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"peak\"/><text x=\"%.1f\" y=\"10\" "
+				       "class=\"tick\" text-anchor=\"end\">", x, x, h - 28, x - 3);
+			esc(o, k);
+			strbuf_addstr(o, "</text>");
+		}
+		json_array_foreach(keys, i, v) {
+			double y0 = (double)row * ((double)n * bar_h + gap) + 14;
+
+			strbuf_addf(o, "<text x=\"%.0f\" y=\"%.1f\" class=\"lbl\" text-anchor=\"end\">", label_w - 6, y0 + (double)n * bar_h / 2 + 4);
+			esc(o, strchr(json_string_value(v), ' ') ? strchr(json_string_value(v), ' ') + 1 : json_string_value(v));
+			strbuf_addstr(o, "</text>");
+			for (size_t s = 0; s < n; s++) {
+				double y = y0 + (double)s * bar_h, val;
+
+				if (!(rec = json_object_get(sides[s].records, json_string_value(v))) || strcmp(str(rec, "status"), "ok"))
+					continue;
+				val = json_number_value(json_object_get(rec, "value"));
+				metric_range(&lo, &hi, rec);
+				strbuf_addf(o, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", label_w, y + 1,
+					    plot_w * val / vmax, bar_h - 2, palette[s % 6]);
+				esc(o, sides[s].label);
+				strbuf_addf(o, ": %.4g (5th-95th percentile %.4g-%.4g)</title></rect>", val, lo, hi);
+				strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"wk\"/>", label_w + plot_w * lo / vmax,
+					    label_w + plot_w * hi / vmax, y + bar_h / 2, y + bar_h / 2);
+			}
+			row++;
+		}
+		strbuf_addstr(o, "</svg></div>\n");
+	}
+	json_decref(keys);
+	json_decref(seen);
+	json_decref(peaks);
+}
+
+/* Collectives: bus bandwidth against message size on a log2 axis, one line per side and op. */
+static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_t n)
+{
+	json_t *series = json_object(), *rec, *v;
+	const char *k;
+	double xmin = 1e300, xmax = 0, ymax = 0;
+	const double w = 640, h = 300, l = 56, b = 36;
+	size_t si = 0;
+
+	for (size_t s = 0; s < n; s++)
+		json_object_foreach(sides[s].records, k, rec) {
+			json_t *p = json_object_get(rec, "params");
+			double bytes = json_number_value(json_object_get(p, "bytes"));
+			char *name;
+
+			if (strcmp(str(rec, "suite"), "collectives") || strcmp(str(rec, "status"), "ok") || bytes <= 0)
+				continue;
+			name = xstrfmt("%s %s%s%s", sides[s].label, str(p, "op"), *str(p, "placement") ? " " : "", str(p, "placement"));
+			if (!json_object_get(series, name))
+				json_object_set_new(series, name, json_array());
+			json_array_append_new(json_object_get(series, name),
+					      json_pack("[f, f]", log2(bytes), json_number_value(json_object_get(rec, "value"))));
+			xmin = fmin(xmin, log2(bytes));
+			xmax = fmax(xmax, log2(bytes));
+			ymax = fmax(ymax, json_number_value(json_object_get(rec, "value")));
+			free(name);
+		}
+	if (!json_object_size(series)) {
+		json_decref(series);
+		return;
+	}
+	if (xmax <= xmin)
+		xmax = xmin + 1;
+	ymax = ymax > 0 ? ymax * 1.05 : 1;
+	strbuf_addf(o, "<div class=\"scroll\"><svg class=\"chart\" id=\"chart-collectives\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
+		       "height=\"%.0f\" role=\"img\" aria-label=\"bus bandwidth against message size\">", w + 180, h, w + 180, h);
+	for (int t = 0; t <= 4; t++) {
+		double y = (h - b) - (h - b - 10) * t / 4.0;
+
+		strbuf_addf(o, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/><text x=\"%.0f\" y=\"%.1f\" "
+			       "class=\"tick\" text-anchor=\"end\">%.3g</text>", l, w, y, y, l - 4, y + 4, ymax * t / 4.0);
+	}
+	for (double e = ceil(xmin); e <= xmax; e += fmax(1, floor((xmax - xmin) / 8))) {
+		double x = l + (w - l) * (e - xmin) / (xmax - xmin), by = pow(2, e);
+
+		strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"10\" y2=\"%.0f\" class=\"grid\"/><text x=\"%.1f\" y=\"%.0f\" "
+			       "class=\"tick\" text-anchor=\"middle\">", x, x, h - b, x, h - b + 14);
+		if (by >= 1 << 30)
+			strbuf_addf(o, "%.0fG", by / (1 << 30));
+		else if (by >= 1 << 20)
+			strbuf_addf(o, "%.0fM", by / (1 << 20));
+		else if (by >= 1 << 10)
+			strbuf_addf(o, "%.0fK", by / (1 << 10));
+		else
+			strbuf_addf(o, "%.0f", by);
+		strbuf_addstr(o, "</text>");
+	}
+	strbuf_addf(o, "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">message size (bytes, log2) &mdash; "
+		       "bus bandwidth GB/s</text>", (l + w) / 2, h - 4);
+	json_object_foreach(series, k, v) {
+		size_t i, m = json_array_size(v);
+		double (*pt)[2] = xmalloc((m ? m : 1) * sizeof(*pt));
+		json_t *q;
+
+		json_array_foreach(v, i, q) {
+			pt[i][0] = json_number_value(json_array_get(q, 0));
+			pt[i][1] = json_number_value(json_array_get(q, 1));
+		}
+		for (i = 1; i < m; i++) /* by size */
+			for (size_t j = i; j > 0 && pt[j - 1][0] > pt[j][0]; j--) {
+				double t0 = pt[j][0], t1 = pt[j][1];
+
+				pt[j][0] = pt[j - 1][0], pt[j][1] = pt[j - 1][1];
+				pt[j - 1][0] = t0, pt[j - 1][1] = t1;
+			}
+		strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", palette[si % 6]);
+		for (i = 0; i < m; i++)
+			strbuf_addf(o, "%s%.1f,%.1f", i ? " " : "", l + (w - l) * (pt[i][0] - xmin) / (xmax - xmin),
+				    (h - b) - (h - b - 10) * pt[i][1] / ymax);
+		strbuf_addf(o, "\"><title>");
+		esc(o, k);
+		strbuf_addf(o, "</title></polyline><rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			       "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10, 12 + 16.0 * (double)si, palette[si % 6], w + 24,
+			    21 + 16.0 * (double)si);
+		esc(o, strchr(k, ' ') ? strchr(k, ' ') + 1 : k);
+		strbuf_addstr(o, "</text>");
+		si++;
+		free(pt);
+	}
+	strbuf_addstr(o, "</svg></div>\n");
+	json_decref(series);
+}
+
+void html_render_report(struct strbuf *o, const struct compare_side *sides, size_t n, json_t *cmp)
+{
+	static const char *suites[] = { "gemm", "membw", "collectives", "attention", "training" };
+	static const char *titles[] = { "GEMM", "HBM / memory bandwidth", "Collectives", "Attention", "Training" };
+	char *title = xstrfmt("bench report: %s%s", sides[0].label, n > 1 ? " and others" : "");
+	const char *k;
+	json_t *v;
+
+	page_open(o, title);
+	free(title);
+	strbuf_addstr(o, "<h1>bench report</h1>\n<h2>Runs</h2>\n");
+	for (size_t s = 0; s < n; s++) {
+		json_t *facts = compare_stack_facts(&sides[s]);
+
+		strbuf_addf(o, "<section class=\"run\" id=\"run-%zu\"><h3><span class=\"sw\" style=\"background:%s\"></span>", s, palette[s % 6]);
+		esc(o, sides[s].label);
+		strbuf_addstr(o, "</h3>\n<p>");
+		if (sides[s].verified) {
+			strbuf_addstr(o, "<span class=\"ok\">signature verified</span>, key <code>");
+			esc(o, sides[s].keyid);
+			strbuf_addstr(o, "</code>");
+		} else {
+			strbuf_addstr(o, "<span class=\"slower\">UNVERIFIED</span>: a run directory or a bundle that did not verify; "
+					 "nothing proves these numbers were not edited");
+		}
+		strbuf_addstr(o, "<br>channel ");
+		esc(o, str(sides[s].plan, "channel"));
+		strbuf_addstr(o, ", source <code>");
+		esc(o, sides[s].path);
+		strbuf_addstr(o, "</code></p>\n<details><summary>stack and environment</summary><div class=\"scroll\"><table class=\"facts\">");
+		json_object_foreach(facts, k, v) {
+			char *t = json_is_string(v) ? xstrdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+
+			strbuf_addstr(o, "<tr><td>");
+			esc(o, k);
+			strbuf_addstr(o, "</td><td><code>");
+			esc(o, t);
+			strbuf_addstr(o, "</code></td></tr>");
+			free(t);
+		}
+		strbuf_addstr(o, "</table></div></details>\n<p>Reproduce: <code>");
+		if (strstr(sides[s].path, ".bench.tar.gz")) {
+			strbuf_addstr(o, "bench verify ");
+			esc(o, sides[s].path);
+			strbuf_addstr(o, " &amp;&amp; tar xzf ");
+			esc(o, sides[s].path);
+			strbuf_addstr(o, " &amp;&amp; ");
+		}
+		strbuf_addstr(o, "bench run ");
+		esc(o, sides[s].label);
+		strbuf_addstr(o, "/manifest.yaml</code></p></section>\n");
+		json_decref(facts);
+	}
+	for (size_t t = 0; t < sizeof(suites) / sizeof(*suites); t++) {
+		int any = 0;
+
+		for (size_t s = 0; s < n && !any; s++)
+			json_object_foreach(sides[s].records, k, v)
+				if (!strcmp(str(v, "suite"), suites[t])) {
+					any = 1;
+					break;
+				}
+		if (!any)
+			continue;
+		strbuf_addf(o, "<h2 id=\"suite-%s\">%s</h2>\n", suites[t], titles[t]);
+		if (!strcmp(suites[t], "collectives"))
+			chart_coll(o, sides, n);
+		else
+			chart_bars(o, sides, n, suites[t]);
+		if (!strcmp(suites[t], "training"))
+			for (size_t s = 0; s < n; s++)
+				json_object_foreach(sides[s].records, k, v)
+					if (!strcmp(str(v, "suite"), "training") && json_is_number(json_object_get(json_object_get(v, "extra"), "mfu"))) {
+						strbuf_addstr(o, "<p class=\"mfu\">");
+						esc(o, sides[s].label);
+						strbuf_addstr(o, " &middot; ");
+						esc(o, str(v, "case"));
+						strbuf_addf(o, ": MFU %.1f%%</p>\n",
+							    100 * json_number_value(json_object_get(json_object_get(v, "extra"), "mfu")));
+					}
+	}
+	if (cmp) {
+		strbuf_addstr(o, "<h2>Comparison with the first run</h2>\n");
+		compare_section(o, cmp, 3);
+	}
+	strbuf_addstr(o, "<h2>Reproduce this page</h2>\n<p><code>bench report -o DIR");
+	for (size_t s = 0; s < n; s++) {
+		strbuf_addch(o, ' ');
+		esc(o, sides[s].path);
 	}
 	strbuf_addstr(o, "</code></p>\n</body></html>\n");
 }

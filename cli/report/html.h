@@ -12,7 +12,13 @@
 #include <jansson.h>
 
 #include "../core/strbuf.h"
+#include "compare.h"
 
 void html_render_compare(struct strbuf *out, json_t *cmp);
+
+/* The report of one or more runs: per run its verification, stack, environment and how to reproduce it; per
+ * suite a chart (bars with 5th-95th percentile whiskers and datasheet peaks; collectives as bus bandwidth
+ * against log2 message size); with cmp (compare_build() of the same sides, or NULL) the comparison. */
+void html_render_report(struct strbuf *out, const struct compare_side *sides, size_t n, json_t *cmp);
 
 #endif

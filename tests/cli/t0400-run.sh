@@ -80,13 +80,15 @@ PY
 fake crash 6 "a runner that crashes: exit 6"
 counts 2 4 "killed by signal 11" && ok "crash: 2 records kept, 4 cases failed with the signal, membw still ran" || not_ok "crash bookkeeping"
 t0=$(date +%s)
+# a sleep only this test starts (another test run may be going on at the same time)
+export FAKE_SLEEP="1000.$$"
 fake hang 6 "a runner that hangs: exit 6 after the timeout"
 t1=$(date +%s)
 counts 2 4 "did not finish within the suite timeout" && ok "hang: 2 records kept, the rest failed with the timeout" || not_ok "hang bookkeeping"
 [ $((t1 - t0)) -lt 20 ] && ok "the hang was ended in $((t1 - t0))s (timeout 3s)" || not_ok "hang took $((t1 - t0))s"
 pid=$(cat "$T/pid" 2>/dev/null)
 if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then not_ok "the hung runner $pid is still alive"; else ok "the hung runner is gone"; fi
-if pgrep -f "sleep 1000" >/dev/null; then not_ok "the hung runner's child survived"; pkill -f "sleep 1000"; else ok "its whole process group was killed"; fi
+if pgrep -f "sleep $FAKE_SLEEP" >/dev/null; then not_ok "the hung runner's child survived"; pkill -f "sleep $FAKE_SLEEP"; else ok "its whole process group was killed"; fi
 fake garbage 0 "a runner that prints garbage between records: its records still count"
 counts 6 0 "-" && ok "garbage: all 6 records kept" || not_ok "garbage bookkeeping"
 grep -q "malformed line" "$FD/logs/gemm.log" && grep -q "not in this run" "$FD/logs/gemm.log" && ok "garbage is logged" || not_ok "garbage not logged"

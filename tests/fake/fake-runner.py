@@ -41,7 +41,7 @@ for i, c in enumerate(cfg["cases"]):
         if mode == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
         if mode == "hang":
-            subprocess.Popen(["sleep", "1000"])  # a grandchild the timeout must end too
+            subprocess.Popen(["sleep", os.environ.get("FAKE_SLEEP", "1000")])  # a grandchild the timeout must end too
             with open(os.environ.get("FAKE_PIDFILE", "/dev/null"), "w") as f:
                 f.write(str(os.getpid()))
             time.sleep(1000)

@@ -1,0 +1,89 @@
+/* cmd_report.c — bench report RUN_OR_BUNDLE... -o DIR: one self-contained index.html of the runs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "core/error.h"
+#include "core/opt.h"
+#include "core/strbuf.h"
+#include "report/compare.h"
+#include "report/html.h"
+
+static const struct opt_cmd cmd = { "report", "[options] -o DIR RUN_OR_BUNDLE...",
+				    "Write DIR/index.html: a self-contained static page (no script, no external files) with, "
+				    "per run, its signature status, stack, environment and the command to reproduce it; per "
+				    "suite a chart as inline SVG (bars with 5th-95th percentile whiskers and the datasheet "
+				    "peak; collectives as bus bandwidth against log2 message size); with several runs, the "
+				    "comparison against the first. Bundles are verified first." };
+
+int cmd_report(int argc, char **argv)
+{
+	struct opt_strlist keys = OPT_STRLIST_INIT;
+	struct compare_opts co = { 0.02, 0.01, 2000, 0, NULL };
+	struct compare_side *sides = NULL;
+	struct strbuf page = STRBUF_INIT;
+	const char *out = NULL;
+	int allow = 0, n, status = 0, err;
+	const struct opt opts[] = {
+		OPT_STRING('o', "output", &out, "DIR", "where index.html goes (created if missing)"),
+		OPT_BOOL(0, "allow-unverified", &allow, "accept bundles that do not verify (marked on the page)"),
+		OPT_LIST('k', "key", &keys, "PUB.pem", "verify bundles with this key (repeatable)"),
+		OPT_END(),
+	};
+	char **kv = NULL, *path = NULL, *tmp = NULL;
+	json_t *cmp = NULL;
+	FILE *f = NULL;
+
+	n = opt_parse(argc - 1, argv + 1, opts, &cmd);
+	if (n == OPT_HELP || n < 0)
+		return n < 0 ? 2 : 0;
+	if (n < 1)
+		return cli_usage_error(cmd.name, cmd.synopsis, "give at least one run or bundle");
+	if (!out)
+		return cli_usage_error(cmd.name, cmd.synopsis, "-o DIR is required");
+	if (keys.n) {
+		kv = xcalloc(keys.n + 1, sizeof(*kv));
+		for (size_t i = 0; i < keys.n; i++)
+			kv[i] = keys.v[i];
+	}
+	co.keys = kv;
+	co.allow_unverified = allow;
+	sides = xcalloc((size_t)n, sizeof(*sides));
+	for (int i = 0; i < n; i++)
+		if ((err = compare_load(&sides[i], argv[1 + i], &co)) < 0) {
+			status = cli_fail(err);
+			goto cleanup;
+		}
+	if (n > 1)
+		cmp = compare_build(sides, (size_t)n, 0, &co);
+	html_render_report(&page, sides, (size_t)n, cmp);
+	if (mkdir(out, 0777) < 0 && errno != EEXIST) {
+		status = cli_fail(bench_error_set(BENCH_E_IO, "cannot create '%s': %s", out, strerror(errno)));
+		goto cleanup;
+	}
+	path = xstrfmt("%s/index.html", out);
+	tmp = xstrfmt("%s/.index.html.tmp", out);
+	if (!(f = fopen(tmp, "wb")) || fwrite(page.buf, 1, page.len, f) != page.len || fclose(f) != 0 || rename(tmp, path) != 0) {
+		status = cli_fail(bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno)));
+		if (f)
+			remove(tmp);
+		goto cleanup;
+	}
+	printf("%s\n", path);
+cleanup:
+	json_decref(cmp);
+	for (int i = 0; sides && i < n; i++)
+		compare_side_release(&sides[i]);
+	free(sides);
+	free(kv);
+	free(path);
+	free(tmp);
+	strbuf_release(&page);
+	opt_strlist_release(&keys);
+	return status;
+}
