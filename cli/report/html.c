@@ -326,7 +326,7 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 			metric_range(&lo, &hi, rec);
 			vmax = fmax(vmax, hi);
 			if ((pct = pct_of_peak(&sides[s], suite, str(rec, "case"))) > 0) {
-				char *pk = xstrfmt("%s peak %.3g", json_string_value(json_object_get(json_object_get(rec, "params"), "dtype"))
+				char *pk = xstrfmt("%s peak %.4g", json_string_value(json_object_get(json_object_get(rec, "params"), "dtype"))
 						   ? json_string_value(json_object_get(json_object_get(rec, "params"), "dtype")) : "",
 						   json_number_value(json_object_get(rec, "value")) * 100 / pct);
 
