@@ -28,6 +28,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_publish(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_recipe(int argc, char **argv);
 

@@ -25,6 +25,7 @@ const struct command commands[] = {
 	{ "show", cmd_show, "print a bundle's run, stack, environment and headline results" },
 	{ "compare", cmd_compare, "compare runs or bundles case by case, with confidence intervals" },
 	{ "report", cmd_report, "write a self-contained HTML report of runs or bundles" },
+	{ "publish", cmd_publish, "add verified bundles to a results repository and regenerate its site" },
 	{ "version", cmd_version, "print bench's version, commit and linked library versions" },
 	{ "help", cmd_help, "show help for bench or for one command" },
 	{ NULL, NULL, NULL },

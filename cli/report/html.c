@@ -93,7 +93,7 @@ static const char *style =
 	"svg.chart{max-width:100%;height:auto}details{margin:.3rem 0}.facts td{text-align:left;white-space:normal}"
 	"@media print{body{max-width:none;font-size:10pt}.scroll{overflow:visible}a{color:inherit}}";
 
-static void page_open(struct strbuf *o, const char *title)
+void html_page_open(struct strbuf *o, const char *title)
 {
 	strbuf_addstr(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 			 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>");
@@ -239,7 +239,7 @@ void html_render_compare(struct strbuf *o, json_t *r)
 	size_t i;
 	char *title = xstrfmt("bench compare: %s", str(r, "baseline"));
 
-	page_open(o, title);
+	html_page_open(o, title);
 	free(title);
 	strbuf_addstr(o, "<h1>bench compare &mdash; baseline ");
 	esc(o, str(r, "baseline"));
@@ -497,7 +497,7 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 	const char *k;
 	json_t *v;
 
-	page_open(o, title);
+	html_page_open(o, title);
 	free(title);
 	strbuf_addstr(o, "<h1>bench report</h1>\n<h2>Runs</h2>\n");
 	for (size_t s = 0; s < n; s++) {
@@ -580,4 +580,75 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 		esc(o, sides[s].path);
 	}
 	strbuf_addstr(o, "</code></p>\n</body></html>\n");
+}
+
+/* ---- the results site's index ------------------------------------------------------------------------- */
+
+void html_render_index_group(struct strbuf *o, const char *name, const char *channel, const struct compare_side *sides,
+			     size_t n)
+{
+	const char *k;
+	json_t *rec;
+
+	strbuf_addstr(o, "<h2 class=\"group\">");
+	esc(o, name);
+	strbuf_addstr(o, " &middot; ");
+	esc(o, channel);
+	strbuf_addf(o, " <small>(%zu run%s)</small></h2>\n<ul class=\"runs\">", n, n == 1 ? "" : "s");
+	for (size_t s = n; s-- > 0;) { /* newest first: run names end in their UTC start time */
+		strbuf_addstr(o, "<li><a href=\"runs/");
+		esc(o, sides[s].label);
+		strbuf_addstr(o, ".html\">");
+		esc(o, sides[s].label);
+		strbuf_addstr(o, "</a> &mdash; ");
+		if (sides[s].verified) {
+			strbuf_addstr(o, "<span class=\"ok\">verified</span>, key <code>");
+			esc(o, sides[s].keyid);
+			strbuf_addstr(o, "</code>");
+		} else {
+			strbuf_addstr(o, "<span class=\"slower\">UNVERIFIED</span>");
+		}
+		strbuf_addstr(o, "</li>");
+	}
+	strbuf_addstr(o, "</ul>\n");
+	if (!n)
+		return;
+	strbuf_addstr(o, "<div class=\"scroll\"><table class=\"latest\"><thead><tr><th>suite</th><th>case</th><th>latest</th>"
+			 "<th>unit</th><th>trend (oldest to latest)</th></tr></thead><tbody>\n");
+	json_object_foreach(sides[n - 1].records, k, rec) {
+		double v[64], lo = 1e300, hi = -1e300;
+		size_t m = 0, first = n > 64 ? n - 64 : 0;
+
+		if (strcmp(str(rec, "status"), "ok"))
+			continue;
+		for (size_t s = first; s < n; s++) {
+			json_t *r = json_object_get(sides[s].records, k);
+
+			if (r && !strcmp(str(r, "status"), "ok")) {
+				v[m] = json_number_value(json_object_get(r, "value"));
+				lo = fmin(lo, v[m]);
+				hi = fmax(hi, v[m]);
+				m++;
+			}
+		}
+		strbuf_addstr(o, "<tr><td>");
+		esc(o, str(rec, "suite"));
+		strbuf_addstr(o, "</td><td>");
+		esc(o, str(rec, "case"));
+		strbuf_addstr(o, "</td><td>");
+		num(o, json_object_get(rec, "value"), "%.4g");
+		strbuf_addstr(o, "</td><td>");
+		esc(o, str(rec, "unit"));
+		strbuf_addf(o, "</td><td><svg class=\"trend\" viewBox=\"0 0 120 20\" width=\"120\" height=\"20\" role=\"img\" "
+			       "aria-label=\"%zu runs\"><polyline fill=\"none\" stroke=\"#1f4e96\" stroke-width=\"1.5\" points=\"", m);
+		for (size_t i = 0; i < m; i++)
+			strbuf_addf(o, "%s%.1f,%.1f", i ? " " : "", m > 1 ? 4 + 112.0 * (double)i / (double)(m - 1) : 60,
+				    hi > lo ? 17 - 14 * (v[i] - lo) / (hi - lo) : 10);
+		strbuf_addstr(o, "\"/>");
+		if (m)
+			strbuf_addf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#1f4e96\"/>", m > 1 ? 116.0 : 60.0,
+				    hi > lo ? 17 - 14 * (v[m - 1] - lo) / (hi - lo) : 10);
+		strbuf_addstr(o, "</svg></td></tr>\n");
+	}
+	strbuf_addstr(o, "</tbody></table></div>\n");
 }

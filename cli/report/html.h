@@ -21,4 +21,12 @@ void html_render_compare(struct strbuf *out, json_t *cmp);
  * against log2 message size); with cmp (compare_build() of the same sides, or NULL) the comparison. */
 void html_render_report(struct strbuf *out, const struct compare_side *sides, size_t n, json_t *cmp);
 
+/* The document head with the stylesheet, up to <body>; the caller closes the page. */
+void html_page_open(struct strbuf *out, const char *title);
+
+/* One group of the results site's index: the runs of a manifest name and channel (sides in chronological
+ * order), newest first with their verification, and the latest headline per case with its trend. */
+void html_render_index_group(struct strbuf *out, const char *name, const char *channel, const struct compare_side *sides,
+			     size_t n);
+
 #endif

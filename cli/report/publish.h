@@ -1,0 +1,21 @@
+/*
+ * publish.h — bench publish: signed bundles into a results repository (a git repository managed through
+ * libgit2, created on first use) with a static site regenerated on every publish: an index of every run grouped
+ * by manifest name and channel, the latest headline per case with its trend over runs, each run's report.
+ *
+ * Ownership: publish_bundles() reads the bundles and writes only under repo; nothing is written unless every
+ * bundle verifies. Layout of the repository:
+ *   runs/<name>/<channel>/<run>.bench.tar.gz (+ .intoto.jsonl)   the published bundles, as signed
+ *   site/index.html, site/runs/<run>.html                          the static site
+ */
+#ifndef BENCH_PUBLISH_H
+#define BENCH_PUBLISH_H
+
+#include <stddef.h>
+
+/* Verifies every bundle (against keys, NULL-terminated; NULL: the trusted keys), then adds each new one with
+ * one commit "publish <run> (channel <c>) signed by <keyid>". A bundle already published (same bytes) is
+ * skipped. *out_new counts the commits made. */
+int publish_bundles(size_t *out_new, const char *repo, const char *const *bundles, size_t n, char *const *keys);
+
+#endif
