@@ -30,6 +30,16 @@ static const char *num(char *buf, size_t len, json_t *v, const char *fmt)
 	return buf;
 }
 
+/* colour only on a terminal, and never with NO_COLOR set (https://no-color.org) */
+static int colour;
+
+static const char *verdict_colour(const char *v)
+{
+	if (!colour || !v)
+		return "";
+	return !strcmp(v, "slower") ? "\033[1;31m" : !strcmp(v, "faster") ? "\033[1;32m" : !strcmp(v, "same") ? "" : "\033[2m";
+}
+
 static void render_text(json_t *r, int markdown, int csv)
 {
 	json_t *c, *o;
@@ -72,10 +82,11 @@ static void render_text(json_t *r, int markdown, int csv)
 				       num(b3, sizeof(b3), json_object_get(o, "ratio"), "%.3f"), cib,
 				       num(b4, sizeof(b4), json_object_get(o, "p"), "%.2g"), json_string_value(json_object_get(o, "verdict")));
 			else
-				printf("%-12s %-46s %12s %12s %7s %17s %9s  %s\n", suite, cs,
+				printf("%-12s %-46s %12s %12s %7s %17s %9s  %s%s%s\n", suite, cs,
 				       num(b1, sizeof(b1), json_object_get(json_object_get(c, "baseline"), "value"), "%.4g"),
 				       num(b2, sizeof(b2), json_object_get(o, "value"), "%.4g"), num(b3, sizeof(b3), json_object_get(o, "ratio"), "%.3f"),
-				       cib, num(b4, sizeof(b4), json_object_get(o, "p"), "%.2g"), json_string_value(json_object_get(o, "verdict")));
+				       cib, num(b4, sizeof(b4), json_object_get(o, "p"), "%.2g"), verdict_colour(json_string_value(json_object_get(o, "verdict"))),
+				       json_string_value(json_object_get(o, "verdict")), *verdict_colour(json_string_value(json_object_get(o, "verdict"))) ? "\033[0m" : "");
 		}
 	}
 	if (csv)
@@ -150,6 +161,7 @@ int cmd_compare(int argc, char **argv)
 		}
 	}
 	r = compare_build(sides, (size_t)n, b, &co);
+	colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	if (!strcmp(fmt, "json")) {
 		cli_print_json(json_incref(r));
 	} else if (!strcmp(fmt, "html")) {

@@ -46,6 +46,14 @@ expect_err "significantly slower"
 expect 0 "--baseline 2" "$BENCH" compare --baseline 2 --format csv "$F" "$A"
 expect_out "suite,case,unit,baseline,other"
 grep -q ",faster$" "$T/out" && ok "csv: with A as baseline, F is faster" || not_ok "csv verdict"
+# colour only on a terminal (script(1) gives the command one), never with NO_COLOR, never in a pipe
+ESC=$(printf '\033')
+script -qc "'$BENCH' compare '$A' '$F'" /dev/null >"$T/tty.out" 2>&1
+grep -q "${ESC}\[1;32mfaster" "$T/tty.out" && ok "on a terminal, faster is green" || { not_ok "no colour on a terminal"; show "$T/tty.out"; }
+NO_COLOR=1 script -qc "'$BENCH' compare '$A' '$F'" /dev/null >"$T/tty.out" 2>&1
+grep -q "$ESC" "$T/tty.out" && not_ok "colour despite NO_COLOR" || ok "NO_COLOR: no escape sequences"
+"$BENCH" compare "$A" "$F" >"$T/pipe.out" 2>&1
+grep -q "$ESC" "$T/pipe.out" && not_ok "colour into a pipe" || ok "into a pipe: no escape sequences"
 expect 0 "markdown" "$BENCH" compare --format markdown "$A" "$F"
 expect_out "| suite | case | baseline | other |"
 
@@ -95,6 +103,56 @@ PY
 else
 	not_ok "chromium is not installed (apt-get install chromium): the html report is untested"
 fi
+
+# a synthetic pair of run directories: one case 8% slower with low noise must be flagged; one 1% slower with
+# high noise must not be (its interval does not lie wholly below 1 - 2%)
+python3 - "$T/syn" <<'PY'
+import json, os, random, sys
+rng = random.Random(11)
+for side, scale in (("base", {"low": 1.0, "high": 1.0}), ("new", {"low": 1.08, "high": 1.01})):
+    d = os.path.join(sys.argv[1], side)
+    os.makedirs(os.path.join(d, "results"))
+    json.dump({"schema": "bench.plan/v1", "name": side, "channel": "stable", "cases": []}, open(os.path.join(d, "plan.json"), "w"))
+    with open(os.path.join(d, "results", "gemm.jsonl"), "w") as f:
+        for case, noise in (("low", 0.002), ("high", 0.05)):
+            t = [scale[case] * rng.gauss(1.0, noise) for _ in range(40)]
+            med = sorted(t)[20]
+            f.write(json.dumps({"schema": "bench.result/v1", "suite": "gemm", "case": case, "params": {}, "status": "ok",
+                                "metric": "tflops", "unit": "TFLOP/s", "value": 1 / med, "samples_ms": t}) + "\n")
+PY
+expect 0 "synthetic pair" "$BENCH" compare --format json "$T/syn/base" "$T/syn/new"
+python3 - "$T/out" <<'PY' && ok "8% slower with low noise: slower; 1% slower with high noise: same" || not_ok "synthetic verdicts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = {c["case"]: c["others"][0] for c in d["cases"]}
+assert v["low"]["verdict"] == "slower" and v["low"]["ci95"][1] < 0.98 and abs(v["low"]["ratio"] - 1 / 1.08) < 0.01, v["low"]
+assert v["high"]["verdict"] == "same" and v["high"]["ci95"][1] > 0.98, v["high"]  # not wholly below 1 - 2%
+PY
+expect 9 "--fail-on-regression on the synthetic pair" "$BENCH" compare --fail-on-regression "$T/syn/base" "$T/syn/new"
+
+# two real quickstart runs (CBLAS GEMM, memory bandwidth, MPI collectives, training on this machine)
+Q1=$("$BENCH" run -q -o "$T/q" "$BENCH_DATA/manifests/quickstart.yaml" 2>"$T/q1.err" | sed -n 1p)
+sleep 1
+Q2=$("$BENCH" run -q -o "$T/q" "$BENCH_DATA/manifests/quickstart.yaml" 2>"$T/q2.err" | sed -n 1p)
+expect 0 "compare two real quickstart runs" "$BENCH" compare --format json "$Q1" "$Q2"
+python3 - "$T/out" "$Q1" <<'PY' && ok "quickstart: every measured case matched, with a ratio, an interval and a verdict" || not_ok "quickstart compare"
+import glob, json, sys
+d = json.load(open(sys.argv[1]))
+ok = set()
+for f in glob.glob(sys.argv[2] + "/results/*.jsonl"):
+    for line in open(f):
+        r = json.loads(line)
+        if r["status"] == "ok":
+            ok.add((r["suite"], r["case"]))
+rows = {(c["suite"], c["case"]): c["others"][0] for c in d["cases"]}
+assert len(ok) >= 10 and ok <= set(rows), (len(ok), ok - set(rows))
+for k in ok:
+    o = rows[k]
+    assert o["verdict"] in ("faster", "slower", "same", "not comparable") and o["ratio"] > 0, (k, o)
+    if o["verdict"] != "not comparable":
+        assert o["ci95"][0] <= o["ci95"][1], (k, o)
+assert {s for s, _ in ok} >= {"gemm", "membw", "collectives"}, ok
+PY
 
 # bundles are verified first
 BA="$A.bench.tar.gz"
