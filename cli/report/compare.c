@@ -25,6 +25,7 @@ void compare_side_release(struct compare_side *s)
 	json_decref(s->env);
 	json_decref(s->plan);
 	json_decref(s->summary);
+	json_decref(s->lock);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -64,6 +65,9 @@ static int load_dir(struct compare_side *s, const char *dir)
 	free(p);
 	p = xstrfmt("%s/summary.json", dir);
 	s->summary = json_load_file(p, 0, NULL);
+	free(p);
+	p = xstrfmt("%s/manifest.lock.json", dir);
+	s->lock = json_load_file(p, 0, NULL);
 	free(p);
 	for (size_t i = 0; suite_registry[i]; i++) {
 		char *buf = NULL;
@@ -107,11 +111,12 @@ static int load_bundle(struct compare_side *s, const char *path, const struct co
 	names[n++] = "plan.json";
 	names[n++] = "env/environment.json";
 	names[n++] = "summary.json";
+	names[n++] = "manifest.lock.json";
 	for (size_t i = 0; suite_registry[i] && n < 15; i++)
 		names[n++] = xstrfmt("results/%s.jsonl", suite_registry[i]->name);
 	names[n] = NULL;
 	err = bundle_read_members(&m, &run, path, names, (size_t)1 << 32);
-	for (size_t i = 3; i < n; i++)
+	for (size_t i = 4; i < n; i++)
 		free((char *)names[i]);
 	if (err < 0)
 		return err;
@@ -122,6 +127,8 @@ static int load_bundle(struct compare_side *s, const char *path, const struct co
 		s->env = json_loads(json_string_value(json_object_get(m, "env/environment.json")), 0, NULL);
 	if (json_is_string(json_object_get(m, "summary.json")))
 		s->summary = json_loads(json_string_value(json_object_get(m, "summary.json")), 0, NULL);
+	if (json_is_string(json_object_get(m, "manifest.lock.json")))
+		s->lock = json_loads(json_string_value(json_object_get(m, "manifest.lock.json")), 0, NULL);
 	{
 		const char *k;
 		json_t *v;
@@ -199,6 +206,9 @@ json_t *compare_stack_facts(const struct compare_side *s)
 	flatten(f, "host.cpu_model", json_object_get(json_object_get(env, "host"), "cpu_model"), 0);
 	flatten(f, "env", json_object_get(env, "env"), 0);
 	flatten(f, "channel", json_object_get(s->plan, "channel"), 0);
+	/* the pins of a --locked run: component versions, commits and wheel digests, the base image digest */
+	flatten(f, "lock.components", json_object_get(s->lock, "components"), 0);
+	flatten(f, "lock.base", json_object_get(s->lock, "base"), 0);
 	/* identities that differ by nature */
 	json_object_del(f, "gpu.uuid");
 	json_object_del(f, "gpu.pci_bus_id");

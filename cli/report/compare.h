@@ -21,9 +21,10 @@ struct compare_side {
 	json_t *env;     /* env/environment.json */
 	json_t *plan;    /* plan.json */
 	json_t *summary; /* summary.json (percent of peak per case), or NULL */
+	json_t *lock;    /* manifest.lock.json of a --locked run, or NULL */
 };
 
-#define COMPARE_SIDE_INIT { NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL }
+#define COMPARE_SIDE_INIT { NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL }
 
 struct compare_opts {
 	double threshold;   /* 0.02 */

@@ -113,6 +113,11 @@ for side, scale in (("base", {"low": 1.0, "high": 1.0}), ("new", {"low": 1.08, "
     d = os.path.join(sys.argv[1], side)
     os.makedirs(os.path.join(d, "results"))
     json.dump({"schema": "bench.plan/v1", "name": side, "channel": "stable", "cases": []}, open(os.path.join(d, "plan.json"), "w"))
+    # the two stacks differ in one pin (torch's commit) and share another (numpy)
+    json.dump({"schema": "bench.lock/v1", "components": {
+        "torch": {"source": "git", "ref": "main", "commit": ("a" if side == "base" else "b") * 40},
+        "numpy": {"source": "pip", "version": "2.1.0", "sha256": "c" * 64}},
+        "base": {"ref": "debian:12", "digest": "sha256:" + "d" * 64}}, open(os.path.join(d, "manifest.lock.json"), "w"))
     with open(os.path.join(d, "results", "gemm.jsonl"), "w") as f:
         for case, noise in (("low", 0.002), ("high", 0.05)):
             t = [scale[case] * rng.gauss(1.0, noise) for _ in range(40)]
@@ -121,11 +126,14 @@ for side, scale in (("base", {"low": 1.0, "high": 1.0}), ("new", {"low": 1.08, "
                                 "metric": "tflops", "unit": "TFLOP/s", "value": 1 / med, "samples_ms": t}) + "\n")
 PY
 expect 0 "synthetic pair" "$BENCH" compare --format json "$T/syn/base" "$T/syn/new"
-python3 - "$T/out" <<'PY' && ok "8% slower with low noise: slower; 1% slower with high noise: same" || not_ok "synthetic verdicts"
+python3 - "$T/out" <<'PY' && ok "8% slower with low noise: slower; 1% slower with high noise: same; the differing lock pin is listed" || not_ok "synthetic verdicts"
 import json, sys
 d = json.load(open(sys.argv[1]))
 v = {c["case"]: c["others"][0] for c in d["cases"]}
 assert v["low"]["verdict"] == "slower" and v["low"]["ci95"][1] < 0.98 and abs(v["low"]["ratio"] - 1 / 1.08) < 0.01, v["low"]
+st = {x["what"]: x for x in d["stack_differs"]}
+assert st["lock.components.torch.commit"]["baseline"] == "a" * 40 and st["lock.components.torch.commit"]["value"] == "b" * 40, st
+assert not [k for k in st if "numpy" in k or k.startswith("lock.base")], st  # equal pins are not listed
 assert v["high"]["verdict"] == "same" and v["high"]["ci95"][1] > 0.98, v["high"]  # not wholly below 1 - 2%
 PY
 expect 9 "--fail-on-regression on the synthetic pair" "$BENCH" compare --fail-on-regression "$T/syn/base" "$T/syn/new"
