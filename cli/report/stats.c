@@ -255,7 +255,84 @@ struct median_table {
 	size_t *guide; /* guide[j]: the smallest i with F[i] >= j / n */
 	double *g; /* even n <= MEDIAN_TABLE_G_MAX: g[lo(lo-1)/2... ] the CDF of X(k+1) - lo - 1 given lo < X(k+1) */
 	size_t *g_at;
+	/* the joint distribution of the middle order statistics as one alias table (Walker/Vose): entry e is the
+	 * pair (lo_i[e], hi_i[e]) (equal for odd n); one draw picks an entry in O(1) */
+	size_t m;
+	double *a_prob;
+	uint32_t *a_alias, *lo_i, *hi_i;
 };
+
+/* Vose's alias method over p[0..m) (summing to 1) */
+static void alias_build(double *prob, uint32_t *alias, const double *p, size_t m)
+{
+	size_t *small = xmalloc(m * sizeof(*small)), *large = xmalloc(m * sizeof(*large)), ns = 0, nl = 0;
+	double *sc = xmalloc(m * sizeof(*sc)), sum = 0;
+
+	for (size_t i = 0; i < m; i++)
+		sum += p[i];
+	for (size_t i = 0; i < m; i++) {
+		sc[i] = p[i] / sum * (double)m;
+		if (sc[i] < 1)
+			small[ns++] = i;
+		else
+			large[nl++] = i;
+	}
+	while (ns && nl) {
+		size_t l = small[--ns], g = large[--nl];
+
+		prob[l] = sc[l];
+		alias[l] = (uint32_t)g;
+		sc[g] = (sc[g] + sc[l]) - 1;
+		if (sc[g] < 1)
+			small[ns++] = g;
+		else
+			large[nl++] = g;
+	}
+	while (nl) {
+		size_t g = large[--nl];
+
+		prob[g] = 1;
+		alias[g] = (uint32_t)g;
+	}
+	while (ns) { /* rounding leftovers */
+		size_t l = small[--ns];
+
+		prob[l] = 1;
+		alias[l] = (uint32_t)l;
+	}
+	free(small);
+	free(large);
+	free(sc);
+}
+
+static void median_table_alias(struct median_table *t)
+{
+	size_t n = t->n, m = 0, cap = n % 2 ? n : n * (n + 1) / 2;
+	double *p = xmalloc(cap * sizeof(*p));
+
+	t->lo_i = xmalloc(cap * sizeof(*t->lo_i));
+	t->hi_i = xmalloc(cap * sizeof(*t->hi_i));
+	for (size_t i = 0; i < n; i++) {
+		double c = t->f[i] - (i ? t->f[i - 1] : 0);
+
+		if (n % 2) {
+			t->lo_i[m] = t->hi_i[m] = (uint32_t)i, p[m++] = c;
+			continue;
+		}
+		t->lo_i[m] = t->hi_i[m] = (uint32_t)i, p[m++] = c * t->q[i];
+		for (size_t off = 0; off + 1 < n - i && i + 1 < n; off++) {
+			const double *g = t->g + t->g_at[i];
+
+			t->lo_i[m] = (uint32_t)i, t->hi_i[m] = (uint32_t)(i + 1 + off);
+			p[m++] = c * (1 - t->q[i]) * (g[off] - (off ? g[off - 1] : 0));
+		}
+	}
+	t->m = m;
+	t->a_prob = xmalloc(m * sizeof(*t->a_prob));
+	t->a_alias = xmalloc(m * sizeof(*t->a_alias));
+	alias_build(t->a_prob, t->a_alias, p, m);
+	free(p);
+}
 
 static struct median_table median_tables[MEDIAN_TABLE_SLOTS];
 static pthread_mutex_t median_tables_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -280,6 +357,9 @@ static void median_table_build(struct median_table *t, size_t n)
 	t->q = xmalloc(n * sizeof(*t->q));
 	t->g = NULL;
 	t->g_at = NULL;
+	t->a_prob = NULL;
+	t->a_alias = t->lo_i = t->hi_i = NULL;
+	t->m = 0;
 	t->guide = xmalloc(n * sizeof(*t->guide));
 	for (size_t i = 0; i < n; i++) {
 		double p = (double)(i + 1) / (double)n, tail = 0;
@@ -305,7 +385,11 @@ static void median_table_build(struct median_table *t, size_t n)
 			e = 0;
 		t->q[i] = c > 0 ? fmin(fmax(1 - e / c, 0), 1) : 1;
 	}
-	if (n % 2 || n > MEDIAN_TABLE_G_MAX)
+	if (n % 2) {
+		median_table_alias(t);
+		return;
+	}
+	if (n > MEDIAN_TABLE_G_MAX)
 		return;
 	/* P(X(k+1) - lo - 1 <= off) = 1 - ((w - off - 1) / w)^(n-k), w = n - 1 - lo */
 	t->g_at = xmalloc(n * sizeof(*t->g_at));
@@ -317,6 +401,7 @@ static void median_table_build(struct median_table *t, size_t n)
 		for (size_t off = 0; off < w; off++)
 			t->g[at++] = off + 1 == w ? 1 : 1 - pow((double)(w - off - 1) / (double)w, (double)(n - k));
 	}
+	median_table_alias(t);
 }
 
 static const struct median_table *median_table_get(size_t n)
@@ -344,6 +429,14 @@ static double draw_unit(uint64_t *s)
 
 static double table_median(const struct median_table *t, const double *sorted, uint64_t *s)
 {
+	if (t->a_prob) { /* one draw: the high half picks an entry, the low half accepts it or takes its alias */
+		uint64_t r = next(s);
+		size_t e = (size_t)(((r >> 32) * (uint64_t)t->m) >> 32);
+
+		if ((double)(uint32_t)r * 0x1.0p-32 >= t->a_prob[e])
+			e = t->a_alias[e];
+		return (sorted[t->lo_i[e]] + sorted[t->hi_i[e]]) / 2;
+	}
 	size_t n = t->n, lo = 0, hi = n - 1, k, w;
 	double u = draw_unit(s);
 
