@@ -160,6 +160,7 @@ int cmd_compare(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	compare_sides_unique_labels(sides, (size_t)n);
 	r = compare_build(sides, (size_t)n, b, &co);
 	colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	if (!strcmp(fmt, "json")) {

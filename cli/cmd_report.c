@@ -59,6 +59,7 @@ int cmd_report(int argc, char **argv)
 			status = cli_fail(err);
 			goto cleanup;
 		}
+	compare_sides_unique_labels(sides, (size_t)n);
 	if (n > 1)
 		cmp = compare_build(sides, (size_t)n, 0, &co);
 	html_render_report(&page, sides, (size_t)n, cmp);

@@ -141,6 +141,30 @@ static int load_bundle(struct compare_side *s, const char *path, const struct co
 	return 0;
 }
 
+static int label_taken(const struct compare_side *sides, size_t i, const char *l)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(sides[j].label, l))
+			return 1;
+	return 0;
+}
+
+void compare_sides_unique_labels(struct compare_side *sides, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		char *l = NULL;
+
+		if (!label_taken(sides, i, sides[i].label))
+			continue;
+		for (unsigned k = 2; !l || label_taken(sides, i, l); k++) {
+			free(l);
+			l = xstrfmt("%s (%u)", sides[i].label, k);
+		}
+		free(sides[i].label);
+		sides[i].label = l;
+	}
+}
+
 int compare_load(struct compare_side *out, const char *path, const struct compare_opts *o)
 {
 	struct stat st;

@@ -37,6 +37,8 @@ struct compare_opts {
 /* Loads a run directory or a bundle (verified first, unless opts->allow_unverified; then marked). */
 int compare_load(struct compare_side *out, const char *path, const struct compare_opts *o);
 void compare_side_release(struct compare_side *s);
+/* Makes the labels of sides distinct ("run", "run (2)", ...): the same run given twice is two columns. */
+void compare_sides_unique_labels(struct compare_side *sides, size_t n);
 /* The stack and environment facts of a side, flattened to "gpu.name" -> value (a new object). */
 json_t *compare_stack_facts(const struct compare_side *s);
 json_t *compare_build(const struct compare_side *sides, size_t n, size_t baseline, const struct compare_opts *o);

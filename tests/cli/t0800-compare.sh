@@ -173,6 +173,14 @@ expect 0 "--allow-unverified takes it, marked" "$BENCH" compare --allow-unverifi
 expect_out "UNVERIFIED"
 expect 0 "html marks it too" "$BENCH" compare --allow-unverified --format html "$A" "$F"
 expect_out 'id="unverified"'
+expect 0 "the same run three times" "$BENCH" compare --format json "$A" "$A" "$A"
+python3 - "$T/out" <<'PY' && ok "three distinct labels: run, run (2), run (3)" || not_ok "labels of a repeated run"
+import json, sys
+d = json.load(open(sys.argv[1]))
+l = [x["label"] for x in d["sides"]]
+assert l[1] == l[0] + " (2)" and l[2] == l[0] + " (3)", l
+assert all(len(c["others"]) == 2 for c in d["cases"])
+PY
 expect 2 "one input is a usage error" "$BENCH" compare "$A"
 expect 1 "a missing input" "$BENCH" compare "$A" "$T/nope"
 finish
