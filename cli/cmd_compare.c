@@ -130,7 +130,6 @@ int cmd_compare(int argc, char **argv)
 		OPT_END(),
 	};
 	size_t b = 0;
-	char **kv = NULL;
 	json_t *r = NULL;
 
 	n = opt_parse(argc - 1, argv + 1, opts, &cmd);
@@ -146,21 +145,12 @@ int cmd_compare(int argc, char **argv)
 		return cli_usage_error(cmd.name, cmd.synopsis, "--format is text, markdown, json, csv or html");
 	if (base)
 		b = (size_t)atoi(base) - 1;
-	if (keys.n) {
-		kv = xcalloc(keys.n + 1, sizeof(*kv));
-		for (size_t i = 0; i < keys.n; i++)
-			kv[i] = keys.v[i];
-	}
-	co.keys = kv;
+	co.keys = keys.v;
 	co.allow_unverified = allow;
-	sides = xcalloc((size_t)n, sizeof(*sides));
-	for (int i = 0; i < n; i++) {
-		if ((err = compare_load(&sides[i], argv[1 + i], &co)) < 0) {
-			status = cli_fail(err);
-			goto cleanup;
-		}
+	if ((err = compare_load_all(&sides, argv + 1, (size_t)n, &co)) < 0) {
+		status = cli_fail(err);
+		goto cleanup;
 	}
-	compare_sides_unique_labels(sides, (size_t)n);
 	r = compare_build(sides, (size_t)n, b, &co);
 	colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	if (!strcmp(fmt, "json")) {
@@ -180,10 +170,7 @@ int cmd_compare(int argc, char **argv)
 	}
 cleanup:
 	json_decref(r);
-	for (int i = 0; sides && i < n; i++)
-		compare_side_release(&sides[i]);
-	free(sides);
-	free(kv);
+	compare_sides_free(sides, (size_t)n);
 	opt_strlist_release(&keys);
 	return status;
 }

@@ -24,7 +24,6 @@ int cmd_publish(int argc, char **argv)
 		OPT_LIST('k', "key", &keys, "PUB.pem", "verify bundles with this key (repeatable)"),
 		OPT_END(),
 	};
-	char **kv = NULL;
 	size_t added = 0;
 	int n, status = 0, err;
 
@@ -35,16 +34,10 @@ int cmd_publish(int argc, char **argv)
 		return cli_usage_error(cmd.name, cmd.synopsis, "give at least one bundle");
 	if (!repo)
 		return cli_usage_error(cmd.name, cmd.synopsis, "--repo DIR is required");
-	if (keys.n) {
-		kv = xcalloc(keys.n + 1, sizeof(*kv));
-		for (size_t i = 0; i < keys.n; i++)
-			kv[i] = keys.v[i];
-	}
-	if ((err = publish_bundles(&added, repo, (const char *const *)(argv + 1), (size_t)n, kv)) < 0)
+	if ((err = publish_bundles(&added, repo, (const char *const *)(argv + 1), (size_t)n, keys.v)) < 0)
 		status = cli_fail(err);
 	else
 		printf("published %zu new run(s) of %d into %s; site: %s/site/index.html\n", added, n, repo, repo);
-	free(kv);
 	opt_strlist_release(&keys);
 	return status;
 }

@@ -35,7 +35,7 @@ int cmd_report(int argc, char **argv)
 		OPT_LIST('k', "key", &keys, "PUB.pem", "verify bundles with this key (repeatable)"),
 		OPT_END(),
 	};
-	char **kv = NULL, *path = NULL, *tmp = NULL;
+	char *path = NULL, *tmp = NULL;
 	json_t *cmp = NULL;
 	FILE *f = NULL;
 
@@ -46,20 +46,12 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error(cmd.name, cmd.synopsis, "give at least one run or bundle");
 	if (!out)
 		return cli_usage_error(cmd.name, cmd.synopsis, "-o DIR is required");
-	if (keys.n) {
-		kv = xcalloc(keys.n + 1, sizeof(*kv));
-		for (size_t i = 0; i < keys.n; i++)
-			kv[i] = keys.v[i];
-	}
-	co.keys = kv;
+	co.keys = keys.v;
 	co.allow_unverified = allow;
-	sides = xcalloc((size_t)n, sizeof(*sides));
-	for (int i = 0; i < n; i++)
-		if ((err = compare_load(&sides[i], argv[1 + i], &co)) < 0) {
-			status = cli_fail(err);
-			goto cleanup;
-		}
-	compare_sides_unique_labels(sides, (size_t)n);
+	if ((err = compare_load_all(&sides, argv + 1, (size_t)n, &co)) < 0) {
+		status = cli_fail(err);
+		goto cleanup;
+	}
 	if (n > 1)
 		cmp = compare_build(sides, (size_t)n, 0, &co);
 	html_render_report(&page, sides, (size_t)n, cmp);
@@ -78,10 +70,7 @@ int cmd_report(int argc, char **argv)
 	printf("%s\n", path);
 cleanup:
 	json_decref(cmp);
-	for (int i = 0; sides && i < n; i++)
-		compare_side_release(&sides[i]);
-	free(sides);
-	free(kv);
+	compare_sides_free(sides, (size_t)n);
 	free(path);
 	free(tmp);
 	strbuf_release(&page);

@@ -30,7 +30,6 @@ int cmd_verify(int argc, char **argv)
 		OPT_BOOL(0, "json", &json, "print the result as JSON"),
 		OPT_END(),
 	};
-	char **kv = NULL;
 
 	n = opt_parse(argc - 1, argv + 1, opts, &cmd);
 	if (n == OPT_HELP || n < 0) {
@@ -41,13 +40,8 @@ int cmd_verify(int argc, char **argv)
 		status = cli_usage_error(cmd.name, cmd.synopsis, n ? "give exactly one bundle" : "no bundle given");
 		goto cleanup;
 	}
-	if (keys.n) {
-		kv = xcalloc(keys.n + 1, sizeof(*kv));
-		for (size_t i = 0; i < keys.n; i++)
-			kv[i] = keys.v[i];
-	}
 	bundle_limits_default(&lim);
-	err = bundle_verify(&res, argv[1], envelope, kv, sign_home(), &lim);
+	err = bundle_verify(&res, argv[1], envelope, keys.v, sign_home(), &lim);
 	if (err < 0) {
 		if (json)
 			cli_print_json(json_pack("{s:s, s:b, s:s}", "bundle", argv[1], "verified", 0, "reason", bench_error_last()));
@@ -66,7 +60,6 @@ int cmd_verify(int argc, char **argv)
 		       argv[1], res.run, res.keyid, res.key_origin, res.members, (unsigned long long)res.bytes);
 	}
 cleanup:
-	free(kv);
 	bundle_verify_result_release(&res);
 	opt_strlist_release(&keys);
 	return status;

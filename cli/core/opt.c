@@ -16,8 +16,9 @@ static void strlist_add_csv(struct opt_strlist *l, const char *arg)
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 
 		if (len) {
-			ALLOC_GROW(l->v, l->n + 1, l->alloc);
+			ALLOC_GROW(l->v, l->n + 2, l->alloc);
 			l->v[l->n++] = xstrndup(p, len);
+			l->v[l->n] = NULL; /* NULL-terminated: the list can be passed on as it is */
 		}
 		if (!comma)
 			break;

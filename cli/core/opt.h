@@ -30,7 +30,7 @@ struct opt {
 };
 
 struct opt_strlist {
-	char **v;
+	char **v; /* NULL-terminated once it holds anything; NULL while empty */
 	size_t n, alloc;
 };
 

@@ -149,7 +149,7 @@ static int label_taken(const struct compare_side *sides, size_t i, const char *l
 	return 0;
 }
 
-void compare_sides_unique_labels(struct compare_side *sides, size_t n)
+static void unique_labels(struct compare_side *sides, size_t n)
 {
 	for (size_t i = 1; i < n; i++) {
 		char *l = NULL;
@@ -163,6 +163,30 @@ void compare_sides_unique_labels(struct compare_side *sides, size_t n)
 		free(sides[i].label);
 		sides[i].label = l;
 	}
+}
+
+int compare_load_all(struct compare_side **out, char *const *paths, size_t n, const struct compare_opts *o)
+{
+	struct compare_side *sides = xcalloc(n ? n : 1, sizeof(*sides));
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++)
+		err = compare_load(&sides[i], paths[i], o);
+	if (err < 0) {
+		compare_sides_free(sides, n);
+		sides = NULL;
+	} else {
+		unique_labels(sides, n);
+	}
+	*out = sides;
+	return err;
+}
+
+void compare_sides_free(struct compare_side *sides, size_t n)
+{
+	for (size_t i = 0; sides && i < n; i++)
+		compare_side_release(&sides[i]);
+	free(sides);
 }
 
 int compare_load(struct compare_side *out, const char *path, const struct compare_opts *o)
@@ -244,7 +268,7 @@ json_t *compare_stack_facts(const struct compare_side *s)
 struct ci_job {
 	double *a, *b;
 	size_t na, nb;
-	double lo, hi;
+	double ratio, lo, hi, u, p;
 };
 
 struct ci_pool {
@@ -270,8 +294,11 @@ static void *ci_worker(void *arg)
 		for (size_t j = i; j < i + 16 && j < pool->n; j++) {
 			struct ci_job *c = &pool->jobs[j];
 
+			/* metric ~ 1/time: ratio of metric medians = median(time A) / median(time B) */
+			c->ratio = stats_median(c->a, c->na) / stats_median(c->b, c->nb);
 			/* the same fixed seed for every case: the output does not depend on the thread that ran it */
 			stats_bootstrap_ratio_ci(&c->lo, &c->hi, c->a, c->na, c->b, c->nb, pool->resamples, 0x5eed);
+			stats_mann_whitney(&c->u, &c->p, c->a, c->na, c->b, c->nb);
 		}
 	}
 }
@@ -283,8 +310,8 @@ static int status_ok(json_t *rec)
 	return s && !strcmp(s, "ok");
 }
 
-/* The bootstrap intervals are the whole cost of a comparison (2000 resamples of every case): compute them all
- * up front, on every core, in the order compare_build() will consume them. */
+/* The statistics of every comparable pair (the bootstrap is the whole cost of a comparison: 2000 resamples of
+ * every case) are computed up front, on every core, in the order compare_build() consumes them. */
 static struct ci_job *compare_compute_cis(size_t *out_n, const struct compare_side *sides, size_t n, size_t base,
 					  unsigned resamples)
 {
@@ -299,7 +326,7 @@ static struct ci_job *compare_compute_cis(size_t *out_n, const struct compare_si
 	json_object_foreach(sides[base].records, key, brec) {
 		for (size_t i = 0; i < n; i++) {
 			json_t *orec = i == base ? NULL : json_object_get(sides[i].records, key);
-			struct ci_job c = { NULL, NULL, 0, 0, 0, 0 };
+			struct ci_job c = { NULL, NULL, 0, 0, 0, 0, 0, 0, 0 };
 
 			if (!orec || !status_ok(brec) || !status_ok(orec))
 				continue;
@@ -349,15 +376,14 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 					"case", json_string_value(json_object_get(brec, "case")), "metric",
 					json_string_value(json_object_get(brec, "metric")), "unit",
 					json_string_value(json_object_get(brec, "unit"))), *others = json_array();
-		double *a = NULL;
-		size_t na = samples(&a, brec);
+		size_t na = json_array_size(json_object_get(brec, "samples_ms"));
 		int bok = status_ok(brec);
 
 		json_object_set_new(row, "baseline", json_pack("{s:O, s:I, s:s}", "value", json_object_get(brec, "value"), "n",
 							       (json_int_t)na, "status", json_string_value(json_object_get(brec, "status"))));
 		for (size_t i = 0; i < n; i++) {
 			json_t *orec, *o_row;
-			double *b = NULL, ratio, lo, hi, u, p;
+			double ratio, lo, hi, u, p;
 			size_t nb;
 			const char *verdict;
 
@@ -373,7 +399,7 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 				json_array_append_new(method, json_pack("{s:s, s:s, s:O, s:O}", "case", key, "label", sides[i].label,
 									"baseline_params", json_object_get(brec, "params"),
 									"params", json_object_get(orec, "params")));
-			nb = samples(&b, orec);
+			nb = json_array_size(json_object_get(orec, "samples_ms"));
 			o_row = json_pack("{s:s, s:O, s:I}", "label", sides[i].label, "value", json_object_get(orec, "value"), "n",
 					  (json_int_t)nb);
 			if (!bok || !status_ok(orec)) {
@@ -385,12 +411,9 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 				json_object_set_new(o_row, "ratio", json_real(ratio));
 				json_object_set_new(o_row, "why", json_string("samples missing: no confidence interval"));
 			} else {
-				/* metric ~ 1/time: ratio of metric medians = median(time A) / median(time B) */
-				ratio = stats_median(a, na) / stats_median(b, nb);
 				/* computed up front, in this same order of cases and sides */
-				lo = jobs[job].lo, hi = jobs[job].hi;
+				ratio = jobs[job].ratio, lo = jobs[job].lo, hi = jobs[job].hi, u = jobs[job].u, p = jobs[job].p;
 				job++;
-				stats_mann_whitney(&u, &p, a, na, b, nb);
 				if (lo > 1 + o->threshold && p < o->alpha)
 					verdict = "faster", faster++;
 				else if (hi < 1 - o->threshold && p < o->alpha)
@@ -404,11 +427,9 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 			}
 			json_object_set_new(o_row, "verdict", json_string(verdict));
 			json_array_append_new(others, o_row);
-			free(b);
 		}
 		json_object_set_new(row, "others", others);
 		json_array_append_new(cases, row);
-		free(a);
 	}
 	for (size_t i = 0; i < n; i++) {
 		json_t *facts;

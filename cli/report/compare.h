@@ -37,8 +37,10 @@ struct compare_opts {
 /* Loads a run directory or a bundle (verified first, unless opts->allow_unverified; then marked). */
 int compare_load(struct compare_side *out, const char *path, const struct compare_opts *o);
 void compare_side_release(struct compare_side *s);
-/* Makes the labels of sides distinct ("run", "run (2)", ...): the same run given twice is two columns. */
-void compare_sides_unique_labels(struct compare_side *sides, size_t n);
+/* Loads every path into a new array of n sides (compare_sides_free()) with distinct labels ("run", "run (2)",
+ * ...: the same run given twice is two columns); on failure *out is NULL and nothing stays loaded. */
+int compare_load_all(struct compare_side **out, char *const *paths, size_t n, const struct compare_opts *o);
+void compare_sides_free(struct compare_side *sides, size_t n);
 /* The stack and environment facts of a side, flattened to "gpu.name" -> value (a new object). */
 json_t *compare_stack_facts(const struct compare_side *s);
 json_t *compare_build(const struct compare_side *sides, size_t n, size_t baseline, const struct compare_opts *o);

@@ -255,6 +255,13 @@ void html_render_compare(struct strbuf *o, json_t *r)
 
 /* ---- bench report ---------------------------------------------------------------------------------------- */
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* the metric at a sample: the headline is proportional to 1/time, so value * median(t) / t */
 static void metric_range(double *lo, double *hi, json_t *rec)
 {
@@ -268,13 +275,7 @@ static void metric_range(double *lo, double *hi, json_t *rec)
 	t = xmalloc(n * sizeof(*t));
 	json_array_foreach(s, i, v)
 		t[i] = json_number_value(v);
-	for (i = 1; i < n; i++) /* insertion sort: a few hundred samples at most */
-		for (size_t j = i; j > 0 && t[j - 1] > t[j]; j--) {
-			double x = t[j];
-
-			t[j] = t[j - 1];
-			t[j - 1] = x;
-		}
+	qsort(t, n, sizeof(*t), cmp_double);
 	med = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 	a = (size_t)(0.05 * (double)(n - 1));
 	b = (size_t)(0.95 * (double)(n - 1) + 0.5);
@@ -285,16 +286,16 @@ static void metric_range(double *lo, double *hi, json_t *rec)
 	free(t);
 }
 
-/* percent of peak of a case, from the run's summary.json; 0 when unknown */
-static double pct_of_peak(const struct compare_side *s, const char *suite, const char *cs)
+/* case -> percent of peak for one suite of a run, from its summary.json (a new object) */
+static json_t *peak_map(const struct compare_side *s, const char *suite)
 {
-	json_t *c;
+	json_t *m = json_object(), *c;
 	size_t i;
 
 	json_array_foreach(json_object_get(s->summary, "cases"), i, c)
-		if (!strcmp(str(c, "suite"), suite) && !strcmp(str(c, "case"), cs))
-			return json_number_value(json_object_get(c, "pct_of_peak"));
-	return 0;
+		if (!strcmp(str(c, "suite"), suite) && json_is_number(json_object_get(c, "pct_of_peak")))
+			json_object_set(m, str(c, "case"), json_object_get(c, "pct_of_peak"));
+	return m;
 }
 
 static const char *palette[] = { "#1f4e96", "#c75b12", "#2a8a3e", "#8a2a7a", "#6b6b6b", "#b8a200" };
@@ -303,7 +304,7 @@ static const char *palette[] = { "#1f4e96", "#c75b12", "#2a8a3e", "#8a2a7a", "#6
  * whisker from the 5th to the 95th percentile of the samples, and dashed lines at the datasheet peaks. */
 static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite)
 {
-	json_t *keys = json_array(), *seen = json_object(), *peaks = json_object(), *rec, *v;
+	json_t *keys = json_array(), *seen = json_object(), *peaks = json_object(), *pmaps = json_array(), *rec, *v;
 	const char *k, *unit = "";
 	size_t i, nk, row = 0;
 	double vmax = 0, lo, hi;
@@ -316,6 +317,8 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 				json_array_append_new(keys, json_string(k));
 			}
 	nk = json_array_size(keys);
+	for (size_t s = 0; s < n; s++)
+		json_array_append_new(pmaps, peak_map(&sides[s], suite));
 	json_array_foreach(keys, i, v)
 		for (size_t s = 0; s < n; s++) {
 			double pct;
@@ -325,7 +328,7 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 			unit = *str(rec, "unit") ? str(rec, "unit") : unit;
 			metric_range(&lo, &hi, rec);
 			vmax = fmax(vmax, hi);
-			if ((pct = pct_of_peak(&sides[s], suite, str(rec, "case"))) > 0) {
+			if ((pct = json_number_value(json_object_get(json_array_get(pmaps, s), str(rec, "case")))) > 0) {
 				char *pk = xstrfmt("%s peak %.4g", json_string_value(json_object_get(json_object_get(rec, "params"), "dtype"))
 						   ? json_string_value(json_object_get(json_object_get(rec, "params"), "dtype")) : "",
 						   json_number_value(json_object_get(rec, "value")) * 100 / pct);
@@ -394,6 +397,7 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 	json_decref(keys);
 	json_decref(seen);
 	json_decref(peaks);
+	json_decref(pmaps);
 }
 
 /* Collectives: bus bandwidth against message size on a log2 axis, one line per side and op. */

@@ -174,10 +174,12 @@ static double resample_median(const double *sorted, size_t n, uint32_t *counts, 
 	return (m1 + sorted[i < n ? i : n - 1]) / 2;
 }
 
-/* Rearranges r[lo..hi] so that r[k] holds the k-th smallest with nothing larger before it and nothing smaller
+/* Rearranges r[0..n) so that r[k] holds the k-th smallest with nothing larger before it and nothing smaller
  * after it (Hoare's selection, median-of-three pivot). */
-static void select_kth(double *r, size_t lo, size_t hi, size_t k)
+static void select_kth(double *r, size_t n, size_t k)
 {
+	size_t lo = 0, hi = n - 1;
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
 		double a = r[lo], b = r[mid], c = r[hi], pivot, t;
@@ -205,33 +207,33 @@ static void select_kth(double *r, size_t lo, size_t hi, size_t k)
 	}
 }
 
-/* The p-th percentile of r[from..n), linearly interpolated between order statistics: r[i] and r[i+1] are
+/* The p-th percentile of r[0..n), linearly interpolated between order statistics: r[i] and r[i+1] are
  * selected, the nearer end scanned for the neighbour. Reorders r. */
-static double percentile(double *r, size_t from, size_t n, double p)
+static double percentile(double *r, size_t n, double p)
 {
-	double idx = p * (double)(n - from - 1), x, y;
-	size_t i = from + (size_t)idx;
+	double idx = p * (double)(n - 1), x, y;
+	size_t i = (size_t)idx;
 
 	if (i + 1 >= n) {
-		select_kth(r, from, n - 1, i);
+		select_kth(r, n, i);
 		return r[i];
 	}
-	if (i - from < n - i) { /* low end: select i+1, r[i] is the largest before it */
-		select_kth(r, from, n - 1, i + 1);
+	if (i < n - i) { /* low end: select i+1, r[i] is the largest before it */
+		select_kth(r, n, i + 1);
 		y = r[i + 1];
-		x = r[from];
-		for (size_t j = from + 1; j <= i; j++)
+		x = r[0];
+		for (size_t j = 1; j <= i; j++)
 			if (r[j] > x)
 				x = r[j];
 	} else { /* high end: select i, r[i+1] is the smallest after it */
-		select_kth(r, from, n - 1, i);
+		select_kth(r, n, i);
 		x = r[i];
 		y = r[i + 1];
 		for (size_t j = i + 2; j < n; j++)
 			if (r[j] < y)
 				y = r[j];
 	}
-	return x + (y - x) * (idx - (double)(i - from));
+	return x + (y - x) * (idx - (double)i);
 }
 
 /*
@@ -240,27 +242,25 @@ static double percentile(double *r, size_t from, size_t n, double p)
  * (k+1)-th (even n, k = n/2). So per n, once:
  *   F[i] = P(X(k) <= i) = P(Binomial(n, (i+1)/n) >= k)
  *   Q[i] = P(X(k+1) = i | X(k) = i)       (even n)
- * and X(k+1) given X(k) = i < X(k+1) is the smallest of n-k uniform draws over i+1 .. n-1, which inverts in
- * closed form. One resample median then costs one or two uniforms and a binary search instead of n draws.
- * Above MEDIAN_TABLE_MAX samples (O(n^2) to build) the counting resampler serves.
+ * and X(k+1) given X(k) = i < X(k+1) is the smallest of n-k uniform draws over i+1 .. n-1:
+ *   P(X(k+1) - i - 1 <= off) = 1 - ((w - off - 1) / w)^(n-k), w = n - 1 - i.
+ * Together they give the joint distribution of the middle pair, kept as one alias table (Walker/Vose): one
+ * 64-bit draw per resample median instead of n draws and a sort. The table has n entries for odd n and
+ * n(n+1)/2 for even n; above the limits below the counting resampler serves.
  */
-#define MEDIAN_TABLE_MAX 2048
+#define MEDIAN_TABLE_MAX_ODD 2048
+#define MEDIAN_TABLE_MAX_EVEN 512
 #define MEDIAN_TABLE_SLOTS 8
 
-#define MEDIAN_TABLE_G_MAX 512
-
 struct median_table {
-	size_t n;
-	double *f, *q;
-	size_t *guide; /* guide[j]: the smallest i with F[i] >= j / n */
-	double *g; /* even n <= MEDIAN_TABLE_G_MAX: g[lo(lo-1)/2... ] the CDF of X(k+1) - lo - 1 given lo < X(k+1) */
-	size_t *g_at;
-	/* the joint distribution of the middle order statistics as one alias table (Walker/Vose): entry e is the
-	 * pair (lo_i[e], hi_i[e]) (equal for odd n); one draw picks an entry in O(1) */
-	size_t m;
-	double *a_prob;
-	uint32_t *a_alias, *lo_i, *hi_i;
+	size_t n, m;        /* sample size, table entries */
+	double *prob;       /* entry e is kept with prob[e], else alias[e] is taken */
+	uint32_t *alias;
+	uint32_t *lo_i, *hi_i; /* entry e: the middle order statistics' indices (equal for odd n) */
 };
+
+static struct median_table median_tables[MEDIAN_TABLE_SLOTS];
+static pthread_mutex_t median_tables_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Vose's alias method over p[0..m) (summing to 1) */
 static void alias_build(double *prob, uint32_t *alias, const double *p, size_t m)
@@ -305,38 +305,6 @@ static void alias_build(double *prob, uint32_t *alias, const double *p, size_t m
 	free(sc);
 }
 
-static void median_table_alias(struct median_table *t)
-{
-	size_t n = t->n, m = 0, cap = n % 2 ? n : n * (n + 1) / 2;
-	double *p = xmalloc(cap * sizeof(*p));
-
-	t->lo_i = xmalloc(cap * sizeof(*t->lo_i));
-	t->hi_i = xmalloc(cap * sizeof(*t->hi_i));
-	for (size_t i = 0; i < n; i++) {
-		double c = t->f[i] - (i ? t->f[i - 1] : 0);
-
-		if (n % 2) {
-			t->lo_i[m] = t->hi_i[m] = (uint32_t)i, p[m++] = c;
-			continue;
-		}
-		t->lo_i[m] = t->hi_i[m] = (uint32_t)i, p[m++] = c * t->q[i];
-		for (size_t off = 0; off + 1 < n - i && i + 1 < n; off++) {
-			const double *g = t->g + t->g_at[i];
-
-			t->lo_i[m] = (uint32_t)i, t->hi_i[m] = (uint32_t)(i + 1 + off);
-			p[m++] = c * (1 - t->q[i]) * (g[off] - (off ? g[off - 1] : 0));
-		}
-	}
-	t->m = m;
-	t->a_prob = xmalloc(m * sizeof(*t->a_prob));
-	t->a_alias = xmalloc(m * sizeof(*t->a_alias));
-	alias_build(t->a_prob, t->a_alias, p, m);
-	free(p);
-}
-
-static struct median_table median_tables[MEDIAN_TABLE_SLOTS];
-static pthread_mutex_t median_tables_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static double log_binom_pmf(size_t n, size_t j, double p)
 {
 	double lc = lgamma((double)n + 1) - lgamma((double)j + 1) - lgamma((double)(n - j) + 1);
@@ -350,32 +318,26 @@ static double log_binom_pmf(size_t n, size_t j, double p)
 
 static void median_table_build(struct median_table *t, size_t n)
 {
-	size_t k = n % 2 ? (n + 1) / 2 : n / 2;
+	size_t k = n % 2 ? (n + 1) / 2 : n / 2, m = 0, cap = n % 2 ? n : n * (n + 1) / 2;
+	double *p = xmalloc(cap * sizeof(*p)), f_prev = 0;
 
 	t->n = n;
-	t->f = xmalloc(n * sizeof(*t->f));
-	t->q = xmalloc(n * sizeof(*t->q));
-	t->g = NULL;
-	t->g_at = NULL;
-	t->a_prob = NULL;
-	t->a_alias = t->lo_i = t->hi_i = NULL;
-	t->m = 0;
-	t->guide = xmalloc(n * sizeof(*t->guide));
+	t->lo_i = xmalloc(cap * sizeof(*t->lo_i));
+	t->hi_i = xmalloc(cap * sizeof(*t->hi_i));
 	for (size_t i = 0; i < n; i++) {
-		double p = (double)(i + 1) / (double)n, tail = 0;
+		double f = 0, c, e, q, g_prev = 0;
+		size_t w = n - 1 - i;
 
 		for (size_t j = k; j <= n; j++)
-			tail += exp(log_binom_pmf(n, j, p));
-		t->f[i] = i + 1 == n ? 1 : fmin(tail, 1);
-	}
-	for (size_t j = 0, i = 0; j < n; j++) {
-		while (i + 1 < n && t->f[i] < (double)j / (double)n)
-			i++;
-		t->guide[j] = i;
-	}
-	for (size_t i = 0; i < n && !(n % 2); i++) {
-		double c = t->f[i] - (i ? t->f[i - 1] : 0), e;
-
+			f += exp(log_binom_pmf(n, j, (double)(i + 1) / (double)n));
+		f = i + 1 == n ? 1 : fmin(f, 1);
+		c = f - f_prev; /* P(X(k) = i) */
+		f_prev = f;
+		t->lo_i[m] = t->hi_i[m] = (uint32_t)i;
+		if (n % 2) {
+			p[m++] = c;
+			continue;
+		}
 		/* e = P(X(k) = i < X(k+1)): exactly k draws <= i, not all of them below i */
 		e = exp(log_binom_pmf(n, k, (double)(i + 1) / (double)n));
 		if (i > 0 && i + 1 < n)
@@ -383,31 +345,31 @@ static void median_table_build(struct median_table *t, size_t n)
 				 (double)k * log((double)i / (double)n) + (double)(n - k) * log((double)(n - 1 - i) / (double)n));
 		else if (i + 1 == n)
 			e = 0;
-		t->q[i] = c > 0 ? fmin(fmax(1 - e / c, 0), 1) : 1;
-	}
-	if (n % 2) {
-		median_table_alias(t);
-		return;
-	}
-	if (n > MEDIAN_TABLE_G_MAX)
-		return;
-	/* P(X(k+1) - lo - 1 <= off) = 1 - ((w - off - 1) / w)^(n-k), w = n - 1 - lo */
-	t->g_at = xmalloc(n * sizeof(*t->g_at));
-	t->g = xmalloc((n * (n - 1) / 2 + 1) * sizeof(*t->g));
-	for (size_t lo = 0, at = 0; lo < n; lo++) {
-		size_t w = n - 1 - lo;
+		q = c > 0 ? fmin(fmax(1 - e / c, 0), 1) : 1;
+		p[m++] = c * q;
+		for (size_t off = 0; off < w; off++) {
+			double g = off + 1 == w ? 1 : 1 - pow((double)(w - off - 1) / (double)w, (double)(n - k));
 
-		t->g_at[lo] = at;
-		for (size_t off = 0; off < w; off++)
-			t->g[at++] = off + 1 == w ? 1 : 1 - pow((double)(w - off - 1) / (double)w, (double)(n - k));
+			t->lo_i[m] = (uint32_t)i, t->hi_i[m] = (uint32_t)(i + 1 + off);
+			p[m++] = c * (1 - q) * (g - g_prev);
+			g_prev = g;
+		}
 	}
-	median_table_alias(t);
+	t->m = m;
+	t->prob = xmalloc(m * sizeof(*t->prob));
+	t->alias = xmalloc(m * sizeof(*t->alias));
+	alias_build(t->prob, t->alias, p, m);
+	free(p);
 }
 
+/* The table for n, built on first use; NULL above the size limits or when every slot holds another n (the
+ * caller counts instead). */
 static const struct median_table *median_table_get(size_t n)
 {
 	const struct median_table *found = NULL;
 
+	if (n > (n % 2 ? MEDIAN_TABLE_MAX_ODD : MEDIAN_TABLE_MAX_EVEN))
+		return NULL;
 	pthread_mutex_lock(&median_tables_lock);
 	for (size_t s = 0; s < MEDIAN_TABLE_SLOTS && !found; s++)
 		if (median_tables[s].n == n)
@@ -418,54 +380,18 @@ static const struct median_table *median_table_get(size_t n)
 			found = &median_tables[s];
 		}
 	pthread_mutex_unlock(&median_tables_lock);
-	return found; /* NULL when every slot holds another n: the caller counts instead */
+	return found;
 }
 
-/* a uniform double in (0, 1] */
-static double draw_unit(uint64_t *s)
-{
-	return ((double)(next(s) >> 11) + 1) * 0x1.0p-53;
-}
-
+/* one draw: the high half picks an entry, the low half keeps it or takes its alias */
 static double table_median(const struct median_table *t, const double *sorted, uint64_t *s)
 {
-	if (t->a_prob) { /* one draw: the high half picks an entry, the low half accepts it or takes its alias */
-		uint64_t r = next(s);
-		size_t e = (size_t)(((r >> 32) * (uint64_t)t->m) >> 32);
+	uint64_t r = next(s);
+	size_t e = (size_t)(((r >> 32) * (uint64_t)t->m) >> 32);
 
-		if ((double)(uint32_t)r * 0x1.0p-32 >= t->a_prob[e])
-			e = t->a_alias[e];
-		return (sorted[t->lo_i[e]] + sorted[t->hi_i[e]]) / 2;
-	}
-	size_t n = t->n, lo = 0, hi = n - 1, k, w;
-	double u = draw_unit(s);
-
-	/* the smallest i with F[i] >= u: the guide table starts the walk at most one step short on average */
-	for (lo = t->guide[(size_t)(u * (double)n) < n ? (size_t)(u * (double)n) : n - 1]; lo < hi && t->f[lo] < u; lo++)
-		;
-	if (n % 2)
-		return sorted[lo];
-	if (lo + 1 == n || draw_unit(s) <= t->q[lo])
-		return sorted[lo];
-	k = n / 2;
-	w = n - 1 - lo;
-	if (t->g) {
-		const double *g = t->g + t->g_at[lo];
-		size_t a = 0;
-
-		/* a linear walk: the smallest of n/2 draws is within the first few (expected offset ~ 1) */
-		for (u = draw_unit(s); a + 1 < w && g[a] < u; a++)
-			;
-		return (sorted[lo] + sorted[lo + 1 + a]) / 2;
-	}
-	/* X(k+1) - lo - 1 = floor(w * (1 - u^(1/(n-k)))): the smallest of n-k uniform draws over w indices */
-	{
-		size_t off = (size_t)((double)w * (1 - pow(draw_unit(s), 1.0 / (double)(n - k))));
-
-		if (off >= w)
-			off = w - 1;
-		return (sorted[lo] + sorted[lo + 1 + off]) / 2;
-	}
+	if ((double)(uint32_t)r * 0x1.0p-32 >= t->prob[e])
+		e = t->alias[e];
+	return (sorted[t->lo_i[e]] + sorted[t->hi_i[e]]) / 2;
 }
 
 void stats_bootstrap_ratio_ci(double *lo, double *hi, const double *num, size_t nn, const double *den, size_t nd,
@@ -475,8 +401,7 @@ void stats_bootstrap_ratio_ci(double *lo, double *hi, const double *num, size_t 
 	uint32_t *cn = xmalloc(nn * sizeof(*cn)), *cd = xmalloc(nd * sizeof(*cd));
 	uint64_t s = seed;
 	struct draw d = { &s, 0, 0 };
-	const struct median_table *tn = nn <= MEDIAN_TABLE_MAX ? median_table_get(nn) : NULL;
-	const struct median_table *td = nd <= MEDIAN_TABLE_MAX ? median_table_get(nd) : NULL;
+	const struct median_table *tn = median_table_get(nn), *td = median_table_get(nd);
 
 	memcpy(sn, num, nn * sizeof(*sn));
 	memcpy(sd, den, nd * sizeof(*sd));
@@ -488,8 +413,8 @@ void stats_bootstrap_ratio_ci(double *lo, double *hi, const double *num, size_t 
 		r[k] = a / (td ? table_median(td, sd, &s) : resample_median(sd, nd, cd, &d));
 	}
 	/* percentile interval: the 2.5th and 97.5th percentiles, linearly interpolated */
-	*lo = percentile(r, 0, resamples, 0.025);
-	*hi = percentile(r, 0, resamples, 0.975);
+	*lo = percentile(r, resamples, 0.025);
+	*hi = percentile(r, resamples, 0.975);
 	free(r);
 	free(sn);
 	free(sd);
