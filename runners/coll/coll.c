@@ -2,9 +2,11 @@
  * bench-coll — collective bus bandwidth exactly as nccl-tests defines it (runner contract: DESIGN.md §5).
  *   bench-coll --config CASES.json                 one process driving every local GPU, a thread per GPU
  *   mpirun -np N bench-coll --config CASES.json    one rank per GPU (NCCL id over MPI), or backend mpi (CPU)
- * Per case (op, size, placement): warm-up iterations, then `iters` timed iterations, an event (GPU) or clock
- * read (CPU) at every call boundary; time = mean over iterations and ranks (nccl-tests' figure, in extra), headline =
- * busbw from the median of the per-iteration times (averaged over ranks). Then a data check: inputs filled
+ * Per case (op, size, placement): warm-up iterations, then `iters` timed iterations cut into `samples` equal
+ * batches, an event (GPU) or clock read (CPU) at each batch boundary only: an event recorded between two calls
+ * costs the GPU ~2 us, 3-5% of a 16 MiB collective (measured: docs/results/2026-11-30-collectives-h200x2.md).
+ * time = mean over iterations and ranks (nccl-tests' figure, in extra); headline = busbw from the median of the
+ * samples' per-iteration times (averaged over ranks). Then a data check: inputs filled
  * with exactly known small integers, one more call, every output element compared exactly.
  */
 #include <math.h>
@@ -99,10 +101,12 @@ struct ccase {
 	int in_place;
 	size_t nominal;
 	int root, warmup, iters, check;
+	int every; /* timed iterations per sample: an event pair costs the GPU ~2 us per call boundary */
 };
 
 struct outcome {
-	double *iter_ms; /* per-iteration time, mean over ranks */
+	double *iter_ms; /* per-iteration time of each sample (a batch of `every` iterations), mean over ranks */
+	size_t nsamples;
 	double loop_ms;  /* whole timed loop / iters, mean over ranks (nccl-tests' time) */
 	long long wrong;
 	int status;      /* 0 ok, 1 skipped, 2 failed */
@@ -117,7 +121,8 @@ struct backend {
 	int (*prepare)(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n, char *why, size_t whylen);
 	int (*fill)(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank);
 	int (*run)(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n, int timed, size_t i);
-	int (*finish)(void *ctx, double *iter_ms, size_t iters, double *loop_ms); /* sync and read the clocks */
+	/* sync and read the clocks: per-iteration time of each sample into iter_ms (*nsamples of them), loop / iters */
+	int (*finish)(void *ctx, const struct ccase *c, double *iter_ms, size_t *nsamples, double *loop_ms);
 	long long (*check)(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n);
 	void *ctx;
 };
@@ -163,17 +168,17 @@ static int run_case(struct outcome *o, struct team *t, const struct backend *b, 
 		if (b->run(b->ctx, c, &o->sz, t->rank, t->n, 0, 0) < 0)
 			goto fail;
 	if (!b->async) {
-		if (b->finish(b->ctx, NULL, 0, NULL) < 0)
+		if (b->finish(b->ctx, c, NULL, NULL, NULL) < 0)
 			goto fail;
 		team_barrier(t);
 	}
 	for (int i = 0; i < c->iters; i++)
 		if (b->run(b->ctx, c, &o->sz, t->rank, t->n, 1, (size_t)i) < 0)
 			goto fail;
-	if (b->finish(b->ctx, o->iter_ms, (size_t)c->iters, &o->loop_ms) < 0)
+	if (b->finish(b->ctx, c, o->iter_ms, &o->nsamples, &o->loop_ms) < 0)
 		goto fail;
-	team_sum(t, o->iter_ms, (size_t)c->iters);
-	for (int i = 0; i < c->iters; i++)
+	team_sum(t, o->iter_ms, o->nsamples);
+	for (size_t i = 0; i < o->nsamples; i++)
 		o->iter_ms[i] /= t->n;
 	team_sum(t, &o->loop_ms, 1);
 	o->loop_ms /= t->n;
@@ -183,7 +188,7 @@ static int run_case(struct outcome *o, struct team *t, const struct backend *b, 
 		if (b->fill(b->ctx, c, &o->sz, t->rank) < 0)
 			goto fail;
 		team_barrier(t);
-		if (b->run(b->ctx, c, &o->sz, t->rank, t->n, 0, 0) < 0 || b->finish(b->ctx, NULL, 0, NULL) < 0)
+		if (b->run(b->ctx, c, &o->sz, t->rank, t->n, 0, 0) < 0 || b->finish(b->ctx, c, NULL, NULL, NULL) < 0)
 			goto fail;
 		wrong = (double)b->check(b->ctx, c, &o->sz, t->rank, t->n);
 	}
@@ -372,12 +377,22 @@ static int mpi_run(void *ctx, const struct ccase *c, const struct coll_sizes *sz
 	return rc == MPI_SUCCESS ? 0 : -1;
 }
 
-static int mpi_finish(void *ctx, double *iter_ms, size_t iters, double *loop_ms)
+static int mpi_finish(void *ctx, const struct ccase *c, double *iter_ms, size_t *nsamples, double *loop_ms)
 {
 	struct mpi_ctx *m = ctx;
 
-	if (iter_ms) {
-		memcpy(iter_ms, m->iter, iters * sizeof(double));
+	if (iter_ms) { /* samples as on GPUs: the mean iteration time of each batch of `every` iterations */
+		size_t iters = (size_t)c->iters, every = (size_t)c->every, ns = (iters + every - 1) / every;
+
+		for (size_t j = 0; j < ns; j++) {
+			size_t len = iters - j * every < every ? iters - j * every : every;
+			double sum = 0;
+
+			for (size_t i = j * every; i < j * every + len; i++)
+				sum += m->iter[i];
+			iter_ms[j] = sum / (double)len;
+		}
+		*nsamples = ns;
 		*loop_ms = (m->t0 - m->loop0) * 1e3 / (double)iters;
 	}
 	return 0;
@@ -407,7 +422,7 @@ struct ccl_ctx {
 	ncclComm_t comm;
 	void *send, *recv;
 	size_t send_bytes, recv_bytes;
-	gpuEvent_t *ev; /* ev[0] before the first timed call, ev[i + 1] after call i */
+	gpuEvent_t *ev; /* ev[0] before the first timed call, ev[j + 1] after the last call of sample j */
 	size_t nev;
 };
 
@@ -517,6 +532,8 @@ static int ccl_run(void *ctx, const struct ccase *c, const struct coll_sizes *sz
 		}
 		if (r == ncclSuccess)
 			r = ncclGroupEnd();
+		else
+			ncclGroupEnd();
 		break;
 	case OP_BROADCAST:
 		r = ncclBroadcast(in, out, sz->in_count, t, c->root, g->comm, g->s);
@@ -524,27 +541,31 @@ static int ccl_run(void *ctx, const struct ccase *c, const struct coll_sizes *sz
 	default:
 		return -1;
 	}
-	if (timed)
-		gpuEventRecord(g->ev[i + 1], g->s); /* one event per call boundary: iterations sum to the loop */
+	if (timed && ((i + 1) % (size_t)c->every == 0 || i + 1 == (size_t)c->iters)) /* samples sum to the loop */
+		gpuEventRecord(g->ev[(i + (size_t)c->every) / (size_t)c->every], g->s);
 	return r == ncclSuccess ? 0 : -1;
 }
 
-static int ccl_finish(void *ctx, double *iter_ms, size_t iters, double *loop_ms)
+static int ccl_finish(void *ctx, const struct ccase *c, double *iter_ms, size_t *nsamples, double *loop_ms)
 {
 	struct ccl_ctx *g = ctx;
+	size_t iters = (size_t)c->iters, every = (size_t)c->every, ns = (iters + every - 1) / every;
 	float f;
 
 	if (gpuStreamSynchronize(g->s) != gpuSuccess)
 		return -1;
 	if (!iter_ms)
 		return 0;
-	for (size_t i = 0; i < iters; i++) {
-		if (gpuEventElapsedTime(&f, g->ev[i], g->ev[i + 1]) != gpuSuccess)
+	for (size_t j = 0; j < ns; j++) {
+		size_t len = iters - j * every < every ? iters - j * every : every;
+
+		if (gpuEventElapsedTime(&f, g->ev[j], g->ev[j + 1]) != gpuSuccess)
 			return -1;
-		iter_ms[i] = f;
+		iter_ms[j] = f / (double)len;
 	}
-	if (gpuEventElapsedTime(&f, g->ev[0], g->ev[iters]) != gpuSuccess)
+	if (gpuEventElapsedTime(&f, g->ev[0], g->ev[ns]) != gpuSuccess)
 		return -1;
+	*nsamples = ns;
 	*loop_ms = f / (double)iters;
 	return 0;
 }
@@ -602,7 +623,8 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 		double f[2] = { (double)o->sz.bytes, coll_bus_factor(c->op, t->n) };
 		double algbw = coll_algbw_gbps(o->sz.bytes, o->loop_ms * 1e-3);
 
-		record_set_samples(rec, "busbw_gbps", "GB/s", o->iter_ms, (size_t)c->iters, to_busbw, f);
+		record_set_samples(rec, "busbw_gbps", "GB/s", o->iter_ms, o->nsamples, to_busbw, f);
+		record_add_extra(rec, "iters_per_sample", json_integer(c->every));
 		record_add_extra(rec, "bytes", json_integer((json_int_t)o->sz.bytes));
 		record_add_extra(rec, "count", json_integer((json_int_t)(c->op == OP_ALL_REDUCE || c->op == OP_BROADCAST ? o->sz.in_count : o->sz.chunk)));
 		record_add_extra(rec, "in_place", json_boolean(c->in_place));
@@ -612,7 +634,8 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 		record_add_extra(rec, "bus_factor", json_real(f[1]));
 		record_add_extra(rec, "convention", json_string("nccl-tests: time_us = mean over iterations and ranks; "
 								"algbw = S / time; busbw = algbw x bus_factor; the headline "
-								"uses the median per-iteration time"));
+								"uses the median of the samples (each the mean of "
+								"iters_per_sample iterations)"));
 		record_add_extra(rec, "algorithm", json_null());
 		record_add_extra(rec, "algorithm_note", json_string("the library does not report its algorithm/protocol through "
 								    "its API; NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING shows it in the log"));
@@ -632,6 +655,8 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 
 static int case_from(struct ccase *c, const char *key, json_t *p, char *why, size_t whylen)
 {
+	int samples;
+
 	memset(c, 0, sizeof(*c));
 	c->key = key;
 	c->op = coll_op_parse(param_str(p, "op", ""));
@@ -640,7 +665,11 @@ static int case_from(struct ccase *c, const char *key, json_t *p, char *why, siz
 	c->nominal = (size_t)param_int(p, "bytes", 0);
 	c->root = (int)param_int(p, "root", 0);
 	c->warmup = (int)param_int(p, "warmup_iters", 5);
-	c->iters = (int)param_int(p, "iters", 20);
+	c->iters = (int)param_int(p, "iters", 100);
+	samples = (int)param_int(p, "samples", 10);
+	if (samples < 1 || samples > c->iters)
+		samples = samples < 1 ? 1 : c->iters;
+	c->every = (c->iters + samples - 1) / samples;
 	c->check = param_bool(p, "check", 1);
 	if (c->op == OP_INVALID || c->dt == DT_INVALID || c->dt == DT_FP8E4M3 || c->iters < 1 || c->warmup < 0) {
 		snprintf(why, whylen, "bad case: op '%s', dtype '%s', iters %d", param_str(p, "op", "?"), param_str(p, "dtype", "?"),

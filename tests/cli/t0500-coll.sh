@@ -59,6 +59,23 @@ for dt in bf16 fp16; do
 	[ "$(check_records "$T/r-$dt.jsonl" 4 40)" = ok ] && ok "$dt: data check exact" || not_ok "$dt records"
 done
 
+# samples: the timed loop cut into batches (7 iterations, 3 samples: 3 + 3 + 1), clocks read between batches only
+sed "s/iters: 4, root: 1}/iters: 7, samples: 3, root: 1}/; s/ops: \[[a-z_, ]*\]/ops: [all_reduce]/" "$T/m2.yaml" >"$T/ms.yaml"
+"$BENCH" plan --json "$T/ms.yaml" >"$T/cs.json"
+expect 0 "mpirun -np 2, 7 iterations in 3 samples" "$MPIRUN" $MPIOPTS -np 2 "$R/bench-coll" --config "$T/cs.json"
+if python3 - "$T/out" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(recs) == 8, len(recs)  # 4 sizes x 2 placements
+for r in recs:
+    s, e = r["samples_ms"], r["extra"]
+    assert r["status"] == "ok" and len(s) == 3 and e["iters_per_sample"] == 3 and r["stats"]["n"] == 3, r
+    # each sample is its batch's mean iteration time: weighted by batch length they sum to the loop
+    loop = (s[0] * 3 + s[1] * 3 + s[2] * 1) / 7 * 1e3
+    assert abs(loop - e["time_us"]) <= 1e-6 * e["time_us"], (loop, e["time_us"])
+PY
+then ok "samples are batch means that add up to nccl-tests' loop time"; else not_ok "samples"; show "$T/out"; fi
+
 BENCH_FAULT=coll-wrong expect 0 "a planted wrong element still ends the runner cleanly" "$MPIRUN" $MPIOPTS -x BENCH_FAULT -np 2 "$R/bench-coll" --config "$T/c2.json"
 if python3 - "$T/out" <<'PY'
 import json, sys

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Side-by-side busbw: bench-coll records against nccl-tests output (one or more runs, averaged).
   python3 tests/gpu/coll_compare.py OURS.jsonl NCCL_TESTS_RUN1.txt [RUN2.txt ...] [--label NAME]
+OURS.jsonl may hold several runs (records of the same case concatenated): each side is the mean of its runs.
 nccl-tests output is parsed from its data lines: size count type redop root  time algbw busbw #wrong  time algbw busbw #wrong.
 """
 import json
@@ -35,7 +36,27 @@ def human(b):
 
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    ours = [json.loads(l) for l in open(args[0]) if l.strip()]
+    ours, seen = [], {}
+    for line in open(args[0]):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        if r["case"] in seen:  # another run of the same case: average the figures
+            a = seen[r["case"]]
+            if a["status"] == "ok" and r["status"] == "ok":
+                a["runs"].append((r["value"], r["extra"]["busbw_mean_gbps"]))
+                a["extra"]["wrong"] = (a["extra"].get("wrong") or 0) + (r["extra"].get("wrong") or 0)
+            elif r["status"] != "ok":
+                a["status"], a["error"] = r["status"], r.get("error")
+            continue
+        if r["status"] == "ok":
+            r["runs"] = [(r["value"], r["extra"]["busbw_mean_gbps"])]
+        seen[r["case"]] = r
+        ours.append(r)
+    for r in ours:
+        if r["status"] == "ok":
+            r["value"] = sum(v for v, _ in r["runs"]) / len(r["runs"])
+            r["extra"]["busbw_mean_gbps"] = sum(m for _, m in r["runs"]) / len(r["runs"])
     runs = [parse_nccl_tests(p) for p in args[1:]]
     worst, bad = 9.0, []
     print("| op | size | placement | ours busbw (median) | ours busbw (mean, nccl-tests' way) | nccl-tests busbw | ratio (median) | ratio (mean) | wrong (ours / nccl-tests) |")
