@@ -45,9 +45,12 @@ NVCC_GENCODE ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,cod
 # jansson and a CBLAS (OpenBLAS) for the runners; both overridable for machines without pkg-config files
 JANSSON_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 JANSSON_LIBS   ?= $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
-HAVE_CBLAS  ?= $(if $(shell $(PKG_CONFIG) --exists openblas 2>/dev/null && echo y),1,0)
-BLAS_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null)
-BLAS_LIBS   ?= $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null)
+# OpenBLAS through its pkg-config file; else any CBLAS behind Debian's alternatives (cblas.h, -lblas: BLIS, ...)
+MULTIARCH   := $(shell $(CC) -print-multiarch 2>/dev/null)
+HAVE_OPENBLAS_PC := $(shell $(PKG_CONFIG) --exists openblas 2>/dev/null && echo y)
+HAVE_CBLAS  ?= $(if $(HAVE_OPENBLAS_PC)$(wildcard /usr/include/cblas.h /usr/include/$(MULTIARCH)/cblas.h),1,0)
+BLAS_CFLAGS ?= $(if $(HAVE_OPENBLAS_PC),$(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null))
+BLAS_LIBS   ?= $(if $(HAVE_OPENBLAS_PC),$(shell $(PKG_CONFIG) --libs openblas 2>/dev/null),-lblas)
 RUNNER_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(SAN) \
                 $(JANSSON_CFLAGS) $(GPU_DEFS) $(GPU_INC)
 RUNNER_LIBS = $(JANSSON_LIBS) -lm -lpthread $(GPU_LIBS)

@@ -19,6 +19,7 @@ const struct command commands[] = {
 	{ "suites", cmd_suites, "list the suites and every parameter: type, default, meaning" },
 	{ "lock", cmd_lock, "pin every moving reference of a manifest (git, pip, apt, base image)" },
 	{ "recipe", cmd_recipe, "write the stack's container recipe (Containerfile or apptainer)" },
+	{ "build", cmd_build, "build the stack's image from its locked recipe (podman, docker, apptainer)" },
 	{ "pack", cmd_pack, "write a run directory's deterministic bundle and its signed envelope" },
 	{ "keygen", cmd_keygen, "create the Ed25519 key pair that signs bundles" },
 	{ "verify", cmd_verify, "check a bundle's signature, digests and members" },

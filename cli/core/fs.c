@@ -97,3 +97,38 @@ const char *fs_data_dir(void)
 	bench_error_set(BENCH_E_IO, "cannot find bench's data directory (images/bases/peaks.yaml); set BENCH_DATA");
 	return NULL;
 }
+
+int fs_mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	int err = 0;
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST)
+				goto fail;
+			*s = '/';
+		}
+	}
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		goto fail;
+	goto cleanup;
+fail:
+	err = bench_error_set(BENCH_E_IO, "cannot create directory '%s': %s", p, strerror(errno));
+cleanup:
+	free(p);
+	return err;
+}
+
+const char *fs_bench_home(void)
+{
+	static char home[PATH_MAX];
+	const char *env = getenv("BENCH_HOME"), *h = getenv("HOME");
+
+	if (env && *env)
+		snprintf(home, sizeof(home), "%s", env);
+	else
+		snprintf(home, sizeof(home), "%s/.config/bench", h && *h ? h : ".");
+	return home;
+}

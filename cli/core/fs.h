@@ -15,5 +15,9 @@ int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
 /* The directory holding bench's data (images/, manifests/): $BENCH_DATA, else next to the executable,
  * else <exe>/../share/bench. Returns a pointer to a static string, or NULL with the error set. */
 const char *fs_data_dir(void);
+/* mkdir -p with mode 0755. Returns 0 or BENCH_E_IO with the error naming the directory. */
+int fs_mkdir_p(const char *path);
+/* $BENCH_HOME, else ~/.config/bench: keys, trusted keys, caches (a static string). */
+const char *fs_bench_home(void);
 
 #endif

@@ -7,17 +7,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/error.h"
 #include "../core/fs.h"
+#include "../image/recipe.h"
 #include "../core/spawn.h"
 #include "../core/strbuf.h"
 
 extern const struct engine_ops engine_host;
+extern const struct engine_ops engine_podman;
+extern const struct engine_ops engine_docker;
+extern const struct engine_ops engine_apptainer;
 extern const struct launcher_ops launcher_local;
 extern const struct launcher_ops launcher_mpirun;
 
 /* The registries: one line per engine / launcher. Names the manifest accepts but no line here implements
  * are refused by bench run with a clear message. */
-const struct engine_ops *const engine_registry[] = { &engine_host, NULL };
+const struct engine_ops *const engine_registry[] = { &engine_host, &engine_podman, &engine_docker, &engine_apptainer, NULL };
 const struct launcher_ops *const launcher_registry[] = { &launcher_local, &launcher_mpirun, NULL };
 
 const struct engine_ops *engine_find(const char *name)
@@ -140,4 +145,70 @@ const char *exec_python(void)
 		free(path);
 	}
 	return chosen;
+}
+
+int container_runner_argv(struct strvec *out, const struct manifest *m, const char *program, const char *cases)
+{
+	size_t len = strlen(program);
+
+	(void)m;
+	if (len > 3 && !strcmp(program + len - 3, ".py")) {
+		strvec_push(out, "python3");
+		strvec_pushf(out, "/opt/bench/%s", program);
+	} else if (strchr(program, '/')) {
+		strvec_pushf(out, "/opt/bench/%s", program);
+	} else {
+		strvec_pushf(out, "/opt/bench/build/runners/%s", program);
+	}
+	strvec_push(out, "--config");
+	strvec_push(out, cases);
+	return 0;
+}
+
+int exec_vendor_run_flags(struct strvec *out, const struct manifest *m, const char *engine)
+{
+	char **fl = NULL;
+	size_t n = 0;
+	int err = recipe_run_flags(&fl, &n, m, engine);
+
+	for (size_t i = 0; i < n; i++) {
+		strvec_push(out, fl[i]);
+		free(fl[i]);
+	}
+	free(fl);
+	return err;
+}
+
+static int log_line(void *ctx, const char *line, size_t len)
+{
+	int fd = *(int *)ctx;
+
+	if (fd >= 0 && (write(fd, line, len) < 0 || write(fd, "\n", 1) < 0))
+		return 0; /* a full disk must not stop the build: its status still counts */
+	return 0;
+}
+
+int exec_run_logged(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop)
+{
+	struct spawn_result res;
+	struct spawn_opts so;
+
+	memset(&so, 0, sizeof(so));
+	so.argv = argv;
+	so.stderr_fd = log_fd;
+	so.timeout_s = timeout_s;
+	so.stop = stop;
+	so.on_line = log_line;
+	so.ctx = &log_fd;
+	so.max_line = 1u << 20;
+	if (spawn_run(&res, &so) < 0)
+		return bench_error_set(BENCH_E_BUILD, "cannot start '%s': %s", argv[0], bench_error_last());
+	if (res.end == SPAWN_EXITED && res.exit_code == 0)
+		return 0;
+	if (res.end == SPAWN_EXITED)
+		return bench_error_set(BENCH_E_BUILD, "'%s %s' exited with status %d", argv[0], argv[1] ? argv[1] : "",
+				       res.exit_code);
+	return bench_error_set(BENCH_E_BUILD, "'%s %s' %s", argv[0], argv[1] ? argv[1] : "",
+			       res.end == SPAWN_TIMEOUT ? "timed out" : res.end == SPAWN_STOPPED ? "was interrupted"
+											   : "was killed by a signal");
 }

@@ -8,7 +8,9 @@
 
 static int mpirun_prefix(struct strvec *out, const struct manifest *m, long long ranks)
 {
-	char *mpirun = spawn_which(getenv("BENCH_MPIRUN") ? getenv("BENCH_MPIRUN") : "mpirun");
+	/* inside a container the image's own mpirun (the recipe installs openmpi-bin); on the host, PATH's */
+	char *mpirun = m->runtime.engine != ENGINE_HOST ? xstrdup("mpirun")
+							: spawn_which(getenv("BENCH_MPIRUN") ? getenv("BENCH_MPIRUN") : "mpirun");
 
 	if (!mpirun)
 		return bench_error_set(BENCH_E_SUITE, "launcher 'mpirun' needs mpirun on PATH (or BENCH_MPIRUN)");

@@ -49,31 +49,10 @@ struct run {
 	const struct peak *peak;
 	int tty;
 	char *started;
+	struct built_image img; /* container engines: the stack's image */
 };
 
 /* ---- small file helpers --------------------------------------------------------------------------------------- */
-
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-
-	for (char *s = p + 1; *s; s++) {
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST)
-				goto fail;
-			*s = '/';
-		}
-	}
-	if (mkdir(p, 0755) < 0 && errno != EEXIST)
-		goto fail;
-	free(p);
-	return 0;
-fail:
-	bench_error_set(BENCH_E_IO, "cannot create directory '%s': %s", p, strerror(errno));
-	free(p);
-	return BENCH_E_IO;
-}
 
 /* Writes data to dir/name atomically (temporary file, then rename). */
 static int write_atomic(const char *dir, const char *name, const char *data, size_t len)
@@ -404,13 +383,18 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 		why = whybuf;
 		goto mark;
 	}
+	if (eng->exec_prefix && eng->exec_prefix(&argv, eng, &r->m, r->img.image, r->dir) < 0) {
+		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
+		why = whybuf;
+		goto mark;
+	}
 	if (nproc > 1 && lau->prefix_argv(&argv, &r->m, nproc) < 0) {
 		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
 		why = whybuf;
 		goto mark;
 	}
 	if (eng->runner_argv(&argv, &r->m, program, cases_path) < 0) {
-		if (!*tried_make && !strchr(program, '/')) {
+		if (!eng->exec_prefix && !*tried_make && !strchr(program, '/')) {
 			*tried_make = 1;
 			if (try_make_runners(r) == 0) {
 				strvec_release(&argv);
@@ -448,7 +432,7 @@ start:
 			fprintf(stderr, "bench: %s\n", cmd.buf);
 		strbuf_release(&cmd);
 	}
-	if (strstr(program, ".py")) /* a Python suite: what pip has installed is part of the stack */
+	if (strstr(program, ".py") && !eng->exec_prefix) /* a Python suite: what pip has installed is part of the stack */
 		envcap_pip_list(r->dir, exec_python());
 	tag = xstrfmt("before-%s", tag_name);
 	envcap_gpu_snapshot(r->dir, tag);
@@ -682,6 +666,102 @@ static int wanted(const struct run_opts *o, const char *suite)
 	return 0;
 }
 
+static const struct engine_ops *eng_container(const struct run *r)
+{
+	const struct engine_ops *e = engine_find(engine_names[r->m.runtime.engine]);
+
+	return e && e->exec_prefix ? e : NULL;
+}
+
+/* The lock a container run builds from: --locked's, else the one beside the manifest (MANIFEST.lock.json). */
+static char *default_lock_path(const char *manifest)
+{
+	size_t n = strlen(manifest);
+
+	if (n > 5 && !strcmp(manifest + n - 5, ".yaml"))
+		return xstrfmt("%.*s.lock.json", (int)(n - 5), manifest);
+	if (n > 4 && !strcmp(manifest + n - 4, ".yml"))
+		return xstrfmt("%.*s.lock.json", (int)(n - 4), manifest);
+	return xstrfmt("%s.lock.json", manifest);
+}
+
+/* Container engines: the stack's image (built, or found for the same manifest and lock), its recipe and id
+ * written into the run directory (image/), and the environment captured inside it (env/container.txt).
+ * mbuf: the manifest's text (NULL on resume: the run directory already holds the lock). */
+static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
+{
+	const struct engine_ops *e = eng_container(r);
+	char *lockp = NULL, *lbuf = NULL, *rbuf = NULL, *mb = NULL, *text = NULL;
+	size_t llen = 0, rlen = 0, mblen = 0, tlen = 0;
+	json_t *j = NULL;
+	int err;
+
+	if (mbuf) {
+		lockp = r->o->lock ? xstrdup(r->o->lock) : default_lock_path(r->o->manifest);
+	} else {
+		char *mp = xstrfmt("%s/manifest.yaml", r->dir);
+
+		lockp = xstrfmt("%s/manifest.lock.json", r->dir);
+		err = fs_read_file(&mb, &mblen, mp, MANIFEST_MAX_BYTES + 1);
+		free(mp);
+		if (err < 0)
+			goto cleanup;
+		mbuf = mb;
+		mlen = mblen;
+	}
+	if (fs_read_file(&lbuf, &llen, lockp, 16u << 20) < 0) {
+		err = bench_error_set(BENCH_E_MANIFEST, "engine '%s' runs a locked stack, and there is no readable lock at '%s' "
+				      "(run 'bench lock %s')", e->name, lockp, r->o->manifest ? r->o->manifest : "MANIFEST");
+		goto cleanup;
+	}
+	if ((err = exec_build_image(&r->img, e, &r->m, mbuf, mlen, lbuf, llen, 0, r->o->quiet ? NULL : stderr, &stop_flag)) < 0)
+		goto cleanup;
+	if ((err = write_atomic(r->dir, "manifest.lock.json", lbuf, llen)) < 0)
+		goto cleanup;
+	{
+		char *d = xstrfmt("%s/image", r->dir);
+
+		err = fs_mkdir_p(d);
+		free(d);
+		if (err < 0)
+			goto cleanup;
+	}
+	if ((err = fs_read_file(&rbuf, &rlen, r->img.recipe, 16u << 20)) < 0 ||
+	    (err = write_atomic(r->dir, !strcmp(e->recipe_format, "apptainer") ? "image/bench.def" : "image/Containerfile",
+				rbuf, rlen)) < 0)
+		goto cleanup;
+	j = json_pack("{s:s, s:s, s:s, s:s, s:b}", "schema", "bench.image/v1", "engine", e->name, "image", r->img.image,
+		      "digest", r->img.digest, "reused", r->img.reused);
+	if ((err = write_json(r->dir, "image/image.json", j)) < 0)
+		goto cleanup;
+	/* what is inside: OS, packages, shared libraries, Python packages (a fixed script, no manifest value in it) */
+	{
+		struct strvec av = STRVEC_INIT;
+
+		if (e->exec_prefix(&av, e, &r->m, r->img.image, r->dir) == 0) {
+			strvec_push(&av, "sh");
+			strvec_push(&av, "-c");
+			strvec_push(&av, "echo '## os-release'; cat /etc/os-release; echo '## uname'; uname -a; "
+				    "echo '## dpkg'; dpkg-query -W -f '${Package}\t${Version}\n' 2>/dev/null; "
+				    "echo '## ldconfig'; ldconfig -p 2>/dev/null; "
+				    "echo '## alternatives'; ls -l /etc/alternatives 2>/dev/null; "
+				    "echo '## pip'; python3 -m pip list --format=freeze 2>/dev/null; "
+				    "echo '## env'; env | sort");
+			if (spawn_capture(&text, &tlen, strvec_argv(&av), 16u << 20, 300) == 0 && text)
+				write_atomic(r->dir, "env/container.txt", text, tlen);
+		}
+		strvec_release(&av);
+	}
+cleanup:
+	json_decref(j);
+	free(lockp);
+	free(lbuf);
+	free(rbuf);
+	free(mb);
+	free(text);
+	return err;
+}
+
 static void dry_run(struct run *r)
 {
 	printf("# %s: %zu cases; engine %s, launcher %s\n", r->m.name, r->plan.n, engine_names[r->m.runtime.engine],
@@ -724,7 +804,8 @@ static void dry_run(struct run *r)
 				bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[r->m.runtime.engine]);
 			else if (!lau)
 				bench_error_set(BENCH_E_FAIL, "launcher '%s' is not implemented yet", launcher_names[r->m.runtime.launcher]);
-			if (eng && lau && (ranks <= 1 || lau->prefix_argv(&argv, &r->m, ranks) == 0) &&
+			if (eng && lau && (!eng->exec_prefix || eng->exec_prefix(&argv, eng, &r->m, "IMAGE", "RUN_DIR") == 0) &&
+			    (ranks <= 1 || lau->prefix_argv(&argv, &r->m, ranks) == 0) &&
 			    eng->runner_argv(&argv, &r->m, progs[k], cases) == 0) {
 				for (size_t i = 0; i < argv.n; i++) {
 					if (i)
@@ -749,7 +830,7 @@ static int make_run_dir(struct run *r, const char *mbuf, size_t mlen)
 	static const char *const subdirs[] = { "results", "logs", "cases", "env", "env/raw", NULL };
 	int err;
 
-	if ((err = mkdir_p(parent)) < 0)
+	if ((err = fs_mkdir_p(parent)) < 0)
 		goto cleanup;
 	for (int k = 1;; k++) {
 		r->dir = k == 1 ? xstrfmt("%s/%s-%s", parent, r->m.name, stamp) : xstrfmt("%s/%s-%s-%d", parent, r->m.name, stamp, k);
@@ -765,7 +846,7 @@ static int make_run_dir(struct run *r, const char *mbuf, size_t mlen)
 	for (size_t i = 0; subdirs[i]; i++) {
 		char *d = xstrfmt("%s/%s", r->dir, subdirs[i]);
 
-		err = mkdir_p(d);
+		err = fs_mkdir_p(d);
 		free(d);
 		if (err < 0)
 			goto cleanup;
@@ -876,6 +957,10 @@ int run_execute(char **out_dir, const struct run_opts *o)
 		}
 	}
 	*out_dir = xstrdup(r.dir);
+	if (eng_container(&r) && (err = prepare_image(&r, o->resume ? NULL : mbuf, mlen)) < 0) {
+		write_status(&r, "failed");
+		goto cleanup;
+	}
 	for (size_t i = 0; i < r.plan.n; i++)
 		if (!wanted(o, r.plan.cases[i].suite->name) && r.st[i] != C_OK)
 			set_state(&r, i, C_SKIPPED, "not selected (--suite)");
@@ -946,6 +1031,7 @@ cleanup:
 	free(r.headline);
 	free(r.dir);
 	free(r.started);
+	built_image_release(&r.img);
 	json_decref(pj);
 	json_decref(r.runner_devices);
 	plan_release(&r.plan);

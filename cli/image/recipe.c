@@ -119,6 +119,66 @@ static int load_vendor(struct ynode **out, const char *vendor)
 	return err;
 }
 
+/* One RUN that installs the vendor's build packages and the stack's pinned apt packages. */
+static int apt_run(struct recipe *out, const struct ynode *vd, const struct manifest *m, json_t *comps)
+{
+	const struct ynode *bp = yget(vd, "build_packages");
+	char **argv = xcalloc(4, sizeof(*argv));
+	size_t argc = 0;
+	int err = 0;
+
+	argv[argc++] = xstrdup("sh");
+	argv[argc++] = xstrdup("-c");
+	argv[argc++] = xstrdup("apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "
+			       "--no-install-recommends \"$@\" && rm -rf /var/lib/apt/lists/*");
+	argv[argc++] = xstrdup("sh");
+	for (size_t i = 0; bp && bp->type == YNODE_SEQ && i < bp->n; i++) {
+		argv = xrealloc(argv, (argc + 1) * sizeof(*argv));
+		argv[argc++] = xstrdup(bp->items[i]->value);
+	}
+	for (size_t i = 0; i < m->stack.ncomponents; i++) {
+		const struct component *c = &m->stack.components[i];
+		const char *v = json_string_value(json_object_get(json_object_get(comps, c->name), "version"));
+
+		if (c->source != SOURCE_APT)
+			continue;
+		if (!v || !only(v, ".+:~-_") || !only(c->apt, ".+-")) {
+			err = bench_error_set(BENCH_E_MANIFEST, "the lock has no safe version for apt component '%s'", c->name);
+			goto cleanup;
+		}
+		argv = xrealloc(argv, (argc + 1) * sizeof(*argv));
+		argv[argc++] = xstrfmt("%s=%s", c->apt, v);
+	}
+	run_argv(out, argv, argc);
+cleanup:
+	for (size_t k = 0; k < argc; k++)
+		free(argv[k]);
+	free(argv);
+	return err;
+}
+
+int recipe_run_flags(char ***out, size_t *n, const struct manifest *m, const char *engine)
+{
+	static const char *const vendors[] = { "cuda", "rocm", "cpu" };
+	struct ynode *vd = NULL;
+	const struct ynode *fl;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if ((err = load_vendor(&vd, vendors[m->target.vendor])) < 0)
+		return err;
+	fl = yget(yget(vd, "run_flags"), engine);
+	for (size_t i = 0; fl && fl->type == YNODE_SEQ && i < fl->n; i++) {
+		if (fl->items[i]->type != YNODE_SCALAR)
+			continue;
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		(*out)[(*n)++] = xstrdup(fl->items[i]->value);
+	}
+	ynode_free(vd);
+	return 0;
+}
+
 /* ---- the recipe ---------------------------------------------------------------------------------------------------- */
 
 static int cmp_env(const void *a, const void *b)
@@ -130,7 +190,7 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 {
 	static const char *const vendors[] = { "cuda", "rocm", "cpu" };
 	struct ynode *vd = NULL;
-	const struct ynode *bp, *venv;
+	const struct ynode *venv;
 	json_t *comps = json_object_get(lock, "components");
 	const char *digest = json_string_value(json_object_get(json_object_get(lock, "base"), "digest"));
 	const char *base = m->stack.base;
@@ -181,6 +241,13 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 		dst = xstrfmt("/src/%s.tar.gz", c->name);
 		prefix = xstrfmt("/opt/stack/%s", c->name);
 		add(out, RECIPE_FROM, from, stage, NULL);
+		if ((err = apt_run(out, vd, m, comps)) < 0) { /* the build stage has the same tools and pins */
+			free(stage);
+			free(tar);
+			free(dst);
+			free(prefix);
+			goto cleanup;
+		}
 		add(out, RECIPE_COPY, tar, dst, NULL);
 		add(out, RECIPE_ENV, "BENCH_PREFIX", prefix, NULL);
 		run(out, "sh", "-c", "mkdir -p \"/src/$1\" \"$BENCH_PREFIX\" && tar -xzf \"/src/$1.tar.gz\" -C \"/src/$1\" "
@@ -229,43 +296,8 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 		add(out, RECIPE_ENV, env[k].name, env[k].value, NULL);
 	}
 	/* apt: what the runners need to build, and the stack's pinned packages */
-	{
-		char **argv = NULL;
-		size_t argc = 0;
-
-		argv = xrealloc(argv, 4 * sizeof(*argv));
-		argv[argc++] = xstrdup("sh");
-		argv[argc++] = xstrdup("-c");
-		argv[argc++] = xstrdup("apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "
-				       "--no-install-recommends \"$@\" && rm -rf /var/lib/apt/lists/*");
-		argv[argc++] = xstrdup("sh");
-		bp = yget(vd, "build_packages");
-		for (size_t i = 0; bp && bp->type == YNODE_SEQ && i < bp->n; i++) {
-			argv = xrealloc(argv, (argc + 1) * sizeof(*argv));
-			argv[argc++] = xstrdup(bp->items[i]->value);
-		}
-		for (size_t i = 0; i < m->stack.ncomponents; i++) {
-			const struct component *c = &m->stack.components[i];
-			json_t *e = json_object_get(comps, c->name);
-			const char *v = json_string_value(json_object_get(e, "version"));
-
-			if (c->source != SOURCE_APT)
-				continue;
-			if (!v || !only(v, ".+:~-_") || !only(c->apt, ".+-")) {
-				err = bench_error_set(BENCH_E_MANIFEST, "the lock has no safe version for apt component '%s'", c->name);
-				for (size_t k = 0; k < argc; k++)
-					free(argv[k]);
-				free(argv);
-				goto cleanup;
-			}
-			argv = xrealloc(argv, (argc + 1) * sizeof(*argv));
-			argv[argc++] = xstrfmt("%s=%s", c->apt, v);
-		}
-		run_argv(out, argv, argc);
-		for (size_t k = 0; k < argc; k++)
-			free(argv[k]);
-		free(argv);
-	}
+	if ((err = apt_run(out, vd, m, comps)) < 0)
+		goto cleanup;
 	/* pip: exactly the locked wheels, by URL and sha256 */
 	{
 		char **argv = xcalloc(4, sizeof(*argv));

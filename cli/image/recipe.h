@@ -42,6 +42,9 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 void recipe_emit_containerfile(struct strbuf *out, const struct recipe *r);
 void recipe_emit_apptainer(struct strbuf *out, const struct recipe *r);
 void recipe_release(struct recipe *r);
+/* The GPU run flags of the target's vendor for engine (images/bases/<vendor>.yaml run_flags.<engine>): a new
+ * array of *n new strings (free each, then the array). */
+int recipe_run_flags(char ***out, size_t *n, const struct manifest *m, const char *engine);
 /* POSIX shell single-quoting: 'it'\''s' */
 void recipe_sh_quote(struct strbuf *out, const char *s);
 

@@ -15,6 +15,7 @@
 #include <openssl/sha.h>
 
 #include "../core/error.h"
+#include "../core/fs.h"
 
 static const char *ossl_err(void)
 {
@@ -29,14 +30,7 @@ static const char *ossl_err(void)
 
 const char *sign_home(void)
 {
-	static char home[PATH_MAX];
-	const char *env = getenv("BENCH_HOME"), *h = getenv("HOME");
-
-	if (env && *env)
-		snprintf(home, sizeof(home), "%s", env);
-	else
-		snprintf(home, sizeof(home), "%s/.config/bench", h && *h ? h : ".");
-	return home;
+	return fs_bench_home();
 }
 
 static int mkdir_private(const char *path)

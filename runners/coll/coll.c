@@ -751,7 +751,10 @@ int main(int argc, char **argv)
 	struct runner_config cfg = RUNNER_CONFIG_INIT;
 	struct shared sh;
 	int rc, world = 1, rank = 0, ranks;
-	char why[512], ver[32] = "";
+	char ver[32] = "";
+#ifdef BENCH_CCL
+	char why[512];
+#endif
 
 	memset(&sh, 0, sizeof(sh));
 #ifdef BENCH_MPI

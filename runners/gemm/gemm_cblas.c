@@ -1,4 +1,7 @@
 /* gemm_cblas.c — the CPU backend: OpenBLAS (or any CBLAS) sgemm, and sbgemm for bf16 where the library has it. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
+#include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +56,21 @@ static size_t llc_bytes(void)
 	return v > 0 ? (size_t)v : 0;
 }
 
+/* The BLAS shared objects this process has loaded, by real path (libblas.so.3 is an alternatives link: the
+ * file behind it says which implementation a stack ships). */
+static int add_blas(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *base = strrchr(info->dlpi_name, '/');
+	char real[PATH_MAX];
+
+	(void)size;
+	base = base ? base + 1 : info->dlpi_name;
+	if (!strncmp(base, "libblas", 7) || !strncmp(base, "libcblas", 8) || !strncmp(base, "libopenblas", 11) ||
+	    !strncmp(base, "libblis", 7) || !strncmp(base, "libmkl", 6))
+		json_array_append_new(data, json_string(realpath(info->dlpi_name, real) ? real : info->dlpi_name));
+	return 0;
+}
+
 json_t *gemm_cblas_info(void)
 {
 	char model[256] = "unknown";
@@ -77,6 +95,8 @@ json_t *gemm_cblas_info(void)
 #else
 	json_object_set_new(o, "blas", json_string("cblas"));
 #endif
+	json_object_set_new(o, "blas_loaded", json_array());
+	dl_iterate_phdr(add_blas, json_object_get(o, "blas_loaded"));
 	return o;
 }
 

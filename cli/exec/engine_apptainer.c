@@ -1,0 +1,123 @@
+/* engine_apptainer.c — engine apptainer: the recipe as a definition file built into a SIF under the cache
+ * ($BENCH_HOME/cache/sif/), its sha256 the image id, the runners started with `apptainer exec`. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "../core/error.h"
+#include "../core/fs.h"
+#include "../core/spawn.h"
+#include "../core/strbuf.h"
+#include "exec.h"
+
+static char *ap_ref(const struct engine_ops *e, const char *name, const char *lock_sha, const char *cache_dir)
+{
+	(void)e;
+	return xstrfmt("%s/sif/bench-%s-%.16s.sif", cache_dir, name, lock_sha);
+}
+
+static int ap_exists(const struct engine_ops *e, const char *image)
+{
+	(void)e;
+	return access(image, R_OK) == 0;
+}
+
+static int ap_build(const struct engine_ops *e, const char *context, const char *recipe, const char *image, int log_fd,
+		    volatile sig_atomic_t *stop)
+{
+	struct strvec av = STRVEC_INIT;
+	char *prog = spawn_which(e->name), *dir = xstrdup(image), *cwd = getcwd(NULL, 0);
+	int err;
+
+	if (!prog) {
+		err = bench_error_set(BENCH_E_BUILD, "engine 'apptainer' is not installed here ('apptainer' is not on PATH)");
+		goto cleanup;
+	}
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = '\0';
+	if ((err = fs_mkdir_p(dir)) < 0)
+		goto cleanup;
+	strvec_push(&av, prog);
+	strvec_push(&av, "build");
+	strvec_push(&av, "--force");
+	strvec_push(&av, image);
+	strvec_push(&av, recipe);
+	/* %files sources are relative to the context: build from there */
+	if (chdir(context) < 0) {
+		err = bench_error_set(BENCH_E_BUILD, "cannot enter the build context '%s': %s", context, strerror(errno));
+		goto cleanup;
+	}
+	err = exec_run_logged(strvec_argv(&av), log_fd, 0, stop);
+	if (cwd && chdir(cwd) < 0 && err == 0)
+		err = bench_error_set(BENCH_E_IO, "cannot return to '%s': %s", cwd, strerror(errno));
+cleanup:
+	strvec_release(&av);
+	free(prog);
+	free(dir);
+	free(cwd);
+	return err;
+}
+
+static int ap_digest(char **out, const struct engine_ops *e, const char *image)
+{
+	unsigned char buf[1 << 16], md[32];
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	struct strbuf sb = STRBUF_INIT;
+	int fd = open(image, O_RDONLY | O_CLOEXEC), err = 0;
+	ssize_t n;
+
+	(void)e;
+	*out = NULL;
+	if (fd < 0) {
+		err = bench_error_set(BENCH_E_BUILD, "no image at '%s': %s", image, strerror(errno));
+		goto cleanup;
+	}
+	EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		EVP_DigestUpdate(c, buf, (size_t)n);
+	EVP_DigestFinal_ex(c, md, NULL);
+	strbuf_addstr(&sb, "sha256:");
+	for (int i = 0; i < 32; i++)
+		strbuf_addf(&sb, "%02x", md[i]);
+	*out = strbuf_detach(&sb);
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	EVP_MD_CTX_free(c);
+	return err;
+}
+
+static int ap_exec_prefix(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,
+			  const char *run_dir)
+{
+	char *prog = spawn_which(e->name);
+	int err;
+
+	if (!prog)
+		return bench_error_set(BENCH_E_SUITE, "engine 'apptainer' is not installed here ('apptainer' is not on PATH)");
+	strvec_push(out, prog);
+	free(prog);
+	strvec_push(out, "exec");
+	strvec_push(out, "--bind");
+	strvec_pushf(out, "%s:%s", run_dir, run_dir);
+	if ((err = exec_vendor_run_flags(out, m, e->name)) < 0)
+		return err;
+	strvec_push(out, image);
+	return 0;
+}
+
+const struct engine_ops engine_apptainer = {
+	.name = "apptainer",
+	.runner_argv = container_runner_argv,
+	.recipe_format = "apptainer",
+	.image_ref = ap_ref,
+	.image_exists = ap_exists,
+	.build = ap_build,
+	.image_digest = ap_digest,
+	.exec_prefix = ap_exec_prefix,
+};

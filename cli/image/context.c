@@ -1,0 +1,147 @@
+/* context.c — a stack's build context: recipe, source snapshots, and the runner sources. */
+#include "context.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+#include "../core/fs.h"
+#include "../core/strbuf.h"
+#include "recipe.h"
+#include "snapshot.h"
+
+static int write_file(const char *path, const char *data, size_t len, mode_t mode)
+{
+	char *tmp = xstrfmt("%s.tmp", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode), err = 0;
+
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len || close(fd) < 0 || rename(tmp, path) < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+	}
+	free(tmp);
+	return err;
+}
+
+/* Copies the regular files under src to dst (modes kept: 0755 for executables, else 0644), skipping caches. */
+static int copy_tree(const char *src, const char *dst)
+{
+	DIR *d = opendir(src);
+	struct dirent *de;
+	int err = 0;
+
+	if (!d)
+		return bench_error_set(BENCH_E_IO, "cannot read '%s': %s", src, strerror(errno));
+	if ((err = fs_mkdir_p(dst)) < 0)
+		goto cleanup;
+	while (!err && (de = readdir(d))) {
+		char *s, *t;
+		struct stat st;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "__pycache__"))
+			continue;
+		s = xstrfmt("%s/%s", src, de->d_name);
+		t = xstrfmt("%s/%s", dst, de->d_name);
+		if (stat(s, &st) == 0 && S_ISDIR(st.st_mode)) {
+			err = copy_tree(s, t);
+		} else if (stat(s, &st) == 0 && S_ISREG(st.st_mode)) {
+			char *buf = NULL;
+			size_t len;
+
+			if ((err = fs_read_file(&buf, &len, s, 64u << 20)) == 0)
+				err = write_file(t, buf, len, st.st_mode & 0111 ? 0755 : 0644);
+			free(buf);
+		}
+		free(s);
+		free(t);
+	}
+cleanup:
+	closedir(d);
+	return err;
+}
+
+int image_context_write(char **out_recipe, const char *dir, const struct manifest *m, json_t *lock,
+			const char *manifest_sha, const char *lock_sha, const char *format, FILE *progress)
+{
+	struct recipe r = RECIPE_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	json_t *comps = json_object_get(lock, "components");
+	json_t *sde = json_object_get(lock, "source_date_epoch");
+	const char *data = fs_data_dir();
+	char *p = NULL, *q = NULL;
+	int err;
+
+	*out_recipe = NULL;
+	if ((err = recipe_build(&r, m, lock, manifest_sha, lock_sha)) < 0)
+		goto cleanup;
+	if (!strcmp(format, "apptainer"))
+		recipe_emit_apptainer(&sb, &r);
+	else
+		recipe_emit_containerfile(&sb, &r);
+	p = xstrfmt("%s/sources", dir);
+	if ((err = fs_mkdir_p(p)) < 0)
+		goto cleanup;
+	free(p);
+	p = NULL;
+	for (size_t i = 0; i < m->stack.ncomponents; i++) {
+		const struct component *c = &m->stack.components[i];
+		const char *commit = json_string_value(json_object_get(json_object_get(comps, c->name), "commit"));
+		char sha[65];
+
+		if (c->source != SOURCE_GIT)
+			continue;
+		p = xstrfmt("%s/sources/%s-%s.tar.gz", dir, c->name, commit);
+		q = xstrfmt("%s-%s", c->name, commit);
+		if (access(p, R_OK) != 0) { /* a snapshot is a pure function of the commit: made once */
+			if (progress)
+				fprintf(progress, "bench: snapshot of %s at %.12s from %s\n", c->name, commit, c->git);
+			if ((err = snapshot_git(sha, p, c->git, commit, q, json_integer_value(sde))) < 0)
+				goto cleanup;
+		}
+		free(p);
+		free(q);
+		p = q = NULL;
+	}
+	if (!data) {
+		err = BENCH_E_IO;
+		goto cleanup;
+	}
+	/* the runner sources: the Makefile and runners/ (the image runs `make -C /opt/bench runners`) */
+	p = xstrfmt("%s/bench/runners", dir);
+	q = xstrfmt("%s/runners", data);
+	if ((err = copy_tree(q, p)) < 0)
+		goto cleanup;
+	free(p);
+	free(q);
+	p = xstrfmt("%s/bench/Makefile", dir);
+	q = xstrfmt("%s/Makefile", data);
+	{
+		char *buf = NULL;
+		size_t len;
+
+		if ((err = fs_read_file(&buf, &len, q, 1u << 20)) == 0)
+			err = write_file(p, buf, len, 0644);
+		free(buf);
+		if (err < 0)
+			goto cleanup;
+	}
+	free(p);
+	p = xstrfmt("%s/%s", dir, strcmp(format, "apptainer") ? "Containerfile" : "bench.def");
+	if ((err = write_file(p, sb.buf, sb.len, 0644)) < 0)
+		goto cleanup;
+	*out_recipe = p;
+	p = NULL;
+cleanup:
+	recipe_release(&r);
+	strbuf_release(&sb);
+	free(p);
+	free(q);
+	return err;
+}
