@@ -1,10 +1,10 @@
 #!/bin/sh
-# bench recipe: byte-stable Containerfile and apptainer definitions held by golden files (cuda stable,
-# nightly, dev; rocm dev), refusals without or with a foreign lock, and values written to inject that stay
+# bench recipe: byte-stable Containerfile and apptainer definitions held by golden files (cuda, rocm and cpu
+# x stable, nightly, dev), refusals without or with a foreign lock, and values written to inject that stay
 # inside their instruction.
 . "$(dirname "$0")/lib.sh"
 
-for m in cuda-stable cuda-nightly cuda-dev rocm-dev; do
+for m in cuda-stable cuda-nightly cuda-dev rocm-stable rocm-nightly rocm-dev cpu-openblas cpu-nightly cpu-dev; do
 	python3 tests/recipe/mklock.py "manifests/$m.yaml" "$T/$m.lock.json"
 	expect 0 "recipe $m" "$BENCH" recipe --lock "$T/$m.lock.json" "manifests/$m.yaml"
 	expect_same "$m.Containerfile matches the golden file" "tests/golden/recipes/$m.Containerfile" "$T/out"
