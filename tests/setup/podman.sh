@@ -5,6 +5,9 @@
 # The two containers.conf settings are properties of the sandbox (crun refuses its hybrid cgroup layout; it
 # cannot raise rlimits), so they live here, never in bench's defaults.
 set -eu
+# once here, the first install left /tmp at 0755 (apt's _apt user then cannot write it): put its mode back
+tmpmode=$(stat -c %a /tmp)
+trap 'chmod "$tmpmode" /tmp 2>/dev/null || true' EXIT
 BASE=${BENCH_TEST_BASE:-localhost/debian:bookworm}
 MIRROR=${BENCH_TEST_MIRROR:-http://deb.debian.org/debian}
 need=
