@@ -140,7 +140,8 @@ $(BUILD)/gen/version.h: FORCE
 	 if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c="$$c-dirty"; fi; \
 	 printf '#define BENCH_VERSION "%s"\n#define BENCH_COMMIT "%s"\n' "$(VERSION)" "$$c" > $@.tmp; \
 	 if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-$(BUILD)/obj/cli/cmd_version.o $(BUILD)/obj/cli/report/bundle.o $(BUILD)/obj/cli/manifest/lock.o $(BUILD)/obj/cli/image/recipe.o: $(BUILD)/gen/version.h
+$(BUILD)/obj/cli/cmd_version.o $(BUILD)/obj/cli/report/bundle.o $(BUILD)/obj/cli/manifest/lock.o $(BUILD)/obj/cli/image/recipe.o \
+  $(BUILD)/obj/cli/exec/launcher_slurm.o: $(BUILD)/gen/version.h
 
 check-deps:
 	@if ! $(PKG_CONFIG) --exists $(PKGS); then \

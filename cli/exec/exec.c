@@ -19,11 +19,12 @@ extern const struct engine_ops engine_docker;
 extern const struct engine_ops engine_apptainer;
 extern const struct launcher_ops launcher_local;
 extern const struct launcher_ops launcher_mpirun;
+extern const struct launcher_ops launcher_slurm;
 
 /* The registries: one line per engine / launcher. Names the manifest accepts but no line here implements
  * are refused by bench run with a clear message. */
 const struct engine_ops *const engine_registry[] = { &engine_host, &engine_podman, &engine_docker, &engine_apptainer, NULL };
-const struct launcher_ops *const launcher_registry[] = { &launcher_local, &launcher_mpirun, NULL };
+const struct launcher_ops *const launcher_registry[] = { &launcher_local, &launcher_mpirun, &launcher_slurm, NULL };
 
 const struct engine_ops *engine_find(const char *name)
 {

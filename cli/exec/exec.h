@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "../manifest/manifest.h"
 
@@ -63,10 +64,34 @@ int exec_vendor_run_flags(struct strvec *out, const struct manifest *m, const ch
 /* Runs argv with stdout and stderr to log_fd; 0 when it exited 0, else BENCH_E_BUILD with what ended it. */
 int exec_run_logged(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop);
 
+/* A suite's runner as a batch job (launcher slurm): argv is what each task runs (the runner, inside the image
+ * for container engines); records come back through on_line as the job writes them. */
+struct batch_job {
+	const char *run_dir;
+	const char *tag;             /* names the files: RUN_DIR/slurm/<tag>.sbatch, <tag>-rank<N>.out, ... */
+	char *const *argv;
+	long long ranks;             /* 1: one task on one node; else nodes x gpus_per_node tasks */
+	const char *image;           /* container engines: the image (tag or SIF); NULL for host */
+	double timeout_s;
+	volatile sig_atomic_t *stop;
+	int (*on_line)(void *ctx, const char *line, size_t len);
+	void *ctx;
+	FILE *log;                   /* the suite's log: submission, job states, the ranks' stderr */
+	FILE *progress;              /* job state changes for the user (NULL: quiet) */
+};
+
+struct spawn_result;
+
 struct launcher_ops {
 	const char *name;
 	/* Appends the prefix that starts `ranks` processes (nothing for local). */
 	int (*prefix_argv)(struct strvec *out, const struct manifest *m, long long ranks);
+	/* Batch launchers only: submits the job and follows it to its end. res describes the end as for a local
+	 * process (EXITED with the job's exit code, TIMEOUT, STOPPED, SIGNALED for a job the scheduler ended);
+	 * why gets the scheduler's reason when there is one. Returns 0, or a negative code when the job could not
+	 * be submitted (the error says why: sbatch's own message). */
+	int (*run_batch)(struct spawn_result *res, char *why, size_t whylen, const struct manifest *m,
+			 const struct batch_job *job);
 };
 
 extern const struct engine_ops *const engine_registry[];

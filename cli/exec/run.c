@@ -335,7 +335,7 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 	struct spawn_result res;
 	struct spawn_opts so;
 	const char *why = NULL;
-	char whybuf[512];
+	char whybuf[512], batchwhy[512] = "";
 	int err = 0, logfd = -1;
 	long long nproc = 1;
 
@@ -383,12 +383,13 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 		why = whybuf;
 		goto mark;
 	}
-	if (eng->exec_prefix && eng->exec_prefix(&argv, eng, &r->m, r->img.image, r->dir) < 0) {
+	/* a batch launcher (slurm) starts the runner itself, in the image where there is one: only the runner here */
+	if (eng->exec_prefix && !lau->run_batch && eng->exec_prefix(&argv, eng, &r->m, r->img.image, r->dir) < 0) {
 		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
 		why = whybuf;
 		goto mark;
 	}
-	if (nproc > 1 && lau->prefix_argv(&argv, &r->m, nproc) < 0) {
+	if (nproc > 1 && lau->prefix_argv && lau->prefix_argv(&argv, &r->m, nproc) < 0) {
 		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
 		why = whybuf;
 		goto mark;
@@ -398,7 +399,7 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 			*tried_make = 1;
 			if (try_make_runners(r) == 0) {
 				strvec_release(&argv);
-				if (nproc <= 1 || lau->prefix_argv(&argv, &r->m, nproc) == 0)
+				if (nproc <= 1 || !lau->prefix_argv || lau->prefix_argv(&argv, &r->m, nproc) == 0)
 					if (eng->runner_argv(&argv, &r->m, program, cases_path) == 0)
 						goto start;
 			}
@@ -447,7 +448,27 @@ start:
 	so.ctx = &sr;
 	so.max_line = 64u << 20;
 	sr.start = now_s();
-	if (spawn_run(&res, &so) < 0) {
+	if (lau->run_batch) {
+		struct batch_job job;
+
+		memset(&job, 0, sizeof(job));
+		job.run_dir = r->dir;
+		job.tag = tag_name;
+		job.argv = strvec_argv(&argv);
+		job.ranks = nproc;
+		job.image = eng->exec_prefix ? r->img.image : NULL;
+		job.timeout_s = so.timeout_s;
+		job.stop = &stop_flag;
+		job.on_line = on_record;
+		job.ctx = &sr;
+		job.log = sr.log;
+		job.progress = r->o->quiet ? NULL : stderr;
+		if (lau->run_batch(&res, batchwhy, sizeof(batchwhy), &r->m, &job) < 0) {
+			snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
+			why = whybuf;
+			goto mark;
+		}
+	} else if (spawn_run(&res, &so) < 0) {
 		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
 		why = whybuf;
 		goto mark;
@@ -467,8 +488,11 @@ start:
 		why = whybuf;
 		break;
 	case SPAWN_SIGNALED:
-		snprintf(whybuf, sizeof(whybuf), "the runner was killed by signal %d (%s) before reporting this case",
-			 res.term_signal, strsignal(res.term_signal));
+		if (batchwhy[0]) /* the scheduler ended the job: its own words */
+			snprintf(whybuf, sizeof(whybuf), "%s", batchwhy);
+		else
+			snprintf(whybuf, sizeof(whybuf), "the runner was killed by signal %d (%s) before reporting this case",
+				 res.term_signal, strsignal(res.term_signal));
 		why = whybuf;
 		break;
 	case SPAWN_EXITED:

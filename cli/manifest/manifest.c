@@ -18,6 +18,7 @@ const char *const engine_names[] = { "host", "podman", "docker", "apptainer", NU
 const char *const launcher_names[] = { "local", "mpirun", "slurm", NULL };
 const char *const source_names[] = { "pip", "git", "apt", NULL };
 static const char *const container_names[] = { "pyxis", "apptainer", "none", NULL };
+static const char *const slurm_mpi_names[] = { "pmix", "pmi2", "none", NULL };
 
 static const char *const top_keys[] = { "bench", "name", "description", "channel", "target", "stack", "runtime",
 					"suites", "pricing", NULL };
@@ -26,7 +27,7 @@ static const char *const stack_keys[] = { "base", "components", "env", NULL };
 static const char *const component_keys[] = { "name", "pip", "date", "index", "git", "ref", "build", "apt",
 					      "version", NULL };
 static const char *const runtime_keys[] = { "engine", "launcher", "timeout", "slurm", NULL };
-static const char *const slurm_keys[] = { "partition", "time", "account", "container", "extra_args", NULL };
+static const char *const slurm_keys[] = { "partition", "time", "account", "container", "mpi", "extra_args", NULL };
 static const char *const pricing_keys[] = { "usd_per_gpu_hour", NULL };
 
 #define MAX_NODES 4096
@@ -448,6 +449,10 @@ static void parse_slurm(struct vctx *c, const struct ynode *n, struct slurm_cfg 
 		free(s->container);
 		s->container = xstrdup(container_names[idx]);
 	}
+	if ((v = get(n, "mpi")) && enum_of(c, v, "mpi", slurm_mpi_names, &idx) == 0) {
+		free(s->mpi);
+		s->mpi = xstrdup(slurm_mpi_names[idx]);
+	}
 	if ((v = get(n, "extra_args")) && !ynode_is_null(v)) {
 		if (v->type != YNODE_SEQ) {
 			verr(c, v, "'extra_args' must be a list of strings, got %s", ynode_type_name(v));
@@ -731,6 +736,7 @@ static void manifest_defaults(struct manifest *m)
 	m->runtime.timeout_ns = 30LL * 60 * 1000000000LL;
 	m->runtime.slurm.time = xstrdup("01:00:00");
 	m->runtime.slurm.container = xstrdup("pyxis");
+	m->runtime.slurm.mpi = xstrdup("pmix");
 }
 
 int manifest_parse_buffer(struct manifest *out, struct diag_list *diags, const char *file, const char *buf,
@@ -802,6 +808,7 @@ void manifest_release(struct manifest *m)
 	free(m->runtime.slurm.time);
 	free(m->runtime.slurm.account);
 	free(m->runtime.slurm.container);
+	free(m->runtime.slurm.mpi);
 	for (size_t i = 0; i < m->runtime.slurm.n_extra_args; i++)
 		free(m->runtime.slurm.extra_args[i]);
 	free(m->runtime.slurm.extra_args);

@@ -52,6 +52,7 @@ struct slurm_cfg {
 	char *time;      /* Slurm time limit, "HH:MM:SS" */
 	char *account;   /* NULL: none */
 	char *container; /* pyxis | apptainer | none */
+	char *mpi;       /* srun --mpi: pmix | pmi2 | none */
 	char **extra_args;
 	size_t n_extra_args;
 };

@@ -587,6 +587,7 @@ struct shared {
 	const char *backend;
 	struct team proto;
 	int use_mpi_team;
+	json_t *nodes; /* MPI: the node of every rank (SLURMD_NODENAME, else the host name), distinct, in rank order */
 	json_t *device;
 	const char *version;
 	const char *model;
@@ -615,6 +616,10 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 	record_add_extra(rec, "library_version", json_string(sh->version));
 	record_add_extra(rec, "process_model", json_string(sh->model));
 	record_add_extra(rec, "nranks", json_integer(t->n));
+	if (sh->nodes) {
+		record_add_extra(rec, "nodes", json_integer((json_int_t)json_array_size(sh->nodes)));
+		record_add_extra(rec, "node_names", json_incref(sh->nodes));
+	}
 	if (o->status == 1) {
 		record_set_status(rec, "skipped", "%s", o->why);
 	} else if (o->status == 2) {
@@ -746,6 +751,36 @@ static void fail_all(struct shared *sh, const char *why)
 	}
 }
 
+#ifdef BENCH_MPI
+/* Which node each rank runs on: under Slurm the node's name (SLURMD_NODENAME), else the host name. */
+static json_t *mpi_nodes(void)
+{
+	char me[64] = "", *all;
+	const char *sl = getenv("SLURMD_NODENAME");
+	int n = 1;
+	json_t *out = json_array();
+
+	if (sl && *sl)
+		snprintf(me, sizeof(me), "%s", sl);
+	else
+		gethostname(me, sizeof(me) - 1);
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	all = calloc((size_t)n, sizeof(me));
+	MPI_Allgather(me, sizeof(me), MPI_CHAR, all, sizeof(me), MPI_CHAR, MPI_COMM_WORLD);
+	for (int r = 0; r < n; r++) {
+		const char *name = all + (size_t)r * sizeof(me);
+		int seen = 0;
+
+		for (size_t k = 0; k < json_array_size(out); k++)
+			seen |= !strcmp(json_string_value(json_array_get(out, k)), name);
+		if (!seen)
+			json_array_append_new(out, json_string(name));
+	}
+	free(all);
+	return out;
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	struct runner_config cfg = RUNNER_CONFIG_INIT;
@@ -763,6 +798,7 @@ int main(int argc, char **argv)
 		MPI_Comm_size(MPI_COMM_WORLD, &world);
 		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 		sh.use_mpi_team = 1;
+		sh.nodes = mpi_nodes();
 	}
 #endif
 	if ((rc = runner_config_load(&cfg, argc, argv, "collectives", usage)) != 0)
@@ -786,6 +822,7 @@ int main(int argc, char **argv)
 		if (!sh.use_mpi_team) {
 			MPI_Init(&argc, &argv);
 			sh.use_mpi_team = 1;
+			sh.nodes = mpi_nodes();
 		}
 		if (world != ranks && rank == 0)
 			fprintf(stderr, "bench-coll: the run asked for %d ranks; MPI started %d\n", ranks, world);
@@ -875,6 +912,7 @@ int main(int argc, char **argv)
 	}
 out:
 	runner_config_release(&cfg);
+	json_decref(sh.nodes);
 #ifdef BENCH_MPI
 	if (sh.use_mpi_team)
 		MPI_Finalize();
