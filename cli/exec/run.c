@@ -518,7 +518,7 @@ mark:
 											       : C_FAILED,
 				  why);
 	}
-	if (why && !r->o->quiet && sr.done < sr.nbatch)
+	if (why && sr.done < sr.nbatch) /* an error: shown also with -q */
 		fprintf(stderr, "bench: suite '%s': %zu of %zu case%s not measured: %s\n", s->name, sr.nbatch - sr.done,
 			sr.nbatch, sr.nbatch == 1 ? "" : "s", why);
 cleanup:

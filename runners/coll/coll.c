@@ -51,6 +51,17 @@ static int fault_wrong(int rank)
 	return rank == 0 && f && !strcmp(f, "coll-wrong");
 }
 
+/* Test hook: BENCH_FAULT=coll-hang makes the last rank stop answering before the third case (a hung node), so
+ * the tests can prove the CLI ends the job at the suite timeout and keeps the two records already written. */
+static void fault_hang(int rank, int n, size_t ci)
+{
+	const char *f = getenv("BENCH_FAULT");
+
+	if (f && !strcmp(f, "coll-hang") && n > 1 && rank == n - 1 && ci == 2)
+		for (;;)
+			sleep(60);
+}
+
 /* ---- a team of ranks: threads of one process, or MPI ranks -------------------------------------------------- */
 
 struct team {
@@ -698,6 +709,7 @@ static void run_all(struct team *t, const struct shared *sh, const struct backen
 			emit(t, sh, i, &c, &o);
 			continue;
 		}
+		fault_hang(t->rank, t->n, i);
 		if (c.root >= t->n) {
 			memset(&o, 0, sizeof(o));
 			o.status = 2;

@@ -82,7 +82,7 @@ NodeName=node1 NodeAddr=$NET.11 CPUs=$cpus State=UNKNOWN
 NodeName=node2 NodeAddr=$NET.12 CPUs=$cpus State=UNKNOWN
 PartitionName=debug Nodes=node1,node2 Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF
-rm -f /var/spool/slurmctld/*
+rm -rf /var/spool/slurmctld/*
 setsid slurmctld -i </dev/null >/dev/null 2>&1 &
 for n in 1 2; do
 	setsid nsenter --net="/run/netns/benchn$n" slurmd -D -N "node$n" </dev/null >/dev/null 2>&1 &

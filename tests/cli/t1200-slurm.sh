@@ -1,0 +1,71 @@
+#!/bin/sh
+# Launcher slurm on a real two-node cluster (tests/setup/slurm.sh: slurmctld here, each slurmd in its own
+# network namespace): the mpi backend's collectives across both nodes through bench run
+# manifests/slurm-2node-cpu.yaml, the batch script in the run directory, a job sbatch refuses (exit 6 with its
+# reason), a hung rank ended at the suite timeout with the records already written kept, Ctrl-C cancelling
+# the job. Everything is torn down at the end.
+. "$(dirname "$0")/lib.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI's components keep allocations past MPI_Finalize (see t0500)
+[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+if ! sh tests/setup/slurm.sh up >"$T/setup.out" 2>&1; then
+	not_ok "Slurm cluster setup"; show "$T/setup.out"; sh tests/setup/slurm.sh down; finish; exit 1
+fi
+trap 'sh tests/setup/slurm.sh down >/dev/null 2>&1; rm -rf "$T"' EXIT
+ok "two-node Slurm cluster up ($(sinfo -h -N -o '%N:%t' | tr '\n' ' '))"
+export BENCH_SLURM_POLL_MS=200
+
+expect 0 "bench run manifests/slurm-2node-cpu.yaml" "$BENCH" run -o "$T/runs" manifests/slurm-2node-cpu.yaml
+D=$(grep '^/' "$T/out" | head -n 1)
+if python3 - "$D" <<'PY'
+import json, sys
+d = sys.argv[1]
+recs = [json.loads(l) for l in open(d + "/results/collectives.jsonl")]
+assert len(recs) == 40, len(recs)
+for r in recs:
+    e = r["extra"]
+    assert r["status"] == "ok" and e["wrong"] == 0 and e["check"] == "ok", r
+    assert e["nranks"] == 2 and e["nodes"] == 2 and e["node_names"] == ["node1", "node2"], e
+PY
+then ok "40 records, data check passed, every record ran on node1 and node2"; else not_ok "records"; fi
+S="$D/slurm/collectives.sbatch"
+grep -q "^#SBATCH --nodes=2$" "$S" && grep -q "^#SBATCH --partition=debug$" "$S" && grep -q "^exec srun '--mpi=pmix'" "$S" &&
+	ok "the batch script is in the run directory" || { not_ok "batch script"; show "$S"; }
+grep -q "Slurm job [0-9]* RUNNING on node\[1-2\]" "$D/logs/collectives.log" && ok "the log follows the job to both nodes" ||
+	{ not_ok "job log"; show "$D/logs/collectives.log"; }
+expect 0 "the bundle verifies" "$BENCH" verify "$D.bench.tar.gz"
+
+# sbatch refuses: exit 6 with its reason
+sed 's/partition: debug/partition: nosuch/' manifests/slurm-2node-cpu.yaml >"$T/bad.yaml"
+expect 6 "a partition Slurm does not have" "$BENCH" run -q -o "$T/runs" "$T/bad.yaml"
+expect_err "sbatch refused the job"
+expect_err "invalid partition"
+
+# a hung rank: ended at the suite timeout, the two records before it kept, the job gone
+sed 's/timeout: 5m/timeout: 4s/' manifests/slurm-2node-cpu.yaml >"$T/hang.yaml"
+BENCH_FAULT=coll-hang expect 6 "a rank that hangs" "$BENCH" run -q -o "$T/runs" "$T/hang.yaml"
+H=$(grep '^/' "$T/out" | head -n 1)
+[ "$(grep -c '"status":"ok"' "$H/results/collectives.jsonl")" = 2 ] && ok "the two records written before the hang are kept" ||
+	{ not_ok "kept records"; show "$H/results/collectives.jsonl"; }
+grep -q '"interrupted"\|"failed"' "$H/status.json" && grep -q "suite timeout" "$H/status.json" &&
+	ok "the other cases are marked with the timeout" || { not_ok "status"; show "$H/status.json"; }
+sleep 1
+[ -z "$(squeue -h)" ] && ok "the job was cancelled" || { not_ok "job still queued"; squeue; }
+
+# Ctrl-C: the job is cancelled, the run marked interrupted
+sed 's/timeout: 5m/timeout: 60s/' manifests/slurm-2node-cpu.yaml >"$T/int.yaml"
+BENCH_FAULT=coll-hang "$BENCH" run -q -o "$T/runs" "$T/int.yaml" >"$T/int.out" 2>"$T/int.err" &
+pid=$!
+i=0
+while [ $i -lt 100 ] && ! squeue -h -t RUNNING | grep -q .; do sleep 0.2; i=$((i + 1)); done
+sleep 2
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" = 6 ] && ok "Ctrl-C ends the run with exit 6" || { not_ok "Ctrl-C exit $rc"; show "$T/int.err"; }
+sleep 1
+[ -z "$(squeue -h)" ] && ok "Ctrl-C cancelled the job" || { not_ok "job still queued after Ctrl-C"; squeue; }
+I=$(grep '^/' "$T/int.out" | head -n 1)
+grep -q '"state": *"interrupted"\|"interrupted"' "$I/status.json" && grep -q "scancel" "$I/logs/collectives.log" &&
+	ok "the run is marked interrupted and the log shows scancel" || { not_ok "interrupted"; show "$I/status.json"; }
+finish
