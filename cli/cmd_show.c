@@ -25,8 +25,8 @@ static json_t *parse(json_t *members, const char *name)
 int cmd_show(int argc, char **argv)
 {
 	static const char *const names[] = { "summary.json", "status.json", "env/environment.json", "manifest.lock.json",
-					     "plan.json", NULL };
-	json_t *m = NULL, *summary = NULL, *status = NULL, *env = NULL, *lock = NULL, *plan = NULL, *out;
+					     "plan.json", "image/image.json", NULL };
+	json_t *m = NULL, *summary = NULL, *status = NULL, *env = NULL, *lock = NULL, *plan = NULL, *image = NULL, *out;
 	int json = 0, n, err, rc = 0;
 	const struct opt opts[] = { OPT_BOOL(0, "json", &json, "print JSON"), OPT_END() };
 	char *run = NULL;
@@ -47,9 +47,10 @@ int cmd_show(int argc, char **argv)
 	env = parse(m, "env/environment.json");
 	lock = parse(m, "manifest.lock.json");
 	plan = parse(m, "plan.json");
+	image = parse(m, "image/image.json");
 	if (json) {
-		out = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?}", "run", run, "plan", plan, "status", status, "summary",
-				summary, "environment", env, "lock", lock);
+		out = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "run", run, "plan", plan, "status", status,
+				"summary", summary, "environment", env, "lock", lock, "image", image);
 		rc = cli_print_json(out);
 		goto cleanup;
 	}
@@ -60,6 +61,15 @@ int cmd_show(int argc, char **argv)
 	       json_string_value(json_object_get(status, "state")) ? json_string_value(json_object_get(status, "state")) : "?",
 	       json_string_value(json_object_get(status, "started")) ? json_string_value(json_object_get(status, "started")) : "?");
 	printf("stack     %s\n", lock ? "locked (manifest.lock.json)" : "the host's own (engine host, no lock)");
+	if (image)
+		printf("image     %s %s (%s)\n", json_string_value(json_object_get(image, "engine")),
+		       json_string_value(json_object_get(image, "image")), json_string_value(json_object_get(image, "digest")));
+	{
+		json_t *lib = json_object_get(json_object_get(json_object_get(env, "runners"), "gemm"), "blas_loaded");
+
+		if (json_array_size(lib))
+			printf("blas      %s\n", json_string_value(json_array_get(lib, 0)));
+	}
 	if (env) {
 		json_t *h = json_object_get(env, "host"), *g = json_array_get(json_object_get(env, "gpus"), 0);
 
@@ -88,6 +98,7 @@ cleanup:
 	json_decref(env);
 	json_decref(lock);
 	json_decref(plan);
+	json_decref(image);
 	free(run);
 	return rc;
 }
