@@ -71,6 +71,7 @@ struct batch_job {
 	const char *tag;             /* names the files: RUN_DIR/slurm/<tag>.sbatch, <tag>-rank<N>.out, ... */
 	char *const *argv;
 	long long ranks;             /* 1: one task on one node; else nodes x gpus_per_node tasks */
+	int per_node;                /* the runner starts its own ranks: one task per node, every GPU of the node */
 	const char *image;           /* container engines: the image (tag or SIF); NULL for host */
 	double timeout_s;
 	volatile sig_atomic_t *stop;
@@ -81,6 +82,7 @@ struct batch_job {
 };
 
 struct spawn_result;
+struct strbuf;
 
 struct launcher_ops {
 	const char *name;
@@ -92,6 +94,8 @@ struct launcher_ops {
 	 * be submitted (the error says why: sbatch's own message). */
 	int (*run_batch)(struct spawn_result *res, char *why, size_t whylen, const struct manifest *m,
 			 const struct batch_job *job);
+	/* Batch launchers only: the job script run_batch submits, appended to out (for --dry-run). */
+	int (*batch_script)(struct strbuf *out, const struct manifest *m, const struct batch_job *job);
 };
 
 extern const struct engine_ops *const engine_registry[];

@@ -53,7 +53,8 @@ static int slurm_script(struct strbuf *sb, const struct manifest *m, const struc
 {
 	const struct slurm_cfg *sc = &m->runtime.slurm;
 	const char *container = sc->container ? sc->container : "none";
-	long long nodes = job->ranks > 1 ? m->target.nodes : 1;
+	int multi = job->ranks > 1 || job->per_node;
+	long long nodes = multi ? m->target.nodes : 1;
 
 	if (sc->partition && !safe_word(sc->partition, "_.-"))
 		return bench_error_set(BENCH_E_MANIFEST, "runtime.slurm.partition '%s' is not a partition name", sc->partition);
@@ -67,10 +68,12 @@ static int slurm_script(struct strbuf *sb, const struct manifest *m, const struc
 	strbuf_addf(sb, "#SBATCH --nodes=%lld\n", nodes);
 	if (job->ranks > 1)
 		strbuf_addf(sb, "#SBATCH --ntasks-per-node=%lld\n", m->target.gpus_per_node);
+	else if (job->per_node)
+		strbuf_addstr(sb, "#SBATCH --ntasks-per-node=1\n");
 	else
 		strbuf_addstr(sb, "#SBATCH --ntasks=1\n");
 	if (m->target.vendor != VENDOR_CPU)
-		strbuf_addf(sb, "#SBATCH --gpus-per-node=%lld\n", job->ranks > 1 ? m->target.gpus_per_node : 1);
+		strbuf_addf(sb, "#SBATCH --gpus-per-node=%lld\n", multi ? m->target.gpus_per_node : 1);
 	if (sc->partition)
 		strbuf_addf(sb, "#SBATCH --partition=%s\n", sc->partition);
 	if (sc->time)
@@ -238,6 +241,40 @@ static void collect_ranks(const struct batch_job *job, long long ranks)
 	}
 }
 
+/* pyxis runs a squashfs image: the stack's image squashed once per run with enroot on the login node. */
+static int squash_image(const struct batch_job *job, const struct manifest *m)
+{
+	char *sqsh = xstrfmt("%s/image/stack.sqsh", job->run_dir), *enroot = spawn_which("enroot"), *dir;
+	struct strvec av = STRVEC_INIT;
+	int err = 0;
+
+	if (access(sqsh, R_OK) == 0)
+		goto cleanup;
+	if (!enroot) {
+		err = bench_error_set(BENCH_E_SUITE, "runtime.slurm.container pyxis needs enroot on this node to squash the "
+				      "image (or use container apptainer)");
+		goto cleanup;
+	}
+	dir = xstrfmt("%s/image", job->run_dir);
+	err = fs_mkdir_p(dir);
+	free(dir);
+	if (err < 0)
+		goto cleanup;
+	strvec_push(&av, enroot);
+	strvec_push(&av, "import");
+	strvec_push(&av, "-o");
+	strvec_push(&av, sqsh);
+	strvec_pushf(&av, "%s://%s", m->runtime.engine == ENGINE_DOCKER ? "dockerd" : "podman", job->image);
+	if (job->log)
+		fprintf(job->log, "bench: squashing %s into %s\n", job->image, sqsh);
+	err = exec_run_logged(strvec_argv(&av), job->log ? fileno(job->log) : -1, 0, job->stop);
+cleanup:
+	strvec_release(&av);
+	free(enroot);
+	free(sqsh);
+	return err;
+}
+
 static int slurm_run_batch(struct spawn_result *res, char *why, size_t whylen, const struct manifest *m,
 			   const struct batch_job *job)
 {
@@ -265,6 +302,9 @@ static int slurm_run_batch(struct spawn_result *res, char *why, size_t whylen, c
 			goto cleanup;
 		}
 	}
+	if (job->image && m->runtime.slurm.container && !strcmp(m->runtime.slurm.container, "pyxis") &&
+	    (err = squash_image(job, m)) < 0)
+		goto cleanup;
 	if (!(sbatch = spawn_which("sbatch"))) {
 		err = bench_error_set(BENCH_E_SUITE, "launcher 'slurm' needs sbatch on PATH (is this a Slurm login node?)");
 		goto cleanup;
@@ -376,4 +416,5 @@ cleanup:
 const struct launcher_ops launcher_slurm = {
 	.name = "slurm",
 	.run_batch = slurm_run_batch,
+	.batch_script = slurm_script,
 };

@@ -456,6 +456,7 @@ start:
 		job.tag = tag_name;
 		job.argv = strvec_argv(&argv);
 		job.ranks = nproc;
+		job.per_node = s->ranks_per_node_itself && r->m.target.nodes * r->m.target.gpus_per_node > 1;
 		job.image = eng->exec_prefix ? r->img.image : NULL;
 		job.timeout_s = so.timeout_s;
 		job.stop = &stop_flag;
@@ -828,8 +829,27 @@ static void dry_run(struct run *r)
 				bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[r->m.runtime.engine]);
 			else if (!lau)
 				bench_error_set(BENCH_E_FAIL, "launcher '%s' is not implemented yet", launcher_names[r->m.runtime.launcher]);
-			if (eng && lau && (!eng->exec_prefix || eng->exec_prefix(&argv, eng, &r->m, "IMAGE", "RUN_DIR") == 0) &&
-			    (ranks <= 1 || lau->prefix_argv(&argv, &r->m, ranks) == 0) &&
+			if (eng && lau && lau->batch_script) { /* the job script, as it will be submitted */
+				struct batch_job job;
+				struct strbuf script = STRBUF_INIT;
+				char *tag = np == 1 ? xstrdup(ops->name) : xstrfmt("%s-%zu", ops->name, k + 1);
+
+				memset(&job, 0, sizeof(job));
+				job.run_dir = "RUN_DIR";
+				job.tag = tag;
+				job.ranks = ranks;
+				job.per_node = ops->ranks_per_node_itself && r->m.target.nodes * r->m.target.gpus_per_node > 1;
+				job.image = eng->exec_prefix ? "IMAGE" : NULL;
+				if (eng->runner_argv(&argv, &r->m, progs[k], cases) == 0 &&
+				    (job.argv = strvec_argv(&argv), lau->batch_script(&script, &r->m, &job) == 0))
+					printf("# %s: %zu case%s: sbatch RUN_DIR/slurm/%s.sbatch:\n%s", ops->name, n, n == 1 ? "" : "s",
+					       tag, script.buf);
+				else
+					printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", bench_error_last());
+				strbuf_release(&script);
+				free(tag);
+			} else if (eng && lau && (!eng->exec_prefix || eng->exec_prefix(&argv, eng, &r->m, "IMAGE", "RUN_DIR") == 0) &&
+			    (ranks <= 1 || !lau->prefix_argv || lau->prefix_argv(&argv, &r->m, ranks) == 0) &&
 			    eng->runner_argv(&argv, &r->m, progs[k], cases) == 0) {
 				for (size_t i = 0; i < argv.n; i++) {
 					if (i)

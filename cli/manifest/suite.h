@@ -40,6 +40,9 @@ struct suite_ops {
 	const char *unit;
 	/* How many processes the launcher must start (one per rank), or NULL / 1 for one process. */
 	long long (*processes)(const struct suite_cfg *cfg, const struct manifest *m);
+	/* 1: the runner starts its own ranks on its node (training: one process per GPU, rendezvous across nodes from
+	 * the Slurm environment), so a batch launcher starts it once per node with every GPU of the node. */
+	int ranks_per_node_itself;
 	enum { SUITE_PEAK_NONE, SUITE_PEAK_TFLOPS, SUITE_PEAK_HBM } peak; /* the datasheet figure its headline is a share of */
 	const struct param_def *params; /* terminated by an entry with name NULL */
 	/* Cross-field rules the per-parameter schema cannot express. */

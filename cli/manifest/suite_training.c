@@ -69,6 +69,7 @@ static int train_plan(struct plan *out, const struct suite_cfg *cfg, const struc
 }
 
 const struct suite_ops suite_training = {
+	.ranks_per_node_itself = 1,
 	.name = "training",
 	.summary = "training throughput: tokens/s, TFLOP/s per GPU and MFU (6N + 12LHdT x density FLOP per token)",
 	.program = "runners/torch/train.py",

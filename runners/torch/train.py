@@ -138,6 +138,7 @@ def run_case(case, cfg_all, first):
               density_convention="0.5 causal (SemiAnalysis, Megatron); torchtitan/PaLM count 1",
               loss_first=losses[0], loss_last=losses[-1], steps=steps, warmup_steps=warm, compile=compile_,
               world_size=world, parallel=p.get("parallel") if world > 1 else "none",
+              nodes=int(os.environ.get("SLURM_JOB_NUM_NODES", "1")) if world > 1 else 1,
               global_tokens_per_s=world * tokens / (med_ms * 1e-3),
               precision=prec, param_dtype=p.get("param_dtype", "fp32"), attention="scaled_dot_product_attention" if HAVE_SDPA else
               "manual softmax attention (this torch has no scaled_dot_product_attention)", peak_mem_gib=torch.cuda.max_memory_allocated() / 2**30 if cuda else None)
@@ -152,20 +153,47 @@ def run_case(case, cfg_all, first):
     return rec
 
 
+def slurm_rendezvous(n):
+    """Under a Slurm job of several nodes (one task per node): this node's rank offset, its number of local ranks
+    and the rendezvous address (the job's first node, a port derived from the job id), as torchrun would set
+    them from the Slurm environment. None outside such a job."""
+    import subprocess
+
+    nnodes = int(os.environ.get("SLURM_JOB_NUM_NODES", os.environ.get("SLURM_NNODES", "1")))
+    if nnodes <= 1 or "SLURM_NODEID" not in os.environ or n % nnodes:
+        return None
+    first = subprocess.run(["scontrol", "show", "hostnames", os.environ["SLURM_JOB_NODELIST"]], capture_output=True,
+                           text=True, check=True).stdout.split()[0]
+    node = subprocess.run(["scontrol", "show", "node", "-o", first], capture_output=True, text=True).stdout
+    addr = [f[9:] for f in node.split() if f.startswith("NodeAddr=")]  # the address Slurm reaches it on
+    first = addr[0] if addr else first
+    local = n // nnodes
+    port = 20000 + int(os.environ.get("SLURM_JOB_ID", "0")) % 20000
+    return int(os.environ["SLURM_NODEID"]) * local, local, first, port
+
+
 def launch_ranks(n):
-    """One process per rank on this machine, rendezvous through env:// on 127.0.0.1 (what torchrun's standalone
-    mode sets up; done here so it works the same on every torch version). Rank 0's stdout is ours."""
+    """One process per rank of this machine, rendezvous through env:// (what torchrun sets up; done here so it
+    works the same on every torch version): on 127.0.0.1, or across the nodes of a Slurm job. Global rank 0's
+    stdout is ours."""
     import socket
     import subprocess
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    print(f"train.py: starting {n} ranks (env:// rendezvous on 127.0.0.1:{port})", file=sys.stderr)
+    sl = slurm_rendezvous(n)
+    if sl:
+        base, local, addr, port = sl
+    else:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        base, local, addr = 0, n, "127.0.0.1"
+    print(f"train.py: starting ranks {base}..{base + local - 1} of {n} (env:// rendezvous on {addr}:{port})",
+          file=sys.stderr)
     procs = []
-    for r in range(n):
-        env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(r), WORLD_SIZE=str(n), LOCAL_WORLD_SIZE=str(n),
-                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    for lr in range(local):
+        r = base + lr
+        env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(lr), WORLD_SIZE=str(n), LOCAL_WORLD_SIZE=str(local),
+                   MASTER_ADDR=addr, MASTER_PORT=str(port))
         procs.append(subprocess.Popen([sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env=env,
                                       stdout=None if r == 0 else subprocess.DEVNULL))
     codes = [p.wait() for p in procs]

@@ -35,6 +35,31 @@ grep -q "Slurm job [0-9]* RUNNING on node\[1-2\]" "$D/logs/collectives.log" && o
 	{ not_ok "job log"; show "$D/logs/collectives.log"; }
 expect 0 "the bundle verifies" "$BENCH" verify "$D.bench.tar.gz"
 
+# data-parallel training across the two nodes: one task per node starts its ranks, rendezvous on node1
+PYT=
+for c in ${BENCH_PYTHON:-} python3 /usr/bin/python3; do
+	if command -v "$c" >/dev/null 2>&1 && "$c" -c "import torch" 2>/dev/null; then PYT=$(command -v "$c"); break; fi
+done
+cat >"$T/train.yaml" <<'Y'
+bench: 1
+name: slurm-2node-train-cpu
+target: {vendor: cpu, nodes: 2, gpus_per_node: 1}
+stack:
+  env: {GLOO_SOCKET_IFNAME: eth0}
+runtime: {engine: host, launcher: slurm, timeout: 3m, slurm: {partition: debug, time: "00:10:00", container: none}}
+suites:
+  training: {models: [tiny], precision: [fp32], seq_len: 64, steps: 4, warmup_steps: 2, compile: false, parallel: ddp}
+Y
+BENCH_PYTHON=$PYT expect 0 "DDP training across both nodes" "$BENCH" run -q -o "$T/runs" "$T/train.yaml"
+TD=$(grep '^/' "$T/out" | head -n 1)
+grep -q "^#SBATCH --ntasks-per-node=1$" "$TD/slurm/training.sbatch" && python3 - "$TD" <<'PY' && ok "one task per node; 2 ranks on 2 nodes, loss finite and falling" || { not_ok "training across nodes"; show "$TD/logs/training.log"; }
+import json, math, sys
+r = json.loads(open(sys.argv[1] + "/results/training.jsonl").readline())
+e = r["extra"]
+assert r["status"] == "ok" and e["world_size"] == 2 and e["nodes"] == 2 and e["parallel"] == "ddp", e
+assert math.isfinite(e["loss_last"]) and e["loss_last"] < e["loss_first"], e
+PY
+
 # sbatch refuses: exit 6 with its reason
 sed 's/partition: debug/partition: nosuch/' manifests/slurm-2node-cpu.yaml >"$T/bad.yaml"
 expect 6 "a partition Slurm does not have" "$BENCH" run -q -o "$T/runs" "$T/bad.yaml"
