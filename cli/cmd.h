@@ -34,7 +34,7 @@ int cmd_recipe(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 
 /* Packs dir with $BENCH_HOME's key, creating the key on first use (and saying so unless quiet). */
-int pack_with_own_key(char **tar, char **env, const char *dir, int quiet);
+int pack_with_own_key(char **tar, char **env, const char *dir, int quiet, int level);
 
 /* Prints "bench: error: <last error>" and returns the exit status for err. */
 int cli_fail(int err);

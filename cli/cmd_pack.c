@@ -1,6 +1,7 @@
 /* cmd_pack.c — bench pack RUN_DIR: the deterministic bundle and its signed envelope. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -8,13 +9,15 @@
 #include "report/bundle.h"
 #include "report/sign.h"
 
-static const struct opt_cmd cmd = { "pack", "RUN_DIR",
+static const struct opt_cmd cmd = { "pack", "[--level N] RUN_DIR",
 				    "Write RUN.bench.tar.gz (deterministic: sorted entries, fixed owner, modes and mtime, "
 				    "gzip without timestamp) beside RUN_DIR, and RUN.bench.tar.gz.intoto.jsonl, a DSSE "
 				    "envelope over an in-toto Statement v1 naming every member's sha256, signed with the "
-				    "Ed25519 key of $BENCH_HOME (created on first use)." };
+				    "Ed25519 key of $BENCH_HOME (created on first use). --level: gzip's level, 1 by default; 0 "
+				    "stores (still a valid .tar.gz, at copy speed: for results too large to compress on the "
+				    "machine's cores)." };
 
-int pack_with_own_key(char **tar, char **env, const char *dir, int quiet)
+int pack_with_own_key(char **tar, char **env, const char *dir, int quiet, int level)
 {
 	EVP_PKEY *key = NULL;
 	char *keypath = xstrfmt("%s/signing.key.pem", sign_home()), *keyid = NULL;
@@ -29,7 +32,7 @@ int pack_with_own_key(char **tar, char **env, const char *dir, int quiet)
 	}
 	if ((err = sign_load_private(&key, sign_home())) < 0)
 		goto cleanup;
-	err = bundle_pack(tar, env, dir, key);
+	err = bundle_pack(tar, env, dir, key, level);
 cleanup:
 	EVP_PKEY_free(key);
 	free(keypath);
@@ -39,7 +42,10 @@ cleanup:
 
 int cmd_pack(int argc, char **argv)
 {
-	const struct opt opts[] = { OPT_END() };
+	const char *lv = NULL;
+	int level = BUNDLE_LEVEL_DEFAULT;
+	const struct opt opts[] = { OPT_STRING('l', "level", &lv, "N", "gzip compression level, 0 (stored) to 9; default 1"),
+				    OPT_END() };
 	char *tar = NULL, *env = NULL;
 	int n, err;
 
@@ -48,7 +54,12 @@ int cmd_pack(int argc, char **argv)
 		return n < 0 ? 2 : 0;
 	if (n != 1)
 		return cli_usage_error(cmd.name, cmd.synopsis, n ? "give exactly one run directory" : "no run directory given");
-	if ((err = pack_with_own_key(&tar, &env, argv[1], 0)) < 0)
+	if (lv) {
+		if (strlen(lv) != 1 || lv[0] < '0' || lv[0] > '9')
+			return cli_usage_error(cmd.name, cmd.synopsis, "--level is a digit, 0 (stored) to 9");
+		level = lv[0] - '0';
+	}
+	if ((err = pack_with_own_key(&tar, &env, argv[1], 0, level)) < 0)
 		return cli_fail(err);
 	printf("%s\n%s\n", tar, env);
 	free(tar);

@@ -9,6 +9,7 @@
 #include "core/strbuf.h"
 #include "exec/run.h"
 #include "manifest/suite.h"
+#include "report/bundle.h"
 
 static const struct opt_cmd cmd = { "run", "[options] MANIFEST | --resume DIR",
 				    "Validate the manifest, plan its cases, run every suite's runner (engine host: the "
@@ -78,7 +79,7 @@ int cmd_run(int argc, char **argv)
 	if (dir && !dry) {
 		printf("%s\n", dir);
 		/* every run ends signed: what was measured is packed whatever the outcome */
-		if (!no_pack && (perr = pack_with_own_key(&tar, &env, dir, quiet)) < 0) {
+		if (!no_pack && (perr = pack_with_own_key(&tar, &env, dir, quiet, BUNDLE_LEVEL_DEFAULT)) < 0) {
 			fprintf(stderr, "bench: error: packing '%s' failed: %s\n", dir, bench_error_last());
 			if (!status)
 				status = bench_exit_code(perr);

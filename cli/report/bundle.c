@@ -310,8 +310,9 @@ cleanup:
 	return err;
 }
 
-int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PKEY *key)
+int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PKEY *key, int level)
 {
+	static const char *const levels[] = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9" };
 	struct members ms = { NULL, 0, 0 };
 	struct out_stream os;
 	struct archive *a = NULL;
@@ -356,7 +357,8 @@ int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PK
 	sha256_init(&os.sha);
 	a = archive_write_new();
 	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK || archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
-	    archive_write_set_options(a, "gzip:!timestamp,gzip:compression-level=1") != ARCHIVE_OK ||
+	    archive_write_set_options(a, "gzip:!timestamp") != ARCHIVE_OK ||
+	    archive_write_set_filter_option(a, "gzip", "compression-level", levels[level < 0 || level > 9 ? 1 : level]) != ARCHIVE_OK ||
 	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
 	    archive_write_open(a, &os, NULL, out_write, NULL) != ARCHIVE_OK) {
 		err = bench_error_set(BENCH_E_IO, "cannot start the archive: %s", archive_error_string(a));

@@ -18,8 +18,10 @@
 #define BUNDLE_PAYLOAD_TYPE "application/vnd.in-toto+json"
 #define BUNDLE_MAX_ENVELOPE (64u << 20)
 
-/* Packs run_dir into <parent>/<run>.bench.tar.gz and its envelope, signed by key. */
-int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PKEY *key);
+/* Packs run_dir into <parent>/<run>.bench.tar.gz and its envelope, signed by key. level: gzip's compression
+ * level, 0 (stored: a valid gzip stream at copy speed) to 9; BUNDLE_LEVEL_DEFAULT is 1. */
+#define BUNDLE_LEVEL_DEFAULT 1
+int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PKEY *key, int level);
 
 struct bundle_limits {
 	size_t max_entries;      /* archive entries */

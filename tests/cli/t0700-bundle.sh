@@ -56,6 +56,15 @@ expect 0 "pack a copy created in reverse order" "$BENCH" pack "$D"
 expect_same "same bytes after re-creating the directory in another order" "$T/first.tgz" "$B"
 expect_same "same envelope (Ed25519 is deterministic)" "$T/first.env" "$B.intoto.jsonl"
 
+# --level 0: stored, still a valid gzip that verifies; then back to the default bytes
+expect 0 "pack --level 0" "$BENCH" pack --level 0 "$D"
+gzip -t "$B" && [ "$(wc -c <"$B")" -gt "$(wc -c <"$T/first.tgz")" ] && ok "level 0 is a valid gzip stream, larger" || not_ok "level 0"
+expect 0 "a stored bundle verifies" "$BENCH" verify "$B"
+expect 2 "--level 10 is refused" "$BENCH" pack --level 10 "$D"
+expect_err "--level is a digit"
+expect 0 "pack at the default level again" "$BENCH" pack "$D"
+expect_same "the default level gives the first bytes again" "$T/first.tgz" "$B"
+
 # --- interoperability ----------------------------------------------------------------------------------------------------
 expect 0 "verified with standard tools (docs/bundle-format.md recipe)" sh tests/bundle/verify-with-openssl.sh "$B" "$BENCH_HOME/signing.pub.pem"
 expect_out "Signature Verified Successfully"
