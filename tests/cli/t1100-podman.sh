@@ -2,8 +2,9 @@
 # Stacks end to end with podman (setup: tests/setup/podman.sh): two CPU stacks from one local Debian base
 # (manifests/cpu-openblas.yaml, cpu-blis.yaml) locked, built, the GEMM suite run inside each, bundles packed
 # and shown, the two runs' environment captures naming different BLAS libraries; a dev-branch git component
-# snapshotted, built from source in the image, and `lock --check` exiting 4 once its branch moves; a failed
-# build (exit 5 with the log's tail); an engine that is not there.
+# snapshotted, built from source in the image, and `lock --check` exiting 4 once its branch moves; a stable
+# and a nightly wheel from a loopback PEP 503 index locked and installed in the image; a failed build (exit 5
+# with the log's tail); an engine that is not there.
 . "$(dirname "$0")/lib.sh"
 BASE=$(sh tests/setup/podman.sh 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
 ok "podman set up, base image $BASE"
@@ -87,6 +88,66 @@ expect_out "hello v1"
 (cd "$G" && git checkout -q dev && sed -i 's/v1/v2/' hello.c && git -c user.name=t -c user.email=t@t commit -qam v2)
 expect 4 "lock --check after the branch moved" "$BENCH" lock --check "$T/dev.yaml"
 expect_err "moved: hello:"
+
+# pip: a stable release and a dated nightly from a PEP 503 index served on loopback here, locked to URL and
+# sha256, installed in the image with --require-hashes (the build uses the host's network)
+I="$T/index"
+python3 - "$I" <<'PY'
+import hashlib, os, sys, zipfile
+root = sys.argv[1]
+def wheel(project, mod, version):
+    d = os.path.join(root, "simple", project)
+    os.makedirs(d, exist_ok=True)
+    name = f"{mod}-{version}-py3-none-any.whl"
+    files = {f"{mod}/__init__.py": f"VERSION = {version!r}\n",
+             f"{mod}-{version}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\n",
+             f"{mod}-{version}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: bench-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    rec = "".join(f"{p},sha256={hashlib.sha256(c.encode()).hexdigest()},{len(c)}\n" for p, c in files.items())
+    files[f"{mod}-{version}.dist-info/RECORD"] = rec + f"{mod}-{version}.dist-info/RECORD,,\n"
+    with zipfile.ZipFile(os.path.join(d, name), "w") as z:
+        for p, c in sorted(files.items()):
+            z.writestr(zipfile.ZipInfo(p, (2026, 11, 29, 0, 0, 0)), c)
+for v in ("1.0.0", "1.1.0"):
+    wheel("demo-stable", "demo_stable", v)
+for v in ("2.0.0.dev20261128", "2.0.0.dev20261129"):
+    wheel("demo-nightly", "demo_nightly", v)
+for project in ("demo-stable", "demo-nightly"):
+    d = os.path.join(root, "simple", project)
+    links = "".join(f'<a href="{f}#sha256={hashlib.sha256(open(os.path.join(d, f), "rb").read()).hexdigest()}">{f}</a>\n'
+                    for f in sorted(os.listdir(d)) if f.endswith(".whl"))
+    open(os.path.join(d, "index.html"), "w").write(f"<!DOCTYPE html><html><body>\n{links}</body></html>\n")
+PY
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+(cd "$I" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+srv=$!
+n=0; until python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/simple/demo-stable/')" 2>/dev/null || [ $n -gt 50 ]; do sleep 0.1; n=$((n+1)); done
+cat >"$T/pip.yaml" <<Y
+bench: 1
+name: pip-stack
+channel: nightly
+target: {vendor: cpu, gpus_per_node: 1}
+stack:
+  base: "$BASE"
+  components:
+    - {name: demo-stable, pip: "1.1.0", index: "http://127.0.0.1:$port/simple"}
+    - {name: demo-nightly, pip: nightly, date: 2026-11-29, index: "http://127.0.0.1:$port/simple"}
+runtime: {engine: podman}
+suites: {membw: {ops: [copy], bytes: 1MiB, warmup: 1ms, rep: 5ms}}
+Y
+expect 0 "lock a stable and a nightly wheel from the loopback index" "$BENCH" lock "$T/pip.yaml"
+python3 - "$T/pip.lock.json" <<'PY' && ok "pinned: demo-stable 1.1.0, demo-nightly 2.0.0.dev20261129, each with its sha256" || not_ok "pip pins"
+import json, sys
+c = json.load(open(sys.argv[1]))["components"]
+assert c["demo-stable"]["version"] == "1.1.0" and c["demo-stable"]["url"].endswith("demo_stable-1.1.0-py3-none-any.whl"), c
+assert c["demo-nightly"]["version"] == "2.0.0.dev20261129", c
+assert all(len(v["sha256"]) == 64 for v in c.values()), c
+PY
+expect 0 "build the pip stack" "$BENCH" build --json "$T/pip.yaml"
+PIMG=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["image"])' "$T/out")
+expect 0 "the locked wheels are what the image imports" podman run --rm "$PIMG" python3 -c \
+	"import demo_stable, demo_nightly; print(demo_stable.VERSION, demo_nightly.VERSION)"
+expect_out "1.1.0 2.0.0.dev20261129"
+kill "$srv" 2>/dev/null
 
 # a failed build: exit 5 with the log's tail
 sed 's|cc -O2 -o|exit 3; cc -O2 -o|' "$T/dev.yaml" >"$T/broken.yaml"
