@@ -17,6 +17,7 @@
 
 #include "../core/error.h"
 #include "../core/fs.h"
+#include "../core/ring.h"
 #include "../core/strbuf.h"
 #include "sign.h"
 #include "version.h"
@@ -129,22 +130,80 @@ static void members_release(struct members *ms)
 
 /* ---- the output stream: a file, with the sha256 of every byte written ----------------------------------------- */
 
+/* The compressed stream goes through a ring to a second thread that writes it and hashes it, while this one
+ * reads, hashes and compresses the members: two cores, memory bounded by the ring (RING_SLOTS x CHUNK). */
+#define RING_SLOTS 8
+
 struct out_stream {
 	FILE *f;
 	struct sha256 sha;
 	uint64_t bytes;
+	struct ring ring;
+	unsigned char *cur; /* the claimed slot being filled */
+	size_t fill;
+	pthread_t th;
+	int started, werr;  /* werr: errno of a failed write, from the writer thread */
 };
+
+static void *out_writer(void *arg)
+{
+	struct out_stream *o = arg;
+	const unsigned char *p;
+	size_t len;
+
+	while ((p = ring_take(&o->ring, &len))) {
+		if (!o->werr && fwrite(p, 1, len, o->f) != len) {
+			o->werr = errno ? errno : EIO;
+			ring_done(&o->ring);
+			ring_fail(&o->ring);
+			break;
+		}
+		sha256_update(&o->sha, p, len);
+		ring_done(&o->ring);
+	}
+	return NULL;
+}
 
 static la_ssize_t out_write(struct archive *a, void *ctx, const void *buf, size_t len)
 {
 	struct out_stream *o = ctx;
+	const unsigned char *p = buf;
+	size_t left = len;
 
 	(void)a;
-	if (fwrite(buf, 1, len, o->f) != len)
-		return -1;
-	sha256_update(&o->sha, buf, len);
+	while (left) {
+		size_t n;
+
+		if (!o->cur && !(o->cur = ring_claim(&o->ring)))
+			return -1; /* the writer failed */
+		n = left < o->ring.cap - o->fill ? left : o->ring.cap - o->fill;
+		memcpy(o->cur + o->fill, p, n);
+		o->fill += n;
+		p += n;
+		left -= n;
+		if (o->fill == o->ring.cap) {
+			ring_publish(&o->ring, o->fill);
+			o->cur = NULL;
+			o->fill = 0;
+		}
+	}
 	o->bytes += len;
 	return (la_ssize_t)len;
+}
+
+/* Hands the last partial slot over and waits for the writer. Returns 0, or the writer's errno. */
+static int out_finish(struct out_stream *o)
+{
+	if (!o->started)
+		return 0;
+	if (o->cur && o->fill)
+		ring_publish(&o->ring, o->fill);
+	o->cur = NULL;
+	o->fill = 0;
+	ring_close(&o->ring);
+	pthread_join(o->th, NULL);
+	o->started = 0;
+	return o->werr;
 }
 
 static time_t parse_utc(const char *s)
@@ -355,6 +414,12 @@ int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PK
 		goto cleanup;
 	}
 	sha256_init(&os.sha);
+	ring_init(&os.ring, RING_SLOTS, CHUNK);
+	if (pthread_create(&os.th, NULL, out_writer, &os) != 0) {
+		err = bench_error_set(BENCH_E_FAIL, "cannot start the writer thread");
+		goto cleanup;
+	}
+	os.started = 1;
 	a = archive_write_new();
 	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK || archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
 	    archive_write_set_options(a, "gzip:!timestamp") != ARCHIVE_OK ||
@@ -389,6 +454,10 @@ int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PK
 			goto cleanup;
 	if (archive_write_close(a) != ARCHIVE_OK) {
 		err = bench_error_set(BENCH_E_IO, "cannot finish the archive: %s", archive_error_string(a));
+		goto cleanup;
+	}
+	if ((errno = out_finish(&os)) != 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
 		goto cleanup;
 	}
 	if (fflush(os.f) != 0 || fsync(fileno(os.f)) != 0 || fclose(os.f) != 0) {
@@ -437,6 +506,16 @@ int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PK
 	*out_envelope = envp;
 	tar = envp = NULL;
 cleanup:
+	if (os.started) { /* an error before the end: stop the writer before its file is closed */
+		ring_fail(&os.ring);
+		pthread_join(os.th, NULL);
+		os.started = 0;
+	}
+	if (a)
+		archive_write_free(a); /* may still call out_write: the failed ring refuses it */
+	a = NULL;
+	if (os.ring.slot)
+		ring_release(&os.ring);
 	if (os.sha.ctx)
 		EVP_MD_CTX_free(os.sha.ctx);
 	if (os.f) {
@@ -541,21 +620,68 @@ static void strset_release(struct strset *set)
 	memset(set, 0, sizeof(*set));
 }
 
+/* A reader thread reads the whole file and hashes it, handing the bytes to libarchive through a ring: the
+ * archive's digest and the members' (inflate, hash) run on two cores. */
 struct in_stream {
 	FILE *f;
 	struct sha256 sha;
-	unsigned char *buf;
+	struct ring ring;
+	pthread_t th;
+	int started, held, rerr; /* held: libarchive holds a taken slot; rerr: the reader's errno */
 };
+
+static void *in_reader(void *arg)
+{
+	struct in_stream *in = arg;
+	unsigned char *p;
+
+	while ((p = ring_claim(&in->ring))) {
+		size_t n = fread(p, 1, in->ring.cap, in->f);
+
+		if (n == 0) {
+			if (ferror(in->f))
+				in->rerr = errno ? errno : EIO;
+			break;
+		}
+		sha256_update(&in->sha, p, n);
+		ring_publish(&in->ring, n);
+	}
+	ring_close(&in->ring);
+	return NULL;
+}
 
 static la_ssize_t in_read(struct archive *a, void *ctx, const void **out)
 {
 	struct in_stream *in = ctx;
-	size_t n = fread(in->buf, 1, CHUNK, in->f);
+	const unsigned char *p;
+	size_t n = 0;
 
 	(void)a;
-	sha256_update(&in->sha, in->buf, n);
-	*out = in->buf;
+	if (in->held)
+		ring_done(&in->ring);
+	in->held = 0;
+	if (!(p = ring_take(&in->ring, &n)))
+		return 0;
+	in->held = 1;
+	*out = p;
 	return (la_ssize_t)n;
+}
+
+/* Reads what libarchive left (gzip trailer, padding: part of the digest too) and waits for the reader. */
+static int in_finish(struct in_stream *in)
+{
+	size_t n;
+
+	if (!in->started)
+		return 0;
+	if (in->held)
+		ring_done(&in->ring);
+	in->held = 0;
+	while (ring_take(&in->ring, &n))
+		ring_done(&in->ring);
+	pthread_join(in->th, NULL);
+	in->started = 0;
+	return in->rerr;
 }
 
 /* Checks one entry's name and type. Returns NULL when acceptable, else the reason (static). */
@@ -859,8 +985,13 @@ int bundle_verify(struct bundle_verify_result *out, const char *tar, const char 
 		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", tar, strerror(errno));
 		goto cleanup;
 	}
-	in.buf = xmalloc(CHUNK);
 	sha256_init(&in.sha);
+	ring_init(&in.ring, RING_SLOTS, CHUNK);
+	if (pthread_create(&in.th, NULL, in_reader, &in) != 0) {
+		err = bench_error_set(BENCH_E_FAIL, "cannot start the reader thread");
+		goto cleanup;
+	}
+	in.started = 1;
 	a = archive_read_new();
 	archive_read_support_filter_gzip(a);
 	archive_read_support_format_tar(a);
@@ -939,11 +1070,9 @@ int bundle_verify(struct bundle_verify_result *out, const char *tar, const char 
 			goto cleanup;
 		}
 	/* the rest of the file (gzip trailer, padding) belongs to the digest too */
-	{
-		size_t n;
-
-		while ((n = fread(in.buf, 1, CHUNK, in.f)) > 0)
-			sha256_update(&in.sha, in.buf, n);
+	if ((errno = in_finish(&in)) != 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", tar, strerror(errno));
+		goto cleanup;
 	}
 	sha256_final(md, &in.sha);
 	hex(tarsha, md);
@@ -958,13 +1087,18 @@ int bundle_verify(struct bundle_verify_result *out, const char *tar, const char 
 	stmt = NULL;
 	err = 0;
 cleanup:
-	if (in.sha.ctx)
-		EVP_MD_CTX_free(in.sha.ctx);
+	if (in.started) { /* an error before the end: stop the reader before its file is closed */
+		ring_fail(&in.ring);
+		pthread_join(in.th, NULL);
+	}
 	if (a)
 		archive_read_free(a);
+	if (in.ring.slot)
+		ring_release(&in.ring);
+	if (in.sha.ctx)
+		EVP_MD_CTX_free(in.sha.ctx);
 	if (in.f)
 		fclose(in.f);
-	free(in.buf);
 	free(data);
 	free(envpath);
 	free(run);
