@@ -77,13 +77,28 @@ grep -q '"interrupted"\|"failed"' "$H/status.json" && grep -q "suite timeout" "$
 sleep 1
 [ -z "$(squeue -h)" ] && ok "the job was cancelled" || { not_ok "job still queued"; squeue; }
 
-# Ctrl-C: the job is cancelled, the run marked interrupted
+# a run whose rank 1 hangs, in the background; returns once its job is RUNNING (pid in $pid)
 sed 's/timeout: 5m/timeout: 60s/' manifests/slurm-2node-cpu.yaml >"$T/int.yaml"
-BENCH_FAULT=coll-hang "$BENCH" run -q -o "$T/runs" "$T/int.yaml" >"$T/int.out" 2>"$T/int.err" &
-pid=$!
-i=0
-while [ $i -lt 100 ] && ! squeue -h -t RUNNING | grep -q .; do sleep 0.2; i=$((i + 1)); done
-sleep 2
+start_hung() { # output prefix
+	BENCH_FAULT=coll-hang "$BENCH" run -q -o "$T/runs" "$T/int.yaml" >"$T/$1.out" 2>"$T/$1.err" &
+	pid=$!
+	i=0
+	while [ $i -lt 100 ] && ! squeue -h -t RUNNING | grep -q .; do sleep 0.2; i=$((i + 1)); done
+	sleep 2
+}
+
+# the job cancelled from outside (an operator's scancel): the scheduler's state is the reason, records kept
+start_hung ext
+scancel "$(squeue -h -o %i | head -n 1)"
+wait "$pid"
+rc=$?
+[ "$rc" = 6 ] && grep -q "ended CANCELLED" "$T/ext.err" && ok "a job cancelled outside bench: exit 6, the reason is Slurm's state" ||
+	{ not_ok "external scancel (exit $rc)"; show "$T/ext.err"; }
+E=$(grep '^/' "$T/ext.out" | head -n 1)
+[ "$(grep -c '"status":"ok"' "$E/results/collectives.jsonl")" = 2 ] && ok "its two records are kept" || not_ok "records after scancel"
+
+# Ctrl-C: the job is cancelled, the run marked interrupted
+start_hung int
 kill -INT "$pid"
 wait "$pid"
 rc=$?
