@@ -168,7 +168,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_SRC) | check-deps
 
 test: $(BENCH_BIN) $(UNIT_BIN) $(RUNNERS)
 	@BENCH=$(CURDIR)/$(BENCH_BIN) BENCH_DATA=$(CURDIR) BENCH_RUNNERS=$(CURDIR)/$(RUNNER_DIR) \
-	  ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:allocator_may_return_null=1 tests/run-tests.sh $(UNIT_BIN)
+	  ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:allocator_may_return_null=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 tests/run-tests.sh $(UNIT_BIN)
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan CC=clang CFLAGS="-O1 -g -fno-omit-frame-pointer" \

@@ -70,8 +70,7 @@ int cmd_build(int argc, char **argv)
 		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "engine", e->name, "image", b.image, "digest", b.digest,
 				      "recipe", b.recipe, "context", b.context, "reused", b.reused);
 
-		cli_print_json(o);
-		json_decref(o);
+		cli_print_json(o); /* takes the reference */
 	} else {
 		printf("%s\n%s\n", b.image, b.digest);
 	}
