@@ -56,7 +56,7 @@ static int slurm_script(struct strbuf *sb, const struct manifest *m, const struc
 	int multi = job->ranks > 1 || job->per_node;
 	long long nodes = multi ? m->target.nodes : 1;
 
-	if (sc->partition && !safe_word(sc->partition, "_.-"))
+	if (sc->partition && !safe_word(sc->partition, "_.-,"))
 		return bench_error_set(BENCH_E_MANIFEST, "runtime.slurm.partition '%s' is not a partition name", sc->partition);
 	if (sc->account && !safe_word(sc->account, "_.-"))
 		return bench_error_set(BENCH_E_MANIFEST, "runtime.slurm.account '%s' is not an account name", sc->account);

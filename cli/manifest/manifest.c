@@ -427,6 +427,16 @@ static void parse_stack(struct vctx *c, const struct ynode *n, struct manifest *
 	}
 }
 
+static int slurm_name_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_.-,", *s))
+			return 0;
+	return 1;
+}
+
 static void parse_slurm(struct vctx *c, const struct ynode *n, struct slurm_cfg *s)
 {
 	const struct ynode *v;
@@ -435,10 +445,13 @@ static void parse_slurm(struct vctx *c, const struct ynode *n, struct slurm_cfg 
 	if (ynode_is_null(n) || !want_map(c, n, "slurm"))
 		return;
 	check_keys(c, n, slurm_keys, "in 'runtime.slurm'");
-	if ((v = get(n, "partition")))
-		string_of(c, v, "partition", &s->partition, 1);
-	if ((v = get(n, "account")))
-		string_of(c, v, "account", &s->account, 1);
+	if ((v = get(n, "partition")) && string_of(c, v, "partition", &s->partition, 1) == 0 && s->partition &&
+	    !slurm_name_ok(s->partition))
+		verr(c, v, "'partition' must be a Slurm partition name (letters, digits, '_', '.', '-', ','), got '%s'",
+		     s->partition);
+	if ((v = get(n, "account")) && string_of(c, v, "account", &s->account, 1) == 0 && s->account &&
+	    !slurm_name_ok(s->account))
+		verr(c, v, "'account' must be a Slurm account name (letters, digits, '_', '.', '-'), got '%s'", s->account);
 	if ((v = get(n, "time"))) {
 		free(s->time);
 		s->time = NULL;
