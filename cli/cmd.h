@@ -45,6 +45,10 @@ struct manifest;
 int cli_load_manifest(struct manifest *m, const char *path);
 /* The lock beside a manifest: x.yaml -> x.lock.json (caller frees). */
 char *cli_lock_path(const char *manifest);
+/* Reads the manifest and its lock (lock, else MANIFEST.lock.json) into new buffers. Returns 0, or the exit
+ * status after printing the error; needs says why the command wants a lock. */
+int cli_read_manifest_lock(char **mbuf, size_t *mlen, char **lbuf, size_t *llen, const char *manifest,
+			   const char *lock, const char *needs);
 /* Writes json (decref'd here) to stdout, sorted keys, two-space indent, trailing newline. */
 int cli_print_json(void *json);
 

@@ -26,7 +26,7 @@ int cmd_build(int argc, char **argv)
 	struct built_image b = BUILT_IMAGE_INIT;
 	const struct engine_ops *e;
 	const char *lockp = NULL, *engine = NULL;
-	char *mbuf = NULL, *lbuf = NULL, *lockpath = NULL;
+	char *mbuf = NULL, *lbuf = NULL;
 	size_t mlen, llen;
 	int n, err, status = 0, force = 0, json = 0;
 	const struct opt opts[] = {
@@ -51,17 +51,9 @@ int cmd_build(int argc, char **argv)
 								  "give --engine");
 		goto cleanup;
 	}
-	lockpath = lockp ? xstrdup(lockp) : cli_lock_path(argv[1]);
-	if ((err = fs_read_file(&mbuf, &mlen, argv[1], MANIFEST_MAX_BYTES)) < 0) {
-		status = cli_fail(err);
+	if ((status = cli_read_manifest_lock(&mbuf, &mlen, &lbuf, &llen, argv[1], lockp,
+					     "an image is built from a locked stack")) != 0)
 		goto cleanup;
-	}
-	if (fs_read_file(&lbuf, &llen, lockpath, 16u << 20) < 0) {
-		fprintf(stderr, "bench: error: no readable lock at '%s': an image is built from a locked stack (run 'bench "
-			"lock %s')\n", lockpath, argv[1]);
-		status = 3;
-		goto cleanup;
-	}
 	if ((err = exec_build_image(&b, e, &m, mbuf, mlen, lbuf, llen, force, json ? NULL : stderr, NULL)) < 0) {
 		status = cli_fail(err);
 		goto cleanup;
@@ -78,7 +70,6 @@ cleanup:
 	built_image_release(&b);
 	free(mbuf);
 	free(lbuf);
-	free(lockpath);
 	manifest_release(&m);
 	return status;
 }

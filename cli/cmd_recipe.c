@@ -46,14 +46,11 @@ int cmd_recipe(int argc, char **argv)
 		return cli_usage_error(cmd.name, cmd.synopsis, "--format is containerfile or apptainer");
 	if ((status = cli_load_manifest(&m, argv[1])) != 0)
 		goto cleanup;
-	lockpath = lockp ? xstrdup(lockp) : cli_lock_path(argv[1]);
-	if ((err = fs_read_file(&mbuf, &mlen, argv[1], MANIFEST_MAX_BYTES)) < 0) {
-		status = cli_fail(err);
+	if ((status = cli_read_manifest_lock(&mbuf, &mlen, &lbuf, &llen, argv[1], lockp, "a recipe needs one")) != 0)
 		goto cleanup;
-	}
-	if (fs_read_file(&lbuf, &llen, lockpath, 16u << 20) < 0 || !(lock = json_loadb(lbuf, llen, 0, NULL))) {
-		fprintf(stderr, "bench: error: no readable lock at '%s': a recipe needs one (run 'bench lock %s')\n", lockpath,
-			argv[1]);
+	if (!(lock = json_loadb(lbuf, llen, 0, NULL))) {
+		lockpath = lockp ? xstrdup(lockp) : cli_lock_path(argv[1]);
+		fprintf(stderr, "bench: error: the lock '%s' is not valid JSON (run 'bench lock %s')\n", lockpath, argv[1]);
 		status = 3;
 		goto cleanup;
 	}

@@ -61,8 +61,11 @@ int cmd_run(int argc, char **argv)
 	memset(&ro, 0, sizeof(ro));
 	ro.manifest = resume ? NULL : argv[1];
 	ro.resume = resume;
-	if (locked && !resume)
-		ro.lock = lockpath = cli_lock_path(argv[1]);
+	if (!resume) { /* the lock --locked checks, and the one a container engine builds from */
+		ro.image_lock = lockpath = cli_lock_path(argv[1]);
+		if (locked)
+			ro.lock = lockpath;
+	}
 	ro.out_parent = out;
 	ro.only = only.v;
 	ro.nonly = only.n;

@@ -9,6 +9,7 @@
 #include "core/diag.h"
 #include "manifest/manifest.h"
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/strbuf.h"
 #include "core/suggest.h"
 
@@ -68,6 +69,23 @@ char *cli_lock_path(const char *manifest)
 	if (l > 4 && !strcmp(manifest + l - 4, ".yml"))
 		return xstrfmt("%.*s.lock.json", (int)(l - 4), manifest);
 	return xstrfmt("%s.lock.json", manifest);
+}
+
+int cli_read_manifest_lock(char **mbuf, size_t *mlen, char **lbuf, size_t *llen, const char *manifest,
+			   const char *lock, const char *needs)
+{
+	char *path = lock ? xstrdup(lock) : cli_lock_path(manifest);
+	int err, status = 0;
+
+	*mbuf = *lbuf = NULL;
+	if ((err = fs_read_file(mbuf, mlen, manifest, MANIFEST_MAX_BYTES)) < 0)
+		status = cli_fail(err);
+	else if (fs_read_file(lbuf, llen, path, 16u << 20) < 0) {
+		fprintf(stderr, "bench: error: no readable lock at '%s': %s (run 'bench lock %s')\n", path, needs, manifest);
+		status = 3;
+	}
+	free(path);
+	return status;
 }
 
 int cli_print_json(void *json)

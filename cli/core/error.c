@@ -2,16 +2,19 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_msg[1024];
 
 int bench_error_set(int code, const char *fmt, ...)
 {
+	char msg[sizeof(last_msg)]; /* the arguments may include bench_error_last(): never format onto itself */
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memcpy(last_msg, msg, sizeof(msg));
 	return code;
 }
 

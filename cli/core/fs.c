@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "error.h"
 #include "strbuf.h"
 
@@ -131,4 +133,27 @@ const char *fs_bench_home(void)
 	else
 		snprintf(home, sizeof(home), "%s/.config/bench", h && *h ? h : ".");
 	return home;
+}
+
+int fs_sha256_file(char out[65], const char *path)
+{
+	unsigned char md[32], *buf;
+	EVP_MD_CTX *c;
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f)
+		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, strerror(errno));
+	buf = xmalloc(256u << 10);
+	c = EVP_MD_CTX_new();
+	EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+	while ((n = fread(buf, 1, 256u << 10, f)) > 0)
+		EVP_DigestUpdate(c, buf, n);
+	EVP_DigestFinal_ex(c, md, NULL);
+	EVP_MD_CTX_free(c);
+	fclose(f);
+	free(buf);
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	return 0;
 }

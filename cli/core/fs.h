@@ -17,6 +17,8 @@ int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
 const char *fs_data_dir(void);
 /* mkdir -p with mode 0755. Returns 0 or BENCH_E_IO with the error naming the directory. */
 int fs_mkdir_p(const char *path);
+/* The sha256 of a file's bytes as 64 lowercase hex digits (streamed). Returns 0 or BENCH_E_IO. */
+int fs_sha256_file(char out[65], const char *path);
 /* $BENCH_HOME, else ~/.config/bench: keys, trusted keys, caches (a static string). */
 const char *fs_bench_home(void);
 

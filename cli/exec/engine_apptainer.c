@@ -1,13 +1,10 @@
 /* engine_apptainer.c — engine apptainer: the recipe as a definition file built into a SIF under the cache
  * ($BENCH_HOME/cache/sif/), its sha256 the image id, the runners started with `apptainer exec`. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <openssl/evp.h>
 
 #include "../core/error.h"
 #include "../core/fs.h"
@@ -65,31 +62,15 @@ cleanup:
 
 static int ap_digest(char **out, const struct engine_ops *e, const char *image)
 {
-	unsigned char buf[1 << 16], md[32];
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	struct strbuf sb = STRBUF_INIT;
-	int fd = open(image, O_RDONLY | O_CLOEXEC), err = 0;
-	ssize_t n;
+	char hex[65];
+	int err;
 
 	(void)e;
 	*out = NULL;
-	if (fd < 0) {
-		err = bench_error_set(BENCH_E_BUILD, "no image at '%s': %s", image, strerror(errno));
-		goto cleanup;
-	}
-	EVP_DigestInit_ex(c, EVP_sha256(), NULL);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		EVP_DigestUpdate(c, buf, (size_t)n);
-	EVP_DigestFinal_ex(c, md, NULL);
-	strbuf_addstr(&sb, "sha256:");
-	for (int i = 0; i < 32; i++)
-		strbuf_addf(&sb, "%02x", md[i]);
-	*out = strbuf_detach(&sb);
-cleanup:
-	if (fd >= 0)
-		close(fd);
-	EVP_MD_CTX_free(c);
-	return err;
+	if ((err = fs_sha256_file(hex, image)) < 0)
+		return bench_error_set(BENCH_E_BUILD, "no image at '%s': %s", image, bench_error_last());
+	*out = xstrfmt("sha256:%s", hex);
+	return 0;
 }
 
 static int ap_exec_prefix(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,

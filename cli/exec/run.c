@@ -698,18 +698,6 @@ static const struct engine_ops *eng_container(const struct run *r)
 	return e && e->exec_prefix ? e : NULL;
 }
 
-/* The lock a container run builds from: --locked's, else the one beside the manifest (MANIFEST.lock.json). */
-static char *default_lock_path(const char *manifest)
-{
-	size_t n = strlen(manifest);
-
-	if (n > 5 && !strcmp(manifest + n - 5, ".yaml"))
-		return xstrfmt("%.*s.lock.json", (int)(n - 5), manifest);
-	if (n > 4 && !strcmp(manifest + n - 4, ".yml"))
-		return xstrfmt("%.*s.lock.json", (int)(n - 4), manifest);
-	return xstrfmt("%s.lock.json", manifest);
-}
-
 /* Container engines: the stack's image (built, or found for the same manifest and lock), its recipe and id
  * written into the run directory (image/), and the environment captured inside it (env/container.txt).
  * mbuf: the manifest's text (NULL on resume: the run directory already holds the lock). */
@@ -722,7 +710,13 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 	int err;
 
 	if (mbuf) {
-		lockp = r->o->lock ? xstrdup(r->o->lock) : default_lock_path(r->o->manifest);
+		const char *lp = r->o->lock ? r->o->lock : r->o->image_lock;
+
+		if (!lp) {
+			err = bench_error_set(BENCH_E_MANIFEST, "engine '%s' runs a locked stack: no lock was given", e->name);
+			goto cleanup;
+		}
+		lockp = xstrdup(lp);
 	} else {
 		char *mp = xstrfmt("%s/manifest.yaml", r->dir);
 

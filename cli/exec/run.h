@@ -17,6 +17,7 @@ struct run_opts {
 	char *const *only;     /* suite names, or NULL */
 	size_t nonly;
 	const char *lock;      /* --locked: the lock the manifest must match (copied into the run) */
+	const char *image_lock;/* container engines: the lock the image is built from (MANIFEST.lock.json) */
 	int dry_run;
 	int quiet;
 	int verbose;

@@ -93,7 +93,6 @@ int image_context_write(char **out_recipe, const char *dir, const struct manifes
 	for (size_t i = 0; i < m->stack.ncomponents; i++) {
 		const struct component *c = &m->stack.components[i];
 		const char *commit = json_string_value(json_object_get(json_object_get(comps, c->name), "commit"));
-		char sha[65];
 
 		if (c->source != SOURCE_GIT)
 			continue;
@@ -102,7 +101,7 @@ int image_context_write(char **out_recipe, const char *dir, const struct manifes
 		if (access(p, R_OK) != 0) { /* a snapshot is a pure function of the commit: made once */
 			if (progress)
 				fprintf(progress, "bench: snapshot of %s at %.12s from %s\n", c->name, commit, c->git);
-			if ((err = snapshot_git(sha, p, c->git, commit, q, json_integer_value(sde))) < 0)
+			if ((err = snapshot_git(p, c->git, commit, q, json_integer_value(sde))) < 0)
 				goto cleanup;
 		}
 		free(p);

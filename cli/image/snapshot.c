@@ -12,11 +12,11 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <git2.h>
-#include <openssl/evp.h>
 
 #include "../core/error.h"
 #include "../core/fs.h"
 #include "../core/strbuf.h"
+#include "../manifest/lock.h"
 
 const char *snapshot_cache_dir(void)
 {
@@ -31,12 +31,6 @@ static const char *git_msg(void)
 	const git_error *e = git_error_last();
 
 	return e && e->message ? e->message : "unknown libgit2 error";
-}
-
-static void hex(char *out, const unsigned char *md, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
 }
 
 /* The commit in the cache repository, fetching every branch and tag of url when it is not there yet. */
@@ -135,21 +129,15 @@ static int walk_cb(const char *root, const git_tree_entry *te, void *payload)
 	return rc;
 }
 
-struct out {
-	int fd;
-	EVP_MD_CTX *md;
-};
-
 static la_ssize_t write_cb(struct archive *a, void *ctx, const void *buf, size_t len)
 {
-	struct out *o = ctx;
+	int fd = *(int *)ctx;
 	const char *p = buf;
 	size_t left = len;
 
 	(void)a;
-	EVP_DigestUpdate(o->md, buf, len);
 	while (left) {
-		ssize_t n = write(o->fd, p, left);
+		ssize_t n = write(fd, p, left);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -162,7 +150,7 @@ static la_ssize_t write_cb(struct archive *a, void *ctx, const void *buf, size_t
 	return (la_ssize_t)len;
 }
 
-int snapshot_git(char out_sha[65], const char *out_path, const char *url, const char *commit, const char *prefix,
+int snapshot_git(const char *out_path, const char *url, const char *commit, const char *prefix,
 		 long long source_date_epoch)
 {
 	git_repository *repo = NULL;
@@ -171,23 +159,16 @@ int snapshot_git(char out_sha[65], const char *out_path, const char *url, const 
 	git_oid oid;
 	struct archive *a = NULL;
 	struct walk w;
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	unsigned char digest[32];
-	unsigned int dlen = 0;
-	unsigned char urlmd[32];
 	char urlhex[65], *cache = NULL, *tmp = NULL;
-	struct out o = { -1, NULL };
-	int err = 0;
+	int err = 0, fd = -1;
 
 	memset(&w, 0, sizeof(w));
-	out_sha[0] = '\0';
 	git_libgit2_init();
 	if (strlen(commit) != 40 || git_oid_fromstr(&oid, commit) < 0) {
 		err = bench_error_set(BENCH_E_MANIFEST, "'%s' is not a 40-digit commit id (lock the manifest first)", commit);
 		goto cleanup;
 	}
-	EVP_Digest(url, strlen(url), urlmd, NULL, EVP_sha256(), NULL);
-	hex(urlhex, urlmd, 32);
+	lock_sha256_hex(urlhex, url, strlen(url));
 	cache = xstrfmt("%s/git/%.32s.git", snapshot_cache_dir(), urlhex);
 	if ((err = fs_mkdir_p(cache)) < 0)
 		goto cleanup;
@@ -202,16 +183,14 @@ int snapshot_git(char out_sha[65], const char *out_path, const char *url, const 
 		goto cleanup;
 	}
 	tmp = xstrfmt("%s.tmp.%d", out_path, (int)getpid());
-	if ((o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
 		err = bench_error_set(BENCH_E_IO, "cannot create '%s': %s", tmp, strerror(errno));
 		goto cleanup;
 	}
-	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
-	o.md = md;
 	a = archive_write_new();
 	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK || archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
 	    archive_write_set_options(a, "gzip:!timestamp") != ARCHIVE_OK || archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
-	    archive_write_open(a, &o, NULL, write_cb, NULL) != ARCHIVE_OK) {
+	    archive_write_open(a, &fd, NULL, write_cb, NULL) != ARCHIVE_OK) {
 		err = bench_error_set(BENCH_E_IO, "cannot start the source archive '%s': %s", out_path, archive_error_string(a));
 		goto cleanup;
 	}
@@ -229,24 +208,21 @@ int snapshot_git(char out_sha[65], const char *out_path, const char *url, const 
 		err = bench_error_set(BENCH_E_IO, "cannot finish '%s': %s", out_path, archive_error_string(a));
 		goto cleanup;
 	}
-	EVP_DigestFinal_ex(md, digest, &dlen);
-	hex(out_sha, digest, 32);
-	if (fsync(o.fd) < 0 || close(o.fd) < 0) {
-		o.fd = -1;
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		fd = -1;
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
 		goto cleanup;
 	}
-	o.fd = -1;
+	fd = -1;
 	if (rename(tmp, out_path) < 0)
 		err = bench_error_set(BENCH_E_IO, "cannot rename '%s' to '%s': %s", tmp, out_path, strerror(errno));
 cleanup:
 	if (a)
 		archive_write_free(a);
-	if (o.fd >= 0)
-		close(o.fd);
+	if (fd >= 0)
+		close(fd);
 	if (err < 0 && tmp)
 		unlink(tmp);
-	EVP_MD_CTX_free(md);
 	git_tree_free(tree);
 	git_commit_free(c);
 	git_repository_free(repo);

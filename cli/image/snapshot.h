@@ -5,8 +5,8 @@
  * source_date_epoch, uid/gid 0, modes 0644/0755, gzip without a timestamp), so the image builds from a hashed
  * archive and never needs network access to the git host.
  *
- * Ownership: snapshot_git() writes one file at out_path (replaced atomically) and fills out_sha (65 bytes,
- * hex); nothing is returned that the caller must free.
+ * Ownership: snapshot_git() writes one file at out_path (replaced atomically); nothing is returned that the
+ * caller must free.
  */
 #ifndef BENCH_SNAPSHOT_H
 #define BENCH_SNAPSHOT_H
@@ -14,7 +14,7 @@
 /* Archives commit (40 hex) of the repository at url as out_path, every path under "<prefix>/". Fetches into the
  * cache when the commit is not there yet. Returns 0, BENCH_E_RESOLVE (the remote or the commit cannot be
  * reached), BENCH_E_IO, or BENCH_E_MANIFEST (a commit that is not 40 hex digits). */
-int snapshot_git(char out_sha[65], const char *out_path, const char *url, const char *commit, const char *prefix,
+int snapshot_git(const char *out_path, const char *url, const char *commit, const char *prefix,
 		 long long source_date_epoch);
 /* $BENCH_HOME/cache (a static string). */
 const char *snapshot_cache_dir(void);

@@ -291,27 +291,6 @@ static json_t *provenance(const char *dir, const char *run, json_t *status, cons
 	return pred;
 }
 
-static int file_sha(char out[65], const char *path)
-{
-	unsigned char md[32], *buf = xmalloc(CHUNK);
-	struct sha256 c;
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	if (!f) {
-		free(buf);
-		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, strerror(errno));
-	}
-	sha256_init(&c);
-	while ((n = fread(buf, 1, CHUNK, f)) > 0)
-		sha256_update(&c, buf, n);
-	fclose(f);
-	free(buf);
-	sha256_final(md, &c);
-	hex(out, md);
-	return 0;
-}
-
 static int write_entry(struct archive *a, const char *dir, const char *run, struct member *m, time_t sde,
 		       unsigned char *buf)
 {
@@ -400,7 +379,7 @@ int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PK
 		goto cleanup;
 	}
 	mpath = xstrfmt("%s/manifest.yaml", dir);
-	if ((err = file_sha(manifest_sha, mpath)) < 0)
+	if ((err = fs_sha256_file(manifest_sha, mpath)) < 0)
 		goto cleanup;
 	if ((err = list_dir(&ms, dir, "")) < 0)
 		goto cleanup;
