@@ -2,15 +2,7 @@
 # all_to_all 16..64 MiB: nccl-tests one thread for both GPUs (-g 2) and a thread per GPU (-t 2), against
 # bench-coll thread per GPU (default, NCCL_LAUNCH_MODE=GROUP) and one rank per GPU (mpirun), each twice.
 #   NCCL_TESTS=/path/to/nccl-tests BENCH=./bench sh tests/gpu/a2a-model.sh
-set -u
-OUT=${OUT:-gpu-out}
-BENCH=${BENCH:-./bench}
-NT=${NCCL_TESTS:?set NCCL_TESTS to an nccl-tests source tree}
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-mkdir -p "$OUT"
-make -j16 -C "$NT" MPI=0 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} NCCL_HOME=${NCCL_HOME:-/usr} \
-	NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 >/tmp/nt-build.log 2>&1 || { tail -20 /tmp/nt-build.log; exit 1; }
-make runners NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 >/tmp/runners-build.log 2>&1 || { tail -20 /tmp/runners-build.log; exit 1; }
+. tests/gpu/coll-setup.sh
 ours() { # $1 label, rest: env assignments
 	l=$1; shift
 	env "$@" "$BENCH" run -o /tmp/a2a-$l tests/gpu/h200x2-a2a$m.yaml >/tmp/a2a-$l.txt 2>&1 || tail -5 /tmp/a2a-$l.txt

@@ -5,16 +5,8 @@
 # Both sides run 5 warm-up and ITERS (default 100, as in tests/gpu/h200x2-coll*.yaml) timed iterations per size:
 # at 16 MiB one iteration is ~50 us, and 20 of them left a 5% spread between two nccl-tests runs.
 #   NCCL_TESTS=/path/to/nccl-tests BENCH=./bench sh tests/gpu/coll-h200x2.sh
-set -u
-OUT=${OUT:-gpu-out}
-BENCH=${BENCH:-./bench}
-NT=${NCCL_TESTS:?set NCCL_TESTS to an nccl-tests source tree}
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-mkdir -p "$OUT"
+. tests/gpu/coll-setup.sh
 nvidia-smi topo -m >"$OUT/topo.txt" 2>&1
-make -j16 -C "$NT" MPI=0 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} NCCL_HOME=${NCCL_HOME:-/usr} \
-	NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 >/tmp/nt-build.log 2>&1 || { tail -20 /tmp/nt-build.log; exit 1; }
-make runners NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 >/tmp/runners-build.log 2>&1 || { tail -20 /tmp/runners-build.log; exit 1; }
 nt() {
 	for b in all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf broadcast_perf; do
 		echo "# $b"

@@ -2,15 +2,7 @@
 # Does an event at every call boundary cost bench-coll bandwidth at small sizes? nccl-tests (16..256 MiB,
 # 100 iterations), then bench-coll with 1, 10 and 100 iterations per timing sample, then nccl-tests again.
 #   NCCL_TESTS=/path/to/nccl-tests BENCH=./bench sh tests/gpu/coll-sample-batch.sh
-set -u
-OUT=${OUT:-gpu-out}
-BENCH=${BENCH:-./bench}
-NT=${NCCL_TESTS:?set NCCL_TESTS to an nccl-tests source tree}
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-mkdir -p "$OUT"
-make -j16 -C "$NT" MPI=0 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} NCCL_HOME=${NCCL_HOME:-/usr} \
-	NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 >/tmp/nt-build.log 2>&1 || { tail -20 /tmp/nt-build.log; exit 1; }
-make runners NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 >/tmp/runners-build.log 2>&1 || { tail -20 /tmp/runners-build.log; exit 1; }
+. tests/gpu/coll-setup.sh
 nt() {
 	for b in all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf broadcast_perf; do
 		echo "# $b"
