@@ -1,32 +1,43 @@
 #!/bin/sh
-# Collectives on a two-GPU host: nccl-tests (built from its public source in $NCCL_TESTS, never committed),
-# then bench (thread per GPU) and bench under mpirun -np 2, then both again after nccl-tests' second run: each
-# side is the mean of its two runs. Results in $OUT.
+# Collectives on a two-GPU host: nccl-tests (built from its public source in $NCCL_TESTS, never committed) with
+# -g 2 and, when the machine has MPI, under mpirun -np 2 (one rank per GPU); bench with a thread per GPU and
+# under mpirun -np 2. ROUNDS rounds (default 2) of the four, interleaved; each side is the mean of its rounds.
+# A round's output is numbered from FIRST (default 1), so two calls (FIRST=1, then FIRST=3) can be compared
+# together. Results in $OUT.
 # Both sides run 5 warm-up and ITERS (default 100, as in tests/gpu/h200x2-coll*.yaml) timed iterations per size:
 # at 16 MiB one iteration is ~50 us, and 20 of them left a 5% spread between two nccl-tests runs.
-#   NCCL_TESTS=/path/to/nccl-tests BENCH=./bench sh tests/gpu/coll-h200x2.sh
+#   NCCL_TESTS=/path/to/nccl-tests BENCH=./bench [ROUNDS=2] [FIRST=1] sh tests/gpu/coll-h200x2.sh
 . tests/gpu/coll-setup.sh
 nvidia-smi topo -m >"$OUT/topo.txt" 2>&1
+OPS="all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf broadcast_perf"
+ARGS="-b 16M -e 4G -f 2 -w 5 -n ${ITERS:-100} -d bfloat16 -c 1"
 nt() {
-	for b in all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf broadcast_perf; do
+	for b in $OPS; do echo "# $b"; "$NT/build/$b" $ARGS -g 2; done
+}
+nt_mpi() {
+	for b in $OPS; do
 		echo "# $b"
-		"$NT/build/$b" -b 16M -e 4G -f 2 -g 2 -w 5 -n "${ITERS:-100}" -d bfloat16 -c 1
+		mpirun -np 2 $MPIRUN_ROOT -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS \
+			"$NT_MPI/$b" $ARGS -g 1
 	done
 }
-ours() { # $1: 1 or 2 — ours twice, interleaved with nccl-tests: nt, ours, ours-mpirun, nt, ours, ours-mpirun
+ours() { # $1: the round
 	"$BENCH" run -o /tmp/runs$1 tests/gpu/h200x2-coll.yaml >>"$OUT/bench-run.txt" 2>&1
-	cat /tmp/runs$1/h200x2-coll-*/results/collectives.jsonl >>"$OUT/ours.jsonl"
+	cat /tmp/runs$1/h200x2-coll-*/results/collectives.jsonl >"$OUT/ours-$1.jsonl"
 	if command -v mpirun >/dev/null; then
 		"$BENCH" run -o /tmp/runs$1 tests/gpu/h200x2-coll-mpirun.yaml >>"$OUT/bench-run-mpirun.txt" 2>&1
-		cat /tmp/runs$1/h200x2-coll-mpirun-*/results/collectives.jsonl >>"$OUT/ours-mpirun.jsonl" 2>/dev/null
+		cat /tmp/runs$1/h200x2-coll-mpirun-*/results/collectives.jsonl >"$OUT/ours-mpirun-$1.jsonl" 2>/dev/null
 		grep -h "error" /tmp/runs$1/h200x2-coll-mpirun-*/logs/collectives.log | head -5 >>"$OUT/bench-run-mpirun.txt"
 	fi
 }
-rm -f "$OUT/ours.jsonl" "$OUT/ours-mpirun.jsonl" "$OUT/bench-run.txt" "$OUT/bench-run-mpirun.txt"
-nt >"$OUT/nccl-tests-1.txt" 2>&1
-ours 1
-nt >"$OUT/nccl-tests-2.txt" 2>&1
-ours 2
-python3 tests/gpu/coll_compare.py "$OUT/ours.jsonl" "$OUT/nccl-tests-1.txt" "$OUT/nccl-tests-2.txt" >"$OUT/compare.md"
-[ -s "$OUT/ours-mpirun.jsonl" ] && python3 tests/gpu/coll_compare.py "$OUT/ours-mpirun.jsonl" "$OUT/nccl-tests-1.txt" "$OUT/nccl-tests-2.txt" >>"$OUT/compare.md"
-tail -3 "$OUT/compare.md"
+i=${FIRST:-1}
+last=$((i + ${ROUNDS:-2} - 1))
+while [ "$i" -le "$last" ]; do
+	rm -rf /tmp/runs$i
+	nt >"$OUT/nccl-tests-$i.txt" 2>&1
+	[ -n "$NT_MPI" ] && nt_mpi >"$OUT/nccl-tests-mpi-$i.txt" 2>&1
+	ours "$i"
+	echo "round $i done $(date -u +%H:%M:%S)"
+	i=$((i + 1))
+done
+sh tests/gpu/coll-tables.sh "$OUT"
