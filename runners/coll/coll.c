@@ -437,6 +437,14 @@ struct ccl_ctx {
 	size_t nev;
 };
 
+/* all_to_all: NCCL 2.28 has ncclAlltoAll, and nccl-tests calls it wherever the loaded library has it (grouped
+ * send/recv before). bench-coll makes the same choice from the loaded library's version (ccl_native_a2a, set
+ * once before any rank starts), so both sides time the same call; the records name it (extra.call). */
+#if !defined(BENCH_HIP) && defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#define CCL_HAVE_ALLTOALL 1
+#endif
+static int ccl_native_a2a;
+
 static ncclDataType_t ccl_type(enum dtype dt)
 {
 	return dt == DT_FP32 ? ncclFloat32 : dt == DT_FP16 ? ncclFloat16 : ncclBfloat16;
@@ -535,6 +543,12 @@ static int ccl_run(void *ctx, const struct ccase *c, const struct coll_sizes *sz
 		r = ncclReduceScatter(in, out, sz->chunk, t, ncclSum, g->comm, g->s);
 		break;
 	case OP_ALL_TO_ALL:
+#ifdef CCL_HAVE_ALLTOALL
+		if (ccl_native_a2a) {
+			r = ncclAlltoAll(in, out, sz->chunk, t, g->comm, g->s);
+			break;
+		}
+#endif
 		r = ncclGroupStart();
 		for (int p = 0; p < n && r == ncclSuccess; p++) {
 			r = ncclSend(in + (size_t)p * sz->chunk * elem, sz->chunk, t, p, g->comm, g->s);
@@ -602,6 +616,7 @@ struct shared {
 	json_t *device;
 	const char *version;
 	const char *model;
+	const char *a2a_call; /* the library call all_to_all makes: nccl-tests' choice for the same library */
 #ifdef BENCH_CCL
 	ncclUniqueId id;
 #endif
@@ -626,6 +641,8 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 	record_add_extra(rec, "backend", json_string(sh->backend));
 	record_add_extra(rec, "library_version", json_string(sh->version));
 	record_add_extra(rec, "process_model", json_string(sh->model));
+	if (c->op == OP_ALL_TO_ALL && sh->a2a_call)
+		record_add_extra(rec, "call", json_string(sh->a2a_call));
 	record_add_extra(rec, "nranks", json_integer(t->n));
 	if (sh->nodes) {
 		record_add_extra(rec, "nodes", json_integer((json_int_t)json_array_size(sh->nodes)));
@@ -841,6 +858,7 @@ int main(int argc, char **argv)
 		memset(&m, 0, sizeof(m));
 		MPI_Op_create(sum_bf16, 1, &m.sum16[0]);
 		MPI_Op_create(sum_fp16, 1, &m.sum16[1]);
+		sh.a2a_call = "MPI_Alltoall";
 		MPI_Get_library_version(lib, &len);
 		lib[strcspn(lib, "\n,")] = '\0';
 		sh.version = lib;
@@ -863,6 +881,10 @@ int main(int argc, char **argv)
 		ncclGetVersion(&v);
 		snprintf(ver, sizeof(ver), "%s %d.%d.%d", CCL_NAME, v / 10000, (v / 100) % 100, v % 100);
 		sh.version = ver;
+#ifdef CCL_HAVE_ALLTOALL
+		ccl_native_a2a = v >= 22800;
+#endif
+		sh.a2a_call = ccl_native_a2a ? "ncclAlltoAll" : "ncclSend/ncclRecv to every rank in one group";
 		if (!(sh.device = gpu_device_info(why, sizeof(why)))) {
 			if (rank == 0)
 				fail_all(&sh, why);

@@ -6,10 +6,18 @@
 # together. Results in $OUT.
 # Both sides run 5 warm-up and ITERS (default 100, as in tests/gpu/h200x2-coll*.yaml) timed iterations per size:
 # at 16 MiB one iteration is ~50 us, and 20 of them left a 5% spread between two nccl-tests runs.
-#   NCCL_TESTS=/path/to/nccl-tests BENCH=./bench [ROUNDS=2] [FIRST=1] sh tests/gpu/coll-h200x2.sh
+# ONLY=OP (all_to_all, ...) runs that one operation on both sides (the manifests copied with that op alone).
+#   NCCL_TESTS=/path/to/nccl-tests BENCH=./bench [ROUNDS=2] [FIRST=1] [ONLY=op] sh tests/gpu/coll-h200x2.sh
 . tests/gpu/coll-setup.sh
 nvidia-smi topo -m >"$OUT/topo.txt" 2>&1
 OPS="all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf broadcast_perf"
+MT=tests/gpu/h200x2-coll.yaml MM=tests/gpu/h200x2-coll-mpirun.yaml
+if [ -n "${ONLY:-}" ]; then
+	OPS=$(echo "$ONLY" | sed 's/^all_to_all$/alltoall/')_perf
+	sed "s/ops: \[[^]]*\]/ops: [$ONLY]/" "$MT" >/tmp/h200x2-coll.yaml
+	sed "s/ops: \[[^]]*\]/ops: [$ONLY]/" "$MM" >/tmp/h200x2-coll-mpirun.yaml
+	MT=/tmp/h200x2-coll.yaml MM=/tmp/h200x2-coll-mpirun.yaml
+fi
 ARGS="-b 16M -e 4G -f 2 -w 5 -n ${ITERS:-100} -d bfloat16 -c 1"
 nt() {
 	for b in $OPS; do echo "# $b"; "$NT/build/$b" $ARGS -g 2; done
@@ -22,10 +30,10 @@ nt_mpi() {
 	done
 }
 ours() { # $1: the round
-	"$BENCH" run -o /tmp/runs$1 tests/gpu/h200x2-coll.yaml >>"$OUT/bench-run.txt" 2>&1
+	"$BENCH" run -o /tmp/runs$1 "$MT" >>"$OUT/bench-run.txt" 2>&1
 	cat /tmp/runs$1/h200x2-coll-*/results/collectives.jsonl >"$OUT/ours-$1.jsonl"
 	if command -v mpirun >/dev/null; then
-		"$BENCH" run -o /tmp/runs$1 tests/gpu/h200x2-coll-mpirun.yaml >>"$OUT/bench-run-mpirun.txt" 2>&1
+		"$BENCH" run -o /tmp/runs$1 "$MM" >>"$OUT/bench-run-mpirun.txt" 2>&1
 		cat /tmp/runs$1/h200x2-coll-mpirun-*/results/collectives.jsonl >"$OUT/ours-mpirun-$1.jsonl" 2>/dev/null
 		grep -h "error" /tmp/runs$1/h200x2-coll-mpirun-*/logs/collectives.log | head -5 >>"$OUT/bench-run-mpirun.txt"
 	fi

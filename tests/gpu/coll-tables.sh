@@ -22,3 +22,5 @@ cat "$D"/ours-[0-9]*.jsonl >"$D/ours.jsonl"
 	fi
 } >"$D/compare.md"
 grep -e "^## " -e "^worst" "$D/compare.md"
+python3 tests/gpu/coll_spread.py "$D" >"$D/spread.md"
+tail -2 "$D/spread.md"
