@@ -97,10 +97,8 @@ def check_all(cases, dev):
     return errs
 
 
-def main():
-    _, cases = bl.load_config(SUITE)
-    dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    print(f"gemm.py: {len(cases)} case(s), torch {torch.__version__} on {dev}", file=sys.stderr)
+def run_cases(cases, dev, emit=bl.emit):
+    """The check pass, then every case timed in order; emit(record) as each finishes."""
     errs = check_all(cases, dev)
     seen = {}
     for i, c in enumerate(cases):
@@ -144,7 +142,14 @@ def main():
         except Exception as e:  # out of memory, an unsupported combination: a record
             rec.update(status="failed", error=f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:300]}")
         print(f"gemm.py: [{i + 1}/{len(cases)}] {c['case']}: {rec['status']} {rec['value'] or ''}", file=sys.stderr)
-        bl.emit(rec)
+        emit(rec)
+
+
+def main():
+    _, cases = bl.load_config(SUITE)
+    dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    print(f"gemm.py: {len(cases)} case(s), torch {torch.__version__} on {dev}", file=sys.stderr)
+    run_cases(cases, dev)
 
 
 if __name__ == "__main__":

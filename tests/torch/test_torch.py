@@ -88,6 +88,37 @@ def test_do_bench_schedule_counts():
     assert st["median"] == 5.5 and abs(st["p10"] - 1.9) < 1e-12 and abs(st["p90"] - 9.1) < 1e-12
 
 
+def test_gemm_checks_every_case_before_timing_any():
+    import gemm
+    events, recs = [], []
+    real_check, real_bench = gemm.check, bl.do_bench
+
+    def check(fn, ref):
+        events.append("check")
+        return real_check(fn, ref)
+
+    def bench(*a, **k):
+        events.append("time")
+        return real_bench(*a, **k)
+
+    def case(name, backend, check=True, k=32):
+        return {"case": name, "params": {"backend": backend, "dtype": "fp32", "layout": "tn", "m": 64, "n": 48,
+                                          "k": k, "warmup_ms": 0.5, "rep_ms": 1.0, "flush_bytes": 1 << 20,
+                                          "seed": 3, "check": check}}
+    cases = [case("a", "torch-matmul"), case("b", "torch-linear"), case("c", "torch-matmul", check=False),
+             case("d", "torch-linear", k=-1)]  # d: no tensor of that shape, its check pass fails
+    gemm.check, bl.do_bench = check, bench
+    try:
+        gemm.run_cases(cases, torch.device("cpu"), recs.append)
+    finally:
+        gemm.check, bl.do_bench = real_check, real_bench
+    assert events == ["check", "check", "time", "time", "time"], events
+    assert [r["status"] for r in recs] == ["ok", "ok", "ok", "failed"], [(r["status"], r["error"]) for r in recs]
+    assert recs[0]["extra"]["check"] == "ok" and recs[0]["extra"]["max_rel_err"] < 1e-4
+    assert "check" not in recs[2]["extra"] and recs[2]["value"] > 0
+    assert recs[3]["error"].startswith("RuntimeError: Trying to create tensor with negative dimension"), recs[3]["error"]
+
+
 def test_tiny_training_step_trains():
     import train
     case = {"case": "tiny", "params": {"model": "tiny", "layers": "auto", "precision": "fp32", "seq_len": 32,
