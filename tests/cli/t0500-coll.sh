@@ -32,6 +32,7 @@ for r in recs:
     assert abs(e["busbw_mean_gbps"] - e["algbw_gbps"] * factor[op]) <= 1e-7 * max(1e-9, e["busbw_mean_gbps"])
     assert r["value"] == r["stats"]["median"] and len(r["samples_ms"]) == r["params"]["iters"]
     assert e["in_place"] == (r["params"]["placement"] == "in-place")
+    assert e.get("call") == ("MPI_Alltoall" if op == "all_to_all" else None), e.get("call")
 print("ok")
 PY
 }
