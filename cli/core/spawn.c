@@ -217,3 +217,37 @@ int spawn_capture(char **out, size_t *len, char *const *argv, size_t max, double
 	*out = strbuf_detach(&sb);
 	return err;
 }
+
+static int log_line(void *ctx, const char *line, size_t len)
+{
+	int fd = *(int *)ctx;
+
+	if (fd >= 0 && (write(fd, line, len) < 0 || write(fd, "\n", 1) < 0))
+		return 0; /* a full disk must not stop the build: its status still counts */
+	return 0;
+}
+
+int spawn_run_logged(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop)
+{
+	struct spawn_result res;
+	struct spawn_opts so;
+
+	memset(&so, 0, sizeof(so));
+	so.argv = argv;
+	so.stderr_fd = log_fd;
+	so.timeout_s = timeout_s;
+	so.stop = stop;
+	so.on_line = log_line;
+	so.ctx = &log_fd;
+	so.max_line = 1u << 20;
+	if (spawn_run(&res, &so) < 0)
+		return bench_error_set(BENCH_E_BUILD, "cannot start '%s': %s", argv[0], bench_error_last());
+	if (res.end == SPAWN_EXITED && res.exit_code == 0)
+		return 0;
+	if (res.end == SPAWN_EXITED)
+		return bench_error_set(BENCH_E_BUILD, "'%s %s' exited with status %d", argv[0], argv[1] ? argv[1] : "",
+				       res.exit_code);
+	return bench_error_set(BENCH_E_BUILD, "'%s %s' %s", argv[0], argv[1] ? argv[1] : "",
+			       res.end == SPAWN_TIMEOUT ? "timed out" : res.end == SPAWN_STOPPED ? "was interrupted"
+											   : "was killed by a signal");
+}

@@ -43,6 +43,9 @@ struct spawn_opts {
 int spawn_run(struct spawn_result *out, const struct spawn_opts *o);
 /* Runs argv, capturing stdout (at most max bytes) into *out (caller frees). For small helper programs. */
 int spawn_capture(char **out, size_t *len, char *const *argv, size_t max, double timeout_s);
+/* Runs argv with stdout and stderr to log_fd (-1: discarded); 0 when it exited 0, else BENCH_E_BUILD with what
+ * ended it (exit status, timeout, interruption, signal). For builds and image imports. */
+int spawn_run_logged(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop);
 /* Searches PATH for a program name; returns a malloc'd path or NULL. */
 char *spawn_which(const char *name);
 

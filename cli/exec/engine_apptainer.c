@@ -1,77 +1,12 @@
-/* engine_apptainer.c — engine apptainer: the recipe as a definition file built into a SIF under the cache
- * ($BENCH_HOME/cache/sif/), its sha256 the image id, the runners started with `apptainer exec`. */
-#include <errno.h>
+/* engine_apptainer.c — engine apptainer: the runners started with `apptainer exec` in the stack's SIF (built by
+ * cli/image/builder_apptainer.c), the run directory bound at its own path. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "../core/error.h"
-#include "../core/fs.h"
 #include "../core/spawn.h"
 #include "../core/strbuf.h"
 #include "exec.h"
-
-static char *ap_ref(const struct engine_ops *e, const char *name, const char *lock_sha, const char *cache_dir)
-{
-	(void)e;
-	return xstrfmt("%s/sif/bench-%s-%.16s.sif", cache_dir, name, lock_sha);
-}
-
-static int ap_exists(const struct engine_ops *e, const char *image)
-{
-	(void)e;
-	return access(image, R_OK) == 0;
-}
-
-static int ap_build(const struct engine_ops *e, const char *context, const char *recipe, const char *image, int log_fd,
-		    volatile sig_atomic_t *stop)
-{
-	struct strvec av = STRVEC_INIT;
-	char *prog = spawn_which(e->name), *dir = xstrdup(image), *cwd = getcwd(NULL, 0);
-	int err;
-
-	if (!prog) {
-		err = bench_error_set(BENCH_E_BUILD, "engine 'apptainer' is not installed here ('apptainer' is not on PATH)");
-		goto cleanup;
-	}
-	if (strrchr(dir, '/'))
-		*strrchr(dir, '/') = '\0';
-	if ((err = fs_mkdir_p(dir)) < 0)
-		goto cleanup;
-	strvec_push(&av, prog);
-	strvec_push(&av, "build");
-	strvec_push(&av, "--force");
-	strvec_push(&av, image);
-	strvec_push(&av, recipe);
-	/* %files sources are relative to the context: build from there */
-	if (chdir(context) < 0) {
-		err = bench_error_set(BENCH_E_BUILD, "cannot enter the build context '%s': %s", context, strerror(errno));
-		goto cleanup;
-	}
-	err = exec_run_logged(strvec_argv(&av), log_fd, 0, stop);
-	if (cwd && chdir(cwd) < 0 && err == 0)
-		err = bench_error_set(BENCH_E_IO, "cannot return to '%s': %s", cwd, strerror(errno));
-cleanup:
-	strvec_release(&av);
-	free(prog);
-	free(dir);
-	free(cwd);
-	return err;
-}
-
-static int ap_digest(char **out, const struct engine_ops *e, const char *image)
-{
-	char hex[65];
-	int err;
-
-	(void)e;
-	*out = NULL;
-	if ((err = fs_sha256_file(hex, image)) < 0)
-		return bench_error_set(BENCH_E_BUILD, "no image at '%s': %s", image, bench_error_last());
-	*out = xstrfmt("sha256:%s", hex);
-	return 0;
-}
 
 static int ap_exec_prefix(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,
 			  const char *run_dir)
@@ -92,13 +27,11 @@ static int ap_exec_prefix(struct strvec *out, const struct engine_ops *e, const 
 	return 0;
 }
 
+extern const struct builder_ops builder_apptainer;
+
 const struct engine_ops engine_apptainer = {
 	.name = "apptainer",
 	.runner_argv = container_runner_argv,
-	.recipe_format = "apptainer",
-	.image_ref = ap_ref,
-	.image_exists = ap_exists,
-	.build = ap_build,
-	.image_digest = ap_digest,
+	.builder = &builder_apptainer,
 	.exec_prefix = ap_exec_prefix,
 };

@@ -1,13 +1,11 @@
-/* engine_docker.c — engine docker: the same OCI steps as podman (engine_podman.c) through the docker CLI. */
+/* engine_docker.c — engine docker: the same OCI run side as podman (engine_podman.c) through the docker CLI. */
 #include "exec.h"
+
+extern const struct builder_ops builder_docker;
 
 const struct engine_ops engine_docker = {
 	.name = "docker",
 	.runner_argv = container_runner_argv,
-	.recipe_format = "containerfile",
-	.image_ref = oci_image_ref,
-	.image_exists = oci_image_exists,
-	.build = oci_build,
-	.image_digest = oci_image_digest,
+	.builder = &builder_docker,
 	.exec_prefix = oci_exec_prefix,
 };

@@ -42,44 +42,6 @@ const struct launcher_ops *launcher_find(const char *name)
 	return NULL;
 }
 
-void strvec_push(struct strvec *sv, const char *s)
-{
-	ALLOC_GROW(sv->v, sv->n + 2, sv->alloc);
-	sv->v[sv->n++] = xstrdup(s);
-	sv->v[sv->n] = NULL;
-}
-
-void strvec_pushf(struct strvec *sv, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	ALLOC_GROW(sv->v, sv->n + 2, sv->alloc);
-	sv->v[sv->n++] = strbuf_detach(&sb);
-	sv->v[sv->n] = NULL;
-}
-
-void strvec_release(struct strvec *sv)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		free(sv->v[i]);
-	free(sv->v);
-	sv->v = NULL;
-	sv->n = sv->alloc = 0;
-}
-
-char *const *strvec_argv(struct strvec *sv)
-{
-	if (!sv->v) {
-		ALLOC_GROW(sv->v, 1, sv->alloc);
-		sv->v[0] = NULL;
-	}
-	return sv->v;
-}
-
 int exec_resolve_runner(char **out_path, int *is_python, const char *program)
 {
 	const char *dir = getenv("BENCH_RUNNERS"), *data;
@@ -180,36 +142,3 @@ int exec_vendor_run_flags(struct strvec *out, const struct manifest *m, const ch
 	return err;
 }
 
-static int log_line(void *ctx, const char *line, size_t len)
-{
-	int fd = *(int *)ctx;
-
-	if (fd >= 0 && (write(fd, line, len) < 0 || write(fd, "\n", 1) < 0))
-		return 0; /* a full disk must not stop the build: its status still counts */
-	return 0;
-}
-
-int exec_run_logged(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop)
-{
-	struct spawn_result res;
-	struct spawn_opts so;
-
-	memset(&so, 0, sizeof(so));
-	so.argv = argv;
-	so.stderr_fd = log_fd;
-	so.timeout_s = timeout_s;
-	so.stop = stop;
-	so.on_line = log_line;
-	so.ctx = &log_fd;
-	so.max_line = 1u << 20;
-	if (spawn_run(&res, &so) < 0)
-		return bench_error_set(BENCH_E_BUILD, "cannot start '%s': %s", argv[0], bench_error_last());
-	if (res.end == SPAWN_EXITED && res.exit_code == 0)
-		return 0;
-	if (res.end == SPAWN_EXITED)
-		return bench_error_set(BENCH_E_BUILD, "'%s %s' exited with status %d", argv[0], argv[1] ? argv[1] : "",
-				       res.exit_code);
-	return bench_error_set(BENCH_E_BUILD, "'%s %s' %s", argv[0], argv[1] ? argv[1] : "",
-			       res.end == SPAWN_TIMEOUT ? "timed out" : res.end == SPAWN_STOPPED ? "was interrupted"
-											   : "was killed by a signal");
-}

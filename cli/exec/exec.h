@@ -13,56 +13,30 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../core/strvec.h"
+#include "../image/builder.h"
 #include "../manifest/manifest.h"
-
-struct strvec {
-	char **v;
-	size_t n, alloc;
-};
-
-#define STRVEC_INIT { NULL, 0, 0 }
-
-void strvec_push(struct strvec *sv, const char *s);
-void strvec_pushf(struct strvec *sv, const char *fmt, ...) BENCH_PRINTF(2, 3);
-void strvec_release(struct strvec *sv);
-/* The vector as a NULL-terminated array (valid until the next push or release). */
-char *const *strvec_argv(struct strvec *sv);
 
 struct engine_ops {
 	const char *name;
 	/* Appends the argv that runs `program` with `--config cases` to out. Returns 0 or a negative code with the
 	 * error set (a runner that cannot be found, an engine that cannot run here). */
 	int (*runner_argv)(struct strvec *out, const struct manifest *m, const char *program, const char *cases);
-	/* Container engines only (NULL for host). recipe_format: "containerfile" or "apptainer". */
-	const char *recipe_format;
-	/* The image reference for a stack: a tag (podman, docker) or a file under cache_dir (apptainer). */
-	char *(*image_ref)(const struct engine_ops *e, const char *name, const char *lock_sha, const char *cache_dir);
-	int (*image_exists)(const struct engine_ops *e, const char *image);
-	/* Builds image from the context directory holding the recipe file; the engine's output goes to log_fd. */
-	int (*build)(const struct engine_ops *e, const char *context, const char *recipe, const char *image, int log_fd,
-		     volatile sig_atomic_t *stop);
-	/* The image's immutable id, "sha256:<64 hex>" (caller frees). */
-	int (*image_digest)(char **out, const struct engine_ops *e, const char *image);
+	/* Container engines only (NULL for host): the builder that makes their images (cli/image/builder.h). */
+	const struct builder_ops *builder;
 	/* Appends the argv that runs a command inside image: the run directory mounted at its own path, the
 	 * vendor's GPU flags (images/bases/<vendor>.yaml run_flags), host IPC. */
 	int (*exec_prefix)(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,
 			   const char *run_dir);
 };
 
-/* The shared implementation of the OCI engines (podman, docker): engine_podman.c. */
-char *oci_image_ref(const struct engine_ops *e, const char *name, const char *lock_sha, const char *cache_dir);
-int oci_image_exists(const struct engine_ops *e, const char *image);
-int oci_build(const struct engine_ops *e, const char *context, const char *recipe, const char *image, int log_fd,
-	      volatile sig_atomic_t *stop);
-int oci_image_digest(char **out, const struct engine_ops *e, const char *image);
+/* The shared run side of the OCI engines (podman, docker): engine_podman.c. */
 int oci_exec_prefix(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,
 		    const char *run_dir);
 /* Runner paths inside an image built by bench's recipe (/opt/bench). */
 int container_runner_argv(struct strvec *out, const struct manifest *m, const char *program, const char *cases);
 /* The vendor's run flags for engine name from images/bases/<vendor>.yaml, appended to out. */
 int exec_vendor_run_flags(struct strvec *out, const struct manifest *m, const char *engine);
-/* Runs argv with stdout and stderr to log_fd; 0 when it exited 0, else BENCH_E_BUILD with what ended it. */
-int exec_run_logged(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop);
 
 /* A suite's runner as a batch job (launcher slurm): argv is what each task runs (the runner, inside the image
  * for container engines); records come back through on_line as the job writes them. */
@@ -102,26 +76,6 @@ extern const struct engine_ops *const engine_registry[];
 extern const struct launcher_ops *const launcher_registry[];
 const struct engine_ops *engine_find(const char *name);
 const struct launcher_ops *launcher_find(const char *name);
-
-/* A stack's image, built (or found) by a container engine. */
-struct built_image {
-	const struct engine_ops *engine;
-	char *image;   /* tag or SIF path */
-	char *digest;  /* sha256:... */
-	char *recipe;  /* the recipe file in the context */
-	char *context; /* $BENCH_HOME/cache/build/<name>-<lock sha>/ */
-	char *log;     /* the engine's build output */
-	int reused;    /* the image existed already */
-};
-
-#define BUILT_IMAGE_INIT { NULL, NULL, NULL, NULL, NULL, NULL, 0 }
-
-/* Builds the image of manifest m (its text mbuf) locked by lock (its text lbuf) with engine e, or reuses the
- * image of the same manifest and lock unless force. On a failed build: BENCH_E_BUILD, the message names the log,
- * and the log's last lines go to stderr. */
-int exec_build_image(struct built_image *out, const struct engine_ops *e, const struct manifest *m, const char *mbuf,
-		     size_t mlen, const char *lbuf, size_t llen, int force, FILE *progress, volatile sig_atomic_t *stop);
-void built_image_release(struct built_image *b);
 
 /* Where engine host finds runner executables: $BENCH_RUNNERS, else <data dir>/build/runners. Python runners
  * (paths ending in .py) are resolved against the data dir and run with $BENCH_PYTHON (default python3). */

@@ -251,7 +251,7 @@ static int squash_image(const struct batch_job *job, const struct manifest *m)
 	strvec_pushf(&av, "%s://%s", m->runtime.engine == ENGINE_DOCKER ? "dockerd" : "podman", job->image);
 	if (job->log)
 		fprintf(job->log, "bench: squashing %s into %s\n", job->image, sqsh);
-	err = exec_run_logged(strvec_argv(&av), job->log ? fileno(job->log) : -1, 0, job->stop);
+	err = spawn_run_logged(strvec_argv(&av), job->log ? fileno(job->log) : -1, 0, job->stop);
 cleanup:
 	strvec_release(&av);
 	free(enroot);

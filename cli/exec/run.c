@@ -698,7 +698,7 @@ static const struct engine_ops *eng_container(const struct run *r)
 	return e && e->exec_prefix ? e : NULL;
 }
 
-/* Container engines: the stack's image (built, or found for the same manifest and lock), its recipe and id
+/* Container engines: the stack's image (built, or found for the same build context), its recipe and id
  * written into the run directory (image/), and the environment captured inside it (env/container.txt).
  * mbuf: the manifest's text (NULL on resume: the run directory already holds the lock). */
 static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
@@ -733,7 +733,7 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 				      "(run 'bench lock %s')", e->name, lockp, r->o->manifest ? r->o->manifest : "MANIFEST");
 		goto cleanup;
 	}
-	if ((err = exec_build_image(&r->img, e, &r->m, mbuf, mlen, lbuf, llen, 0, r->o->quiet ? NULL : stderr, &stop_flag)) < 0)
+	if ((err = image_build(&r->img, e->builder, &r->m, mbuf, mlen, lbuf, llen, 0, r->o->quiet ? NULL : stderr, &stop_flag)) < 0)
 		goto cleanup;
 	if ((err = write_atomic(r->dir, "manifest.lock.json", lbuf, llen)) < 0)
 		goto cleanup;
@@ -746,11 +746,11 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 			goto cleanup;
 	}
 	if ((err = fs_read_file(&rbuf, &rlen, r->img.recipe, 16u << 20)) < 0 ||
-	    (err = write_atomic(r->dir, !strcmp(e->recipe_format, "apptainer") ? "image/bench.def" : "image/Containerfile",
+	    (err = write_atomic(r->dir, !strcmp(e->builder->recipe_format, "apptainer") ? "image/bench.def" : "image/Containerfile",
 				rbuf, rlen)) < 0)
 		goto cleanup;
-	j = json_pack("{s:s, s:s, s:s, s:s, s:b}", "schema", "bench.image/v1", "engine", e->name, "image", r->img.image,
-		      "digest", r->img.digest, "reused", r->img.reused);
+	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "schema", "bench.image/v1", "engine", e->name, "image",
+		      r->img.image, "digest", r->img.digest, "context_sha256", r->img.context_sha, "reused", r->img.reused);
 	if ((err = write_json(r->dir, "image/image.json", j)) < 0)
 		goto cleanup;
 	/* what is inside: OS, packages, shared libraries, Python packages (a fixed script, no manifest value in it) */

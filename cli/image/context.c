@@ -1,14 +1,18 @@
 /* context.c — a stack's build context: recipe, source snapshots, and the runner sources. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "context.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <openssl/evp.h>
 
 #include "../core/error.h"
 #include "../core/fs.h"
@@ -30,46 +34,69 @@ static int write_file(const char *path, const char *data, size_t len, mode_t mod
 	return err;
 }
 
-/* Copies the regular files under src to dst (modes kept: 0755 for executables, else 0644), skipping caches. */
-static int copy_tree(const char *src, const char *dst)
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-	DIR *d = opendir(src);
-	struct dirent *de;
-	int err = 0;
+	(void)st;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
+}
 
-	if (!d)
+/* Copies the regular files under src to dst (modes kept: 0755 for executables, else 0644), skipping caches,
+ * in name order, and feeds each to md as its path below the top, its mode, its size and its bytes: the digest
+ * of what the image build receives. */
+static int copy_tree(const char *src, const char *dst, const char *rel, EVP_MD_CTX *md)
+{
+	struct dirent **ents = NULL;
+	int n = scandir(src, &ents, NULL, alphasort), err = 0;
+
+	if (n < 0)
 		return bench_error_set(BENCH_E_IO, "cannot read '%s': %s", src, strerror(errno));
 	if ((err = fs_mkdir_p(dst)) < 0)
 		goto cleanup;
-	while (!err && (de = readdir(d))) {
-		char *s, *t;
+	for (int i = 0; i < n && !err; i++) {
+		const char *name = ents[i]->d_name;
+		char *s, *t, *r;
 		struct stat st;
 
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "__pycache__"))
+		if (name[0] == '.' || !strcmp(name, "__pycache__"))
 			continue;
-		s = xstrfmt("%s/%s", src, de->d_name);
-		t = xstrfmt("%s/%s", dst, de->d_name);
+		s = xstrfmt("%s/%s", src, name);
+		t = xstrfmt("%s/%s", dst, name);
+		r = xstrfmt("%s%s%s", rel, *rel ? "/" : "", name);
 		if (stat(s, &st) == 0 && S_ISDIR(st.st_mode)) {
-			err = copy_tree(s, t);
+			err = copy_tree(s, t, r, md);
 		} else if (stat(s, &st) == 0 && S_ISREG(st.st_mode)) {
-			char *buf = NULL;
+			char *buf = NULL, head[64];
 			size_t len;
+			mode_t mode = st.st_mode & 0111 ? 0755 : 0644;
 
 			if ((err = fs_read_file(&buf, &len, s, 64u << 20)) == 0)
-				err = write_file(t, buf, len, st.st_mode & 0111 ? 0755 : 0644);
+				err = write_file(t, buf, len, mode);
+			if (!err) {
+				int hl = snprintf(head, sizeof(head), "%o %zu", (unsigned)mode, len);
+
+				EVP_DigestUpdate(md, r, strlen(r) + 1);
+				EVP_DigestUpdate(md, head, (size_t)hl + 1);
+				EVP_DigestUpdate(md, buf, len);
+			}
 			free(buf);
 		}
 		free(s);
 		free(t);
+		free(r);
 	}
 cleanup:
-	closedir(d);
+	for (int i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
 	return err;
 }
 
-int image_context_write(char **out_recipe, const char *dir, const struct manifest *m, json_t *lock,
-			const char *manifest_sha, const char *lock_sha, const char *format, FILE *progress)
+int image_context_write(char **out_recipe, char out_digest[65], const char *dir, const struct manifest *m,
+			json_t *lock, const char *manifest_sha, const char *lock_sha, const char *format, FILE *progress)
 {
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned char d[32];
 	struct recipe r = RECIPE_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	json_t *comps = json_object_get(lock, "components");
@@ -79,6 +106,8 @@ int image_context_write(char **out_recipe, const char *dir, const struct manifes
 	int err;
 
 	*out_recipe = NULL;
+	out_digest[0] = '\0';
+	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
 	if ((err = recipe_build(&r, m, lock, manifest_sha, lock_sha)) < 0)
 		goto cleanup;
 	if (!strcmp(format, "apptainer"))
@@ -112,10 +141,18 @@ int image_context_write(char **out_recipe, const char *dir, const struct manifes
 		err = BENCH_E_IO;
 		goto cleanup;
 	}
-	/* the runner sources: the Makefile and runners/ (the image runs `make -C /opt/bench runners`) */
+	/* the runner sources: the Makefile and runners/ (the image runs `make -C /opt/bench runners`), copied
+	 * afresh (a runner file this bench no longer has must not reach the image) */
+	EVP_DigestUpdate(md, sb.buf, sb.len + 1); /* the recipe (it names the lock, and so every source) */
+	p = xstrfmt("%s/bench", dir);
+	if (nftw(p, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT) {
+		err = bench_error_set(BENCH_E_IO, "cannot clear '%s': %s", p, strerror(errno));
+		goto cleanup;
+	}
+	free(p);
 	p = xstrfmt("%s/bench/runners", dir);
 	q = xstrfmt("%s/runners", data);
-	if ((err = copy_tree(q, p)) < 0)
+	if ((err = copy_tree(q, p, "runners", md)) < 0)
 		goto cleanup;
 	free(p);
 	free(q);
@@ -127,6 +164,10 @@ int image_context_write(char **out_recipe, const char *dir, const struct manifes
 
 		if ((err = fs_read_file(&buf, &len, q, 1u << 20)) == 0)
 			err = write_file(p, buf, len, 0644);
+		if (!err) {
+			EVP_DigestUpdate(md, "Makefile", sizeof("Makefile"));
+			EVP_DigestUpdate(md, buf, len);
+		}
 		free(buf);
 		if (err < 0)
 			goto cleanup;
@@ -137,7 +178,11 @@ int image_context_write(char **out_recipe, const char *dir, const struct manifes
 		goto cleanup;
 	*out_recipe = p;
 	p = NULL;
+	EVP_DigestFinal_ex(md, d, NULL);
+	for (int i = 0; i < 32; i++)
+		snprintf(out_digest + 2 * i, 3, "%02x", d[i]);
 cleanup:
+	EVP_MD_CTX_free(md);
 	recipe_release(&r);
 	strbuf_release(&sb);
 	free(p);

@@ -50,6 +50,28 @@ then ok "the two stacks loaded different BLAS libraries"; else not_ok "BLAS libr
 grep -q "libblis-dev.*0.9.0-1" "$(cat "$T/blis.dir")/env/container.txt" && ! grep -q "^libopenblas" "$(cat "$T/blis.dir")/env/container.txt" &&
 	ok "the blis image holds BLIS and no OpenBLAS (dpkg inside the container)" || not_ok "blis image packages"
 
+# the image is named by its build context: a bench whose runner sources differ builds its own image (a data
+# directory with one runner file changed), and the original sources find the original image again
+mkdir -p "$T/data"
+cp -r "$BENCH_DATA/Makefile" "$BENCH_DATA/images" "$BENCH_DATA/runners" "$T/data/"
+echo "/* changed runner sources */" >>"$T/data/runners/gemm/gemm_cblas.c"
+BENCH_DATA=$T/data expect 0 "build cpu-openblas with changed runner sources" "$BENCH" build --json "$T/openblas.yaml"
+cp "$T/out" "$T/changed.build.json"
+expect 0 "build cpu-openblas with the original sources again" "$BENCH" build --json "$T/openblas.yaml"
+CIMG=$(python3 - "$T/openblas.build.json" "$T/changed.build.json" "$T/out" <<'PY'
+import json, re, sys
+a, c, b = (json.load(open(p)) for p in sys.argv[1:])
+assert not c["reused"] and c["image"] != a["image"] and c["digest"] != a["digest"], (a, c)
+assert c["context_sha256"] != a["context_sha256"] and re.fullmatch(r"[0-9a-f]{64}", c["context_sha256"])
+assert c["image"].endswith(":" + c["context_sha256"][:16]), c
+assert b["reused"] and b["image"] == a["image"] and b["digest"] == a["digest"], (a, b)
+print(c["image"])
+PY
+) && ok "changed runner sources: a new image (context digest), the original found again" || not_ok "image key"
+expect 0 "the new image holds the changed runner source" podman run --rm "$CIMG" tail -n 1 /opt/bench/runners/gemm/gemm_cblas.c
+grep -q "changed runner sources" "$T/out" && ok "the changed source is what the image built from" || { not_ok "runner source in image"; show "$T/out"; }
+podman rmi -f "$CIMG" >/dev/null 2>&1
+
 # a dev branch: a git component built from source in its own stage
 G="$T/hello"
 git init -q -b main "$G"

@@ -1,0 +1,117 @@
+/* builder.c — the builders' registry, and a stack's image: the build context, then the builder's build (or the
+ * image of the same context, reused), its id recorded. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "../core/error.h"
+#include "../core/fs.h"
+#include "../core/strbuf.h"
+#include "../manifest/lock.h"
+#include "builder.h"
+#include "context.h"
+#include "snapshot.h"
+
+extern const struct builder_ops builder_podman;
+extern const struct builder_ops builder_docker;
+extern const struct builder_ops builder_apptainer;
+
+/* The registry: one line per builder. */
+const struct builder_ops *const builder_registry[] = { &builder_podman, &builder_docker, &builder_apptainer, NULL };
+
+const struct builder_ops *builder_find(const char *name)
+{
+	for (size_t i = 0; builder_registry[i]; i++)
+		if (!strcmp(builder_registry[i]->name, name))
+			return builder_registry[i];
+	return NULL;
+}
+
+void built_image_release(struct built_image *img)
+{
+	free(img->image);
+	free(img->digest);
+	free(img->recipe);
+	free(img->context);
+	free(img->context_sha);
+	free(img->log);
+	memset(img, 0, sizeof(*img));
+}
+
+/* The last n lines of a file, to stderr, indented. */
+static void show_tail(const char *path, int n)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	int seen = 0;
+
+	if (fs_read_file(&buf, &len, path, 64u << 20) < 0 || !len) {
+		free(buf);
+		return;
+	}
+	p = buf + len;
+	while (p > buf && seen <= n)
+		if (*--p == '\n' && p + 1 < buf + len)
+			seen++;
+	if (*p == '\n')
+		p++;
+	fprintf(stderr, "bench: the build log ends with:\n");
+	for (char *line = strtok(p, "\n"); line; line = strtok(NULL, "\n"))
+		fprintf(stderr, "  | %s\n", line);
+	free(buf);
+}
+
+int image_build(struct built_image *out, const struct builder_ops *b, const struct manifest *m, const char *mbuf,
+		size_t mlen, const char *lbuf, size_t llen, int force, FILE *progress, volatile sig_atomic_t *stop)
+{
+	json_t *lock = NULL;
+	char msha[65], lsha[65], csha[65];
+	int err = 0, fd = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->builder = b;
+	if (!(lock = json_loadb(lbuf, llen, 0, NULL)))
+		return bench_error_set(BENCH_E_MANIFEST, "the lock is not valid JSON");
+	lock_sha256_hex(msha, mbuf, mlen);
+	lock_sha256_hex(lsha, lbuf, llen);
+	out->context = xstrfmt("%s/build/%s-%.16s", snapshot_cache_dir(), m->name, lsha);
+	if ((err = image_context_write(&out->recipe, csha, out->context, m, lock, msha, lsha, b->recipe_format,
+				       progress)) < 0)
+		goto cleanup;
+	out->context_sha = xstrdup(csha);
+	out->image = b->image_ref(b, m->name, csha, snapshot_cache_dir());
+	out->log = xstrfmt("%s/build.log", out->context);
+	if (!force && b->image_exists(b, out->image)) {
+		out->reused = 1;
+		if (progress)
+			fprintf(progress, "bench: image %s exists (same recipe and runner sources): reused\n", out->image);
+	} else {
+		if (progress)
+			fprintf(progress, "bench: building %s with %s (log: %s)\n", out->image, b->name, out->log);
+		if ((fd = open(out->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+			err = bench_error_set(BENCH_E_IO, "cannot create '%s': %s", out->log, strerror(errno));
+			goto cleanup;
+		}
+		if ((err = b->build(b, out->context, out->recipe, out->image, fd, stop)) < 0) {
+			char *why = xstrdup(bench_error_last());
+
+			close(fd);
+			fd = -1;
+			show_tail(out->log, 20);
+			err = bench_error_set(BENCH_E_BUILD, "the image build failed: %s (whole log: %s)", why, out->log);
+			free(why);
+			goto cleanup;
+		}
+	}
+	err = b->image_digest(&out->digest, b, out->image);
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	json_decref(lock);
+	return err;
+}

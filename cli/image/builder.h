@@ -1,0 +1,63 @@
+/*
+ * builder.h — image builders as plug-ins (DESIGN.md §2): podman, docker and apptainer turn a stack's build
+ * context (context.h) into an image, say whether it exists already, and read its immutable id. One ops struct
+ * per file (builder_<name>.c), one line in the registry (builder.c). image_build() is the image stage's entry
+ * point: the context, then reuse or build, then the id.
+ *
+ * Ownership: ops are static constants. struct built_image owns its strings; built_image_release() frees them.
+ */
+#ifndef BENCH_BUILDER_H
+#define BENCH_BUILDER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../manifest/manifest.h"
+
+struct builder_ops {
+	const char *name;
+	const char *recipe_format; /* "containerfile" or "apptainer" */
+	/* The image reference: a tag (podman, docker) or a file under cache_dir (apptainer), from the stack's name
+	 * and its build context's digest (caller frees). */
+	char *(*image_ref)(const struct builder_ops *b, const char *name, const char *context_sha, const char *cache_dir);
+	int (*image_exists)(const struct builder_ops *b, const char *image);
+	/* Builds image from the context directory holding the recipe file; the builder's output goes to log_fd. */
+	int (*build)(const struct builder_ops *b, const char *context, const char *recipe, const char *image, int log_fd,
+		     volatile sig_atomic_t *stop);
+	/* The image's immutable id, "sha256:<64 hex>" (caller frees). */
+	int (*image_digest)(char **out, const struct builder_ops *b, const char *image);
+};
+
+extern const struct builder_ops *const builder_registry[];
+const struct builder_ops *builder_find(const char *name);
+
+/* The shared implementation of the OCI builders (podman, docker): builder_podman.c. */
+char *oci_image_ref(const struct builder_ops *b, const char *name, const char *context_sha, const char *cache_dir);
+int oci_image_exists(const struct builder_ops *b, const char *image);
+int oci_build(const struct builder_ops *b, const char *context, const char *recipe, const char *image, int log_fd,
+	      volatile sig_atomic_t *stop);
+int oci_image_digest(char **out, const struct builder_ops *b, const char *image);
+
+/* A stack's image, built (or found). */
+struct built_image {
+	const struct builder_ops *builder;
+	char *image;   /* tag or SIF path */
+	char *digest;  /* sha256:... (the image's id) */
+	char *recipe;  /* the recipe file in the context */
+	char *context; /* $BENCH_HOME/cache/build/<name>-<lock digest>/ (snapshots made once per lock) */
+	char *context_sha; /* the context's digest (context.h): what the image reference is made of */
+	char *log;     /* the builder's output */
+	int reused;    /* the image existed already */
+};
+
+#define BUILT_IMAGE_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+
+/* Builds the image of manifest m (its text mbuf) locked by lock (its text lbuf) with builder b, or reuses the
+ * image of the same build context (recipe, and so manifest and lock, and runner sources) unless force. On a
+ * failed build: BENCH_E_BUILD, the message names the log, and the log's last lines go to stderr. */
+int image_build(struct built_image *out, const struct builder_ops *b, const struct manifest *m, const char *mbuf,
+		size_t mlen, const char *lbuf, size_t llen, int force, FILE *progress, volatile sig_atomic_t *stop);
+void built_image_release(struct built_image *img);
+
+#endif
