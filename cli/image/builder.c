@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -66,12 +67,45 @@ static void show_tail(const char *path, int n)
 	free(buf);
 }
 
+/* One bench at a time writes and builds a context: a second one of the same stack waits (saying so), then finds
+ * the image the first built. The lock is the context's .lock file, held until *fd is closed. */
+static int context_lock(int *fd, const char *context, FILE *progress, volatile sig_atomic_t *stop)
+{
+	char *path = xstrfmt("%s/.lock", context);
+	int err = 0;
+
+	if ((err = fs_mkdir_p(context)) < 0)
+		goto cleanup;
+	if ((*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+		goto cleanup;
+	if (progress)
+		fprintf(progress, "bench: another bench is building this stack (%s): waiting\n", context);
+	while (flock(*fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			err = bench_error_set(BENCH_E_IO, "cannot lock '%s': %s", path, strerror(errno));
+			goto cleanup;
+		}
+		if (stop && *stop) {
+			err = bench_error_set(BENCH_E_BUILD, "interrupted while waiting for another bench's build of '%s'",
+					      context);
+			goto cleanup;
+		}
+	}
+cleanup:
+	free(path);
+	return err;
+}
+
 int image_build(struct built_image *out, const struct builder_ops *b, const struct manifest *m, const char *mbuf,
 		size_t mlen, const char *lbuf, size_t llen, int force, FILE *progress, volatile sig_atomic_t *stop)
 {
 	json_t *lock = NULL;
 	char msha[65], lsha[65], csha[65];
-	int err = 0, fd = -1;
+	int err = 0, fd = -1, lk = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->builder = b;
@@ -80,6 +114,8 @@ int image_build(struct built_image *out, const struct builder_ops *b, const stru
 	lock_sha256_hex(msha, mbuf, mlen);
 	lock_sha256_hex(lsha, lbuf, llen);
 	out->context = xstrfmt("%s/build/%s-%.16s", snapshot_cache_dir(), m->name, lsha);
+	if ((err = context_lock(&lk, out->context, progress, stop)) < 0)
+		goto cleanup;
 	if ((err = image_context_write(&out->recipe, csha, out->context, m, lock, msha, lsha, b->recipe_format,
 				       progress)) < 0)
 		goto cleanup;
@@ -112,6 +148,8 @@ int image_build(struct built_image *out, const struct builder_ops *b, const stru
 cleanup:
 	if (fd >= 0)
 		close(fd);
+	if (lk >= 0)
+		close(lk); /* releases the lock */
 	json_decref(lock);
 	return err;
 }

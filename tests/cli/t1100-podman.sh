@@ -50,6 +50,19 @@ then ok "the two stacks loaded different BLAS libraries"; else not_ok "BLAS libr
 grep -q "libblis-dev.*0.9.0-1" "$(cat "$T/blis.dir")/env/container.txt" && ! grep -q "^libopenblas" "$(cat "$T/blis.dir")/env/container.txt" &&
 	ok "the blis image holds BLIS and no OpenBLAS (dpkg inside the container)" || not_ok "blis image packages"
 
+# one bench at a time builds a stack: while another holds the context's lock, a second waits, then reuses
+CTX=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"])' "$T/openblas.build.json")
+flock "$CTX/.lock" sleep 4 &
+LOCKER=$!
+sleep 1
+start=$(date +%s)
+expect 0 "build cpu-openblas while another bench holds its context" "$BENCH" build "$T/openblas.yaml"
+waited=$(($(date +%s) - start))
+wait "$LOCKER"
+expect_err "another bench is building this stack"
+expect_err "exists (same recipe and runner sources): reused"
+[ "$waited" -ge 2 ] && ok "it waited for the lock (${waited} s)" || not_ok "no wait (${waited} s)"
+
 # the image is named by its build context: a bench whose runner sources differ builds its own image (a data
 # directory with one runner file changed), and the original sources find the original image again
 mkdir -p "$T/data"
