@@ -37,6 +37,19 @@ expect_same() {
 	fi
 }
 
+# serve_dir DIR PROBE: serves DIR over HTTP on a free loopback port (a PEP 503 index for the lock tests) and
+# waits until PROBE (a path under it) answers; sets $port and $srv (kill "$srv" when done).
+serve_dir() {
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	(cd "$1" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+	srv=$!
+	n=0
+	until python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/$2')" 2>/dev/null || [ $n -gt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+}
+
 finish() {
 	rm -rf "$T"
 	echo "1..$t_n"

@@ -24,10 +24,7 @@ done
 { echo '<!DOCTYPE html><html><body>'
   for f in "$I"/simple/demo-pkg/*.whl; do b=$(basename "$f"); echo "<a href=\"$b#sha256=$(sha256sum "$f" | cut -d' ' -f1)\">$b</a>"; done
   echo '</body></html>'; } >"$I/simple/demo-pkg/index.html"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-(cd "$I" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
-srv=$!
-n=0; until python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/simple/demo-pkg/')" 2>/dev/null || [ $n -gt 50 ]; do sleep 0.1; n=$((n+1)); done
+serve_dir "$I" simple/demo-pkg/
 
 cat >"$T/m.yaml" <<Y
 bench: 1

@@ -152,10 +152,7 @@ for project in ("demo-stable", "demo-nightly"):
                     for f in sorted(os.listdir(d)) if f.endswith(".whl"))
     open(os.path.join(d, "index.html"), "w").write(f"<!DOCTYPE html><html><body>\n{links}</body></html>\n")
 PY
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-(cd "$I" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
-srv=$!
-n=0; until python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/simple/demo-stable/')" 2>/dev/null || [ $n -gt 50 ]; do sleep 0.1; n=$((n+1)); done
+serve_dir "$I" simple/demo-stable/
 cat >"$T/pip.yaml" <<Y
 bench: 1
 name: pip-stack
