@@ -24,7 +24,7 @@ int cmd_build(int argc, char **argv)
 {
 	struct manifest m = MANIFEST_INIT;
 	struct built_image b = BUILT_IMAGE_INIT;
-	const struct builder_ops *e;
+	const struct builder_ops *builder;
 	const char *lockp = NULL, *engine = NULL;
 	char *mbuf = NULL, *lbuf = NULL;
 	size_t mlen, llen;
@@ -44,8 +44,8 @@ int cmd_build(int argc, char **argv)
 		return cli_usage_error(cmd.name, cmd.synopsis, n ? "give exactly one manifest" : "no manifest given");
 	if ((status = cli_load_manifest(&m, argv[1])) != 0)
 		goto cleanup;
-	e = builder_find(engine ? engine : engine_names[m.runtime.engine]);
-	if (!e) {
+	builder = builder_find(engine ? engine : engine_names[m.runtime.engine]);
+	if (!builder) {
 		status = cli_usage_error(cmd.name, cmd.synopsis, engine ? "--engine is podman, docker or apptainer"
 								: "the manifest's runtime.engine is host, which builds no image: "
 								  "give --engine");
@@ -54,12 +54,12 @@ int cmd_build(int argc, char **argv)
 	if ((status = cli_read_manifest_lock(&mbuf, &mlen, &lbuf, &llen, argv[1], lockp,
 					     "an image is built from a locked stack")) != 0)
 		goto cleanup;
-	if ((err = image_build(&b, e, &m, mbuf, mlen, lbuf, llen, force, json ? NULL : stderr, NULL)) < 0) {
+	if ((err = image_build(&b, builder, &m, mbuf, mlen, lbuf, llen, force, json ? NULL : stderr, NULL)) < 0) {
 		status = cli_fail(err);
 		goto cleanup;
 	}
 	if (json) {
-		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b}", "engine", e->name, "image", b.image, "digest",
+		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b}", "engine", builder->name, "image", b.image, "digest",
 				      b.digest, "recipe", b.recipe, "context", b.context, "context_sha256", b.context_sha,
 				      "reused", b.reused);
 

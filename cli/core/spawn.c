@@ -251,3 +251,12 @@ int spawn_run_logged(char *const *argv, int log_fd, double timeout_s, volatile s
 			       res.end == SPAWN_TIMEOUT ? "timed out" : res.end == SPAWN_STOPPED ? "was interrupted"
 											   : "was killed by a signal");
 }
+
+char *spawn_which_required(const char *name, const char *what, int code)
+{
+	char *p = spawn_which(name);
+
+	if (!p)
+		bench_error_set(code, "%s '%s' is not installed here ('%s' is not on PATH)", what, name, name);
+	return p;
+}

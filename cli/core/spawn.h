@@ -48,5 +48,8 @@ int spawn_capture(char **out, size_t *len, char *const *argv, size_t max, double
 int spawn_run_logged(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop);
 /* Searches PATH for a program name; returns a malloc'd path or NULL. */
 char *spawn_which(const char *name);
+/* spawn_which() for a program bench cannot do without: NULL with the error set to code and "<what> '<name>' is
+ * not installed here ('<name>' is not on PATH)". */
+char *spawn_which_required(const char *name, const char *what, int code);
 
 #endif

@@ -11,11 +11,11 @@
 static int ap_exec_prefix(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,
 			  const char *run_dir)
 {
-	char *prog = spawn_which(e->name);
+	char *prog = spawn_which_required(e->name, "engine", BENCH_E_SUITE);
 	int err;
 
 	if (!prog)
-		return bench_error_set(BENCH_E_SUITE, "engine 'apptainer' is not installed here ('apptainer' is not on PATH)");
+		return BENCH_E_SUITE;
 	strvec_push(out, prog);
 	free(prog);
 	strvec_push(out, "exec");

@@ -9,19 +9,10 @@
 #include "../core/strbuf.h"
 #include "exec.h"
 
-static char *which_engine(const struct engine_ops *e)
-{
-	char *p = spawn_which(e->name);
-
-	if (!p)
-		bench_error_set(BENCH_E_SUITE, "engine '%s' is not installed here ('%s' is not on PATH)", e->name, e->name);
-	return p;
-}
-
 int oci_exec_prefix(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,
 		    const char *run_dir)
 {
-	char *prog = which_engine(e);
+	char *prog = spawn_which_required(e->name, "engine", BENCH_E_SUITE);
 	int err;
 
 	if (!prog)

@@ -29,11 +29,11 @@ static int ap_build(const struct builder_ops *b, const char *context, const char
 		    volatile sig_atomic_t *stop)
 {
 	struct strvec av = STRVEC_INIT;
-	char *prog = spawn_which(b->name), *dir = xstrdup(image), *cwd = getcwd(NULL, 0);
+	char *prog = spawn_which_required(b->name, "engine", BENCH_E_BUILD), *dir = xstrdup(image), *cwd = getcwd(NULL, 0);
 	int err;
 
 	if (!prog) {
-		err = bench_error_set(BENCH_E_BUILD, "engine 'apptainer' is not installed here ('apptainer' is not on PATH)");
+		err = BENCH_E_BUILD;
 		goto cleanup;
 	}
 	if (strrchr(dir, '/'))

@@ -10,15 +10,6 @@
 #include "../core/strvec.h"
 #include "builder.h"
 
-static char *which_builder(const struct builder_ops *b)
-{
-	char *p = spawn_which(b->name);
-
-	if (!p)
-		bench_error_set(BENCH_E_BUILD, "engine '%s' is not installed here ('%s' is not on PATH)", b->name, b->name);
-	return p;
-}
-
 char *oci_image_ref(const struct builder_ops *b, const char *name, const char *context_sha, const char *cache_dir)
 {
 	(void)b;
@@ -28,7 +19,7 @@ char *oci_image_ref(const struct builder_ops *b, const char *name, const char *c
 
 int oci_image_exists(const struct builder_ops *b, const char *image)
 {
-	char *prog = which_builder(b), *out = NULL;
+	char *prog = spawn_which_required(b->name, "engine", BENCH_E_BUILD), *out = NULL;
 	size_t len;
 	int yes = 0;
 
@@ -46,7 +37,7 @@ int oci_build(const struct builder_ops *b, const char *context, const char *reci
 	      volatile sig_atomic_t *stop)
 {
 	struct strvec av = STRVEC_INIT;
-	char *prog = which_builder(b);
+	char *prog = spawn_which_required(b->name, "engine", BENCH_E_BUILD);
 	int err;
 
 	if (!prog)
@@ -68,7 +59,7 @@ int oci_build(const struct builder_ops *b, const char *context, const char *reci
 
 int oci_image_digest(char **out, const struct builder_ops *b, const char *image)
 {
-	char *prog = which_builder(b), *text = NULL;
+	char *prog = spawn_which_required(b->name, "engine", BENCH_E_BUILD), *text = NULL;
 	size_t len = 0;
 	int err = 0;
 
