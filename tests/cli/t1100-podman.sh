@@ -191,4 +191,10 @@ expect_err "the build log ends with:"
 expect 5 "engine apptainer, not installed here" "$BENCH" build --engine apptainer "$T/dev.yaml"
 expect_err "engine 'apptainer' is not installed here"
 expect 2 "engine host builds no image" "$BENCH" build --engine host "$T/dev.yaml"
+# the images this test built (each bench change makes new ones: a long-lived CI machine would fill its disk)
+for i in "$IMG" "$PIMG" $(for f in "$T/openblas.build.json" "$T/blis.build.json"; do
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["image"])' "$f" 2>/dev/null; done); do
+	[ -n "$i" ] && podman rmi -f "$i" >/dev/null 2>&1
+done
+podman image prune -f >/dev/null 2>&1 # the failed build's layers
 finish
