@@ -324,6 +324,13 @@ static const char *case_program(const struct suite_ops *s, const struct plan_cas
 }
 
 /* Runs the pending cases of suite s whose runner is `program`, writing their cases to cases/<tag>.json. */
+/* A batch job of suite s starts one task per node when the suite starts its own local ranks (training) and the
+ * run has more than one GPU; else one task per rank. */
+static int batch_per_node(const struct run *r, const struct suite_ops *s)
+{
+	return s->ranks_per_node_itself && r->m.target.nodes * r->m.target.gpus_per_node > 1;
+}
+
 static int run_group(struct run *r, const struct suite_ops *s, const char *program, const char *tag_name, int *tried_make)
 {
 	struct suite_run sr;
@@ -456,7 +463,7 @@ start:
 		job.tag = tag_name;
 		job.argv = strvec_argv(&argv);
 		job.ranks = nproc;
-		job.per_node = s->ranks_per_node_itself && r->m.target.nodes * r->m.target.gpus_per_node > 1;
+		job.per_node = batch_per_node(r, s);
 		job.image = eng->exec_prefix ? r->img.image : NULL;
 		job.timeout_s = so.timeout_s;
 		job.stop = &stop_flag;
@@ -832,7 +839,7 @@ static void dry_run(struct run *r)
 				job.run_dir = "RUN_DIR";
 				job.tag = tag;
 				job.ranks = ranks;
-				job.per_node = ops->ranks_per_node_itself && r->m.target.nodes * r->m.target.gpus_per_node > 1;
+				job.per_node = batch_per_node(r, ops);
 				job.image = eng->exec_prefix ? "IMAGE" : NULL;
 				if (eng->runner_argv(&argv, &r->m, progs[k], cases) == 0 &&
 				    (job.argv = strvec_argv(&argv), lau->batch_script(&script, &r->m, &job) == 0))
