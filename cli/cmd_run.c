@@ -14,7 +14,7 @@
 static const struct opt_cmd cmd = { "run", "[options] MANIFEST | --resume DIR",
 				    "Validate the manifest, plan its cases, run every suite's runner (engine host: the "
 				    "runners built by 'make runners') and collect records, logs, the environment and a "
-				    "summary into runs/<name>-<UTC>/. Exit 6 when a case failed or was interrupted, 7 "
+				    "summary into runs/<name>-<UTC>-<random>/. Exit 6 when a case failed or was interrupted, 7 "
 				    "when a result was wrong." };
 
 int cmd_run(int argc, char **argv)
@@ -22,7 +22,7 @@ int cmd_run(int argc, char **argv)
 	struct opt_strlist only = OPT_STRLIST_INIT;
 	struct run_opts ro;
 	const char *out = NULL, *resume = NULL;
-	int dry = 0, quiet = 0, verbose = 0, no_pack = 0, locked = 0, n, err, perr, status = 0;
+	int dry = 0, quiet = 0, verbose = 0, no_pack = 0, locked = 0, started = 0, n, err, perr, status = 0;
 	char *lockpath = NULL;
 	char *tar = NULL, *env = NULL;
 	char *dir = NULL;
@@ -72,14 +72,17 @@ int cmd_run(int argc, char **argv)
 	ro.dry_run = dry;
 	ro.quiet = quiet;
 	ro.verbose = verbose;
-	err = run_execute(&dir, &ro);
+	err = run_execute(&dir, &started, &ro);
 	if (err == BENCH_E_MANIFEST && !dir && ro.lock)
 		status = cli_fail(err);
 	else if (err == BENCH_E_MANIFEST && !dir)
 		status = 3; /* the diagnostics are printed already */
 	else if (err < 0)
 		status = cli_fail(err);
-	if (dir && !dry) {
+	if (dir && !dry && !started) {
+		fprintf(stderr, "bench: no bundle: nothing was measured (see %s/status.json)\n", dir);
+		printf("%s\n", dir);
+	} else if (dir && !dry) {
 		printf("%s\n", dir);
 		/* every run ends signed: what was measured is packed whatever the outcome */
 		if (!no_pack && (perr = pack_with_own_key(&tar, &env, dir, quiet, BUNDLE_LEVEL_DEFAULT)) < 0) {

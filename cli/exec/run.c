@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <openssl/rand.h>
 
 #include "../core/fs.h"
 #include "../core/spawn.h"
@@ -49,6 +50,7 @@ struct run {
 	const struct peak *peak;
 	int tty;
 	char *started;
+	char *fatal; /* why the run stopped before any suite started */
 	struct built_image img; /* container engines: the stack's image */
 };
 
@@ -115,6 +117,8 @@ static int write_status(struct run *r, const char *state)
 	}
 	root = json_pack("{s:s, s:s, s:s, s:s, s:o}", "schema", "bench.status/v1", "run", r->m.name, "state", state,
 			 "started", r->started, "cases", cases);
+	if (r->fatal)
+		json_object_set_new(root, "error", json_string(r->fatal));
 	if (strcmp(state, "running")) {
 		char *fin = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
 
@@ -145,6 +149,7 @@ struct suite_run {
 	size_t done;
 	size_t malformed;
 	double start;
+	json_t *device; /* the device this runner reported on its first record (borrowed from r->runner_devices or owned) */
 };
 
 static double now_s(void)
@@ -155,15 +160,18 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void progress(struct suite_run *sr, const char *key, const char *status, json_t *value, const char *unit)
+static void progress(struct suite_run *sr, const char *key, const char *status, json_t *value, const char *unit,
+		     const char *why)
 {
 	double el = now_s() - sr->start, eta = sr->done ? el / (double)sr->done * (double)(sr->nbatch - sr->done) : 0;
-	char fig[64] = "";
+	char fig[400] = "";
 
 	if (sr->r->o->quiet)
 		return;
-	if (json_is_number(value))
+	if (json_is_number(value) && !why)
 		snprintf(fig, sizeof(fig), " %.4g %s", json_number_value(value), unit ? unit : "");
+	else if (why)
+		snprintf(fig, sizeof(fig), " (%.360s)", why);
 	if (sr->r->tty)
 		fprintf(stderr, "\r\033[K%-12s [%zu/%zu] %5.0fs eta %4.0fs  %s: %s%s", sr->s->name, sr->done, sr->nbatch, el,
 			eta, key, status, fig);
@@ -191,6 +199,55 @@ static int is_wrong(json_t *rec)
 	return (chk && !strcmp(chk, "wrong")) || (json_is_integer(w) && json_integer_value(w) > 0);
 }
 
+/* Lower-case letters and digits of s, for matching a target's GPU key against a device name. */
+static void alnum_lower(char *out, size_t outlen, const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s && n + 1 < outlen; s++)
+		if ((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9'))
+			out[n++] = *s;
+		else if (*s >= 'A' && *s <= 'Z')
+			out[n++] = (char)(*s - 'A' + 'a');
+	out[n] = '\0';
+}
+
+/* Device honesty: why an ok record of case c, measured on dev (the runner's extra.device), does not measure the
+ * manifest's target — another vendor, or another GPU model where both are known — or NULL when it does. */
+static const char *device_mismatch(char *buf, size_t len, const struct run *r, const struct plan_case *c, json_t *dev)
+{
+	const char *want = vendor_names[r->m.target.vendor], *got = json_string_value(json_object_get(dev, "vendor"));
+	const char *name = json_string_value(json_object_get(dev, "name"));
+	const char *gpu = r->m.target.gpu ? r->m.target.gpu : want;
+	char key[64], have[256];
+
+	if (c->suite->on_host && c->suite->on_host(c->params))
+		want = "cpu";
+	if (!got) /* the runner did not say: nothing to hold it to */
+		return NULL;
+	if (strcmp(want, got)) {
+		const char *why_cpu = json_string_value(json_object_get(dev, "why_cpu"));
+
+		if (!strcmp(got, "cpu"))
+			snprintf(buf, len, "target %s (%s) but no %s device is visible: the runner measured the host CPU%s%s%s",
+				 gpu, want, !strcmp(want, "cuda") ? "CUDA" : "ROCm", why_cpu ? " (" : "", why_cpu ? why_cpu : "",
+				 why_cpu ? ")" : "");
+		else
+			snprintf(buf, len, "target %s (%s) but the runner measured a %s device (%s)", gpu, want, got,
+				 name ? name : "unnamed");
+		return buf;
+	}
+	if (!strcmp(want, "cpu") || !r->m.target.gpu || !name)
+		return NULL;
+	alnum_lower(key, sizeof(key), r->m.target.gpu);
+	alnum_lower(have, sizeof(have), name);
+	if (key[0] && !strstr(have, key)) {
+		snprintf(buf, len, "target %s (%s) but the runner measured %s", gpu, want, name);
+		return buf;
+	}
+	return NULL;
+}
+
 static int on_record(void *ctx, const char *line, size_t len)
 {
 	struct suite_run *sr = ctx;
@@ -198,6 +255,7 @@ static int on_record(void *ctx, const char *line, size_t len)
 	json_error_t jerr;
 	json_t *rec = json_loadb(line, len, 0, &jerr);
 	const char *key, *status, *schema;
+	char *rewritten = NULL;
 	long i;
 
 	if (!rec || !json_is_object(rec)) {
@@ -221,8 +279,29 @@ static int on_record(void *ctx, const char *line, size_t len)
 		json_decref(rec);
 		return 0;
 	}
-	if (!json_object_get(r->runner_devices, sr->s->name) && json_is_object(json_object_get(json_object_get(rec, "extra"), "device")))
-		json_object_set(r->runner_devices, sr->s->name, json_object_get(json_object_get(rec, "extra"), "device"));
+	if (json_is_object(json_object_get(json_object_get(rec, "extra"), "device"))) {
+		json_t *dev = json_object_get(json_object_get(rec, "extra"), "device");
+
+		if (!json_object_get(r->runner_devices, sr->s->name))
+			json_object_set(r->runner_devices, sr->s->name, dev);
+		if (!sr->device)
+			sr->device = json_incref(dev);
+	}
+	if (!strcmp(status, "ok")) {
+		char why[512];
+		const char *bad = device_mismatch(why, sizeof(why), r, &r->plan.cases[i], sr->device);
+
+		if (bad) { /* the figure stays in the record, but it is not a measurement of the target */
+			json_object_set_new(rec, "status", json_string("failed"));
+			json_object_set_new(rec, "error", json_string(bad));
+			status = "failed";
+			rewritten = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+			if (rewritten) {
+				line = rewritten;
+				len = strlen(rewritten);
+			}
+		}
+	}
 	fwrite(line, 1, len, sr->results);
 	fputc('\n', sr->results);
 	fflush(sr->results);
@@ -232,34 +311,60 @@ static int on_record(void *ctx, const char *line, size_t len)
 		json_decref(r->headline[i]);
 		r->headline[i] = json_incref(json_object_get(rec, "value"));
 	} else {
+		const char *e = json_string_value(json_object_get(rec, "error"));
+
 		set_state(r, (size_t)i, !strcmp(status, "failed") ? C_FAILED : C_SKIPPED,
-			  json_string_value(json_object_get(rec, "error")));
+			  e && *e ? e : "the runner gave no reason (see the suite's log)");
 	}
 	r->wrong[i] = is_wrong(rec);
 	sr->done++;
-	progress(sr, key, status, json_object_get(rec, "value"), json_string_value(json_object_get(rec, "unit")));
+	progress(sr, key, status, json_object_get(rec, "value"), json_string_value(json_object_get(rec, "unit")), r->err[i]);
 	write_status(r, "running");
 	json_decref(rec);
+	free(rewritten);
 	return 0;
 }
 
 /* ---- the environment handed to runners: ours plus the manifest's stack.env ---------------------------------- */
 
+/* A CPU target measures the host: its runners see no GPU (a GPU machine would otherwise give GPU figures to a CPU
+ * manifest), unless the manifest's stack.env sets these itself. */
+static const char *const gpu_vars[] = { "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", NULL };
+
+static int env_sets(const struct manifest *m, const char *entry)
+{
+	for (size_t i = 0; i < m->stack.nenv; i++) {
+		size_t n = strlen(m->stack.env[i].name);
+
+		if (!strncmp(entry, m->stack.env[i].name, n) && (entry[n] == '=' || entry[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+static int is_gpu_var(const char *entry)
+{
+	for (size_t k = 0; gpu_vars[k]; k++) {
+		size_t n = strlen(gpu_vars[k]);
+
+		if (!strncmp(entry, gpu_vars[k], n) && (entry[n] == '=' || entry[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
 static void build_env(struct strvec *env, const struct manifest *m)
 {
-	for (char **e = environ; *e; e++) {
-		int overridden = 0;
+	int cpu = m->target.vendor == VENDOR_CPU;
 
-		for (size_t i = 0; i < m->stack.nenv; i++) {
-			size_t n = strlen(m->stack.env[i].name);
-
-			overridden |= !strncmp(*e, m->stack.env[i].name, n) && (*e)[n] == '=';
-		}
-		if (!overridden)
+	for (char **e = environ; *e; e++)
+		if (!env_sets(m, *e) && !(cpu && is_gpu_var(*e)))
 			strvec_push(env, *e);
-	}
 	for (size_t i = 0; i < m->stack.nenv; i++)
 		strvec_pushf(env, "%s=%s", m->stack.env[i].name, m->stack.env[i].value);
+	for (size_t k = 0; cpu && gpu_vars[k]; k++)
+		if (!env_sets(m, gpu_vars[k]))
+			strvec_pushf(env, "%s=", gpu_vars[k]);
 }
 
 static void shell_quote(struct strbuf *sb, const char *s)
@@ -530,6 +635,7 @@ mark:
 		fprintf(stderr, "bench: suite '%s': %zu of %zu case%s not measured: %s\n", s->name, sr.nbatch - sr.done,
 			sr.nbatch, sr.nbatch == 1 ? "" : "s", why);
 cleanup:
+	json_decref(sr.device);
 	if (sr.results)
 		fclose(sr.results);
 	if (sr.log)
@@ -655,6 +761,8 @@ static void summarize(struct run *r)
 				      c->suite->unit);
 
 		counts[r->st[i]]++;
+		if (r->err[i])
+			json_object_set_new(e, "error", json_string(r->err[i]));
 		if (pk > 0 && json_is_number(r->headline[i]))
 			json_object_set_new(e, "pct_of_peak", json_real(100.0 * json_number_value(r->headline[i]) / pk));
 		json_array_append_new(cases, e);
@@ -682,20 +790,51 @@ static void summarize(struct run *r)
 		fprintf(stderr, "%-12s %-48s %-12s %12s %-8s %s\n", c->suite->name, c->key, cstate_names[r->st[i]], val,
 			c->suite->unit, pct);
 	}
+	/* every case that did not give a figure, with its reason: a person reads why here, not in a log */
+	if (counts[C_FAILED] + counts[C_SKIPPED] + counts[C_INTERRUPTED] + counts[C_PENDING])
+		fprintf(stderr, "\n");
+	for (size_t i = 0; i < r->plan.n; i++)
+		if (r->st[i] != C_OK)
+			fprintf(stderr, "%s %s/%s: %s\n", cstate_names[r->st[i]], r->plan.cases[i].suite->name,
+				r->plan.cases[i].key, r->err[i] ? r->err[i] : "no reason recorded");
 	fprintf(stderr, "\n%zu ok, %zu failed, %zu skipped, %zu interrupted — %s\n", counts[C_OK], counts[C_FAILED],
 		counts[C_SKIPPED], counts[C_INTERRUPTED], r->dir);
 }
 
 /* ---- the run --------------------------------------------------------------------------------------------------- */
 
-static int wanted(const struct run_opts *o, const char *suite)
+/* -s: the run holds the selected suites' cases and no others; a resumed run, the suites its plan.json holds. */
+static int select_suites(struct plan *p, const struct run_opts *o, const char *mpath)
 {
-	if (!o->nonly)
-		return 1;
-	for (size_t i = 0; i < o->nonly; i++)
-		if (!strcmp(o->only[i], suite))
-			return 1;
-	return 0;
+	struct strvec names = STRVEC_INIT;
+	json_t *old = NULL;
+	int err = 0;
+
+	if (o->nonly) {
+		for (size_t i = 0; i < o->nonly; i++)
+			strvec_push(&names, o->only[i]);
+	} else if (o->resume) {
+		char *pp = xstrfmt("%s/plan.json", o->resume);
+		const char *k;
+		json_t *v;
+
+		old = json_load_file(pp, 0, NULL);
+		free(pp);
+		if (!json_is_object(json_object_get(old, "suites")))
+			goto cleanup; /* the plan comparison below says what is wrong */
+		json_object_foreach(json_object_get(old, "suites"), k, v)
+			strvec_push(&names, k);
+	} else {
+		goto cleanup;
+	}
+	plan_keep_suites(p, names.v, names.n);
+	if (p->n == 0)
+		err = bench_error_set(BENCH_E_USAGE, "--suite: %s has no case in '%s'", names.n == 1 ? "that suite" : "those suites",
+				      mpath);
+cleanup:
+	json_decref(old);
+	strvec_release(&names);
+	return err;
 }
 
 static const struct engine_ops *eng_container(const struct run *r)
@@ -800,8 +939,6 @@ static void dry_run(struct run *r)
 		const char *progs[8];
 		size_t np = 0;
 
-		if (!wanted(r->o, ops->name))
-			continue;
 		for (size_t i = 0; i < r->plan.n && np < 8; i++) {
 			const char *p;
 			int seen = 0;
@@ -872,13 +1009,22 @@ static int make_run_dir(struct run *r, const char *mbuf, size_t mlen)
 {
 	const char *parent = r->o->out_parent ? r->o->out_parent : "runs";
 	char *stamp = utc_stamp("%Y%m%dT%H%M%SZ");
+	unsigned char rnd[3];
+	char tag[8];
 	static const char *const subdirs[] = { "results", "logs", "cases", "env", "env/raw", NULL };
 	int err;
 
 	if ((err = fs_mkdir_p(parent)) < 0)
 		goto cleanup;
+	/* <name>-<UTC second>-<6 random hex>: sorts by time, and two runs of one manifest started in the same second
+	 * (a CI matrix, several nodes, one shared results repository) never share a name */
 	for (int k = 1;; k++) {
-		r->dir = k == 1 ? xstrfmt("%s/%s-%s", parent, r->m.name, stamp) : xstrfmt("%s/%s-%s-%d", parent, r->m.name, stamp, k);
+		if (RAND_bytes(rnd, sizeof(rnd)) != 1) {
+			err = bench_error_set(BENCH_E_IO, "cannot draw random bytes for the run name");
+			goto cleanup;
+		}
+		snprintf(tag, sizeof(tag), "%02x%02x%02x", rnd[0], rnd[1], rnd[2]);
+		r->dir = xstrfmt("%s/%s-%s-%s", parent, r->m.name, stamp, tag);
 		if (mkdir(r->dir, 0755) == 0)
 			break;
 		if (errno != EEXIST || k > 100) {
@@ -902,7 +1048,7 @@ cleanup:
 	return err;
 }
 
-int run_execute(char **out_dir, const struct run_opts *o)
+int run_execute(char **out_dir, int *out_started, const struct run_opts *o)
 {
 	struct diag_list diags = DIAG_LIST_INIT;
 	struct diag_list pd = DIAG_LIST_INIT;
@@ -917,6 +1063,7 @@ int run_execute(char **out_dir, const struct run_opts *o)
 	r.o = o;
 	r.runner_devices = json_object();
 	*out_dir = NULL;
+	*out_started = 0;
 	stop_flag = 0;
 	mpath = o->resume ? xstrfmt("%s/manifest.yaml", o->resume) : xstrdup(o->manifest);
 	err = fs_read_file(&mbuf, &mlen, mpath, MANIFEST_MAX_BYTES + 1);
@@ -930,6 +1077,8 @@ int run_execute(char **out_dir, const struct run_opts *o)
 		goto cleanup;
 	}
 	if ((err = plan_build(&r.plan, &r.m)) < 0)
+		goto cleanup;
+	if ((err = select_suites(&r.plan, o, mpath)) < 0)
 		goto cleanup;
 	if (o->lock) { /* --locked: the lock must be of exactly this manifest */
 		json_t *lk = json_load_file(o->lock, 0, NULL);
@@ -1003,12 +1152,12 @@ int run_execute(char **out_dir, const struct run_opts *o)
 	}
 	*out_dir = xstrdup(r.dir);
 	if (eng_container(&r) && (err = prepare_image(&r, o->resume ? NULL : mbuf, mlen)) < 0) {
-		write_status(&r, "failed");
+		/* nothing was measured: the run directory keeps the reason (and the build log), and no bundle is made */
+		r.fatal = xstrfmt("not started: %s", bench_error_last());
+		write_status(&r, "not-started");
 		goto cleanup;
 	}
-	for (size_t i = 0; i < r.plan.n; i++)
-		if (!wanted(o, r.plan.cases[i].suite->name) && r.st[i] != C_OK)
-			set_state(&r, i, C_SKIPPED, "not selected (--suite)");
+	*out_started = 1;
 	write_status(&r, "running");
 	/* the manifest's stack.env is the runners' environment: recorded with it, and inherited by every runner */
 	for (size_t i = 0; i < r.m.stack.nenv; i++)
@@ -1028,8 +1177,6 @@ int run_execute(char **out_dir, const struct run_opts *o)
 	for (size_t s = 0; s < r.m.nsuites && !stop_flag; s++) {
 		const struct suite_ops *ops = r.m.suites[s].ops;
 
-		if (!wanted(o, ops->name))
-			continue;
 		if ((err = run_suite(&r, ops, &tried_make)) < 0)
 			goto cleanup;
 	}
@@ -1076,6 +1223,7 @@ cleanup:
 	free(r.headline);
 	free(r.dir);
 	free(r.started);
+	free(r.fatal);
 	built_image_release(&r.img);
 	json_decref(pj);
 	json_decref(r.runner_devices);

@@ -4,6 +4,8 @@
  *
  * Ownership: run_execute() owns everything it opens; on return the run directory on disk is the result.
  * out_dir receives a malloc'd copy of the run directory's path (caller frees), also on failure once created.
+ * out_started is 1 once the suites started (a run worth packing), 0 when it stopped before (no lock, no engine,
+ * no image: status.json says "not-started" and why).
  */
 #ifndef BENCH_RUN_H
 #define BENCH_RUN_H
@@ -26,6 +28,6 @@ struct run_opts {
 /* Returns 0 when every case ran ok or was skipped; BENCH_E_CHECK when a correctness check failed;
  * BENCH_E_SUITE when a case failed or was interrupted; BENCH_E_MANIFEST with diagnostics printed for a bad
  * manifest; other negative codes with the error set. */
-int run_execute(char **out_dir, const struct run_opts *o);
+int run_execute(char **out_dir, int *out_started, const struct run_opts *o);
 
 #endif

@@ -280,9 +280,15 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 		      struct diag_list *d, const char *file)
 {
 	char label[96];
+	const struct ynode *one[1] = { node };
+	struct ynode *const *items = node->items;
+	size_t n = node->n;
 	int bad = 0;
 
-	if (node->type != YNODE_SEQ) {
+	if (node->type == YNODE_SCALAR && !ynode_is_null(node) && (def->flags & PARAM_SCALAR_OK)) {
+		items = (struct ynode *const *)one;
+		n = 1;
+	} else if (node->type != YNODE_SEQ) {
 		const char *eg = def->type == PARAM_ENUM_LIST ? def->choices[0] :
 				 def->type == PARAM_BOOL_LIST ? "true" : def->type == PARAM_SIZE_LIST ? "64MiB" : "1";
 
@@ -290,16 +296,16 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 		    ynode_is_null(node) ? "null" : node->type == YNODE_SCALAR ? "a single value" : ynode_type_name(node));
 		return -1;
 	}
-	if (node->n == 0 && !(def->flags & PARAM_EMPTY_OK)) {
+	if (n == 0 && !(def->flags & PARAM_EMPTY_OK)) {
 		err(d, file, node, "'%s' must not be empty", def->name);
 		return -1;
 	}
 	if (def->type == PARAM_ENUM_LIST)
-		out->sv = xcalloc(node->n, sizeof(*out->sv));
+		out->sv = xcalloc(n, sizeof(*out->sv));
 	else
-		out->iv = xcalloc(node->n, sizeof(*out->iv));
-	for (size_t i = 0; i < node->n; i++) {
-		const struct ynode *it = node->items[i];
+		out->iv = xcalloc(n, sizeof(*out->iv));
+	for (size_t i = 0; i < n; i++) {
+		const struct ynode *it = items[i];
 		long long v = 0;
 		char *s = NULL;
 		int dup = 0;

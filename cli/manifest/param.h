@@ -33,6 +33,7 @@ enum param_type {
 
 #define PARAM_AUTO 0x1       /* the word "auto" is accepted and stored as 0 */
 #define PARAM_EMPTY_OK 0x2   /* a list may be empty */
+#define PARAM_SCALAR_OK 0x4  /* a list may be written as one value: "ddp" reads as [ddp] */
 
 struct param_def {
 	const char *name;

@@ -61,6 +61,25 @@ json_t *plan_json(const struct plan *p, const struct manifest *m)
 	return root;
 }
 
+void plan_keep_suites(struct plan *p, char *const *names, size_t n)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		int keep = 0;
+
+		for (size_t k = 0; k < n && !keep; k++)
+			keep = !strcmp(p->cases[i].suite->name, names[k]);
+		if (keep) {
+			p->cases[w++] = p->cases[i];
+		} else {
+			free(p->cases[i].key);
+			json_decref(p->cases[i].params);
+		}
+	}
+	p->n = w;
+}
+
 void plan_release(struct plan *p)
 {
 	for (size_t i = 0; i < p->n; i++) {

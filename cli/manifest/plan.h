@@ -29,6 +29,8 @@ struct plan {
 int plan_build(struct plan *out, const struct manifest *m);
 /* Takes ownership of key and params. */
 void plan_add(struct plan *p, const struct suite_ops *suite, char *key, json_t *params);
+/* Keeps only the cases of the suites named in names[0..n) (bench run -s), in plan order. */
+void plan_keep_suites(struct plan *p, char *const *names, size_t n);
 /* The plan as the JSON document of `bench plan --json` and plan.json (new reference). */
 json_t *plan_json(const struct plan *p, const struct manifest *m);
 void plan_release(struct plan *p);

@@ -43,6 +43,9 @@ struct suite_ops {
 	/* 1: the runner starts its own ranks on its node (training: one process per GPU, rendezvous across nodes from
 	 * the Slurm environment), so a batch launcher starts it once per node with every GPU of the node. */
 	int ranks_per_node_itself;
+	/* 1: this case measures the host CPU by design whatever the target (gemm backend cblas, collectives backend
+	 * mpi); NULL or 0: it measures the target's device, and a record from another device fails. */
+	int (*on_host)(const json_t *params);
 	enum { SUITE_PEAK_NONE, SUITE_PEAK_TFLOPS, SUITE_PEAK_HBM } peak; /* the datasheet figure its headline is a share of */
 	const struct param_def *params; /* terminated by an entry with name NULL */
 	/* Cross-field rules the per-parameter schema cannot express. */

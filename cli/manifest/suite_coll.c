@@ -133,6 +133,14 @@ static int coll_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 	return 0;
 }
 
+/* The MPI backend moves host buffers whatever the target. */
+static int coll_on_host(const json_t *params)
+{
+	const char *b = json_string_value(json_object_get(params, "backend"));
+
+	return b && !strcmp(b, "mpi");
+}
+
 const struct suite_ops suite_collectives = {
 	.name = "collectives",
 	.summary = "collective bus bandwidth exactly as nccl-tests defines it (busbw GB/s, algbw and time beside)",
@@ -140,6 +148,7 @@ const struct suite_ops suite_collectives = {
 	.metric = "busbw_gbps",
 	.unit = "GB/s",
 	.processes = coll_processes,
+	.on_host = coll_on_host,
 	.params = coll_params,
 	.check = coll_check,
 	.plan = coll_plan,

@@ -109,11 +109,20 @@ static const char *gemm_program_for(const json_t *params)
 	return b && !strncmp(b, "torch-", 6) ? "runners/torch/gemm.py" : NULL;
 }
 
+/* CBLAS measures the host CPU whatever the target. */
+static int gemm_on_host(const json_t *params)
+{
+	const char *b = json_string_value(json_object_get(params, "backend"));
+
+	return b && !strcmp(b, "cblas");
+}
+
 const struct suite_ops suite_gemm = {
 	.name = "gemm",
 	.summary = "matrix multiply throughput, timed like Triton's do_bench (median TFLOP/s = 2MNK / t)",
 	.program = "bench-gemm",
 	.program_for = gemm_program_for,
+	.on_host = gemm_on_host,
 	.metric = "tflops",
 	.unit = "TFLOP/s",
 	.peak = SUITE_PEAK_TFLOPS,

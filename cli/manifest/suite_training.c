@@ -25,7 +25,8 @@ static const struct param_def train_params[] = {
 	{ "micro_batch", PARAM_INT, "1", NULL, NULL, NULL, 1, 4096, 0, "sequences per GPU per step" },
 	{ "steps", PARAM_INT, "30", NULL, NULL, NULL, 2, 1000000, 0, "optimizer steps in all, warm-up included" },
 	{ "warmup_steps", PARAM_INT, "10", NULL, NULL, NULL, 1, 1000000, 0, "steps excluded from the timing" },
-	{ "parallel", PARAM_ENUM, "fsdp", NULL, NULL, parallels, 0, 0, 0, "data parallelism with more than one GPU: ddp or fsdp (FSDP2)" },
+	{ "parallel", PARAM_ENUM_LIST, "[fsdp]", NULL, NULL, parallels, 0, 0, PARAM_SCALAR_OK,
+	  "data parallelism with more than one GPU: ddp, fsdp (FSDP2), or both as a list (one case each)" },
 	{ "compile", PARAM_BOOL, "true", "false", NULL, NULL, 0, 0, 0, "wrap the model in torch.compile" },
 	{ NULL, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL },
 };
@@ -41,30 +42,32 @@ static void train_check(struct suite_check *c, const struct manifest *m)
 
 static int train_plan(struct plan *out, const struct suite_cfg *cfg, const struct manifest *m)
 {
-	static const char *const lists[] = { "models", "precision", NULL };
+	static const char *const lists[] = { "models", "precision", "parallel", NULL };
 	const struct param_value *mo = suite_cfg_get(cfg, "models"), *pr = suite_cfg_get(cfg, "precision");
+	const struct param_value *par = suite_cfg_get(cfg, "parallel");
 	const struct param_value *layers = suite_cfg_get(cfg, "layers");
 	long long seq = suite_cfg_get(cfg, "seq_len")->i, mb = suite_cfg_get(cfg, "micro_batch")->i;
-	const char *par = suite_cfg_get(cfg, "parallel")->str;
 	int compile = (int)suite_cfg_get(cfg, "compile")->i;
 
 	(void)m;
 	for (size_t mi = 0; mi < mo->n; mi++)
-		for (size_t pi = 0; pi < pr->n; pi++) {
-			json_t *p = suite_params_json(cfg, lists);
-			char l[32];
+		for (size_t pi = 0; pi < pr->n; pi++)
+			for (size_t di = 0; di < par->n; di++) {
+				json_t *p = suite_params_json(cfg, lists);
+				char l[32];
 
-			if (layers->is_auto)
-				snprintf(l, sizeof(l), "full");
-			else
-				snprintf(l, sizeof(l), "L%lld", layers->i);
-			json_object_set_new(p, "model", json_string(mo->sv[mi]));
-			json_object_set_new(p, "precision", json_string(pr->sv[pi]));
-			plan_add(out, &suite_training,
-				 xstrfmt("%s/%s/%s/s%lld/mb%lld/%s/%s", mo->sv[mi], l, pr->sv[pi], seq, mb, par,
-					 compile ? "compile" : "eager"),
-				 p);
-		}
+				if (layers->is_auto)
+					snprintf(l, sizeof(l), "full");
+				else
+					snprintf(l, sizeof(l), "L%lld", layers->i);
+				json_object_set_new(p, "model", json_string(mo->sv[mi]));
+				json_object_set_new(p, "precision", json_string(pr->sv[pi]));
+				json_object_set_new(p, "parallel", json_string(par->sv[di]));
+				plan_add(out, &suite_training,
+					 xstrfmt("%s/%s/%s/s%lld/mb%lld/%s/%s", mo->sv[mi], l, pr->sv[pi], seq, mb, par->sv[di],
+						 compile ? "compile" : "eager"),
+					 p);
+			}
 	return 0;
 }
 

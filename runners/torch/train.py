@@ -29,13 +29,25 @@ def dist_info():
     return int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)), int(os.environ.get("LOCAL_RANK", 0))
 
 
+def fsdp2():
+    """(fully_shard, None) where FSDP2 imports, else (None, the reason). Importing torch.distributed.fsdp can fail
+    with other exceptions than ImportError: Debian's torch 1.13 under Python 3.11 raises ValueError (a dataclass
+    with a mutable default), so any exception is a reason, quoted as it was raised."""
+    try:
+        from torch.distributed.fsdp import fully_shard
+        return fully_shard, None
+    except Exception as e:  # noqa: BLE001 -- the reason is what we report
+        first = (str(e).splitlines() or [""])[0][:200]
+        return None, (f"parallel fsdp needs FSDP2 (torch.distributed.fsdp.fully_shard, torch >= 2.6), which does not "
+                      f"import on torch {torch.__version__}: {type(e).__name__}: {first}")
+
+
 def wrap_parallel(model, parallel, dev):
     """DDP, or FSDP2 (fully_shard per block, then the root), across the torchrun world."""
     if parallel == "fsdp":
-        try:
-            from torch.distributed.fsdp import fully_shard
-        except ImportError:
-            raise RuntimeError(f"parallel fsdp needs FSDP2 (torch >= 2.6); this is {torch.__version__}: use ddp")
+        fully_shard, why = fsdp2()
+        if why:
+            raise RuntimeError(why)
         for blk in model.blocks:
             fully_shard(blk)
         fully_shard(model)
@@ -70,6 +82,11 @@ def run_case(case, cfg_all, first):
             return rec
         rec.update(status="skipped", error="fp8 through torchao is not wired into this runner yet")
         return rec
+    if world > 1 and p.get("parallel", "fsdp") == "fsdp":
+        why = fsdp2()[1]
+        if why:
+            rec.update(status="skipped", error=why)
+            return rec
     if compile_ and not hasattr(torch, "compile"):
         rec.update(status="skipped", error=f"torch.compile needs torch >= 2.0 (this is {torch.__version__})")
         return rec

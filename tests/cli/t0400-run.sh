@@ -24,7 +24,7 @@ for f in manifest.yaml plan.json status.json summary.json results/gemm.jsonl res
 	 logs/membw.log cases/gemm.json env/environment.json env/raw/os-release; do
 	[ -f "$D/$f" ] && ok "run directory has $f" || not_ok "run directory lacks $f"
 done
-case "$D" in "$T/runs/runtest-"20[0-9][0-9][01][0-9][0-3][0-9]T[0-9][0-9][0-9][0-9][0-9][0-9]Z) ok "run directory named <name>-<UTC>" ;; *) not_ok "run directory name $D" ;; esac
+case "$D" in "$T/runs/runtest-"20[0-9][0-9][01][0-9][0-3][0-9]T[0-9][0-9][0-9][0-9][0-9][0-9]Z-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]) ok "run directory named <name>-<UTC>-<random>" ;; *) not_ok "run directory name $D" ;; esac
 expect_same "manifest.yaml is the manifest, byte for byte" "$T/m.yaml" "$D/manifest.yaml"
 if python3 - "$D" <<'PY'
 import json, sys
@@ -49,7 +49,71 @@ expect_out "/bench-gemm --config RUN_DIR/cases/gemm.json"
 expect 0 "--suite runs only the named suite" "$BENCH" run -q --suite membw -o "$T/runs2" "$T/m.yaml"
 D2=$(head -n 1 "$T/out")
 [ ! -s "$D2/results/gemm.jsonl" ] && [ -s "$D2/results/membw.jsonl" ] && ok "only membw ran" || not_ok "--suite membw"
-grep -q '"status": "skipped"' "$D2/status.json" && ok "unselected cases are skipped in status.json" || not_ok "unselected status"
+if python3 - "$D2" <<'PY'
+import json, sys
+d = sys.argv[1]
+st, plan = json.load(open(f"{d}/status.json")), json.load(open(f"{d}/plan.json"))
+assert {c["suite"] for c in st["cases"]} == {"membw"} and len(st["cases"]) == 2, st["cases"]
+assert list(plan["suites"]) == ["membw"], plan["suites"]
+assert st["state"] == "complete"
+PY
+then ok "--suite: the unselected suites are not in the run (plan.json, status.json), not marked skipped"; else not_ok "--suite run content"; fi
+expect 0 "--resume of a --suite run keeps its selection" "$BENCH" run -q --resume "$D2"
+expect 2 "--suite naming a suite the manifest lacks is a usage error" "$BENCH" run -q --suite training -o "$T/runs2" "$T/m.yaml"
+expect_err "--suite: that suite has no case in"
+
+# --- run names: unique under concurrency -------------------------------------------------------------------------
+# four runs of one manifest started together (a CI matrix, several nodes writing one results tree): four names
+for k in 1 2 3 4; do "$BENCH" run -q --no-pack -s membw -o "$T/same" "$T/m.yaml" >"$T/same-$k.out" 2>&1 & done
+wait
+n=$(ls "$T/same" | sort -u | wc -l)
+[ "$n" = 4 ] && ok "four runs started at once get four run directories" || { not_ok "concurrent runs share names: $(ls "$T/same")"; }
+[ "$(ls "$T/same" | sort)" = "$(ls "$T/same" | sort -t- -k2,2)" ] && ok "run names sort by their start time" || not_ok "names do not sort by time"
+
+# --- device honesty: a GPU target measured on the host is failed, not ok ----------------------------------------
+cat >"$T/gpu.yaml" <<'Y'
+bench: 1
+name: gputarget
+target: {vendor: cuda, gpu: h200}
+runtime: {engine: host, launcher: local, timeout: 30s}
+suites:
+  membw: {ops: [copy], bytes: 1MiB, warmup: 1ms, rep: 5ms}
+Y
+if [ -z "$(command -v nvidia-smi)" ]; then
+	expect 6 "a cuda target on a machine without a CUDA device fails (exit 6)" "$BENCH" run -o "$T/gpu" "$T/gpu.yaml"
+	expect_err "membw/copy/1MiB: target h200 (cuda) but no CUDA device is visible: the runner measured the host CPU"
+	if python3 - "$(head -n 1 "$T/out")" <<'PY'
+import json, sys
+d = sys.argv[1]
+r = [json.loads(l) for l in open(f"{d}/results/membw.jsonl")]
+assert len(r) == 1 and r[0]["status"] == "failed" and "no CUDA device is visible" in r[0]["error"], r
+assert r[0]["extra"]["device"]["vendor"] == "cpu"
+st = json.load(open(f"{d}/status.json"))
+assert st["cases"][0]["status"] == "failed" and "no CUDA device" in st["cases"][0]["error"]
+s = json.load(open(f"{d}/summary.json"))
+assert s["counts"]["ok"] == 0 and "no CUDA device" in s["cases"][0]["error"]
+PY
+	then ok "the host figure is kept in a failed record; status.json and summary.json say why"; else not_ok "device honesty records"; fi
+else
+	ok "# SKIP a CUDA device is visible here"
+fi
+
+# --- a run that never started writes no bundle ------------------------------------------------------------------
+cat >"$T/nolock.yaml" <<'Y'
+bench: 1
+name: nolock
+target: {vendor: cpu}
+runtime: {engine: podman, launcher: local, timeout: 30s}
+stack: {base: "debian:bookworm"}
+suites:
+  membw: {ops: [copy], bytes: 1MiB, warmup: 1ms, rep: 5ms}
+Y
+expect 3 "a container run without a lock stops with exit 3" "$BENCH" run -o "$T/nolock" "$T/nolock.yaml"
+expect_err "no bundle: nothing was measured"
+ls "$T/nolock"/*.bench.tar.gz >/dev/null 2>&1 && not_ok "a bundle was written for a run that never started" ||
+	ok "no bundle for a run that never started"
+grep -q '"state": "not-started"' "$T"/nolock/nolock-*/status.json && grep -q '"error": "not started: ' "$T"/nolock/nolock-*/status.json &&
+	ok "status.json says not-started and why" || { not_ok "status.json of a run that never started"; show "$T"/nolock/nolock-*/status.json; }
 
 # --- fake runners -------------------------------------------------------------------------------------------------
 mkdir -p "$T/fake"
