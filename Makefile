@@ -29,7 +29,7 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLA
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
 LIB_SRC := $(wildcard cli/core/*.c) $(wildcard cli/manifest/*.c) $(wildcard cli/image/*.c) $(wildcard cli/exec/*.c) $(wildcard cli/report/*.c)
-CMD_SRC := cli/main.c $(wildcard cli/cmd_*.c)
+CMD_SRC := cli/main.c cli/cli.c $(wildcard cli/cmd_*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
 LIB     := $(BUILD)/libbench.a
