@@ -1,4 +1,4 @@
-# bench — one non-recursive Makefile (DESIGN.md §2).
+# bench — one non-recursive Makefile (docs/architecture.md, "Repository layout").
 #   make            build ./bench
 #   make test       build and run every test (unit + CLI), ending with "N passed, N failed"
 #   make run        install missing Debian packages (as root), build, run manifests/quickstart.yaml
@@ -29,7 +29,7 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLA
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
 LIB_SRC := $(wildcard cli/core/*.c) $(wildcard cli/manifest/*.c) $(wildcard cli/image/*.c) $(wildcard cli/exec/*.c) $(wildcard cli/report/*.c)
-CMD_SRC := cli/main.c $(wildcard cli/cmd_*.c)
+CMD_SRC := cli/main.c cli/cli.c $(wildcard cli/cmd_*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
 LIB     := $(BUILD)/libbench.a
@@ -37,7 +37,7 @@ LIB     := $(BUILD)/libbench.a
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-# --- runners (what runs inside the image; DESIGN.md §5) --------------------------------------------------------------
+# --- runners (what runs inside the image; contract: docs/architecture.md) ---------------------------------------------
 # CPU always; CUDA when nvcc is found (CUDA_HOME or PATH); HIP when BENCH_HIP=1 and hipcc is found.
 NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(NVCC)),/usr/local/cuda)

@@ -17,29 +17,6 @@ static const struct opt_cmd cmd = { "pack", "[--level N] RUN_DIR",
 				    "stores (still a valid .tar.gz, at copy speed: for results too large to compress on the "
 				    "machine's cores)." };
 
-int pack_with_own_key(char **tar, char **env, const char *dir, int quiet, int level)
-{
-	EVP_PKEY *key = NULL;
-	char *keypath = xstrfmt("%s/signing.key.pem", sign_home()), *keyid = NULL;
-	int err;
-
-	if (access(keypath, F_OK) != 0) {
-		if ((err = sign_keygen(&keyid, sign_home(), 0)) < 0)
-			goto cleanup;
-		if (!quiet)
-			fprintf(stderr, "bench: created a signing key in %s (key id %s); share signing.pub.pem so others can "
-				"verify your bundles\n", sign_home(), keyid);
-	}
-	if ((err = sign_load_private(&key, sign_home())) < 0)
-		goto cleanup;
-	err = bundle_pack(tar, env, dir, key, level);
-cleanup:
-	EVP_PKEY_free(key);
-	free(keypath);
-	free(keyid);
-	return err;
-}
-
 int cmd_pack(int argc, char **argv)
 {
 	const char *lv = NULL;

@@ -33,7 +33,7 @@ enum bench_err {
 int bench_error_set(int code, const char *fmt, ...) BENCH_PRINTF(2, 3);
 const char *bench_error_last(void);
 void bench_error_clear(void);
-/* The process exit status for a library return value (DESIGN.md §8). */
+/* The process exit status for a library return value (docs/exit-codes.md). */
 int bench_exit_code(int err);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * exec.h — engines and launchers as plug-ins (DESIGN.md §2, §7). An engine turns a runner program into the
- * argv that runs it (on the host, or inside the stack's image); a launcher prefixes it for multi-rank suites
- * (mpirun, srun). One ops struct per file, one line in the registry arrays in exec.c.
+ * exec.h — engines and launchers as plug-ins (docs/architecture.md, docs/stacks.md). An engine turns a runner
+ * program into the argv that runs it (on the host, or inside the stack's image); a launcher prefixes it for
+ * multi-rank suites (mpirun, srun). One ops struct per file, one line in the registry arrays in exec.c.
  *
  * Ownership: ops are static constants; argv vectors built here are owned by the caller's struct strvec and
  * freed with strvec_release().

@@ -1,6 +1,6 @@
 /*
  * run.h — bench run: plan, run every suite's runner through the engine and launcher, stream its records into
- * the run directory (DESIGN.md §6), keep status.json current, and resume an interrupted run.
+ * the run directory (docs/architecture.md), keep status.json current, and resume an interrupted run.
  *
  * Ownership: run_execute() owns everything it opens; on return the run directory on disk is the result.
  * out_dir receives a malloc'd copy of the run directory's path (caller frees), also on failure once created.

@@ -1,5 +1,5 @@
 /*
- * builder.h — image builders as plug-ins (DESIGN.md §2): podman, docker and apptainer turn a stack's build
+ * builder.h — image builders as plug-ins (docs/architecture.md): podman, docker and apptainer turn a stack's build
  * context (context.h) into an image, say whether it exists already, and read its immutable id. One ops struct
  * per file (builder_<name>.c), one line in the registry (builder.c). image_build() is the image stage's entry
  * point: the context, then reuse or build, then the id.

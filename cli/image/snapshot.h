@@ -1,5 +1,5 @@
 /*
- * snapshot.h — source snapshots of git components (DESIGN.md §4, issue: stacks). The host fetches the locked
+ * snapshot.h — source snapshots of git components (docs/stacks.md). The host fetches the locked
  * commit with libgit2 into a bare cache repository ($BENCH_HOME/cache/git/<sha256 of the URL>.git) and
  * archives that commit's tree deterministically with libarchive (pax, entries in git's tree order, mtime =
  * source_date_epoch, uid/gid 0, modes 0644/0755, gzip without a timestamp), so the image builds from a hashed

@@ -1,5 +1,5 @@
 /*
- * lock.h — manifest.lock.json (DESIGN.md §4): every moving reference of a manifest resolved to an immutable
+ * lock.h — manifest.lock.json (docs/architecture.md): every moving reference of a manifest resolved to an immutable
  * pin. git refs → commits (libgit2, listing the remote's refs: no clone), pip releases and nightlies → wheel URL
  * and sha256 (PEP 503 simple index, libcurl), apt → the pinned version.
  *
@@ -22,7 +22,7 @@ int lock_git_ref(char out[41], const char *url, const char *ref);
 /* The wheel of name==version (or the newest nightly of date, version "nightly") on a PEP 503 index. */
 int lock_pip(char **out_url, char **out_sha256, char **out_version, const char *index, const char *name,
 	     const char *version, const char *date);
-/* Writes the lock as DESIGN.md §4 says: sorted keys, two-space indent, trailing newline. */
+/* Writes the lock as docs/architecture.md says: sorted keys, two-space indent, trailing newline. */
 int lock_write(const char *path, json_t *lock);
 /* The sha256 of bytes as 64 hex characters. */
 void lock_sha256_hex(char out[65], const void *data, size_t len);

@@ -1,5 +1,5 @@
 /*
- * manifest.h — the parsed and validated manifest (DESIGN.md §3).
+ * manifest.h — the parsed and validated manifest (docs/manifest-format.md).
  *
  * Ownership: manifest_parse_file()/manifest_parse_buffer() fill a caller-provided struct manifest that owns
  * every string and array in it; release them with manifest_release(). On failure the struct is released

@@ -1,5 +1,5 @@
 /*
- * plan.h — the cases a manifest would run: suite × parameters, each with its stable case key (DESIGN.md §5).
+ * plan.h — the cases a manifest would run: suite × parameters, each with its stable case key (docs/architecture.md).
  *
  * Ownership: plan_build() fills a caller-provided struct plan that owns its cases (keys and JSON params);
  * plan_release() frees them. Case params are jansson objects owned by the plan (borrow, do not decref).

@@ -1,5 +1,5 @@
 /*
- * bundle.h — the signed, reproducible result bundle (DESIGN.md §6): a deterministic <run>.bench.tar.gz and its
+ * bundle.h — the signed, reproducible result bundle (docs/bundle-format.md): a deterministic <run>.bench.tar.gz and its
  * DSSE envelope <run>.bench.tar.gz.intoto.jsonl over an in-toto Statement v1 with a SLSA provenance v1
  * predicate, signed with Ed25519. Packing and verifying stream: memory stays bounded whatever the data size.
  *

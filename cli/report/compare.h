@@ -1,6 +1,7 @@
 /*
  * compare.h — bench compare: match cases of several runs by their case key and compare headline metrics with
- * the statistics of DESIGN.md §9; beside the numbers, what differs in the stack, the environment and the method.
+ * the statistics of docs/architecture.md; beside the numbers, what differs in the stack, the environment and the
+ * method.
  *
  * Ownership: struct compare_side owns its JSON and strings (compare_side_release()); compare_build() returns a
  * new JSON document the caller decrefs.

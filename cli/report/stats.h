@@ -1,5 +1,5 @@
 /*
- * stats.h — comparison statistics (DESIGN.md §9): the ratio of medians with a percentile-bootstrap 95%
+ * stats.h — comparison statistics (docs/architecture.md): the ratio of medians with a percentile-bootstrap 95%
  * confidence interval (fixed seed), and the Mann–Whitney U test (exact for small samples without ties,
  * normal approximation with tie and continuity correction otherwise), two-sided.
  *

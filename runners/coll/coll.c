@@ -1,5 +1,5 @@
 /*
- * bench-coll — collective bus bandwidth exactly as nccl-tests defines it (runner contract: DESIGN.md §5).
+ * bench-coll — collective bus bandwidth exactly as nccl-tests defines it (runner contract: docs/architecture.md).
  *   bench-coll --config CASES.json                 one process driving every local GPU, a thread per GPU
  *   mpirun -np N bench-coll --config CASES.json    one rank per GPU (NCCL id over MPI), or backend mpi (CPU)
  * Per case (op, size, placement): warm-up iterations, then `iters` timed iterations cut into `samples` equal

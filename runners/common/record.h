@@ -1,5 +1,5 @@
 /*
- * record.h — the runner side of the runner contract (DESIGN.md §5): read `--config CASES.json`, write one
+ * record.h — the runner side of the runner contract (docs/architecture.md): read `--config CASES.json`, write one
  * bench.result/v1 JSON object per line to stdout, diagnostics to stderr.
  *
  * Ownership: runner_config_load() fills a struct runner_config that owns the parsed JSON; case params are

@@ -1,5 +1,5 @@
 /*
- * bench-gemm — GEMM throughput under Triton's do_bench schedule (runner contract: DESIGN.md §5).
+ * bench-gemm — GEMM throughput under Triton's do_bench schedule (runner contract: docs/architecture.md).
  *   bench-gemm --config CASES.json   > records.jsonl
  * Backends: cblas (CPU, always built) and blaslt (cuBLASLt / hipBLASLt, when built with a GPU toolkit).
  */

@@ -1,5 +1,5 @@
 /*
- * bench-membw — memory bandwidth under Triton's do_bench schedule (runner contract: DESIGN.md §5).
+ * bench-membw — memory bandwidth under Triton's do_bench schedule (runner contract: docs/architecture.md).
  *   bench-membw --config CASES.json
  * ops: copy (reads and writes `bytes`: counts 2 x bytes, as Tensor.copy_ measured with do_bench), read and
  * write (count `bytes`). TB/s = counted bytes / median time / 1e12. GPU when built with a toolkit and a device

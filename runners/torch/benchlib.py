@@ -1,5 +1,5 @@
-"""Shared by the PyTorch runners: the runner contract (DESIGN.md §5), Triton's do_bench schedule, statistics,
-and the FLOP formulas of ANCHORS.md. No dependency beyond torch (and the standard library)."""
+"""Shared by the PyTorch runners: the runner contract (docs/architecture.md), Triton's do_bench schedule, statistics,
+and the FLOP formulas of docs/architecture.md. No dependency beyond torch (and the standard library)."""
 import json
 import math
 import os
@@ -146,7 +146,7 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
                      "flush_bytes": flush_bytes if flush else 0}
 
 
-# ---- FLOP formulas (ANCHORS.md) ------------------------------------------------------------------------------------
+# ---- FLOP formulas (docs/architecture.md) -------------------------------------------------------------------------
 
 def attention_density(seq, causal, window=0):
     """Attended fraction of the T x T score matrix: 1 full, 0.5 causal (the FlashAttention / Megatron

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GEMM through PyTorch (the gemm suite's torch backends; runner contract: DESIGN.md §5): torch.matmul,
+"""GEMM through PyTorch (the gemm suite's torch backends; runner contract: docs/architecture.md): torch.matmul,
 F.linear and torch._scaled_mm (fp8 e4m3) on the same shapes and layouts as bench-gemm, timed with the same
 do_bench schedule (median headline, samples kept). Layout tn is nn.Linear's (A MxK, W NxK, C = A W^T), nn is
 torch.matmul's (A MxK, B KxN). When F.linear is more than 5% slower than torch.matmul on the same shape, dtype

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Training throughput and MFU (runner contract: DESIGN.md §5): one fixed batch of synthetic random tokens, AdamW, bf16 autocast
+"""Training throughput and MFU (runner contract: docs/architecture.md): one fixed batch of synthetic random tokens, AdamW, bf16 autocast
 (or fp32), optional torch.compile. Per case: tokens/s, TFLOP/s per GPU by 6N + 12 L H d T density (density
 0.5 causal, the sliding-window fraction for Mistral; stated in the record), MFU against the dense bf16 peak the
 CLI passes in, peak memory, first and last loss (must be finite and falling).

@@ -56,4 +56,11 @@ expect_err "bench: error: cannot open '/nonexistent/m.yaml': No such file or dir
 for c in run validate plan suites lock recipe pack keygen verify show compare version help; do
 	if grep -q "^\.BI* \"$c " docs/bench.1; then ok "docs/bench.1 documents $c"; else not_ok "docs/bench.1 lacks $c"; fi
 done
+# the repository stands alone: no tracked file names a document that is not in it (this file spells the names split)
+d=DESIGN e=ENVIRONMENT a=ANCHORS c=CONVENTIONS
+if git ls-files -z >"$T/files" 2>/dev/null && [ -s "$T/files" ]; then
+	xargs -0 grep -nI -e "$d\.md" -e "$e\.md" -e "$a\.md" -e "$c\.md" -e '\.\./shared' <"$T/files" >"$T/refs" 2>/dev/null
+	if [ -s "$T/refs" ]; then not_ok "tracked files name documents outside the repository"; show "$T/refs"
+	else ok "no tracked file names a document outside the repository"; fi
+else ok "# skip: not a git checkout"; fi
 finish

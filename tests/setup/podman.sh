@@ -1,15 +1,64 @@
 #!/bin/sh
 # Test setup for the container tests (not part of bench): podman as root on this sandbox, and a local Debian
-# base image, per ../shared/ENVIRONMENT.md. Idempotent; prints the base image reference.
+# base image made with debootstrap (the sandbox reaches Debian's archive but no image registry). Idempotent;
+# prints the base image reference.
 #   sh tests/setup/podman.sh            -> localhost/debian:bookworm
+#   sh tests/setup/podman.sh mirror     -> the Debian mirror debootstrap would use, and nothing else done
+# The mirror is the machine's own: the URIs of the apt source for bookworm (deb822 files in
+# /etc/apt/sources.list.d/, else one-line 'deb' entries), or BENCH_TEST_MIRROR. No mirror host is written here.
 # The two containers.conf settings are properties of the sandbox (crun refuses its hybrid cgroup layout; it
 # cannot raise rlimits), so they live here, never in bench's defaults.
 set -eu
+SUITE=bookworm
+APT_ETC=${BENCH_TEST_APT_ETC:-/etc/apt}
+
+# apt_mirror: the first URI of an enabled 'deb' source for $SUITE in the machine's apt configuration
+apt_mirror() {
+	for f in "$APT_ETC"/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk -v suite="$SUITE" '
+		function has(list, word) { return (" " list " ") ~ ("[ \t]" word "[ \t]") }
+		function flush() {
+			if (!found && has(types, "deb") && has(suites, suite) && tolower(enabled) !~ /^[ \t]*no/ && uris != "") {
+				sub(/^[ \t]+/, "", uris); split(uris, u, /[ \t]+/); print u[1]; found = 1
+			}
+			types = suites = uris = enabled = last = ""
+		}
+		/^#/ { next }
+		/^[ \t]*$/ { flush(); next }
+		/^[ \t]/ { if (last == "uris") uris = uris " " $0; else if (last == "suites") suites = suites " " $0
+			    else if (last == "types") types = types " " $0; next }
+		{
+			key = tolower($0); sub(/:.*/, "", key); val = $0; sub(/^[^:]*:/, "", val)
+			if (key == "types") types = val; else if (key == "uris") uris = val
+			else if (key == "suites") suites = val; else if (key == "enabled") enabled = val
+			last = key
+		}
+		END { flush() }' "$f" | head -n 1 | grep . && return 0
+	done
+	for f in "$APT_ETC"/sources.list "$APT_ETC"/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" | awk -v suite="$SUITE" '$1 == "deb" && $3 == suite { print $2; exit }' |
+			grep . && return 0
+	done
+	return 1
+}
+
+if [ -n "${BENCH_TEST_MIRROR:-}" ]; then
+	MIRROR=$BENCH_TEST_MIRROR
+elif ! MIRROR=$(apt_mirror); then
+	echo "podman setup: no Debian mirror for '$SUITE' in $APT_ETC/sources.list.d/*.sources or $APT_ETC/sources.list;" \
+		"set BENCH_TEST_MIRROR to one (the URL debootstrap should use)" >&2
+	exit 1
+fi
+if [ "${1:-}" = mirror ]; then
+	echo "$MIRROR"
+	exit 0
+fi
 # once here, the first install left /tmp at 0755 (apt's _apt user then cannot write it): put its mode back
 tmpmode=$(stat -c %a /tmp)
 trap 'chmod "$tmpmode" /tmp 2>/dev/null || true' EXIT
 BASE=${BENCH_TEST_BASE:-localhost/debian:bookworm}
-MIRROR=${BENCH_TEST_MIRROR:-http://deb.debian.org/debian}
 need=
 for p in podman buildah runc debootstrap; do command -v "$p" >/dev/null 2>&1 || need="$need $p"; done
 if [ -n "$need" ]; then

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Test setup for the Slurm tests (not part of bench): a two-node Slurm cluster on this one machine, per
-# ../shared/ENVIRONMENT.md. munged and slurmctld in the host namespace on a bridge (10.77.0.1); each slurmd in
+# Test setup for the Slurm tests (not part of bench): a two-node Slurm cluster on this one machine (the CI
+# sandbox is one host). munged and slurmctld in the host namespace on a bridge (10.77.0.1); each slurmd in
 # its own network namespace with its own address (node1 10.77.0.11, node2 10.77.0.12).
 #   sh tests/setup/slurm.sh up      install what is missing, start everything, wait until both nodes are idle
 #   sh tests/setup/slurm.sh down    stop the daemons, remove the namespaces and the bridge

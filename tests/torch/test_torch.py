@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch runner checks that need no GPU (TAP output): FLOP formulas against ANCHORS.md's worked values and
+"""PyTorch runner checks that need no GPU (TAP output): FLOP formulas against docs/architecture.md's worked values and
 hand computations, parameter counts against the published model sizes, the manual attention against a direct
 computation, the do_bench schedule, and one tiny training run.
   python3 tests/torch/test_torch.py
@@ -21,11 +21,11 @@ def test_llama3_8b_flop_per_token_matches_anchors():
     cfg = MODELS["llama3-8b"]
     total, n = param_count(cfg)
     assert abs(total - 8.030e9) / 8.030e9 < 0.001, total          # Meta: 8.03B
-    assert abs(n - 7.505e9) / 7.505e9 < 0.001, n                  # ANCHORS: N = 7.505e9
+    assert abs(n - 7.505e9) / 7.505e9 < 0.001, n                  # docs/architecture.md: N = 7.505e9
     attn = 12 * 32 * 32 * 128 * 4096 * 0.5
-    assert abs(attn - 3.221e9) / 3.221e9 < 0.001                  # ANCHORS: 3.221e9
+    assert abs(attn - 3.221e9) / 3.221e9 < 0.001                  # docs/architecture.md: 3.221e9
     fpt = bl.training_flop_per_token(n, 32, 32, 128, 4096, bl.attention_density(4096, True))
-    assert abs(fpt - 48.25e9) / 48.25e9 < 0.001, fpt             # ANCHORS: 48.25 GFLOP/token
+    assert abs(fpt - 48.25e9) / 48.25e9 < 0.001, fpt             # docs/architecture.md: 48.25 GFLOP/token
 
 
 def test_published_parameter_counts():
@@ -46,7 +46,7 @@ def test_param_count_matches_the_modules():
 
 
 def test_70b_proxy_head_share():
-    """ANCHORS: for the 4-layer 70B proxy the output head is ~23% of N."""
+    """docs/architecture.md: for the 4-layer 70B proxy the output head is ~23% of N."""
     cfg = dataclasses.replace(MODELS["llama3-70b"], layers=4)
     _, n = param_count(cfg)
     share = cfg.vocab * cfg.hidden / n
