@@ -1,4 +1,4 @@
-/* cmd_run.c — bench run MANIFEST | --resume DIR: run a manifest's suites into a run directory. */
+/* cmd_run.c — bench run MANIFEST... | --resume DIR: run manifests' suites into run directories (several: interleaved). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,25 +11,95 @@
 #include "manifest/suite.h"
 #include "report/bundle.h"
 
-static const struct opt_cmd cmd = { "run", "[options] MANIFEST | --resume DIR",
+static const struct opt_cmd cmd = { "run", "[options] MANIFEST... | --resume DIR",
 				    "Validate the manifest, plan its cases, run every suite's runner (engine host: the "
 				    "runners built by 'make runners') and collect records, logs, the environment and a "
-				    "summary into runs/<name>-<UTC>-<random>/. Exit 6 when a case failed or was interrupted, 7 "
-				    "when a result was wrong." };
+				    "summary into runs/<name>-<UTC>-<random>/. With several manifests (or --rounds), the "
+				    "stacks are measured alternately on this machine, suite by suite, in ABBA order, one run "
+				    "per stack per round: how stacks are compared on one machine. Exit 6 when a case failed "
+				    "or was interrupted, 7 when a result was wrong." };
+
+/* Prints the run directory and packs it when its suites started; returns the exit status of packing. */
+static int finish_run(const char *dir, int started, int no_pack, int quiet)
+{
+	char *tar = NULL, *env = NULL;
+	int perr, status = 0;
+
+	printf("%s\n", dir);
+	if (!started) {
+		fprintf(stderr, "bench: no bundle: nothing was measured (see %s/status.json)\n", dir);
+		return 0;
+	}
+	/* every run ends signed: what was measured is packed whatever the outcome */
+	if (!no_pack && (perr = pack_with_own_key(&tar, &env, dir, quiet, BUNDLE_LEVEL_DEFAULT)) < 0) {
+		fprintf(stderr, "bench: error: packing '%s' failed: %s\n", dir, bench_error_last());
+		status = bench_exit_code(perr);
+	} else if (!no_pack) {
+		printf("%s\n%s\n", tar, env);
+	}
+	free(tar);
+	free(env);
+	return status;
+}
+
+/* The worse of two exit statuses: a wrong result (7) before a failed case (6) before anything else. */
+static int worse(int a, int b)
+{
+	static const int rank[] = { 0, 1, 2, 3, 4, 5, 8, 9, 6, 7 }; /* by exit code 0..9: 7, then 6, then the highest */
+
+	if (a < 0 || a > 9 || b < 0 || b > 9)
+		return a ? a : b;
+	return rank[b] > rank[a] ? b : a;
+}
+
+static int run_many(char **manifests, size_t n, long rounds, const struct run_opts *base, int locked, int no_pack)
+{
+	struct run_opts *opts = xcalloc(n, sizeof(*opts));
+	struct run_outcome *out = xcalloc(n * (size_t)rounds, sizeof(*out));
+	char **locks = xcalloc(n, sizeof(*locks));
+	int err, status = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		opts[k] = *base;
+		opts[k].manifest = manifests[k];
+		opts[k].image_lock = locks[k] = cli_lock_path(manifests[k]);
+		opts[k].lock = locked ? locks[k] : NULL;
+	}
+	err = run_interleave(out, opts, n, rounds);
+	for (size_t i = 0; i < n * (size_t)rounds; i++) {
+		if (out[i].err) {
+			if (out[i].err != BENCH_E_MANIFEST || out[i].dir || base->lock || locked)
+				fprintf(stderr, "bench: error: %s: %s\n", manifests[i % n], out[i].error ? out[i].error : "failed");
+			status = worse(status, bench_exit_code(out[i].err));
+		}
+		if (out[i].dir)
+			status = worse(status, finish_run(out[i].dir, out[i].started, no_pack, base->quiet));
+		run_outcome_release(&out[i]);
+	}
+	if (err < 0)
+		status = worse(status, cli_fail(err));
+	for (size_t k = 0; k < n; k++)
+		free(locks[k]);
+	free(locks);
+	free(opts);
+	free(out);
+	return status;
+}
 
 int cmd_run(int argc, char **argv)
 {
 	struct opt_strlist only = OPT_STRLIST_INIT;
 	struct run_opts ro;
-	const char *out = NULL, *resume = NULL;
-	int dry = 0, quiet = 0, verbose = 0, no_pack = 0, locked = 0, started = 0, n, err, perr, status = 0;
+	const char *out = NULL, *resume = NULL, *rounds_s = NULL;
+	int dry = 0, quiet = 0, verbose = 0, no_pack = 0, locked = 0, started = 0, n, err, status = 0;
+	long rounds = 1;
 	char *lockpath = NULL;
-	char *tar = NULL, *env = NULL;
 	char *dir = NULL;
 	const struct opt opts[] = {
 		OPT_LIST('s', "suite", &only, "NAME", "run only these suites (comma-separated, repeatable)"),
 		OPT_STRING('o', "out", &out, "DIR", "where run directories are created (default: runs)"),
 		OPT_STRING(0, "resume", &resume, "DIR", "complete an interrupted run: run only its cases not ok"),
+		OPT_STRING(0, "rounds", &rounds_s, "N", "measure the manifests alternately N times (ABBA order), one run each per round"),
 		OPT_BOOL('n', "dry-run", &dry, "print the plan and the exact commands, run nothing"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or summary table; errors only"),
 		OPT_COUNT('v', "verbose", &verbose, "also print each runner's command line"),
@@ -43,10 +113,29 @@ int cmd_run(int argc, char **argv)
 		status = n < 0 ? 2 : 0;
 		goto cleanup;
 	}
-	if ((resume && n != 0) || (!resume && n != 1)) {
+	if ((resume && n != 0) || (!resume && n < 1)) {
 		status = cli_usage_error(cmd.name, cmd.synopsis,
-					 resume ? "--resume takes the run directory instead of a manifest"
-						: n ? "give exactly one manifest" : "no manifest given");
+					 resume ? "--resume takes the run directory instead of a manifest" : "no manifest given");
+		goto cleanup;
+	}
+	if (rounds_s) {
+		char *end;
+
+		rounds = strtol(rounds_s, &end, 10);
+		if (*end || end == rounds_s || rounds < 1 || rounds > 1000) {
+			char *msg = xstrfmt("--rounds takes a whole number from 1 to 1000, got '%s'", rounds_s);
+
+			status = cli_usage_error(cmd.name, cmd.synopsis, msg);
+			free(msg);
+			goto cleanup;
+		}
+		if (resume) {
+			status = cli_usage_error(cmd.name, cmd.synopsis, "--rounds cannot resume a run (resume each run alone)");
+			goto cleanup;
+		}
+	}
+	if (n > 1 && dry) {
+		status = cli_usage_error(cmd.name, cmd.synopsis, "--dry-run takes one manifest");
 		goto cleanup;
 	}
 	for (size_t i = 0; i < only.n; i++) {
@@ -59,19 +148,23 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	memset(&ro, 0, sizeof(ro));
-	ro.manifest = resume ? NULL : argv[1];
 	ro.resume = resume;
-	if (!resume) { /* the lock --locked checks, and the one a container engine builds from */
-		ro.image_lock = lockpath = cli_lock_path(argv[1]);
-		if (locked)
-			ro.lock = lockpath;
-	}
 	ro.out_parent = out;
 	ro.only = only.v;
 	ro.nonly = only.n;
 	ro.dry_run = dry;
 	ro.quiet = quiet;
 	ro.verbose = verbose;
+	if (n > 1 || rounds > 1) {
+		status = run_many(argv + 1, (size_t)n, rounds, &ro, locked, no_pack);
+		goto cleanup;
+	}
+	ro.manifest = resume ? NULL : argv[1];
+	if (!resume) { /* the lock --locked checks, and the one a container engine builds from */
+		ro.image_lock = lockpath = cli_lock_path(argv[1]);
+		if (locked)
+			ro.lock = lockpath;
+	}
 	err = run_execute(&dir, &started, &ro);
 	if (err == BENCH_E_MANIFEST && !dir && ro.lock)
 		status = cli_fail(err);
@@ -79,24 +172,10 @@ int cmd_run(int argc, char **argv)
 		status = 3; /* the diagnostics are printed already */
 	else if (err < 0)
 		status = cli_fail(err);
-	if (dir && !dry && !started) {
-		fprintf(stderr, "bench: no bundle: nothing was measured (see %s/status.json)\n", dir);
-		printf("%s\n", dir);
-	} else if (dir && !dry) {
-		printf("%s\n", dir);
-		/* every run ends signed: what was measured is packed whatever the outcome */
-		if (!no_pack && (perr = pack_with_own_key(&tar, &env, dir, quiet, BUNDLE_LEVEL_DEFAULT)) < 0) {
-			fprintf(stderr, "bench: error: packing '%s' failed: %s\n", dir, bench_error_last());
-			if (!status)
-				status = bench_exit_code(perr);
-		} else if (!no_pack) {
-			printf("%s\n%s\n", tar, env);
-		}
-	}
+	if (dir && !dry)
+		status = worse(status, finish_run(dir, started, no_pack, quiet));
 cleanup:
 	free(lockpath);
-	free(tar);
-	free(env);
 	free(dir);
 	opt_strlist_release(&only);
 	return status;

@@ -39,6 +39,12 @@ static void on_signal(int sig)
 struct run {
 	json_t *runner_devices; /* suite -> the device/library description its runner reported */
 	const struct run_opts *o;
+	char *mpath, *mbuf;     /* the manifest's path and text */
+	size_t mlen;
+	json_t *plan_json;
+	struct diag_list diags;
+	int tried_make;
+	json_t *interleave;     /* bench run A B --rounds N: this run's place in the set (status.json) */
 	struct manifest m;
 	struct plan plan;
 	char *dir;
@@ -119,6 +125,8 @@ static int write_status(struct run *r, const char *state)
 			 "started", r->started, "cases", cases);
 	if (r->fatal)
 		json_object_set_new(root, "error", json_string(r->fatal));
+	if (r->interleave)
+		json_object_set(root, "interleave", r->interleave);
 	if (strcmp(state, "running")) {
 		char *fin = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
 
@@ -172,9 +180,11 @@ static void progress(struct suite_run *sr, const char *key, const char *status, 
 		snprintf(fig, sizeof(fig), " %.4g %s", json_number_value(value), unit ? unit : "");
 	else if (why)
 		snprintf(fig, sizeof(fig), " (%.360s)", why);
+	if (sr->r->interleave) /* several stacks take turns: say whose line this is */
+		fprintf(stderr, "%s%s: ", sr->r->tty ? "\r\033[K" : "", sr->r->m.name);
 	if (sr->r->tty)
-		fprintf(stderr, "\r\033[K%-12s [%zu/%zu] %5.0fs eta %4.0fs  %s: %s%s", sr->s->name, sr->done, sr->nbatch, el,
-			eta, key, status, fig);
+		fprintf(stderr, "%s%-12s [%zu/%zu] %5.0fs eta %4.0fs  %s: %s%s", sr->r->interleave ? "" : "\r\033[K", sr->s->name,
+			sr->done, sr->nbatch, el, eta, key, status, fig);
 	else
 		fprintf(stderr, "%s [%zu/%zu] %.1fs %s: %s%s\n", sr->s->name, sr->done, sr->nbatch, el, key, status, fig);
 }
@@ -1048,191 +1058,348 @@ cleanup:
 	return err;
 }
 
-int run_execute(char **out_dir, int *out_started, const struct run_opts *o)
-{
-	struct diag_list diags = DIAG_LIST_INIT;
-	struct diag_list pd = DIAG_LIST_INIT;
-	struct sigaction sa, old_int, old_term;
-	struct run r;
-	json_t *pj = NULL, *env;
-	char *mpath = NULL, *mbuf = NULL;
-	size_t mlen = 0;
-	int err = 0, tried_make = 0, any_wrong = 0, any_bad = 0, have_sig = 0;
+/* ---- the phases of a run: plan, prepare, execute (run_suite above), collect ---------------------------------- */
 
-	memset(&r, 0, sizeof(r));
-	r.o = o;
-	r.runner_devices = json_object();
-	*out_dir = NULL;
-	*out_started = 0;
-	stop_flag = 0;
-	mpath = o->resume ? xstrfmt("%s/manifest.yaml", o->resume) : xstrdup(o->manifest);
-	err = fs_read_file(&mbuf, &mlen, mpath, MANIFEST_MAX_BYTES + 1);
+/* The manifest's stack.env, set in this process while the environment is captured, then put back. */
+static void env_apply(struct strvec *saved, const struct manifest *m)
+{
+	for (size_t i = 0; i < m->stack.nenv; i++) {
+		const char *old = getenv(m->stack.env[i].name);
+
+		strvec_push(saved, m->stack.env[i].name);
+		strvec_push(saved, old ? old : "");
+		strvec_push(saved, old ? "1" : "0");
+		setenv(m->stack.env[i].name, m->stack.env[i].value, 1);
+	}
+}
+
+static void env_restore(struct strvec *saved)
+{
+	for (size_t i = 0; i + 2 < saved->n; i += 3) {
+		if (!strcmp(saved->v[i + 2], "1"))
+			setenv(saved->v[i], saved->v[i + 1], 1);
+		else
+			unsetenv(saved->v[i]);
+	}
+	strvec_release(saved);
+}
+
+/* --locked: the lock must be of exactly this manifest. */
+static int check_locked(const struct run *r)
+{
+	json_t *lk = json_load_file(r->o->lock, 0, NULL);
+	const char *have = json_string_value(json_object_get(lk, "manifest_sha256"));
+	char sha[65];
+	int err = 0;
+
+	lock_sha256_hex(sha, r->mbuf, r->mlen);
+	if (!lk)
+		err = bench_error_set(BENCH_E_MANIFEST, "--locked: no readable lock at '%s' (run 'bench lock %s')", r->o->lock,
+				      r->mpath);
+	else if (!have || strcmp(have, sha))
+		err = bench_error_set(BENCH_E_MANIFEST, "--locked: '%s' changed since '%s' was written (run 'bench lock' again)",
+				      r->mpath, r->o->lock);
+	json_decref(lk);
+	return err;
+}
+
+/* --resume: the run directory's plan must be this manifest's; its ok records stand. */
+static int reopen_run_dir(struct run *r)
+{
+	char *pp = xstrfmt("%s/plan.json", r->o->resume), *sp = xstrfmt("%s/status.json", r->o->resume);
+	json_t *old = json_load_file(pp, 0, NULL), *st = NULL;
+	int err = 0;
+
+	if (!old || !json_equal(old, r->plan_json)) {
+		err = bench_error_set(BENCH_E_MANIFEST, "'%s/plan.json' does not match the plan of its manifest.yaml; "
+				      "this run cannot be resumed by this bench", r->o->resume);
+		goto cleanup;
+	}
+	r->dir = xstrdup(r->o->resume);
+	load_previous(r);
+	st = json_load_file(sp, 0, NULL);
+	r->started = xstrdup(json_string_value(json_object_get(st, "started")) ? json_string_value(json_object_get(st, "started")) : "");
+	if (json_is_object(json_object_get(st, "interleave")))
+		r->interleave = json_incref(json_object_get(st, "interleave"));
+cleanup:
+	json_decref(old);
+	json_decref(st);
+	free(pp);
+	free(sp);
+	return err;
+}
+
+/* Phase 1, plan: read and check the manifest, plan its cases, create the run directory (or reopen it). */
+static int run_plan(struct run *r, const struct run_opts *o)
+{
+	struct diag_list pd = DIAG_LIST_INIT;
+	int err;
+
+	r->o = o;
+	r->runner_devices = json_object();
+	r->mpath = o->resume ? xstrfmt("%s/manifest.yaml", o->resume) : xstrdup(o->manifest);
+	err = fs_read_file(&r->mbuf, &r->mlen, r->mpath, MANIFEST_MAX_BYTES + 1);
 	if (err < 0 && err != BENCH_E_MANIFEST) {
 		if (o->resume)
 			bench_error_set(err, "'%s' is not a run directory: %s", o->resume, bench_error_last());
 		goto cleanup;
 	}
-	if ((err = manifest_parse_buffer(&r.m, &diags, mpath, mbuf ? mbuf : "", mbuf ? mlen : MANIFEST_MAX_BYTES + 1)) < 0) {
-		diag_list_print(&diags, stderr);
+	if ((err = manifest_parse_buffer(&r->m, &r->diags, r->mpath, r->mbuf ? r->mbuf : "",
+					 r->mbuf ? r->mlen : MANIFEST_MAX_BYTES + 1)) < 0) {
+		diag_list_print(&r->diags, stderr);
 		goto cleanup;
 	}
-	if ((err = plan_build(&r.plan, &r.m)) < 0)
+	if ((err = plan_build(&r->plan, &r->m)) < 0 || (err = select_suites(&r->plan, o, r->mpath)) < 0)
 		goto cleanup;
-	if ((err = select_suites(&r.plan, o, mpath)) < 0)
+	if (o->lock && (err = check_locked(r)) < 0)
 		goto cleanup;
-	if (o->lock) { /* --locked: the lock must be of exactly this manifest */
-		json_t *lk = json_load_file(o->lock, 0, NULL);
-		char sha[65];
+	r->st = xcalloc(r->plan.n, sizeof(*r->st));
+	r->err = xcalloc(r->plan.n, sizeof(*r->err));
+	r->wrong = xcalloc(r->plan.n, sizeof(*r->wrong));
+	r->headline = xcalloc(r->plan.n, sizeof(*r->headline));
+	if (r->m.target.gpu && peaks_load(&r->peaks, &pd, NULL) == 0)
+		r->peak = peaks_find(&r->peaks, r->m.target.gpu);
+	if (o->dry_run)
+		goto cleanup;
+	r->tty = isatty(2);
+	r->plan_json = plan_json(&r->plan, &r->m);
+	if (o->resume) {
+		err = reopen_run_dir(r);
+		goto cleanup;
+	}
+	r->started = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+	if ((err = make_run_dir(r, r->mbuf, r->mlen)) < 0 || (err = write_json(r->dir, "plan.json", r->plan_json)) < 0)
+		goto cleanup;
+	if (o->lock) {
+		char *lb = NULL;
+		size_t ll;
 
-		lock_sha256_hex(sha, mbuf, mlen);
-		if (!lk) {
-			err = bench_error_set(BENCH_E_MANIFEST, "--locked: no readable lock at '%s' (run 'bench lock %s')", o->lock, mpath);
-			goto cleanup;
-		}
-		if (!json_is_string(json_object_get(lk, "manifest_sha256")) ||
-		    strcmp(json_string_value(json_object_get(lk, "manifest_sha256")), sha)) {
-			json_decref(lk);
-			err = bench_error_set(BENCH_E_MANIFEST, "--locked: '%s' changed since '%s' was written (run 'bench lock' "
-					      "again)", mpath, o->lock);
-			goto cleanup;
-		}
-		json_decref(lk);
+		if ((err = fs_read_file(&lb, &ll, o->lock, 16u << 20)) == 0)
+			err = write_atomic(r->dir, "manifest.lock.json", lb, ll);
+		free(lb);
 	}
-	r.st = xcalloc(r.plan.n, sizeof(*r.st));
-	r.err = xcalloc(r.plan.n, sizeof(*r.err));
-	r.wrong = xcalloc(r.plan.n, sizeof(*r.wrong));
-	r.headline = xcalloc(r.plan.n, sizeof(*r.headline));
-	if (r.m.target.gpu && peaks_load(&r.peaks, &pd, NULL) == 0)
-		r.peak = peaks_find(&r.peaks, r.m.target.gpu);
+cleanup:
+	diag_list_release(&pd);
+	return err;
+}
+
+/* Phase 2, prepare: the stack's image (container engines) and the environment the runners will see. A failure
+ * here means nothing was measured: status.json says not-started and why. */
+static int run_prepare(struct run *r)
+{
+	struct strvec saved = STRVEC_INIT;
+	const char *name = r->o->resume ? "env/environment-resume.json" : "env/environment.json";
+	json_t *env;
+	int err;
+
+	if (eng_container(r) && (err = prepare_image(r, r->o->resume ? NULL : r->mbuf, r->mlen)) < 0) {
+		r->fatal = xstrfmt("not started: %s", bench_error_last());
+		write_status(r, "not-started");
+		return err;
+	}
+	write_status(r, "running");
+	/* the manifest's stack.env is the runners' environment (build_env), recorded with it */
+	env_apply(&saved, &r->m);
+	env = envcap_collect(r->dir);
+	env_restore(&saved);
+	json_object_set_new(env, "bench", json_pack("{s:s}", "run_started", r->started));
+	write_json(r->dir, name, env);
+	json_decref(env);
+	if (!r->o->quiet)
+		fprintf(stderr, "bench: %s: %zu cases; run directory %s\n", r->m.name, r->plan.n, r->dir);
+	return 0;
+}
+
+/* Phase 4, collect: final states, what the runners found, the summary; the run's outcome as an error code. */
+static int run_collect(struct run *r)
+{
+	const char *name = r->o->resume ? "env/environment-resume.json" : "env/environment.json";
+	char *path = xstrfmt("%s/%s", r->dir, name);
+	json_t *envj;
+	int any_wrong = 0, any_bad = 0, err = 0;
+
+	for (size_t i = 0; i < r->plan.n; i++) {
+		if (r->st[i] == C_PENDING)
+			set_state(r, i, C_INTERRUPTED, "interrupted before its suite started");
+		any_wrong |= r->wrong[i];
+		any_bad |= r->st[i] == C_FAILED || r->st[i] == C_INTERRUPTED;
+	}
+	write_status(r, stop_flag ? "interrupted" : any_bad ? "failed" : "complete");
+	/* what the runners found when they ran: device, driver and the library versions they loaded */
+	if ((envj = json_load_file(path, 0, NULL)) != NULL) {
+		json_object_set(envj, "runners", r->runner_devices);
+		write_json(r->dir, name, envj);
+		json_decref(envj);
+	}
+	free(path);
+	summarize(r);
+	if (stop_flag)
+		err = bench_error_set(BENCH_E_SUITE, "interrupted; measured records are kept in %s; complete the run with "
+				      "'bench run --resume %s'", r->dir, r->dir);
+	else if (any_wrong)
+		err = bench_error_set(BENCH_E_CHECK, "a correctness check failed (wrong results); see %s/results", r->dir);
+	else if (any_bad)
+		err = bench_error_set(BENCH_E_SUITE, "some cases failed; see %s/status.json and %s/logs", r->dir, r->dir);
+	return err;
+}
+
+static void run_release(struct run *r)
+{
+	for (size_t i = 0; r->err && i < r->plan.n; i++) {
+		free(r->err[i]);
+		json_decref(r->headline[i]);
+	}
+	free(r->st);
+	free(r->err);
+	free(r->wrong);
+	free(r->headline);
+	free(r->dir);
+	free(r->started);
+	free(r->fatal);
+	free(r->mpath);
+	free(r->mbuf);
+	built_image_release(&r->img);
+	json_decref(r->plan_json);
+	json_decref(r->runner_devices);
+	json_decref(r->interleave);
+	plan_release(&r->plan);
+	manifest_release(&r->m);
+	peaks_release(&r->peaks);
+	diag_list_release(&r->diags);
+	memset(r, 0, sizeof(*r));
+}
+
+struct signals {
+	struct sigaction old_int, old_term;
+};
+
+static void signals_catch(struct signals *s)
+{
+	struct sigaction sa;
+
+	stop_flag = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &s->old_int);
+	sigaction(SIGTERM, &sa, &s->old_term);
+}
+
+static void signals_restore(struct signals *s)
+{
+	sigaction(SIGINT, &s->old_int, NULL);
+	sigaction(SIGTERM, &s->old_term, NULL);
+}
+
+int run_execute(char **out_dir, int *out_started, const struct run_opts *o)
+{
+	struct signals sig;
+	struct run r;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	*out_dir = NULL;
+	*out_started = 0;
+	signals_catch(&sig);
+	if ((err = run_plan(&r, o)) < 0)
+		goto cleanup;
 	if (o->dry_run) {
 		dry_run(&r);
 		goto cleanup;
 	}
-	r.tty = isatty(2);
-	pj = plan_json(&r.plan, &r.m);
-	if (o->resume) {
-		char *pp = xstrfmt("%s/plan.json", o->resume);
-		json_t *old = json_load_file(pp, 0, NULL);
-
-		free(pp);
-		if (!old || !json_equal(old, pj)) {
-			json_decref(old);
-			err = bench_error_set(BENCH_E_MANIFEST, "'%s/plan.json' does not match the plan of its manifest.yaml; "
-					      "this run cannot be resumed by this bench", o->resume);
-			goto cleanup;
-		}
-		json_decref(old);
-		r.dir = xstrdup(o->resume);
-		load_previous(&r);
-		{
-			json_t *st = NULL;
-			char *sp = xstrfmt("%s/status.json", r.dir);
-
-			st = json_load_file(sp, 0, NULL);
-			r.started = xstrdup(json_string_value(json_object_get(st, "started")) ? json_string_value(json_object_get(st, "started")) : "");
-			json_decref(st);
-			free(sp);
-		}
-	} else {
-		r.started = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
-		if ((err = make_run_dir(&r, mbuf, mlen)) < 0)
-			goto cleanup;
-		if ((err = write_json(r.dir, "plan.json", pj)) < 0)
-			goto cleanup;
-		if (o->lock) {
-			char *lb = NULL;
-			size_t ll;
-
-			if ((err = fs_read_file(&lb, &ll, o->lock, 16u << 20)) == 0)
-				err = write_atomic(r.dir, "manifest.lock.json", lb, ll);
-			free(lb);
-			if (err < 0)
-				goto cleanup;
-		}
-	}
 	*out_dir = xstrdup(r.dir);
-	if (eng_container(&r) && (err = prepare_image(&r, o->resume ? NULL : mbuf, mlen)) < 0) {
-		/* nothing was measured: the run directory keeps the reason (and the build log), and no bundle is made */
-		r.fatal = xstrfmt("not started: %s", bench_error_last());
-		write_status(&r, "not-started");
+	if ((err = run_prepare(&r)) < 0)
+		goto cleanup;
+	*out_started = 1;
+	for (size_t s = 0; s < r.m.nsuites && !stop_flag; s++)
+		if ((err = run_suite(&r, r.m.suites[s].ops, &r.tried_make)) < 0)
+			goto cleanup;
+	err = run_collect(&r);
+cleanup:
+	signals_restore(&sig);
+	run_release(&r);
+	return err;
+}
+
+void run_outcome_release(struct run_outcome *out)
+{
+	free(out->dir);
+	free(out->error);
+	memset(out, 0, sizeof(*out));
+}
+
+/* Stack k's position in round `round` (1-based): forward in odd rounds, backward in even ones (ABBA), so that over
+ * two rounds every stack runs as often first as last. */
+static size_t interleave_stack(size_t round, size_t pos, size_t n)
+{
+	return round % 2 ? pos : n - 1 - pos;
+}
+
+int run_interleave(struct run_outcome *out, const struct run_opts *opts, size_t n, long rounds)
+{
+	struct signals sig;
+	struct run *runs = xcalloc(n, sizeof(*runs));
+	char group[32];
+	unsigned char rnd[4];
+	int err = 0;
+
+	signals_catch(&sig);
+	if (RAND_bytes(rnd, sizeof(rnd)) != 1) {
+		err = bench_error_set(BENCH_E_IO, "cannot draw random bytes for the interleave group");
 		goto cleanup;
 	}
-	*out_started = 1;
-	write_status(&r, "running");
-	/* the manifest's stack.env is the runners' environment: recorded with it, and inherited by every runner */
-	for (size_t i = 0; i < r.m.stack.nenv; i++)
-		setenv(r.m.stack.env[i].name, r.m.stack.env[i].value, 1);
-	env = envcap_collect(r.dir);
-	json_object_set_new(env, "bench", json_pack("{s:s}", "run_started", r.started));
-	write_json(r.dir, o->resume ? "env/environment-resume.json" : "env/environment.json", env);
-	json_decref(env);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	have_sig = 1;
-	if (!o->quiet)
-		fprintf(stderr, "bench: %s: %zu cases; run directory %s\n", r.m.name, r.plan.n, r.dir);
-	for (size_t s = 0; s < r.m.nsuites && !stop_flag; s++) {
-		const struct suite_ops *ops = r.m.suites[s].ops;
+	snprintf(group, sizeof(group), "%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3]);
+	for (long round = 1; round <= rounds && !stop_flag; round++) {
+		size_t nsuites = 0;
 
-		if ((err = run_suite(&r, ops, &tried_make)) < 0)
-			goto cleanup;
-	}
-	for (size_t i = 0; i < r.plan.n; i++) {
-		if (r.st[i] == C_PENDING)
-			set_state(&r, i, C_INTERRUPTED, "interrupted before its suite started");
-		any_wrong |= r.wrong[i];
-		any_bad |= r.st[i] == C_FAILED || r.st[i] == C_INTERRUPTED;
-	}
-	write_status(&r, stop_flag ? "interrupted" : any_bad ? "failed" : "complete");
-	/* what the runners found when they ran: device, driver and the library versions they loaded */
-	{
-		const char *name = o->resume ? "env/environment-resume.json" : "env/environment.json";
-		char *path = xstrfmt("%s/%s", r.dir, name);
-		json_t *envj = json_load_file(path, 0, NULL);
+		/* plan and prepare every stack of this round before any measures: an image build between two suites would
+		 * change the machine's state between the sides */
+		for (size_t pos = 0; pos < n; pos++) {
+			size_t k = interleave_stack((size_t)round, pos, n);
+			struct run *r = &runs[k];
+			struct run_outcome *oc = &out[(size_t)(round - 1) * n + k];
 
-		if (envj) {
-			json_object_set(envj, "runners", r.runner_devices);
-			write_json(r.dir, name, envj);
-			json_decref(envj);
+			memset(r, 0, sizeof(*r));
+			if ((oc->err = run_plan(r, &opts[k])) == 0) {
+				r->interleave = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "group", group, "round", (json_int_t)round,
+							  "rounds", (json_int_t)rounds, "stack", (json_int_t)k + 1, "stacks",
+							  (json_int_t)n, "order", (json_int_t)pos + 1);
+				oc->dir = xstrdup(r->dir);
+				if (!r->o->quiet)
+					fprintf(stderr, "bench: round %ld/%ld, stack %zu/%zu (%s): %s\n", round, rounds, k + 1, n,
+						r->m.name, r->dir);
+				if ((oc->err = run_prepare(r)) == 0)
+					oc->started = 1;
+			}
+			if (oc->err)
+				oc->error = xstrdup(bench_error_last());
+			if (r->m.nsuites > nsuites)
+				nsuites = r->m.nsuites;
 		}
-		free(path);
+		/* suite by suite, the stacks in this round's order */
+		for (size_t s = 0; s < nsuites && !stop_flag; s++)
+			for (size_t pos = 0; pos < n && !stop_flag; pos++) {
+				size_t k = interleave_stack((size_t)round, pos, n);
+				struct run *r = &runs[k];
+				struct run_outcome *oc = &out[(size_t)(round - 1) * n + k];
+
+				if (!oc->started || oc->err || s >= r->m.nsuites)
+					continue;
+				if ((oc->err = run_suite(r, r->m.suites[s].ops, &r->tried_make)) < 0)
+					oc->error = xstrdup(bench_error_last());
+			}
+		for (size_t k = 0; k < n; k++) {
+			struct run_outcome *oc = &out[(size_t)(round - 1) * n + k];
+
+			if (oc->started && !oc->err && (oc->err = run_collect(&runs[k])) < 0)
+				oc->error = xstrdup(bench_error_last());
+			run_release(&runs[k]);
+		}
 	}
-	summarize(&r);
 	if (stop_flag)
-		err = bench_error_set(BENCH_E_SUITE, "interrupted; measured records are kept in %s; complete the run with "
-				      "'bench run --resume %s'", r.dir, r.dir);
-	else if (any_wrong)
-		err = bench_error_set(BENCH_E_CHECK, "a correctness check failed (wrong results); see %s/results", r.dir);
-	else if (any_bad)
-		err = bench_error_set(BENCH_E_SUITE, "some cases failed; see %s/status.json and %s/logs", r.dir, r.dir);
+		err = bench_error_set(BENCH_E_SUITE, "interrupted; the runs made so far are kept");
 cleanup:
-	if (have_sig) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-	}
-	for (size_t i = 0; r.err && i < r.plan.n; i++) {
-		free(r.err[i]);
-		json_decref(r.headline[i]);
-	}
-	free(r.st);
-	free(r.err);
-	free(r.wrong);
-	free(r.headline);
-	free(r.dir);
-	free(r.started);
-	free(r.fatal);
-	built_image_release(&r.img);
-	json_decref(pj);
-	json_decref(r.runner_devices);
-	plan_release(&r.plan);
-	manifest_release(&r.m);
-	peaks_release(&r.peaks);
-	free(mpath);
-	free(mbuf);
-	diag_list_release(&diags);
-	diag_list_release(&pd);
+	signals_restore(&sig);
+	free(runs);
 	return err;
 }

@@ -30,4 +30,23 @@ struct run_opts {
  * manifest; other negative codes with the error set. */
 int run_execute(char **out_dir, int *out_started, const struct run_opts *o);
 
+/* One run of an interleaved set: its directory (NULL when it stopped before one was made), whether its suites
+ * started, and its outcome as run_execute returns it, with that error's message. */
+struct run_outcome {
+	char *dir;
+	int started;
+	int err;
+	char *error;
+};
+
+void run_outcome_release(struct run_outcome *out);
+
+/* bench run A.yaml B.yaml --rounds N: n stacks (opts[k] each, resume unset) measured alternately on this machine,
+ * rounds times. A round plans and prepares every stack (images built or found) before measuring, then runs suite by
+ * suite, each suite on every stack before the next suite, the stacks forward in odd rounds and backward in even ones
+ * (ABBA). Each stack makes one run per round, its place in the set in status.json's "interleave". out holds
+ * rounds * n outcomes, round-major (out[(round - 1) * n + k]); the caller releases each. Returns 0, or
+ * BENCH_E_SUITE when interrupted (the runs made so far are kept). */
+int run_interleave(struct run_outcome *out, const struct run_opts *opts, size_t n, long rounds);
+
 #endif

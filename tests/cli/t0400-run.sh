@@ -70,6 +70,35 @@ n=$(ls "$T/same" | sort -u | wc -l)
 [ "$n" = 4 ] && ok "four runs started at once get four run directories" || { not_ok "concurrent runs share names: $(ls "$T/same")"; }
 [ "$(ls "$T/same" | sort)" = "$(ls "$T/same" | sort -t- -k2,2)" ] && ok "run names sort by their start time" || not_ok "names do not sort by time"
 
+# --- interleaved stacks: bench run A B --rounds 2 --------------------------------------------------------------------
+sed 's/^name: runtest$/name: sidea/' "$T/m.yaml" >"$T/a.yaml"
+sed 's/^name: runtest$/name: sideb/' "$T/m.yaml" >"$T/b.yaml"
+expect 0 "two stacks, two rounds, interleaved" "$BENCH" run -o "$T/ab" --rounds 2 "$T/a.yaml" "$T/b.yaml"
+expect_err "sideb: gemm [1/6]"
+if python3 - "$T/ab" <<'PY'
+import glob, json, os, sys
+ab = sys.argv[1]
+runs = sorted(d for d in glob.glob(f"{ab}/side*") if os.path.isdir(d))
+assert len(runs) == 4, runs
+st = {d: json.load(open(f"{d}/status.json")) for d in runs}
+assert len({s["interleave"]["group"] for s in st.values()}) == 1
+assert sorted((s["run"], s["interleave"]["round"]) for s in st.values()) == [("sidea", 1), ("sidea", 2), ("sideb", 1), ("sideb", 2)]
+assert all(s["state"] == "complete" and s["interleave"]["rounds"] == 2 and s["interleave"]["stacks"] == 2 for s in st.values())
+# the order in which each suite's results were written: round 1 a, b; round 2 b, a (ABBA), suite by suite
+def written(suite):
+    return [(st[d]["interleave"]["round"], st[d]["run"]) for d in sorted(runs, key=lambda d: os.stat(f"{d}/results/{suite}.jsonl").st_mtime_ns)]
+for suite in ("gemm", "membw"):
+    assert written(suite) == [(1, "sidea"), (1, "sideb"), (2, "sideb"), (2, "sidea")], (suite, written(suite))
+# suite by suite: both stacks' gemm of a round before either's membw
+for rnd in (1, 2):
+    ds = [d for d in runs if st[d]["interleave"]["round"] == rnd]
+    assert max(os.stat(f"{d}/results/gemm.jsonl").st_mtime_ns for d in ds) < min(os.stat(f"{d}/results/membw.jsonl").st_mtime_ns for d in ds)
+assert len(glob.glob(f"{ab}/*.bench.tar.gz")) == 4
+PY
+then ok "four runs, one group, ABBA order suite by suite, each signed"; else not_ok "interleaved runs"; fi
+expect 2 "--rounds 0 is a usage error" "$BENCH" run --rounds 0 "$T/a.yaml"
+expect_err "--rounds takes a whole number from 1 to 1000, got '0'"
+
 # --- device honesty: a GPU target measured on the host is failed, not ok ----------------------------------------
 cat >"$T/gpu.yaml" <<'Y'
 bench: 1
