@@ -1,0 +1,275 @@
+/* run_dir.c — a run directory: atomic writes, status.json, its name, resume from it, the summary. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <openssl/rand.h>
+
+#include "../core/fs.h"
+#include "../core/spawn.h"
+#include "../core/strbuf.h"
+#include "../manifest/lock.h"
+#include "../manifest/manifest.h"
+#include "../manifest/peaks.h"
+#include "../manifest/plan.h"
+#include "envcap.h"
+#include "exec.h"
+#include "run_int.h"
+
+const char *const run_cstate_names[] = { "pending", "ok", "failed", "skipped", "interrupted" };
+
+/* ---- small file helpers --------------------------------------------------------------------------------------- */
+
+/* Writes data to dir/name atomically (temporary file, then rename). */
+int run_write_atomic(const char *dir, const char *name, const char *data, size_t len)
+{
+	char *path = xstrfmt("%s/%s", dir, name), *tmp = xstrfmt("%s.tmp", path);
+	FILE *f = fopen(tmp, "wb");
+	int err = 0;
+
+	if (!f || fwrite(data, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+	} else if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
+	}
+	free(path);
+	free(tmp);
+	return err;
+}
+
+int run_write_json(const char *dir, const char *name, json_t *j)
+{
+	char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	struct strbuf sb = STRBUF_INIT;
+	int err;
+
+	strbuf_addstr(&sb, s ? s : "null");
+	strbuf_addch(&sb, '\n');
+	err = run_write_atomic(dir, name, sb.buf, sb.len);
+	free(s);
+	strbuf_release(&sb);
+	return err;
+}
+
+char *run_utc_stamp(const char *fmt)
+{
+	char buf[64];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), fmt, &tm);
+	return xstrdup(buf);
+}
+
+/* ---- state ------------------------------------------------------------------------------------------------------ */
+
+int run_write_status(struct run *r, const char *state)
+{
+	json_t *cases = json_array(), *root;
+	int err;
+
+	for (size_t i = 0; i < r->plan.n; i++) {
+		json_t *c = json_pack("{s:s, s:s, s:s}", "suite", r->plan.cases[i].suite->name, "case",
+				      r->plan.cases[i].key, "status", run_cstate_names[r->st[i]]);
+
+		if (r->err[i])
+			json_object_set_new(c, "error", json_string(r->err[i]));
+		json_array_append_new(cases, c);
+	}
+	root = json_pack("{s:s, s:s, s:s, s:s, s:o}", "schema", "bench.status/v1", "run", r->m.name, "state", state,
+			 "started", r->started, "cases", cases);
+	if (r->fatal)
+		json_object_set_new(root, "error", json_string(r->fatal));
+	if (r->interleave)
+		json_object_set(root, "interleave", r->interleave);
+	if (strcmp(state, "running")) {
+		char *fin = run_utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+
+		json_object_set_new(root, "finished", json_string(fin));
+		free(fin);
+	}
+	err = run_write_json(r->dir, "status.json", root);
+	json_decref(root);
+	return err;
+}
+
+void run_set_state(struct run *r, size_t i, enum cstate s, const char *why)
+{
+	r->st[i] = s;
+	free(r->err[i]);
+	r->err[i] = why ? xstrdup(why) : NULL;
+}
+
+/* ---- resume: ok records already on disk are the truth -------------------------------------------------------- */
+
+int run_load_previous(struct run *r)
+{
+	for (size_t s = 0; s < r->m.nsuites; s++) {
+		const char *name = r->m.suites[s].ops->name;
+		char *path = xstrfmt("%s/results/%s.jsonl", r->dir, name), *buf = NULL, *line, *save = NULL;
+		struct strbuf keep = STRBUF_INIT;
+		size_t len;
+
+		if (fs_read_file(&buf, &len, path, (size_t)1 << 34) < 0) {
+			free(path);
+			continue;
+		}
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			json_t *rec = json_loads(line, 0, NULL);
+			const char *key = json_string_value(json_object_get(rec, "case"));
+			const char *status = json_string_value(json_object_get(rec, "status"));
+
+			for (size_t i = 0; key && status && i < r->plan.n; i++) {
+				if (r->plan.cases[i].suite != r->m.suites[s].ops || strcmp(r->plan.cases[i].key, key))
+					continue;
+				if (!strcmp(status, "ok") && r->st[i] != C_OK) {
+					run_set_state(r, i, C_OK, NULL);
+					r->headline[i] = json_incref(json_object_get(rec, "value"));
+					strbuf_addstr(&keep, line);
+					strbuf_addch(&keep, '\n');
+				}
+			}
+			json_decref(rec);
+		}
+		/* the results file keeps only measured (ok) records; the rest are measured again */
+		{
+			char *rel = xstrfmt("results/%s.jsonl", name);
+
+			run_write_atomic(r->dir, rel, keep.buf, keep.len);
+			free(rel);
+		}
+		strbuf_release(&keep);
+		free(buf);
+		free(path);
+	}
+	return 0;
+}
+
+/* ---- summary --------------------------------------------------------------------------------------------------- */
+
+static double peak_for(const struct run *r, const struct plan_case *c)
+{
+	const char *dt = json_string_value(json_object_get(c->params, "dtype"));
+
+	if (!r->peak)
+		return 0;
+	switch (c->suite->peak) {
+	case SUITE_PEAK_TFLOPS:
+		if (dt && !strcmp(dt, "fp8e4m3"))
+			return r->peak->fp8_tflops;
+		if (dt && !strcmp(dt, "fp32"))
+			return 0; /* no fp32 tensor-core figure in peaks.yaml */
+		return r->peak->bf16_tflops;
+	case SUITE_PEAK_HBM:
+		return r->peak->hbm_tbps;
+	default:
+		return 0;
+	}
+}
+
+void run_summarize(struct run *r)
+{
+	size_t counts[5] = { 0 };
+	json_t *cases = json_array(), *root;
+
+	for (size_t i = 0; i < r->plan.n; i++) {
+		const struct plan_case *c = &r->plan.cases[i];
+		double pk = peak_for(r, c);
+		json_t *e = json_pack("{s:s, s:s, s:s, s:O, s:s}", "suite", c->suite->name, "case", c->key, "status",
+				      run_cstate_names[r->st[i]], "value", r->headline[i] ? r->headline[i] : json_null(), "unit",
+				      c->suite->unit);
+
+		counts[r->st[i]]++;
+		if (r->err[i])
+			json_object_set_new(e, "error", json_string(r->err[i]));
+		if (pk > 0 && json_is_number(r->headline[i]))
+			json_object_set_new(e, "pct_of_peak", json_real(100.0 * json_number_value(r->headline[i]) / pk));
+		json_array_append_new(cases, e);
+	}
+	root = json_pack("{s:s, s:s, s:s, s:{s:I, s:I, s:I, s:I, s:I}, s:o}", "schema", "bench.summary/v1", "run",
+			 r->m.name, "gpu", r->peak ? r->peak->name : "", "counts", "ok", (json_int_t)counts[C_OK], "failed",
+			 (json_int_t)counts[C_FAILED], "skipped", (json_int_t)counts[C_SKIPPED], "interrupted",
+			 (json_int_t)counts[C_INTERRUPTED], "pending", (json_int_t)counts[C_PENDING], "cases", cases);
+	run_write_json(r->dir, "summary.json", root);
+	json_decref(root);
+	if (r->o->quiet)
+		return;
+	fprintf(stderr, "\n%-12s %-48s %-12s %12s %-8s %s\n", "suite", "case", "status", "value", "unit",
+		r->peak ? "% peak" : "");
+	for (size_t i = 0; i < r->plan.n; i++) {
+		const struct plan_case *c = &r->plan.cases[i];
+		double pk = peak_for(r, c);
+		char val[32] = "-", pct[32] = "";
+
+		if (json_is_number(r->headline[i])) {
+			snprintf(val, sizeof(val), "%.4g", json_number_value(r->headline[i]));
+			if (pk > 0)
+				snprintf(pct, sizeof(pct), "%.1f%%", 100.0 * json_number_value(r->headline[i]) / pk);
+		}
+		fprintf(stderr, "%-12s %-48s %-12s %12s %-8s %s\n", c->suite->name, c->key, run_cstate_names[r->st[i]], val,
+			c->suite->unit, pct);
+	}
+	/* every case that did not give a figure, with its reason: a person reads why here, not in a log */
+	if (counts[C_FAILED] + counts[C_SKIPPED] + counts[C_INTERRUPTED] + counts[C_PENDING])
+		fprintf(stderr, "\n");
+	for (size_t i = 0; i < r->plan.n; i++)
+		if (r->st[i] != C_OK)
+			fprintf(stderr, "%s %s/%s: %s\n", run_cstate_names[r->st[i]], r->plan.cases[i].suite->name,
+				r->plan.cases[i].key, r->err[i] ? r->err[i] : "no reason recorded");
+	fprintf(stderr, "\n%zu ok, %zu failed, %zu skipped, %zu interrupted — %s\n", counts[C_OK], counts[C_FAILED],
+		counts[C_SKIPPED], counts[C_INTERRUPTED], r->dir);
+}
+
+int run_make_dir(struct run *r, const char *mbuf, size_t mlen)
+{
+	const char *parent = r->o->out_parent ? r->o->out_parent : "runs";
+	char *stamp = run_utc_stamp("%Y%m%dT%H%M%SZ");
+	unsigned char rnd[3];
+	char tag[8];
+	static const char *const subdirs[] = { "results", "logs", "cases", "env", "env/raw", NULL };
+	int err;
+
+	if ((err = fs_mkdir_p(parent)) < 0)
+		goto cleanup;
+	/* <name>-<UTC second>-<6 random hex>: sorts by time, and two runs of one manifest started in the same second
+	 * (a CI matrix, several nodes, one shared results repository) never share a name */
+	for (int k = 1;; k++) {
+		if (RAND_bytes(rnd, sizeof(rnd)) != 1) {
+			err = bench_error_set(BENCH_E_IO, "cannot draw random bytes for the run name");
+			goto cleanup;
+		}
+		snprintf(tag, sizeof(tag), "%02x%02x%02x", rnd[0], rnd[1], rnd[2]);
+		r->dir = xstrfmt("%s/%s-%s-%s", parent, r->m.name, stamp, tag);
+		if (mkdir(r->dir, 0755) == 0)
+			break;
+		if (errno != EEXIST || k > 100) {
+			err = bench_error_set(BENCH_E_IO, "cannot create the run directory '%s': %s", r->dir, strerror(errno));
+			goto cleanup;
+		}
+		free(r->dir);
+		r->dir = NULL;
+	}
+	for (size_t i = 0; subdirs[i]; i++) {
+		char *d = xstrfmt("%s/%s", r->dir, subdirs[i]);
+
+		err = fs_mkdir_p(d);
+		free(d);
+		if (err < 0)
+			goto cleanup;
+	}
+	err = run_write_atomic(r->dir, "manifest.yaml", mbuf, mlen);
+cleanup:
+	free(stamp);
+	return err;
+}
+

@@ -1,0 +1,74 @@
+/*
+ * run_int.h — what the files of bench run share (not an API for other stages): the state of one run, and the
+ * phases' helpers. run.c holds the phases (plan, prepare, collect) and the public entry points; run_dir.c the run
+ * directory (status.json, summary, resume); run_suite.c executing one suite's runner and taking its records.
+ *
+ * Ownership: struct run owns everything it points to (released by run.c's run_release()); the helpers below borrow
+ * the run for the call. Strings they return are malloc'd for the caller.
+ */
+#ifndef BENCH_RUN_INT_H
+#define BENCH_RUN_INT_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "../core/diag.h"
+#include "../image/builder.h"
+#include "../manifest/manifest.h"
+#include "../manifest/peaks.h"
+#include "../manifest/plan.h"
+#include "run.h"
+
+enum cstate { C_PENDING, C_OK, C_FAILED, C_SKIPPED, C_INTERRUPTED };
+extern const char *const run_cstate_names[];
+
+/* set by SIGINT/SIGTERM while a run is under way */
+extern volatile sig_atomic_t run_stop_flag;
+
+struct run {
+	json_t *runner_devices; /* suite -> the device/library description its runner reported */
+	const struct run_opts *o;
+	char *mpath, *mbuf;     /* the manifest's path and text */
+	size_t mlen;
+	json_t *plan_json;
+	struct diag_list diags;
+	int tried_make;
+	json_t *interleave;     /* bench run A B --rounds N: this run's place in the set (status.json) */
+	struct manifest m;
+	struct plan plan;
+	char *dir;
+	enum cstate *st;
+	char **err;
+	int *wrong;
+	json_t **headline; /* value per case (borrowed numbers copied) */
+	struct peaks peaks;
+	const struct peak *peak;
+	int tty;
+	char *started;
+	char *fatal; /* why the run stopped before any suite started */
+	struct built_image img; /* container engines: the stack's image */
+};
+
+/* run_dir.c */
+/* Writes data to dir/name atomically (temporary file, fsync, rename). */
+int run_write_atomic(const char *dir, const char *name, const char *data, size_t len);
+int run_write_json(const char *dir, const char *name, json_t *j);
+char *run_utc_stamp(const char *fmt);
+int run_write_status(struct run *r, const char *state);
+void run_set_state(struct run *r, size_t i, enum cstate s, const char *why);
+/* Creates <out>/<name>-<UTC>-<random>/ with its subfolders and the manifest in it; sets r->dir. */
+int run_make_dir(struct run *r, const char *mbuf, size_t mlen);
+/* --resume: the ok records on disk stand; the rest is measured again. */
+int run_load_previous(struct run *r);
+/* summary.json, and unless quiet the table and every case's reason on stderr. */
+void run_summarize(struct run *r);
+
+/* run_suite.c */
+/* Runs suite s's pending cases (grouped by runner). Returns 0, or a negative code only for failures of bench itself. */
+int run_execute_suite(struct run *r, const struct suite_ops *s, int *tried_make);
+/* --dry-run: the plan and the exact commands. */
+void run_print_dry(struct run *r);
+
+#endif

@@ -1,0 +1,652 @@
+/* run_suite.c — one suite of a run: its runner started through the engine and launcher, its records taken as they
+ * come (device honesty, progress, status.json), its failures given their reasons. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <openssl/rand.h>
+
+#include "../core/fs.h"
+#include "../core/spawn.h"
+#include "../core/strbuf.h"
+#include "../manifest/lock.h"
+#include "../manifest/manifest.h"
+#include "../manifest/peaks.h"
+#include "../manifest/plan.h"
+#include "envcap.h"
+#include "exec.h"
+#include "run_int.h"
+
+extern char **environ;
+
+/* ---- progress --------------------------------------------------------------------------------------------------- */
+
+struct suite_run {
+	struct run *r;
+	const struct suite_ops *s;
+	FILE *results;
+	FILE *log;
+	size_t *batch;  /* plan indices of the cases this runner was given */
+	size_t nbatch;
+	size_t done;
+	size_t malformed;
+	double start;
+	json_t *device; /* the device this runner reported on its first record (borrowed from r->runner_devices or owned) */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress(struct suite_run *sr, const char *key, const char *status, json_t *value, const char *unit,
+		     const char *why)
+{
+	double el = now_s() - sr->start, eta = sr->done ? el / (double)sr->done * (double)(sr->nbatch - sr->done) : 0;
+	char fig[400] = "";
+
+	if (sr->r->o->quiet)
+		return;
+	if (json_is_number(value) && !why)
+		snprintf(fig, sizeof(fig), " %.4g %s", json_number_value(value), unit ? unit : "");
+	else if (why)
+		snprintf(fig, sizeof(fig), " (%.360s)", why);
+	if (sr->r->interleave) /* several stacks take turns: say whose line this is */
+		fprintf(stderr, "%s%s: ", sr->r->tty ? "\r\033[K" : "", sr->r->m.name);
+	if (sr->r->tty)
+		fprintf(stderr, "%s%-12s [%zu/%zu] %5.0fs eta %4.0fs  %s: %s%s", sr->r->interleave ? "" : "\r\033[K", sr->s->name,
+			sr->done, sr->nbatch, el, eta, key, status, fig);
+	else
+		fprintf(stderr, "%s [%zu/%zu] %.1fs %s: %s%s\n", sr->s->name, sr->done, sr->nbatch, el, key, status, fig);
+}
+
+static long find_case(struct suite_run *sr, const char *key)
+{
+	for (size_t b = 0; b < sr->nbatch; b++) {
+		size_t i = sr->batch[b];
+
+		if (!strcmp(sr->r->plan.cases[i].key, key))
+			return (long)i;
+	}
+	return -1;
+}
+
+static int is_wrong(json_t *rec)
+{
+	json_t *extra = json_object_get(rec, "extra");
+	json_t *w = json_object_get(extra, "wrong");
+	const char *chk = json_string_value(json_object_get(extra, "check"));
+
+	return (chk && !strcmp(chk, "wrong")) || (json_is_integer(w) && json_integer_value(w) > 0);
+}
+
+/* Lower-case letters and digits of s, for matching a target's GPU key against a device name. */
+static void alnum_lower(char *out, size_t outlen, const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s && n + 1 < outlen; s++)
+		if ((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9'))
+			out[n++] = *s;
+		else if (*s >= 'A' && *s <= 'Z')
+			out[n++] = (char)(*s - 'A' + 'a');
+	out[n] = '\0';
+}
+
+/* Device honesty: why an ok record of case c, measured on dev (the runner's extra.device), does not measure the
+ * manifest's target — another vendor, or another GPU model where both are known — or NULL when it does. */
+static const char *device_mismatch(char *buf, size_t len, const struct run *r, const struct plan_case *c, json_t *dev)
+{
+	const char *want = vendor_names[r->m.target.vendor], *got = json_string_value(json_object_get(dev, "vendor"));
+	const char *name = json_string_value(json_object_get(dev, "name"));
+	const char *gpu = r->m.target.gpu ? r->m.target.gpu : want;
+	char key[64], have[256];
+
+	if (c->suite->on_host && c->suite->on_host(c->params))
+		want = "cpu";
+	if (!got) /* the runner did not say: nothing to hold it to */
+		return NULL;
+	if (strcmp(want, got)) {
+		const char *why_cpu = json_string_value(json_object_get(dev, "why_cpu"));
+
+		if (!strcmp(got, "cpu"))
+			snprintf(buf, len, "target %s (%s) but no %s device is visible: the runner measured the host CPU%s%s%s",
+				 gpu, want, !strcmp(want, "cuda") ? "CUDA" : "ROCm", why_cpu ? " (" : "", why_cpu ? why_cpu : "",
+				 why_cpu ? ")" : "");
+		else
+			snprintf(buf, len, "target %s (%s) but the runner measured a %s device (%s)", gpu, want, got,
+				 name ? name : "unnamed");
+		return buf;
+	}
+	if (!strcmp(want, "cpu") || !r->m.target.gpu || !name)
+		return NULL;
+	alnum_lower(key, sizeof(key), r->m.target.gpu);
+	alnum_lower(have, sizeof(have), name);
+	if (key[0] && !strstr(have, key)) {
+		snprintf(buf, len, "target %s (%s) but the runner measured %s", gpu, want, name);
+		return buf;
+	}
+	return NULL;
+}
+
+static int on_record(void *ctx, const char *line, size_t len)
+{
+	struct suite_run *sr = ctx;
+	struct run *r = sr->r;
+	json_error_t jerr;
+	json_t *rec = json_loadb(line, len, 0, &jerr);
+	const char *key, *status, *schema;
+	char *rewritten = NULL;
+	long i;
+
+	if (!rec || !json_is_object(rec)) {
+		fprintf(sr->log, "bench: malformed line from the runner (%s): %.200s\n", rec ? "not an object" : jerr.text, line);
+		sr->malformed++;
+		json_decref(rec);
+		return 0;
+	}
+	key = json_string_value(json_object_get(rec, "case"));
+	status = json_string_value(json_object_get(rec, "status"));
+	schema = json_string_value(json_object_get(rec, "schema"));
+	if (!key || !status || !schema || strcmp(schema, "bench.result/v1") ||
+	    (strcmp(status, "ok") && strcmp(status, "failed") && strcmp(status, "skipped"))) {
+		fprintf(sr->log, "bench: line is not a bench.result/v1 record: %.200s\n", line);
+		sr->malformed++;
+		json_decref(rec);
+		return 0;
+	}
+	if ((i = find_case(sr, key)) < 0 || r->st[i] != C_PENDING) {
+		fprintf(sr->log, "bench: record for a case %s: '%s'\n", i < 0 ? "not in this run" : "already reported", key);
+		json_decref(rec);
+		return 0;
+	}
+	if (json_is_object(json_object_get(json_object_get(rec, "extra"), "device"))) {
+		json_t *dev = json_object_get(json_object_get(rec, "extra"), "device");
+
+		if (!json_object_get(r->runner_devices, sr->s->name))
+			json_object_set(r->runner_devices, sr->s->name, dev);
+		if (!sr->device)
+			sr->device = json_incref(dev);
+	}
+	if (!strcmp(status, "ok")) {
+		char why[512];
+		const char *bad = device_mismatch(why, sizeof(why), r, &r->plan.cases[i], sr->device);
+
+		if (bad) { /* the figure stays in the record, but it is not a measurement of the target */
+			json_object_set_new(rec, "status", json_string("failed"));
+			json_object_set_new(rec, "error", json_string(bad));
+			status = "failed";
+			rewritten = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+			if (rewritten) {
+				line = rewritten;
+				len = strlen(rewritten);
+			}
+		}
+	}
+	fwrite(line, 1, len, sr->results);
+	fputc('\n', sr->results);
+	fflush(sr->results);
+	fsync(fileno(sr->results));
+	if (!strcmp(status, "ok")) {
+		run_set_state(r, (size_t)i, C_OK, NULL);
+		json_decref(r->headline[i]);
+		r->headline[i] = json_incref(json_object_get(rec, "value"));
+	} else {
+		const char *e = json_string_value(json_object_get(rec, "error"));
+
+		run_set_state(r, (size_t)i, !strcmp(status, "failed") ? C_FAILED : C_SKIPPED,
+			  e && *e ? e : "the runner gave no reason (see the suite's log)");
+	}
+	r->wrong[i] = is_wrong(rec);
+	sr->done++;
+	progress(sr, key, status, json_object_get(rec, "value"), json_string_value(json_object_get(rec, "unit")), r->err[i]);
+	run_write_status(r, "running");
+	json_decref(rec);
+	free(rewritten);
+	return 0;
+}
+
+/* ---- the environment handed to runners: ours plus the manifest's stack.env ---------------------------------- */
+
+/* A CPU target measures the host: its runners see no GPU (a GPU machine would otherwise give GPU figures to a CPU
+ * manifest), unless the manifest's stack.env sets these itself. */
+static const char *const gpu_vars[] = { "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", NULL };
+
+static int env_sets(const struct manifest *m, const char *entry)
+{
+	for (size_t i = 0; i < m->stack.nenv; i++) {
+		size_t n = strlen(m->stack.env[i].name);
+
+		if (!strncmp(entry, m->stack.env[i].name, n) && (entry[n] == '=' || entry[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+static int is_gpu_var(const char *entry)
+{
+	for (size_t k = 0; gpu_vars[k]; k++) {
+		size_t n = strlen(gpu_vars[k]);
+
+		if (!strncmp(entry, gpu_vars[k], n) && (entry[n] == '=' || entry[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+static void build_env(struct strvec *env, const struct manifest *m)
+{
+	int cpu = m->target.vendor == VENDOR_CPU;
+
+	for (char **e = environ; *e; e++)
+		if (!env_sets(m, *e) && !(cpu && is_gpu_var(*e)))
+			strvec_push(env, *e);
+	for (size_t i = 0; i < m->stack.nenv; i++)
+		strvec_pushf(env, "%s=%s", m->stack.env[i].name, m->stack.env[i].value);
+	for (size_t k = 0; cpu && gpu_vars[k]; k++)
+		if (!env_sets(m, gpu_vars[k]))
+			strvec_pushf(env, "%s=", gpu_vars[k]);
+}
+
+static void shell_quote(struct strbuf *sb, const char *s)
+{
+	if (*s && !strpbrk(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~")) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+static int try_make_runners(struct run *r)
+{
+	const char *data = fs_data_dir();
+	char *mk = data ? xstrfmt("%s/Makefile", data) : NULL, *make = spawn_which("make");
+	struct strvec av = STRVEC_INIT;
+	struct spawn_result res;
+	struct spawn_opts so;
+	char *logp;
+	int fd, err = -1;
+
+	if (!mk || access(mk, R_OK) != 0 || !make || getenv("BENCH_RUNNERS"))
+		goto cleanup;
+	logp = xstrfmt("%s/logs/build-runners.log", r->dir);
+	fd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	free(logp);
+	strvec_push(&av, make);
+	strvec_push(&av, "-C");
+	strvec_push(&av, data);
+	strvec_push(&av, "runners");
+	memset(&so, 0, sizeof(so));
+	so.argv = strvec_argv(&av);
+	so.stderr_fd = fd;
+	so.timeout_s = 1800;
+	so.stop = &run_stop_flag;
+	if (!r->o->quiet)
+		fprintf(stderr, "bench: building the runners (make -C %s runners)\n", data);
+	if (spawn_run(&res, &so) == 0 && res.end == SPAWN_EXITED && res.exit_code == 0)
+		err = 0;
+	if (fd >= 0)
+		close(fd);
+cleanup:
+	free(mk);
+	free(make);
+	strvec_release(&av);
+	return err;
+}
+
+/* Runs one suite's pending cases. Returns 0, or a negative code only for failures of bench itself. */
+static const char *case_program(const struct suite_ops *s, const struct plan_case *c)
+{
+	const char *p = s->program_for ? s->program_for(c->params) : NULL;
+
+	return p ? p : s->program;
+}
+
+/* Runs the pending cases of suite s whose runner is `program`, writing their cases to cases/<tag>.json. */
+/* A batch job of suite s starts one task per node when the suite starts its own local ranks (training) and the
+ * run has more than one GPU; else one task per rank. */
+static int batch_per_node(const struct run *r, const struct suite_ops *s)
+{
+	return s->ranks_per_node_itself && r->m.target.nodes * r->m.target.gpus_per_node > 1;
+}
+
+static int run_group(struct run *r, const struct suite_ops *s, const char *program, const char *tag_name, int *tried_make)
+{
+	struct suite_run sr;
+	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
+	const struct engine_ops *eng = engine_find(engine_names[r->m.runtime.engine]);
+	const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
+	json_t *cfg = json_object(), *cases = json_array();
+	char *cases_path = NULL, *res_path = NULL, *log_path = NULL, *tag;
+	struct spawn_result res;
+	struct spawn_opts so;
+	const char *why = NULL;
+	char whybuf[512], batchwhy[512] = "";
+	int err = 0, logfd = -1;
+	long long nproc = 1;
+
+	memset(&sr, 0, sizeof(sr));
+	for (size_t i = 0; i < r->m.nsuites; i++)
+		if (r->m.suites[i].ops == s && s->processes)
+			nproc = s->processes(&r->m.suites[i], &r->m);
+	sr.r = r;
+	sr.s = s;
+	sr.batch = xcalloc(r->plan.n, sizeof(*sr.batch));
+	for (size_t i = 0; i < r->plan.n; i++) {
+		if (r->plan.cases[i].suite != s || r->st[i] == C_OK || strcmp(case_program(s, &r->plan.cases[i]), program))
+			continue;
+		run_set_state(r, i, C_PENDING, NULL);
+		sr.batch[sr.nbatch++] = i;
+		json_array_append_new(cases, json_pack("{s:s, s:s, s:O}", "suite", s->name, "case", r->plan.cases[i].key,
+						       "params", r->plan.cases[i].params));
+	}
+	if (sr.nbatch == 0)
+		goto cleanup;
+	json_object_set_new(cfg, "schema", json_string("bench.cases/v1"));
+	json_object_set_new(cfg, "suite", json_string(s->name));
+	json_object_set_new(cfg, "ranks", json_integer(r->m.target.nodes * r->m.target.gpus_per_node));
+	json_object_set_new(cfg, "cases", cases);
+	cases = NULL;
+	if (r->peak) /* the denominators of MFU and % of peak, from images/bases/peaks.yaml */
+		json_object_set_new(cfg, "gpu_peak", json_pack("{s:s, s:f, s:f, s:f}", "gpu", r->peak->key, "bf16_tflops",
+							       r->peak->bf16_tflops, "fp8_tflops", r->peak->fp8_tflops,
+							       "hbm_tbps", r->peak->hbm_tbps));
+	tag = xstrfmt("cases/%s.json", tag_name);
+	err = run_write_json(r->dir, tag, cfg);
+	free(tag);
+	if (err < 0)
+		goto cleanup;
+	cases_path = xstrfmt("%s/cases/%s.json", r->dir, tag_name);
+	if (!eng) {
+		snprintf(whybuf, sizeof(whybuf), "engine '%s' cannot run yet in this bench (implemented: host)",
+			 engine_names[r->m.runtime.engine]);
+		why = whybuf;
+		goto mark;
+	}
+	if (!lau) {
+		snprintf(whybuf, sizeof(whybuf), "launcher '%s' cannot run yet in this bench (implemented: local, mpirun)",
+			 launcher_names[r->m.runtime.launcher]);
+		why = whybuf;
+		goto mark;
+	}
+	/* a batch launcher (slurm) starts the runner itself, in the image where there is one: only the runner here */
+	if (eng->exec_prefix && !lau->run_batch && eng->exec_prefix(&argv, eng, &r->m, r->img.image, r->dir) < 0) {
+		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
+		why = whybuf;
+		goto mark;
+	}
+	if (nproc > 1 && lau->prefix_argv && lau->prefix_argv(&argv, &r->m, nproc) < 0) {
+		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
+		why = whybuf;
+		goto mark;
+	}
+	if (eng->runner_argv(&argv, &r->m, program, cases_path) < 0) {
+		if (!eng->exec_prefix && !*tried_make && !strchr(program, '/')) {
+			*tried_make = 1;
+			if (try_make_runners(r) == 0) {
+				strvec_release(&argv);
+				if (nproc <= 1 || !lau->prefix_argv || lau->prefix_argv(&argv, &r->m, nproc) == 0)
+					if (eng->runner_argv(&argv, &r->m, program, cases_path) == 0)
+						goto start;
+			}
+		}
+		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
+		why = whybuf;
+		goto mark;
+	}
+start:
+	res_path = xstrfmt("%s/results/%s.jsonl", r->dir, s->name);
+	log_path = xstrfmt("%s/logs/%s.log", r->dir, s->name);
+	sr.results = fopen(res_path, "ab");
+	sr.log = fopen(log_path, "ab");
+	if (!sr.results || !sr.log) {
+		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", sr.results ? log_path : res_path, strerror(errno));
+		goto cleanup;
+	}
+	setvbuf(sr.log, NULL, _IOLBF, 0);
+	logfd = fileno(sr.log);
+	build_env(&env, &r->m);
+	{
+		struct strbuf cmd = STRBUF_INIT;
+
+		for (size_t i = 0; i < argv.n; i++) {
+			if (i)
+				strbuf_addch(&cmd, ' ');
+			shell_quote(&cmd, argv.v[i]);
+		}
+		fprintf(sr.log, "bench: running %zu case%s: %s\n", sr.nbatch, sr.nbatch == 1 ? "" : "s", cmd.buf);
+		if (r->o->verbose)
+			fprintf(stderr, "bench: %s\n", cmd.buf);
+		strbuf_release(&cmd);
+	}
+	if (strstr(program, ".py") && !eng->exec_prefix) /* a Python suite: what pip has installed is part of the stack */
+		envcap_pip_list(r->dir, exec_python());
+	tag = xstrfmt("before-%s", tag_name);
+	envcap_gpu_snapshot(r->dir, tag);
+	free(tag);
+	memset(&so, 0, sizeof(so));
+	so.argv = strvec_argv(&argv);
+	so.envp = strvec_argv(&env);
+	so.stderr_fd = logfd;
+	so.timeout_s = (double)r->m.runtime.timeout_ns / 1e9;
+	so.stop = &run_stop_flag;
+	so.on_line = on_record;
+	so.ctx = &sr;
+	so.max_line = 64u << 20;
+	sr.start = now_s();
+	if (lau->run_batch) {
+		struct batch_job job;
+
+		memset(&job, 0, sizeof(job));
+		job.run_dir = r->dir;
+		job.tag = tag_name;
+		job.argv = strvec_argv(&argv);
+		job.ranks = nproc;
+		job.per_node = batch_per_node(r, s);
+		job.image = eng->exec_prefix ? r->img.image : NULL;
+		job.timeout_s = so.timeout_s;
+		job.stop = &run_stop_flag;
+		job.on_line = on_record;
+		job.ctx = &sr;
+		job.log = sr.log;
+		job.progress = r->o->quiet ? NULL : stderr;
+		if (lau->run_batch(&res, batchwhy, sizeof(batchwhy), &r->m, &job) < 0) {
+			snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
+			why = whybuf;
+			goto mark;
+		}
+	} else if (spawn_run(&res, &so) < 0) {
+		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
+		why = whybuf;
+		goto mark;
+	}
+	if (r->tty && !r->o->quiet)
+		fprintf(stderr, "\n");
+	tag = xstrfmt("after-%s", tag_name);
+	envcap_gpu_snapshot(r->dir, tag);
+	free(tag);
+	switch (res.end) {
+	case SPAWN_STOPPED:
+		why = "interrupted (SIGINT/SIGTERM)";
+		break;
+	case SPAWN_TIMEOUT:
+		snprintf(whybuf, sizeof(whybuf), "the runner did not finish within the suite timeout (%.0fs); its process "
+			 "group was killed", so.timeout_s);
+		why = whybuf;
+		break;
+	case SPAWN_SIGNALED:
+		if (batchwhy[0]) /* the scheduler ended the job: its own words */
+			snprintf(whybuf, sizeof(whybuf), "%s", batchwhy);
+		else
+			snprintf(whybuf, sizeof(whybuf), "the runner was killed by signal %d (%s) before reporting this case",
+				 res.term_signal, strsignal(res.term_signal));
+		why = whybuf;
+		break;
+	case SPAWN_EXITED:
+		if (sr.done == sr.nbatch && res.exit_code == 0)
+			break; /* every case reported: a clean end */
+		if (res.exit_code)
+			snprintf(whybuf, sizeof(whybuf), "the runner exited with status %d before reporting this case",
+				 res.exit_code);
+		else
+			snprintf(whybuf, sizeof(whybuf), "the runner exited without reporting this case");
+		why = whybuf;
+		break;
+	}
+	if (sr.malformed)
+		fprintf(sr.log, "bench: %zu malformed line%s ignored\n", sr.malformed, sr.malformed == 1 ? "" : "s");
+	fprintf(sr.log, "bench: runner ended after %.1fs: %s\n", res.seconds, why ? why : "every case reported");
+mark:
+	for (size_t b = 0; b < sr.nbatch; b++) {
+		size_t i = sr.batch[b];
+
+		if (r->st[i] == C_PENDING)
+			run_set_state(r, i, res.end == SPAWN_STOPPED && why && !strncmp(why, "interrupted", 11) ? C_INTERRUPTED
+											       : C_FAILED,
+				  why);
+	}
+	if (why && sr.done < sr.nbatch) /* an error: shown also with -q */
+		fprintf(stderr, "bench: suite '%s': %zu of %zu case%s not measured: %s\n", s->name, sr.nbatch - sr.done,
+			sr.nbatch, sr.nbatch == 1 ? "" : "s", why);
+cleanup:
+	json_decref(sr.device);
+	if (sr.results)
+		fclose(sr.results);
+	if (sr.log)
+		fclose(sr.log);
+	free(sr.batch);
+	free(cases_path);
+	free(res_path);
+	free(log_path);
+	json_decref(cfg);
+	json_decref(cases);
+	strvec_release(&argv);
+	strvec_release(&env);
+	run_write_status(r, "running");
+	return err;
+}
+
+/* Runs a suite: its pending cases grouped by the runner each needs (one group for most suites; gemm's torch
+ * backends run in the PyTorch runner), in plan order of the groups' first cases. */
+int run_execute_suite(struct run *r, const struct suite_ops *s, int *tried_make)
+{
+	const char *progs[8];
+	size_t np = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < r->plan.n && np < 8; i++) {
+		const char *p;
+		int seen = 0;
+
+		if (r->plan.cases[i].suite != s || r->st[i] == C_OK)
+			continue;
+		p = case_program(s, &r->plan.cases[i]);
+		for (size_t k = 0; k < np; k++)
+			seen |= !strcmp(progs[k], p);
+		if (!seen)
+			progs[np++] = p;
+	}
+	for (size_t k = 0; k < np && !err && !run_stop_flag; k++) {
+		char *tag = np == 1 ? xstrdup(s->name) : xstrfmt("%s-%zu", s->name, k + 1);
+
+		err = run_group(r, s, progs[k], tag, tried_make);
+		free(tag);
+	}
+	return err;
+}
+
+void run_print_dry(struct run *r)
+{
+	printf("# %s: %zu cases; engine %s, launcher %s\n", r->m.name, r->plan.n, engine_names[r->m.runtime.engine],
+	       launcher_names[r->m.runtime.launcher]);
+	for (size_t s = 0; s < r->m.nsuites; s++) {
+		const struct suite_ops *ops = r->m.suites[s].ops;
+		const struct engine_ops *eng = engine_find(engine_names[r->m.runtime.engine]);
+		const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
+		long long ranks = ops->processes ? ops->processes(&r->m.suites[s], &r->m) : 1;
+		const char *progs[8];
+		size_t np = 0;
+
+		for (size_t i = 0; i < r->plan.n && np < 8; i++) {
+			const char *p;
+			int seen = 0;
+
+			if (r->plan.cases[i].suite != ops)
+				continue;
+			p = case_program(ops, &r->plan.cases[i]);
+			for (size_t k = 0; k < np; k++)
+				seen |= !strcmp(progs[k], p);
+			if (!seen)
+				progs[np++] = p;
+		}
+		for (size_t k = 0; k < np; k++) {
+			struct strvec argv = STRVEC_INIT;
+			struct strbuf cmd = STRBUF_INIT;
+			char *cases = np == 1 ? xstrfmt("RUN_DIR/cases/%s.json", ops->name)
+					      : xstrfmt("RUN_DIR/cases/%s-%zu.json", ops->name, k + 1);
+			size_t n = 0;
+
+			for (size_t i = 0; i < r->plan.n; i++)
+				if (r->plan.cases[i].suite == ops && !strcmp(case_program(ops, &r->plan.cases[i]), progs[k])) {
+					printf("%-12s %s\n", ops->name, r->plan.cases[i].key);
+					n++;
+				}
+			if (!eng)
+				bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[r->m.runtime.engine]);
+			else if (!lau)
+				bench_error_set(BENCH_E_FAIL, "launcher '%s' is not implemented yet", launcher_names[r->m.runtime.launcher]);
+			if (eng && lau && lau->batch_script) { /* the job script, as it will be submitted */
+				struct batch_job job;
+				struct strbuf script = STRBUF_INIT;
+				char *tag = np == 1 ? xstrdup(ops->name) : xstrfmt("%s-%zu", ops->name, k + 1);
+
+				memset(&job, 0, sizeof(job));
+				job.run_dir = "RUN_DIR";
+				job.tag = tag;
+				job.ranks = ranks;
+				job.per_node = batch_per_node(r, ops);
+				job.image = eng->exec_prefix ? "IMAGE" : NULL;
+				if (eng->runner_argv(&argv, &r->m, progs[k], cases) == 0 &&
+				    (job.argv = strvec_argv(&argv), lau->batch_script(&script, &r->m, &job) == 0))
+					printf("# %s: %zu case%s: sbatch RUN_DIR/slurm/%s.sbatch:\n%s", ops->name, n, n == 1 ? "" : "s",
+					       tag, script.buf);
+				else
+					printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", bench_error_last());
+				strbuf_release(&script);
+				free(tag);
+			} else if (eng && lau && (!eng->exec_prefix || eng->exec_prefix(&argv, eng, &r->m, "IMAGE", "RUN_DIR") == 0) &&
+			    (ranks <= 1 || !lau->prefix_argv || lau->prefix_argv(&argv, &r->m, ranks) == 0) &&
+			    eng->runner_argv(&argv, &r->m, progs[k], cases) == 0) {
+				for (size_t i = 0; i < argv.n; i++) {
+					if (i)
+						strbuf_addch(&cmd, ' ');
+					shell_quote(&cmd, argv.v[i]);
+				}
+				printf("# %s: %zu case%s: %s\n", ops->name, n, n == 1 ? "" : "s", cmd.buf);
+			} else {
+				printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", bench_error_last());
+			}
+			free(cases);
+			strbuf_release(&cmd);
+			strvec_release(&argv);
+		}
+	}
+}
+
