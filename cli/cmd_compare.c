@@ -40,6 +40,24 @@ static const char *verdict_colour(const char *v)
 	return !strcmp(v, "slower") ? "\033[1;31m" : !strcmp(v, "faster") ? "\033[1;32m" : !strcmp(v, "same") ? "" : "\033[2m";
 }
 
+/* one CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180) */
+static void csv_field(const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
 static void render_text(json_t *r, int markdown, int csv)
 {
 	json_t *c, *o;
@@ -47,7 +65,7 @@ static void render_text(json_t *r, int markdown, int csv)
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
 
 	if (csv)
-		printf("suite,case,unit,baseline,other,baseline_value,other_value,ratio,ci_lo,ci_hi,p,verdict\n");
+		printf("suite,case,unit,baseline,other,baseline_value,other_value,ratio,ci_lo,ci_hi,p,verdict,why\n");
 	else if (markdown)
 		printf("Baseline: **%s**. %s (threshold %.0f%%, alpha %g).\n\n| suite | case | baseline | other | value | ratio | 95%% CI | p | verdict |\n|---|---|---|---|---|---|---|---|---|\n",
 		       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(r, "rule")),
@@ -61,13 +79,14 @@ static void render_text(json_t *r, int markdown, int csv)
 		json_array_foreach(json_object_get(c, "others"), k, o) {
 			json_t *ci = json_object_get(o, "ci95");
 			const char *suite = json_string_value(json_object_get(c, "suite")), *cs = json_string_value(json_object_get(c, "case"));
+			const char *why = json_string_value(json_object_get(o, "why"));
 			char cib[48] = "-";
 
 			if (json_is_array(ci))
 				snprintf(cib, sizeof(cib), "[%.3f, %.3f]", json_number_value(json_array_get(ci, 0)),
 					 json_number_value(json_array_get(ci, 1)));
-			if (csv)
-				printf("%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", suite, cs,
+			if (csv) {
+				printf("%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", suite, cs,
 				       json_string_value(json_object_get(c, "unit")) ? json_string_value(json_object_get(c, "unit")) : "",
 				       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(o, "label")),
 				       num(b1, sizeof(b1), json_object_get(json_object_get(c, "baseline"), "value"), "%.6g"),
@@ -75,22 +94,35 @@ static void render_text(json_t *r, int markdown, int csv)
 				       json_is_array(ci) ? num(b4, sizeof(b4), json_array_get(ci, 0), "%.6f") : "",
 				       json_is_array(ci) ? num(b5, sizeof(b5), json_array_get(ci, 1), "%.6f") : "",
 				       num(cib, sizeof(cib), json_object_get(o, "p"), "%.3g"), json_string_value(json_object_get(o, "verdict")));
-			else if (markdown)
-				printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", suite, cs,
+				csv_field(json_string_value(json_object_get(o, "why")));
+				putchar('\n');
+			} else if (markdown)
+				printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s%s%s |\n", suite, cs,
 				       num(b1, sizeof(b1), json_object_get(json_object_get(c, "baseline"), "value"), "%.4g"),
 				       json_string_value(json_object_get(o, "label")), num(b2, sizeof(b2), json_object_get(o, "value"), "%.4g"),
 				       num(b3, sizeof(b3), json_object_get(o, "ratio"), "%.3f"), cib,
-				       num(b4, sizeof(b4), json_object_get(o, "p"), "%.2g"), json_string_value(json_object_get(o, "verdict")));
+				       num(b4, sizeof(b4), json_object_get(o, "p"), "%.2g"), json_string_value(json_object_get(o, "verdict")),
+				       why ? ": " : "", why ? why : "");
 			else
-				printf("%-12s %-46s %12s %12s %7s %17s %9s  %s%s%s\n", suite, cs,
+				printf("%-12s %-46s %12s %12s %7s %17s %9s  %s%s%s%s%s\n", suite, cs,
 				       num(b1, sizeof(b1), json_object_get(json_object_get(c, "baseline"), "value"), "%.4g"),
 				       num(b2, sizeof(b2), json_object_get(o, "value"), "%.4g"), num(b3, sizeof(b3), json_object_get(o, "ratio"), "%.3f"),
 				       cib, num(b4, sizeof(b4), json_object_get(o, "p"), "%.2g"), verdict_colour(json_string_value(json_object_get(o, "verdict"))),
-				       json_string_value(json_object_get(o, "verdict")), *verdict_colour(json_string_value(json_object_get(o, "verdict"))) ? "\033[0m" : "");
+				       json_string_value(json_object_get(o, "verdict")), *verdict_colour(json_string_value(json_object_get(o, "verdict"))) ? "\033[0m" : "",
+				       why ? ": " : "", why ? why : "");
 		}
 	}
 	if (csv)
 		return;
+	/* every case that did not measure, with its reason (failed in red on a terminal) */
+	json_array_foreach(json_object_get(r, "not_ok"), i, c) {
+		const char *st = json_string_value(json_object_get(c, "status"));
+		int red = colour && st && strcmp(st, "skipped");
+
+		printf("%s%s%s%s in %s%s: %s %s: %s\n", i == 0 ? "\n" : "", markdown ? "- " : "", red ? "\033[1;31m" : "", st,
+		       json_string_value(json_object_get(c, "label")), red ? "\033[0m" : "", json_string_value(json_object_get(c, "suite")),
+		       json_string_value(json_object_get(c, "case")), json_string_value(json_object_get(c, "error")));
+	}
 	json_array_foreach(json_object_get(r, "only_in_one"), i, c)
 		printf("%sonly in %s: %s\n", i == 0 ? "\n" : "", json_string_value(json_object_get(c, "only_in")),
 		       json_string_value(json_object_get(c, "case")));

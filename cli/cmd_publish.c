@@ -9,7 +9,9 @@
 #include "report/publish.h"
 
 static const struct opt_cmd cmd = { "publish", "[options] --repo DIR BUNDLE...",
-				    "Verify each bundle (an unverified one is refused and nothing is touched), add it with its "
+				    "Verify each bundle (an unverified one is refused and nothing is touched; so is, with exit 6, "
+				    "one whose run is incomplete: interrupted, still running or with cases never run, unless "
+				    "--allow-incomplete), add it with its "
 				    "envelope to the results repository DIR (a git repository, created on first use) with one "
 				    "commit per run naming the run, channel and signing key id, and regenerate the static site "
 				    "DIR/site/: an index of every run grouped by manifest name and channel, the latest headline "
@@ -19,9 +21,11 @@ int cmd_publish(int argc, char **argv)
 {
 	struct opt_strlist keys = OPT_STRLIST_INIT;
 	const char *repo = NULL;
+	int allow_incomplete = 0;
 	const struct opt opts[] = {
 		OPT_STRING('r', "repo", &repo, "DIR", "the results repository"),
 		OPT_LIST('k', "key", &keys, "PUB.pem", "verify bundles with this key (repeatable)"),
+		OPT_BOOL(0, "allow-incomplete", &allow_incomplete, "publish a run that was interrupted or never finished (marked as such)"),
 		OPT_END(),
 	};
 	size_t added = 0;
@@ -34,7 +38,7 @@ int cmd_publish(int argc, char **argv)
 		return cli_usage_error(cmd.name, cmd.synopsis, "give at least one bundle");
 	if (!repo)
 		return cli_usage_error(cmd.name, cmd.synopsis, "--repo DIR is required");
-	if ((err = publish_bundles(&added, repo, (const char *const *)(argv + 1), (size_t)n, keys.v)) < 0)
+	if ((err = publish_bundles(&added, repo, (const char *const *)(argv + 1), (size_t)n, keys.v, allow_incomplete)) < 0)
 		status = cli_fail(err);
 	else
 		printf("published %zu new run(s) of %d into %s; site: %s/site/index.html\n", added, n, repo, repo);

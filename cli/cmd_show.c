@@ -9,10 +9,12 @@
 #include "core/error.h"
 #include "core/opt.h"
 #include "report/bundle.h"
+#include "report/compare.h"
 
 static const struct opt_cmd cmd = { "show", "[--json] BUNDLE.bench.tar.gz",
 				    "Print a bundle's manifest name and channel, its stack (lock summary), the "
-				    "environment and every case's headline, read from the archive without unpacking it. "
+				    "environment and every case's headline, then every case that failed, was skipped, interrupted or "
+				    "not run with its reason, read from the archive without unpacking it. "
 				    "It does not verify: use 'bench verify' for that." };
 
 static json_t *parse(json_t *members, const char *name)
@@ -85,11 +87,33 @@ int cmd_show(int argc, char **argv)
 	json_array_foreach(json_object_get(summary, "cases"), i, c) {
 		char val[32] = "-";
 
-		if (json_is_number(json_object_get(c, "value")))
+		/* a case that did not measure shows no value, whatever its record holds */
+		if (json_is_number(json_object_get(c, "value")) && !strcmp(json_string_value(json_object_get(c, "status")) ?
+									      json_string_value(json_object_get(c, "status")) : "", "ok"))
 			snprintf(val, sizeof(val), "%.4g", json_number_value(json_object_get(c, "value")));
 		printf("%-12s %-48s %-8s %12s %s\n", json_string_value(json_object_get(c, "suite")),
 		       json_string_value(json_object_get(c, "case")), json_string_value(json_object_get(c, "status")), val,
 		       json_string_value(json_object_get(c, "unit")));
+	}
+	/* every case that did not measure, with the reason status.json recorded */
+	{
+		json_t *h = compare_run_health(status), *cn = json_object_get(h, "counts");
+
+		if (!status)
+			printf("\nno status.json in the bundle: whether every case ran is not known\n");
+		else if (json_array_size(json_object_get(h, "not_ok")))
+			printf("\n%scases that did not measure (%lld failed, %lld interrupted, %lld not run, %lld skipped), "
+			       "with the reason:\n",
+			       json_is_true(json_object_get(h, "incomplete")) ? "INCOMPLETE run: " : "",
+			       (long long)json_integer_value(json_object_get(cn, "failed")),
+			       (long long)json_integer_value(json_object_get(cn, "interrupted")),
+			       (long long)json_integer_value(json_object_get(cn, "pending")),
+			       (long long)json_integer_value(json_object_get(cn, "skipped")));
+		json_array_foreach(json_object_get(h, "not_ok"), i, c)
+			printf("%-12s %-48s %-8s %s\n", json_string_value(json_object_get(c, "suite")),
+			       json_string_value(json_object_get(c, "case")), json_string_value(json_object_get(c, "status")),
+			       json_string_value(json_object_get(c, "error")));
+		json_decref(h);
 	}
 cleanup:
 	json_decref(m);

@@ -26,7 +26,72 @@ void compare_side_release(struct compare_side *s)
 	json_decref(s->plan);
 	json_decref(s->summary);
 	json_decref(s->lock);
+	json_decref(s->status);
 	memset(s, 0, sizeof(*s));
+}
+
+const char *compare_case_reason(json_t *rec)
+{
+	const char *e = json_string_value(json_object_get(rec, "error"));
+
+	return e && *e ? e : "no reason was recorded";
+}
+
+json_t *compare_run_health(json_t *status)
+{
+	static const char *const names[] = { "ok", "failed", "skipped", "interrupted", "pending" };
+	json_int_t counts[5] = { 0 };
+	const char *state = json_string_value(json_object_get(status, "state"));
+	json_t *not_ok = json_array(), *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(status, "cases"), i, c) {
+		const char *st = json_string_value(json_object_get(c, "status"));
+		size_t k;
+
+		for (k = 0; k < 5 && (!st || strcmp(st, names[k])); k++)
+			;
+		if (k < 5)
+			counts[k]++;
+		if (k == 0)
+			continue;
+		json_array_append_new(not_ok, json_pack("{s:s, s:s, s:s, s:s}", "suite",
+							json_string_value(json_object_get(c, "suite")) ? json_string_value(json_object_get(c, "suite")) : "?",
+							"case", json_string_value(json_object_get(c, "case")) ? json_string_value(json_object_get(c, "case")) : "?",
+							"status", st ? st : "unknown", "error",
+							k == 4 && !json_string_value(json_object_get(c, "error"))
+								? "not run: the run did not get to it" : compare_case_reason(c)));
+	}
+	return json_pack("{s:s, s:{s:I, s:I, s:I, s:I, s:I}, s:b, s:o}", "state", state ? state : "unknown", "counts", "ok",
+			 counts[0], "failed", counts[1], "skipped", counts[2], "interrupted", counts[3], "pending", counts[4],
+			 "incomplete", !state || !strcmp(state, "running") || !strcmp(state, "interrupted") || counts[4] > 0,
+			 "not_ok", not_ok);
+}
+
+/* status.json's word on the cases that have no record, or a record without a reason (see compare.h) */
+static void merge_status(struct compare_side *s)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(s->status, "cases"), i, c) {
+		const char *suite = json_string_value(json_object_get(c, "suite")), *key = json_string_value(json_object_get(c, "case"));
+		const char *st = json_string_value(json_object_get(c, "status"));
+		char *k;
+		json_t *rec;
+
+		if (!suite || !key || !st || !strcmp(st, "ok") || !strcmp(st, "pending"))
+			continue;
+		k = xstrfmt("%s %s", suite, key);
+		rec = json_object_get(s->records, k);
+		if (!rec)
+			json_object_set_new(s->records, k, json_pack("{s:s, s:s, s:s, s:s}", "suite", suite, "case", key, "status", st,
+								     "error", compare_case_reason(c)));
+		else if (strcmp(json_string_value(json_object_get(rec, "status")) ? json_string_value(json_object_get(rec, "status")) : "", "ok") &&
+			 !json_string_value(json_object_get(rec, "error")) && json_string_value(json_object_get(c, "error")))
+			json_object_set(rec, "error", json_object_get(c, "error"));
+		free(k);
+	}
 }
 
 static void add_records(json_t *records, const char *text, size_t len)
@@ -68,6 +133,9 @@ static int load_dir(struct compare_side *s, const char *dir)
 	free(p);
 	p = xstrfmt("%s/manifest.lock.json", dir);
 	s->lock = json_load_file(p, 0, NULL);
+	free(p);
+	p = xstrfmt("%s/status.json", dir);
+	s->status = json_load_file(p, 0, NULL);
 	free(p);
 	for (size_t i = 0; suite_registry[i]; i++) {
 		char *buf = NULL;
@@ -112,11 +180,12 @@ static int load_bundle(struct compare_side *s, const char *path, const struct co
 	names[n++] = "env/environment.json";
 	names[n++] = "summary.json";
 	names[n++] = "manifest.lock.json";
+	names[n++] = "status.json";
 	for (size_t i = 0; suite_registry[i] && n < 15; i++)
 		names[n++] = xstrfmt("results/%s.jsonl", suite_registry[i]->name);
 	names[n] = NULL;
 	err = bundle_read_members(&m, &run, path, names, (size_t)1 << 32);
-	for (size_t i = 4; i < n; i++)
+	for (size_t i = 5; i < n; i++)
 		free((char *)names[i]);
 	if (err < 0)
 		return err;
@@ -129,6 +198,8 @@ static int load_bundle(struct compare_side *s, const char *path, const struct co
 		s->summary = json_loads(json_string_value(json_object_get(m, "summary.json")), 0, NULL);
 	if (json_is_string(json_object_get(m, "manifest.lock.json")))
 		s->lock = json_loads(json_string_value(json_object_get(m, "manifest.lock.json")), 0, NULL);
+	if (json_is_string(json_object_get(m, "status.json")))
+		s->status = json_loads(json_string_value(json_object_get(m, "status.json")), 0, NULL);
 	{
 		const char *k;
 		json_t *v;
@@ -203,6 +274,8 @@ int compare_load(struct compare_side *out, const char *path, const struct compar
 		err = load_dir(out, path);
 	else
 		err = load_bundle(out, path, o);
+	if (err == 0)
+		merge_status(out);
 	if (err < 0)
 		compare_side_release(out);
 	return err;
@@ -361,7 +434,7 @@ static struct ci_job *compare_compute_cis(size_t *out_n, const struct compare_si
 json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, const struct compare_opts *o)
 {
 	json_t *root = json_object(), *cases = json_array(), *only = json_array(), *method = json_array();
-	json_t *stack = json_array(), *sj = json_array(), *bfacts = compare_stack_facts(&sides[base]);
+	json_t *stack = json_array(), *sj = json_array(), *bfacts = compare_stack_facts(&sides[base]), *not_ok = json_array();
 	const char *key;
 	json_t *brec;
 	size_t slower = 0, faster = 0, njobs = 0, job = 0;
@@ -375,17 +448,23 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 		json_t *row = json_pack("{s:s, s:s, s:s?, s:s?}", "suite", json_string_value(json_object_get(brec, "suite")),
 					"case", json_string_value(json_object_get(brec, "case")), "metric",
 					json_string_value(json_object_get(brec, "metric")), "unit",
-					json_string_value(json_object_get(brec, "unit"))), *others = json_array();
+					json_string_value(json_object_get(brec, "unit"))), *others = json_array(), *bj;
 		size_t na = json_array_size(json_object_get(brec, "samples_ms"));
 		int bok = status_ok(brec);
+		const char *bst = json_string_value(json_object_get(brec, "status")) ? json_string_value(json_object_get(brec, "status")) : "unknown";
 
-		json_object_set_new(row, "baseline", json_pack("{s:O, s:I, s:s}", "value", json_object_get(brec, "value"), "n",
-							       (json_int_t)na, "status", json_string_value(json_object_get(brec, "status"))));
+		/* a case that did not measure has no value to show, whatever its record holds */
+		bj = json_pack("{s:O, s:I, s:s}", "value", bok ? json_object_get(brec, "value") : json_null(), "n", (json_int_t)na,
+			       "status", bst);
+		if (!bok)
+			json_object_set_new(bj, "error", json_string(compare_case_reason(brec)));
+		json_object_set_new(row, "baseline", bj);
 		for (size_t i = 0; i < n; i++) {
 			json_t *orec, *o_row;
 			double ratio, lo, hi, u, p;
 			size_t nb;
 			const char *verdict;
+			int ook;
 
 			if (i == base)
 				continue;
@@ -395,21 +474,39 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 				json_array_append_new(only, json_pack("{s:s, s:s}", "case", key, "only_in", sides[base].label));
 				continue;
 			}
-			if (!json_equal(json_object_get(orec, "params"), json_object_get(brec, "params")))
+			if (!json_equal(json_object_get(orec, "params"), json_object_get(brec, "params")) &&
+			    json_object_get(orec, "params") && json_object_get(brec, "params"))
 				json_array_append_new(method, json_pack("{s:s, s:s, s:O, s:O}", "case", key, "label", sides[i].label,
 									"baseline_params", json_object_get(brec, "params"),
 									"params", json_object_get(orec, "params")));
 			nb = json_array_size(json_object_get(orec, "samples_ms"));
-			o_row = json_pack("{s:s, s:O, s:I}", "label", sides[i].label, "value", json_object_get(orec, "value"), "n",
-					  (json_int_t)nb);
-			if (!bok || !status_ok(orec)) {
+			ook = status_ok(orec);
+			o_row = json_pack("{s:s, s:O, s:I, s:s}", "label", sides[i].label, "value",
+					  ook ? json_object_get(orec, "value") : json_null(), "n", (json_int_t)nb, "status",
+					  json_string_value(json_object_get(orec, "status")) ? json_string_value(json_object_get(orec, "status")) : "unknown");
+			if (!ook)
+				json_object_set_new(o_row, "error", json_string(compare_case_reason(orec)));
+			if (!bok || !ook) {
+				struct strbuf why = STRBUF_INIT;
+
 				verdict = "not comparable";
-				json_object_set_new(o_row, "why", json_string("a side did not measure this case"));
+				if (!bok)
+					strbuf_addf(&why, "%s in %s: %s", bst, sides[base].label, compare_case_reason(brec));
+				if (!ook)
+					strbuf_addf(&why, "%s%s in %s: %s", why.len ? "; " : "", json_string_value(json_object_get(o_row, "status")),
+						    sides[i].label, compare_case_reason(orec));
+				json_object_set_new(o_row, "why", json_string(why.buf));
+				strbuf_release(&why);
 			} else if (na < 2 || nb < 2) {
+				char *why = na < 2 && nb < 2 ? xstrfmt("too few samples (baseline n=%zu, other n=%zu)", na, nb)
+					    : na < 2 ? xstrfmt("too few samples in the baseline (n=%zu)", na)
+						     : xstrfmt("too few samples (n=%zu)", nb);
+
 				verdict = "not comparable";
 				ratio = json_number_value(json_object_get(orec, "value")) / json_number_value(json_object_get(brec, "value"));
 				json_object_set_new(o_row, "ratio", json_real(ratio));
-				json_object_set_new(o_row, "why", json_string("samples missing: no confidence interval"));
+				json_object_set_new(o_row, "why", json_string(why));
+				free(why);
 			} else {
 				/* computed up front, in this same order of cases and sides */
 				ratio = jobs[job].ratio, lo = jobs[job].lo, hi = jobs[job].hi, u = jobs[job].u, p = jobs[job].p;
@@ -431,6 +528,15 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 		json_object_set_new(row, "others", others);
 		json_array_append_new(cases, row);
 	}
+	/* every case that did not measure, on every side, with its reason: none is dropped silently */
+	for (size_t i = 0; i < n; i++)
+		json_object_foreach(sides[i].records, key, brec)
+			if (!status_ok(brec))
+				json_array_append_new(not_ok, json_pack("{s:s, s:s?, s:s?, s:s, s:s}", "label", sides[i].label, "suite",
+									json_string_value(json_object_get(brec, "suite")), "case",
+									json_string_value(json_object_get(brec, "case")), "status",
+									json_string_value(json_object_get(brec, "status")) ? json_string_value(json_object_get(brec, "status")) : "unknown",
+									"error", compare_case_reason(brec)));
 	for (size_t i = 0; i < n; i++) {
 		json_t *facts;
 		const char *k;
@@ -467,6 +573,7 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 	json_object_set_new(root, "sides", sj);
 	json_object_set_new(root, "cases", cases);
 	json_object_set_new(root, "only_in_one", only);
+	json_object_set_new(root, "not_ok", not_ok);
 	json_object_set_new(root, "method_differs", method);
 	json_object_set_new(root, "stack_differs", stack);
 	json_object_set_new(root, "counts", json_pack("{s:I, s:I}", "faster", (json_int_t)faster, "slower", (json_int_t)slower));

@@ -18,14 +18,28 @@ struct compare_side {
 	char *label;     /* the run name */
 	int verified;    /* 1 verified bundle, 0 run directory or unverified bundle */
 	char *keyid;
-	json_t *records; /* case key -> result record (ok or not) */
+	json_t *records; /* case key -> result record (ok or not); a case that status.json marks failed, skipped or
+			  * interrupted without a record of its own (its runner crashed, hung or was stopped) has one
+			  * made from status.json: {suite, case, status, error} */
 	json_t *env;     /* env/environment.json */
 	json_t *plan;    /* plan.json */
 	json_t *summary; /* summary.json (percent of peak per case), or NULL */
 	json_t *lock;    /* manifest.lock.json of a --locked run, or NULL */
+	json_t *status;  /* status.json (the run's state, every case's status and reason), or NULL */
 };
 
-#define COMPARE_SIDE_INIT { NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL }
+#define COMPARE_SIDE_INIT { NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+
+/* What a person needs to know about a run that did not end well, from its status.json (NULL: nothing known):
+ * the run's state ("complete", "failed", "interrupted", "running"), the number of cases per status, whether
+ * the run is incomplete (state running or interrupted, or a case still pending), and every case that is not
+ * ok, in plan order, as {suite, case, status, error} (error: the recorded reason, or a sentence saying that
+ * none was recorded). A new object {state, counts: {ok, failed, skipped, interrupted, pending}, incomplete,
+ * not_ok: [...]}. */
+json_t *compare_run_health(json_t *status);
+/* The reason recorded for a case that is not ok (a record or a status.json entry), or a sentence saying that
+ * none was recorded. The string belongs to the record. */
+const char *compare_case_reason(json_t *rec);
 
 struct compare_opts {
 	double threshold;   /* 0.02 */

@@ -43,6 +43,39 @@ static void num(struct strbuf *o, json_t *v, const char *fmt)
 		strbuf_addstr(o, "&ndash;");
 }
 
+/* 1 for a status that is a failure a person must see (failed, interrupted, pending, unknown); 0 for skipped */
+static int is_failure(const char *status)
+{
+	return strcmp(status, "ok") && strcmp(status, "skipped");
+}
+
+/* One case that did not measure: failed (and interrupted, pending) in red, skipped less prominent; always with
+ * its reason. label: the run it belongs to, or NULL. */
+static void not_ok_item(struct strbuf *o, const char *label, const char *suite, const char *cs, const char *status,
+			const char *reason)
+{
+	strbuf_addf(o, "<li class=\"%s\">", is_failure(status) ? "failed" : "skipped");
+	if (is_failure(status))
+		strbuf_addstr(o, "<strong>");
+	esc(o, status);
+	if (is_failure(status))
+		strbuf_addstr(o, "</strong>");
+	if (label) {
+		strbuf_addstr(o, " in ");
+		esc(o, label);
+	}
+	strbuf_addstr(o, ": ");
+	if (suite) {
+		esc(o, suite);
+		strbuf_addch(o, ' ');
+	}
+	strbuf_addstr(o, "<code>");
+	esc(o, cs);
+	strbuf_addstr(o, "</code> &mdash; <span class=\"why\">");
+	esc(o, reason);
+	strbuf_addstr(o, "</span></li>");
+}
+
 /* x position (0..w) of a ratio on the whisker's axis, lo..hi */
 static double at(double r, double lo, double hi, double w)
 {
@@ -90,6 +123,8 @@ static const char *style =
 	".pt{fill:#1f4e96}code{font-size:.9em;word-break:break-all}"
 	".grid{stroke:#e4e4e4}.tick{font-size:10px;fill:#444}.lbl{font-size:11px;fill:#111}.wk{stroke:#111;stroke-width:1.2}"
 	".peak{stroke:#a50e0e;stroke-dasharray:4 3}.sw{display:inline-block;width:.8em;height:.8em;margin-right:.4em}"
+	".failed{color:#a50e0e}.skipped{color:#666;font-size:.9em}ul.not-ok{padding-left:1.2rem}ul.not-ok li{margin:.15rem 0}"
+	".failtxt{font-size:10px;fill:#a50e0e;font-weight:600}"
 	"svg.chart{max-width:100%;height:auto}details{margin:.3rem 0}.facts td{text-align:left;white-space:normal}"
 	"@media print{body{max-width:none;font-size:10pt}.scroll{overflow:visible}a{color:inherit}}";
 
@@ -172,7 +207,8 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 			num(o, json_object_get(x, "ratio"), "%.3f");
 			strbuf_addstr(o, "</td><td>");
 			whisker(o, x, thr, lo_ax, hi_ax);
-			strbuf_addf(o, "</td><td class=\"%s\">", !strcmp(v, "faster") ? "faster" : !strcmp(v, "slower") ? "slower" : !strcmp(v, "same") ? "same" : "nc");
+			strbuf_addf(o, "</td><td class=\"%s\">", !strcmp(v, "faster") ? "faster" : !strcmp(v, "slower") ? "slower" : !strcmp(v, "same") ? "same"
+				    : (*str(x, "status") && is_failure(str(x, "status"))) || is_failure(*str(json_object_get(c, "baseline"), "status") ? str(json_object_get(c, "baseline"), "status") : "ok") ? "failed" : "nc");
 			esc(o, v);
 			if (*str(x, "why")) {
 				strbuf_addstr(o, " <small>(");
@@ -198,6 +234,12 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 		}
 	strbuf_addstr(o, "</tbody></table></div>\n");
 
+	if (json_array_size(json_object_get(r, "not_ok"))) {
+		strbuf_addf(o, "<h%d>Cases that did not measure</h%d>\n<ul class=\"not-ok\" id=\"not-ok\">", h, h);
+		json_array_foreach(json_object_get(r, "not_ok"), i, x)
+			not_ok_item(o, str(x, "label"), str(x, "suite"), str(x, "case"), str(x, "status"), str(x, "error"));
+		strbuf_addstr(o, "</ul>\n");
+	}
 	if (json_array_size(json_object_get(r, "only_in_one"))) {
 		strbuf_addf(o, "<h%d>Cases on one side only</h%d>\n<ul id=\"only\">", h, h);
 		json_array_foreach(json_object_get(r, "only_in_one"), i, x) {
@@ -310,9 +352,10 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 	double vmax = 0, lo, hi;
 	const double label_w = 300, plot_w = 420, bar_h = 12, gap = 8;
 
+	/* only the cases that measured a value on some side: a failure is listed under the chart, never drawn */
 	for (i = 0; i < n; i++)
 		json_object_foreach(sides[i].records, k, rec)
-			if (!strcmp(str(rec, "suite"), suite) && !json_object_get(seen, k)) {
+			if (!strcmp(str(rec, "suite"), suite) && !strcmp(str(rec, "status"), "ok") && !json_object_get(seen, k)) {
 				json_object_set_new(seen, k, json_true());
 				json_array_append_new(keys, json_string(k));
 			}
@@ -379,8 +422,18 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 			for (size_t s = 0; s < n; s++) {
 				double y = y0 + (double)s * bar_h, val;
 
-				if (!(rec = json_object_get(sides[s].records, json_string_value(v))) || strcmp(str(rec, "status"), "ok"))
+				if (!(rec = json_object_get(sides[s].records, json_string_value(v))))
 					continue;
+				if (strcmp(str(rec, "status"), "ok")) { /* no bar: the word, and the reason on hover */
+					strbuf_addf(o, "<text x=\"%.0f\" y=\"%.1f\" class=\"failtxt\">", label_w + 4, y + bar_h - 3);
+					esc(o, str(rec, "status"));
+					strbuf_addstr(o, "<title>");
+					esc(o, sides[s].label);
+					strbuf_addstr(o, ": ");
+					esc(o, compare_case_reason(rec));
+					strbuf_addstr(o, "</title></text>");
+					continue;
+				}
 				val = json_number_value(json_object_get(rec, "value"));
 				metric_range(&lo, &hi, rec);
 				strbuf_addf(o, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", label_w, y + 1,
@@ -493,6 +546,41 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 	json_decref(series);
 }
 
+/* A run that did not end well says so at the top of its section: in red with the counts when a case failed,
+ * was interrupted or never ran (and every such case with its reason); skipped cases in a quieter note. */
+static void run_health(struct strbuf *o, const struct compare_side *side, size_t idx)
+{
+	json_t *h = compare_run_health(side->status), *cn = json_object_get(h, "counts"), *c;
+	json_int_t failed = json_integer_value(json_object_get(cn, "failed")), intr = json_integer_value(json_object_get(cn, "interrupted"));
+	json_int_t pend = json_integer_value(json_object_get(cn, "pending")), skip = json_integer_value(json_object_get(cn, "skipped"));
+	json_int_t total = failed + intr + pend + skip + json_integer_value(json_object_get(cn, "ok"));
+	const char *state = str(h, "state");
+	size_t i;
+
+	if (!side->status) {
+		strbuf_addf(o, "<p class=\"warn run-state\" id=\"state-%zu\">This run has no status.json: whether every case "
+			       "ran is not known.</p>\n", idx);
+	} else if (failed || intr || pend || json_is_true(json_object_get(h, "incomplete")) || !strcmp(state, "failed")) {
+		strbuf_addf(o, "<div class=\"bad run-state\" id=\"state-%zu\"><p><strong class=\"failed\">", idx);
+		strbuf_addstr(o, json_is_true(json_object_get(h, "incomplete")) ? "INCOMPLETE" : "FAILED");
+		strbuf_addstr(o, "</strong>: run state <code>");
+		esc(o, state);
+		strbuf_addf(o, "</code>; of %lld cases %lld failed, %lld interrupted, %lld not run, %lld skipped.</p>"
+			       "<ul class=\"not-ok\">", (long long)total, (long long)failed, (long long)intr, (long long)pend,
+			    (long long)skip);
+		json_array_foreach(json_object_get(h, "not_ok"), i, c)
+			not_ok_item(o, NULL, str(c, "suite"), str(c, "case"), str(c, "status"), str(c, "error"));
+		strbuf_addstr(o, "</ul></div>\n");
+	} else if (skip) {
+		strbuf_addf(o, "<details class=\"skipped run-state\" id=\"state-%zu\"><summary>%lld of %lld cases skipped"
+			       "</summary><ul class=\"not-ok\">", idx, (long long)skip, (long long)total);
+		json_array_foreach(json_object_get(h, "not_ok"), i, c)
+			not_ok_item(o, NULL, str(c, "suite"), str(c, "case"), str(c, "status"), str(c, "error"));
+		strbuf_addstr(o, "</ul></details>\n");
+	}
+	json_decref(h);
+}
+
 void html_render_report(struct strbuf *o, const struct compare_side *sides, size_t n, json_t *cmp)
 {
 	static const char *suites[] = { "gemm", "membw", "collectives", "attention", "training" };
@@ -522,7 +610,9 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 		esc(o, str(sides[s].plan, "channel"));
 		strbuf_addstr(o, ", source <code>");
 		esc(o, sides[s].path);
-		strbuf_addstr(o, "</code></p>\n<details><summary>stack and environment</summary><div class=\"scroll\"><table class=\"facts\">");
+		strbuf_addstr(o, "</code></p>\n");
+		run_health(o, &sides[s], s);
+		strbuf_addstr(o, "<details><summary>stack and environment</summary><div class=\"scroll\"><table class=\"facts\">");
 		json_object_foreach(facts, k, v) {
 			char *t = json_is_string(v) ? xstrdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
 
@@ -547,7 +637,7 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 		json_decref(facts);
 	}
 	for (size_t t = 0; t < sizeof(suites) / sizeof(*suites); t++) {
-		int any = 0;
+		int any = 0, measured;
 
 		for (size_t s = 0; s < n && !any; s++)
 			json_object_foreach(sides[s].records, k, v)
@@ -558,10 +648,38 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 		if (!any)
 			continue;
 		strbuf_addf(o, "<h2 id=\"suite-%s\">%s</h2>\n", suites[t], titles[t]);
-		if (!strcmp(suites[t], "collectives"))
+		measured = 0;
+		for (size_t s = 0; s < n && !measured; s++)
+			json_object_foreach(sides[s].records, k, v)
+				if (!strcmp(str(v, "suite"), suites[t]) && !strcmp(str(v, "status"), "ok")) {
+					measured = 1;
+					break;
+				}
+		if (!measured)
+			strbuf_addf(o, "<p class=\"bad\" id=\"none-%s\">No case of this suite measured a value: nothing to "
+				       "chart. Why each one did not:</p>\n", suites[t]);
+		else if (!strcmp(suites[t], "collectives"))
 			chart_coll(o, sides, n);
 		else
 			chart_bars(o, sides, n, suites[t]);
+		/* the cases that did not measure, each with its reason: failed in red, skipped less prominent */
+		{
+			struct strbuf items = STRBUF_INIT;
+
+			for (int pass = 0; pass < 2; pass++) /* failures first */
+				for (size_t s = 0; s < n; s++)
+					json_object_foreach(sides[s].records, k, v)
+						if (!strcmp(str(v, "suite"), suites[t]) && strcmp(str(v, "status"), "ok") &&
+						    is_failure(str(v, "status")) == !pass)
+							not_ok_item(&items, n > 1 ? sides[s].label : NULL, NULL, str(v, "case"),
+								    str(v, "status"), compare_case_reason(v));
+			if (items.len) {
+				strbuf_addf(o, "<ul class=\"not-ok\" id=\"not-ok-%s\">", suites[t]);
+				strbuf_add(o, items.buf, items.len);
+				strbuf_addstr(o, "</ul>\n");
+			}
+			strbuf_release(&items);
+		}
 		if (!strcmp(suites[t], "training"))
 			for (size_t s = 0; s < n; s++)
 				json_object_foreach(sides[s].records, k, v)
@@ -612,6 +730,18 @@ void html_render_index_group(struct strbuf *o, const char *name, const char *cha
 		} else {
 			strbuf_addstr(o, "<span class=\"slower\">UNVERIFIED</span>");
 		}
+		{
+			json_t *h = compare_run_health(sides[s].status), *cn = json_object_get(h, "counts");
+			long long bad = (long long)(json_integer_value(json_object_get(cn, "failed")) +
+						    json_integer_value(json_object_get(cn, "interrupted")) +
+						    json_integer_value(json_object_get(cn, "pending")));
+
+			if (bad || json_is_true(json_object_get(h, "incomplete")) || !strcmp(str(h, "state"), "failed"))
+				strbuf_addf(o, " &mdash; <strong class=\"failed run-failed\">%s: %lld case%s did not measure</strong> "
+					       "(see its page)", json_is_true(json_object_get(h, "incomplete")) ? "INCOMPLETE" : "FAILED",
+					    bad, bad == 1 ? "" : "s");
+			json_decref(h);
+		}
 		strbuf_addstr(o, "</li>");
 	}
 	strbuf_addstr(o, "</ul>\n");
@@ -623,8 +753,6 @@ void html_render_index_group(struct strbuf *o, const char *name, const char *cha
 		double v[64], lo = 1e300, hi = -1e300;
 		size_t m = 0, first = n > 64 ? n - 64 : 0;
 
-		if (strcmp(str(rec, "status"), "ok"))
-			continue;
 		for (size_t s = first; s < n; s++) {
 			json_t *r = json_object_get(sides[s].records, k);
 
@@ -640,7 +768,15 @@ void html_render_index_group(struct strbuf *o, const char *name, const char *cha
 		strbuf_addstr(o, "</td><td>");
 		esc(o, str(rec, "case"));
 		strbuf_addstr(o, "</td><td>");
-		num(o, json_object_get(rec, "value"), "%.4g");
+		if (strcmp(str(rec, "status"), "ok")) { /* the latest run did not measure it: the status, not a value */
+			strbuf_addf(o, "<span class=\"%s\" title=\"", is_failure(str(rec, "status")) ? "failed" : "skipped");
+			esc(o, compare_case_reason(rec));
+			strbuf_addstr(o, "\">");
+			esc(o, str(rec, "status"));
+			strbuf_addstr(o, "</span>");
+		} else {
+			num(o, json_object_get(rec, "value"), "%.4g");
+		}
 		strbuf_addstr(o, "</td><td>");
 		esc(o, str(rec, "unit"));
 		strbuf_addf(o, "</td><td><svg class=\"trend\" viewBox=\"0 0 120 20\" width=\"120\" height=\"20\" role=\"img\" "

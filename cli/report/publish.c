@@ -239,7 +239,8 @@ cleanup:
 	return err;
 }
 
-int publish_bundles(size_t *out_new, const char *repo, const char *const *bundles, size_t n, char *const *keys)
+int publish_bundles(size_t *out_new, const char *repo, const char *const *bundles, size_t n, char *const *keys,
+		    int allow_incomplete)
 {
 	struct pub *p = xcalloc(n ? n : 1, sizeof(*p));
 	struct bundle_limits lim;
@@ -248,11 +249,12 @@ int publish_bundles(size_t *out_new, const char *repo, const char *const *bundle
 
 	*out_new = 0;
 	bundle_limits_default(&lim);
-	/* 1. every bundle verifies, and its name and channel are safe path components; else nothing is touched */
+	/* 1. every bundle verifies, its run is complete (or allow_incomplete), and its name and channel are safe path
+	 * components; else nothing is touched */
 	for (size_t i = 0; i < n; i++) {
 		struct bundle_verify_result vr = BUNDLE_VERIFY_RESULT_INIT;
 		json_t *m = NULL, *plan;
-		const char *names[] = { "plan.json", NULL };
+		const char *names[] = { "plan.json", "status.json", NULL };
 		char *run = NULL;
 
 		p[i].path = bundles[i];
@@ -272,6 +274,25 @@ int publish_bundles(size_t *out_new, const char *repo, const char *const *bundle
 		p[i].name = xstrdup(json_string_value(json_object_get(plan, "name")) ? json_string_value(json_object_get(plan, "name")) : "");
 		p[i].channel = xstrdup(json_string_value(json_object_get(plan, "channel")) ? json_string_value(json_object_get(plan, "channel")) : "");
 		json_decref(plan);
+		if (!allow_incomplete) {
+			json_t *st = json_loads(json_string_value(json_object_get(m, "status.json")) ?
+						json_string_value(json_object_get(m, "status.json")) : "", 0, NULL);
+			json_t *h = compare_run_health(st);
+
+			if (json_is_true(json_object_get(h, "incomplete")))
+				err = bench_error_set(BENCH_E_SUITE, "'%s': the run is incomplete (%s%s, %lld case(s) pending, %lld "
+						      "interrupted); complete it with 'bench run --resume' and pack it again, or pass "
+						      "--allow-incomplete to publish it marked as such; nothing was published", bundles[i],
+						      st ? "state " : "no status.json", st ? json_string_value(json_object_get(h, "state")) : "",
+						      (long long)json_integer_value(json_object_get(json_object_get(h, "counts"), "pending")),
+						      (long long)json_integer_value(json_object_get(json_object_get(h, "counts"), "interrupted")));
+			json_decref(h);
+			json_decref(st);
+			if (err) {
+				json_decref(m);
+				goto cleanup;
+			}
+		}
 		json_decref(m);
 		if (!safe_component(p[i].run) || !safe_component(p[i].name) || !safe_component(p[i].channel)) {
 			err = bench_error_set(BENCH_E_VERIFY, "'%s': run, manifest name or channel is not a plain name (%s, %s, %s); "

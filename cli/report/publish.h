@@ -13,9 +13,13 @@
 
 #include <stddef.h>
 
-/* Verifies every bundle (against keys, NULL-terminated; NULL: the trusted keys), then adds each new one with
- * one commit "publish <run> (channel <c>) signed by <keyid>". A bundle already published (same bytes) is
- * skipped. *out_new counts the commits made. */
-int publish_bundles(size_t *out_new, const char *repo, const char *const *bundles, size_t n, char *const *keys);
+/* Verifies every bundle (against keys, NULL-terminated; NULL: the trusted keys) and, unless allow_incomplete,
+ * refuses with BENCH_E_SUITE one whose run is incomplete (status.json state "running" or "interrupted", a case
+ * still "pending", or no status.json); then adds each new one with one commit "publish <run> (channel <c>)
+ * signed by <keyid>". A bundle already published (same bytes) is skipped. *out_new counts the commits made.
+ * On the site, a run with failed, interrupted or unrun cases is marked in red with the count, its page lists
+ * every such case with its reason, and no failed case is plotted as a value. */
+int publish_bundles(size_t *out_new, const char *repo, const char *const *bundles, size_t n, char *const *keys,
+		    int allow_incomplete);
 
 #endif

@@ -80,6 +80,29 @@ expect 0 "show --json" "$BENCH" show --json "$B"
 "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['summary']['counts']['ok']==3 and d['plan']['name']=='bundletest'" "$T/out" &&
 	ok "show --json holds plan, status, summary, environment" || not_ok "show --json"
 
+# a run whose runner crashed after one case, and one whose runner skipped a case: show says why for each
+FAKE=$(cd "$(dirname "$0")/../fake" && pwd)/fake-runner.py
+mkdir -p "$T/fake"
+ln -s "$FAKE" "$T/fake/bench-gemm"
+ln -s "$R/bench-membw" "$T/fake/bench-membw"
+BENCH_RUNNERS=$T/fake FAKE_MODE=crash FAKE_GOOD=1 expect 6 "a run whose gemm runner crashes after one case: exit 6" "$BENCH" run -q -o "$T/crash" "$T/m.yaml"
+BC=$(sed -n 2p "$T/out")
+expect 0 "show a bundle with failed cases" "$BENCH" show "$BC"
+expect_out "state     failed"
+expect_out "cases that did not measure (1 failed, 0 interrupted, 0 not run, 0 skipped), with the reason:"
+grep -E '^gemm +cblas/fp32/tn/32x32x32/default +failed +the runner was killed by signal 11 \(Segmentation fault\) before reporting this case$' "$T/out" >/dev/null &&
+	ok "show: the failed case with the runner's signal as its reason" || { not_ok "show: failed case reason"; show "$T/out"; }
+grep -E '^gemm +cblas/fp32/tn/32x32x32/default +failed +- TFLOP/s$' "$T/out" >/dev/null &&
+	ok "show: a failed case has no value in the table" || { not_ok "show: failed case value"; show "$T/out"; }
+BENCH_RUNNERS=$T/fake FAKE_MODE=skip expect 0 "a run with a skipped case" "$BENCH" run -q -o "$T/skip" "$T/m.yaml"
+BS=$(sed -n 2p "$T/out")
+expect 0 "show a bundle with a skipped case" "$BENCH" show "$BS"
+grep -E '^gemm +cblas/fp32/tn/64x64x64/default +skipped +not supported here: skip planted by the fake runner$' "$T/out" >/dev/null &&
+	ok "show: the skipped case with its reason" || { not_ok "show: skipped case reason"; show "$T/out"; }
+expect 0 "show --json of the crashed run" "$BENCH" show --json "$BC"
+"$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); c=[x for x in d['status']['cases'] if x['status']=='failed']; assert len(c)==1 and 'killed by signal 11' in c[0]['error'], c" "$T/out" &&
+	ok "show --json: status carries the failed case and its reason" || not_ok "show --json reason"
+
 # --- tampering ----------------------------------------------------------------------------------------------------------
 refused() { # description reason-text command...
 	desc=$1 reason=$2

@@ -45,7 +45,7 @@ expect 9 "--fail-on-regression exits 9 when slower" "$BENCH" compare --fail-on-r
 expect_err "significantly slower"
 expect 0 "--baseline 2" "$BENCH" compare --baseline 2 --format csv "$F" "$A"
 expect_out "suite,case,unit,baseline,other"
-grep -q ",faster$" "$T/out" && ok "csv: with A as baseline, F is faster" || not_ok "csv verdict"
+grep -q ",faster,$" "$T/out" && ok "csv: with A as baseline, F is faster" || not_ok "csv verdict"
 # colour only on a terminal (script(1) gives the command one), never with NO_COLOR, never in a pipe
 ESC=$(printf '\033')
 script -qc "'$BENCH' compare '$A' '$F'" /dev/null >"$T/tty.out" 2>&1
@@ -56,6 +56,77 @@ grep -q "$ESC" "$T/tty.out" && not_ok "colour despite NO_COLOR" || ok "NO_COLOR:
 grep -q "$ESC" "$T/pipe.out" && not_ok "colour into a pipe" || ok "into a pipe: no escape sequences"
 expect 0 "markdown" "$BENCH" compare --format markdown "$A" "$F"
 expect_out "| suite | case | baseline | other |"
+
+# a run whose runner crashed after one case, and one with a single sample per case: no verdict for either,
+# the reason instead, in every format; a failure has no value
+X=$(BENCH_RUNNERS=$T/fake FAKE_MODE=crash FAKE_GOOD=1 FAKE_SAMPLES=$S10 "$BENCH" run -q -o "$T/x" "$T/m.yaml" 2>/dev/null | sed -n 1p)
+ONE=$(run one 1.00)
+why_crash="the runner was killed by signal 11 (Segmentation fault) before reporting this case"
+expect 0 "compare against a run with a failed case" "$BENCH" compare "$A" "$X"
+why_re=$(printf '%s' "$why_crash" | sed 's/[()]/\\&/g')
+grep -E "^gemm +cblas/fp32/tn/32x32x32/default +[0-9.]+ +- +- +- +-  not comparable: failed in $(basename "$X"): $why_re\$" "$T/out" >/dev/null &&
+	ok "text: the failed case is not comparable, with its reason and no value" || { not_ok "text: failed case"; show "$T/out"; }
+expect_out "failed in $(basename "$X"): gemm cblas/fp32/tn/32x32x32/default: $why_crash"
+expect 0 "the failed run as the baseline" "$BENCH" compare "$X" "$A"
+expect_out "not comparable: failed in $(basename "$X"): $why_crash"
+expect 0 "compare against a run with one sample per case" "$BENCH" compare "$A" "$ONE"
+n=$(grep -c "not comparable: too few samples (n=1)$" "$T/out")
+[ "$n" = 2 ] && ok "text: both cases say not comparable: too few samples (n=1)" || { not_ok "too few samples: $n rows"; show "$T/out"; }
+expect 0 "one sample in the baseline" "$BENCH" compare "$ONE" "$A"
+expect_out "not comparable: too few samples in the baseline (n=1)"
+expect 0 "markdown with a failed case" "$BENCH" compare --format markdown "$A" "$X" "$ONE"
+expect_out "| not comparable: failed in $(basename "$X"): $why_crash |"
+expect_out "| not comparable: too few samples (n=1) |"
+expect_out "- failed in $(basename "$X"): gemm cblas/fp32/tn/32x32x32/default: $why_crash"
+expect 0 "csv with a failed case" "$BENCH" compare --format csv "$A" "$X" "$ONE"
+expect_out "gemm,cblas/fp32/tn/32x32x32/default,TFLOP/s,$(basename "$A"),$(basename "$X"),1,-,-,,,-,not comparable,failed in $(basename "$X"): $why_crash"
+expect_out ",not comparable,too few samples (n=1)"
+expect 0 "json with a failed case" "$BENCH" compare --format json "$A" "$X" "$ONE"
+python3 - "$T/out" "$(basename "$X")" "$why_crash" <<'PY' && ok "json: the failed side has status, error, why and no value; too few samples says n; not_ok lists it" || not_ok "json failed case"
+import json, sys
+d, x, why = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+o = {(c["case"], o["label"]): o for c in d["cases"] for o in c["others"]}
+f = o[("cblas/fp32/tn/32x32x32/default", x)]
+assert f["status"] == "failed" and f["error"] == why and f["value"] is None and f["verdict"] == "not comparable", f
+assert f["why"] == "failed in %s: %s" % (x, why) and "ratio" not in f, f
+short = [v for (c, l), v in o.items() if l != x]
+assert len(short) == 2 and all(v["why"] == "too few samples (n=1)" and v["verdict"] == "not comparable" and v["n"] == 1 for v in short), short
+assert d["not_ok"] == [{"label": x, "suite": "gemm", "case": "cblas/fp32/tn/32x32x32/default", "status": "failed", "error": why}], d["not_ok"]
+PY
+expect 0 "html with a failed case" "$BENCH" compare --format html "$A" "$X" "$ONE"
+cp "$T/out" "$T/fail.html"
+if command -v chromium >/dev/null 2>&1; then
+	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/fail.html" >"$T/dom.html" 2>/dev/null
+	python3 - "$T/dom.html" "$(basename "$X")" "$why_crash" <<'PY' && ok "html (chromium DOM): the failed case in red with its reason, no value; too few samples (n=1)" || not_ok "html failed case"
+import html.parser, sys
+x, why = sys.argv[2], sys.argv[3]
+class P(html.parser.HTMLParser):
+    rows, row, cell, cls, li, lis = [], None, None, None, None, []
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "tr": self.row = []
+        if self.row is not None and tag == "td": self.cell = ""; self.row.append(None)
+        if tag == "td": self.cls = a.get("class")
+        if tag == "li" and a.get("class") == "failed": self.li = ""
+    def handle_endtag(self, tag):
+        if tag == "td" and self.cell is not None: self.row[-1] = (self.cell.strip(), self.cls); self.cell = None
+        if tag == "tr" and self.row: self.rows.append(self.row); self.row = None
+        if tag == "li" and self.li is not None: self.lis.append(" ".join(self.li.split())); self.li = None
+    def handle_data(self, d):
+        if self.cell is not None: self.cell += d
+        if self.li is not None: self.li += d
+p = P(); p.feed(open(sys.argv[1]).read())
+r = [r for r in p.rows if len(r) == 11 and r[1][0] == "cblas/fp32/tn/32x32x32/default" and r[8][0] == x]
+assert len(r) == 1, p.rows
+r = r[0]
+assert r[4] == ("not comparable (failed in %s: %s)" % (x, why), "failed"), r[4]
+assert r[9][0] == "\u2013" and r[2][0] == "\u2013", r  # no value, no ratio
+assert any(c[0] == "not comparable (too few samples (n=1))" for row in p.rows for c in row if c), p.rows
+assert p.lis == ["failed in %s: gemm cblas/fp32/tn/32x32x32/default \u2014 %s" % (x, why)], p.lis
+PY
+else
+	not_ok "chromium is not installed (apt-get install chromium)"
+fi
 
 sed 's/\[\[64, 64, 64\], \[32, 32, 32\]\]/[[64, 64, 64], [16, 16, 16]]/; s/shapes:/warmup: 5ms, shapes:/' "$T/m.yaml" >"$T/m2.yaml"
 C=$(run c "$S10" "$T/m2.yaml")

@@ -17,8 +17,8 @@ suites:
   gemm: {dtypes: [fp32], shapes: [[64, 64, 64], [32, 32, 32]]}
   membw: {ops: [copy, read], bytes: 1MiB}
 Y
-run() { # out-dir samples
-	BENCH_RUNNERS=$T/fake FAKE_SAMPLES=$2 "$BENCH" run -q -o "$T/$1" "$T/m.yaml" >"$T/run.out" 2>&1 || { cat "$T/run.out" >&2; return 1; }
+run() { # out-dir samples [VAR=value for the fake runner]
+	env BENCH_RUNNERS=$T/fake FAKE_SAMPLES=$2 ${3:-FAKE_MODE=ok} "$BENCH" run -q -o "$T/$1" "$T/m.yaml" >"$T/run.out" 2>&1 || { cat "$T/run.out" >&2; return 1; }
 	sed -n 1p "$T/run.out"
 }
 A=$(run a 1.00,1.01,1.02,0.99,0.98,1.00)
@@ -53,6 +53,70 @@ PY
 	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1200 \
 		--screenshot="$T/rep.png" "file://$T/rep/index.html" >/dev/null 2>&1
 	python3 "$PNGCHECK" "$T/rep.png" >"$T/png.out" && ok "screenshot is not blank: $(cat "$T/png.out")" || not_ok "blank: $(cat "$T/png.out")"
+else
+	not_ok "chromium is not installed (apt-get install chromium): the report is untested"
+fi
+
+# failures: a run whose gemm runner crashed before its first case (every gemm case failed) and a run with a
+# skipped case. The gemm section of the first lists its cases in red with the reason instead of an empty chart;
+# the run is marked failed with its counts; the skipped case is listed, quieter; no failure is drawn as a bar.
+mkdir -p "$T/fake2"
+ln -s "$FAKE" "$T/fake2/bench-gemm"
+ln -s "${BENCH_RUNNERS:?set BENCH_RUNNERS}/bench-membw" "$T/fake2/bench-membw"
+BENCH_RUNNERS=$T/fake2 FAKE_MODE=crash FAKE_GOOD=0 expect 6 "a run whose gemm runner crashes at once: exit 6" "$BENCH" run -q -o "$T/crash" "$T/m.yaml"
+X=$(sed -n 1p "$T/out")
+S=$(run skip 1.00,1.01,1.02 FAKE_MODE=skip)
+why_crash="the runner was killed by signal 11 (Segmentation fault) before reporting this case"
+why_skip="not supported here: skip planted by the fake runner"
+expect 0 "report of a failed run alone" "$BENCH" report -o "$T/repx" "$X.bench.tar.gz"
+expect 0 "report of a failed run and a run with a skipped case" "$BENCH" report -o "$T/repf" "$S.bench.tar.gz" "$X.bench.tar.gz"
+if command -v chromium >/dev/null 2>&1; then
+	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/repx/index.html" >"$T/domx.html" 2>/dev/null
+	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/repf/index.html" >"$T/domf.html" 2>/dev/null
+	python3 - "$T/domx.html" "$T/domf.html" "$(basename "$X")" "$(basename "$S")" "$why_crash" "$why_skip" <<'PY' && ok "chromium DOM: failed cases in red with the reason, no empty chart, the run marked failed, skipped quieter, no bar for a failure" || not_ok "report failures DOM"
+import html.parser, sys
+domx, domf, x, sk, why, whys = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.stack, self.items, self.ids, self.titles, self.t = [], [], set(), [], None
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a: self.ids.add(a["id"])
+        if tag == "li": self.stack.append([a.get("class"), "", self.list_id])
+        if tag == "ul": self.list_id = a.get("id") or a.get("class")
+        if tag == "title": self.t = ""
+    list_id = None
+    def handle_endtag(self, tag):
+        if tag == "li" and self.stack:
+            c, txt, lid = self.stack.pop(); self.items.append((lid, c, " ".join(txt.split())))
+        if tag == "title" and self.t is not None: self.titles.append(self.t); self.t = None
+    def handle_data(self, d):
+        for s in self.stack: s[1] += d
+        if self.t is not None: self.t += d
+g = ["cblas/fp32/tn/64x64x64/default", "cblas/fp32/tn/32x32x32/default"]
+p = P(); p.feed(domx)
+assert "chart-gemm" not in p.ids and "none-gemm" in p.ids and "chart-membw" in p.ids, p.ids  # the list, not an empty chart
+suite = [(c, t) for lid, c, t in p.items if lid == "not-ok-gemm"]
+assert suite == [("failed", "failed: %s \u2014 %s" % (k, why)) for k in g], suite
+run = [(c, t) for lid, c, t in p.items if lid == "not-ok"]
+assert run == [("failed", "failed: gemm %s \u2014 %s" % (k, why)) for k in g], run
+import re
+assert "state-0" in p.ids and "FAILED: run state failed; of 4 cases 2 failed, 0 interrupted, 0 not run, 0 skipped." in " ".join(re.sub("<[^>]+>", "", domx).split())
+p = P(); p.feed(domf)
+assert "chart-gemm" in p.ids  # the skipped run measured the other gemm case
+suite = [(c, t) for lid, c, t in p.items if lid == "not-ok-gemm"]
+assert suite == [("failed", "failed in %s: %s \u2014 %s" % (x, k, why)) for k in g] + \
+    [("skipped", "skipped in %s: %s \u2014 %s" % (sk, g[0], whys))], suite
+# bars: only the skipped run's one measured gemm case; the failures are words with the reason, not bars
+chart = domf[domf.index('id="chart-gemm"'):]
+chart = chart[:chart.index("</svg>")]
+# (64x64x64 measured nowhere: not in the chart at all; 32x32x32: one bar, and the failed run's word)
+assert chart.count("<rect") == 1 and chart.count('class="failtxt"') == 1 and g[0] not in chart, chart
+assert ("%s: %s" % (x, why)) in p.titles
+PY
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1200 \
+		--screenshot="$T/repx.png" "file://$T/repx/index.html" >/dev/null 2>&1
+	python3 "$PNGCHECK" "$T/repx.png" >"$T/png.out" && ok "failed run's page renders: $(cat "$T/png.out")" || not_ok "blank: $(cat "$T/png.out")"
 else
 	not_ok "chromium is not installed (apt-get install chromium): the report is untested"
 fi

@@ -68,4 +68,63 @@ expect_err "nothing was published"
 expect 8 "nor with good ones beside it" "$BENCH" publish --repo "$T/other" "$A.bench.tar.gz" "$D.bench.tar.gz"
 [ ! -e "$T/other" ] && ok "no repository was created" || not_ok "a repository was created"
 expect 2 "--repo is required" "$BENCH" publish "$A.bench.tar.gz"
+
+# a run whose runner crashed after one case: published (it is complete), marked failed in red with the count;
+# its page gives the reason; the failed case is not plotted: the latest column says failed, the trend keeps
+# only the runs that measured it
+why_crash="the runner was killed by signal 11 (Segmentation fault) before reporting this case"
+BENCH_RUNNERS=$T/fake FAKE_MODE=crash FAKE_GOOD=1 FAKE_SAMPLES=0.95,0.96,0.94 expect 6 "a run with a failed case" "$BENCH" run -q -o "$T/e" "$T/m.yaml"
+E=$(sed -n 1p "$T/out")
+expect 0 "a complete run with a failed case is published" "$BENCH" publish --repo "$R" "$E.bench.tar.gz"
+expect_out "published 1 new run(s)"
+python3 - "$R/site/index.html" "$R/site/runs/$(basename "$E").html" "$(basename "$E")" "$why_crash" <<'PY' && ok "site: the run is marked FAILED with its count, its page lists the reason, the failed case is not plotted" || not_ok "site failed run"
+import re, sys
+idx, page, e, why = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3], sys.argv[4]
+text = lambda h: " ".join(re.sub("<[^>]+>", "", h).split())
+li = [l for l in re.findall(r"<li>(.*?)</li>", idx) if 'href="runs/%s.html"' % e in l]
+assert len(li) == 1 and '<strong class="failed run-failed">FAILED: 1 case did not measure</strong>' in li[0], li
+assert sum('run-failed' in l for l in re.findall(r"<li>(.*?)</li>", idx)) == 1  # the others are not marked
+rows = {re.findall(r"<td>(.*?)</td>", r)[1]: r for r in re.findall(r"<tr><td>gemm</td>.*?</tr>", idx)}
+bad = rows["cblas/fp32/tn/32x32x32/default"]
+assert '<span class="failed" title="%s">failed</span>' % why in bad, bad
+assert re.findall(r'aria-label="(\d+) runs"', bad) == ["3"], bad  # A, B, C: not the failed one
+assert re.findall(r'aria-label="(\d+) runs"', rows["cblas/fp32/tn/64x64x64/default"]) == ["4"]
+assert "FAILED: run state failed; of 2 cases 1 failed, 0 interrupted, 0 not run, 0 skipped." in text(page), text(page)[:800]
+assert "failed: gemm cblas/fp32/tn/32x32x32/default \u2014 %s" % why in text(page).replace("&mdash;", "\u2014")
+chart = page[page.index('id="chart-gemm"'):]
+chart = chart[:chart.index("</svg>")]
+assert chart.count("<rect") == 1 and "32x32x32" not in chart, chart  # one bar: the case that measured
+PY
+
+# an interrupted run (Ctrl-C) ends packed, but publish refuses it (exit 6) unless --allow-incomplete
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_DELAY=1 "$BENCH" run -q -o "$T/int" "$T/m.yaml" >"$T/int.out" 2>"$T/int.err" &
+bp=$!
+n=0
+until [ -s "$(ls "$T"/int/*/results/gemm.jsonl 2>/dev/null | head -n 1)" ] || [ "$n" -gt 100 ]; do sleep 0.1; n=$((n + 1)); done
+kill -INT "$bp"
+wait "$bp"
+I=$(sed -n 1p "$T/int.out")
+grep -q '"state": "interrupted"' "$I/status.json" && [ -f "$I.bench.tar.gz" ] && ok "an interrupted run, packed" || not_ok "interrupted run"
+head=$(git -C "$R" rev-parse HEAD)
+expect 6 "publish refuses an interrupted run" "$BENCH" publish --repo "$R" "$I.bench.tar.gz"
+expect_err "bench: error: '$I.bench.tar.gz': the run is incomplete (state interrupted, 0 case(s) pending, 1 interrupted); complete it with 'bench run --resume' and pack it again, or pass --allow-incomplete to publish it marked as such; nothing was published"
+[ "$(git -C "$R" rev-parse HEAD)" = "$head" ] && [ ! -e "$R/site/runs/$(basename "$I").html" ] && ok "the repository is untouched" || not_ok "the repository changed"
+expect 0 "--allow-incomplete publishes it" "$BENCH" publish --allow-incomplete --repo "$R" "$I.bench.tar.gz"
+grep -q "href=\"runs/$(basename "$I").html\">$(basename "$I")</a>.*INCOMPLETE: 1 case did not measure" "$R/site/index.html" &&
+	grep -q 'INCOMPLETE</strong>: run state <code>interrupted</code>' "$R/site/runs/$(basename "$I").html" &&
+	ok "marked INCOMPLETE in the index and on its page" || not_ok "incomplete marks"
+
+# a run killed outright (state running, cases still pending), packed by hand: refused too
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_DELAY=1 "$BENCH" run -q --no-pack -o "$T/kill" "$T/m.yaml" >/dev/null 2>&1 &
+bp=$!
+n=0
+until [ -s "$(ls "$T"/kill/*/results/gemm.jsonl 2>/dev/null | head -n 1)" ] || [ "$n" -gt 100 ]; do sleep 0.1; n=$((n + 1)); done
+kill -KILL "$bp"
+wait "$bp" 2>/dev/null
+K=$(ls -d "$T"/kill/*/ | head -n 1)
+K=${K%/}
+"$BENCH" pack "$K" >/dev/null 2>&1
+grep -q '"state": "running"' "$K/status.json" && grep -q '"status": "pending"' "$K/status.json" && ok "a killed run: state running, a case pending" || not_ok "killed run"
+expect 6 "publish refuses a run with pending cases" "$BENCH" publish --repo "$R" "$K.bench.tar.gz"
+expect_err "the run is incomplete (state running, 1 case(s) pending, 0 interrupted)"
 finish

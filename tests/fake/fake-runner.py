@@ -7,6 +7,7 @@ FAKE_MODE picks the behaviour, FAKE_GOOD how many valid records come first, FAKE
   garbage  valid records with garbage lines between them
   early    FAKE_GOOD records, then exit 3
   wrong    every case, the first one failed by a correctness check
+  skip     every case, the first one skipped (not supported here)
 """
 import json
 import os
@@ -31,7 +32,9 @@ def record(c, status="ok", extra=None):
          "stats": {"n": len(samples), "median": 1.0 / med, "mean": 1.0 / med, "min": 1.0 / max(samples), "max": 1.0 / min(samples),
                    "p10": 1.0 / med, "p90": 1.0 / med, "cv": 0.05} if status == "ok" else None,
          "samples_ms": samples if status == "ok" else None, "extra": extra or {},
-         "error": None if status == "ok" else "wrong result: planted by the fake runner"}
+         "error": None if status == "ok" else
+                  "not supported here: skip planted by the fake runner" if status == "skipped" else
+                  "wrong result: planted by the fake runner"}
     print(json.dumps(r), flush=True)
 
 
@@ -53,6 +56,8 @@ for i, c in enumerate(cfg["cases"]):
         print("[1, 2, 3]", flush=True)
     if mode == "wrong" and i == 0:
         record(c, "failed", {"check": "wrong"})
+    elif mode == "skip" and i == 0:
+        record(c, "skipped")
     else:
         record(c)
     time.sleep(delay)
