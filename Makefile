@@ -59,9 +59,10 @@ RUNNER_COMMON := runners/common/dobench.c runners/common/record.c
 ifneq ($(NVCC),)
 GPU_DEFS := -DBENCH_CUDA
 GPU_INC  := -isystem $(CUDA_HOME)/include
-GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcudart -lstdc++
+GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcudart -lstdc++ -ldl
 GPU_OBJ  := $(BUILD)/runners/obj/gpu_kernels.o
-RUNNER_COMMON += runners/common/gpu_common.c
+# telemetry: NVML through dlopen (no link-time dependency on the driver's library)
+RUNNER_COMMON += runners/common/gpu_common.c runners/common/telemetry.c
 GEMM_GPU := runners/gemm/gemm_blaslt.c
 endif
 RUNNER_DIR := $(BUILD)/runners
@@ -110,6 +111,7 @@ hip-check:
 	$(HIPCC) --offload-arch=$(HIP_ARCH) -std=c++17 -DBENCH_HIP -Wall -Werror $(JANSSON_CFLAGS) -c runners/common/gpu_kernels.cu -o $(BUILD)/hip/gpu_kernels.o
 	$(CC) $(RUNNER_CFLAGS:-DBENCH_CUDA=) -DBENCH_HIP -D__HIP_PLATFORM_AMD__ -c runners/common/gpu_common.c -o $(BUILD)/hip/gpu_common.o
 	$(CC) $(RUNNER_CFLAGS:-DBENCH_CUDA=) -DBENCH_HIP -D__HIP_PLATFORM_AMD__ -c runners/membw/membw.c -o $(BUILD)/hip/membw.o
+	$(CC) $(RUNNER_CFLAGS:-DBENCH_CUDA=) -DBENCH_HIP -D__HIP_PLATFORM_AMD__ -c runners/common/telemetry.c -o $(BUILD)/hip/telemetry.o
 	@echo "hip-check: the HIP kernels and the HIP host code compile ($$($(HIPCC) --version 2>/dev/null | grep -m1 -i 'hip version'))"
 
 .PHONY: all test unit cli-test run runners asan fuzz install deps check-deps clean hip-check FORCE
@@ -161,10 +163,12 @@ run: deps
 
 # --- tests ---------------------------------------------------------------------------------------------------------
 # unit tests link the tool's library and the runners' pure-C parts (timing core, records, GEMM check)
-UNIT_RUNNER_SRC := runners/common/dobench.c runners/common/record.c runners/gemm/check.c runners/coll/coll_sizes.c
-$(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_SRC) | check-deps
+UNIT_RUNNER_SRC := runners/common/dobench.c runners/common/record.c runners/common/telemetry.c runners/gemm/check.c \
+                   runners/coll/coll_sizes.c
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_SRC) $(wildcard runners/common/*.h) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Irunners $(CMOCKA_CFLAGS) -o $@ $< $(UNIT_RUNNER_SRC) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) -lm $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -Irunners $(CMOCKA_CFLAGS) -o $@ $< $(UNIT_RUNNER_SRC) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) -lm \
+	  -lpthread -ldl $(ALL_LDFLAGS)
 
 test: $(BENCH_BIN) $(UNIT_BIN) $(RUNNERS)
 	@BENCH=$(CURDIR)/$(BENCH_BIN) BENCH_DATA=$(CURDIR) BENCH_RUNNERS=$(CURDIR)/$(RUNNER_DIR) \

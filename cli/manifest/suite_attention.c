@@ -7,6 +7,7 @@
 
 extern const struct suite_ops suite_attention;
 
+static const char *const modes[] = { "steady", "burst", NULL };
 static const char *const impls[] = { "sdpa", "sdpa-flash", "sdpa-efficient", "sdpa-cudnn", "sdpa-math", "flex", NULL };
 static const char *const passes[] = { "fwd", "bwd", "fwd_bwd", NULL };
 static const char *const dtypes[] = { "bf16", "fp16", NULL };
@@ -28,7 +29,10 @@ static const struct param_def attn_params[] = {
 	{ "passes", PARAM_ENUM_LIST, "[fwd, bwd]", NULL, NULL, passes, 0, 0, 0,
 	  "fwd (4BS^2HD FLOP), bwd (2.5 x fwd), fwd_bwd (3.5 x fwd)" },
 	{ "dtype", PARAM_ENUM, "bf16", NULL, NULL, dtypes, 0, 0, 0, "element type" },
-	{ "warmup", PARAM_DURATION, "30ms", NULL, NULL, NULL, 1, 0, 0, "warm-up budget per case (do_bench schedule)" },
+	{ "mode", PARAM_ENUM, "steady", "burst", NULL, modes, 0, 0, 0,
+	  "steady: sustained load until SM clock and power hold steady (telemetry; <= 10 s), then the timed calls; "
+	  "burst: Triton's do_bench schedule as is (a GPU after an idle spell runs at boost clocks)" },
+	{ "warmup", PARAM_DURATION, "30ms", NULL, NULL, NULL, 1, 0, 0, "burst mode's warm-up budget per case (do_bench schedule); steady mode warms up until steady instead" },
 	{ "rep", PARAM_DURATION, "200ms", NULL, NULL, NULL, 1, 0, 0, "timed budget per case (do_bench schedule)" },
 	{ NULL, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL },
 };

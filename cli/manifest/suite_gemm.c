@@ -5,6 +5,7 @@
 #include "manifest.h"
 #include "plan.h"
 
+static const char *const modes[] = { "steady", "burst", NULL };
 static const char *const backends[] = { "blaslt", "cblas", "torch-matmul", "torch-linear", "torch-scaled-mm", NULL };
 static const char *const dtypes[] = { "bf16", "fp16", "fp32", "fp8e4m3", NULL };
 static const char *const layouts[] = { "tn", "nn", NULL };
@@ -24,8 +25,12 @@ static const struct param_def gemm_params[] = {
 	  "tn: nn.Linear (A MxK, W NxK row-major, C = A W^T; Hopper fp8 needs it); nn: torch.matmul (A MxK, B KxN)" },
 	{ "shapes", PARAM_SHAPES, "llama70b", NULL, NULL, NULL, 0, 0, 0,
 	  "[[M, N, K], ...] or a preset; llama70b = the five Llama-70B training shapes" },
+	{ "mode", PARAM_ENUM, "steady", "burst", NULL, modes, 0, 0, 0,
+	  "steady: sustained load until SM clock and power hold steady (telemetry; <= 10 s), then the timed calls; "
+	  "burst: Triton's do_bench schedule as is (a GPU after an idle spell runs at boost clocks)" },
 	{ "warmup", PARAM_DURATION, "30ms", NULL, NULL, NULL, 1, 0, 0,
-	  "warm-up budget per case (do_bench: n_warmup = max(1, warmup / estimate))" },
+	  "burst mode's warm-up budget per case (do_bench: n_warmup = max(1, warmup / estimate)); steady mode warms "
+	  "up until steady instead" },
 	{ "rep", PARAM_DURATION, "200ms", NULL, NULL, NULL, 1, 0, 0,
 	  "timed budget per case (do_bench: n_repeat = max(1, rep / estimate)), one event pair per call" },
 	{ "flush_l2", PARAM_BOOL, "true", NULL, NULL, NULL, 0, 0, 0,

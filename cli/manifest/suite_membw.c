@@ -6,6 +6,7 @@
 
 extern const struct suite_ops suite_membw;
 
+static const char *const modes[] = { "steady", "burst", NULL };
 static const char *const ops[] = { "copy", "read", "write", NULL };
 
 static const struct param_def membw_params[] = {
@@ -13,7 +14,10 @@ static const struct param_def membw_params[] = {
 	  "copy (reads and writes size bytes: counts 2 x size), read (counts size), write (counts size)" },
 	{ "bytes", PARAM_SIZE, "2GiB", "256MiB", NULL, NULL, 4096, 1LL << 40, 0,
 	  "buffer size; keep it far above the last-level cache" },
-	{ "warmup", PARAM_DURATION, "30ms", NULL, NULL, NULL, 1, 0, 0, "warm-up budget per case (do_bench schedule)" },
+	{ "mode", PARAM_ENUM, "steady", "burst", NULL, modes, 0, 0, 0,
+	  "steady: sustained load until SM clock and power hold steady (telemetry; <= 10 s), then the timed calls; "
+	  "burst: Triton's do_bench schedule as is (a GPU after an idle spell runs at boost clocks)" },
+	{ "warmup", PARAM_DURATION, "30ms", NULL, NULL, NULL, 1, 0, 0, "burst mode's warm-up budget per case (do_bench schedule); steady mode warms up until steady instead" },
 	{ "rep", PARAM_DURATION, "200ms", NULL, NULL, NULL, 1, 0, 0, "timed budget per case (do_bench schedule)" },
 	{ NULL, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL },
 };

@@ -1,6 +1,7 @@
 #include "dobench.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,13 +26,12 @@ size_t dobench_count(double budget_ms, double estimate_ms, size_t max)
 			goto cleanup; \
 	} while (0)
 
-int dobench_run(struct dobench_result *out, const struct dobench_opts *o, const struct dobench_fn *fn,
-		const struct dobench_clock *clk)
+int dobench_estimate(double *estimate_ms, const struct dobench_opts *o, const struct dobench_fn *fn,
+		     const struct dobench_clock *clk)
 {
 	double est = 0;
 	int err = 0;
 
-	memset(out, 0, sizeof(*out));
 	TRY(fn->call(fn->ctx));
 	TRY(clk->sync(clk->ctx));
 	TRY(clk->reserve(clk->ctx, 1));
@@ -44,13 +44,151 @@ int dobench_run(struct dobench_result *out, const struct dobench_opts *o, const 
 	TRY(clk->mark_end(clk->ctx, 0));
 	TRY(clk->sync(clk->ctx));
 	TRY(clk->elapsed_ms(clk->ctx, 0, &est));
-	out->estimate_ms = est / 5;
-	out->n_warmup = dobench_count(o->warmup_ms, out->estimate_ms, o->max_repeat);
-	out->n_repeat = dobench_count(o->rep_ms, out->estimate_ms, o->max_repeat);
-	TRY(clk->reserve(clk->ctx, out->n_repeat));
-	for (size_t i = 0; i < out->n_warmup; i++)
-		TRY(fn->call(fn->ctx));
-	for (size_t i = 0; i < out->n_repeat; i++) {
+	*estimate_ms = est / 5;
+cleanup:
+	return err;
+}
+
+static int cmp_double(const void *a, const void *b);
+
+static double median_of(const double *x, size_t n, double *lo, double *hi)
+{
+	double *s = malloc(n * sizeof(*s)), m;
+
+	if (!s)
+		return NAN;
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	m = stats_percentile_sorted(s, n, 0.5);
+	*lo = s[0];
+	*hi = s[n - 1];
+	free(s);
+	return m;
+}
+
+int dobench_steady_check(const double *t, const double *sm_mhz, const double *power_w, size_t n,
+			 const struct dobench_steady *st)
+{
+	size_t first;
+	double lo, hi, med;
+
+	if (n < 3 || t[n - 1] < st->min_ms || t[n - 1] - t[0] < st->window_ms)
+		return 0;
+	for (first = n - 1; first > 0 && t[first - 1] >= t[n - 1] - st->window_ms; first--)
+		;
+	if (n - first < 3) /* too few probes inside the window to call it steady */
+		return 0;
+	med = median_of(sm_mhz + first, n - first, &lo, &hi);
+	if (!(med > 0) || hi - lo > st->clock_tol * med)
+		return 0;
+	med = median_of(power_w + first, n - first, &lo, &hi);
+	if (!(med > 0) || hi - lo > st->power_tol * med)
+		return 0;
+	return 1;
+}
+
+int dobench_steady_warmup(struct dobench_warm *out, double estimate_ms, const struct dobench_opts *o,
+			  const struct dobench_fn *fn, const struct dobench_clock *clk)
+{
+	static const struct dobench_steady defaults = DOBENCH_STEADY_DEFAULTS;
+	const struct dobench_steady *st = o->steady.burst_ms > 0 ? &o->steady : &defaults;
+	const struct dobench_probe *pr = o->probe;
+	size_t per_burst = dobench_count(st->burst_ms, estimate_ms, o->max_repeat), cap = 0;
+	double *t = NULL, *clock = NULL, *power = NULL, now = 0;
+	const char *why = o->probe_why ? o->probe_why : "no telemetry";
+	int probing = pr && pr->read, err = 0;
+	char read_why[64] = "";
+	size_t n = 0;
+
+	memset(out, 0, sizeof(*out));
+	TRY(clk->reserve(clk->ctx, 1));
+	for (;;) {
+		double ms = 0;
+
+		TRY(clk->mark_start(clk->ctx, 0));
+		for (size_t i = 0; i < per_burst; i++)
+			TRY(fn->call(fn->ctx));
+		TRY(clk->mark_end(clk->ctx, 0));
+		TRY(clk->sync(clk->ctx));
+		TRY(clk->elapsed_ms(clk->ctx, 0, &ms));
+		now += ms;
+		out->n_calls += per_burst;
+		out->n_bursts++;
+		if (probing) {
+			double c = 0, p = 0;
+			int rc = pr->read(pr->ctx, &c, &p);
+
+			if (rc != 0) {
+				probing = 0;
+				snprintf(read_why, sizeof(read_why), "the probe failed (%d) after %.0f ms", rc, now);
+				why = read_why;
+			} else {
+				if (n == cap) {
+					size_t nc = cap ? 2 * cap : 256;
+					double *a = realloc(t, nc * sizeof(*a)), *b, *d;
+
+					if (a)
+						t = a;
+					b = a ? realloc(clock, nc * sizeof(*b)) : NULL;
+					if (b)
+						clock = b;
+					d = b ? realloc(power, nc * sizeof(*d)) : NULL;
+					if (!d) {
+						err = -1;
+						goto cleanup;
+					}
+					power = d;
+					cap = nc;
+				}
+				t[n] = now;
+				clock[n] = c;
+				power[n] = p;
+				n++;
+				if (dobench_steady_check(t, clock, power, n, st)) {
+					out->steady_reached = 1;
+					snprintf(out->method, sizeof(out->method),
+						 "steady: SM clock range <= %g%% and power range <= %g%% of their medians over "
+						 "%g ms of sustained load (probed after each ~%g ms burst; at least %g ms)",
+						 st->clock_tol * 100, st->power_tol * 100, st->window_ms, st->burst_ms,
+						 st->min_ms);
+					break;
+				}
+				if (now >= st->budget_ms) {
+					snprintf(out->method, sizeof(out->method),
+						 "budget: %g ms of sustained load ended the warm-up before SM clock (%g%%) "
+						 "and power (%g%%) were steady over %g ms",
+						 st->budget_ms, st->clock_tol * 100, st->power_tol * 100, st->window_ms);
+					break;
+				}
+				continue;
+			}
+		}
+		if (now >= st->fallback_ms) {
+			snprintf(out->method, sizeof(out->method), "fixed: %g ms of sustained load (%s)", st->fallback_ms,
+				 why);
+			break;
+		}
+	}
+	out->steady_after_ms = now;
+cleanup:
+	free(t);
+	free(clock);
+	free(power);
+	return err;
+}
+
+int dobench_timed(double *samples, size_t n, const struct dobench_opts *o, const struct dobench_fn *fn,
+		  const struct dobench_clock *clk)
+{
+	const struct dobench_probe *pr = o->probe;
+	int err = 0, open = 0;
+
+	TRY(clk->reserve(clk->ctx, n));
+	if (pr && pr->timed) {
+		TRY(pr->timed(pr->ctx, 1));
+		open = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
 		if (o->flush)
 			TRY(fn->flush(fn->ctx));
 		TRY(clk->mark_start(clk->ctx, i));
@@ -58,18 +196,57 @@ int dobench_run(struct dobench_result *out, const struct dobench_opts *o, const 
 		TRY(clk->mark_end(clk->ctx, i));
 	}
 	TRY(clk->sync(clk->ctx));
+	for (size_t i = 0; i < n; i++)
+		TRY(clk->elapsed_ms(clk->ctx, i, &samples[i]));
+cleanup:
+	if (open)
+		pr->timed(pr->ctx, 0);
+	return err;
+}
+
+int dobench_run(struct dobench_result *out, const struct dobench_opts *o, const struct dobench_fn *fn,
+		const struct dobench_clock *clk)
+{
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->mode = o->mode;
+	TRY(dobench_estimate(&out->estimate_ms, o, fn, clk));
+	out->n_repeat = dobench_count(o->rep_ms, out->estimate_ms, o->max_repeat);
+	if (o->mode == DOBENCH_STEADY) {
+		TRY(dobench_steady_warmup(&out->warm, out->estimate_ms, o, fn, clk));
+		out->n_warmup = out->warm.n_calls;
+	} else {
+		out->n_warmup = dobench_count(o->warmup_ms, out->estimate_ms, o->max_repeat);
+		TRY(clk->reserve(clk->ctx, out->n_repeat));
+		for (size_t i = 0; i < out->n_warmup; i++)
+			TRY(fn->call(fn->ctx));
+	}
 	out->samples_ms = calloc(out->n_repeat, sizeof(double));
 	if (!out->samples_ms) {
 		err = -1;
 		goto cleanup;
 	}
-	for (size_t i = 0; i < out->n_repeat; i++)
-		TRY(clk->elapsed_ms(clk->ctx, i, &out->samples_ms[i]));
+	TRY(dobench_timed(out->samples_ms, out->n_repeat, o, fn, clk));
 	out->n = out->n_repeat;
 cleanup:
 	if (err)
 		dobench_result_release(out);
 	return err;
+}
+
+enum dobench_mode dobench_mode_parse(const char *s, enum dobench_mode def)
+{
+	if (s && !strcmp(s, "steady"))
+		return DOBENCH_STEADY;
+	if (s && !strcmp(s, "burst"))
+		return DOBENCH_BURST;
+	return def;
+}
+
+const char *dobench_mode_name(enum dobench_mode m)
+{
+	return m == DOBENCH_STEADY ? "steady" : "burst";
 }
 
 void dobench_result_release(struct dobench_result *r)

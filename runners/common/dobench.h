@@ -6,8 +6,14 @@
  * n_warmup = max(1, int(warmup_ms / estimate)), n_repeat = max(1, int(rep_ms / estimate)); warm-up calls
  * without flush; then each timed call after a flush (outside its timed region) with its own start/end mark.
  *
- * Ownership: dobench_run() allocates out->samples_ms; dobench_result_release() frees it. The clock and the
- * function are borrowed for the call.
+ * Modes: burst is the schedule above, unchanged. steady replaces the warm-up: after the estimate, the operation
+ * runs in bursts of ~burst_ms (each timed on the clock, without flush), the probe is read after each, and the
+ * warm-up ends when, over the last window_ms of sustained load, the SM clock's range is within clock_tol of its
+ * median and the power's within power_tol (after at least min_ms; at most budget_ms). The timed window follows
+ * at once. Without a probe (or when it cannot read), a fixed fallback_ms of sustained load replaces the detector.
+ *
+ * Ownership: dobench_run() allocates out->samples_ms; dobench_result_release() frees it. The clock, the
+ * function and the probe are borrowed for the call.
  */
 #ifndef BENCH_DOBENCH_H
 #define BENCH_DOBENCH_H
@@ -29,11 +35,44 @@ struct dobench_fn {
 	int (*flush)(void *ctx); /* zero the flush buffer (called only when opts.flush) */
 };
 
+enum dobench_mode { DOBENCH_BURST = 0, DOBENCH_STEADY = 1 };
+
+/* What the steady detector reads after each burst (telemetry.h provides one for the GPU). */
+struct dobench_probe {
+	void *ctx;
+	int (*read)(void *ctx, double *sm_mhz, double *power_w); /* 0, or negative: no reading */
+	int (*timed)(void *ctx, int begin); /* optional: 1 before the timed window, 0 after its final sync */
+};
+
+struct dobench_steady {
+	double burst_ms;    /* length of one burst of calls */
+	double window_ms;   /* the sliding window the ranges are taken over */
+	double min_ms;      /* sustained load before steady can be declared */
+	double budget_ms;   /* sustained load after which the warm-up ends unsteady */
+	double clock_tol;   /* SM clock range / median */
+	double power_tol;   /* power range / median */
+	double fallback_ms; /* sustained warm-up without a probe */
+};
+
+#define DOBENCH_STEADY_DEFAULTS { 50, 500, 1000, 10000, 0.01, 0.05, 2000 }
+
 struct dobench_opts {
 	double warmup_ms;
 	double rep_ms;
 	int flush;
 	size_t max_repeat; /* 0: no cap */
+	enum dobench_mode mode;             /* zero: burst */
+	const struct dobench_probe *probe;  /* steady: NULL falls back to the fixed warm-up */
+	const char *probe_why;              /* why there is no probe (for the method string) */
+	struct dobench_steady steady;       /* steady: all zero means DOBENCH_STEADY_DEFAULTS */
+};
+
+/* One steady-state warm-up's outcome. */
+struct dobench_warm {
+	int steady_reached;
+	double steady_after_ms; /* sustained load (clock time of the bursts) until it ended */
+	size_t n_calls, n_bursts;
+	char method[256];
 };
 
 struct dobench_result {
@@ -41,9 +80,11 @@ struct dobench_result {
 	size_t n_warmup, n_repeat;
 	double *samples_ms;
 	size_t n;
+	enum dobench_mode mode;
+	struct dobench_warm warm; /* steady mode only */
 };
 
-#define DOBENCH_RESULT_INIT { 0, 0, 0, NULL, 0 }
+#define DOBENCH_RESULT_INIT { 0 }
 
 struct stats {
 	size_t n;
@@ -56,6 +97,22 @@ size_t dobench_count(double budget_ms, double estimate_ms, size_t max);
 int dobench_run(struct dobench_result *out, const struct dobench_opts *o, const struct dobench_fn *fn,
 		const struct dobench_clock *clk);
 void dobench_result_release(struct dobench_result *r);
+
+/* The phases of dobench_run(), for callers that compose their own schedule (the GEMM tune screen):
+ * the untimed call and the estimate (ms per call, flush included when o->flush); the steady warm-up; and n timed
+ * calls, each after a flush when o->flush, into samples[0..n) (o->probe->timed brackets them). */
+int dobench_estimate(double *estimate_ms, const struct dobench_opts *o, const struct dobench_fn *fn,
+		     const struct dobench_clock *clk);
+int dobench_steady_warmup(struct dobench_warm *out, double estimate_ms, const struct dobench_opts *o,
+			  const struct dobench_fn *fn, const struct dobench_clock *clk);
+int dobench_timed(double *samples, size_t n, const struct dobench_opts *o, const struct dobench_fn *fn,
+		  const struct dobench_clock *clk);
+/* The detector: given probes at sustained-load times t[0..n) (increasing), is the last window steady? */
+int dobench_steady_check(const double *t, const double *sm_mhz, const double *power_w, size_t n,
+			 const struct dobench_steady *s);
+/* "steady" / "burst"; def when s is NULL or neither. */
+enum dobench_mode dobench_mode_parse(const char *s, enum dobench_mode def);
+const char *dobench_mode_name(enum dobench_mode m);
 
 /* numpy-style linear-interpolated percentiles; cv = sample standard deviation / mean. */
 void stats_compute(struct stats *out, const double *x, size_t n);

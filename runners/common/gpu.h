@@ -43,6 +43,7 @@
 #define gpuDevAttrMemoryClockRate hipDeviceAttributeMemoryClockRate
 #define gpuDriverGetVersion hipDriverGetVersion
 #define gpuRuntimeGetVersion hipRuntimeGetVersion
+#define gpuDeviceGetPCIBusId hipDeviceGetPCIBusId
 #define GPU_VENDOR "rocm"
 #define GPU_FP8_FNUZ 1
 #elif defined(BENCH_CUDA)
@@ -80,6 +81,7 @@
 #define gpuDevAttrMemoryClockRate cudaDevAttrMemoryClockRate
 #define gpuDriverGetVersion cudaDriverGetVersion
 #define gpuRuntimeGetVersion cudaRuntimeGetVersion
+#define gpuDeviceGetPCIBusId cudaDeviceGetPCIBusId
 #define GPU_VENDOR "cuda"
 #define GPU_FP8_FNUZ 0
 #endif
@@ -105,6 +107,13 @@ void gpu_clock_release(struct gpu_clock *c);
  * or NULL with why[] set when there is no usable device. */
 json_t *gpu_device_info(char *why, size_t whylen);
 size_t gpu_l2_bytes(void);
+/* Device 0's PCI bus id ("0000:3B:00.0"), for matching it in NVML; "" when unknown. */
+void gpu_pci_bus_id(char *buf, size_t len);
+/* The timing mode a case asks for ("steady" | "burst"; NULL: steady, the GPU default), its telemetry probe,
+ * and the record's extra.timing and extra.telemetry after the run. */
+struct telemetry;
+void gpu_timing_opts(struct dobench_opts *o, const char *mode, struct telemetry *t, struct dobench_probe *probe);
+void gpu_timing_record(json_t *rec, const struct dobench_result *r, const struct telemetry *t);
 
 /* Kernels (gpu_kernels.cu): fill n elements of dtype with rng_value(seed, tensor, i, init). */
 #ifdef __cplusplus

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record.h"
+#include "telemetry.h"
+
 static int clk_reserve(void *ctx, size_t n)
 {
 	struct gpu_clock *c = ctx;
@@ -117,5 +120,36 @@ json_t *gpu_device_info(char *why, size_t whylen)
 			 (json_int_t)p.l2CacheSize, "memory_bytes", (json_int_t)p.totalGlobalMem, "max_sm_clock_khz", clk,
 			 "max_mem_clock_khz", mclk, "driver_version", drv, "runtime_version", rt, "pci_bus_id",
 			 p.pciBusID);
+}
+
+void gpu_pci_bus_id(char *buf, size_t len)
+{
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (gpuDeviceGetPCIBusId(buf, (int)len, 0) != gpuSuccess) {
+		gpuGetLastError();
+		buf[0] = '\0';
+	}
+}
+
+void gpu_timing_opts(struct dobench_opts *o, const char *mode, struct telemetry *t, struct dobench_probe *probe)
+{
+	o->mode = dobench_mode_parse(mode, DOBENCH_STEADY);
+	telemetry_probe_ops(probe, t);
+	o->probe = probe;
+	o->probe_why = t->why[0] ? t->why : "telemetry unavailable";
+	memset(&t->last, 0, sizeof(t->last)); /* a case that never reaches its timed window reports no stale one */
+	snprintf(t->last.why, sizeof(t->last.why), "%s", t->ok ? "no timed window" : o->probe_why);
+}
+
+void gpu_timing_record(json_t *rec, const struct dobench_result *r, const struct telemetry *t)
+{
+	json_t *tel = telemetry_summary_json(&t->last);
+
+	record_add_timing(rec, r);
+	if (t->ok && t->match[0])
+		json_object_set_new(tel, "device_match", json_string(t->match));
+	record_add_extra(rec, "telemetry", tel);
 }
 #endif

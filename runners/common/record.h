@@ -51,5 +51,7 @@ void record_set_status(json_t *rec, const char *status, const char *fmt, ...) __
 /* extra: merged into the record's "extra" object (a new reference is taken over). */
 void record_add_extra(json_t *rec, const char *key, json_t *value);
 void record_emit(json_t *rec);
+/* extra.timing = {mode, steady_reached, steady_after_ms, method} of a finished dobench_run(). */
+void record_add_timing(json_t *rec, const struct dobench_result *r);
 
 #endif

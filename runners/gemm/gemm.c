@@ -36,6 +36,7 @@ static int problem_from(struct gemm_problem *p, json_t *params, char *why, size_
 	p->flush_bytes = (size_t)param_size_auto(params, "flush_bytes", 0);
 	p->workspace = (size_t)param_size_auto(params, "workspace", 0);
 	p->check = param_bool(params, "check", 1);
+	p->mode = param_str(params, "mode", NULL);
 	if (p->dt == DT_INVALID) {
 		snprintf(why, whylen, "unknown dtype '%s'", param_str(params, "dtype", "?"));
 		return -1;

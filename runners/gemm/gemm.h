@@ -30,6 +30,7 @@ struct gemm_problem {
 	size_t flush_bytes; /* 0: auto */
 	size_t workspace;   /* 0: auto */
 	int check;
+	const char *mode;   /* "steady" | "burst" | NULL: the backend's default (GPU steady, CPU burst) */
 };
 
 #define GEMM_CHECK_SAMPLES 64

@@ -12,6 +12,7 @@
 
 #include "../common/gpu.h"
 #include "../common/record.h"
+#include "../common/telemetry.h"
 #include "gemm.h"
 
 #if defined(BENCH_HIP)
@@ -98,6 +99,7 @@ static long lt_version(lt_handle_t h)
 #endif
 
 #define MAX_CANDIDATES 64
+#define TUNE_ROUNDS 5
 
 struct tuned {
 	int valid;
@@ -108,6 +110,9 @@ struct tuned {
 	double *best_samples;
 	size_t best_n;
 	json_t *screen; /* per-candidate screened medians */
+	int steady;     /* screened in the steady state (interleaved rounds) */
+	struct dobench_result timing; /* mode and warm-up of the best's figure (no samples) */
+	struct telemetry_summary tel, screen_tel;
 };
 
 struct gpu_state {
@@ -125,6 +130,7 @@ struct gpu_state {
 	int returned, requested;
 	int cur; /* candidate in use by call() */
 	struct tuned tuned;
+	struct telemetry tel;
 };
 
 static struct gpu_state g;
@@ -147,6 +153,13 @@ json_t *gemm_blaslt_info(char *why, size_t whylen)
 			return NULL;
 		}
 		g.ready = 1;
+		{
+			char bus[64];
+
+			gpu_pci_bus_id(bus, sizeof(bus));
+			if (telemetry_open(&g.tel, bus) != 0)
+				fprintf(stderr, "bench-gemm: %s\n", g.tel.why);
+		}
 	}
 	json_object_set_new(info, "blas", json_string(LT_NAME));
 	json_object_set_new(info, "blas_version", json_integer(lt_version(g.h)));
@@ -185,6 +198,7 @@ void gemm_blaslt_shutdown(void)
 		return;
 	free_problem();
 	gpuFree(g.flush);
+	telemetry_close(&g.tel);
 	lt_destroy(g.h);
 	gpuStreamDestroy(g.stream);
 	memset(&g, 0, sizeof(g));
@@ -320,8 +334,10 @@ static int measure(struct dobench_result *r, const struct gemm_problem *p, int c
 	struct dobench_clock clk;
 	struct dobench_fn fn = { (void *)p, call_gemm, call_flush };
 	struct dobench_opts o = { warmup, rep, p->flush, 1000000 };
+	struct dobench_probe probe;
 	int err;
 
+	gpu_timing_opts(&o, p->mode, &g.tel, &probe);
 	g.cur = cand;
 	gpu_clock_ops(&clk, &gc);
 	err = dobench_run(r, &o, &fn, &clk);
@@ -412,12 +428,16 @@ static json_t *algo_json(int idx)
 	return o;
 }
 
-/* Screens the top `tune` candidates with a short budget, then measures the best with the full budget and
- * compares it with the heuristic's first measured with the full budget (heur, already measured by the
- * heuristic case when given, else measured here first); keeps the faster of the two. */
+static int run_tune_steady(const struct gemm_problem *p, char *why, size_t whylen);
+
+/* Steady mode (the GPU default): run_tune_steady(). Burst mode, as before: screens the top `tune` candidates with
+ * a short budget, then measures the best with the full budget and compares it with the heuristic's first
+ * measured with the full budget (heur, already measured by the heuristic case when given, else measured here
+ * first); keeps the faster of the two. */
 static int run_tune(const struct gemm_problem *p, const struct dobench_result *heur_given, char *why, size_t whylen)
 {
 	struct dobench_result heur = DOBENCH_RESULT_INIT, best = DOBENCH_RESULT_INIT;
+	struct telemetry_summary heur_tel = g.tel.last, best_tel = { 0 }; /* heur_given: the caller's window just closed */
 	double best_screen = INFINITY, heur_ms;
 	int best_i = 0;
 
@@ -426,10 +446,25 @@ static int run_tune(const struct gemm_problem *p, const struct dobench_result *h
 	free(g.tuned.best_samples);
 	json_decref(g.tuned.screen);
 	memset(&g.tuned, 0, sizeof(g.tuned));
+	if (dobench_mode_parse(p->mode, DOBENCH_STEADY) == DOBENCH_STEADY) {
+		if (run_tune_steady(p, why, whylen) != 0) {
+			free(g.tuned.best_samples);
+			json_decref(g.tuned.screen);
+			memset(&g.tuned, 0, sizeof(g.tuned));
+			return -1;
+		}
+		g.tuned.returned = g.returned;
+		g.tuned.tune = p->tune;
+		g.tuned.key = *p;
+		g.tuned.valid = 1;
+		return 0;
+	}
 	if (!heur_given && measure(&heur, p, 0, p->warmup_ms, p->rep_ms) != 0) {
 		snprintf(why, whylen, "%s matmul failed: %s", LT_NAME, gpuGetErrorString(gpuGetLastError()));
 		return -1;
 	}
+	if (!heur_given)
+		heur_tel = g.tel.last;
 	heur_ms = median_ms(heur_given ? heur_given : &heur);
 	g.tuned.screen = json_array();
 	for (int c = 0; c < g.returned && c < p->tune; c++) {
@@ -454,12 +489,15 @@ static int run_tune(const struct gemm_problem *p, const struct dobench_result *h
 		dobench_result_release(&heur);
 		return -1;
 	}
+	best_tel = g.tel.last;
 	g.tuned.heur_median_ms = heur_ms;
 	if (best_i != 0 && median_ms(&best) < heur_ms) {
 		g.tuned.best_index = best_i;
 		g.tuned.best_median_ms = median_ms(&best);
 		g.tuned.best_samples = best.samples_ms;
 		g.tuned.best_n = best.n;
+		g.tuned.timing = best;
+		g.tuned.tel = best_tel;
 		best.samples_ms = NULL;
 	} else {
 		const struct dobench_result *h = heur_given ? heur_given : &heur;
@@ -469,7 +507,10 @@ static int run_tune(const struct gemm_problem *p, const struct dobench_result *h
 		g.tuned.best_samples = malloc(h->n * sizeof(double));
 		memcpy(g.tuned.best_samples, h->samples_ms, h->n * sizeof(double));
 		g.tuned.best_n = h->n;
+		g.tuned.timing = *h;
+		g.tuned.tel = heur_tel;
 	}
+	g.tuned.timing.samples_ms = NULL;
 	g.tuned.returned = g.returned;
 	g.tuned.tune = p->tune;
 	g.tuned.key = *p;
@@ -479,9 +520,118 @@ static int run_tune(const struct gemm_problem *p, const struct dobench_result *h
 	return 0;
 }
 
+static double median_of(const double *x, size_t n)
+{
+	struct stats s;
+
+	stats_compute(&s, x, n);
+	return s.median;
+}
+
+/* The steady-state screen: one steady warm-up (on the heuristic's first), then TUNE_ROUNDS rounds over every
+ * candidate (the heuristic's first among them), each round starting one candidate later so none holds a fixed
+ * place in the order; each round gives a candidate the median of min(rep, 25 ms) of flushed calls, and its figure
+ * is the median over rounds. The best's record is then a full timed window, at once, in the same state; the
+ * heuristic gap compares figures of the same rounds. */
+static int run_tune_steady(const struct gemm_problem *p, char *why, size_t whylen)
+{
+	struct gpu_clock gc = { g.stream, NULL, NULL, 0 };
+	struct dobench_clock clk;
+	struct dobench_fn fn = { (void *)p, call_gemm, call_flush };
+	struct dobench_opts o = { p->warmup_ms, p->rep_ms, p->flush, 1000000 }, screen_o;
+	struct dobench_probe probe;
+	double est = 0, rounds[MAX_CANDIDATES][TUNE_ROUNDS], fig[MAX_CANDIDATES], *samples = NULL;
+	int nc = g.returned < p->tune ? g.returned : p->tune, ok[MAX_CANDIDATES], best = 0, err = -1;
+	size_t per, nrep;
+
+	if (nc < 1)
+		nc = 1;
+	gpu_timing_opts(&o, "steady", &g.tel, &probe);
+	screen_o = o;
+	screen_o.probe = NULL; /* the screen's own sampler window spans every round */
+	gpu_clock_ops(&clk, &gc);
+	g.cur = 0;
+	g.tuned.timing.mode = DOBENCH_STEADY;
+	if (dobench_estimate(&est, &o, &fn, &clk) != 0 || dobench_steady_warmup(&g.tuned.timing.warm, est, &o, &fn, &clk) != 0) {
+		snprintf(why, whylen, "%s matmul failed: %s", LT_NAME, gpuGetErrorString(gpuGetLastError()));
+		goto cleanup;
+	}
+	g.tuned.timing.estimate_ms = est;
+	per = dobench_count(p->rep_ms < 25 ? p->rep_ms : 25, est, 1000);
+	samples = calloc(per > 1000000 ? per : 1000000, sizeof(double));
+	if (!samples) {
+		snprintf(why, whylen, "out of memory");
+		goto cleanup;
+	}
+	for (int c = 0; c < nc; c++)
+		ok[c] = 1;
+	telemetry_window_begin(&g.tel);
+	for (int r = 0; r < TUNE_ROUNDS; r++)
+		for (int j = 0; j < nc; j++) {
+			int c = (j + r) % nc;
+
+			if (!ok[c])
+				continue;
+			g.cur = c;
+			if (dobench_timed(samples, per, &screen_o, &fn, &clk) != 0) {
+				ok[c] = 0;
+				gpuGetLastError();
+				continue;
+			}
+			rounds[c][r] = median_of(samples, per);
+		}
+	telemetry_window_end(&g.tel, &g.tuned.screen_tel);
+	if (!ok[0]) {
+		snprintf(why, whylen, "%s matmul failed while tuning (the heuristic's first)", LT_NAME);
+		goto cleanup;
+	}
+	g.tuned.screen = json_array();
+	for (int c = 0; c < nc; c++) {
+		fig[c] = ok[c] ? median_of(rounds[c], TUNE_ROUNDS) : INFINITY;
+		json_array_append_new(g.tuned.screen, ok[c] ? json_real(gemm_tflops(fig[c], (void *)p)) : json_null());
+		if (fig[c] < fig[best])
+			best = c;
+	}
+	g.cur = best;
+	nrep = dobench_count(p->rep_ms, fig[best], 1000000);
+	g.tuned.timing.n_repeat = nrep;
+	if (dobench_timed(samples, nrep, &o, &fn, &clk) != 0) {
+		snprintf(why, whylen, "%s matmul failed while tuning", LT_NAME);
+		goto cleanup;
+	}
+	g.tuned.tel = g.tel.last;
+	g.tuned.best_samples = malloc(nrep * sizeof(double));
+	if (!g.tuned.best_samples) {
+		snprintf(why, whylen, "out of memory");
+		goto cleanup;
+	}
+	memcpy(g.tuned.best_samples, samples, nrep * sizeof(double));
+	g.tuned.best_n = nrep;
+	g.tuned.best_index = best;
+	g.tuned.heur_median_ms = fig[0];
+	g.tuned.best_median_ms = fig[best];
+	g.tuned.steady = 1;
+	err = 0;
+cleanup:
+	free(samples);
+	gpu_clock_release(&gc);
+	return err;
+}
+
 static void add_tune_extra(json_t *rec, const struct gemm_problem *p)
 {
 	record_add_extra(rec, "heuristic_gap_pct", json_real((g.tuned.heur_median_ms / g.tuned.best_median_ms - 1.0) * 100.0));
+	if (g.tuned.steady) {
+		char budget[200];
+
+		snprintf(budget, sizeof(budget), "steady state: one warm-up, then %d interleaved rounds (rotated order) of "
+			 "min(rep,25ms) per candidate; figure = median over rounds", TUNE_ROUNDS);
+		record_add_extra(rec, "tune", json_pack("{s:i, s:i, s:i, s:O, s:s, s:o}", "requested", p->tune, "returned",
+							g.tuned.returned, "best_candidate", g.tuned.best_index,
+							"screened_tflops", g.tuned.screen, "screen_budget", budget,
+							"screen_telemetry", telemetry_summary_json(&g.tuned.screen_tel)));
+		return;
+	}
 	record_add_extra(rec, "tune", json_pack("{s:i, s:i, s:i, s:O, s:s}", "requested", p->tune, "returned",
 						g.tuned.returned, "best_candidate", g.tuned.best_index, "screened_tflops",
 						g.tuned.screen, "screen_budget", "warmup min(warmup,10ms), rep min(rep,25ms)"));
@@ -515,6 +665,14 @@ void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)
 		record_set_samples(rec, "tflops", "TFLOP/s", g.tuned.best_samples, g.tuned.best_n, gemm_tflops, (void *)p);
 		record_add_extra(rec, "algo", algo_json(g.tuned.best_index));
 		add_tune_extra(rec, p);
+		record_add_timing(rec, &g.tuned.timing);
+		{
+			json_t *tel = telemetry_summary_json(&g.tuned.tel);
+
+			if (g.tel.ok && g.tel.match[0])
+				json_object_set_new(tel, "device_match", json_string(g.tel.match));
+			record_add_extra(rec, "telemetry", tel);
+		}
 		g.cur = g.tuned.best_index;
 	} else {
 		/* the heuristic's first is measured before any tuning, so tuning's load cannot colour it */
@@ -526,6 +684,7 @@ void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)
 		record_add_extra(rec, "algo", algo_json(0));
 		record_add_extra(rec, "schedule", json_pack("{s:f, s:I, s:I}", "estimate_ms", r.estimate_ms, "n_warmup",
 							    (json_int_t)r.n_warmup, "n_repeat", (json_int_t)r.n_repeat));
+		gpu_timing_record(rec, &r, &g.tel);
 		if (p->tune > 0) {
 			if (run_tune(p, &r, why, sizeof(why)) == 0)
 				add_tune_extra(rec, p);

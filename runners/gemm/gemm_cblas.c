@@ -230,6 +230,9 @@ void gemm_cblas_run(json_t *rec, const struct gemm_problem *p)
 	struct dobench_opts o = { p->warmup_ms, p->rep_ms, p->flush, 1000000 };
 	char why[256];
 
+	o.mode = dobench_mode_parse(p->mode, DOBENCH_BURST);
+	o.probe_why = "no telemetry on the CPU";
+
 	if (p->dt == DT_FP16 || p->dt == DT_FP8E4M3) {
 		record_set_status(rec, "skipped", "CBLAS has no %s GEMM", p->dt == DT_FP16 ? "fp16" : "fp8");
 		return;
@@ -259,6 +262,7 @@ void gemm_cblas_run(json_t *rec, const struct gemm_problem *p)
 							    "n_warmup", (json_int_t)r.n_warmup, "n_repeat",
 							    (json_int_t)r.n_repeat, "flush_bytes",
 							    (json_int_t)(p->flush ? st.flush_bytes : 0)));
+		record_add_timing(rec, &r);
 		record_add_extra(rec, "function", json_string(p->dt == DT_BF16 ? "cblas_sbgemm (bf16 in, fp32 out)"
 									   : "cblas_sgemm"));
 		if (p->check)

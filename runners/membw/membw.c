@@ -14,6 +14,7 @@
 
 #include "../common/gpu.h"
 #include "../common/record.h"
+#include "../common/telemetry.h"
 
 static const char *const usage = "bench-membw --config CASES.json  (one bench.result/v1 record per case on stdout)";
 
@@ -101,13 +102,16 @@ static int cpu_flush(void *ctx)
 	return 0;
 }
 
-static int cpu_run(json_t *rec, struct mb_case *c, double warmup, double rep)
+static int cpu_run(json_t *rec, struct mb_case *c, double warmup, double rep, json_t *params)
 {
 	struct dobench_result r = DOBENCH_RESULT_INIT;
 	struct cpu_clock cc = CPU_CLOCK_INIT;
 	struct dobench_clock clk;
 	struct dobench_fn fn = { c, cpu_call, cpu_flush };
 	struct dobench_opts o = { warmup, rep, 1, 100000 };
+
+	o.mode = dobench_mode_parse(param_str(params, "mode", "burst"), DOBENCH_BURST);
+	o.probe_why = "no telemetry on the CPU";
 
 	if (cpu.bytes != c->bytes) {
 		free(cpu.src);
@@ -137,6 +141,7 @@ static int cpu_run(json_t *rec, struct mb_case *c, double warmup, double rep)
 	} else {
 		record_set_samples(rec, "tbps", "TB/s", r.samples_ms, r.n, to_tbps, c);
 		record_add_extra(rec, "threads", json_integer(cpu.threads));
+		record_add_timing(rec, &r);
 		record_add_extra(rec, "schedule", json_pack("{s:f, s:I, s:I}", "estimate_ms", r.estimate_ms, "n_warmup",
 							    (json_int_t)r.n_warmup, "n_repeat", (json_int_t)r.n_repeat));
 	}
@@ -152,6 +157,7 @@ static struct {
 	gpuStream_t s;
 	void *src, *dst, *flush;
 	size_t bytes, flush_bytes;
+	struct telemetry tel;
 } gpu;
 
 static int gpu_call(void *ctx)
@@ -167,14 +173,17 @@ static int gpu_flush(void *ctx)
 	return gpuMemsetAsync(gpu.flush, 0, gpu.flush_bytes, gpu.s) == gpuSuccess ? 0 : -1;
 }
 
-static void gpu_run(json_t *rec, struct mb_case *c, double warmup, double rep)
+static void gpu_run(json_t *rec, struct mb_case *c, double warmup, double rep, json_t *params)
 {
 	struct dobench_result r = DOBENCH_RESULT_INIT;
 	struct gpu_clock gc;
 	struct dobench_clock clk;
 	struct dobench_fn fn = { c, gpu_call, gpu_flush };
 	struct dobench_opts o = { warmup, rep, 1, 100000 };
+	struct dobench_probe probe;
 	size_t free_b = 0, total_b = 0;
+
+	gpu_timing_opts(&o, param_str(params, "mode", NULL), &gpu.tel, &probe);
 
 	if (gpu.bytes != c->bytes) {
 		gpuFree(gpu.src);
@@ -214,6 +223,7 @@ static void gpu_run(json_t *rec, struct mb_case *c, double warmup, double rep)
 		record_add_extra(rec, "schedule", json_pack("{s:f, s:I, s:I, s:I}", "estimate_ms", r.estimate_ms,
 							    "n_warmup", (json_int_t)r.n_warmup, "n_repeat",
 							    (json_int_t)r.n_repeat, "flush_bytes", (json_int_t)gpu.flush_bytes));
+		gpu_timing_record(rec, &r, &gpu.tel);
 	}
 	dobench_result_release(&r);
 	gpu_clock_release(&gc);
@@ -231,8 +241,14 @@ int main(int argc, char **argv)
 		return rc;
 #ifdef BENCH_GPU
 	if ((device = gpu_device_info(why, sizeof(why))) != NULL && gpuSetDevice(0) == gpuSuccess &&
-	    gpuStreamCreate(&gpu.s) == gpuSuccess)
+	    gpuStreamCreate(&gpu.s) == gpuSuccess) {
+		char bus[64];
+
 		use_gpu = 1;
+		gpu_pci_bus_id(bus, sizeof(bus));
+		if (telemetry_open(&gpu.tel, bus) != 0)
+			fprintf(stderr, "bench-membw: %s\n", gpu.tel.why);
+	}
 #endif
 	if (!use_gpu) {
 		json_decref(device);
@@ -264,16 +280,19 @@ int main(int argc, char **argv)
 									   : "16-byte vector stores (cpu: memset per thread)"));
 #ifdef BENCH_GPU
 			if (use_gpu)
-				gpu_run(rec, &c, warmup, rep);
+				gpu_run(rec, &c, warmup, rep, p);
 			else
 #endif
-				cpu_run(rec, &c, warmup, rep);
+				cpu_run(rec, &c, warmup, rep, p);
 		}
 		fprintf(stderr, "bench-membw: [%zu/%zu] %s: %s\n", i + 1, cfg.n, cfg.cases[i].key,
 			json_string_value(json_object_get(rec, "status")));
 		record_emit(rec);
 	}
 	json_decref(device);
+#ifdef BENCH_GPU
+	telemetry_close(&gpu.tel);
+#endif
 	runner_config_release(&cfg);
 	return 0;
 }

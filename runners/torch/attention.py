@@ -115,17 +115,16 @@ def run_case(case, first, checked):
         if pas == "fwd":
             with torch.no_grad():
                 timed = fn
-                samples, sched = bl.do_bench(timed, p.get("warmup_ms", 30.0), p.get("rep_ms", 200.0))
+                samples, sched, timing = bl.bench_case(timed, p)
         elif pas == "bwd":
             out = fn()
             grad = torch.randn_like(out)
-            samples, sched = bl.do_bench(lambda: out.backward(grad, retain_graph=True), p.get("warmup_ms", 30.0),
-                                         p.get("rep_ms", 200.0))
+            samples, sched, timing = bl.bench_case(lambda: out.backward(grad, retain_graph=True), p)
         else:
             def fwd_bwd():
                 fn().backward(grad)
             grad = torch.randn(b, h, s, d, device=dev, dtype=dtype)
-            samples, sched = bl.do_bench(fwd_bwd, p.get("warmup_ms", 30.0), p.get("rep_ms", 200.0))
+            samples, sched, timing = bl.bench_case(fwd_bwd, p)
     except Exception as e:  # unsupported shape, backend refusing the inputs, out of memory: a record
         rec["error"] = f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:300]}"
         return rec
@@ -133,6 +132,7 @@ def run_case(case, first, checked):
     flop = fwd * bl.PASS_FACTOR[pas]
     bl.set_samples(rec, "tflops", "TFLOP/s", samples, lambda ms: flop / (ms * 1e-3) / 1e12)
     ex = rec["extra"]
+    ex.update(timing)
     ex.update(schedule=sched, flop=flop, fwd_flop=fwd, density=bl.attention_density(s, causal, window),
               convention="FlashAttention-2: fwd 4BS^2HD x attended fraction; bwd 2.5x; fwd+bwd 3.5x")
     key = (impl, p.get("dtype"), causal, window)

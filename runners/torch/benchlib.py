@@ -1,9 +1,11 @@
 """Shared by the PyTorch runners: the runner contract (docs/architecture.md), Triton's do_bench schedule, statistics,
 and the FLOP formulas of docs/architecture.md. No dependency beyond torch (and the standard library)."""
+import ctypes
 import json
 import math
 import os
 import sys
+import threading
 import time
 
 import torch
@@ -86,12 +88,216 @@ def device_info():
     return d
 
 
+# ---- telemetry: NVML through ctypes (no pynvml) --------------------------------------------------------------------
+
+THROTTLE_REASONS = ((0x1, "gpu_idle"), (0x2, "applications_clocks"), (0x4, "sw_power_cap"), (0x8, "hw_slowdown"),
+                    (0x10, "sync_boost"), (0x20, "sw_thermal"), (0x40, "hw_thermal"), (0x80, "hw_power_brake"),
+                    (0x100, "display_clocks"))
+TELEMETRY_INTERVAL_MS = 10
+
+
+def reason_names(bits):
+    names = [n for b, n in THROTTLE_REASONS if bits & b]
+    other = bits & ~sum(b for b, _ in THROTTLE_REASONS)
+    return names + ([hex(other)] if other else [])
+
+
+def summarise(samples, source):
+    """samples: (sm_mhz, power_w, temp_c, reasons) tuples -> the window summary of extra.telemetry."""
+    if not samples:
+        return {"available": True, "source": source, "samples": 0, "why": "the window saw no sample"}
+    clk = sorted(s[0] for s in samples)
+    pw = sorted(s[1] for s in samples)
+    bits = 0
+    for s in samples:
+        bits |= s[3]
+    return {"available": True, "source": source, "samples": len(samples), "interval_ms": TELEMETRY_INTERVAL_MS,
+            "sm_clock_mhz": {"min": clk[0], "median": percentile(clk, 0.5), "max": clk[-1]},
+            "power_w_median": percentile(pw, 0.5), "temp_c_max": max(s[2] for s in samples),
+            "throttle_reasons": reason_names(bits)}
+
+
+class Telemetry:
+    """SM clock, power, temperature and throttle reasons of one GPU from NVML (libnvidia-ml.so.1, loaded at run
+    time), and a background sampler over a window. ok False and why set when NVML is not there; read() is a
+    source of (sm_mhz, power_w, temp_c, reasons) tuples or None. source= replaces NVML (tests)."""
+
+    def __init__(self, lib="libnvidia-ml.so.1", pci_bus_id=None, source=None):
+        self.ok, self.why, self.match, self.name = False, "", None, "nvml"
+        self._read, self._thread, self._samples, self._stop = None, None, [], threading.Event()
+        self.last = {"available": False, "why": "no timed window"}
+        if source is not None:
+            self.ok, self._read, self.name = True, source, "fake"
+            return
+        if torch.version.hip:
+            self.why = "telemetry unavailable on ROCm in this build (ROCm SMI is not read)"
+            return
+        try:
+            nv = ctypes.CDLL(lib)
+        except OSError as e:
+            self.why = f"telemetry unavailable: cannot load {lib} ({e})"
+            return
+        dev = ctypes.c_void_p()
+        try:
+            if nv.nvmlInit_v2() != 0:
+                self.why = "telemetry unavailable: nvmlInit failed"
+                return
+            if pci_bus_id and nv.nvmlDeviceGetHandleByPciBusId_v2(pci_bus_id.encode(), ctypes.byref(dev)) == 0:
+                self.match = f"pci bus id {pci_bus_id}"
+            elif nv.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(dev)) == 0:
+                self.match = "index 0"
+            else:
+                self.why = "telemetry unavailable: NVML has no device 0"
+                return
+            reasons = getattr(nv, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
+                nv.nvmlDeviceGetCurrentClocksThrottleReasons
+        except AttributeError as e:
+            self.why = f"telemetry unavailable: {lib} lacks {e}"
+            return
+
+        def read():
+            mhz, mw, c, r = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_ulonglong()
+            if nv.nvmlDeviceGetClockInfo(dev, 1, ctypes.byref(mhz)) != 0 or \
+                    nv.nvmlDeviceGetPowerUsage(dev, ctypes.byref(mw)) != 0:  # NVML_CLOCK_SM = 1, mW
+                return None
+            if nv.nvmlDeviceGetTemperature(dev, 0, ctypes.byref(c)) != 0:  # NVML_TEMPERATURE_GPU = 0
+                c.value = 0
+            if reasons(dev, ctypes.byref(r)) != 0:
+                r.value = 0
+            return (float(mhz.value), mw.value / 1000.0, float(c.value), int(r.value))
+        if read() is None:
+            self.why = "telemetry unavailable: NVML cannot read the SM clock or power"
+            return
+        self.ok, self._read = True, read
+
+    def read(self):
+        return self._read() if self.ok else None
+
+    def probe(self):
+        """(sm_mhz, power_w) now, or None: the steady detector's probe."""
+        s = self.read()
+        return None if s is None else (s[0], s[1])
+
+    def window_begin(self):
+        if not self.ok:
+            return
+        self._samples, self._stop = [], threading.Event()
+        s = self._read()
+        if s is not None:
+            self._samples.append(s)
+
+        def loop():
+            while not self._stop.wait(TELEMETRY_INTERVAL_MS / 1e3):
+                v = self._read()
+                if v is not None:
+                    self._samples.append(v)
+        self._thread = threading.Thread(target=loop, daemon=True)
+        self._thread.start()
+
+    def window_end(self):
+        if not self.ok:
+            self.last = {"available": False, "why": self.why or "telemetry unavailable"}
+            return self.last
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self._thread = None
+        self.last = summarise(self._samples, self.name)
+        if self.match:
+            self.last["device_match"] = self.match
+        return self.last
+
+
+_telemetry = None
+
+
+def gpu_telemetry():
+    """One Telemetry for device 0 of this process (None without CUDA)."""
+    global _telemetry
+    if _telemetry is None and torch.cuda.is_available():
+        bus = None
+        try:
+            p = torch.cuda.get_device_properties(0)
+            bus = f"{p.pci_domain_id:08X}:{p.pci_bus_id:02X}:{p.pci_device_id:02X}.0"
+        except Exception:
+            pass
+        _telemetry = Telemetry(pci_bus_id=bus)
+    return _telemetry
+
+
+# ---- the steady-state warm-up ---------------------------------------------------------------------------------------
+
+STEADY = {"burst_ms": 50.0, "window_ms": 500.0, "min_ms": 1000.0, "budget_ms": 10000.0, "clock_tol": 0.01,
+          "power_tol": 0.05, "fallback_ms": 2000.0}
+
+
+def steady_check(t, clk, pw, s=STEADY):
+    """Is the last window steady? t: sustained-load times of the probes (increasing), clk/pw: their readings."""
+    n = len(t)
+    if n < 3 or t[-1] < s["min_ms"] or t[-1] - t[0] < s["window_ms"]:
+        return False
+    first = n - 1
+    while first > 0 and t[first - 1] >= t[-1] - s["window_ms"]:
+        first -= 1
+    if n - first < 3:
+        return False
+    for xs, tol in ((clk[first:], s["clock_tol"]), (pw[first:], s["power_tol"])):
+        med = percentile(sorted(xs), 0.5)
+        if not med > 0 or max(xs) - min(xs) > tol * med:
+            return False
+    return True
+
+
+def steady_warmup(burst, probe, s=STEADY, why="no telemetry"):
+    """burst() runs ~burst_ms of calls and returns their time in ms; probe() returns (sm_mhz, power_w) or None
+    (None as the probe: no telemetry). Returns extra.timing's fields (and bursts)."""
+    t, clk, pw, now, n = [], [], [], 0.0, 0
+    while True:
+        now += burst()
+        n += 1
+        if probe is not None:
+            r = probe()
+            if r is None:
+                probe, why = None, f"the probe failed after {now:.0f} ms"
+            else:
+                t.append(now)
+                clk.append(r[0])
+                pw.append(r[1])
+                if steady_check(t, clk, pw, s):
+                    return {"mode": "steady", "steady_reached": True, "steady_after_ms": now, "bursts": n,
+                            "method": f"steady: SM clock range <= {s['clock_tol'] * 100:g}% and power range <= "
+                                      f"{s['power_tol'] * 100:g}% of their medians over {s['window_ms']:g} ms of "
+                                      f"sustained load (probed after each ~{s['burst_ms']:g} ms burst; at least "
+                                      f"{s['min_ms']:g} ms)"}
+                if now >= s["budget_ms"]:
+                    return {"mode": "steady", "steady_reached": False, "steady_after_ms": now, "bursts": n,
+                            "method": f"budget: {s['budget_ms']:g} ms of sustained load ended the warm-up before SM "
+                                      f"clock ({s['clock_tol'] * 100:g}%) and power ({s['power_tol'] * 100:g}%) "
+                                      f"were steady over {s['window_ms']:g} ms"}
+                continue
+        if now >= s["fallback_ms"]:
+            return {"mode": "steady", "steady_reached": False, "steady_after_ms": now, "bursts": n,
+                    "method": f"fixed: {s['fallback_ms']:g} ms of sustained load ({why})"}
+
+
+BURST_TIMING = {"mode": "burst", "steady_reached": False, "steady_after_ms": None,
+                "method": "burst: Triton's do_bench schedule (warm-up budget, then the timed calls)"}
+
+
+def default_mode():
+    return "steady" if torch.cuda.is_available() else "burst"
+
+
 # ---- do_bench -------------------------------------------------------------------------------------------------------
 
-def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20, max_repeat=100000):
+def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20, max_repeat=100000, mode="burst",
+             telemetry=None, steady=STEADY):
     """Triton's do_bench schedule: one untimed call; the estimate is 5 flushed calls timed together; then
     max(1, int(warmup/estimate)) unflushed warm-up calls and max(1, int(rep/estimate)) timed calls, each after a
-    flush outside its own timed region. Returns (samples_ms, schedule)."""
+    flush outside its own timed region. mode steady replaces the warm-up with steady_warmup() (bursts of calls
+    until the telemetry's SM clock and power hold steady; a fixed warm-up without telemetry). Returns
+    (samples_ms, schedule); schedule["timing"] is extra.timing, schedule["telemetry"] the timed window's summary
+    (when a telemetry is given)."""
     cuda = torch.cuda.is_available()
     dev = "cuda" if cuda else "cpu"
     cache = torch.empty(flush_bytes // 4, dtype=torch.int32, device=dev) if flush else None
@@ -121,11 +327,37 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
             clear()
             fn()
         est = (time.perf_counter() - t0) * 1e3 / 5
-    n_warm = max(1, int(warmup_ms / est)) if est > 0 else 1
     n_rep = min(max(1, int(rep_ms / est)) if est > 0 else 1, max_repeat)
-    for _ in range(n_warm):
-        fn()
+    if mode == "steady":
+        per = min(max(1, int(steady["burst_ms"] / est)) if est > 0 else 1, max_repeat)
+
+        def burst():
+            if cuda:
+                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                a.record()
+                for _ in range(per):
+                    fn()
+                b.record()
+                sync()
+                return a.elapsed_time(b)
+            t1 = time.perf_counter()
+            for _ in range(per):
+                fn()
+            return (time.perf_counter() - t1) * 1e3
+        tel_ok = telemetry is not None and telemetry.ok
+        why = (telemetry.why if telemetry is not None else "") or ("no telemetry on the CPU" if not cuda else "no telemetry")
+        timing = steady_warmup(burst, telemetry.probe if tel_ok else None, steady, why)
+        n_warm = timing["bursts"] * per
+        timing["warmup_calls"] = n_warm
+        del timing["bursts"]
+    else:
+        timing = dict(BURST_TIMING)
+        n_warm = max(1, int(warmup_ms / est)) if est > 0 else 1
+        for _ in range(n_warm):
+            fn()
     samples = []
+    if telemetry is not None:
+        telemetry.window_begin()
     if cuda:
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(n_rep)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(n_rep)]
@@ -142,8 +374,23 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
             t0 = time.perf_counter()
             fn()
             samples.append((time.perf_counter() - t0) * 1e3)
-    return samples, {"estimate_ms": est, "n_warmup": n_warm, "n_repeat": n_rep,
-                     "flush_bytes": flush_bytes if flush else 0}
+    sched = {"estimate_ms": est, "n_warmup": n_warm, "n_repeat": n_rep, "flush_bytes": flush_bytes if flush else 0,
+             "timing": timing}
+    if telemetry is not None:
+        sched["telemetry"] = telemetry.window_end()
+    return samples, sched
+
+
+def bench_case(fn, p, flush=True, flush_bytes=256 << 20):
+    """do_bench with a case's warmup_ms, rep_ms and mode, and the GPU's telemetry; returns (samples, schedule,
+    extras): extras holds extra.timing and (on a GPU) extra.telemetry."""
+    tel = gpu_telemetry()
+    samples, sched = do_bench(fn, p.get("warmup_ms", 30.0), p.get("rep_ms", 200.0), flush, flush_bytes,
+                              mode=p.get("mode") or default_mode(), telemetry=tel)
+    extras = {"timing": sched.pop("timing")}
+    if "telemetry" in sched:
+        extras["telemetry"] = sched.pop("telemetry")
+    return samples, sched, extras
 
 
 # ---- FLOP formulas (docs/architecture.md) -------------------------------------------------------------------------

@@ -117,11 +117,11 @@ def run_cases(cases, dev, emit=bl.emit):
             else:
                 flush = bool(p.get("flush_l2", True))
                 fb = p.get("flush_bytes")
-                samples, sched = bl.do_bench(fn, p.get("warmup_ms", 30.0), p.get("rep_ms", 200.0), flush,
-                                             fb if isinstance(fb, int) else 256 << 20)
+                samples, sched, timing = bl.bench_case(fn, p, flush, fb if isinstance(fb, int) else 256 << 20)
                 m, n, k = int(p["m"]), int(p["n"]), int(p["k"])
                 bl.set_samples(rec, "tflops", "TFLOP/s", samples, lambda ms: 2.0 * m * n * k / (ms * 1e-3) / 1e12)
                 rec["extra"]["schedule"] = sched
+                rec["extra"].update(timing)
                 rec["extra"]["function"] = {"torch-matmul": "torch.matmul", "torch-linear": "torch.nn.functional.linear",
                                             "torch-scaled-mm": "torch._scaled_mm"}[p["backend"]]
                 if err is not None:

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """PyTorch runner checks that need no GPU (TAP output): FLOP formulas against docs/architecture.md's worked values and
 hand computations, parameter counts against the published model sizes, the manual attention against a direct
-computation, the do_bench schedule, and one tiny training run.
+computation, the do_bench schedule, the steady-state warm-up (a virtual GPU and a fake telemetry probe), and one tiny
+training run.
   python3 tests/torch/test_torch.py
 """
 import dataclasses
 import math
 import os
 import sys
+import time
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runners", "torch"))
@@ -86,6 +88,84 @@ def test_do_bench_schedule_counts():
     assert len(calls) == 1 + 5 + sched["n_warmup"] + sched["n_repeat"]
     st = bl.stats([7, 1, 10, 3, 5, 2, 9, 4, 8, 6])
     assert st["median"] == 5.5 and abs(st["p10"] - 1.9) < 1e-12 and abs(st["p90"] - 9.1) < 1e-12
+
+
+class _VirtualGpu:
+    """A virtual clock and SM clock curve: a burst takes ~50 ms at the plateau, less at boost."""
+
+    def __init__(self, mhz, watts, plateau):
+        self.now, self.mhz, self.watts, self.plateau, self.reads = 0.0, mhz, watts, plateau, 0
+
+    def burst(self):
+        ms = 50.0 * self.plateau / self.mhz(self.now)
+        self.now += ms
+        return ms
+
+    def probe(self):
+        self.reads += 1
+        return self.mhz(self.now), self.watts(self.now)
+
+
+def test_steady_is_declared_after_the_plateau_not_before():
+    g = _VirtualGpu(lambda t: 1755.0 if t >= 3000 else 1980 - 225 * t / 3000,
+                    lambda t: 700.0 if t >= 3000 else 560 + 140 * t / 3000, 1755.0)
+    tm = bl.steady_warmup(g.burst, g.probe)
+    assert tm["steady_reached"] and tm["method"].startswith("steady:"), tm
+    assert 3000 <= tm["steady_after_ms"] <= 3000 + 500 + 2 * 50, tm
+
+
+def test_steady_budget_ends_a_probe_that_never_settles():
+    g = _VirtualGpu(lambda t: 1800 + 36 * math.sin(2 * math.pi * t / 300), lambda t: 700.0, 1800.0)
+    tm = bl.steady_warmup(g.burst, g.probe)
+    assert not tm["steady_reached"] and tm["method"].startswith("budget:"), tm
+    assert 10000 <= tm["steady_after_ms"] < 10000 + 60 and g.reads == tm["bursts"], tm
+
+
+def test_steady_without_telemetry_sustains_the_fixed_warmup():
+    g = _VirtualGpu(lambda t: 1755.0, lambda t: 700.0, 1755.0)
+    tm = bl.steady_warmup(g.burst, None, why="telemetry unavailable: cannot load x")
+    assert not tm["steady_reached"] and 2000 <= tm["steady_after_ms"] < 2050, tm
+    assert "fixed: 2000 ms" in tm["method"] and "cannot load x" in tm["method"] and g.reads == 0
+
+
+def test_steady_check_needs_a_full_steady_window():
+    t = [50.0 * (i + 1) for i in range(40)]
+    c, w = [1755.0] * 40, [700.0] * 40
+    assert not bl.steady_check(t[:19], c[:19], w[:19]) and bl.steady_check(t[:20], c[:20], w[:20])
+    c[15] = 1755 * 1.02
+    assert not bl.steady_check(t[:26], c[:26], w[:26]) and bl.steady_check(t[:27], c[:27], w[:27])
+
+
+def test_do_bench_steady_on_cpu_and_the_telemetry_window():
+    reads = []
+
+    def source():
+        reads.append(1)
+        return (1700.0 + len(reads) % 3 * 10, 690.0, 61.0, 0x4 | (0x40 if len(reads) == 2 else 0))
+    tel = bl.Telemetry(source=source)
+    short = dict(bl.STEADY, min_ms=20.0, window_ms=10.0, budget_ms=200.0, burst_ms=2.0, fallback_ms=20.0)
+    calls = []
+    samples, sched = bl.do_bench(lambda: calls.append(time.sleep(0.0002)), warmup_ms=1.0, rep_ms=30.0, flush=False,
+                                 mode="steady", telemetry=tel, steady=short)
+    tm, w = sched["timing"], sched["telemetry"]
+    assert tm["mode"] == "steady" and tm["steady_after_ms"] >= 20.0 and tm["warmup_calls"] == sched["n_warmup"]
+    assert len(calls) == 1 + 5 + sched["n_warmup"] + sched["n_repeat"] and len(samples) == sched["n_repeat"]
+    assert w["available"] and w["samples"] >= 1 and w["sm_clock_mhz"]["min"] >= 1700 and w["source"] == "fake"
+    assert "sw_power_cap" in w["throttle_reasons"]
+    _, sched = bl.do_bench(lambda: None, warmup_ms=1.0, rep_ms=2.0, flush=False)
+    assert sched["timing"] == bl.BURST_TIMING  # burst stays the default of do_bench
+
+
+def test_telemetry_without_the_library_degrades():
+    tel = bl.Telemetry(lib="libbench-no-such-nvml.so.1")
+    assert not tel.ok and "cannot load libbench-no-such-nvml.so.1" in tel.why and tel.probe() is None
+    tel.window_begin()
+    w = tel.window_end()
+    assert w["available"] is False and "libbench-no-such-nvml.so.1" in w["why"]
+    assert bl.reason_names(0x4 | 0x40 | 0x1000) == ["sw_power_cap", "hw_thermal", "0x1000"]
+    s = bl.summarise([(1755.0, 700.0, 61.0, 0x4), (1980.0, 650.0, 58.0, 0x1), (1700.0, 705.0, 66.0, 0), (1760.0, 698.0, 60.0, 0)], "x")
+    assert s["sm_clock_mhz"] == {"min": 1700.0, "median": 1757.5, "max": 1980.0} and s["power_w_median"] == 699.0
+    assert s["temp_c_max"] == 66.0 and s["throttle_reasons"] == ["gpu_idle", "sw_power_cap"]
 
 
 def test_gemm_checks_every_case_before_timing_any():

@@ -1,4 +1,5 @@
-/* test_dobench.c — the do_bench schedule (against a virtual clock), statistics, and the GEMM check. */
+/* test_dobench.c — the do_bench schedule and the steady-state warm-up (against a virtual clock and a fake
+ * telemetry probe), telemetry summaries, statistics, and the GEMM check. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -6,11 +7,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "common/dobench.h"
 #include "common/record.h"
+#include "common/telemetry.h"
 #include "gemm/gemm.h"
 
 /* A virtual clock: a call takes call_ms, a flush flush_ms; marks read the virtual time. */
@@ -140,6 +143,335 @@ static void test_schedule_stops_on_a_failed_call(void **state)
 	assert_int_equal(v.calls, 9);
 }
 
+/* --- steady state: a virtual GPU whose SM clock follows a curve; a call takes base_ms x plateau / clock ------ */
+
+struct vgpu {
+	double now, base_ms, flush_ms, plateau_mhz;
+	double (*mhz)(double t), (*watts)(double t);
+	int reads, timed_open, timed_begins, timed_ends, calls_in_window, fail_reads_after;
+	double start[4096], end[4096];
+};
+
+static double decay_mhz(double t) /* boost 1980 decays linearly to the 1755 plateau at 3 s */
+{
+	return t >= 3000 ? 1755 : 1980 - (1980 - 1755) * t / 3000;
+}
+
+static double rising_w(double t)
+{
+	return t >= 3000 ? 700 : 560 + 140 * t / 3000;
+}
+
+static double wobble_mhz(double t) /* never settles: +-2% around 1800 MHz */
+{
+	return 1800 + 36 * sin(2 * 3.14159265358979 * t / 300);
+}
+
+static double flat_w(double t)
+{
+	(void)t;
+	return 700;
+}
+
+static int g_call(void *ctx)
+{
+	struct vgpu *v = ctx;
+
+	v->now += v->base_ms * v->plateau_mhz / v->mhz(v->now);
+	v->calls_in_window += v->timed_open;
+	return 0;
+}
+
+static int g_flush(void *ctx)
+{
+	((struct vgpu *)ctx)->now += ((struct vgpu *)ctx)->flush_ms;
+	return 0;
+}
+
+static int g_start(void *ctx, size_t i)
+{
+	((struct vgpu *)ctx)->start[i] = ((struct vgpu *)ctx)->now;
+	return 0;
+}
+
+static int g_end(void *ctx, size_t i)
+{
+	((struct vgpu *)ctx)->end[i] = ((struct vgpu *)ctx)->now;
+	return 0;
+}
+
+static int g_elapsed(void *ctx, size_t i, double *ms)
+{
+	*ms = ((struct vgpu *)ctx)->end[i] - ((struct vgpu *)ctx)->start[i];
+	return 0;
+}
+
+static int g_read(void *ctx, double *mhz, double *w)
+{
+	struct vgpu *v = ctx;
+
+	if (v->fail_reads_after && v->reads >= v->fail_reads_after)
+		return -3;
+	v->reads++;
+	*mhz = v->mhz(v->now);
+	*w = v->watts(v->now);
+	return 0;
+}
+
+static int g_timed(void *ctx, int begin)
+{
+	struct vgpu *v = ctx;
+
+	v->timed_open = begin;
+	if (begin)
+		v->timed_begins++;
+	else
+		v->timed_ends++;
+	return 0;
+}
+
+static int run_vgpu(struct vgpu *v, struct dobench_result *r, enum dobench_mode mode, int with_probe)
+{
+	struct dobench_clock clk = { v, v_reserve, g_start, g_end, v_sync, g_elapsed };
+	struct dobench_fn fn = { v, g_call, g_flush };
+	struct dobench_probe probe = { v, g_read, g_timed };
+	struct dobench_opts o = { 30, 20, 1, 0, mode, with_probe ? &probe : NULL, "no library here",
+				  DOBENCH_STEADY_DEFAULTS };
+
+	return dobench_run(r, &o, &fn, &clk);
+}
+
+static void test_steady_is_declared_after_the_plateau_not_before(void **state)
+{
+	struct vgpu v = { 0, 1.0, 0.5, 1755, decay_mhz, rising_w };
+	struct dobench_result r = DOBENCH_RESULT_INIT;
+	json_t *params = json_object(), *rec = record_new("gemm", "x", params), *t;
+
+	(void)state;
+	assert_int_equal(run_vgpu(&v, &r, DOBENCH_STEADY, 1), 0);
+	assert_true(r.warm.steady_reached);
+	/* the estimate ran at boost; the warm-up's sustained load reaches the plateau at 3000 ms and must then cover
+	 * most of a 500 ms window of plateau before the 1% range holds */
+	assert_true(r.warm.steady_after_ms >= 3000 - 5 * 1.3);
+	assert_true(r.warm.steady_after_ms <= 3000 + 500 + 2 * 50);
+	assert_non_null(strstr(r.warm.method, "steady:"));
+	assert_true(r.estimate_ms < 0.5 + 0.9); /* the estimate ran at boost (flush 0.5 + a 0.886 ms call) */
+	assert_int_equal(r.n, dobench_count(20, r.estimate_ms, 0));
+	for (size_t i = 0; i < r.n; i++)
+		assert_true(fabs(r.samples_ms[i] - 1.0) < 1e-9); /* every timed call at the plateau's speed */
+	assert_int_equal(v.timed_begins, 1);
+	assert_int_equal(v.timed_ends, 1);
+	assert_int_equal(v.calls_in_window, r.n); /* the sampler window holds exactly the timed calls */
+	record_add_timing(rec, &r);
+	t = json_object_get(json_object_get(rec, "extra"), "timing");
+	assert_string_equal(json_string_value(json_object_get(t, "mode")), "steady");
+	assert_true(json_is_true(json_object_get(t, "steady_reached")));
+	assert_true(json_real_value(json_object_get(t, "steady_after_ms")) == r.warm.steady_after_ms);
+	json_decref(rec);
+	json_decref(params);
+	dobench_result_release(&r);
+}
+
+static void test_steady_budget_ends_a_probe_that_never_settles(void **state)
+{
+	struct vgpu v = { 0, 1.0, 0.5, 1800, wobble_mhz, flat_w };
+	struct dobench_result r = DOBENCH_RESULT_INIT;
+
+	(void)state;
+	assert_int_equal(run_vgpu(&v, &r, DOBENCH_STEADY, 1), 0);
+	assert_false(r.warm.steady_reached);
+	assert_true(r.warm.steady_after_ms >= 10000);
+	assert_true(r.warm.steady_after_ms < 10000 + 60); /* ended by the first burst past the budget */
+	assert_non_null(strstr(r.warm.method, "budget:"));
+	assert_int_equal(v.reads, (int)r.warm.n_bursts);
+	assert_true(r.n > 0);
+	dobench_result_release(&r);
+}
+
+static void test_steady_without_probe_sustains_the_fixed_warmup(void **state)
+{
+	struct vgpu v = { 0, 1.0, 0.5, 1755, decay_mhz, rising_w };
+	struct dobench_result r = DOBENCH_RESULT_INIT;
+
+	(void)state;
+	assert_int_equal(run_vgpu(&v, &r, DOBENCH_STEADY, 0), 0);
+	assert_false(r.warm.steady_reached);
+	assert_true(r.warm.steady_after_ms >= 2000 && r.warm.steady_after_ms < 2000 + 60);
+	assert_non_null(strstr(r.warm.method, "fixed: 2000 ms"));
+	assert_non_null(strstr(r.warm.method, "no library here"));
+	assert_int_equal(v.reads, 0);
+	dobench_result_release(&r);
+}
+
+static void test_steady_falls_back_when_the_probe_stops_reading(void **state)
+{
+	struct vgpu v = { 0, 1.0, 0.5, 1800, wobble_mhz, flat_w };
+	struct dobench_result r = DOBENCH_RESULT_INIT;
+
+	(void)state;
+	v.fail_reads_after = 4;
+	assert_int_equal(run_vgpu(&v, &r, DOBENCH_STEADY, 1), 0);
+	assert_false(r.warm.steady_reached);
+	assert_true(r.warm.steady_after_ms >= 2000 && r.warm.steady_after_ms < 2000 + 60);
+	assert_non_null(strstr(r.warm.method, "the probe failed (-3)"));
+	dobench_result_release(&r);
+}
+
+static void test_burst_mode_is_unchanged_by_a_probe(void **state)
+{
+	struct vgpu v = { 0, 2.0, 1.0, 1755, decay_mhz, rising_w };
+	struct dobench_result r = DOBENCH_RESULT_INIT;
+	struct dobench_clock clk = { &v, v_reserve, g_start, g_end, v_sync, g_elapsed };
+	struct dobench_fn fn = { &v, g_call, g_flush };
+	struct dobench_probe probe = { &v, g_read, g_timed };
+	struct dobench_opts o = { 30, 200, 1, 0, DOBENCH_BURST, &probe, NULL, DOBENCH_STEADY_DEFAULTS };
+	struct virt w = { 0, 2.0, 1.0, 0, 0, { 0 }, { 0 }, 0 };
+	struct dobench_result b = DOBENCH_RESULT_INIT;
+
+	(void)state;
+	v.mhz = flat_w; /* any constant: 700 */
+	v.plateau_mhz = 700;
+	assert_int_equal(dobench_run(&r, &o, &fn, &clk), 0);
+	run_virtual(&w, &b, 30, 200, 1); /* the same operation without a probe, opts as before the mode existed */
+	assert_int_equal(v.reads, 0);       /* burst never probes */
+	assert_true(r.estimate_ms == b.estimate_ms && r.n_warmup == b.n_warmup && r.n_repeat == b.n_repeat);
+	assert_int_equal(r.n_warmup, 10);
+	assert_int_equal(r.n_repeat, 66);
+	assert_true(v.now == w.now); /* the same calls and flushes, in the same amount */
+	assert_int_equal(v.calls_in_window, 66);
+	assert_int_equal(r.mode, DOBENCH_BURST);
+	dobench_result_release(&r);
+	dobench_result_release(&b);
+}
+
+static void test_steady_check_needs_a_full_steady_window(void **state)
+{
+	const struct dobench_steady st = DOBENCH_STEADY_DEFAULTS;
+	double t[40], c[40], w[40];
+
+	(void)state;
+	for (int i = 0; i < 40; i++) {
+		t[i] = 50.0 * (i + 1);
+		c[i] = 1755;
+		w[i] = 700;
+	}
+	assert_false(dobench_steady_check(t, c, w, 19, &st)); /* 950 ms: under the 1 s minimum */
+	assert_true(dobench_steady_check(t, c, w, 20, &st));
+	c[15] = 1755 * 1.02;                                   /* 800 ms: inside the window that ends at 1200 ms */
+	assert_false(dobench_steady_check(t, c, w, 24, &st));
+	assert_false(dobench_steady_check(t, c, w, 26, &st));  /* 1300 ms: the window [800, 1300] still holds it */
+	assert_true(dobench_steady_check(t, c, w, 27, &st));   /* 1350 ms: the window starts after it */
+	w[30] = 700 * 1.06;                                    /* power 6% out */
+	assert_false(dobench_steady_check(t, c, w, 32, &st));
+	w[30] = 700 * 1.04;                                    /* 4%: within 5% */
+	assert_true(dobench_steady_check(t, c, w, 32, &st));
+	assert_int_equal(dobench_mode_parse("steady", DOBENCH_BURST), DOBENCH_STEADY);
+	assert_int_equal(dobench_mode_parse("burst", DOBENCH_STEADY), DOBENCH_BURST);
+	assert_int_equal(dobench_mode_parse(NULL, DOBENCH_STEADY), DOBENCH_STEADY);
+}
+
+/* --- telemetry ----------------------------------------------------------------------------------------------- */
+
+struct fake_src {
+	int n;
+};
+
+static int fake_read(void *ctx, struct telemetry_sample *s)
+{
+	struct fake_src *f = ctx;
+
+	f->n++;
+	s->sm_mhz = 1700 + f->n % 3 * 10; /* 1710, 1720, 1700, ... */
+	s->power_w = 690 + f->n % 2 * 20;
+	s->temp_c = 60 + f->n % 5;
+	s->reasons = f->n == 2 ? 0x4 | 0x40 : 0x4;
+	return 0;
+}
+
+static void test_telemetry_summary_of_samples(void **state)
+{
+	const struct telemetry_sample s[] = { { 1755, 700, 61, 0x4 }, { 1980, 650, 58, 0x1 }, { 1700, 705, 66, 0x4 | 0x1000 },
+					      { 1760, 698, 60, 0 } };
+	struct telemetry_summary sum;
+	json_t *j, *names;
+	char buf[128];
+
+	(void)state;
+	telemetry_summarise(&sum, s, 4);
+	assert_int_equal(sum.n, 4);
+	assert_true(sum.sm_mhz_min == 1700 && sum.sm_mhz_max == 1980 && sum.sm_mhz_median == 1757.5);
+	assert_true(sum.power_w_median == 699 && sum.temp_c_max == 66);
+	assert_string_equal(telemetry_reason_names(sum.reasons, buf, sizeof(buf)), "gpu_idle,sw_power_cap");
+	assert_string_equal(telemetry_reason_names(0x8 | 0x20 | 0x40 | 0x80 | 0x100 | 0x2 | 0x10, buf, sizeof(buf)),
+			    "applications_clocks,hw_slowdown,sync_boost,sw_thermal,hw_thermal,hw_power_brake,display_clocks");
+	sum.source = "nvml";
+	j = telemetry_summary_json(&sum);
+	names = json_object_get(j, "throttle_reasons");
+	assert_int_equal(json_array_size(names), 3);
+	assert_string_equal(json_string_value(json_array_get(names, 1)), "sw_power_cap");
+	assert_string_equal(json_string_value(json_array_get(names, 2)), "0x1000"); /* an unnamed bit is kept */
+	assert_true(json_number_value(json_object_get(json_object_get(j, "sm_clock_mhz"), "median")) == 1757.5);
+	assert_int_equal(json_integer_value(json_object_get(j, "samples")), 4);
+	json_decref(j);
+}
+
+static void test_telemetry_window_samples_in_the_background(void **state)
+{
+	struct fake_src f = { 0 };
+	const struct telemetry_source src = { &f, "fake", fake_read };
+	struct telemetry t = TELEMETRY_INIT;
+	struct telemetry_summary sum;
+	struct dobench_probe probe;
+	struct timespec ts = { 0, 80 * 1000000L };
+	double mhz = 0, w = 0;
+
+	(void)state;
+	assert_int_equal(telemetry_open_source(&t, &src), 0);
+	telemetry_probe_ops(&probe, &t);
+	assert_int_equal(probe.read(probe.ctx, &mhz, &w), 0);
+	assert_true(mhz == 1710 && w == 710);
+	assert_int_equal(probe.timed(probe.ctx, 1), 0);
+	nanosleep(&ts, NULL);
+	assert_int_equal(probe.timed(probe.ctx, 0), 0);
+	sum = t.last;
+	assert_true(sum.available);
+	assert_true(sum.n >= 3);              /* one at once, then one per 10 ms for 80 ms */
+	assert_true(sum.n <= 10);             /* and no more than the interval allows */
+	assert_int_equal((int)sum.n, f.n - 1); /* every read after the probe's went into the window */
+	assert_true(sum.sm_mhz_min == 1700 && sum.sm_mhz_max == 1720);
+	assert_true(sum.reasons == (0x4 | 0x40));
+	assert_string_equal(sum.source, "fake");
+	/* a second window starts empty */
+	assert_int_equal(telemetry_window_begin(&t), 0);
+	telemetry_window_end(&t, &sum);
+	assert_true(sum.n >= 1 && sum.n <= 3);
+	telemetry_close(&t);
+}
+
+static void test_telemetry_without_the_library_degrades(void **state)
+{
+	struct telemetry t = TELEMETRY_INIT;
+	struct telemetry_summary sum;
+	struct telemetry_sample s;
+	struct dobench_probe probe;
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(telemetry_open_library(&t, "libbench-no-such-nvml.so.1", "0000:3B:00.0"), -1);
+	assert_non_null(strstr(t.why, "telemetry unavailable: cannot load libbench-no-such-nvml.so.1"));
+	assert_int_equal(telemetry_read(&t, &s), -1);
+	telemetry_probe_ops(&probe, &t);
+	assert_null(probe.read); /* so dobench's steady mode takes the fixed warm-up */
+	assert_int_equal(telemetry_window_begin(&t), -1);
+	telemetry_window_end(&t, &sum);
+	assert_false(sum.available);
+	j = telemetry_summary_json(&sum);
+	assert_true(json_is_false(json_object_get(j, "available")));
+	assert_non_null(strstr(json_string_value(json_object_get(j, "why")), "libbench-no-such-nvml.so.1"));
+	json_decref(j);
+	telemetry_close(&t);
+}
+
 static void test_stats_match_numpy(void **state)
 {
 	const double x[] = { 7, 1, 10, 3, 5, 2, 9, 4, 8, 6 };
@@ -211,6 +543,15 @@ int main(void)
 		cmocka_unit_test(test_schedule_with_flush_matches_triton),
 		cmocka_unit_test(test_schedule_without_flush),
 		cmocka_unit_test(test_schedule_stops_on_a_failed_call),
+		cmocka_unit_test(test_steady_is_declared_after_the_plateau_not_before),
+		cmocka_unit_test(test_steady_budget_ends_a_probe_that_never_settles),
+		cmocka_unit_test(test_steady_without_probe_sustains_the_fixed_warmup),
+		cmocka_unit_test(test_steady_falls_back_when_the_probe_stops_reading),
+		cmocka_unit_test(test_burst_mode_is_unchanged_by_a_probe),
+		cmocka_unit_test(test_steady_check_needs_a_full_steady_window),
+		cmocka_unit_test(test_telemetry_summary_of_samples),
+		cmocka_unit_test(test_telemetry_window_samples_in_the_background),
+		cmocka_unit_test(test_telemetry_without_the_library_degrades),
 		cmocka_unit_test(test_stats_match_numpy),
 		cmocka_unit_test(test_gemm_check_detects_wrong_outputs),
 		cmocka_unit_test(test_gemm_check_marks_record_failed),
