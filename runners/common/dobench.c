@@ -69,22 +69,25 @@ static double median_of(const double *x, size_t n, double *lo, double *hi)
 int dobench_steady_check(const double *t, const double *sm_mhz, const double *power_w, size_t n,
 			 const struct dobench_steady *st)
 {
-	size_t first;
-	double lo, hi, med;
+	size_t first, prev;
+	double lo, hi, c1, c0, p1, p0;
 
-	if (n < 3 || t[n - 1] < st->min_ms || t[n - 1] - t[0] < st->window_ms)
+	/* two consecutive windows: [now - 2w, now - w) and [now - w, now]. Under a power cap the SM clock swings a few
+	 * percent from one probe to the next, so a range within one window never settles; the medians of two windows
+	 * in a row do, once the board has left its boost. */
+	if (n < 6 || t[n - 1] < st->min_ms || t[n - 1] - t[0] < 2 * st->window_ms)
 		return 0;
 	for (first = n - 1; first > 0 && t[first - 1] >= t[n - 1] - st->window_ms; first--)
 		;
-	if (n - first < 3) /* too few probes inside the window to call it steady */
+	for (prev = first; prev > 0 && t[prev - 1] >= t[n - 1] - 2 * st->window_ms; prev--)
+		;
+	if (n - first < 3 || first - prev < 3) /* too few probes inside a window to call it steady */
 		return 0;
-	med = median_of(sm_mhz + first, n - first, &lo, &hi);
-	if (!(med > 0) || hi - lo > st->clock_tol * med)
-		return 0;
-	med = median_of(power_w + first, n - first, &lo, &hi);
-	if (!(med > 0) || hi - lo > st->power_tol * med)
-		return 0;
-	return 1;
+	c1 = median_of(sm_mhz + first, n - first, &lo, &hi);
+	c0 = median_of(sm_mhz + prev, first - prev, &lo, &hi);
+	p1 = median_of(power_w + first, n - first, &lo, &hi);
+	p0 = median_of(power_w + prev, first - prev, &lo, &hi);
+	return c1 > 0 && p1 > 0 && fabs(c1 - c0) <= st->clock_tol * c1 && fabs(p1 - p0) <= st->power_tol * p1;
 }
 
 int dobench_steady_warmup(struct dobench_warm *out, double estimate_ms, const struct dobench_opts *o,
@@ -147,16 +150,16 @@ int dobench_steady_warmup(struct dobench_warm *out, double estimate_ms, const st
 				if (dobench_steady_check(t, clock, power, n, st)) {
 					out->steady_reached = 1;
 					snprintf(out->method, sizeof(out->method),
-						 "steady: SM clock range <= %g%% and power range <= %g%% of their medians over "
-						 "%g ms of sustained load (probed after each ~%g ms burst; at least %g ms)",
+						 "steady: the median SM clock within %g%% and the median power within %g%% over two "
+						 "windows of %g ms in a row (probed after each ~%g ms burst; at least %g ms)",
 						 st->clock_tol * 100, st->power_tol * 100, st->window_ms, st->burst_ms,
 						 st->min_ms);
 					break;
 				}
 				if (now >= st->budget_ms) {
 					snprintf(out->method, sizeof(out->method),
-						 "budget: %g ms of sustained load ended the warm-up before SM clock (%g%%) "
-						 "and power (%g%%) were steady over %g ms",
+						 "budget: %g ms of sustained load ended the warm-up before the median SM clock (%g%%) "
+						 "and power (%g%%) held over two windows of %g ms",
 						 st->budget_ms, st->clock_tol * 100, st->power_tol * 100, st->window_ms);
 					break;
 				}

@@ -8,8 +8,9 @@
  *
  * Modes: burst is the schedule above, unchanged. steady replaces the warm-up: after the estimate, the operation
  * runs in bursts of ~burst_ms (each timed on the clock, without flush), the probe is read after each, and the
- * warm-up ends when, over the last window_ms of sustained load, the SM clock's range is within clock_tol of its
- * median and the power's within power_tol (after at least min_ms; at most budget_ms). The timed window follows
+ * warm-up ends when the medians of the SM clock and of the power over the last window_ms of sustained load are
+ * within clock_tol and power_tol of their medians over the window before (after at least min_ms; at most
+ * budget_ms): under a power cap the clock swings from probe to probe, but its median holds. The timed window follows
  * at once. Without a probe (or when it cannot read), a fixed fallback_ms of sustained load replaces the detector.
  *
  * Ownership: dobench_run() allocates out->samples_ms; dobench_result_release() frees it. The clock, the
@@ -46,15 +47,15 @@ struct dobench_probe {
 
 struct dobench_steady {
 	double burst_ms;    /* length of one burst of calls */
-	double window_ms;   /* the sliding window the ranges are taken over */
+	double window_ms;   /* two windows in a row are compared */
 	double min_ms;      /* sustained load before steady can be declared */
 	double budget_ms;   /* sustained load after which the warm-up ends unsteady */
-	double clock_tol;   /* SM clock range / median */
-	double power_tol;   /* power range / median */
+	double clock_tol;   /* |median SM clock of the last window - of the one before| / the last's */
+	double power_tol;   /* the same for power */
 	double fallback_ms; /* sustained warm-up without a probe */
 };
 
-#define DOBENCH_STEADY_DEFAULTS { 50, 500, 1000, 10000, 0.01, 0.05, 2000 }
+#define DOBENCH_STEADY_DEFAULTS { 50, 500, 1000, 10000, 0.01, 0.03, 2000 }
 
 struct dobench_opts {
 	double warmup_ms;

@@ -111,11 +111,17 @@ def test_steady_is_declared_after_the_plateau_not_before():
                     lambda t: 700.0 if t >= 3000 else 560 + 140 * t / 3000, 1755.0)
     tm = bl.steady_warmup(g.burst, g.probe)
     assert tm["steady_reached"] and tm["method"].startswith("steady:"), tm
-    assert 3000 <= tm["steady_after_ms"] <= 3000 + 500 + 2 * 50, tm
+    assert 3000 <= tm["steady_after_ms"] <= 3000 + 1000 + 2 * 50, tm
+
+
+def test_steady_holds_a_power_cap_swing():
+    g = _VirtualGpu(lambda t: 1800 + 36 * math.sin(2 * math.pi * t / 300), lambda t: 700.0, 1800.0)
+    tm = bl.steady_warmup(g.burst, g.probe)
+    assert tm["steady_reached"] and 1000 <= tm["steady_after_ms"] < 1200, tm
 
 
 def test_steady_budget_ends_a_probe_that_never_settles():
-    g = _VirtualGpu(lambda t: 1800 + 36 * math.sin(2 * math.pi * t / 300), lambda t: 700.0, 1800.0)
+    g = _VirtualGpu(lambda t: 1980 - 60 * t / 1000, lambda t: 700.0, 1800.0)
     tm = bl.steady_warmup(g.burst, g.probe)
     assert not tm["steady_reached"] and tm["method"].startswith("budget:"), tm
     assert 10000 <= tm["steady_after_ms"] < 10000 + 60 and g.reads == tm["bursts"], tm
@@ -129,11 +135,16 @@ def test_steady_without_telemetry_sustains_the_fixed_warmup():
 
 
 def test_steady_check_needs_a_full_steady_window():
-    t = [50.0 * (i + 1) for i in range(40)]
-    c, w = [1755.0] * 40, [700.0] * 40
-    assert not bl.steady_check(t[:19], c[:19], w[:19]) and bl.steady_check(t[:20], c[:20], w[:20])
-    c[15] = 1755 * 1.02
-    assert not bl.steady_check(t[:26], c[:26], w[:26]) and bl.steady_check(t[:27], c[:27], w[:27])
+    t = [50.0 * (i + 1) for i in range(60)]
+    c, w = [1790.0 if i < 24 else 1755.0 for i in range(60)], [700.0] * 60  # the clock steps down 2% at 1250 ms
+    assert not bl.steady_check(t[:19], c[:19], w[:19]) and not bl.steady_check(t[:20], c[:20], w[:20])
+    assert bl.steady_check(t[:21], c[:21], w[:21])  # two windows at 1790
+    assert not bl.steady_check(t[:30], c[:30], w[:30])  # the last window's median 2% under the one before
+    assert bl.steady_check(t[:45], c[:45], w[:45])
+    w[36:] = [735.0] * 24  # power 5% up: out of the 3%
+    assert not bl.steady_check(t[:45], c[:45], w[:45])
+    w[36:] = [714.0] * 24
+    assert bl.steady_check(t[:45], c[:45], w[:45])
 
 
 def test_do_bench_steady_on_cpu_and_the_telemetry_window():
