@@ -12,21 +12,22 @@
 #include "core/strbuf.h"
 #include "manifest/lock.h"
 
-static const struct opt_cmd cmd = { "lock", "[--check] [-o FILE] MANIFEST",
+static const struct opt_cmd cmd = { "lock", "[--check] [-q] [-o FILE] MANIFEST",
 				    "Resolve every moving reference of the manifest to an immutable pin and write "
 				    "MANIFEST's .lock.json: git branches and tags to commits (listing the remote's refs), pip "
 				    "releases and dated nightlies to the exact wheel URL and sha256 (PEP 503 index), apt "
-				    "versions, the base image digest. --check resolves again and exits 4 naming every "
-				    "reference that moved." };
+				    "versions, the base image digest; each resolution is printed as it is made. --check "
+				    "resolves again and exits 4 naming every reference that moved." };
 
 int cmd_lock(int argc, char **argv)
 {
 	struct manifest m = MANIFEST_INIT;
 	const char *out = NULL;
-	int check = 0, n, err, status = 0;
+	int check = 0, quiet = 0, n, err, status = 0;
 	const struct opt opts[] = {
 		OPT_BOOL(0, "check", &check, "compare with the existing lock; exit 4 when a reference moved"),
 		OPT_STRING('o', "output", &out, "FILE", "where the lock goes (default: MANIFEST with .lock.json)"),
+		OPT_BOOL('q', "quiet", &quiet, "do not print each resolution; errors only"),
 		OPT_END(),
 	};
 	char *path = NULL, *buf = NULL;
@@ -40,7 +41,7 @@ int cmd_lock(int argc, char **argv)
 		return cli_usage_error(cmd.name, cmd.synopsis, n ? "give exactly one manifest" : "no manifest given");
 	if ((status = cli_load_manifest(&m, argv[1])) != 0)
 		goto cleanup;
-	if ((err = fs_read_file(&buf, &len, argv[1], MANIFEST_MAX_BYTES)) < 0 || (err = lock_resolve(&lock, &m, buf, len)) < 0) {
+	if ((err = fs_read_file(&buf, &len, argv[1], MANIFEST_MAX_BYTES)) < 0 || (err = lock_resolve(&lock, &m, buf, len, quiet ? NULL : stderr)) < 0) {
 		status = cli_fail(err);
 		goto cleanup;
 	}

@@ -78,7 +78,10 @@ const char *fs_data_dir(void)
 	if (dir[0])
 		return dir;
 	if (env && *env) {
-		snprintf(dir, sizeof(dir), "%s", env);
+		char *abs = fs_path_absolute(env);
+
+		snprintf(dir, sizeof(dir), "%s", abs);
+		free(abs);
 		return dir;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -127,12 +130,27 @@ const char *fs_bench_home(void)
 {
 	static char home[PATH_MAX];
 	const char *env = getenv("BENCH_HOME"), *h = getenv("HOME");
+	char *rel = env && *env ? xstrdup(env) : xstrfmt("%s/.config/bench", h && *h ? h : ".");
+	char *abs = fs_path_absolute(rel);
 
-	if (env && *env)
-		snprintf(home, sizeof(home), "%s", env);
-	else
-		snprintf(home, sizeof(home), "%s/.config/bench", h && *h ? h : ".");
+	snprintf(home, sizeof(home), "%s", abs);
+	free(abs);
+	free(rel);
 	return home;
+}
+
+char *fs_path_absolute(const char *path)
+{
+	char *cwd, *out;
+
+	if (path[0] == '/' || !(cwd = getcwd(NULL, 0)))
+		return xstrdup(path);
+	while (path[0] == '.' && path[1] == '/')
+		for (path += 2; *path == '/'; path++)
+			;
+	out = !strcmp(path, ".") || !*path ? xstrdup(cwd) : xstrfmt("%s%s%s", cwd, !strcmp(cwd, "/") ? "" : "/", path);
+	free(cwd);
+	return out;
 }
 
 int fs_sha256_file(char out[65], const char *path)

@@ -13,13 +13,19 @@
  * file is larger than max (the caller decides what "too large" means). */
 int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
 /* The directory holding bench's data (images/, manifests/): $BENCH_DATA, else next to the executable,
- * else <exe>/../share/bench. Returns a pointer to a static string, or NULL with the error set. */
+ * else <exe>/../share/bench; always absolute (a relative $BENCH_DATA is taken against the working directory:
+ * the runners found there are started in containers and batch jobs with other working directories).
+ * Returns a pointer to a static string, or NULL with the error set. */
 const char *fs_data_dir(void);
 /* mkdir -p with mode 0755. Returns 0 or BENCH_E_IO with the error naming the directory. */
 int fs_mkdir_p(const char *path);
 /* The sha256 of a file's bytes as 64 lowercase hex digits (streamed). Returns 0 or BENCH_E_IO. */
 int fs_sha256_file(char out[65], const char *path);
-/* $BENCH_HOME, else ~/.config/bench: keys, trusted keys, caches (a static string). */
+/* $BENCH_HOME, else ~/.config/bench: keys, trusted keys, caches (a static string, absolute as for
+ * fs_data_dir()). */
 const char *fs_bench_home(void);
+/* path made absolute against the working directory, lexically (getcwd() and path joined, leading "./" dropped;
+ * symbolic links are not resolved); an absolute path is copied as it is. Caller frees. */
+char *fs_path_absolute(const char *path);
 
 #endif

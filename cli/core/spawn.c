@@ -83,7 +83,9 @@ int spawn_run(struct spawn_result *out, const struct spawn_opts *o)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&attr);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-	if (o->stderr_fd >= 0)
+	if (o->stderr_to_stdout)
+		posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+	else if (o->stderr_fd >= 0)
 		posix_spawn_file_actions_adddup2(&fa, o->stderr_fd, 2);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 	posix_spawnattr_setpgroup(&attr, 0);
@@ -218,27 +220,39 @@ int spawn_capture(char **out, size_t *len, char *const *argv, size_t max, double
 	return err;
 }
 
+struct log_ctx {
+	int fd;
+	int (*on_line)(void *ctx, const char *line, size_t len);
+	void *ctx;
+};
+
 static int log_line(void *ctx, const char *line, size_t len)
 {
-	int fd = *(int *)ctx;
+	struct log_ctx *lc = ctx;
 
-	if (fd >= 0 && (write(fd, line, len) < 0 || write(fd, "\n", 1) < 0))
-		return 0; /* a full disk must not stop the build: its status still counts */
+	/* a full disk must not stop the build: its status still counts */
+	if (lc->fd >= 0 && write(lc->fd, line, len) >= 0)
+		(void)!write(lc->fd, "\n", 1);
+	if (lc->on_line)
+		lc->on_line(lc->ctx, line, len);
 	return 0;
 }
 
-int spawn_run_logged(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop)
+int spawn_run_logged_lines(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop,
+			   int (*on_line)(void *ctx, const char *line, size_t len), void *ctx)
 {
+	struct log_ctx lc = { log_fd, on_line, ctx };
 	struct spawn_result res;
 	struct spawn_opts so;
 
 	memset(&so, 0, sizeof(so));
 	so.argv = argv;
 	so.stderr_fd = log_fd;
+	so.stderr_to_stdout = 1;
 	so.timeout_s = timeout_s;
 	so.stop = stop;
 	so.on_line = log_line;
-	so.ctx = &log_fd;
+	so.ctx = &lc;
 	so.max_line = 1u << 20;
 	if (spawn_run(&res, &so) < 0)
 		return bench_error_set(BENCH_E_BUILD, "cannot start '%s': %s", argv[0], bench_error_last());
@@ -250,6 +264,11 @@ int spawn_run_logged(char *const *argv, int log_fd, double timeout_s, volatile s
 	return bench_error_set(BENCH_E_BUILD, "'%s %s' %s", argv[0], argv[1] ? argv[1] : "",
 			       res.end == SPAWN_TIMEOUT ? "timed out" : res.end == SPAWN_STOPPED ? "was interrupted"
 											   : "was killed by a signal");
+}
+
+int spawn_run_logged(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop)
+{
+	return spawn_run_logged_lines(argv, log_fd, timeout_s, stop, NULL, NULL);
 }
 
 char *spawn_which_required(const char *name, const char *what, int code)

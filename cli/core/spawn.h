@@ -30,6 +30,7 @@ struct spawn_opts {
 	char *const *argv;
 	char *const *envp;          /* NULL: inherit */
 	int stderr_fd;              /* -1: inherit */
+	int stderr_to_stdout;       /* stderr into the same pipe as stdout (its lines to on_line, in order) */
 	double timeout_s;           /* 0: none */
 	volatile sig_atomic_t *stop;/* raised by a signal handler: end the group */
 	/* Called for every complete stdout line (without its newline); a non-zero return stops reading (the
@@ -46,6 +47,10 @@ int spawn_capture(char **out, size_t *len, char *const *argv, size_t max, double
 /* Runs argv with stdout and stderr to log_fd (-1: discarded); 0 when it exited 0, else BENCH_E_BUILD with what
  * ended it (exit status, timeout, interruption, signal). For builds and image imports. */
 int spawn_run_logged(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop);
+/* spawn_run_logged() that also passes every line, stdout and stderr in the order written, to on_line (NULL:
+ * none) once it is in the log: a build's steps shown as they happen. */
+int spawn_run_logged_lines(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop,
+			   int (*on_line)(void *ctx, const char *line, size_t len), void *ctx);
 /* Searches PATH for a program name; returns a malloc'd path or NULL. */
 char *spawn_which(const char *name);
 /* spawn_which() for a program bench cannot do without: NULL with the error set to code and "<what> '<name>' is

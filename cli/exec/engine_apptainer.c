@@ -11,7 +11,7 @@
 static int ap_exec_prefix(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,
 			  const char *run_dir)
 {
-	char *prog = spawn_which_required(e->name, "engine", BENCH_E_SUITE);
+	char *prog = spawn_which_required(e->name, "engine", BENCH_E_SUITE), *abs;
 	int err;
 
 	if (!prog)
@@ -20,7 +20,9 @@ static int ap_exec_prefix(struct strvec *out, const struct engine_ops *e, const 
 	free(prog);
 	strvec_push(out, "exec");
 	strvec_push(out, "--bind");
-	strvec_pushf(out, "%s:%s", run_dir, run_dir);
+	abs = exec_path_shared(run_dir); /* the engine wants an absolute path on both sides */
+	strvec_pushf(out, "%s:%s", abs, abs);
+	free(abs);
 	if ((err = exec_vendor_run_flags(out, m, e->name)) < 0)
 		return err;
 	strvec_push(out, image);

@@ -8,4 +8,5 @@ const struct engine_ops engine_docker = {
 	.runner_argv = container_runner_argv,
 	.builder = &builder_docker,
 	.exec_prefix = oci_exec_prefix,
+	.own_statuses = { 125, 126, 127 },
 };

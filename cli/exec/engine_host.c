@@ -16,7 +16,9 @@ static int host_runner_argv(struct strvec *out, const struct manifest *m, const 
 		strvec_push(out, exec_python());
 	strvec_push(out, path);
 	strvec_push(out, "--config");
-	strvec_push(out, cases);
+	free(path);
+	path = exec_path_shared(cases); /* a batch job's task starts in the run directory, not here */
+	strvec_push(out, path);
 	free(path);
 	return 0;
 }

@@ -12,7 +12,7 @@
 int oci_exec_prefix(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,
 		    const char *run_dir)
 {
-	char *prog = spawn_which_required(e->name, "engine", BENCH_E_SUITE);
+	char *prog = spawn_which_required(e->name, "engine", BENCH_E_SUITE), *abs;
 	int err;
 
 	if (!prog)
@@ -24,7 +24,9 @@ int oci_exec_prefix(struct strvec *out, const struct engine_ops *e, const struct
 	strvec_push(out, "--network=host"); /* multi-rank suites talk over the host's interfaces */
 	strvec_push(out, "--ipc=host");     /* and share memory: NCCL, MPI shared-memory transports */
 	strvec_push(out, "-v");
-	strvec_pushf(out, "%s:%s", run_dir, run_dir);
+	abs = exec_path_shared(run_dir); /* the engine wants an absolute path on both sides */
+	strvec_pushf(out, "%s:%s", abs, abs);
+	free(abs);
 	for (size_t i = 0; i < m->stack.nenv; i++) {
 		strvec_push(out, "-e");
 		strvec_push(out, m->stack.env[i].name);
@@ -42,4 +44,5 @@ const struct engine_ops engine_podman = {
 	.runner_argv = container_runner_argv,
 	.builder = &builder_podman,
 	.exec_prefix = oci_exec_prefix,
+	.own_statuses = { 125, 126, 127 },
 };

@@ -54,7 +54,10 @@ int exec_resolve_runner(char **out_path, int *is_python, const char *program)
 			return BENCH_E_FAIL;
 		path = xstrfmt("%s/%s", data, program);
 	} else if (dir && *dir) {
-		path = xstrfmt("%s/%s", dir, program);
+		char *abs = fs_path_absolute(dir);
+
+		path = xstrfmt("%s/%s", abs, program);
+		free(abs);
 	} else {
 		if (!(data = fs_data_dir()))
 			return BENCH_E_FAIL;
@@ -109,6 +112,42 @@ const char *exec_python(void)
 	return chosen;
 }
 
+char *exec_path_shared(const char *path)
+{
+	return path[0] != '/' && access(path, F_OK) == 0 ? fs_path_absolute(path) : xstrdup(path);
+}
+
+int exec_engine_failure(char *why, size_t whylen, const struct engine_ops *e, int exit_code, const char *log_path)
+{
+	char *buf = NULL, *line = NULL, *p;
+	size_t len = 0;
+	int own = 0;
+
+	for (size_t i = 0; e && exit_code && i < sizeof(e->own_statuses) / sizeof(e->own_statuses[0]) && e->own_statuses[i]; i++)
+		own |= e->own_statuses[i] == exit_code;
+	if (!own)
+		return 0;
+	if (fs_read_file(&buf, &len, log_path, 64u << 20) == 0) {
+		/* the last line that is not bench's own ("bench: running ..."), trailing blanks dropped */
+		for (p = buf + len; p > buf && !line;) {
+			char *end = p, *start;
+
+			while (end > buf && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+				end--;
+			for (start = end; start > buf && start[-1] != '\n'; start--)
+				;
+			*end = '\0';
+			if (end > start && strncmp(start, "bench: ", 7))
+				line = start;
+			p = start;
+		}
+	}
+	snprintf(why, whylen, "%s failed (status %d): %s", e->name, exit_code,
+		 line ? line : "it wrote no error message (see the suite's log)");
+	free(buf);
+	return 1;
+}
+
 int container_runner_argv(struct strvec *out, const struct manifest *m, const char *program, const char *cases)
 {
 	size_t len = strlen(program);
@@ -123,7 +162,12 @@ int container_runner_argv(struct strvec *out, const struct manifest *m, const ch
 		strvec_pushf(out, "/opt/bench/build/runners/%s", program);
 	}
 	strvec_push(out, "--config");
-	strvec_push(out, cases);
+	{
+		char *abs = exec_path_shared(cases); /* the image's working directory is not ours */
+
+		strvec_push(out, abs);
+		free(abs);
+	}
 	return 0;
 }
 

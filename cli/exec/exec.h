@@ -28,7 +28,21 @@ struct engine_ops {
 	 * vendor's GPU flags (images/bases/<vendor>.yaml run_flags), host IPC. */
 	int (*exec_prefix)(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,
 			   const char *run_dir);
+	/* Container engines: the exit statuses that are the engine's own failure, not the runner's (podman and
+	 * docker: 125 the engine failed, 126 the command cannot be invoked, 127 not found); 0-terminated. */
+	int own_statuses[4];
 };
+
+/* A runner started through engine e that exited with one of e's own statuses: writes "<engine> failed (status
+ * N): <its last error line>" into why (the last line of log_path, the runner's stderr, that is not bench's own)
+ * and returns 1; else returns 0 and leaves why alone. */
+int exec_engine_failure(char *why, size_t whylen, const struct engine_ops *e, int exit_code, const char *log_path);
+
+/* A path of the run as a process with another working directory must be given it (a container's mount and
+ * its runner's --config, a batch job after its cd): absolute against bench's working directory when it is
+ * relative and names something that exists here; else as given (--dry-run's RUN_DIR placeholders). The run
+ * directory's name shown to the user stays as the user gave it. Caller frees. */
+char *exec_path_shared(const char *path);
 
 /* The shared run side of the OCI engines (podman, docker): engine_podman.c. */
 int oci_exec_prefix(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,

@@ -260,19 +260,25 @@ cleanup:
 }
 
 static int slurm_run_batch(struct spawn_result *res, char *why, size_t whylen, const struct manifest *m,
-			   const struct batch_job *job)
+			   const struct batch_job *given)
 {
+	/* the job's tasks start in the run directory (--chdir, then the script's cd) on other nodes: every path in
+	 * the script absolute, whatever the user's -o was */
+	char *run_dir = exec_path_shared(given->run_dir);
+	struct batch_job jb = *given;
+	const struct batch_job *job = &jb;
 	struct strbuf sb = STRBUF_INIT, id = STRBUF_INIT;
 	struct strvec av = STRVEC_INIT;
 	struct follow f = { -1, STRBUF_INIT, job };
 	struct spawn_result sr;
 	struct spawn_opts so;
-	char *dir = xstrfmt("%s/slurm", job->run_dir), *script = NULL, *errp = NULL, *rank0 = NULL, *sbatch = NULL;
+	char *dir = xstrfmt("%s/slurm", run_dir), *script = NULL, *errp = NULL, *rank0 = NULL, *sbatch = NULL;
 	char state[64] = "", last[64] = "", reason[256] = "", nodes[256] = "";
 	long long ranks = job->ranks > 1 ? job->ranks : 1;
 	double t0 = now_s(), trun = 0;
 	int err = 0, efd = -1, code = 0, sig = 0, known = 0;
 
+	jb.run_dir = run_dir;
 	memset(res, 0, sizeof(*res));
 	why[0] = '\0';
 	if ((err = fs_mkdir_p(dir)) < 0 || (err = slurm_script(&sb, m, job)) < 0)
@@ -394,6 +400,7 @@ cleanup:
 	free(errp);
 	free(rank0);
 	free(sbatch);
+	free(run_dir);
 	return err;
 }
 

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "../core/error.h"
 #include "../core/fs.h"
+#include "../core/spawn.h"
 #include "../core/strbuf.h"
 #include "../manifest/lock.h"
 #include "builder.h"
@@ -42,6 +44,41 @@ void built_image_release(struct built_image *img)
 	free(img->context_sha);
 	free(img->log);
 	memset(img, 0, sizeof(*img));
+}
+
+struct step_ctx {
+	const struct builder_ops *b;
+	FILE *progress;
+	struct timespec t0;
+};
+
+static int show_step(void *ctx, const char *line, size_t len)
+{
+	struct step_ctx *sc = ctx;
+	struct timespec now;
+	long s;
+	int width = 100;
+
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	if (!len || !sc->b->step_line || !sc->b->step_line(line, len))
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	s = (long)(now.tv_sec - sc->t0.tv_sec);
+	if (len > (size_t)width) /* one terminal line each: a long RUN command is cut */
+		fprintf(sc->progress, "bench: [%2ld:%02ld] %.*s...\n", s / 60, s % 60, width - 3, line);
+	else
+		fprintf(sc->progress, "bench: [%2ld:%02ld] %.*s\n", s / 60, s % 60, (int)len, line);
+	fflush(sc->progress);
+	return 0;
+}
+
+int builder_run(const struct builder_ops *b, char *const *argv, int log_fd, FILE *progress, volatile sig_atomic_t *stop)
+{
+	struct step_ctx sc = { b, progress, { 0, 0 } };
+
+	clock_gettime(CLOCK_MONOTONIC, &sc.t0);
+	return spawn_run_logged_lines(argv, log_fd, 0, stop, progress ? show_step : NULL, &sc);
 }
 
 /* The last n lines of a file, to stderr, indented. */
@@ -133,7 +170,7 @@ int image_build(struct built_image *out, const struct builder_ops *b, const stru
 			err = bench_error_set(BENCH_E_IO, "cannot create '%s': %s", out->log, strerror(errno));
 			goto cleanup;
 		}
-		if ((err = b->build(b, out->context, out->recipe, out->image, fd, stop)) < 0) {
+		if ((err = b->build(b, out->context, out->recipe, out->image, fd, progress, stop)) < 0) {
 			char *why = xstrdup(bench_error_last());
 
 			close(fd);

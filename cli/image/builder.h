@@ -22,9 +22,12 @@ struct builder_ops {
 	 * and its build context's digest (caller frees). */
 	char *(*image_ref)(const struct builder_ops *b, const char *name, const char *context_sha, const char *cache_dir);
 	int (*image_exists)(const struct builder_ops *b, const char *image);
-	/* Builds image from the context directory holding the recipe file; the builder's output goes to log_fd. */
+	/* Builds image from the context directory holding the recipe file; the builder's output goes to log_fd, and
+	 * its steps (step_line) to progress as they happen (NULL: quiet). */
 	int (*build)(const struct builder_ops *b, const char *context, const char *recipe, const char *image, int log_fd,
-		     volatile sig_atomic_t *stop);
+		     FILE *progress, volatile sig_atomic_t *stop);
+	/* Whether a line of the engine's build output starts a step ("STEP 3/13: RUN ..."): shown to the user. */
+	int (*step_line)(const char *line, size_t len);
 	/* The image's immutable id, "sha256:<64 hex>" (caller frees). */
 	int (*image_digest)(char **out, const struct builder_ops *b, const char *image);
 };
@@ -36,7 +39,11 @@ const struct builder_ops *builder_find(const char *name);
 char *oci_image_ref(const struct builder_ops *b, const char *name, const char *context_sha, const char *cache_dir);
 int oci_image_exists(const struct builder_ops *b, const char *image);
 int oci_build(const struct builder_ops *b, const char *context, const char *recipe, const char *image, int log_fd,
-	      volatile sig_atomic_t *stop);
+	      FILE *progress, volatile sig_atomic_t *stop);
+
+/* Runs a builder's argv: every line of its output (stdout and stderr) to log_fd, and each line b->step_line
+ * picks to progress (NULL: none) as it comes, trimmed to one terminal line, with the time since the start. */
+int builder_run(const struct builder_ops *b, char *const *argv, int log_fd, FILE *progress, volatile sig_atomic_t *stop);
 int oci_image_digest(char **out, const struct builder_ops *b, const char *image);
 
 /* A stack's image, built (or found). */

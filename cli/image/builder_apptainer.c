@@ -26,7 +26,7 @@ static int ap_exists(const struct builder_ops *b, const char *image)
 }
 
 static int ap_build(const struct builder_ops *b, const char *context, const char *recipe, const char *image, int log_fd,
-		    volatile sig_atomic_t *stop)
+		    FILE *progress, volatile sig_atomic_t *stop)
 {
 	struct strvec av = STRVEC_INIT;
 	char *prog = spawn_which_required(b->name, "engine", BENCH_E_BUILD), *dir = xstrdup(image), *cwd = getcwd(NULL, 0);
@@ -50,7 +50,7 @@ static int ap_build(const struct builder_ops *b, const char *context, const char
 		err = bench_error_set(BENCH_E_BUILD, "cannot enter the build context '%s': %s", context, strerror(errno));
 		goto cleanup;
 	}
-	err = spawn_run_logged(strvec_argv(&av), log_fd, 0, stop);
+	err = builder_run(b, strvec_argv(&av), log_fd, progress, stop);
 	if (cwd && chdir(cwd) < 0 && err == 0)
 		err = bench_error_set(BENCH_E_IO, "cannot return to '%s': %s", cwd, strerror(errno));
 cleanup:
@@ -74,6 +74,13 @@ static int ap_digest(char **out, const struct builder_ops *b, const char *image)
 	return 0;
 }
 
+/* apptainer's stages: "INFO:    Starting build...", "INFO:    Running post scriptlet", "INFO:    Creating SIF
+ * file..." (the %post commands' own output stays in the log) */
+static int ap_step_line(const char *line, size_t len)
+{
+	return len > 5 && !strncmp(line, "INFO:", 5);
+}
+
 const struct builder_ops builder_apptainer = {
 	.name = "apptainer",
 	.recipe_format = "apptainer",
@@ -81,4 +88,5 @@ const struct builder_ops builder_apptainer = {
 	.image_exists = ap_exists,
 	.build = ap_build,
 	.image_digest = ap_digest,
+	.step_line = ap_step_line,
 };

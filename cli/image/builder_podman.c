@@ -34,7 +34,7 @@ int oci_image_exists(const struct builder_ops *b, const char *image)
 }
 
 int oci_build(const struct builder_ops *b, const char *context, const char *recipe, const char *image, int log_fd,
-	      volatile sig_atomic_t *stop)
+	      FILE *progress, volatile sig_atomic_t *stop)
 {
 	struct strvec av = STRVEC_INIT;
 	char *prog = spawn_which_required(b->name, "engine", BENCH_E_BUILD);
@@ -51,7 +51,7 @@ int oci_build(const struct builder_ops *b, const char *context, const char *reci
 	strvec_push(&av, "-t");
 	strvec_push(&av, image);
 	strvec_push(&av, context);
-	err = spawn_run_logged(strvec_argv(&av), log_fd, 0, stop);
+	err = builder_run(b, strvec_argv(&av), log_fd, progress, stop);
 	strvec_release(&av);
 	free(prog);
 	return err;
@@ -82,6 +82,20 @@ cleanup:
 	return err;
 }
 
+/* buildah's steps: "STEP 3/13: RUN ...", in a multi-stage build "[2/3] STEP 1/6: FROM ..." */
+static int podman_step_line(const char *line, size_t len)
+{
+	if (len > 1 && line[0] == '[') {
+		const char *close = memchr(line, ']', len);
+
+		if (!close || (size_t)(close - line) + 2 > len)
+			return 0;
+		len -= (size_t)(close - line) + 2;
+		line = close + 2;
+	}
+	return len > 5 && !strncmp(line, "STEP ", 5);
+}
+
 const struct builder_ops builder_podman = {
 	.name = "podman",
 	.recipe_format = "containerfile",
@@ -89,4 +103,5 @@ const struct builder_ops builder_podman = {
 	.image_exists = oci_image_exists,
 	.build = oci_build,
 	.image_digest = oci_image_digest,
+	.step_line = podman_step_line,
 };

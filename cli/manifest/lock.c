@@ -235,7 +235,7 @@ static int lock_image_digest(char *out, size_t len, const char *ref)
 					 "image for podman nor reachable with skopeo)", ref);
 }
 
-int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size_t len)
+int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size_t len, FILE *progress)
 {
 	json_t *lock = json_object(), *comps = json_object();
 	char sha[65];
@@ -253,6 +253,8 @@ int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size
 
 			if ((err = lock_git_ref(commit, c->git, c->ref)) == 0)
 				e = json_pack("{s:s, s:s, s:s, s:s}", "source", "git", "git", c->git, "ref", c->ref, "commit", commit);
+			if (e && progress)
+				fprintf(progress, "bench: lock: %s: git %s of %s -> %s\n", c->name, c->ref, c->git, commit);
 		} else if (c->source == SOURCE_PIP) {
 			char *url = NULL, *wsha = NULL, *ver = NULL;
 
@@ -263,6 +265,10 @@ int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size
 					      "sha256", wsha);
 			if (e && c->date)
 				json_object_set_new(e, "date", json_string(c->date));
+			if (e && progress)
+				fprintf(progress, "bench: lock: %s: pip %s%s%s -> %s (%s, sha256 %.16s...)\n", c->name, c->pip,
+					c->date ? " of " : "", c->date ? c->date : "", ver, strrchr(url, '/') ? strrchr(url, '/') + 1 : url,
+					wsha);
 			free(url);
 			free(wsha);
 			free(ver);
@@ -272,6 +278,8 @@ int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size
 						      "it", c->name);
 			else
 				e = json_pack("{s:s, s:s, s:s}", "source", "apt", "package", c->apt, "version", c->version);
+			if (e && progress)
+				fprintf(progress, "bench: lock: %s: apt %s -> %s (the manifest's pin)\n", c->name, c->apt, c->version);
 		}
 		if (e)
 			json_object_set_new(comps, c->name, e);
@@ -293,6 +301,8 @@ int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size
 			json_decref(lock);
 			return err;
 		}
+		if (progress)
+			fprintf(progress, "bench: lock: base %s -> %s\n", m->stack.base, digest);
 		json_object_set_new(lock, "base", json_pack("{s:s, s:s}", "ref", m->stack.base, "digest", digest));
 		json_object_set_new(lock, "base_digest", json_string(digest));
 	}

@@ -9,14 +9,16 @@
 #define BENCH_LOCK_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
 #include "manifest.h"
 
-/* Resolves every component of m. manifest_bytes: the file, for its sha256. Returns 0, or BENCH_E_RESOLVE with
- * the reference and the remote or index named. */
-int lock_resolve(json_t **out, const struct manifest *m, const char *manifest_bytes, size_t len);
+/* Resolves every component of m. manifest_bytes: the file, for its sha256. Each resolution is printed to
+ * progress as it is made ("bench: lock: NAME: REFERENCE -> PIN"; NULL: quiet). Returns 0, or BENCH_E_RESOLVE
+ * with the reference and the remote or index named. */
+int lock_resolve(json_t **out, const struct manifest *m, const char *manifest_bytes, size_t len, FILE *progress);
 /* ref → 40-hex commit on the remote url (branch, tag, or a full commit given as is). */
 int lock_git_ref(char out[41], const char *url, const char *ref);
 /* The wheel of name==version (or the newest nightly of date, version "nightly") on a PEP 503 index. */

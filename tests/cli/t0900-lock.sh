@@ -45,6 +45,15 @@ Y
 # (the component name is the package name: demo.pkg and Demo_Pkg are the same PEP 503 project, demo-pkg)
 SOURCE_DATE_EPOCH=1764460800 expect 0 "bench lock" "$BENCH" lock "$T/m.yaml"
 expect_out "$T/m.lock.json"
+# each resolution is printed as it is made: component, reference -> pin
+expect_err "bench: lock: branch: git main of file://$G -> $c2"
+expect_err "bench: lock: light: git v1 of file://$G -> $c1"
+expect_err "bench: lock: Demo_Pkg: pip 1.1.0 -> 1.1.0 (demo_pkg-1.1.0-py3-none-any.whl, sha256 "
+expect_err "bench: lock: demo.pkg: pip nightly of 2026-11-29 -> 2.0.0.dev20261129 (demo_pkg-2.0.0.dev20261129-cp312"
+expect_err "bench: lock: openblas: apt libopenblas0-pthread -> 0.3.21+ds-4"
+SOURCE_DATE_EPOCH=1764460800 expect 0 "bench lock -q" "$BENCH" lock -q -o "$T/q.lock.json" "$T/m.yaml"
+[ ! -s "$T/err" ] && cmp -s "$T/q.lock.json" "$T/m.lock.json" && ok "-q: no resolution printed, the same lock" ||
+	{ not_ok "lock -q"; show "$T/err"; }
 if python3 - "$T/m.lock.json" "$c1" "$c2" "$port" "$T/m.yaml" <<'PY'
 import hashlib, json, sys
 lock = json.load(open(sys.argv[1]))

@@ -1,31 +1,46 @@
 #!/bin/sh
 # Stacks end to end with podman (setup: tests/setup/podman.sh): two CPU stacks from one local Debian base
-# (manifests/cpu-openblas.yaml, cpu-blis.yaml) locked, built, the GEMM suite run inside each, bundles packed
+# (manifests/cpu-openblas.yaml, cpu-blis.yaml) locked, built, the GEMM suite run inside each with the commands
+# of docs/stacks.md as a user types them (relative manifest, default relative runs/), bundles packed
 # and shown, the two runs' environment captures naming different BLAS libraries; a dev-branch git component
-# snapshotted, built from source in the image, and `lock --check` exiting 4 once its branch moves; a stable
+# snapshotted, built from source in the image (its steps shown as they happen), run with an absolute -o, and
+# `lock --check` exiting 4 once its branch moves; a stable
 # and a nightly wheel from a loopback PEP 503 index locked and installed in the image; a failed build (exit 5
 # with the log's tail); an engine that is not there.
 . "$(dirname "$0")/lib.sh"
 BASE=$(sh tests/setup/podman.sh 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
 ok "podman set up, base image $BASE"
 
+# the commands exactly as docs/stacks.md gives them, from a directory holding the manifests (the lock beside
+# each manifest, the run under the default relative runs/)
+SRC=$PWD
+mkdir -p "$T/work"
+cp -r manifests "$T/work/"
+cd "$T/work" || exit 1
 for s in openblas blis; do
-	cp "manifests/cpu-$s.yaml" "$T/$s.yaml"
-	expect 0 "lock cpu-$s" "$BENCH" lock "$T/$s.yaml"
-	expect 0 "recipe cpu-$s" "$BENCH" recipe "$T/$s.yaml"
+	M=manifests/cpu-$s.yaml
+	expect 0 "bench lock $M" "$BENCH" lock "$M"
+	expect_out "manifests/cpu-$s.lock.json"
+	expect_err "bench: lock: base $BASE -> sha256:"
+	expect 0 "bench recipe $M" "$BENCH" recipe "$M"
 	grep -q "^FROM localhost/debian@sha256:[0-9a-f]\{64\}$" "$T/out" && ok "$s: base pinned by its digest" || { not_ok "$s: FROM"; show "$T/out"; }
-	expect 0 "build cpu-$s" "$BENCH" build --json "$T/$s.yaml"
+	expect 0 "bench build $M" "$BENCH" build "$M"
+	grep -q "^localhost/bench-cpu-$s:[0-9a-f]\{16\}$" "$T/out" && grep -q "^sha256:[0-9a-f]\{64\}$" "$T/out" &&
+		ok "$s: the image and its id printed" || { not_ok "$s: build output"; show "$T/out"; }
+	expect 0 "build cpu-$s --json" "$BENCH" build --json "$M"
 	cp "$T/out" "$T/$s.build.json"
-	expect 0 "build cpu-$s again: the image is reused" "$BENCH" build --json "$T/$s.yaml"
+	expect 0 "build cpu-$s again: the image is reused" "$BENCH" build --json "$M"
 	python3 - "$T/$s.build.json" "$T/out" <<'PY' && ok "$s: image id recorded, the same on reuse" || not_ok "$s: build record"
 import json, re, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 assert re.fullmatch(r"sha256:[0-9a-f]{64}", a["digest"]) and a["digest"] == b["digest"] and b["reused"], (a, b)
 PY
-	expect 0 "run cpu-$s inside its image" "$BENCH" run -q -o "$T/runs" "$T/$s.yaml"
+	expect 0 "bench run $M" "$BENCH" run "$M"
 	D=$(head -n 1 "$T/out")
-	echo "$D" >"$T/$s.dir"
-	python3 - "$D" "$T/$s.build.json" <<'PY' && ok "$s: 4 records ok; recipe, image id, lock and in-container environment in the run" || not_ok "$s: run directory"
+	case $D in runs/cpu-$s-*) [ -d "$D" ] && ok "$s: the run directory is printed as given: $D" || not_ok "$s: no $D" ;;
+	*) not_ok "$s: run directory '$D' is not under runs/" ;; esac
+	echo "$PWD/$D" >"$T/$s.dir"
+	python3 - "$D" "$T/$s.build.json" <<'PY' && ok "$s: 4 records ok; recipe, image id, lock and in-container environment in the run" || { not_ok "$s: run directory"; show "$T/err"; show "$D/logs/gemm.log"; }
 import json, sys
 d, b = sys.argv[1], json.load(open(sys.argv[2]))
 recs = [json.loads(l) for l in open(d + "/results/gemm.jsonl")]
@@ -40,6 +55,7 @@ PY
 	expect 0 "show the cpu-$s bundle" "$BENCH" show "$D.bench.tar.gz"
 	cp "$T/out" "$T/$s.show"
 done
+cd "$SRC" || exit 1
 if python3 - "$(cat "$T/openblas.dir")" "$(cat "$T/blis.dir")" <<'PY'
 import json, sys
 o, b = (json.load(open(d + "/env/environment.json"))["runners"]["gemm"]["blas_loaded"] for d in sys.argv[1:])
@@ -56,7 +72,7 @@ flock "$CTX/.lock" sleep 4 &
 LOCKER=$!
 sleep 1
 start=$(date +%s)
-expect 0 "build cpu-openblas while another bench holds its context" "$BENCH" build "$T/openblas.yaml"
+expect 0 "build cpu-openblas while another bench holds its context" "$BENCH" build "$T/work/manifests/cpu-openblas.yaml"
 waited=$(($(date +%s) - start))
 wait "$LOCKER"
 expect_err "another bench is building this stack"
@@ -68,9 +84,9 @@ expect_err "exists (same recipe and runner sources): reused"
 mkdir -p "$T/data"
 cp -r "$BENCH_DATA/Makefile" "$BENCH_DATA/images" "$BENCH_DATA/runners" "$T/data/"
 echo "/* changed runner sources */" >>"$T/data/runners/gemm/gemm_cblas.c"
-BENCH_DATA=$T/data expect 0 "build cpu-openblas with changed runner sources" "$BENCH" build --json "$T/openblas.yaml"
+BENCH_DATA=$T/data expect 0 "build cpu-openblas with changed runner sources" "$BENCH" build --json "$T/work/manifests/cpu-openblas.yaml"
 cp "$T/out" "$T/changed.build.json"
-expect 0 "build cpu-openblas with the original sources again" "$BENCH" build --json "$T/openblas.yaml"
+expect 0 "build cpu-openblas with the original sources again" "$BENCH" build --json "$T/work/manifests/cpu-openblas.yaml"
 CIMG=$(python3 - "$T/openblas.build.json" "$T/changed.build.json" "$T/out" <<'PY'
 import json, re, sys
 a, c, b = (json.load(open(p)) for p in sys.argv[1:])
@@ -117,9 +133,20 @@ sha1=$(sha256sum <"$SNAP")
 rm -f "$SNAP"
 touch "$G/hello.c"
 expect 0 "build again (the snapshot is made anew)" "$BENCH" build --force "$T/dev.yaml"
+# the build's steps on the terminal as they happen, one line each with the elapsed time; everything in the log
+grep -Eq '^bench: \[ *[0-9]+:[0-9]{2}\] (\[[0-9]+/[0-9]+\] )?STEP 1/[0-9]+: FROM localhost/debian@sha256:' "$T/err" &&
+	grep -Eq '^bench: \[ *[0-9]+:[0-9]{2}\] (\[[0-9]+/[0-9]+\] )?STEP [0-9]+/[0-9]+: RUN ' "$T/err" &&
+	[ "$(grep -c 'STEP [0-9]*/[0-9]*:' "$T/err")" = "$(grep -c '^\(\[[0-9]*/[0-9]*\] \)\?STEP [0-9]*/[0-9]*:' "$CTX/build.log")" ] &&
+	! grep -q 'COMMIT' "$T/err" && grep -q 'COMMIT localhost/bench-dev-hello:' "$CTX/build.log" &&
+	ok "the build's steps shown as they start (the whole output in build.log)" || { not_ok "build steps"; show "$T/err"; }
 [ "$sha1" = "$(sha256sum <"$SNAP")" ] && ok "the snapshot is byte-identical when made again" || not_ok "snapshot not deterministic"
 expect 0 "the source build's program runs in the image" podman run --rm "$IMG" /opt/stack/hello/hello
 expect_out "hello v1"
+expect 0 "run the dev stack with an absolute -o" "$BENCH" run -q -o "$T/abs-runs" "$T/dev.yaml"
+D=$(head -n 1 "$T/out")
+case $D in "$T/abs-runs/dev-hello-"*) grep -q '"status": *"ok"' "$D/results/membw.jsonl" && ok "absolute -o: the run measured inside the image" ||
+	{ not_ok "absolute -o run"; show "$D/logs/membw.log"; } ;;
+*) not_ok "run directory '$D' is not under $T/abs-runs" ;; esac
 (cd "$G" && git checkout -q dev && sed -i 's/v1/v2/' hello.c && git -c user.name=t -c user.email=t@t commit -qam v2)
 expect 4 "lock --check after the branch moved" "$BENCH" lock --check "$T/dev.yaml"
 expect_err "moved: hello:"

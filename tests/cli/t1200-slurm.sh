@@ -1,7 +1,7 @@
 #!/bin/sh
 # Launcher slurm on a real two-node cluster (tests/setup/slurm.sh: slurmctld here, each slurmd in its own
 # network namespace): the mpi backend's collectives across both nodes through bench run
-# manifests/slurm-2node-cpu.yaml, the batch script in the run directory, a job sbatch refuses (exit 6 with its
+# manifests/slurm-2node-cpu.yaml as docs/slurm.md gives it (default relative runs/), the batch script in the run directory, a job sbatch refuses (exit 6 with its
 # reason), a hung rank ended at the suite timeout with the records already written kept, Ctrl-C cancelling
 # the job. Everything is torn down at the end.
 . "$(dirname "$0")/lib.sh"
@@ -15,8 +15,18 @@ trap 'sh tests/setup/slurm.sh down >/dev/null 2>&1; rm -rf "$T"' EXIT
 ok "two-node Slurm cluster up ($(sinfo -h -N -o '%N:%t' | tr '\n' ' '))"
 export BENCH_SLURM_POLL_MS=200
 
-expect 0 "bench run manifests/slurm-2node-cpu.yaml" "$BENCH" run -o "$T/runs" manifests/slurm-2node-cpu.yaml
-D=$(grep '^/' "$T/out" | head -n 1)
+# the command exactly as docs/slurm.md gives it, from a directory holding the manifests: the default relative
+# runs/ (the job's tasks start in the run directory, so every path in the batch script must be absolute)
+SRC=$PWD
+mkdir -p "$T/work"
+cp -r manifests "$T/work/"
+cd "$T/work" || exit 1
+expect 0 "bench run manifests/slurm-2node-cpu.yaml" "$BENCH" run manifests/slurm-2node-cpu.yaml
+D=$(head -n 1 "$T/out")
+case $D in runs/slurm-2node-cpu-*) [ -d "$D" ] && ok "the run directory is printed as given: $D" || not_ok "no $D" ;;
+*) not_ok "run directory '$D' is not under runs/" ;; esac
+D=$PWD/$D
+cd "$SRC" || exit 1
 if python3 - "$D" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -31,6 +41,8 @@ then ok "40 records, data check passed, every record ran on node1 and node2"; el
 S="$D/slurm/collectives.sbatch"
 grep -q "^#SBATCH --nodes=2$" "$S" && grep -q "^#SBATCH --partition=debug$" "$S" && grep -q "^exec srun '--mpi=pmix'" "$S" &&
 	ok "the batch script is in the run directory" || { not_ok "batch script"; show "$S"; }
+grep -qxF "cd '$D'" "$S" && grep -qF "'--config' '$D/cases/collectives.json'" "$S" &&
+	ok "the script's cd and the runner's --config are absolute" || { not_ok "paths in the batch script"; show "$S"; }
 grep -q "Slurm job [0-9]* RUNNING on node\[1-2\]" "$D/logs/collectives.log" && ok "the log follows the job to both nodes" ||
 	{ not_ok "job log"; show "$D/logs/collectives.log"; }
 expect 0 "the bundle verifies" "$BENCH" verify "$D.bench.tar.gz"

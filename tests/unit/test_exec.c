@@ -1,0 +1,107 @@
+/* test_exec.c — paths handed to engines and batch jobs (absolute, placeholders kept), and an engine's own
+ * failure named with its own error line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/fs.h"
+#include "core/strbuf.h"
+#include "exec/exec.h"
+
+static char dir[] = "/tmp/bench-test-exec-XXXXXX";
+
+static void test_path_absolute_is_lexical(void **state)
+{
+	char *cwd = getcwd(NULL, 0), *p, *want;
+
+	(void)state;
+	p = fs_path_absolute("/a/b");
+	assert_string_equal(p, "/a/b");
+	free(p);
+	want = xstrfmt("%s/runs/x", cwd);
+	p = fs_path_absolute("./runs/x");
+	assert_string_equal(p, want);
+	free(p);
+	p = fs_path_absolute("runs/x");
+	assert_string_equal(p, want);
+	free(p);
+	p = fs_path_absolute(".");
+	assert_string_equal(p, cwd);
+	free(p);
+	free(want);
+	free(cwd);
+}
+
+static void test_shared_path_absolute_only_when_it_exists(void **state)
+{
+	char *p, *want;
+
+	(void)state;
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(mkdir("runs", 0755), 0);
+	want = xstrfmt("%s/runs", dir);
+	p = exec_path_shared("runs");
+	assert_string_equal(p, want);
+	free(p);
+	free(want);
+	p = exec_path_shared("RUN_DIR/cases/gemm.json"); /* --dry-run's placeholder: as given */
+	assert_string_equal(p, "RUN_DIR/cases/gemm.json");
+	free(p);
+	p = exec_path_shared("/elsewhere/runs");
+	assert_string_equal(p, "/elsewhere/runs");
+	free(p);
+}
+
+static void test_engine_failure_names_the_engine_line(void **state)
+{
+	const struct engine_ops *podman = engine_find("podman"), *host = engine_find("host");
+	char *log = xstrfmt("%s/gemm.log", dir), why[512] = "unchanged";
+	FILE *f = fopen(log, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fputs("bench: running 4 cases: podman run ...\nError: invalid container path \"runs/x\", must be an absolute "
+	      "path\n\n", f);
+	fclose(f);
+	assert_int_equal(exec_engine_failure(why, sizeof(why), podman, 1, log), 0); /* the runner's own status */
+	assert_string_equal(why, "unchanged");
+	assert_int_equal(exec_engine_failure(why, sizeof(why), host, 125, log), 0);
+	assert_int_equal(exec_engine_failure(why, sizeof(why), podman, 125, log), 1);
+	assert_string_equal(why, "podman failed (status 125): Error: invalid container path \"runs/x\", must be an "
+				 "absolute path");
+	f = fopen(log, "w");
+	fputs("bench: running 4 cases: podman run ...\n", f);
+	fclose(f);
+	assert_int_equal(exec_engine_failure(why, sizeof(why), podman, 127, log), 1);
+	assert_string_equal(why, "podman failed (status 127): it wrote no error message (see the suite's log)");
+	unlink(log);
+	free(log);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path_absolute_is_lexical),
+		cmocka_unit_test(test_shared_path_absolute_only_when_it_exists),
+		cmocka_unit_test(test_engine_failure_names_the_engine_line),
+	};
+	char *runs;
+	int rc;
+
+	if (!mkdtemp(dir))
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	runs = xstrfmt("%s/runs", dir);
+	rmdir(runs);
+	rmdir(dir);
+	free(runs);
+	return rc;
+}
