@@ -502,7 +502,10 @@ start:
 	case SPAWN_EXITED:
 		if (sr.done == sr.nbatch && res.exit_code == 0)
 			break; /* every case reported: a clean end */
-		if (res.exit_code)
+		if (res.exit_code && !lau->run_batch &&
+		    exec_engine_failure(whybuf, sizeof(whybuf), eng, res.exit_code, log_path))
+			; /* the engine's own failure (podman 125: a bad mount, a missing image): in its own words */
+		else if (res.exit_code)
 			snprintf(whybuf, sizeof(whybuf), "the runner exited with status %d before reporting this case",
 				 res.exit_code);
 		else

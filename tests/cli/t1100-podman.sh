@@ -147,6 +147,17 @@ D=$(head -n 1 "$T/out")
 case $D in "$T/abs-runs/dev-hello-"*) grep -q '"status": *"ok"' "$D/results/membw.jsonl" && ok "absolute -o: the run measured inside the image" ||
 	{ not_ok "absolute -o run"; show "$D/logs/membw.log"; } ;;
 *) not_ok "run directory '$D' is not under $T/abs-runs" ;; esac
+# podman's own failure (status 125: here a device that does not exist) is the case's reason, in podman's words
+cat >"$T/containers-bad.conf" <<'CONF'
+[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
+devices = ["/dev/bench-nosuch"]
+
+[engine]
+runtime = "runc"
+CONF
+CONTAINERS_CONF=$T/containers-bad.conf expect 6 "a run podman refuses (status 125) fails its cases" "$BENCH" run -q -o "$T/bad-runs" "$T/dev.yaml"
+expect_err "podman failed (status 125): Error: stat /dev/bench-nosuch"
 (cd "$G" && git checkout -q dev && sed -i 's/v1/v2/' hello.c && git -c user.name=t -c user.email=t@t commit -qam v2)
 expect 4 "lock --check after the branch moved" "$BENCH" lock --check "$T/dev.yaml"
 expect_err "moved: hello:"
