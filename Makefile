@@ -160,7 +160,7 @@ if [ "$$(id -u)" = 0 ]; then \
   echo "bench: installing:" $$missing; \
   export DEBIAN_FRONTEND=noninteractive; \
   apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
-else echo "bench: missing packages; run as root:"; echo "  apt-get install -y --no-install-recommends $$missing"; exit 1; fi
+else echo "bench: missing packages; run as root:"; echo "  apt-get install -y --no-install-recommends" $$missing; exit 1; fi
 endef
 
 deps:
