@@ -1,11 +1,13 @@
 # bench — one non-recursive Makefile (docs/architecture.md, "Repository layout").
 #   make            build ./bench
-#   make test       build and run every test (unit + CLI), ending with "N passed, N failed"
+#   make test       install missing Debian packages (as root), build and run every test (unit + CLI), ending with
+#                   "N passed, N failed"
+#   make test-nodeps  the same without the package step
 #   make run        install missing Debian packages (as root), build, run manifests/quickstart.yaml
 #   make asan       the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make fuzz       build the libFuzzer target for the manifest parser (clang)
 #   make install    PREFIX=/usr/local
-#   make deps       install (root) or print the apt-get line for missing packages
+#   make deps       install (root) or print the apt-get line for missing packages (test-deps: those of the tests too)
 
 .DEFAULT_GOAL := all
 PREFIX    ?= /usr/local
@@ -15,6 +17,8 @@ PKG_CONFIG ?= pkg-config
 PKGS      := yaml-0.1 libgit2 libarchive libcrypto jansson libcurl
 DEB_PKGS  := build-essential pkg-config python3 libyaml-dev libgit2-dev libarchive-dev libssl-dev libjansson-dev \
              libcurl4-openssl-dev libcmocka-dev libopenblas-dev openmpi-bin libopenmpi-dev python3-torch
+# what the tests run besides (t1100 and t1200 install podman and Slurm through tests/setup/)
+TEST_DEB_PKGS := git ca-certificates openssl python3-cryptography chromium
 VERSION   := 0.1.0
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
@@ -114,7 +118,7 @@ hip-check:
 	$(CC) $(RUNNER_CFLAGS:-DBENCH_CUDA=) -DBENCH_HIP -D__HIP_PLATFORM_AMD__ -c runners/common/telemetry.c -o $(BUILD)/hip/telemetry.o
 	@echo "hip-check: the HIP kernels and the HIP host code compile ($$($(HIPCC) --version 2>/dev/null | grep -m1 -i 'hip version'))"
 
-.PHONY: all test unit cli-test run runners asan fuzz install deps check-deps clean hip-check FORCE
+.PHONY: all test test-nodeps unit cli-test run runners asan fuzz install deps test-deps check-deps clean hip-check FORCE
 all: bench
 
 # ./bench is the product; in a sanitizer build it lives under $(BUILD).
@@ -149,13 +153,23 @@ check-deps:
 	@if ! $(PKG_CONFIG) --exists $(PKGS); then \
 	  echo "bench: missing libraries ($(PKGS)); run 'make deps' or: apt-get install -y $(DEB_PKGS)" >&2; exit 1; fi
 
+# $(call install_missing,WHAT,PACKAGES): as root, apt-get installs those of PACKAGES that dpkg does not list as
+# installed; as another user, prints the apt-get line and fails.
+define install_missing
+@missing=$$(for p in $(2); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+if [ -z "$$missing" ]; then echo "bench: all $(1) dependencies are installed"; exit 0; fi; \
+if [ "$$(id -u)" = 0 ]; then \
+  echo "bench: installing:" $$missing; \
+  export DEBIAN_FRONTEND=noninteractive; \
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+else echo "bench: missing packages; run as root:"; echo "  apt-get install -y --no-install-recommends" $$missing; exit 1; fi
+endef
+
 deps:
-	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
-	if [ -z "$$missing" ]; then echo "bench: all build dependencies are installed"; exit 0; fi; \
-	if [ "$$(id -u)" = 0 ]; then \
-	  echo "bench: installing:" $$missing; \
-	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	else echo "bench: missing packages; run as root:"; echo "  apt-get install -y $$missing"; exit 1; fi
+	$(call install_missing,build,$(DEB_PKGS))
+
+test-deps:
+	$(call install_missing,test,$(DEB_PKGS) $(TEST_DEB_PKGS))
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -170,7 +184,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_SRC) $(wildcard runners/co
 	$(CC) $(ALL_CFLAGS) -Irunners $(CMOCKA_CFLAGS) -o $@ $< $(UNIT_RUNNER_SRC) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) -lm \
 	  -lpthread -ldl $(ALL_LDFLAGS)
 
-test: $(BENCH_BIN) $(UNIT_BIN) $(RUNNERS)
+# make test: the packages first, then a fresh make that finds them (pkg-config, mpicc, nvcc are read at parse time)
+test: test-deps
+	@$(MAKE) --no-print-directory test-nodeps
+
+test-nodeps: $(BENCH_BIN) $(UNIT_BIN) $(RUNNERS)
 	@BENCH=$(CURDIR)/$(BENCH_BIN) BENCH_DATA=$(CURDIR) BENCH_RUNNERS=$(CURDIR)/$(RUNNER_DIR) \
 	  ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:allocator_may_return_null=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 tests/run-tests.sh $(UNIT_BIN)
