@@ -6,6 +6,7 @@
 #                                            native first, round 2 PyTorch first (ABBA); tune 8 beside the heuristic
 #   PART=aab sh tests/gpu/steady-h200.sh    A/A/B of h200-host's GEMM (heuristic) and memory suites, 3 rounds: A and A2
 #                                            are the same stack, B gives cuBLASLt a 1 KiB workspace
+#   PART=splitk sh tests/gpu/steady-h200.sh A/B, 3 rounds: B's 1 KiB workspace on split-K shapes and two that need none
 # The run directories are packed into $OUT/runs.tar.gz; analyse with tests/gpu/steady_twin.py or bench compare.
 set -eu
 OUT=${OUT:-gpu-out}
@@ -51,7 +52,19 @@ aab)
 	set -- "$M/a.yaml" "$M/a2.yaml" "$M/b.yaml"
 	ROUNDS=${ROUNDS:-3}
 	;;
-*) echo "PART must be twin or aab" >&2; exit 2 ;;
+splitk)
+	# B caps cuBLASLt's workspace at 1 KiB: shapes with few output tiles and a long K (1024x1024x65536) need split-K,
+	# whose partial sums live in the workspace; the llama70b shapes' best kernels need none
+	for n in a b; do
+		ws=
+		[ "$n" = b ] && ws=', workspace: 1KiB'
+		{ hdr "splitk-$n"
+		  echo "  gemm: {backends: [blaslt], dtypes: [bf16, fp8e4m3], layouts: [tn], shapes: [[1024, 1024, 65536], [2048, 2048, 32768], [8192, 8192, 8192], [16384, 8192, 7168]]$ws}"; } >"$M/$n.yaml"
+	done
+	set -- "$M/a.yaml" "$M/b.yaml"
+	ROUNDS=${ROUNDS:-3}
+	;;
+*) echo "PART must be twin, aab or splitk" >&2; exit 2 ;;
 esac
 t0=$(date +%s)
 set +e
