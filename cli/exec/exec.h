@@ -58,6 +58,7 @@ struct batch_job {
 	const char *run_dir;
 	const char *tag;             /* names the files: RUN_DIR/slurm/<tag>.sbatch, <tag>-rank<N>.out, ... */
 	char *const *argv;
+	char *const *envp;           /* the runner's environment (ours plus stack.env); sbatch exports it to the job */
 	long long ranks;             /* 1: one task on one node; else nodes x gpus_per_node tasks */
 	int per_node;                /* the runner starts its own ranks: one task per node, every GPU of the node */
 	const char *image;           /* container engines: the image (tag or SIF); NULL for host */

@@ -309,6 +309,7 @@ static int slurm_run_batch(struct spawn_result *res, char *why, size_t whylen, c
 	efd = open(errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	memset(&so, 0, sizeof(so));
 	so.argv = strvec_argv(&av);
+	so.envp = job->envp; /* sbatch exports its environment (stack.env included) to the job's tasks */
 	so.stderr_fd = efd;
 	so.timeout_s = 120;
 	so.on_line = submit_line;

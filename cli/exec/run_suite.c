@@ -458,6 +458,7 @@ start:
 		job.run_dir = r->dir;
 		job.tag = tag_name;
 		job.argv = strvec_argv(&argv);
+		job.envp = strvec_argv(&env);
 		job.ranks = nproc;
 		job.per_node = batch_per_node(r, s);
 		job.image = eng->exec_prefix ? r->img.image : NULL;
