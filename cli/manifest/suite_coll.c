@@ -147,6 +147,7 @@ const struct suite_ops suite_collectives = {
 	.program = "bench-coll",
 	.metric = "busbw_gbps",
 	.unit = "GB/s",
+	.min_samples = 10,
 	.processes = coll_processes,
 	.on_host = coll_on_host,
 	.params = coll_params,
