@@ -313,6 +313,7 @@ void html_render_compare(struct strbuf *o, json_t *r)
 {
 	json_t *x;
 	size_t i;
+	int vs = 0;
 	char *title = xstrfmt("bench compare: %s", str(r, "baseline"));
 
 	html_page_open(o, title);
@@ -322,9 +323,21 @@ void html_render_compare(struct strbuf *o, json_t *r)
 	strbuf_addstr(o, "</h1>\n");
 	compare_section(o, r, 2);
 	strbuf_addstr(o, "<h2>Reproduce</h2>\n<p><code>bench compare --format html");
+	json_array_foreach(json_object_get(r, "sides"), i, x)
+		if (json_is_true(json_object_get(x, "baseline")) && i > 0)
+			strbuf_addf(o, " --baseline %zu", i + 1);
+	json_array_foreach(json_object_get(r, "sides"), i, x)
+		vs |= json_integer_value(json_object_get(x, "nruns")) > 1; /* sides of several runs: --vs between sides */
 	json_array_foreach(json_object_get(r, "sides"), i, x) {
-		strbuf_addch(o, ' ');
-		esc(o, str(x, "path"));
+		json_t *run;
+		size_t k;
+
+		if (i > 0 && vs)
+			strbuf_addstr(o, " --vs");
+		json_array_foreach(json_object_get(x, "runs"), k, run) {
+			strbuf_addch(o, ' ');
+			esc(o, str(run, "path"));
+		}
 	}
 	strbuf_addstr(o, "</code></p>\n</body></html>\n");
 }
