@@ -14,13 +14,16 @@
 #include "report/compare.h"
 #include "report/html.h"
 
-static const struct opt_cmd cmd = { "compare", "[options] RUN_OR_BUNDLE RUN_OR_BUNDLE...",
-				    "Match the cases of several runs (run directories or bundles; bundles are verified first) "
-				    "by case key and compare every headline: medians, ratio to the baseline, its 95% bootstrap "
-				    "confidence interval, the Mann-Whitney U p-value, and a verdict (faster / slower / same / "
-				    "not comparable). Beside the numbers: cases on one side only, differences in method "
-				    "(parameters) and in stack and environment. Exit 9 with --fail-on-regression when a case "
-				    "is significantly slower." };
+static const struct opt_cmd cmd = { "compare", "[options] RUN_OR_BUNDLE... [--vs RUN_OR_BUNDLE...]...",
+				    "Match the cases of several sides (run directories or bundles; bundles are verified first) "
+				    "by case key and compare every headline. A side is one run, the runs of one stack of an "
+				    "interleaved `bench run --rounds` (grouped by themselves), or the runs between --vs "
+				    "separators. Per case: the ratio of the medians of run medians to the baseline's, its 95% "
+				    "hierarchical-bootstrap confidence interval, Welch's t test across runs with the p-value "
+				    "Holm-adjusted over every test, and a verdict (faster / slower / same with 3 runs or more "
+				    "per side; inconclusive with fewer; not comparable). Beside the numbers: cases on one side "
+				    "only, too few samples, differences in method (parameters) and in stack and environment. "
+				    "Exit 9 with --fail-on-regression when a case is significantly slower." };
 
 static const char *num(char *buf, size_t len, json_t *v, const char *fmt)
 {
@@ -37,7 +40,7 @@ static const char *verdict_colour(const char *v)
 {
 	if (!colour || !v)
 		return "";
-	return !strcmp(v, "slower") ? "\033[1;31m" : !strcmp(v, "faster") ? "\033[1;32m" : !strcmp(v, "same") ? "" : "\033[2m";
+	return !strcmp(v, "slower") ? "\033[1;31m" : !strcmp(v, "faster") ? "\033[1;32m" : !strcmp(v, "same") ? "" : !strcmp(v, "inconclusive") ? "\033[33m" : "\033[2m";
 }
 
 /* one CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180) */
@@ -58,6 +61,25 @@ static void csv_field(const char *s)
 	putchar('"');
 }
 
+static void render_noise(json_t *r, int markdown)
+{
+	json_t *nz = json_object_get(r, "noise"), *v;
+	const char *suite;
+	int first = 1;
+
+	if (!json_is_object(nz))
+		return;
+	printf("%snoise floor from the A/A pair %s / %s (the %.0fth percentile of |ratio - 1| over a suite's cases; the "
+	       "threshold of that suite):", markdown ? "\n" : "", json_string_value(json_object_get(nz, "a")),
+	       json_string_value(json_object_get(nz, "b")), 100 * json_number_value(json_object_get(nz, "quantile")));
+	json_object_foreach(json_object_get(nz, "suites"), suite, v) {
+		printf("%s %s %.2f%% (%lld cases)", first ? "" : ",", suite, 100 * json_number_value(json_object_get(v, "floor")),
+		       (long long)json_integer_value(json_object_get(v, "cases")));
+		first = 0;
+	}
+	printf("%s\n", first ? " none" : "");
+}
+
 static void render_text(json_t *r, int markdown, int csv)
 {
 	json_t *c, *o;
@@ -65,16 +87,25 @@ static void render_text(json_t *r, int markdown, int csv)
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
 
 	if (csv)
-		printf("suite,case,unit,baseline,other,baseline_value,other_value,ratio,ci_lo,ci_hi,p,verdict,why\n");
+		printf("suite,case,unit,baseline,other,baseline_value,other_value,ratio,ci_lo,ci_hi,p,p_adjusted,baseline_runs,"
+		       "other_runs,threshold,verdict,why\n");
 	else if (markdown)
-		printf("Baseline: **%s**. %s (threshold %.0f%%, alpha %g).\n\n| suite | case | baseline | other | value | ratio | 95%% CI | p | verdict |\n|---|---|---|---|---|---|---|---|---|\n",
-		       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(r, "rule")),
-		       100 * json_number_value(json_object_get(r, "threshold")), json_number_value(json_object_get(r, "alpha")));
-	else
-		printf("baseline %s; verdicts: %s (threshold %.0f%%, alpha %g)\n\n%-12s %-46s %12s %12s %7s %17s %9s  %s\n",
+		printf("Baseline: **%s**. %s (threshold %.1f%%, alpha %g; %lld test(s), Holm-adjusted).\n",
 		       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(r, "rule")),
 		       100 * json_number_value(json_object_get(r, "threshold")), json_number_value(json_object_get(r, "alpha")),
-		       "suite", "case", "baseline", "other", "ratio", "95% CI", "p", "verdict");
+		       (long long)json_integer_value(json_object_get(r, "tests")));
+	else
+		printf("baseline %s; verdicts: %s (threshold %.1f%%, alpha %g; %lld test(s), Holm-adjusted)\n",
+		       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(r, "rule")),
+		       100 * json_number_value(json_object_get(r, "threshold")), json_number_value(json_object_get(r, "alpha")),
+		       (long long)json_integer_value(json_object_get(r, "tests")));
+	if (!csv)
+		render_noise(r, markdown);
+	if (markdown)
+		printf("\n| suite | case | baseline | other | value | ratio | 95%% CI | p (Holm) | verdict |\n|---|---|---|---|---|---|---|---|---|\n");
+	else if (!csv)
+		printf("\n%-12s %-46s %12s %12s %7s %17s %9s  %s\n", "suite", "case", "baseline", "other", "ratio", "95% CI",
+		       "p (Holm)", "verdict");
 	json_array_foreach(json_object_get(r, "cases"), i, c) {
 		json_array_foreach(json_object_get(c, "others"), k, o) {
 			json_t *ci = json_object_get(o, "ci95");
@@ -86,14 +117,19 @@ static void render_text(json_t *r, int markdown, int csv)
 				snprintf(cib, sizeof(cib), "[%.3f, %.3f]", json_number_value(json_array_get(ci, 0)),
 					 json_number_value(json_array_get(ci, 1)));
 			if (csv) {
-				printf("%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", suite, cs,
+				char b6[32], b7[32], b8[32], b9[32];
+
+				printf("%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", suite, cs,
 				       json_string_value(json_object_get(c, "unit")) ? json_string_value(json_object_get(c, "unit")) : "",
 				       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(o, "label")),
 				       num(b1, sizeof(b1), json_object_get(json_object_get(c, "baseline"), "value"), "%.6g"),
 				       num(b2, sizeof(b2), json_object_get(o, "value"), "%.6g"), num(b3, sizeof(b3), json_object_get(o, "ratio"), "%.6f"),
 				       json_is_array(ci) ? num(b4, sizeof(b4), json_array_get(ci, 0), "%.6f") : "",
 				       json_is_array(ci) ? num(b5, sizeof(b5), json_array_get(ci, 1), "%.6f") : "",
-				       num(cib, sizeof(cib), json_object_get(o, "p"), "%.3g"), json_string_value(json_object_get(o, "verdict")));
+				       num(cib, sizeof(cib), json_object_get(o, "p"), "%.3g"), num(b6, sizeof(b6), json_object_get(o, "p_adjusted"), "%.3g"),
+				       num(b7, sizeof(b7), json_object_get(json_object_get(c, "baseline"), "runs"), "%.0f"),
+				       num(b8, sizeof(b8), json_object_get(o, "runs"), "%.0f"), num(b9, sizeof(b9), json_object_get(c, "threshold"), "%.6g"),
+				       json_string_value(json_object_get(o, "verdict")));
 				csv_field(json_string_value(json_object_get(o, "why")));
 				putchar('\n');
 			} else if (markdown)
@@ -101,13 +137,13 @@ static void render_text(json_t *r, int markdown, int csv)
 				       num(b1, sizeof(b1), json_object_get(json_object_get(c, "baseline"), "value"), "%.4g"),
 				       json_string_value(json_object_get(o, "label")), num(b2, sizeof(b2), json_object_get(o, "value"), "%.4g"),
 				       num(b3, sizeof(b3), json_object_get(o, "ratio"), "%.3f"), cib,
-				       num(b4, sizeof(b4), json_object_get(o, "p"), "%.2g"), json_string_value(json_object_get(o, "verdict")),
+				       num(b4, sizeof(b4), json_object_get(o, "p_adjusted"), "%.2g"), json_string_value(json_object_get(o, "verdict")),
 				       why ? ": " : "", why ? why : "");
 			else
 				printf("%-12s %-46s %12s %12s %7s %17s %9s  %s%s%s%s%s\n", suite, cs,
 				       num(b1, sizeof(b1), json_object_get(json_object_get(c, "baseline"), "value"), "%.4g"),
 				       num(b2, sizeof(b2), json_object_get(o, "value"), "%.4g"), num(b3, sizeof(b3), json_object_get(o, "ratio"), "%.3f"),
-				       cib, num(b4, sizeof(b4), json_object_get(o, "p"), "%.2g"), verdict_colour(json_string_value(json_object_get(o, "verdict"))),
+				       cib, num(b4, sizeof(b4), json_object_get(o, "p_adjusted"), "%.2g"), verdict_colour(json_string_value(json_object_get(o, "verdict"))),
 				       json_string_value(json_object_get(o, "verdict")), *verdict_colour(json_string_value(json_object_get(o, "verdict"))) ? "\033[0m" : "",
 				       why ? ": " : "", why ? why : "");
 		}
@@ -122,6 +158,15 @@ static void render_text(json_t *r, int markdown, int csv)
 		printf("%s%s%s%s in %s%s: %s %s: %s\n", i == 0 ? "\n" : "", markdown ? "- " : "", red ? "\033[1;31m" : "", st,
 		       json_string_value(json_object_get(c, "label")), red ? "\033[0m" : "", json_string_value(json_object_get(c, "suite")),
 		       json_string_value(json_object_get(c, "case")), json_string_value(json_object_get(c, "error")));
+	}
+	if (json_array_size(json_object_get(r, "few_samples"))) {
+		json_t *f = json_array_get(json_object_get(r, "few_samples"), 0);
+
+		printf("\n%sWARNING: %zu case(s) of a run have fewer samples than their suite's minimum; their run medians are "
+		       "rough (first: %s %s in %s, n=%lld, minimum %lld)\n", markdown ? "- " : "",
+		       json_array_size(json_object_get(r, "few_samples")), json_string_value(json_object_get(f, "suite")),
+		       json_string_value(json_object_get(f, "case")), json_string_value(json_object_get(f, "label")),
+		       (long long)json_integer_value(json_object_get(f, "n")), (long long)json_integer_value(json_object_get(f, "min")));
 	}
 	json_array_foreach(json_object_get(r, "only_in_one"), i, c)
 		printf("%sonly in %s: %s\n", i == 0 ? "\n" : "", json_string_value(json_object_get(c, "only_in")),
@@ -139,51 +184,133 @@ static void render_text(json_t *r, int markdown, int csv)
 		free(b);
 	}
 	json_array_foreach(json_object_get(r, "sides"), i, c)
+		if (json_integer_value(json_object_get(c, "nruns")) > 1) {
+			json_t *run;
+			size_t k2;
+
+			printf("%sside %s:", i == 0 || json_integer_value(json_object_get(json_array_get(json_object_get(r, "sides"), i - 1), "nruns")) <= 1 ? "\n" : "",
+			       json_string_value(json_object_get(c, "label")));
+			json_array_foreach(json_object_get(c, "runs"), k2, run)
+				printf(" %s", json_string_value(json_object_get(run, "label")));
+			putchar('\n');
+		}
+	json_array_foreach(json_object_get(r, "sides"), i, c)
 		if (!json_is_true(json_object_get(c, "verified")))
 			printf("\nUNVERIFIED: %s (%s) is a run directory or a bundle that did not verify\n",
 			       json_string_value(json_object_get(c, "label")), json_string_value(json_object_get(c, "path")));
 }
 
+/* A side of several runs: "A1 A2 A3 --vs B1 B2 B3". The separators are swapped for a marker before the options
+ * are parsed (opt_parse keeps the positional arguments in order) and give the groups' first indices after. */
+static char vs_marker[] = "\001--vs";
+
+static int noise_load(json_t **out, char *const *paths, size_t n, const struct compare_opts *co)
+{
+	struct compare_side *ns = NULL;
+	struct compare_group *g = NULL;
+	size_t ng = 0;
+	int err;
+
+	*out = NULL;
+	if ((err = compare_load_all(&ns, paths, n, co)) < 0)
+		return err;
+	g = compare_group_runs(&ng, ns, n, NULL, 0);
+	if (ng != 2) {
+		err = bench_error_set(BENCH_E_USAGE, "--noise-from needs an A/A pair: two runs of one stack, or the runs of "
+				      "`bench run A.yaml A.yaml --rounds N` (two interleaved stacks); got %zu side(s)", ng);
+		goto cleanup;
+	}
+	*out = compare_noise_floor(ns, &g[0], &g[1]);
+cleanup:
+	compare_groups_free(g, ng);
+	compare_sides_free(ns, n);
+	return err;
+}
+
 int cmd_compare(int argc, char **argv)
 {
-	struct opt_strlist keys = OPT_STRLIST_INIT;
-	struct compare_opts co = { 0.02, 0.01, 2000, 0, NULL };
+	struct opt_strlist keys = OPT_STRLIST_INIT, noise = OPT_STRLIST_INIT;
+	struct compare_opts co = { 0.02, 0.01, 2000, 0, NULL, NULL };
 	struct compare_side *sides = NULL;
+	struct compare_group *groups = NULL;
 	const char *fmt = "text", *thr = NULL, *alpha = NULL, *base = NULL;
 	int fail_reg = 0, allow = 0, n, status = 0, err;
 	const struct opt opts[] = {
-		OPT_STRING('b', "baseline", &base, "N", "which input is the baseline (1-based; default 1)"),
+		OPT_STRING('b', "baseline", &base, "N", "which side is the baseline (1-based; default 1)"),
 		OPT_STRING('t', "threshold", &thr, "X", "relative change that counts (default 0.02)"),
-		OPT_STRING('a', "alpha", &alpha, "P", "Mann-Whitney significance level (default 0.01)"),
+		OPT_STRING('a', "alpha", &alpha, "P", "significance level of the Holm-adjusted p-values (default 0.01)"),
+		OPT_LIST(0, "noise-from", &noise, "RUN,RUN", "an A/A pair of one stack: its run-to-run spread is each suite's threshold"),
 		OPT_STRING('f', "format", &fmt, "FMT", "text, markdown, json, csv or html"),
 		OPT_BOOL(0, "fail-on-regression", &fail_reg, "exit 9 when a case is significantly slower"),
 		OPT_BOOL(0, "allow-unverified", &allow, "accept bundles that do not verify (marked in every output)"),
 		OPT_LIST('k', "key", &keys, "PUB.pem", "verify bundles with this key (repeatable)"),
 		OPT_END(),
 	};
-	size_t b = 0;
+	size_t b = 0, ng = 0, np = 0, nstarts = 0, *starts = xcalloc((size_t)argc + 1, sizeof(*starts));
+	char **paths = xcalloc((size_t)argc + 1, sizeof(*paths));
 	json_t *r = NULL;
 
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--vs"))
+			argv[i] = vs_marker;
 	n = opt_parse(argc - 1, argv + 1, opts, &cmd);
-	if (n == OPT_HELP || n < 0)
-		return n < 0 ? 2 : 0;
-	if (n < 2)
-		return cli_usage_error(cmd.name, cmd.synopsis, "give at least two runs or bundles");
+	if (n == OPT_HELP || n < 0) {
+		status = n < 0 ? 2 : 0;
+		goto cleanup;
+	}
+	for (int i = 0; i < n; i++) {
+		if (argv[1 + i] != vs_marker) {
+			paths[np++] = argv[1 + i];
+			continue;
+		}
+		if (np == (nstarts ? starts[nstarts - 1] : 0)) {
+			status = cli_usage_error(cmd.name, cmd.synopsis, "--vs needs runs before and after it");
+			goto cleanup;
+		}
+		if (!nstarts)
+			nstarts = 1; /* starts[0] = 0 */
+		starts[nstarts++] = np;
+	}
+	if (nstarts && starts[nstarts - 1] == np) {
+		status = cli_usage_error(cmd.name, cmd.synopsis, "--vs needs runs before and after it");
+		goto cleanup;
+	}
+	if (np < 2) {
+		status = cli_usage_error(cmd.name, cmd.synopsis, "give at least two runs or bundles");
+		goto cleanup;
+	}
 	if ((thr && ((co.threshold = strtod(thr, NULL)) < 0 || co.threshold >= 1)) ||
-	    (alpha && ((co.alpha = strtod(alpha, NULL)) <= 0 || co.alpha >= 1)) ||
-	    (base && (atoi(base) < 1 || atoi(base) > n)))
-		return cli_usage_error(cmd.name, cmd.synopsis, "--threshold in [0, 1), --alpha in (0, 1), --baseline in 1..N");
-	if (strcmp(fmt, "text") && strcmp(fmt, "markdown") && strcmp(fmt, "json") && strcmp(fmt, "csv") && strcmp(fmt, "html"))
-		return cli_usage_error(cmd.name, cmd.synopsis, "--format is text, markdown, json, csv or html");
-	if (base)
-		b = (size_t)atoi(base) - 1;
+	    (alpha && ((co.alpha = strtod(alpha, NULL)) <= 0 || co.alpha >= 1)) || (base && atoi(base) < 1)) {
+		status = cli_usage_error(cmd.name, cmd.synopsis, "--threshold in [0, 1), --alpha in (0, 1), --baseline in 1..N");
+		goto cleanup;
+	}
+	if (strcmp(fmt, "text") && strcmp(fmt, "markdown") && strcmp(fmt, "json") && strcmp(fmt, "csv") && strcmp(fmt, "html")) {
+		status = cli_usage_error(cmd.name, cmd.synopsis, "--format is text, markdown, json, csv or html");
+		goto cleanup;
+	}
 	co.keys = keys.v;
 	co.allow_unverified = allow;
-	if ((err = compare_load_all(&sides, argv + 1, (size_t)n, &co)) < 0) {
+	if (noise.n && (err = noise_load(&co.noise, noise.v, noise.n, &co)) < 0) {
 		status = cli_fail(err);
 		goto cleanup;
 	}
-	r = compare_build(sides, (size_t)n, b, &co);
+	if ((err = compare_load_all(&sides, paths, np, &co)) < 0) {
+		status = cli_fail(err);
+		goto cleanup;
+	}
+	groups = compare_group_runs(&ng, sides, np, starts, nstarts);
+	if (ng < 2) {
+		status = cli_usage_error(cmd.name, cmd.synopsis, "the runs form a single side (one interleave group and stack); "
+				       "give another side, or split them with --vs");
+		goto cleanup;
+	}
+	if (base && (size_t)atoi(base) > ng) {
+		status = cli_usage_error(cmd.name, cmd.synopsis, "--threshold in [0, 1), --alpha in (0, 1), --baseline in 1..N");
+		goto cleanup;
+	}
+	if (base)
+		b = (size_t)atoi(base) - 1;
+	r = compare_build_groups(sides, groups, ng, b, &co);
 	colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	if (!strcmp(fmt, "json")) {
 		cli_print_json(json_incref(r));
@@ -202,7 +329,12 @@ int cmd_compare(int argc, char **argv)
 	}
 cleanup:
 	json_decref(r);
-	compare_sides_free(sides, (size_t)n);
+	json_decref(co.noise);
+	compare_groups_free(groups, ng);
+	compare_sides_free(sides, np);
 	opt_strlist_release(&keys);
+	opt_strlist_release(&noise);
+	free(starts);
+	free(paths);
 	return status;
 }

@@ -38,6 +38,8 @@ struct suite_ops {
 	const char *(*program_for)(const json_t *params);
 	const char *metric;           /* headline metric of its records */
 	const char *unit;
+	/* The fewest samples per case and run that make a run's median worth comparing; bench compare warns below it. */
+	unsigned min_samples;
 	/* How many processes the launcher must start (one per rank), or NULL / 1 for one process. */
 	long long (*processes)(const struct suite_cfg *cfg, const struct manifest *m);
 	/* 1: the runner starts its own ranks on its node (training: one process per GPU, rendezvous across nodes from

@@ -101,6 +101,7 @@ const struct suite_ops suite_attention = {
 	.program = "runners/torch/attention.py",
 	.metric = "tflops",
 	.unit = "TFLOP/s",
+	.min_samples = 10,
 	.peak = SUITE_PEAK_TFLOPS,
 	.params = attn_params,
 	.check = attn_check,

@@ -99,7 +99,6 @@ static int coll_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 	unsigned long long sizes[64 + 256];
 	size_t ns = 0;
 
-	(void)m;
 	for (unsigned long long s = lo; s <= hi && ns < 64; s *= f)
 		sizes[ns++] = s;
 	for (size_t i = 0; i < extra->n && ns < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -128,7 +127,12 @@ static int coll_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 				json_object_set_new(p, "op", json_string(o->sv[oi]));
 				json_object_set_new(p, "bytes", json_integer((json_int_t)sizes[si]));
 				json_object_set_new(p, "placement", json_string(pl->sv[pi]));
-				plan_add(out, &suite_collectives, xstrfmt("%s/%s/%s/%s", o->sv[oi], dtype, size, pl->sv[pi]), p);
+				/* the rank and node count are part of what is measured: a 2-rank and an 8-rank all_reduce
+				 * must never match in bench compare */
+				json_object_set_new(p, "ranks", json_integer((json_int_t)(m->target.nodes * m->target.gpus_per_node)));
+				json_object_set_new(p, "nodes", json_integer((json_int_t)m->target.nodes));
+				plan_add(out, &suite_collectives, xstrfmt("%s/%s/%s/%s/r%lldn%lld", o->sv[oi], dtype, size, pl->sv[pi],
+									  m->target.nodes * m->target.gpus_per_node, m->target.nodes), p);
 			}
 	return 0;
 }
@@ -147,6 +151,7 @@ const struct suite_ops suite_collectives = {
 	.program = "bench-coll",
 	.metric = "busbw_gbps",
 	.unit = "GB/s",
+	.min_samples = 10,
 	.processes = coll_processes,
 	.on_host = coll_on_host,
 	.params = coll_params,

@@ -130,6 +130,7 @@ const struct suite_ops suite_gemm = {
 	.on_host = gemm_on_host,
 	.metric = "tflops",
 	.unit = "TFLOP/s",
+	.min_samples = 10,
 	.peak = SUITE_PEAK_TFLOPS,
 	.params = gemm_params,
 	.check = gemm_check,

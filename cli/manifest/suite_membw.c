@@ -46,6 +46,7 @@ const struct suite_ops suite_membw = {
 	.program = "bench-membw",
 	.metric = "tbps",
 	.unit = "TB/s",
+	.min_samples = 10,
 	.peak = SUITE_PEAK_HBM,
 	.params = membw_params,
 	.check = NULL,

@@ -78,6 +78,7 @@ const struct suite_ops suite_training = {
 	.program = "runners/torch/train.py",
 	.metric = "tflops_per_gpu",
 	.unit = "TFLOP/s",
+	.min_samples = 5,
 	.params = train_params,
 	.check = train_check,
 	.plan = train_plan,

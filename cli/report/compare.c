@@ -281,18 +281,6 @@ int compare_load(struct compare_side *out, const char *path, const struct compar
 	return err;
 }
 
-/* metric value of each sample: the headline metric is proportional to 1/time for a given case */
-static size_t samples(double **out, json_t *rec)
-{
-	json_t *s = json_object_get(rec, "samples_ms"), *v;
-	size_t i, n = json_array_size(s);
-
-	*out = xcalloc(n ? n : 1, sizeof(double));
-	json_array_foreach(s, i, v)
-		(*out)[i] = json_number_value(v);
-	return n;
-}
-
 static void flatten(json_t *out, const char *prefix, json_t *j, int depth)
 {
 	const char *k;
@@ -337,23 +325,294 @@ json_t *compare_stack_facts(const struct compare_side *s)
 	return f;
 }
 
-/* One bootstrap interval to compute: the samples of a baseline case and of the same case on another side. */
-struct ci_job {
-	double *a, *b;
-	size_t na, nb;
-	double ratio, lo, hi, u, p;
+static int status_ok(json_t *rec)
+{
+	const char *s = json_string_value(json_object_get(rec, "status"));
+
+	return s && !strcmp(s, "ok");
+}
+
+static const char *status_of(json_t *rec)
+{
+	const char *s = json_string_value(json_object_get(rec, "status"));
+
+	return s ? s : "unknown";
+}
+
+/* ---- groups of runs -------------------------------------------------------------------------------------- */
+
+static char *group_label(const struct compare_side *sides, const size_t *runs, size_t nruns)
+{
+	const char *name = json_string_value(json_object_get(sides[runs[0]].plan, "name"));
+
+	if (nruns == 1)
+		return xstrdup(sides[runs[0]].label);
+	return xstrfmt("%s (%zu runs)", name ? name : sides[runs[0]].label, nruns);
+}
+
+static int group_label_taken(const struct compare_group *g, size_t i, const char *l)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(g[j].label, l))
+			return 1;
+	return 0;
+}
+
+struct compare_group *compare_group_runs(size_t *nout, const struct compare_side *sides, size_t n,
+					 const size_t *starts, size_t nstarts)
+{
+	struct compare_group *g = xcalloc(n ? n : 1, sizeof(*g));
+	size_t ng = 0;
+
+	if (nstarts) {
+		for (size_t k = 0; k < nstarts; k++) {
+			size_t end = k + 1 < nstarts ? starts[k + 1] : n;
+
+			g[ng].runs = xcalloc(end - starts[k] + 1, sizeof(size_t));
+			for (size_t i = starts[k]; i < end; i++)
+				g[ng].runs[g[ng].nruns++] = i;
+			ng++;
+		}
+	} else {
+		size_t *of = xcalloc(n ? n : 1, sizeof(*of)); /* run i's group + 1, 0: none yet */
+
+		for (size_t i = 0; i < n; i++) {
+			json_t *il = json_object_get(sides[i].status, "interleave");
+			const char *grp = json_string_value(json_object_get(il, "group"));
+			json_int_t stack = json_integer_value(json_object_get(il, "stack"));
+
+			if (of[i])
+				continue;
+			g[ng].runs = xcalloc(n, sizeof(size_t));
+			g[ng].runs[g[ng].nruns++] = i;
+			of[i] = ng + 1;
+			for (size_t j = i + 1; grp && j < n; j++) {
+				json_t *jl = json_object_get(sides[j].status, "interleave");
+				const char *jg = json_string_value(json_object_get(jl, "group"));
+
+				if (!of[j] && jg && !strcmp(jg, grp) && json_integer_value(json_object_get(jl, "stack")) == stack) {
+					g[ng].runs[g[ng].nruns++] = j;
+					of[j] = ng + 1;
+				}
+			}
+			ng++;
+		}
+		free(of);
+	}
+	for (size_t k = 0; k < ng; k++) {
+		char *l = group_label(sides, g[k].runs, g[k].nruns);
+
+		for (unsigned d = 2; group_label_taken(g, k, l); d++) {
+			free(l);
+			l = group_label(sides, g[k].runs, g[k].nruns);
+			{
+				char *m = xstrfmt("%s (%u)", l, d);
+
+				free(l);
+				l = m;
+			}
+		}
+		g[k].label = l;
+	}
+	*nout = ng;
+	return g;
+}
+
+void compare_groups_free(struct compare_group *g, size_t n)
+{
+	for (size_t i = 0; g && i < n; i++) {
+		free(g[i].label);
+		free(g[i].runs);
+	}
+	free(g);
+}
+
+/* ---- one case on one side: its runs' samples ------------------------------------------------------------- */
+
+/* The runs of a group that measured a case. Every headline metric is a throughput (a higher value is better)
+ * proportional to 1 / time for a given case, so a sample's metric is taken as 1 / its time: ratios, medians and
+ * the test are those of the metric (for an even number of samples the median of the metric is not 1 / the
+ * median time). */
+struct gcase {
+	json_t *ref;    /* the first record of the case in the group, ok if any is (borrowed), NULL: none */
+	size_t nok;     /* runs with an ok record and at least one sample */
+	size_t total;   /* samples over those runs */
+	size_t minrun;  /* the fewest samples of one of those runs */
+	double **s;     /* [nok] each run's metric samples */
+	size_t *n;
+	double value;   /* the median of the ok runs' recorded values */
 };
 
-struct ci_pool {
-	struct ci_job *jobs;
+static void gcase_load(struct gcase *g, const struct compare_side *sides, const struct compare_group *grp, const char *key)
+{
+	double *vals = xcalloc(grp->nruns, sizeof(double));
+	size_t nv = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->s = xcalloc(grp->nruns, sizeof(*g->s));
+	g->n = xcalloc(grp->nruns, sizeof(*g->n));
+	g->minrun = (size_t)-1;
+	for (size_t r = 0; r < grp->nruns; r++) {
+		json_t *rec = json_object_get(sides[grp->runs[r]].records, key), *arr, *v;
+		size_t i, m = 0;
+
+		if (!rec)
+			continue;
+		if (!g->ref || (!status_ok(g->ref) && status_ok(rec)))
+			g->ref = rec;
+		if (!status_ok(rec))
+			continue;
+		if (json_is_number(json_object_get(rec, "value")))
+			vals[nv++] = json_number_value(json_object_get(rec, "value"));
+		arr = json_object_get(rec, "samples_ms");
+		if (!json_array_size(arr))
+			continue;
+		g->s[g->nok] = xcalloc(json_array_size(arr), sizeof(double));
+		json_array_foreach(arr, i, v)
+			if (json_number_value(v) > 0)
+				g->s[g->nok][m++] = 1.0 / json_number_value(v);
+		if (!m) {
+			free(g->s[g->nok]);
+			continue;
+		}
+		g->n[g->nok++] = m;
+		g->total += m;
+		if (m < g->minrun)
+			g->minrun = m;
+	}
+	g->value = nv ? stats_median(vals, nv) : NAN;
+	if (!g->nok)
+		g->minrun = 0;
+	free(vals);
+}
+
+static void gcase_release(struct gcase *g)
+{
+	for (size_t i = 0; i < g->nok; i++)
+		free(g->s[i]);
+	free(g->s);
+	free(g->n);
+	memset(g, 0, sizeof(*g));
+}
+
+static double gcase_stat(const struct gcase *g)
+{
+	return stats_median_of_medians((const double *const *)g->s, g->n, g->nok);
+}
+
+/* ---- the noise floor of an A/A pair ---------------------------------------------------------------------- */
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+json_t *compare_noise_floor(const struct compare_side *sides, const struct compare_group *a, const struct compare_group *b)
+{
+	json_t *per = json_object(), *out, *suites = json_object(), *runs = json_array();
+	const char *key, *suite;
+	json_t *rec, *arr;
+	size_t i;
+
+	/* |ratio - 1| of every case both groups measured, per suite */
+	for (size_t r = 0; r < a->nruns; r++)
+		json_object_foreach(sides[a->runs[r]].records, key, rec) {
+			struct gcase ga, gb;
+
+			suite = json_string_value(json_object_get(rec, "suite"));
+			if (!suite)
+				continue;
+			{ /* each key once */
+				int seen = 0;
+
+				for (size_t q = 0; q < r && !seen; q++)
+					seen = json_object_get(sides[a->runs[q]].records, key) != NULL;
+				if (seen)
+					continue;
+			}
+			gcase_load(&ga, sides, a, key);
+			gcase_load(&gb, sides, b, key);
+			if (ga.nok && gb.nok) {
+				double d = fabs(gcase_stat(&gb) / gcase_stat(&ga) - 1);
+
+				if (!json_object_get(per, suite))
+					json_object_set_new(per, suite, json_array());
+				json_array_append_new(json_object_get(per, suite), json_real(d));
+			}
+			gcase_release(&ga);
+			gcase_release(&gb);
+		}
+	json_object_foreach(per, suite, arr) {
+		size_t m = json_array_size(arr);
+		double *d = xcalloc(m, sizeof(double)), idx, f;
+		json_t *v;
+
+		json_array_foreach(arr, i, v)
+			d[i] = json_real_value(v);
+		qsort(d, m, sizeof(double), cmp_dbl);
+		idx = 0.95 * (double)(m - 1);
+		i = (size_t)idx;
+		f = i + 1 < m ? d[i] + (d[i + 1] - d[i]) * (idx - (double)i) : d[m - 1];
+		json_object_set_new(suites, suite, json_pack("{s:f, s:I}", "floor", f, "cases", (json_int_t)m));
+		free(d);
+	}
+	json_decref(per);
+	for (size_t r = 0; r < a->nruns; r++)
+		json_array_append_new(runs, json_string(sides[a->runs[r]].label));
+	for (size_t r = 0; r < b->nruns; r++)
+		json_array_append_new(runs, json_string(sides[b->runs[r]].label));
+	out = json_pack("{s:s, s:s, s:o, s:f, s:o}", "a", a->label, "b", b->label, "runs", runs, "quantile", 0.95,
+			"suites", suites);
+	return out;
+}
+
+/* ---- the statistics of every pair, on every core --------------------------------------------------------- */
+
+/* One case of the baseline against the same case on another side. */
+struct pair {
+	const char *key;
+	struct gcase *base; /* the case's baseline side (shared by its pairs) */
+	struct gcase other;
+	int stats;          /* both sides measured: ratio and CI computed */
+	int tested;         /* 3 runs or more on both sides: p computed */
+	double ratio, lo, hi, t, df, p, padj;
+};
+
+struct pair_pool {
+	struct pair *pairs;
 	size_t n, next;
 	unsigned resamples;
 	pthread_mutex_t lock;
 };
 
-static void *ci_worker(void *arg)
+static void pair_compute(struct pair *c, unsigned resamples)
 {
-	struct ci_pool *pool = arg;
+	const struct gcase *b = c->base, *o = &c->other;
+	double *lb, *lo_;
+
+	c->ratio = gcase_stat(o) / gcase_stat(b);
+	/* the seed from the case key: deterministic, whatever thread runs it, and different for every case */
+	stats_hier_bootstrap_ratio_ci(&c->lo, &c->hi, (const double *const *)o->s, o->n, o->nok,
+				      (const double *const *)b->s, b->n, b->nok, resamples, stats_seed_from_key(c->key));
+	c->t = c->df = c->p = c->padj = NAN;
+	if (!c->tested)
+		return;
+	lb = xcalloc(b->nok, sizeof(double));
+	lo_ = xcalloc(o->nok, sizeof(double));
+	for (size_t i = 0; i < b->nok; i++)
+		lb[i] = log(stats_median(b->s[i], b->n[i]));
+	for (size_t i = 0; i < o->nok; i++)
+		lo_[i] = log(stats_median(o->s[i], o->n[i]));
+	stats_welch(&c->t, &c->df, &c->p, lo_, o->nok, lb, b->nok);
+	free(lb);
+	free(lo_);
+}
+
+static void *pair_worker(void *arg)
+{
+	struct pair_pool *pool = arg;
 
 	for (;;) {
 		size_t i;
@@ -364,126 +623,161 @@ static void *ci_worker(void *arg)
 		pthread_mutex_unlock(&pool->lock);
 		if (i >= pool->n)
 			return NULL;
-		for (size_t j = i; j < i + 16 && j < pool->n; j++) {
-			struct ci_job *c = &pool->jobs[j];
-
-			/* metric ~ 1/time: ratio of metric medians = median(time A) / median(time B) */
-			c->ratio = stats_median(c->a, c->na) / stats_median(c->b, c->nb);
-			/* the same fixed seed for every case: the output does not depend on the thread that ran it */
-			stats_bootstrap_ratio_ci(&c->lo, &c->hi, c->a, c->na, c->b, c->nb, pool->resamples, 0x5eed);
-			stats_mann_whitney(&c->u, &c->p, c->a, c->na, c->b, c->nb);
-		}
+		for (size_t j = i; j < i + 16 && j < pool->n; j++)
+			if (pool->pairs[j].stats)
+				pair_compute(&pool->pairs[j], pool->resamples);
 	}
 }
 
-static int status_ok(json_t *rec)
+static void pairs_compute(struct pair *pairs, size_t n, unsigned resamples)
 {
-	const char *s = json_string_value(json_object_get(rec, "status"));
-
-	return s && !strcmp(s, "ok");
-}
-
-/* The statistics of every comparable pair (the bootstrap is the whole cost of a comparison: 2000 resamples of
- * every case) are computed up front, on every core, in the order compare_build() consumes them. */
-static struct ci_job *compare_compute_cis(size_t *out_n, const struct compare_side *sides, size_t n, size_t base,
-					  unsigned resamples)
-{
-	struct ci_pool pool = { NULL, 0, 0, resamples, PTHREAD_MUTEX_INITIALIZER };
-	size_t cap = 0;
-	const char *key;
-	json_t *brec;
+	struct pair_pool pool = { pairs, n, 0, resamples, PTHREAD_MUTEX_INITIALIZER };
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_t th[16];
 	size_t nth = cores < 1 ? 1 : cores > 16 ? 16 : (size_t)cores, started = 0;
 
-	json_object_foreach(sides[base].records, key, brec) {
-		for (size_t i = 0; i < n; i++) {
-			json_t *orec = i == base ? NULL : json_object_get(sides[i].records, key);
-			struct ci_job c = { NULL, NULL, 0, 0, 0, 0, 0, 0, 0 };
-
-			if (!orec || !status_ok(brec) || !status_ok(orec))
-				continue;
-			c.na = samples(&c.a, brec);
-			c.nb = samples(&c.b, orec);
-			if (c.na < 2 || c.nb < 2) {
-				free(c.a);
-				free(c.b);
-				continue;
-			}
-			if (pool.n == cap)
-				pool.jobs = xrealloc(pool.jobs, (cap = cap ? 2 * cap : 256) * sizeof(*pool.jobs));
-			pool.jobs[pool.n++] = c;
-		}
-	}
-	if (nth > 1 && pool.n > 64)
+	if (nth > 1 && n > 64)
 		for (; started < nth - 1; started++)
-			if (pthread_create(&th[started], NULL, ci_worker, &pool))
+			if (pthread_create(&th[started], NULL, pair_worker, &pool))
 				break;
-	ci_worker(&pool);
+	pair_worker(&pool);
 	for (size_t t = 0; t < started; t++)
 		pthread_join(th[t], NULL);
 	pthread_mutex_destroy(&pool.lock);
-	for (size_t j = 0; j < pool.n; j++) {
-		free(pool.jobs[j].a);
-		free(pool.jobs[j].b);
-	}
-	*out_n = pool.n;
-	return pool.jobs;
 }
 
-json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, const struct compare_opts *o)
+/* ---- the comparison -------------------------------------------------------------------------------------- */
+
+static json_t *side_json(const struct compare_side *sides, const struct compare_group *g, int baseline)
+{
+	json_t *runs = json_array();
+	int verified = 1;
+
+	for (size_t r = 0; r < g->nruns; r++) {
+		const struct compare_side *s = &sides[g->runs[r]];
+
+		verified &= s->verified;
+		json_array_append_new(runs, json_pack("{s:s, s:s, s:b, s:s?}", "label", s->label, "path", s->path, "verified",
+						      s->verified, "keyid", s->keyid));
+	}
+	return json_pack("{s:s, s:s, s:b, s:s?, s:b, s:I, s:o}", "label", g->label, "path", sides[g->runs[0]].path, "verified",
+			 verified, "keyid", sides[g->runs[0]].keyid, "baseline", baseline, "nruns", (json_int_t)g->nruns,
+			 "runs", runs);
+}
+
+/* every key of a group, in sorted order (the union over its runs) */
+static json_t *group_keys(const struct compare_side *sides, const struct compare_group *g)
+{
+	json_t *keys = json_object();
+	const char *key;
+	json_t *rec;
+
+	for (size_t r = 0; r < g->nruns; r++)
+		json_object_foreach(sides[g->runs[r]].records, key, rec)
+			if (!json_object_get(keys, key))
+				json_object_set(keys, key, rec);
+	return keys;
+}
+
+static double suite_threshold(const struct compare_opts *o, const char *suite)
+{
+	json_t *f = json_object_get(json_object_get(json_object_get(o->noise, "suites"), suite ? suite : ""), "floor");
+
+	return json_is_number(f) ? json_number_value(f) : o->threshold;
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+json_t *compare_build_groups(const struct compare_side *sides, const struct compare_group *groups, size_t ng,
+			     size_t base, const struct compare_opts *o)
 {
 	json_t *root = json_object(), *cases = json_array(), *only = json_array(), *method = json_array();
-	json_t *stack = json_array(), *sj = json_array(), *bfacts = compare_stack_facts(&sides[base]), *not_ok = json_array();
+	json_t *stack = json_array(), *sj = json_array(), *not_ok = json_array(), *few = json_array();
+	json_t *bkeys = group_keys(sides, &groups[base]), *bfacts = compare_stack_facts(&sides[groups[base].runs[0]]);
 	const char *key;
 	json_t *brec;
-	size_t slower = 0, faster = 0, njobs = 0, job = 0;
-	struct ci_job *jobs = compare_compute_cis(&njobs, sides, n, base, o->resamples);
+	size_t slower = 0, faster = 0, inconclusive = 0, ncases = json_object_size(bkeys), npairs = 0, pi = 0, ntests;
+	struct gcase *bcases = xcalloc(ncases ? ncases : 1, sizeof(*bcases));
+	struct pair *pairs = xcalloc(ncases * ng + 1, sizeof(*pairs));
+	double *p, *padj;
+	size_t ci = 0;
 
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(sj, json_pack("{s:s, s:s, s:b, s:s?, s:b}", "label", sides[i].label, "path", sides[i].path,
-						    "verified", sides[i].verified, "keyid", sides[i].keyid, "baseline", i == base));
-	/* cases, in the baseline's order of keys (sorted: deterministic output) */
-	json_object_foreach(sides[base].records, key, brec) {
-		json_t *row = json_pack("{s:s, s:s, s:s?, s:s?}", "suite", json_string_value(json_object_get(brec, "suite")),
-					"case", json_string_value(json_object_get(brec, "case")), "metric",
-					json_string_value(json_object_get(brec, "metric")), "unit",
-					json_string_value(json_object_get(brec, "unit"))), *others = json_array(), *bj;
-		size_t na = json_array_size(json_object_get(brec, "samples_ms"));
-		int bok = status_ok(brec);
-		const char *bst = json_string_value(json_object_get(brec, "status")) ? json_string_value(json_object_get(brec, "status")) : "unknown";
+	for (size_t i = 0; i < ng; i++)
+		json_array_append_new(sj, side_json(sides, &groups[i], i == base));
+	/* pass 1: every side of every case, and what can be computed */
+	json_object_foreach(bkeys, key, brec) {
+		gcase_load(&bcases[ci], sides, &groups[base], key);
+		for (size_t i = 0; i < ng; i++) {
+			struct pair *c;
+
+			if (i == base)
+				continue;
+			c = &pairs[npairs++];
+			c->key = key;
+			c->base = &bcases[ci];
+			gcase_load(&c->other, sides, &groups[i], key);
+			c->stats = c->base->nok && c->other.nok &&
+				   !(groups[base].nruns == 1 && c->base->total < 2) && !(groups[i].nruns == 1 && c->other.total < 2);
+			c->tested = c->stats && c->base->nok >= 3 && c->other.nok >= 3;
+		}
+		ci++;
+	}
+	pairs_compute(pairs, npairs, o->resamples);
+	p = xcalloc(npairs + 1, sizeof(double));
+	padj = xcalloc(npairs + 1, sizeof(double));
+	for (size_t k = 0; k < npairs; k++)
+		p[k] = pairs[k].tested ? pairs[k].p : NAN;
+	ntests = stats_holm(padj, p, npairs);
+	for (size_t k = 0; k < npairs; k++)
+		pairs[k].padj = padj[k];
+	free(p);
+	free(padj);
+	/* pass 2: the rows, in the baseline's order of keys (sorted: deterministic output) */
+	ci = 0;
+	json_object_foreach(bkeys, key, brec) {
+		struct gcase *bg = &bcases[ci++];
+		json_t *bref = bg->ref;
+		const char *suite = json_string_value(json_object_get(bref, "suite"));
+		double thr = suite_threshold(o, suite);
+		json_t *row = json_pack("{s:s, s:s, s:s?, s:s?, s:f}", "suite", suite, "case",
+					json_string_value(json_object_get(bref, "case")), "metric",
+					json_string_value(json_object_get(bref, "metric")), "unit",
+					json_string_value(json_object_get(bref, "unit")), "threshold", thr), *others = json_array(), *bj;
+		int bok = status_ok(bref);
 
 		/* a case that did not measure has no value to show, whatever its record holds */
-		bj = json_pack("{s:O, s:I, s:s}", "value", bok ? json_object_get(brec, "value") : json_null(), "n", (json_int_t)na,
-			       "status", bst);
+		bj = json_pack("{s:o, s:I, s:I, s:s}", "value", bok && !isnan(bg->value) ? json_real(bg->value) : json_null(), "n",
+			       (json_int_t)bg->total, "runs", (json_int_t)bg->nok, "status", status_of(bref));
 		if (!bok)
-			json_object_set_new(bj, "error", json_string(compare_case_reason(brec)));
+			json_object_set_new(bj, "error", json_string(compare_case_reason(bref)));
 		json_object_set_new(row, "baseline", bj);
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < ng; i++) {
+			struct pair *c;
 			json_t *orec, *o_row;
-			double ratio, lo, hi, u, p;
-			size_t nb;
-			const char *verdict;
+			const char *verdict = "same";
 			int ook;
 
 			if (i == base)
 				continue;
-			orec = json_object_get(sides[i].records, key);
+			c = &pairs[pi++];
+			orec = c->other.ref;
 			if (!orec) {
-				json_array_append_new(others, json_pack("{s:s, s:s}", "label", sides[i].label, "verdict", "missing"));
-				json_array_append_new(only, json_pack("{s:s, s:s}", "case", key, "only_in", sides[base].label));
+				json_array_append_new(others, json_pack("{s:s, s:s}", "label", groups[i].label, "verdict", "missing"));
+				json_array_append_new(only, json_pack("{s:s, s:s}", "case", key, "only_in", groups[base].label));
 				continue;
 			}
-			if (!json_equal(json_object_get(orec, "params"), json_object_get(brec, "params")) &&
-			    json_object_get(orec, "params") && json_object_get(brec, "params"))
-				json_array_append_new(method, json_pack("{s:s, s:s, s:O, s:O}", "case", key, "label", sides[i].label,
-									"baseline_params", json_object_get(brec, "params"),
+			if (!json_equal(json_object_get(orec, "params"), json_object_get(bref, "params")) &&
+			    json_object_get(orec, "params") && json_object_get(bref, "params"))
+				json_array_append_new(method, json_pack("{s:s, s:s, s:O, s:O}", "case", key, "label", groups[i].label,
+									"baseline_params", json_object_get(bref, "params"),
 									"params", json_object_get(orec, "params")));
-			nb = json_array_size(json_object_get(orec, "samples_ms"));
 			ook = status_ok(orec);
-			o_row = json_pack("{s:s, s:O, s:I, s:s}", "label", sides[i].label, "value",
-					  ook ? json_object_get(orec, "value") : json_null(), "n", (json_int_t)nb, "status",
-					  json_string_value(json_object_get(orec, "status")) ? json_string_value(json_object_get(orec, "status")) : "unknown");
+			o_row = json_pack("{s:s, s:o, s:I, s:I, s:s}", "label", groups[i].label, "value",
+					  ook && !isnan(c->other.value) ? json_real(c->other.value) : json_null(), "n",
+					  (json_int_t)c->other.total, "runs", (json_int_t)c->other.nok, "status", status_of(orec));
 			if (!ook)
 				json_object_set_new(o_row, "error", json_string(compare_case_reason(orec)));
 			if (!bok || !ook) {
@@ -491,36 +785,47 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 
 				verdict = "not comparable";
 				if (!bok)
-					strbuf_addf(&why, "%s in %s: %s", bst, sides[base].label, compare_case_reason(brec));
+					strbuf_addf(&why, "%s in %s: %s", status_of(bref), groups[base].label, compare_case_reason(bref));
 				if (!ook)
-					strbuf_addf(&why, "%s%s in %s: %s", why.len ? "; " : "", json_string_value(json_object_get(o_row, "status")),
-						    sides[i].label, compare_case_reason(orec));
+					strbuf_addf(&why, "%s%s in %s: %s", why.len ? "; " : "", status_of(orec), groups[i].label,
+						    compare_case_reason(orec));
 				json_object_set_new(o_row, "why", json_string(why.buf));
 				strbuf_release(&why);
-			} else if (na < 2 || nb < 2) {
+			} else if (!c->stats) {
+				size_t na = bg->total, nb = c->other.total;
 				char *why = na < 2 && nb < 2 ? xstrfmt("too few samples (baseline n=%zu, other n=%zu)", na, nb)
 					    : na < 2 ? xstrfmt("too few samples in the baseline (n=%zu)", na)
 						     : xstrfmt("too few samples (n=%zu)", nb);
 
 				verdict = "not comparable";
-				ratio = json_number_value(json_object_get(orec, "value")) / json_number_value(json_object_get(brec, "value"));
-				json_object_set_new(o_row, "ratio", json_real(ratio));
+				if (json_number_value(json_object_get(bref, "value")) > 0)
+					json_object_set_new(o_row, "ratio", json_real(json_number_value(json_object_get(orec, "value")) /
+										      json_number_value(json_object_get(bref, "value"))));
 				json_object_set_new(o_row, "why", json_string(why));
 				free(why);
 			} else {
-				/* computed up front, in this same order of cases and sides */
-				ratio = jobs[job].ratio, lo = jobs[job].lo, hi = jobs[job].hi, u = jobs[job].u, p = jobs[job].p;
-				job++;
-				if (lo > 1 + o->threshold && p < o->alpha)
-					verdict = "faster", faster++;
-				else if (hi < 1 - o->threshold && p < o->alpha)
-					verdict = "slower", slower++;
-				else
-					verdict = "same";
-				json_object_set_new(o_row, "ratio", json_real(ratio));
-				json_object_set_new(o_row, "ci95", json_pack("[f, f]", lo, hi));
-				json_object_set_new(o_row, "p", json_real(p));
-				json_object_set_new(o_row, "u", json_real(u));
+				json_object_set_new(o_row, "ratio", json_real(c->ratio));
+				json_object_set_new(o_row, "ci95", json_pack("[f, f]", c->lo, c->hi));
+				if (!c->tested) {
+					char *why = bg->nok == c->other.nok
+							    ? xstrfmt("%zu %s per side: run-to-run noise unknown", bg->nok, plural(bg->nok, "run", "runs"))
+							    : xstrfmt("%zu %s in the baseline, %zu in %s: run-to-run noise unknown", bg->nok,
+								      plural(bg->nok, "run", "runs"), c->other.nok, groups[i].label);
+
+					verdict = "inconclusive";
+					inconclusive++;
+					json_object_set_new(o_row, "why", json_string(why));
+					free(why);
+				} else {
+					json_object_set_new(o_row, "p", json_real(c->p));
+					json_object_set_new(o_row, "p_adjusted", json_real(c->padj));
+					json_object_set_new(o_row, "t", json_real(c->t));
+					json_object_set_new(o_row, "df", json_real(c->df));
+					if (c->padj < o->alpha && c->ratio > 1 + thr)
+						verdict = "faster", faster++;
+					else if (c->padj < o->alpha && c->ratio < 1 - thr)
+						verdict = "slower", slower++;
+				}
 			}
 			json_object_set_new(o_row, "verdict", json_string(verdict));
 			json_array_append_new(others, o_row);
@@ -528,54 +833,96 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t base, c
 		json_object_set_new(row, "others", others);
 		json_array_append_new(cases, row);
 	}
-	/* every case that did not measure, on every side, with its reason: none is dropped silently */
-	for (size_t i = 0; i < n; i++)
-		json_object_foreach(sides[i].records, key, brec)
-			if (!status_ok(brec))
-				json_array_append_new(not_ok, json_pack("{s:s, s:s?, s:s?, s:s, s:s}", "label", sides[i].label, "suite",
-									json_string_value(json_object_get(brec, "suite")), "case",
-									json_string_value(json_object_get(brec, "case")), "status",
-									json_string_value(json_object_get(brec, "status")) ? json_string_value(json_object_get(brec, "status")) : "unknown",
-									"error", compare_case_reason(brec)));
-	for (size_t i = 0; i < n; i++) {
-		json_t *facts;
+	/* every case that did not measure, on every run, with its reason: none is dropped silently; and every run
+	 * whose case has fewer samples than its suite asks for */
+	for (size_t gi = 0; gi < ng; gi++)
+		for (size_t r = 0; r < groups[gi].nruns; r++) {
+			const struct compare_side *s = &sides[groups[gi].runs[r]];
+
+			json_object_foreach(s->records, key, brec) {
+				const char *suite = json_string_value(json_object_get(brec, "suite"));
+				const struct suite_ops *ops = suite_find(suite ? suite : "");
+				size_t ns = json_array_size(json_object_get(brec, "samples_ms"));
+
+				if (!status_ok(brec))
+					json_array_append_new(not_ok, json_pack("{s:s, s:s?, s:s?, s:s, s:s}", "label", s->label, "suite",
+										suite, "case", json_string_value(json_object_get(brec, "case")),
+										"status", status_of(brec), "error", compare_case_reason(brec)));
+				else if (ops && ops->min_samples && ns < ops->min_samples)
+					json_array_append_new(few, json_pack("{s:s, s:s, s:s?, s:I, s:I}", "label", s->label, "suite", suite,
+									     "case", json_string_value(json_object_get(brec, "case")),
+									     "n", (json_int_t)ns, "min", (json_int_t)ops->min_samples));
+			}
+		}
+	for (size_t i = 0; i < ng; i++) {
+		json_t *facts, *keys;
 		const char *k;
 		json_t *v;
 
 		if (i == base)
 			continue;
-		json_object_foreach(sides[i].records, key, brec)
-			if (!json_object_get(sides[base].records, key))
-				json_array_append_new(only, json_pack("{s:s, s:s}", "case", key, "only_in", sides[i].label));
-		facts = compare_stack_facts(&sides[i]);
+		keys = group_keys(sides, &groups[i]);
+		json_object_foreach(keys, key, brec)
+			if (!json_object_get(bkeys, key))
+				json_array_append_new(only, json_pack("{s:s, s:s}", "case", key, "only_in", groups[i].label));
+		json_decref(keys);
+		facts = compare_stack_facts(&sides[groups[i].runs[0]]);
 		json_object_foreach(bfacts, k, v) {
 			json_t *w = json_object_get(facts, k);
 
 			if (!w || !json_equal(v, w))
-				json_array_append_new(stack, json_pack("{s:s, s:s, s:O, s:O}", "what", k, "label", sides[i].label,
+				json_array_append_new(stack, json_pack("{s:s, s:s, s:O, s:O}", "what", k, "label", groups[i].label,
 								       "baseline", v, "value", w ? w : json_null()));
 		}
 		json_object_foreach(facts, k, v)
 			if (!json_object_get(bfacts, k))
-				json_array_append_new(stack, json_pack("{s:s, s:s, s:n, s:O}", "what", k, "label", sides[i].label,
+				json_array_append_new(stack, json_pack("{s:s, s:s, s:n, s:O}", "what", k, "label", groups[i].label,
 								       "baseline", "value", v));
 		json_decref(facts);
 	}
+	for (size_t k = 0; k < npairs; k++)
+		gcase_release(&pairs[k].other);
+	for (size_t k = 0; k < ncases; k++)
+		gcase_release(&bcases[k]);
+	free(pairs);
+	free(bcases);
 	json_decref(bfacts);
-	free(jobs);
-	json_object_set_new(root, "schema", json_string("bench.compare/v1"));
-	json_object_set_new(root, "baseline", json_string(sides[base].label));
+	json_decref(bkeys);
+	json_object_set_new(root, "schema", json_string("bench.compare/v2"));
+	json_object_set_new(root, "baseline", json_string(groups[base].label));
 	json_object_set_new(root, "threshold", json_real(o->threshold));
 	json_object_set_new(root, "alpha", json_real(o->alpha));
 	json_object_set_new(root, "resamples", json_integer(o->resamples));
-	json_object_set_new(root, "rule", json_string("significant only when the whole 95% bootstrap CI of the ratio of "
-						      "medians lies outside 1 +/- threshold and the Mann-Whitney U p < alpha"));
+	json_object_set_new(root, "tests", json_integer((json_int_t)ntests));
+	json_object_set_new(root, "noise", o->noise ? json_deep_copy(o->noise) : json_null());
+	json_object_set_new(root, "rule", json_string("ratio of the medians of run medians (other / baseline; above 1 is "
+						      "faster), its 95% CI by a hierarchical bootstrap (runs, then samples); "
+						      "with 3 runs or more per side, Welch's t test on the runs' log medians, "
+						      "Holm-adjusted over every test: faster or slower when the adjusted p < alpha "
+						      "and the ratio lies beyond 1 +/- threshold; fewer runs: inconclusive"));
 	json_object_set_new(root, "sides", sj);
 	json_object_set_new(root, "cases", cases);
 	json_object_set_new(root, "only_in_one", only);
 	json_object_set_new(root, "not_ok", not_ok);
+	json_object_set_new(root, "few_samples", few);
 	json_object_set_new(root, "method_differs", method);
 	json_object_set_new(root, "stack_differs", stack);
-	json_object_set_new(root, "counts", json_pack("{s:I, s:I}", "faster", (json_int_t)faster, "slower", (json_int_t)slower));
+	json_object_set_new(root, "counts", json_pack("{s:I, s:I, s:I}", "faster", (json_int_t)faster, "slower", (json_int_t)slower,
+						      "inconclusive", (json_int_t)inconclusive));
 	return root;
+}
+
+json_t *compare_build(const struct compare_side *sides, size_t n, size_t baseline, const struct compare_opts *o)
+{
+	size_t ng, *starts = xcalloc(n ? n : 1, sizeof(*starts));
+	struct compare_group *g;
+	json_t *r;
+
+	for (size_t i = 0; i < n; i++)
+		starts[i] = i;
+	g = compare_group_runs(&ng, sides, n, starts, n);
+	r = compare_build_groups(sides, g, ng, baseline, o);
+	compare_groups_free(g, ng);
+	free(starts);
+	return r;
 }

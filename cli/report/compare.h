@@ -47,7 +47,28 @@ struct compare_opts {
 	unsigned resamples; /* 2000 */
 	int allow_unverified;
 	char *const *keys;  /* for verifying bundles; NULL: trusted keys */
+	json_t *noise;      /* compare_noise_floor()'s object, or NULL: the threshold of each suite it names */
 };
+
+/* One side of a comparison: the runs (indices into the loaded sides) pooled as repeats of one stack. */
+struct compare_group {
+	char *label;
+	size_t *runs;
+	size_t nruns;
+};
+
+/* Groups sides[0..n): with starts (nstarts > 0), group g is the runs from starts[g] to the next start (the
+ * --vs groups); without, the runs of one `bench run --rounds` interleave group and stack (status.json
+ * "interleave") form one group, in the order of their first run, and every other run is a group of its own.
+ * A group of several runs is labelled "NAME (K runs)" after its first run's manifest name. A new array of *nout
+ * groups (compare_groups_free()). */
+struct compare_group *compare_group_runs(size_t *nout, const struct compare_side *sides, size_t n,
+					 const size_t *starts, size_t nstarts);
+void compare_groups_free(struct compare_group *g, size_t n);
+/* The noise floor of an A/A pair (two groups of the same stack): per suite, the 95th percentile over its cases
+ * of |ratio - 1|, the ratio being that of the two groups' medians of run medians. A new object
+ * {label, runs, quantile, suites: {suite: {floor, cases}}}. */
+json_t *compare_noise_floor(const struct compare_side *sides, const struct compare_group *a, const struct compare_group *b);
 
 /* Loads a run directory or a bundle (verified first, unless opts->allow_unverified; then marked). */
 int compare_load(struct compare_side *out, const char *path, const struct compare_opts *o);
@@ -58,6 +79,12 @@ int compare_load_all(struct compare_side **out, char *const *paths, size_t n, co
 void compare_sides_free(struct compare_side *sides, size_t n);
 /* The stack and environment facts of a side, flattened to "gpu.name" -> value (a new object). */
 json_t *compare_stack_facts(const struct compare_side *s);
+/* Compares every side with the baseline, each side one run. */
 json_t *compare_build(const struct compare_side *sides, size_t n, size_t baseline, const struct compare_opts *o);
+/* Compares every group with the baseline group (docs/architecture.md, "Statistics"): the ratio of the medians of
+ * run medians with its hierarchical-bootstrap 95% CI; with 3 runs or more on both sides Welch's t test on the
+ * runs' log medians, Holm-adjusted over every test of the comparison; fewer runs: inconclusive. */
+json_t *compare_build_groups(const struct compare_side *sides, const struct compare_group *groups, size_t ng,
+			     size_t baseline, const struct compare_opts *o);
 
 #endif

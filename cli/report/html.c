@@ -159,14 +159,48 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 
 	strbuf_addstr(o, "<p>Verdicts: ");
 	esc(o, str(r, "rule"));
-	strbuf_addf(o, " (threshold %.3g%%, alpha %g, %lld bootstrap resamples, fixed seed).</p>\n", 100 * thr,
-		    json_number_value(json_object_get(r, "alpha")), (long long)json_integer_value(json_object_get(r, "resamples")));
+	strbuf_addf(o, " (threshold %.3g%%, alpha %g, %lld test(s) Holm-adjusted, %lld bootstrap resamples, seeded by each "
+		       "case key).</p>\n", 100 * thr, json_number_value(json_object_get(r, "alpha")),
+		    (long long)json_integer_value(json_object_get(r, "tests")), (long long)json_integer_value(json_object_get(r, "resamples")));
+	if (json_is_object(json_object_get(r, "noise"))) {
+		json_t *nz = json_object_get(r, "noise"), *v;
+		const char *suite;
+		int first = 1;
+
+		strbuf_addstr(o, "<p id=\"noise\">Noise floor from the A/A pair ");
+		esc(o, str(nz, "a"));
+		strbuf_addstr(o, " / ");
+		esc(o, str(nz, "b"));
+		strbuf_addf(o, " (the %.0fth percentile of |ratio &minus; 1| over a suite's cases; the threshold of that suite):",
+			    100 * json_number_value(json_object_get(nz, "quantile")));
+		json_object_foreach(json_object_get(nz, "suites"), suite, v) {
+			strbuf_addstr(o, first ? " " : ", ");
+			esc(o, suite);
+			strbuf_addf(o, " %.2f%% (%lld cases)", 100 * json_number_value(json_object_get(v, "floor")),
+				    (long long)json_integer_value(json_object_get(v, "cases")));
+			first = 0;
+		}
+		strbuf_addstr(o, first ? " none.</p>\n" : ".</p>\n");
+	}
+	if (json_array_size(json_object_get(r, "few_samples")))
+		strbuf_addf(o, "<p class=\"warn\" id=\"few-samples\">%zu case(s) of a run have fewer samples than their suite's "
+			       "minimum: their run medians are rough.</p>\n", json_array_size(json_object_get(r, "few_samples")));
 
 	strbuf_addf(o, "<h%d>Inputs</h%d>\n<ul id=\"sides\">", h, h);
 	json_array_foreach(sides, i, x) {
 		strbuf_addstr(o, "<li>");
 		esc(o, str(x, "label"));
 		strbuf_addstr(o, json_is_true(json_object_get(x, "baseline")) ? " (baseline)" : "");
+		if (json_integer_value(json_object_get(x, "nruns")) > 1) {
+			json_t *run;
+			size_t k2;
+
+			strbuf_addstr(o, ": runs");
+			json_array_foreach(json_object_get(x, "runs"), k2, run) {
+				strbuf_addstr(o, k2 ? ", " : " ");
+				esc(o, str(run, "label"));
+			}
+		}
 		if (json_is_true(json_object_get(x, "verified"))) {
 			strbuf_addstr(o, " &mdash; <span class=\"ok\">signature verified</span>, key <code>");
 			esc(o, str(x, "keyid"));
@@ -192,7 +226,7 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 
 	strbuf_addf(o, "<h%d>Cases</h%d>\n", h, h);
 	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"cases\"><thead><tr><th>suite</th><th>case</th>"
-			 "<th>ratio</th><th>interval</th><th>verdict</th><th>95% CI</th><th>p</th><th>baseline</th>"
+			 "<th>ratio</th><th>interval</th><th>verdict</th><th>95% CI</th><th>p (Holm)</th><th>baseline</th>"
 			 "<th>other</th><th>value</th><th>unit</th></tr></thead><tbody>\n");
 	json_array_foreach(json_object_get(r, "cases"), i, c)
 		json_array_foreach(json_object_get(c, "others"), k, x) {
@@ -206,7 +240,7 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 			strbuf_addstr(o, "</td><td>");
 			num(o, json_object_get(x, "ratio"), "%.3f");
 			strbuf_addstr(o, "</td><td>");
-			whisker(o, x, thr, lo_ax, hi_ax);
+			whisker(o, x, json_is_number(json_object_get(c, "threshold")) ? json_number_value(json_object_get(c, "threshold")) : thr, lo_ax, hi_ax);
 			strbuf_addf(o, "</td><td class=\"%s\">", !strcmp(v, "faster") ? "faster" : !strcmp(v, "slower") ? "slower" : !strcmp(v, "same") ? "same"
 				    : (*str(x, "status") && is_failure(str(x, "status"))) || is_failure(*str(json_object_get(c, "baseline"), "status") ? str(json_object_get(c, "baseline"), "status") : "ok") ? "failed" : "nc");
 			esc(o, v);
@@ -221,7 +255,7 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 			else
 				strbuf_addstr(o, "&ndash;");
 			strbuf_addstr(o, "</td><td>");
-			num(o, json_object_get(x, "p"), "%.2g");
+			num(o, json_object_get(x, "p_adjusted"), "%.2g");
 			strbuf_addstr(o, "</td><td>");
 			num(o, json_object_get(json_object_get(c, "baseline"), "value"), "%.4g");
 			strbuf_addstr(o, "</td><td>");
@@ -279,6 +313,7 @@ void html_render_compare(struct strbuf *o, json_t *r)
 {
 	json_t *x;
 	size_t i;
+	int vs = 0;
 	char *title = xstrfmt("bench compare: %s", str(r, "baseline"));
 
 	html_page_open(o, title);
@@ -288,9 +323,21 @@ void html_render_compare(struct strbuf *o, json_t *r)
 	strbuf_addstr(o, "</h1>\n");
 	compare_section(o, r, 2);
 	strbuf_addstr(o, "<h2>Reproduce</h2>\n<p><code>bench compare --format html");
+	json_array_foreach(json_object_get(r, "sides"), i, x)
+		if (json_is_true(json_object_get(x, "baseline")) && i > 0)
+			strbuf_addf(o, " --baseline %zu", i + 1);
+	json_array_foreach(json_object_get(r, "sides"), i, x)
+		vs |= json_integer_value(json_object_get(x, "nruns")) > 1; /* sides of several runs: --vs between sides */
 	json_array_foreach(json_object_get(r, "sides"), i, x) {
-		strbuf_addch(o, ' ');
-		esc(o, str(x, "path"));
+		json_t *run;
+		size_t k;
+
+		if (i > 0 && vs)
+			strbuf_addstr(o, " --vs");
+		json_array_foreach(json_object_get(x, "runs"), k, run) {
+			strbuf_addch(o, ' ');
+			esc(o, str(run, "path"));
+		}
 	}
 	strbuf_addstr(o, "</code></p>\n</body></html>\n");
 }

@@ -421,3 +421,240 @@ void stats_bootstrap_ratio_ci(double *lo, double *hi, const double *num, size_t 
 	free(cn);
 	free(cd);
 }
+
+uint64_t stats_seed_from_key(const char *key)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, then one splitmix64 step to spread it */
+
+	for (; key && *key; key++)
+		h = (h ^ (unsigned char)*key) * 0x100000001b3ull;
+	return next(&h);
+}
+
+/* the median of v[0..n) for small n, in place (insertion sort) */
+static double small_median(double *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return median_sorted(v, n);
+}
+
+double stats_median_of_medians(const double *const *runs, const size_t *n, size_t nruns)
+{
+	double *m, r;
+
+	if (!nruns)
+		return NAN;
+	m = xmalloc(nruns * sizeof(*m));
+	for (size_t i = 0; i < nruns; i++)
+		m[i] = stats_median(runs[i], n[i]);
+	r = small_median(m, nruns);
+	free(m);
+	return r;
+}
+
+/* One side of a hierarchical resample: its runs sorted, with each run's median table (or counting buffer). */
+struct hier_side {
+	size_t nruns, *n;
+	double **sorted, *meds;
+	uint32_t **counts;
+	const struct median_table **tab;
+};
+
+static void hier_side_init(struct hier_side *h, const double *const *runs, const size_t *n, size_t nruns)
+{
+	h->nruns = nruns;
+	h->n = xmalloc(nruns * sizeof(*h->n));
+	h->sorted = xmalloc(nruns * sizeof(*h->sorted));
+	h->counts = xmalloc(nruns * sizeof(*h->counts));
+	h->tab = xmalloc(nruns * sizeof(*h->tab));
+	h->meds = xmalloc(nruns * sizeof(*h->meds));
+	for (size_t i = 0; i < nruns; i++) {
+		h->n[i] = n[i];
+		h->sorted[i] = xmalloc((n[i] ? n[i] : 1) * sizeof(double));
+		memcpy(h->sorted[i], runs[i], n[i] * sizeof(double));
+		qsort(h->sorted[i], n[i], sizeof(double), cmp_d);
+		h->counts[i] = xmalloc((n[i] ? n[i] : 1) * sizeof(uint32_t));
+		h->tab[i] = median_table_get(n[i]);
+	}
+}
+
+static void hier_side_release(struct hier_side *h)
+{
+	for (size_t i = 0; i < h->nruns; i++) {
+		free(h->sorted[i]);
+		free(h->counts[i]);
+	}
+	free(h->n);
+	free(h->sorted);
+	free(h->counts);
+	free(h->tab);
+	free(h->meds);
+}
+
+/* runs drawn with replacement, then each drawn run's samples with replacement; the median of their medians */
+static double hier_resample(struct hier_side *h, uint64_t *s, struct draw *d)
+{
+	for (size_t k = 0; k < h->nruns; k++) {
+		size_t r = h->nruns == 1 ? 0 : draw_index(d, h->nruns);
+
+		h->meds[k] = h->tab[r] ? table_median(h->tab[r], h->sorted[r], s)
+				       : resample_median(h->sorted[r], h->n[r], h->counts[r], d);
+	}
+	return small_median(h->meds, h->nruns);
+}
+
+void stats_hier_bootstrap_ratio_ci(double *lo, double *hi, const double *const *num, const size_t *nn, size_t rn,
+				   const double *const *den, const size_t *nd, size_t rd, unsigned resamples,
+				   uint64_t seed)
+{
+	struct hier_side a, b;
+	double *r = xmalloc((resamples ? resamples : 1) * sizeof(*r));
+	uint64_t s = seed;
+	struct draw d = { &s, 0, 0 };
+
+	hier_side_init(&a, num, nn, rn);
+	hier_side_init(&b, den, nd, rd);
+	for (unsigned k = 0; k < resamples; k++) {
+		double x = hier_resample(&a, &s, &d);
+
+		r[k] = x / hier_resample(&b, &s, &d);
+	}
+	*lo = percentile(r, resamples, 0.025);
+	*hi = percentile(r, resamples, 0.975);
+	hier_side_release(&a);
+	hier_side_release(&b);
+	free(r);
+}
+
+/* Continued fraction of the regularized incomplete beta function (modified Lentz). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2)), del;
+
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* I_x(a, b) */
+static double inc_beta(double a, double b, double x)
+{
+	double bt;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return bt * beta_cf(a, b, x) / a;
+	return 1 - bt * beta_cf(b, a, 1 - x) / b;
+}
+
+double stats_t_two_sided_p(double t, double df)
+{
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (isinf(t))
+		return 0;
+	return inc_beta(df / 2, 0.5, df / (df + t * t));
+}
+
+static void mean_var(double *mean, double *var, const double *x, size_t n)
+{
+	double m = 0, v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m += x[i];
+	m /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		v += (x[i] - m) * (x[i] - m);
+	*mean = m;
+	*var = n > 1 ? v / (double)(n - 1) : NAN;
+}
+
+void stats_welch(double *out_t, double *out_df, double *out_p, const double *a, size_t na, const double *b, size_t nb)
+{
+	double ma, va, mb, vb, sa, sb, se2;
+
+	*out_t = *out_df = *out_p = NAN;
+	if (na < 2 || nb < 2)
+		return;
+	mean_var(&ma, &va, a, na);
+	mean_var(&mb, &vb, b, nb);
+	sa = va / (double)na;
+	sb = vb / (double)nb;
+	se2 = sa + sb;
+	if (se2 <= 0) { /* no spread at all: any difference is certain, none is no evidence */
+		*out_t = ma == mb ? 0 : ma > mb ? INFINITY : -INFINITY;
+		*out_df = (double)(na + nb - 2);
+		*out_p = ma == mb ? 1 : 0;
+		return;
+	}
+	*out_t = (ma - mb) / sqrt(se2);
+	*out_df = se2 * se2 / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
+	*out_p = stats_t_two_sided_p(*out_t, *out_df);
+}
+
+struct pidx {
+	double p;
+	size_t i;
+};
+
+static int cmp_pidx(const void *x, const void *y)
+{
+	const struct pidx *a = x, *b = y;
+
+	return a->p < b->p ? -1 : a->p > b->p ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+size_t stats_holm(double *adj, const double *p, size_t n)
+{
+	struct pidx *s = xmalloc((n ? n : 1) * sizeof(*s));
+	size_t m = 0;
+	double run = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		adj[i] = NAN;
+		if (!isnan(p[i]))
+			s[m++] = (struct pidx){ p[i], i };
+	}
+	qsort(s, m, sizeof(*s), cmp_pidx);
+	for (size_t k = 0; k < m; k++) {
+		double a = (double)(m - k) * s[k].p;
+
+		run = fmax(run, fmin(a, 1));
+		adj[s[k].i] = run;
+	}
+	free(s);
+	return m;
+}

@@ -1,7 +1,8 @@
 /*
  * stats.h — comparison statistics (docs/architecture.md): the ratio of medians with a percentile-bootstrap 95%
  * confidence interval (fixed seed), and the Mann–Whitney U test (exact for small samples without ties,
- * normal approximation with tie and continuity correction otherwise), two-sided.
+ * normal approximation with tie and continuity correction otherwise), two-sided; for sides made of several
+ * runs, the hierarchical bootstrap, Welch's t test and Holm's adjustment.
  *
  * Ownership: functions read caller arrays and write out-parameters; nothing is retained.
  */
@@ -18,5 +19,25 @@ void stats_mann_whitney(double *out_u, double *out_p, const double *a, size_t na
 /* 95% CI of median(num) / median(den) by resampling both with replacement `resamples` times from `seed`. */
 void stats_bootstrap_ratio_ci(double *lo, double *hi, const double *num, size_t nn, const double *den, size_t nd,
 			      unsigned resamples, uint64_t seed);
+
+/* The hierarchical bootstrap of a comparison of runs: each side is nruns runs of samples. A resample draws the
+ * runs with replacement, then each drawn run's samples with replacement, and takes the median of the drawn
+ * runs' medians; the ratio is num's over den's. The 95% percentile interval from `resamples` resamples from
+ * `seed`. One run per side is the ordinary bootstrap of the samples. */
+void stats_hier_bootstrap_ratio_ci(double *lo, double *hi, const double *const *num, const size_t *nn, size_t rn,
+				   const double *const *den, const size_t *nd, size_t rd, unsigned resamples,
+				   uint64_t seed);
+/* The median of the runs' medians (NAN for no runs). */
+double stats_median_of_medians(const double *const *runs, const size_t *n, size_t nruns);
+/* A bootstrap seed from a case key (FNV-1a and a splitmix64 step): deterministic, different per case. */
+uint64_t stats_seed_from_key(const char *key);
+/* Welch's unequal-variance t test of mean(a) - mean(b): t, its Welch–Satterthwaite degrees of freedom and
+ * the two-sided p-value (all NAN with fewer than 2 values on a side). */
+void stats_welch(double *out_t, double *out_df, double *out_p, const double *a, size_t na, const double *b, size_t nb);
+/* P(|T| >= |t|) for Student's t with df degrees of freedom. */
+double stats_t_two_sided_p(double t, double df);
+/* Holm's step-down adjustment of p[0..n) into adj[0..n) (monotone, at most 1); a NAN p is not a test and stays
+ * NAN. Returns the number of tests (the p-values that are not NAN). */
+size_t stats_holm(double *adj, const double *p, size_t n);
 
 #endif

@@ -8,6 +8,12 @@ FAKE_MODE picks the behaviour, FAKE_GOOD how many valid records come first, FAKE
   early    FAKE_GOOD records, then exit 3
   wrong    every case, the first one failed by a correctness check
   skip     every case, the first one skipped (not supported here)
+  noisy    every case, FAKE_N samples (default 10) of base * (1 + run_offset) * (1 + within) ms: base 1 + i/1000 for
+           case i, run_offset ~ N(0, FAKE_RUN_SD) drawn once per process (default 0.02), within ~ N(0, FAKE_WITHIN_SD)
+           per sample (default 0.01); times 1 + FAKE_SLOWDOWN when the run's manifest is named FAKE_SLOW_RUN (any
+           run when unset). Seeded by FAKE_SEED plus a counter kept in the file FAKE_SEQ (one more per process), so
+           a sequence of runs is the same every time.
+FAKE_SCALE multiplies every sample (any mode).
 """
 import json
 import os
@@ -23,6 +29,27 @@ good = int(os.environ.get("FAKE_GOOD", "1"))
 delay = float(os.environ.get("FAKE_DELAY", "0"))
 samples = [float(x) for x in os.environ.get("FAKE_SAMPLES", "1.0,1.1,0.9").split(",")]
 suite = cfg["suite"]
+samples = [x * float(os.environ.get("FAKE_SCALE", "1")) for x in samples]
+rng = None
+if mode == "noisy":
+    import random
+    seq = 0
+    if os.environ.get("FAKE_SEQ"):
+        try:
+            seq = int(open(os.environ["FAKE_SEQ"]).read() or 0)
+        except FileNotFoundError:
+            pass
+        with open(os.environ["FAKE_SEQ"], "w") as f:
+            f.write(str(seq + 1))
+    rng = random.Random(int(os.environ.get("FAKE_SEED", "1")) * 100003 + seq)
+    run_offset = rng.gauss(0, float(os.environ.get("FAKE_RUN_SD", "0.02")))
+    within = float(os.environ.get("FAKE_WITHIN_SD", "0.01"))
+    nsamp = int(os.environ.get("FAKE_N", "10"))
+    slow = 1.0
+    run_dir = os.path.dirname(os.path.dirname(os.path.abspath(args[args.index("--config") + 1])))
+    name = json.load(open(os.path.join(run_dir, "plan.json"))).get("name")
+    if os.environ.get("FAKE_SLOW_RUN") in (None, name):
+        slow += float(os.environ.get("FAKE_SLOWDOWN", "0"))
 
 
 def record(c, status="ok", extra=None):
@@ -59,5 +86,8 @@ for i, c in enumerate(cfg["cases"]):
     elif mode == "skip" and i == 0:
         record(c, "skipped")
     else:
+        if rng:
+            base = 1 + i / 1000
+            samples = [base * slow * (1 + run_offset) * (1 + rng.gauss(0, within)) for _ in range(nsamp)]
         record(c)
     time.sleep(delay)

@@ -255,10 +255,10 @@ static void test_plan_collective_sweep(void **state)
 			"factor: 4, sizes: [3MiB, 4MiB], placements: [in-place], dtype: fp16}}\n");
 	/* 1, 4, 16 MiB from the sweep, 3 MiB extra, 4 MiB not twice; ascending */
 	assert_int_equal(p.n, 4);
-	assert_string_equal(p.cases[0].key, "all_gather/fp16/1MiB/in-place");
-	assert_string_equal(p.cases[1].key, "all_gather/fp16/3MiB/in-place");
-	assert_string_equal(p.cases[2].key, "all_gather/fp16/4MiB/in-place");
-	assert_string_equal(p.cases[3].key, "all_gather/fp16/16MiB/in-place");
+	assert_string_equal(p.cases[0].key, "all_gather/fp16/1MiB/in-place/r1n1");
+	assert_string_equal(p.cases[1].key, "all_gather/fp16/3MiB/in-place/r1n1");
+	assert_string_equal(p.cases[2].key, "all_gather/fp16/4MiB/in-place/r1n1");
+	assert_string_equal(p.cases[3].key, "all_gather/fp16/16MiB/in-place/r1n1");
 	assert_int_equal(json_integer_value(json_object_get(p.cases[3].params, "bytes")), 16 << 20);
 	plan_release(&p);
 	manifest_release(&m);

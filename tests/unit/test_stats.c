@@ -147,6 +147,78 @@ static void test_bootstrap_ci_matches_the_textbook_bootstrap(void **state)
 	}
 }
 
+/* Holm by hand: p = 0.01, 0.04, 0.03, 0.005 (4 tests): sorted 0.005*4 = 0.02, 0.01*3 = 0.03, 0.03*2 = 0.06,
+ * 0.04*1 = 0.04 -> monotone 0.06; a NAN is no test. */
+static void test_holm(void **state)
+{
+	const double p[] = { 0.01, 0.04, NAN, 0.03, 0.005 }, one[] = { 0.6, 0.9 };
+	double adj[5];
+
+	(void)state;
+	assert_int_equal(stats_holm(adj, p, 5), 4);
+	assert_true(fabs(adj[4] - 0.02) < 1e-12);
+	assert_true(fabs(adj[0] - 0.03) < 1e-12);
+	assert_true(fabs(adj[3] - 0.06) < 1e-12);
+	assert_true(fabs(adj[1] - 0.06) < 1e-12); /* monotone: not below the step before it */
+	assert_true(isnan(adj[2]));
+	assert_int_equal(stats_holm(adj, one, 2), 2);
+	assert_true(adj[0] == 1 && adj[1] == 1); /* capped at 1 */
+}
+
+/* Welch by hand: a = 1,2,3,4 (mean 2.5, var 5/3), b = 3,5,7 (mean 5, var 4): se^2 = 5/12 + 4/3 = 1.75,
+ * t = -2.5 / 1.3229 = -1.8898, df = 1.75^2 / ((5/12)^2/3 + (4/3)^2/2) = 3.0625 / 0.94676 = 3.2347;
+ * p from Student's t: at df 1, p(t = 1) = 0.5 exactly; at df 2, p(t) = 1 - t / sqrt(2 + t^2). */
+static void test_welch_and_t(void **state)
+{
+	const double a[] = { 1, 2, 3, 4 }, b[] = { 3, 5, 7 }, same[] = { 2, 2, 2 };
+	double t, df, p;
+
+	(void)state;
+	assert_true(fabs(stats_t_two_sided_p(1, 1) - 0.5) < 1e-12);
+	assert_true(fabs(stats_t_two_sided_p(2, 2) - (1 - 2 / sqrt(6.0))) < 1e-12);
+	assert_true(fabs(stats_t_two_sided_p(1.96, 1e7) - 0.05) < 1e-4); /* the normal limit */
+	stats_welch(&t, &df, &p, a, 4, b, 3);
+	assert_true(fabs(t + 2.5 / sqrt(1.75)) < 1e-12);
+	assert_true(fabs(df - 3.0625 / (pow(5.0 / 12, 2) / 3 + pow(4.0 / 3, 2) / 2)) < 1e-12);
+	assert_true(fabs(p - stats_t_two_sided_p(t, df)) < 1e-15 && p > 0.1 && p < 0.2);
+	stats_welch(&t, &df, &p, same, 3, same, 3);
+	assert_true(p == 1);
+	stats_welch(&t, &df, &p, a, 1, b, 3);
+	assert_true(isnan(p));
+}
+
+/* The hierarchical bootstrap: deterministic for a seed; one run per side is the ordinary bootstrap of the samples;
+ * runs that differ from each other widen the interval beyond what the samples alone give (the run-to-run spread
+ * is what it must capture), and it brackets the ratio of the medians of run medians. */
+static void test_hierarchical_bootstrap(void **state)
+{
+	double r[3][9], s[3][9], lo, hi, lo2, hi2, flat_lo, flat_hi;
+	const double *rp[3] = { r[0], r[1], r[2] }, *sp[3] = { s[0], s[1], s[2] };
+	const size_t n[3] = { 9, 9, 9 };
+	double ratio;
+
+	(void)state;
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < 9; i++) {
+			r[k][i] = 2.0 * (1 + 0.05 * (k - 1)) * (1 + 0.002 * ((i * 5) % 9 - 4)); /* runs 5% apart */
+			s[k][i] = 1.0 * (1 + 0.002 * ((i * 7) % 9 - 4));
+		}
+	stats_hier_bootstrap_ratio_ci(&lo, &hi, rp, n, 3, sp, n, 3, 4000, stats_seed_from_key("gemm a"));
+	stats_hier_bootstrap_ratio_ci(&lo2, &hi2, rp, n, 3, sp, n, 3, 4000, stats_seed_from_key("gemm a"));
+	assert_true(lo == lo2 && hi == hi2);
+	ratio = stats_median_of_medians(rp, n, 3) / stats_median_of_medians(sp, n, 3);
+	assert_true(fabs(ratio - 2.0) < 1e-9);
+	assert_true(lo <= ratio && ratio <= hi);
+	/* drawing runs: a resample of 3 runs 5% apart reaches a median at either outer run */
+	assert_true(lo < 2.0 * 0.96 && hi > 2.0 * 1.04);
+	/* one run per side: the ordinary bootstrap of its samples, the same interval as stats_bootstrap_ratio_ci's
+	 * distribution (same samples, same kind of draw) and far narrower */
+	stats_hier_bootstrap_ratio_ci(&flat_lo, &flat_hi, rp + 1, n, 1, sp + 1, n, 1, 4000, 5);
+	assert_true(flat_lo > 1.98 && flat_hi < 2.02 && flat_lo <= 2.0 && flat_hi >= 2.0);
+	/* different keys, different seeds */
+	assert_true(stats_seed_from_key("gemm a") != stats_seed_from_key("gemm b"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +227,9 @@ int main(void)
 		cmocka_unit_test(test_mann_whitney_normal_approximation),
 		cmocka_unit_test(test_bootstrap_ci_is_deterministic_and_brackets_the_ratio),
 		cmocka_unit_test(test_bootstrap_ci_matches_the_textbook_bootstrap),
+		cmocka_unit_test(test_holm),
+		cmocka_unit_test(test_welch_and_t),
+		cmocka_unit_test(test_hierarchical_bootstrap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
