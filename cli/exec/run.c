@@ -1,5 +1,6 @@
 #include "run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -36,6 +37,53 @@ static void on_signal(int sig)
 }
 
 /* ---- the run --------------------------------------------------------------------------------------------------- */
+
+/* The values a run must not leak: those of secret variables (envcap.h) of this process and of the manifest's
+ * stack.env, which the runners see. */
+void run_secret_values(struct strvec *out, const struct run *r)
+{
+	struct strvec menv = STRVEC_INIT;
+
+	envcap_secret_values(out, environ);
+	for (size_t i = 0; i < r->m.stack.nenv; i++)
+		strvec_pushf(&menv, "%s=%s", r->m.stack.env[i].name, r->m.stack.env[i].value);
+	envcap_secret_values(out, strvec_argv(&menv));
+	strvec_release(&menv);
+}
+
+/* Before anything is packed: the secret values and URL credentials scrubbed from the runners' logs (logs/,
+ * slurm/). A log that cannot be scrubbed is removed rather than packed with a secret in it. */
+static void scrub_logs(struct run *r)
+{
+	static const char *const dirs[] = { "logs", "slurm", NULL };
+	struct strvec secrets = STRVEC_INIT;
+
+	run_secret_values(&secrets, r);
+	for (size_t k = 0; dirs[k]; k++) {
+		char *d = xstrfmt("%s/%s", r->dir, dirs[k]);
+		DIR *dh = opendir(d);
+		struct dirent *e;
+
+		while (dh && (e = readdir(dh))) {
+			size_t l = strlen(e->d_name);
+			char *p;
+
+			if (e->d_name[0] == '.' || (l > 4 && !strcmp(e->d_name + l - 4, ".tmp")))
+				continue;
+			p = xstrfmt("%s/%s", d, e->d_name);
+			if (envcap_scrub_file(p, &secrets) < 0) {
+				fprintf(stderr, "bench: warning: %s; removing the log rather than packing it unscrubbed\n",
+					bench_error_last());
+				unlink(p);
+			}
+			free(p);
+		}
+		if (dh)
+			closedir(dh);
+		free(d);
+	}
+	strvec_release(&secrets);
+}
 
 /* -s: the run holds the selected suites' cases and no others; a resumed run, the suites its plan.json holds. */
 static int select_suites(struct plan *p, const struct run_opts *o, const char *mpath)
@@ -146,8 +194,17 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 				    "echo '## alternatives'; ls -l /etc/alternatives 2>/dev/null; "
 				    "echo '## pip'; python3 -m pip list --format=freeze 2>/dev/null; "
 				    "echo '## env'; env | sort");
-			if (spawn_capture(&text, &tlen, strvec_argv(&av), 16u << 20, 300) == 0 && text)
-				run_write_atomic(r->dir, "env/container.txt", text, tlen);
+			if (spawn_capture(&text, &tlen, strvec_argv(&av), 16u << 20, 300) == 0 && text) {
+				/* the container's env dump: secret names' values and URL credentials removed (envcap.h) */
+				struct strvec secrets = STRVEC_INIT;
+				struct strbuf clean = STRBUF_INIT;
+
+				run_secret_values(&secrets, r);
+				envcap_scrub_text(&clean, text, tlen, &secrets);
+				run_write_atomic(r->dir, "env/container.txt", clean.buf, clean.len);
+				strbuf_release(&clean);
+				strvec_release(&secrets);
+			}
 		}
 		strvec_release(&av);
 	}
@@ -335,6 +392,7 @@ static int run_collect(struct run *r)
 		json_decref(envj);
 	}
 	free(path);
+	scrub_logs(r);
 	run_summarize(r);
 	if (run_stop_flag)
 		err = bench_error_set(BENCH_E_SUITE, "interrupted; measured records are kept in %s; complete the run with "

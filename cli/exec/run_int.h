@@ -51,6 +51,12 @@ struct run {
 	struct built_image img; /* container engines: the stack's image */
 };
 
+/* run.c */
+struct strvec;
+/* The texts to scrub from what a run records (envcap.h): secret values of this process's environment and of the
+ * manifest's stack.env. */
+void run_secret_values(struct strvec *out, const struct run *r);
+
 /* run_dir.c */
 /* Writes data to dir/name atomically (temporary file, fsync, rename). */
 int run_write_atomic(const char *dir, const char *name, const char *data, size_t len);
