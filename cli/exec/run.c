@@ -275,7 +275,12 @@ static int reopen_run_dir(struct run *r)
 				      "this run cannot be resumed by this bench", r->o->resume);
 		goto cleanup;
 	}
+	/* one bench at a time: nothing is written before the directory is ours */
+	if ((err = run_lock_dir(r, r->o->resume)) < 0)
+		goto cleanup;
 	r->dir = xstrdup(r->o->resume);
+	if ((err = run_reserve_space(r)) < 0)
+		goto cleanup;
 	run_load_previous(r);
 	st = json_load_file(sp, 0, NULL);
 	r->started = xstrdup(json_string_value(json_object_get(st, "started")) ? json_string_value(json_object_get(st, "started")) : "");
@@ -378,13 +383,19 @@ static int run_collect(struct run *r)
 	json_t *envj;
 	int any_wrong = 0, any_bad = 0, err = 0;
 
+	if (run_disk_full) { /* the space held back makes the last status.json and summary.json writable */
+		run_release_space(r);
+		free(r->fatal);
+		r->fatal = xstrdup("no space left on device");
+	}
 	for (size_t i = 0; i < r->plan.n; i++) {
 		if (r->st[i] == C_PENDING)
-			run_set_state(r, i, C_INTERRUPTED, "interrupted before its suite started");
+			run_set_state(r, i, run_disk_full ? C_FAILED : C_INTERRUPTED, run_disk_full ?
+				      "not measured: no space left on device" : "interrupted before its suite started");
 		any_wrong |= r->wrong[i];
 		any_bad |= r->st[i] == C_FAILED || r->st[i] == C_INTERRUPTED;
 	}
-	run_write_status(r, run_stop_flag ? "interrupted" : any_bad ? "failed" : "complete");
+	run_write_status(r, run_disk_full ? "failed" : run_stop_flag ? "interrupted" : any_bad ? "failed" : "complete");
 	/* what the runners found when they ran: device, driver and the library versions they loaded */
 	if ((envj = json_load_file(path, 0, NULL)) != NULL) {
 		json_object_set(envj, "runners", r->runner_devices);
@@ -394,7 +405,11 @@ static int run_collect(struct run *r)
 	free(path);
 	scrub_logs(r);
 	run_summarize(r);
-	if (run_stop_flag)
+	if (run_disk_full)
+		err = bench_error_set(BENCH_E_IO, "no space left on device in '%s'; the run is marked failed and its "
+				      "measured records are kept: free space, then complete it with 'bench run --resume %s'",
+				      r->dir, r->dir);
+	else if (run_stop_flag)
 		err = bench_error_set(BENCH_E_SUITE, "interrupted; measured records are kept in %s; complete the run with "
 				      "'bench run --resume %s'", r->dir, r->dir);
 	else if (any_wrong)
@@ -406,6 +421,7 @@ static int run_collect(struct run *r)
 
 static void run_release(struct run *r)
 {
+	run_unlock_dir(r);
 	for (size_t i = 0; r->err && i < r->plan.n; i++) {
 		free(r->err[i]);
 		json_decref(r->headline[i]);
@@ -439,6 +455,9 @@ static void signals_catch(struct signals *s)
 	struct sigaction sa;
 
 	run_stop_flag = 0;
+	run_disk_full = 0;
+	/* a runner's daemons (setsid) come back to us, to be ended with its suite (run_suite.c) */
+	spawn_become_subreaper();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
