@@ -15,6 +15,7 @@
 #include "core/fs.h"
 #include "core/error.h"
 #include "core/strbuf.h"
+#include "exec/envcap.h"
 #include "exec/exec.h"
 #include "manifest/manifest.h"
 
@@ -132,6 +133,35 @@ static void test_slurm_script_refuses_line_breaks(void **state)
 	strbuf_release(&sb);
 }
 
+static void test_redaction_policy(void **state)
+{
+	static const char *const secret[] = { "NCCL_IB_PASSWD", "X_PASS", "HIP_PASSPHRASE", "DB_PWD", "UCX_AUTH",
+					      "TORCH_COOKIE", "OMPI_PRIVATE", "NCCL_ApiKey", "hf_token", "SSL_CERT_FILE",
+					      "XDG_SESSION_ID", "AWS_SECRET_ACCESS_KEY", NULL };
+	static const char *const plain[] = { "PATH", "PWD", "OLDPWD", "NCCL_SOCKET_IFNAME", "OMP_NUM_THREADS", NULL };
+	char *u;
+
+	(void)state;
+	unsetenv("BENCH_ENV_KEEP");
+	unsetenv("BENCH_ENV_REDACT");
+	for (size_t i = 0; secret[i]; i++)
+		assert_true(envcap_is_secret(secret[i]));
+	for (size_t i = 0; plain[i]; i++)
+		assert_false(envcap_is_secret(plain[i]));
+	assert_int_equal(envcap_var_class("NCCL_ApiKey"), 2);
+	assert_int_equal(envcap_var_class("NCCL_SOCKET_IFNAME"), 1);
+	assert_int_equal(envcap_var_class("AWS_SECRET_ACCESS_KEY"), 0); /* not recorded at all */
+	setenv("BENCH_ENV_KEEP", "NCCL_IB_*,X", 1);
+	setenv("BENCH_ENV_REDACT", "NCCL_SOCKET_IFNAME", 1);
+	assert_false(envcap_is_secret("NCCL_IB_PASSWD"));
+	assert_true(envcap_is_secret("NCCL_SOCKET_IFNAME"));
+	unsetenv("BENCH_ENV_KEEP");
+	unsetenv("BENCH_ENV_REDACT");
+	u = envcap_redact_url("https://user:pw@host/x?a=b, git+ssh://git@h:1/r and http://h/p@q");
+	assert_string_equal(u, "https://<redacted>@host/x?a=b, git+ssh://<redacted>@h:1/r and http://h/p@q");
+	free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -139,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_shared_path_absolute_only_when_it_exists),
 		cmocka_unit_test(test_engine_failure_names_the_engine_line),
 		cmocka_unit_test(test_slurm_script_refuses_line_breaks),
+		cmocka_unit_test(test_redaction_policy),
 	};
 	char *runs;
 	int rc;
