@@ -60,10 +60,10 @@ int cmd_recipe(int argc, char **argv)
 		status = cli_fail(err);
 		goto cleanup;
 	}
-	if (!strcmp(fmt, "apptainer"))
-		recipe_emit_apptainer(&sb, &r);
-	else
-		recipe_emit_containerfile(&sb, &r);
+	if ((err = !strcmp(fmt, "apptainer") ? recipe_emit_apptainer(&sb, &r) : recipe_emit_containerfile(&sb, &r)) < 0) {
+		status = cli_fail(err);
+		goto cleanup;
+	}
 	if (out) {
 		FILE *f = fopen(out, "w");
 

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -269,6 +271,102 @@ int spawn_run_logged_lines(char *const *argv, int log_fd, double timeout_s, vola
 int spawn_run_logged(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop)
 {
 	return spawn_run_logged_lines(argv, log_fd, timeout_s, stop, NULL, NULL);
+}
+
+int spawn_become_subreaper(void)
+{
+#ifdef PR_SET_CHILD_SUBREAPER
+	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 ? 0 : -1;
+#else
+	return -1;
+#endif
+}
+
+/* The descendants of this process now: pids into *out (caller frees); their number. */
+static size_t descendants(pid_t **out)
+{
+	pid_t *pid = NULL, *ppid = NULL, *res = NULL;
+	size_t n = 0, alloc = 0, nres = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char path[300], buf[512], *p;
+		FILE *f;
+		int pp = 0;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL; /* the name may hold spaces and ')' */
+		fclose(f);
+		if (!p || sscanf(p + 1, " %*c %d", &pp) != 1)
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 256;
+			pid = xrealloc(pid, alloc * sizeof(*pid));
+			ppid = xrealloc(ppid, alloc * sizeof(*ppid));
+		}
+		pid[n] = (pid_t)atoi(e->d_name);
+		ppid[n++] = (pid_t)pp;
+	}
+	if (d)
+		closedir(d);
+	res = xcalloc(n + 1, sizeof(*res));
+	/* breadth first from us: a pid joins when its parent is us or already in */
+	for (size_t k = 0; k <= nres; k++) {
+		pid_t parent = k == 0 ? getpid() : res[k - 1];
+
+		for (size_t i = 0; i < n; i++)
+			if (ppid[i] == parent && pid[i] != getpid())
+				res[nres++] = pid[i];
+	}
+	free(pid);
+	free(ppid);
+	*out = res;
+	return nres;
+}
+
+/* Reaps our children that have ended; waits until no descendant is left or the deadline. 1 when none is left. */
+static int wait_descendants(double until)
+{
+	for (;;) {
+		pid_t *v;
+		size_t n;
+
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		n = descendants(&v);
+		free(v);
+		if (n == 0)
+			return 1;
+		if (now_s() >= until)
+			return 0;
+		usleep(20000);
+	}
+}
+
+int spawn_end_descendants(double grace_s)
+{
+	pid_t *v;
+	size_t found = descendants(&v);
+	int sig[] = { SIGTERM, SIGKILL };
+
+	free(v);
+	if (!found || wait_descendants(now_s() + grace_s))
+		return (int)found;
+	for (size_t k = 0; k < 2; k++) {
+		size_t n = descendants(&v);
+
+		for (size_t i = 0; i < n; i++)
+			kill(v[i], sig[k]);
+		free(v);
+		if (wait_descendants(now_s() + (k == 0 ? grace_s : 5.0)))
+			break;
+	}
+	return (int)found;
 }
 
 char *spawn_which_required(const char *name, const char *what, int code)

@@ -51,6 +51,14 @@ int spawn_run_logged(char *const *argv, int log_fd, double timeout_s, volatile s
  * none) once it is in the log: a build's steps shown as they happen. */
 int spawn_run_logged_lines(char *const *argv, int log_fd, double timeout_s, volatile sig_atomic_t *stop,
 			   int (*on_line)(void *ctx, const char *line, size_t len), void *ctx);
+/* Makes this process the reaper of its orphaned descendants (Linux PR_SET_CHILD_SUBREAPER): a runner's daemon that
+ * left its process group and session (setsid, double fork) is re-parented here instead of to init, where
+ * spawn_end_descendants() finds it. 0, or -1 where the system has no such thing. */
+int spawn_become_subreaper(void);
+/* Ends every descendant of this process (read from /proc): grace_s seconds to exit on their own, SIGTERM, grace_s
+ * more, then SIGKILL; reaps those that are its children. For the end of a suite, when no child of ours may remain.
+ * Returns how many were found. */
+int spawn_end_descendants(double grace_s);
 /* Searches PATH for a program name; returns a malloc'd path or NULL. */
 char *spawn_which(const char *name);
 /* spawn_which() for a program bench cannot do without: NULL with the error set to code and "<what> '<name>' is

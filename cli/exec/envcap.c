@@ -1,15 +1,19 @@
 #include "envcap.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "../core/fs.h"
 #include "../core/spawn.h"
 #include "../core/strbuf.h"
+#include "../core/strvec.h"
 #include "exec.h"
 
 extern char **environ;
@@ -17,7 +21,50 @@ extern char **environ;
 static const char *const prefixes[] = { "NCCL_", "RCCL_", "CUDA_", "HIP_", "HSA_", "ROCM_", "ROCBLAS_", "HIPBLASLT_",
 					"CUBLAS_", "CUBLASLT_", "PYTORCH_", "TORCH_", "TRITON_", "OMP_", "NVTE_", "MIOPEN_",
 					"UCX_", "FI_", "NVSHMEM_", "OPENBLAS_", "OMPI_", "BENCH_", NULL };
-static const char *const secret_words[] = { "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "KEY", NULL };
+/* matched case-insensitively anywhere in a name: over-redaction (CUDA_API_..., SSL_CERT_FILE) is the price of
+ * catching NCCL_ApiKey, DB_PWD, X_AUTH and the like */
+static const char *const secret_words[] = { "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PASSPHRASE", "PWD",
+					    "AUTH", "COOKIE", "PRIVATE", "CERT", "SESSION", "API", "KEY", "CREDENTIAL",
+					    "CRED", "SIGNATURE", "SALT", NULL };
+
+static int contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return 1;
+	return 0;
+}
+
+/* name matches one of the comma-separated patterns of $var */
+static int listed(const char *var, const char *name)
+{
+	const char *list = getenv(var);
+	int hit = 0;
+
+	while (list && *list && !hit) {
+		size_t n = strcspn(list, ",");
+		char *pat = xstrndup(list, n);
+
+		hit = *pat && fnmatch(pat, name, 0) == 0;
+		free(pat);
+		list += n + (list[n] == ',');
+	}
+	return hit;
+}
+
+int envcap_is_secret(const char *name)
+{
+	if (listed("BENCH_ENV_REDACT", name))
+		return 1;
+	if (listed("BENCH_ENV_KEEP", name) || !strcmp(name, "PWD") || !strcmp(name, "OLDPWD"))
+		return 0;
+	for (size_t i = 0; secret_words[i]; i++)
+		if (contains_ci(name, secret_words[i]))
+			return 1;
+	return 0;
+}
 
 int envcap_var_class(const char *name)
 {
@@ -27,10 +74,170 @@ int envcap_var_class(const char *name)
 		steer |= !strncmp(name, prefixes[i], strlen(prefixes[i]));
 	if (!steer)
 		return 0;
-	for (size_t i = 0; secret_words[i]; i++)
-		if (strstr(name, secret_words[i]))
-			return 2;
-	return 1;
+	return envcap_is_secret(name) ? 2 : 1;
+}
+
+char *envcap_redact_url(const char *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = v, *sep;
+
+	while ((sep = strstr(p, "://"))) {
+		const char *auth = sep + 3, *end = auth + strcspn(auth, "/?#\"' \t\r\n,;<>()[]{}"), *at = NULL;
+
+		for (const char *q = auth; q < end; q++)
+			if (*q == '@')
+				at = q;
+		strbuf_add(&sb, p, (size_t)(auth - p));
+		if (at && !(at - auth == 10 && !strncmp(auth, "<redacted>", 10)))
+			strbuf_addstr(&sb, "<redacted>");
+		else if (at)
+			strbuf_add(&sb, auth, (size_t)(at - auth));
+		p = at ? at : auth;
+	}
+	strbuf_addstr(&sb, p);
+	return strbuf_detach(&sb);
+}
+
+void envcap_secret_values(struct strvec *out, char *const *env)
+{
+	for (size_t i = 0; env && env[i]; i++) {
+		const char *eq = strchr(env[i], '=');
+		char *name;
+
+		if (!eq)
+			continue;
+		name = xstrndup(env[i], (size_t)(eq - env[i]));
+		if (envcap_is_secret(name)) {
+			const char *v = eq + 1;
+
+			while (*v) { /* each line of a multi-line value (a PEM key) on its own */
+				size_t n = strcspn(v, "\r\n");
+				int seen = 0;
+
+				for (size_t k = 0; k < out->n && !seen; k++)
+					seen = strlen(out->v[k]) == n && !strncmp(out->v[k], v, n);
+				if (n >= ENVCAP_SCRUB_MIN && !seen) {
+					char *s = xstrndup(v, n);
+
+					strvec_push(out, s);
+					free(s);
+				}
+				v += n;
+				v += strspn(v, "\r\n");
+			}
+		}
+		free(name);
+	}
+}
+
+/* one line (without its newline) of a log or an env dump */
+static void scrub_line(struct strbuf *out, const char *line, size_t len, const struct strvec *values)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *url;
+	size_t nlen = 0;
+
+	/* NAME=VALUE (an env dump): a secret name's value goes whatever it is */
+	while (nlen < len && (isalnum((unsigned char)line[nlen]) || line[nlen] == '_'))
+		nlen++;
+	if (nlen && nlen < len && line[nlen] == '=' && !isdigit((unsigned char)line[0])) {
+		char *name = xstrndup(line, nlen);
+		int secret = envcap_is_secret(name);
+
+		free(name);
+		if (secret) {
+			strbuf_add(out, line, nlen + 1);
+			strbuf_addstr(out, "<redacted>");
+			return;
+		}
+	}
+	for (size_t i = 0; i < len;) {
+		size_t best = 0;
+
+		for (size_t k = 0; k < values->n; k++) { /* the longest value that starts here */
+			size_t vl = strlen(values->v[k]);
+
+			if (vl > best && vl <= len - i && !memcmp(line + i, values->v[k], vl))
+				best = vl;
+		}
+		if (best) {
+			strbuf_addstr(&sb, "<redacted>");
+			i += best;
+		} else {
+			strbuf_addch(&sb, line[i++]);
+		}
+	}
+	url = envcap_redact_url(sb.buf);
+	strbuf_addstr(out, url);
+	free(url);
+	strbuf_release(&sb);
+}
+
+void envcap_scrub_text(struct strbuf *out, const char *text, size_t len, const struct strvec *values)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
+
+		scrub_line(out, text + i, n, values);
+		if (nl)
+			strbuf_addch(out, '\n');
+		i += n + (nl != NULL);
+	}
+}
+
+int envcap_scrub_file(const char *path, const struct strvec *values)
+{
+	char *tmp = xstrfmt("%s.tmp", path), *line = NULL;
+	FILE *in = fopen(path, "rb"), *out = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	size_t cap = 0;
+	ssize_t n;
+	int err = 0;
+
+	if (!in)
+		goto cleanup; /* nothing to scrub */
+	if (!(out = fopen(tmp, "wb"))) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
+		goto cleanup;
+	}
+	while ((n = getline(&line, &cap, in)) > 0) {
+		size_t len = (size_t)n;
+		int nl = line[len - 1] == '\n';
+
+		strbuf_reset(&sb);
+		scrub_line(&sb, line, len - (size_t)nl, values);
+		if (nl)
+			strbuf_addch(&sb, '\n');
+		if (fwrite(sb.buf, 1, sb.len, out) != sb.len) {
+			err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
+			goto cleanup;
+		}
+	}
+	if (ferror(in) || fflush(out) != 0 || fsync(fileno(out)) != 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot scrub '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	if (fclose(out) != 0 || rename(tmp, path) != 0) {
+		out = NULL;
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	out = NULL;
+cleanup:
+	if (out)
+		fclose(out);
+	if (in)
+		fclose(in);
+	if (err)
+		unlink(tmp);
+	free(line);
+	free(tmp);
+	strbuf_release(&sb);
+	return err;
 }
 
 static void write_file(const char *dir, const char *name, const char *data, size_t len)
@@ -209,8 +416,12 @@ json_t *envcap_collect(const char *dir)
 			continue;
 		name = xstrndup(*e, (size_t)(eq - *e));
 		cls = envcap_var_class(name);
-		if (cls == 1)
-			json_object_set_new(env, name, json_string(eq + 1));
+		if (cls == 1) {
+			char *v = envcap_redact_url(eq + 1);
+
+			json_object_set_new(env, name, json_string(v));
+			free(v);
+		}
 		else if (cls == 2)
 			json_object_set_new(env, name, json_string("<redacted>"));
 		free(name);

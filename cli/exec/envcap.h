@@ -16,7 +16,28 @@ json_t *envcap_collect(const char *run_dir);
 void envcap_gpu_snapshot(const char *run_dir, const char *tag);
 /* Writes `python3 -m pip list` to dir/env/raw/pip-list.txt. */
 void envcap_pip_list(const char *run_dir, const char *python);
-/* 1 when name is one of the prefixes that steer GPU stacks; 2 when its value must be redacted. */
+/* 1 when name is one of the prefixes that steer GPU stacks; 2 when its value must be redacted as well. */
 int envcap_var_class(const char *name);
+
+/* The redaction policy (docs/architecture.md, "Secrets"). A name is secret when it is on the deny list
+ * ($BENCH_ENV_REDACT), else not when it is on the allow list ($BENCH_ENV_KEEP) or is PWD/OLDPWD (the shell's
+ * directories), else when it contains, case-insensitively, one of TOKEN SECRET PASSWORD PASSWD PASS PASSPHRASE
+ * PWD AUTH COOKIE PRIVATE CERT SESSION API KEY CREDENTIAL CRED SIGNATURE SALT. Lists are comma-separated
+ * shell patterns (fnmatch, case-sensitive). Returns 1 when secret. */
+int envcap_is_secret(const char *name);
+/* value with the userinfo of every URL in it replaced ("https://u:p@h/" -> "https://<redacted>@h/"); a new
+ * string. */
+char *envcap_redact_url(const char *value);
+/* The texts to scrub from logs: every value (and every line of a multi-line value) of at least
+ * ENVCAP_SCRUB_MIN bytes of a secret variable of env (NAME=VALUE entries, NULL-terminated), added to out. */
+#define ENVCAP_SCRUB_MIN 4
+struct strvec;
+void envcap_secret_values(struct strvec *out, char *const *env);
+/* text with each of values replaced by <redacted>, the value of every NAME=VALUE line of a secret NAME too,
+ * and URL userinfo removed; appended to out. */
+struct strbuf;
+void envcap_scrub_text(struct strbuf *out, const char *text, size_t len, const struct strvec *values);
+/* Scrubs the file at path in place (a temporary file renamed over it; removed on failure). 0 or BENCH_E_IO. */
+int envcap_scrub_file(const char *path, const struct strvec *values);
 
 #endif

@@ -1,5 +1,6 @@
 #include "run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -36,6 +37,53 @@ static void on_signal(int sig)
 }
 
 /* ---- the run --------------------------------------------------------------------------------------------------- */
+
+/* The values a run must not leak: those of secret variables (envcap.h) of this process and of the manifest's
+ * stack.env, which the runners see. */
+void run_secret_values(struct strvec *out, const struct run *r)
+{
+	struct strvec menv = STRVEC_INIT;
+
+	envcap_secret_values(out, environ);
+	for (size_t i = 0; i < r->m.stack.nenv; i++)
+		strvec_pushf(&menv, "%s=%s", r->m.stack.env[i].name, r->m.stack.env[i].value);
+	envcap_secret_values(out, strvec_argv(&menv));
+	strvec_release(&menv);
+}
+
+/* Before anything is packed: the secret values and URL credentials scrubbed from the runners' logs (logs/,
+ * slurm/). A log that cannot be scrubbed is removed rather than packed with a secret in it. */
+static void scrub_logs(struct run *r)
+{
+	static const char *const dirs[] = { "logs", "slurm", NULL };
+	struct strvec secrets = STRVEC_INIT;
+
+	run_secret_values(&secrets, r);
+	for (size_t k = 0; dirs[k]; k++) {
+		char *d = xstrfmt("%s/%s", r->dir, dirs[k]);
+		DIR *dh = opendir(d);
+		struct dirent *e;
+
+		while (dh && (e = readdir(dh))) {
+			size_t l = strlen(e->d_name);
+			char *p;
+
+			if (e->d_name[0] == '.' || (l > 4 && !strcmp(e->d_name + l - 4, ".tmp")))
+				continue;
+			p = xstrfmt("%s/%s", d, e->d_name);
+			if (envcap_scrub_file(p, &secrets) < 0) {
+				fprintf(stderr, "bench: warning: %s; removing the log rather than packing it unscrubbed\n",
+					bench_error_last());
+				unlink(p);
+			}
+			free(p);
+		}
+		if (dh)
+			closedir(dh);
+		free(d);
+	}
+	strvec_release(&secrets);
+}
 
 /* -s: the run holds the selected suites' cases and no others; a resumed run, the suites its plan.json holds. */
 static int select_suites(struct plan *p, const struct run_opts *o, const char *mpath)
@@ -146,8 +194,17 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 				    "echo '## alternatives'; ls -l /etc/alternatives 2>/dev/null; "
 				    "echo '## pip'; python3 -m pip list --format=freeze 2>/dev/null; "
 				    "echo '## env'; env | sort");
-			if (spawn_capture(&text, &tlen, strvec_argv(&av), 16u << 20, 300) == 0 && text)
-				run_write_atomic(r->dir, "env/container.txt", text, tlen);
+			if (spawn_capture(&text, &tlen, strvec_argv(&av), 16u << 20, 300) == 0 && text) {
+				/* the container's env dump: secret names' values and URL credentials removed (envcap.h) */
+				struct strvec secrets = STRVEC_INIT;
+				struct strbuf clean = STRBUF_INIT;
+
+				run_secret_values(&secrets, r);
+				envcap_scrub_text(&clean, text, tlen, &secrets);
+				run_write_atomic(r->dir, "env/container.txt", clean.buf, clean.len);
+				strbuf_release(&clean);
+				strvec_release(&secrets);
+			}
 		}
 		strvec_release(&av);
 	}
@@ -218,7 +275,12 @@ static int reopen_run_dir(struct run *r)
 				      "this run cannot be resumed by this bench", r->o->resume);
 		goto cleanup;
 	}
+	/* one bench at a time: nothing is written before the directory is ours */
+	if ((err = run_lock_dir(r, r->o->resume)) < 0)
+		goto cleanup;
 	r->dir = xstrdup(r->o->resume);
+	if ((err = run_reserve_space(r)) < 0)
+		goto cleanup;
 	run_load_previous(r);
 	st = json_load_file(sp, 0, NULL);
 	r->started = xstrdup(json_string_value(json_object_get(st, "started")) ? json_string_value(json_object_get(st, "started")) : "");
@@ -321,13 +383,19 @@ static int run_collect(struct run *r)
 	json_t *envj;
 	int any_wrong = 0, any_bad = 0, err = 0;
 
+	if (run_disk_full) { /* the space held back makes the last status.json and summary.json writable */
+		run_release_space(r);
+		free(r->fatal);
+		r->fatal = xstrdup("no space left on device");
+	}
 	for (size_t i = 0; i < r->plan.n; i++) {
 		if (r->st[i] == C_PENDING)
-			run_set_state(r, i, C_INTERRUPTED, "interrupted before its suite started");
+			run_set_state(r, i, run_disk_full ? C_FAILED : C_INTERRUPTED, run_disk_full ?
+				      "not measured: no space left on device" : "interrupted before its suite started");
 		any_wrong |= r->wrong[i];
 		any_bad |= r->st[i] == C_FAILED || r->st[i] == C_INTERRUPTED;
 	}
-	run_write_status(r, run_stop_flag ? "interrupted" : any_bad ? "failed" : "complete");
+	run_write_status(r, run_disk_full ? "failed" : run_stop_flag ? "interrupted" : any_bad ? "failed" : "complete");
 	/* what the runners found when they ran: device, driver and the library versions they loaded */
 	if ((envj = json_load_file(path, 0, NULL)) != NULL) {
 		json_object_set(envj, "runners", r->runner_devices);
@@ -335,8 +403,13 @@ static int run_collect(struct run *r)
 		json_decref(envj);
 	}
 	free(path);
+	scrub_logs(r);
 	run_summarize(r);
-	if (run_stop_flag)
+	if (run_disk_full)
+		err = bench_error_set(BENCH_E_IO, "no space left on device in '%s'; the run is marked failed and its "
+				      "measured records are kept: free space, then complete it with 'bench run --resume %s'",
+				      r->dir, r->dir);
+	else if (run_stop_flag)
 		err = bench_error_set(BENCH_E_SUITE, "interrupted; measured records are kept in %s; complete the run with "
 				      "'bench run --resume %s'", r->dir, r->dir);
 	else if (any_wrong)
@@ -348,6 +421,7 @@ static int run_collect(struct run *r)
 
 static void run_release(struct run *r)
 {
+	run_unlock_dir(r);
 	for (size_t i = 0; r->err && i < r->plan.n; i++) {
 		free(r->err[i]);
 		json_decref(r->headline[i]);
@@ -381,6 +455,9 @@ static void signals_catch(struct signals *s)
 	struct sigaction sa;
 
 	run_stop_flag = 0;
+	run_disk_full = 0;
+	/* a runner's daemons (setsid) come back to us, to be ended with its suite (run_suite.c) */
+	spawn_become_subreaper();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,23 +28,153 @@ const char *const run_cstate_names[] = { "pending", "ok", "failed", "skipped", "
 
 /* ---- small file helpers --------------------------------------------------------------------------------------- */
 
-/* Writes data to dir/name atomically (temporary file, then rename). */
+volatile sig_atomic_t run_disk_full;
+
+void run_note_write_error(int errnum)
+{
+	if (errnum == ENOSPC || errnum == EDQUOT) {
+		run_disk_full = 1;
+		run_stop_flag = 1;
+	}
+}
+
+/* Writes data to dir/name atomically (temporary file, then rename); on failure the temporary file is removed and
+ * dir/name is left as it was. */
 int run_write_atomic(const char *dir, const char *name, const char *data, size_t len)
 {
 	char *path = xstrfmt("%s/%s", dir, name), *tmp = xstrfmt("%s.tmp", path);
 	FILE *f = fopen(tmp, "wb");
-	int err = 0;
+	int err = 0, e = 0;
 
 	if (!f || fwrite(data, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
+		e = errno;
 		if (f)
 			fclose(f);
 	} else if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
+		e = errno;
+	}
+	if (e) {
+		unlink(tmp);
+		run_note_write_error(e);
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(e));
 	}
 	free(path);
 	free(tmp);
 	return err;
+}
+
+/* ---- one bench per run directory -------------------------------------------------------------------------------- */
+
+int run_lock_dir(struct run *r, const char *dir)
+{
+	char *info = xstrfmt("%s/.bench-lock", dir), *holder = NULL, host[256] = "", *since;
+	size_t len;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
+
+	if (fd < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot open the run directory '%s': %s", dir, strerror(errno));
+		goto cleanup;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		json_t *j = NULL;
+
+		if (errno == EWOULDBLOCK && fs_read_file(&holder, &len, info, 4096) == 0)
+			j = json_loads(holder, 0, NULL);
+		if (errno == EWOULDBLOCK || j)
+			err = bench_error_set(BENCH_E_FAIL, "the run directory '%s' is in use by another bench (pid %lld on %s, "
+					      "since %s); wait for it to end, or stop it, then try again", dir,
+					      (long long)json_integer_value(json_object_get(j, "pid")),
+					      json_string_value(json_object_get(j, "host")) ? json_string_value(json_object_get(j, "host")) : "?",
+					      json_string_value(json_object_get(j, "since")) ? json_string_value(json_object_get(j, "since")) : "?");
+		else
+			err = bench_error_set(BENCH_E_IO, "cannot lock the run directory '%s': %s", dir, strerror(errno));
+		json_decref(j);
+		close(fd);
+		goto cleanup;
+	}
+	r->lock_fd = fd;
+	r->locked = 1;
+	/* who holds it, for the next bench that asks; the lock is the flock, this file only says by whom */
+	gethostname(host, sizeof(host) - 1);
+	since = run_utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+	{
+		json_t *j = json_pack("{s:I, s:s, s:s}", "pid", (json_int_t)getpid(), "host", host, "since", since);
+		char *s = json_dumps(j, JSON_COMPACT);
+
+		if (s)
+			run_write_atomic(dir, ".bench-lock", s, strlen(s));
+		free(s);
+		json_decref(j);
+	}
+	free(since);
+cleanup:
+	free(info);
+	free(holder);
+	return err;
+}
+
+#define RUN_RESERVE_BYTES (256u << 10)
+
+int run_reserve_space(struct run *r)
+{
+	off_t size = (off_t)RUN_RESERVE_BYTES + (off_t)r->plan.n * 1024;
+	char *p = xstrfmt("%s/.bench-reserve", r->dir);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), e = 0;
+
+	if (fd < 0) {
+		e = errno;
+	} else if ((e = posix_fallocate(fd, 0, size)) != 0 && e != ENOSPC && e != EDQUOT) {
+		/* no fallocate here (EOPNOTSUPP): write the bytes */
+		char zero[65536];
+		off_t done = 0;
+
+		memset(zero, 0, sizeof(zero));
+		e = 0;
+		while (!e && done < size) {
+			ssize_t w = write(fd, zero, (size_t)(size - done) < sizeof(zero) ? (size_t)(size - done) : sizeof(zero));
+
+			if (w < 0)
+				e = errno;
+			else
+				done += w;
+		}
+		if (!e && fsync(fd) != 0)
+			e = errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (e) {
+		unlink(p);
+		free(p);
+		run_note_write_error(e);
+		return bench_error_set(BENCH_E_IO, "cannot hold %lld bytes in reserve in '%s': %s", (long long)size, r->dir,
+				       strerror(e));
+	}
+	free(r->reserve);
+	r->reserve = p;
+	return 0;
+}
+
+void run_release_space(struct run *r)
+{
+	if (r->reserve) {
+		unlink(r->reserve);
+		free(r->reserve);
+		r->reserve = NULL;
+	}
+}
+
+void run_unlock_dir(struct run *r)
+{
+	run_release_space(r);
+	if (r->locked) {
+		char *info = xstrfmt("%s/.bench-lock", r->dir);
+
+		unlink(info); /* while still holding the lock: the next bench writes its own */
+		free(info);
+		close(r->lock_fd);
+		r->locked = 0;
+	}
 }
 
 int run_write_json(const char *dir, const char *name, json_t *j)
@@ -250,8 +381,11 @@ int run_make_dir(struct run *r, const char *mbuf, size_t mlen)
 		}
 		snprintf(tag, sizeof(tag), "%02x%02x%02x", rnd[0], rnd[1], rnd[2]);
 		r->dir = xstrfmt("%s/%s-%s-%s", parent, r->m.name, stamp, tag);
-		if (mkdir(r->dir, 0755) == 0)
+		if (mkdir(r->dir, 0755) == 0) {
+			if ((err = run_lock_dir(r, r->dir)) < 0)
+				goto cleanup;
 			break;
+		}
 		if (errno != EEXIST || k > 100) {
 			err = bench_error_set(BENCH_E_IO, "cannot create the run directory '%s': %s", r->dir, strerror(errno));
 			goto cleanup;
@@ -267,6 +401,8 @@ int run_make_dir(struct run *r, const char *mbuf, size_t mlen)
 		if (err < 0)
 			goto cleanup;
 	}
+	if ((err = run_reserve_space(r)) < 0)
+		goto cleanup;
 	err = run_write_atomic(r->dir, "manifest.yaml", mbuf, mlen);
 cleanup:
 	free(stamp);

@@ -24,8 +24,10 @@
 enum cstate { C_PENDING, C_OK, C_FAILED, C_SKIPPED, C_INTERRUPTED };
 extern const char *const run_cstate_names[];
 
-/* set by SIGINT/SIGTERM while a run is under way */
+/* set by SIGINT/SIGTERM while a run is under way, and by a full disk */
 extern volatile sig_atomic_t run_stop_flag;
+/* set when a write of the run failed for want of space (ENOSPC, EDQUOT): the run ends as failed */
+extern volatile sig_atomic_t run_disk_full;
 
 struct run {
 	json_t *runner_devices; /* suite -> the device/library description its runner reported */
@@ -49,10 +51,30 @@ struct run {
 	char *started;
 	char *fatal; /* why the run stopped before any suite started */
 	struct built_image img; /* container engines: the stack's image */
+	int lock_fd;            /* the run directory, flock'ed while this bench owns it (valid when locked) */
+	int locked;
+	char *reserve;          /* <dir>/.bench-reserve: space held back for the last status.json on a full disk */
 };
 
+/* run.c */
+struct strvec;
+/* The texts to scrub from what a run records (envcap.h): secret values of this process's environment and of the
+ * manifest's stack.env. */
+void run_secret_values(struct strvec *out, const struct run *r);
+
 /* run_dir.c */
-/* Writes data to dir/name atomically (temporary file, fsync, rename). */
+/* Notes a failed write: ENOSPC or EDQUOT raise run_disk_full (and run_stop_flag, which ends the runner). */
+void run_note_write_error(int errnum);
+/* Takes the run directory for this bench (flock on the directory, holder written to <dir>/.bench-lock): 0, or
+ * BENCH_E_FAIL saying which bench holds it (pid, host, since) with nothing touched. */
+int run_lock_dir(struct run *r, const char *dir);
+/* Holds RUN_RESERVE_BYTES (plus a little per case) in <dir>/.bench-reserve; released on a full disk so that the
+ * final status.json and summary.json can still be written, removed at the end of the run. */
+int run_reserve_space(struct run *r);
+void run_release_space(struct run *r);
+/* Releases what run_lock_dir and run_reserve_space took. */
+void run_unlock_dir(struct run *r);
+/* Writes data to dir/name atomically (temporary file, fsync, rename; the temporary file removed on failure). */
 int run_write_atomic(const char *dir, const char *name, const char *data, size_t len);
 int run_write_json(const char *dir, const char *name, json_t *j);
 char *run_utc_stamp(const char *fmt);

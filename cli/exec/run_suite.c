@@ -193,10 +193,24 @@ static int on_record(void *ctx, const char *line, size_t len)
 			}
 		}
 	}
-	fwrite(line, 1, len, sr->results);
-	fputc('\n', sr->results);
-	fflush(sr->results);
-	fsync(fileno(sr->results));
+	{
+		/* a record is written whole or not at all: a failed write (a full disk) is cut back off the file */
+		long off = ftell(sr->results);
+
+		if (fwrite(line, 1, len, sr->results) != len || fputc('\n', sr->results) == EOF || fflush(sr->results) != 0 ||
+		    fsync(fileno(sr->results)) != 0) {
+			int e = errno;
+
+			clearerr(sr->results);
+			if (off >= 0 && ftruncate(fileno(sr->results), off) == 0)
+				fseek(sr->results, off, SEEK_SET);
+			run_note_write_error(e);
+			fprintf(sr->log, "bench: cannot record case '%s': %s\n", key, strerror(e));
+			json_decref(rec);
+			free(rewritten);
+			return run_disk_full; /* a full disk ends the runner; another error loses this one record */
+		}
+	}
 	if (!strcmp(status, "ok")) {
 		run_set_state(r, (size_t)i, C_OK, NULL);
 		json_decref(r->headline[i]);
@@ -309,6 +323,17 @@ cleanup:
 	free(make);
 	strvec_release(&av);
 	return err;
+}
+
+/* Nothing the runner started outlives its suite: its process group is ended by spawn_run; what left the group and
+ * the session (setsid, double fork) came back to us as the subreaper and is ended here. */
+static void end_leftovers(FILE *log)
+{
+	int n = spawn_end_descendants(1.0);
+
+	if (n > 0 && log)
+		fprintf(log, "bench: ended %d process%s the runner left behind (outside its process group)\n", n,
+			n == 1 ? "" : "es");
 }
 
 /* Runs one suite's pending cases. Returns 0, or a negative code only for failures of bench itself. */
@@ -480,12 +505,13 @@ start:
 	}
 	if (r->tty && !r->o->quiet)
 		fprintf(stderr, "\n");
+	end_leftovers(sr.log);
 	tag = xstrfmt("after-%s", tag_name);
 	envcap_gpu_snapshot(r->dir, tag);
 	free(tag);
 	switch (res.end) {
 	case SPAWN_STOPPED:
-		why = "interrupted (SIGINT/SIGTERM)";
+		why = run_disk_full ? "not measured: no space left on device" : "interrupted (SIGINT/SIGTERM)";
 		break;
 	case SPAWN_TIMEOUT:
 		snprintf(whybuf, sizeof(whybuf), "the runner did not finish within the suite timeout (%.0fs); its process "

@@ -110,10 +110,8 @@ int image_context_write(char **out_recipe, char out_digest[65], const char *dir,
 	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
 	if ((err = recipe_build(&r, m, lock, manifest_sha, lock_sha)) < 0)
 		goto cleanup;
-	if (!strcmp(format, "apptainer"))
-		recipe_emit_apptainer(&sb, &r);
-	else
-		recipe_emit_containerfile(&sb, &r);
+	if ((err = !strcmp(format, "apptainer") ? recipe_emit_apptainer(&sb, &r) : recipe_emit_containerfile(&sb, &r)) < 0)
+		goto cleanup;
 	p = xstrfmt("%s/sources", dir);
 	if ((err = fs_mkdir_p(p)) < 0)
 		goto cleanup;

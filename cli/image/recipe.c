@@ -255,8 +255,18 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 		s = xstrfmt("/src/%s", c->name);
 		add(out, RECIPE_WORKDIR, s, NULL, NULL);
 		free(s);
-		if (c->build)
-			run(out, "sh", "-c", c->build, NULL); /* the manifest's own build command, as one argument */
+		for (size_t b = 0; b < c->nbuild; b++) {
+			if (!no_control(c->build[b])) {
+				err = bench_error_set(BENCH_E_MANIFEST, "the build command of component '%s' holds a control "
+						      "character; it cannot go into a recipe", c->name);
+				free(stage);
+				free(tar);
+				free(dst);
+				free(prefix);
+				goto cleanup;
+			}
+			run(out, "sh", "-c", c->build[b], NULL); /* the manifest's own build command, as one argument */
+		}
 		free(stage);
 		free(tar);
 		free(dst);
@@ -375,8 +385,40 @@ static void cf_quote(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '"');
 }
 
-void recipe_emit_containerfile(struct strbuf *out, const struct recipe *r)
+/* What neither format can carry: a control character in any value of an instruction (a newline would end the
+ * instruction and start another, or in an apptainer definition a new %section run on the build host). RUN
+ * arguments are checked too: the apptainer emitter writes them shell-quoted on one line. */
+static int recipe_check(const struct recipe *r)
 {
+	if (r->header && !no_control(r->header))
+		return bench_error_set(BENCH_E_MANIFEST, "the recipe's header holds a control character; refusing to emit it");
+	for (size_t k = 0; k < r->n; k++) {
+		const struct recipe_instr *i = &r->v[k];
+		const char *bad = NULL;
+
+		if (i->a && !no_control(i->a))
+			bad = i->a;
+		else if (i->b && !no_control(i->b))
+			bad = i->b;
+		else if (i->c && !no_control(i->c))
+			bad = i->c;
+		for (size_t a = 0; !bad && a < i->argc; a++)
+			if (!no_control(i->argv[a]))
+				bad = i->argv[a];
+		if (bad)
+			return bench_error_set(BENCH_E_MANIFEST, "instruction %zu of the recipe holds a control character "
+					       "('%.40s...'); a recipe line cannot carry it, refusing to emit the recipe",
+					       k + 1, strpbrk(bad, "\n\r") ? "(multi-line value)" : bad);
+	}
+	return 0;
+}
+
+int recipe_emit_containerfile(struct strbuf *out, const struct recipe *r)
+{
+	int err;
+
+	if ((err = recipe_check(r)) < 0)
+		return err;
 	strbuf_addf(out, "# %s\n", r->header);
 	for (size_t k = 0; k < r->n; k++) {
 		const struct recipe_instr *i = &r->v[k];
@@ -411,6 +453,7 @@ void recipe_emit_containerfile(struct strbuf *out, const struct recipe *r)
 			break;
 		}
 	}
+	return 0;
 }
 
 void recipe_sh_quote(struct strbuf *out, const char *s)
@@ -426,11 +469,16 @@ void recipe_sh_quote(struct strbuf *out, const char *s)
 }
 
 /* Apptainer: one image; the source stages' steps run in %post, in order, in subshells. */
-void recipe_emit_apptainer(struct strbuf *out, const struct recipe *r)
+int recipe_emit_apptainer(struct strbuf *out, const struct recipe *r)
 {
 	struct strbuf env = STRBUF_INIT, labels = STRBUF_INIT, post = STRBUF_INIT, files = STRBUF_INIT;
 	const char *from = NULL;
 	int final = 0; /* past the last FROM: ENV there is the image's environment */
+	int err;
+
+	/* apptainer starts a new section at any line whose first word begins with '%': no value may hold a line break */
+	if ((err = recipe_check(r)) < 0)
+		return err;
 
 	for (size_t k = 0; k < r->n; k++) {
 		const struct recipe_instr *i = &r->v[k];
@@ -482,4 +530,5 @@ void recipe_emit_apptainer(struct strbuf *out, const struct recipe *r)
 	strbuf_release(&labels);
 	strbuf_release(&post);
 	strbuf_release(&files);
+	return 0;
 }

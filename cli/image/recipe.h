@@ -39,8 +39,10 @@ struct recipe {
  * (BENCH_E_MANIFEST for a lock that does not belong to the manifest or holds unsafe values). */
 int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, const char *manifest_sha,
 		 const char *lock_sha);
-void recipe_emit_containerfile(struct strbuf *out, const struct recipe *r);
-void recipe_emit_apptainer(struct strbuf *out, const struct recipe *r);
+/* The emitters refuse (BENCH_E_MANIFEST, nothing appended) a recipe holding a control character in any value:
+ * neither format can carry one inside an instruction. */
+int recipe_emit_containerfile(struct strbuf *out, const struct recipe *r);
+int recipe_emit_apptainer(struct strbuf *out, const struct recipe *r);
 void recipe_release(struct recipe *r);
 /* The GPU run flags of the target's vendor for engine (images/bases/<vendor>.yaml run_flags.<engine>): a new
  * array of *n new strings (free each, then the array). */

@@ -115,7 +115,20 @@ static int is_scalar(const struct ynode *n)
 	return n && n->type == YNODE_SCALAR && !ynode_is_null(n);
 }
 
-/* A string value; a null is refused unless nullable (then *out stays NULL). */
+/* The one rule for every string that can reach a recipe, a script or a command line: no control character
+ * (docs/manifest-format.md, "Strings"). Returns 0, or -1 with the problem reported at n. */
+static int control_check(struct vctx *c, const struct ynode *n, const char *label, int allow_text)
+{
+	int ch = ynode_control_char(n, allow_text);
+
+	if (ch < 0)
+		return 0;
+	verr(c, n, "'%s' holds a control character (\\x%02x); strings here may not contain control characters%s", label,
+	     ch, ch == '\n' ? " (a newline)" : "");
+	return -1;
+}
+
+/* A string value; a null is refused unless nullable (then *out stays NULL). No control characters. */
 static int string_of(struct vctx *c, const struct ynode *n, const char *label, char **out, int nullable)
 {
 	if (nullable && ynode_is_null(n))
@@ -124,6 +137,8 @@ static int string_of(struct vctx *c, const struct ynode *n, const char *label, c
 		verr(c, n, "'%s' must be a string, got %s", label, ynode_type_name(n));
 		return -1;
 	}
+	if (control_check(c, n, label, 0) < 0)
+		return -1;
 	*out = xstrdup(n->value);
 	return 0;
 }
@@ -265,6 +280,8 @@ static void component_free_fields(struct component *c)
 	free(c->index);
 	free(c->git);
 	free(c->ref);
+	for (size_t i = 0; i < c->nbuild; i++)
+		free(c->build[i]);
 	free(c->build);
 	free(c->apt);
 	free(c->version);
@@ -348,8 +365,25 @@ static void parse_component(struct vctx *c, const struct ynode *n, struct compon
 			verr(c, n, "git component '%s' needs 'ref' (a branch, tag or commit)", label);
 		else
 			string_of(c, v, "ref", &out->ref, 0);
-		if ((v = get(n, "build")))
-			string_of(c, v, "build", &out->build, 0);
+		if ((v = get(n, "build")) && v->type == YNODE_SEQ) {
+			/* a list of single-line commands, run in order */
+			if (v->n == 0)
+				verr(c, v, "'build' of component '%s' is an empty list; give at least one command", label);
+			out->build = xcalloc(v->n ? v->n : 1, sizeof(*out->build));
+			for (size_t i = 0; i < v->n; i++) {
+				char *cmd = NULL;
+
+				if (string_of(c, v->items[i], "build", &cmd, 0) == 0)
+					out->build[out->nbuild++] = cmd;
+			}
+		} else if (v) {
+			char *cmd = NULL;
+
+			if (string_of(c, v, "build", &cmd, 0) == 0) {
+				out->build = xcalloc(1, sizeof(*out->build));
+				out->build[out->nbuild++] = cmd;
+			}
+		}
 		break;
 	case SOURCE_APT:
 		if (string_of(c, get(n, "apt"), "apt", &out->apt, 0) == 0 && !name_ok(out->apt, 0))
@@ -420,6 +454,8 @@ static void parse_stack(struct vctx *c, const struct ynode *n, struct manifest *
 				     ynode_type_name(val));
 				continue;
 			}
+			if (control_check(c, val, k->value, 0) < 0)
+				continue;
 			m->stack.env[m->stack.nenv].name = xstrdup(k->value);
 			m->stack.env[m->stack.nenv].value = xstrdup(val->value);
 			m->stack.nenv++;
@@ -683,8 +719,13 @@ static void parse_root(struct vctx *c, const struct ynode *root, struct manifest
 		verr(c, root, "missing required key 'name'");
 	else if (string_of(c, v, "name", &m->name, 0) == 0 && !name_ok(m->name, 0))
 		verr(c, v, "'name' must match [a-z0-9][a-z0-9._-]* (at most 64 characters), got '%s'", m->name);
-	if ((v = get(root, "description")))
-		string_of(c, v, "description", &m->description, 1);
+	if ((v = get(root, "description")) && !ynode_is_null(v)) {
+		/* prose: tabs and newlines allowed (it reaches no recipe, script or command line), other controls not */
+		if (!is_scalar(v) || strlen(v->value) != v->len)
+			verr(c, v, "'description' must be a string, got %s", ynode_type_name(v));
+		else if (control_check(c, v, "description", 1) == 0)
+			m->description = xstrdup(v->value);
+	}
 	if ((v = get(root, "channel")) && enum_of(c, v, "channel", channel_names, &idx) == 0)
 		m->channel = (enum channel)idx;
 	if (!(v = get(root, "target")))
@@ -721,7 +762,7 @@ static void parse_root(struct vctx *c, const struct ynode *root, struct manifest
 		verr(c, get(get(root, "target"), "nodes"),
 		     "target.nodes is %lld but launcher 'local' runs on one machine; use launcher mpirun or slurm",
 		     m->target.nodes);
-	if (m->runtime.engine != ENGINE_HOST && !m->stack.base) {
+	if (m->runtime.engine != ENGINE_HOST && !m->stack.base && !get(get(root, "stack"), "base")) {
 		const struct ynode *at = get(get(root, "runtime"), "engine");
 
 		verr(c, at ? at : root,

@@ -36,7 +36,8 @@ struct component {
 	char *index;   /* package index URL */
 	char *git;     /* repository URL */
 	char *ref;     /* branch, tag or commit */
-	char *build;   /* build command run in the checkout */
+	char **build;  /* build commands run in the checkout, in order (one line each, no control characters) */
+	size_t nbuild;
 	char *apt;     /* Debian/Ubuntu package */
 	char *version; /* apt version */
 	int line, col;

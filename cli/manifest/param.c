@@ -444,6 +444,11 @@ int param_parse(struct param_value *out, const struct param_def *def, const stru
 		if (node->type != YNODE_SCALAR || ynode_is_null(node) || strlen(node->value) != node->len) {
 			err(d, file, node, "%s must be a string, got %s", label, ynode_type_name(node));
 			rc = -1;
+		} else if (ynode_control_char(node, 0) >= 0) {
+			/* the one rule of manifest.c: a parameter string reaches the runner's command line and cases file */
+			err(d, file, node, "%s holds a control character (\\x%02x); strings here may not contain control "
+			    "characters", label, ynode_control_char(node, 0));
+			rc = -1;
 		} else {
 			out->str = xstrdup(node->value);
 		}

@@ -98,6 +98,17 @@ void ynode_free(struct ynode *n)
 	free(n);
 }
 
+int ynode_control_char(const struct ynode *n, int allow_text)
+{
+	for (size_t i = 0; n && n->type == YNODE_SCALAR && i < n->len; i++) {
+		unsigned char ch = (unsigned char)n->value[i];
+
+		if ((ch < 0x20 || ch == 0x7f) && !(allow_text && (ch == '\t' || ch == '\n')))
+			return ch;
+	}
+	return -1;
+}
+
 int ynode_is_null(const struct ynode *n)
 {
 	if (!n)

