@@ -81,8 +81,8 @@ def forward(cfg, sd, tokens):
 
 def loss_and_grad_norm(cfg, state, tokens, dtype=torch.float64, device="cpu"):
     """(mean next-token cross-entropy, L2 norm of the gradient over every distinct weight) for tokens (B, T+1),
-    computed on device in dtype from detached copies of state. A weight the model lacks raises KeyError."""
-    sd = {k: v.detach().to(device, dtype).clone().requires_grad_() for k, v in state.items()}
+    computed on device in dtype from detached aliases (or copies, where dtype or device differ) of state. A weight the model lacks raises KeyError."""
+    sd = {k: v.detach().to(device, dtype).requires_grad_() for k, v in state.items()}  # a copy only where the type differs
     tokens = tokens.to(device)
     logits = forward(cfg, sd, tokens[:, :-1])
     logp = logits - torch.logsumexp(logits, -1, keepdim=True)
