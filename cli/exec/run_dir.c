@@ -299,7 +299,7 @@ static double peak_for(const struct run *r, const struct plan_case *c)
 		if (dt && !strcmp(dt, "fp8e4m3"))
 			return r->peak->fp8_tflops;
 		if (dt && !strcmp(dt, "fp32"))
-			return 0; /* no fp32 tensor-core figure in peaks.yaml */
+			return r->peak->fp32_tflops; /* COMPUTE_32F, no TF32; 0 where peaks.yaml has no figure */
 		return r->peak->bf16_tflops;
 	case SUITE_PEAK_HBM:
 		return r->peak->hbm_tbps;

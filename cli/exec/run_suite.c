@@ -390,9 +390,11 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 	json_object_set_new(cfg, "cases", cases);
 	cases = NULL;
 	if (r->peak) /* the denominators of MFU and % of peak, from images/bases/peaks.yaml */
-		json_object_set_new(cfg, "gpu_peak", json_pack("{s:s, s:f, s:f, s:f}", "gpu", r->peak->key, "bf16_tflops",
-							       r->peak->bf16_tflops, "fp8_tflops", r->peak->fp8_tflops,
-							       "hbm_tbps", r->peak->hbm_tbps));
+		json_object_set_new(cfg, "gpu_peak", json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "gpu", r->peak->key,
+							       "bf16_tflops", r->peak->bf16_tflops, "fp8_tflops",
+							       r->peak->fp8_tflops, "tf32_tflops", r->peak->tf32_tflops,
+							       "fp32_tflops", r->peak->fp32_tflops, "hbm_tbps",
+							       r->peak->hbm_tbps));
 	tag = xstrfmt("cases/%s.json", tag_name);
 	err = run_write_json(r->dir, tag, cfg);
 	free(tag);

@@ -61,6 +61,8 @@ int peaks_load(struct peaks *out, struct diag_list *diags, const char *path)
 		p->vendor = xstrdup(vendor->value);
 		p->bf16_tflops = number(lookup(v, "bf16_tflops"));
 		p->fp8_tflops = number(lookup(v, "fp8_tflops"));
+		p->tf32_tflops = number(lookup(v, "tf32_tflops"));
+		p->fp32_tflops = number(lookup(v, "fp32_tflops"));
 		p->hbm_tbps = number(lookup(v, "hbm_tbps"));
 	}
 cleanup:

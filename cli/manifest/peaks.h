@@ -17,7 +17,7 @@ struct peak {
 	char *key;     /* "h200" */
 	char *name;    /* "NVIDIA H200 SXM" */
 	char *vendor;  /* cuda | rocm | cpu */
-	double bf16_tflops, fp8_tflops, hbm_tbps;
+	double bf16_tflops, fp8_tflops, tf32_tflops, fp32_tflops, hbm_tbps; /* 0: not in the file */
 };
 
 struct peaks {

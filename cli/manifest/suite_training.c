@@ -8,6 +8,19 @@
 extern const struct suite_ops suite_training;
 
 static const char *const models[] = { "tiny", "gpt-1.5b", "llama3-8b", "llama3-70b", "mistral-7b", NULL };
+
+/* What each model allows, as runners/torch/models.py defines it (tests/torch/test_torch.py compares the two):
+ * learned positions cap seq_len (0: rotary, no cap); heads must divide the width, kv_heads the heads. */
+static const struct train_model {
+	const char *name;
+	int layers, hidden, heads, kv_heads, positions;
+} train_models[] = {
+	{ "tiny", 2, 64, 4, 2, 0 },
+	{ "gpt-1.5b", 48, 1600, 25, 25, 1024 },
+	{ "llama3-8b", 32, 4096, 32, 8, 0 },
+	{ "llama3-70b", 80, 8192, 64, 8, 0 },
+	{ "mistral-7b", 32, 4096, 32, 8, 0 },
+};
 static const char *const precisions[] = { "bf16", "fp8", "fp32", NULL };
 static const char *const parallels[] = { "ddp", "fsdp", NULL };
 static const char *const param_dtypes[] = { "fp32", "bf16", NULL };
@@ -16,12 +29,15 @@ static const struct param_def train_params[] = {
 	{ "models", PARAM_ENUM_LIST, "[llama3-8b]", "[tiny]", NULL, models, 0, 0, 0,
 	  "tiny (a 2-layer Llama for CPU checks), gpt-1.5b, llama3-8b, llama3-70b, mistral-7b (sliding window 4096)" },
 	{ "layers", PARAM_INT, "auto", NULL, NULL, NULL, 1, 1024, PARAM_AUTO,
-	  "layer count override for proxies (llama3-70b with 4 layers); auto = the model's own" },
+	  "fewer layers than the model's own make a proxy (llama3-70b with 4 layers; records say so and the head's share "
+	  "of N); auto = the model's own" },
 	{ "precision", PARAM_ENUM_LIST, "[bf16]", NULL, NULL, precisions, 0, 0, 0,
-	  "bf16 (autocast), fp8 (torchao when importable, else skipped), fp32" },
+	  "bf16 (autocast), fp8 (block linears in fp8 with tensorwise scaling: torchao's recipe when importable, else "
+	  "bench's native float8 linear; output head in bf16), fp32 (MFU against the fp32 peak)" },
 	{ "param_dtype", PARAM_ENUM, "fp32", NULL, NULL, param_dtypes, 0, 0, 0,
 	  "parameter and optimizer-state type: fp32 (master weights, bf16 through autocast) or bf16 (everything in bf16)" },
-	{ "seq_len", PARAM_INT, "4096", "256", NULL, NULL, 8, 1 << 20, 0, "tokens per sequence" },
+	{ "seq_len", PARAM_INT, "4096", "256", NULL, NULL, 8, 1 << 20, 0,
+	  "tokens per sequence (at most the model's learned positions: gpt-1.5b has 1024)" },
 	{ "micro_batch", PARAM_INT, "1", NULL, NULL, NULL, 1, 4096, 0, "sequences per GPU per step" },
 	{ "steps", PARAM_INT, "30", NULL, NULL, NULL, 2, 1000000, 0, "optimizer steps in all, warm-up included" },
 	{ "warmup_steps", PARAM_INT, "10", NULL, NULL, NULL, 1, 1000000, 0, "steps excluded from the timing" },
@@ -31,13 +47,43 @@ static const struct param_def train_params[] = {
 	{ NULL, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL },
 };
 
+static const struct train_model *train_model_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(train_models) / sizeof(train_models[0]); i++)
+		if (!strcmp(train_models[i].name, name))
+			return &train_models[i];
+	return NULL;
+}
+
 static void train_check(struct suite_check *c, const struct manifest *m)
 {
 	const struct param_value *st = suite_cfg_get(c->cfg, "steps"), *w = suite_cfg_get(c->cfg, "warmup_steps");
+	const struct param_value *mo = suite_cfg_get(c->cfg, "models"), *seq = suite_cfg_get(c->cfg, "seq_len");
+	const struct param_value *layers = suite_cfg_get(c->cfg, "layers"), *pr = suite_cfg_get(c->cfg, "precision");
+	const struct param_value *mb = suite_cfg_get(c->cfg, "micro_batch");
 
 	(void)m;
 	if (w->i >= st->i)
 		suite_check_error(c, w, "'warmup_steps' (%lld) must be smaller than 'steps' (%lld)", w->i, st->i);
+	for (size_t i = 0; i < mo->n; i++) {
+		const struct train_model *tm = train_model_find(mo->sv[i]);
+
+		if (!tm)
+			continue;
+		if (tm->positions && seq->i > tm->positions)
+			suite_check_error(c, seq, "'seq_len' (%lld) exceeds the %d learned positions of model '%s'", seq->i,
+					  tm->positions, tm->name);
+		if (tm->hidden % tm->heads || tm->heads % tm->kv_heads)
+			suite_check_error(c, mo, "model '%s': %d heads do not divide its width %d, or %d kv heads its heads",
+					  tm->name, tm->heads, tm->hidden, tm->kv_heads);
+		if (!layers->is_auto && layers->i > tm->layers)
+			suite_check_error(c, layers, "'layers' (%lld) exceeds the %d layers of model '%s' (a proxy has fewer)",
+					  layers->i, tm->layers, tm->name);
+	}
+	for (size_t i = 0; i < pr->n; i++)
+		if (!strcmp(pr->sv[i], "fp8") && (seq->i * mb->i) % 16)
+			suite_check_error(c, seq, "fp8 GEMMs need micro_batch x seq_len (%lld x %lld) to be a multiple of 16",
+					  mb->i, seq->i);
 }
 
 static int train_plan(struct plan *out, const struct suite_cfg *cfg, const struct manifest *m)

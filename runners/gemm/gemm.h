@@ -37,10 +37,13 @@ struct gemm_problem {
 
 /* Position s of the sampled outputs (corners first, then pseudo-random). */
 void gemm_sample_pos(long long *i, long long *j, int s, const struct gemm_problem *p);
-/* |c - sum a_k b_k| / sum |a_k b_k| over one row of A and one column of op(B), in double. */
+/* |c - ref| / (|ref| + sum |a_t b_t| / sqrt(k)), ref = sum a_t b_t over one row of A and one column of op(B), in
+ * double: the error in units of the output's magnitude (|ref|, or the typical |ref| of random signs where ref
+ * cancels to near zero). */
 double gemm_rel_err(const float *arow, const float *bcol, long long k, float c);
-/* Tolerance of the normalised error per dtype. */
-double gemm_tolerance(enum dtype dt);
+/* Tolerance of that error for dtype dt and depth k: 4 x (the output type's unit roundoff + fp32 accumulation,
+ * 2^-24 sqrt(k)); an output off by 1.1x or one missing 128-wide K tile exceeds it. */
+double gemm_tolerance(enum dtype dt, long long k);
 double gemm_tflops(double ms, void *problem);
 /* Adds status/extra for a finished check: failed when max_err exceeds the tolerance. */
 void gemm_record_check(json_t *rec, const struct gemm_problem *p, double max_err);

@@ -76,8 +76,44 @@ def manual_attention(q, k, v, mask=None):
     return (torch.softmax(s, dim=-1) @ v.float()).type_as(q)
 
 
+def flex_ok():
+    """FlexAttention imports and a GPU runs it (on the CPU this torch falls back to a slow path)."""
+    try:
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention  # noqa: F401
+    except Exception:  # noqa: BLE001
+        return False
+    return torch.cuda.is_available()
+
+
+_compiled_flex = None
+
+
+def flex(q, k, v, block_mask):
+    """flex_attention with a block mask: compiled on its own in eager mode (uncompiled it materialises the scores),
+    traced as is inside a compiled model."""
+    global _compiled_flex
+    from torch.nn.attention.flex_attention import flex_attention
+    if torch.compiler.is_compiling():
+        return flex_attention(q, k, v, block_mask=block_mask)
+    if _compiled_flex is None:
+        _compiled_flex = torch.compile(flex_attention)
+    return _compiled_flex(q, k, v, block_mask=block_mask)
+
+
+def window_block_mask(seq, window, device):
+    """FlexAttention's block mask of causal sliding-window attention: blocks wholly outside the window are
+    skipped, not computed and masked."""
+    from torch.nn.attention.flex_attention import create_block_mask
+
+    def allowed(b, h, qi, ki):
+        return (qi >= ki) & (qi - ki < window)
+    return create_block_mask(allowed, None, None, seq, seq, device=device)
+
+
 def sdpa(q, k, v, mask=None):
-    """Causal attention (or the given boolean mask) through SDPA where torch has it."""
+    """Causal attention (or the given boolean mask, or a FlexAttention block mask) through SDPA where torch has it."""
+    if mask is not None and not isinstance(mask, torch.Tensor):
+        return flex(q, k, v, mask)
     if not HAVE_SDPA:
         return manual_attention(q, k, v, mask)
     if mask is None:
@@ -152,6 +188,16 @@ class Model(nn.Module):
         if cfg.gpt:
             self.head.weight = self.embed.weight  # GPT-2 ties the head to the embedding
         self.apply(self._init)
+        self.block_mask, self.block_mask_seq = None, 0
+
+    def prepare_window(self, seq, device):
+        """Before compiling: the sliding window of a seq-token run through a FlexAttention block mask, where FlexAttention
+        runs (a GPU, torch >= 2.5). Returns whether it does; otherwise forward() builds a boolean mask (SDPA then
+        computes all T^2 scores)."""
+        if not (self.cfg.window and self.cfg.window < seq and flex_ok() and torch.device(device).type == "cuda"):
+            return False
+        self.block_mask, self.block_mask_seq = window_block_mask(seq, self.cfg.window, device), seq
+        return True
 
     @staticmethod
     def _init(m):
@@ -169,7 +215,9 @@ class Model(nn.Module):
         else:
             rope = rope_tables(t, self.cfg.head_dim, self.cfg.rope_theta, tokens.device)
         mask = None
-        if self.cfg.window and self.cfg.window < t:
+        if self.block_mask is not None and t == self.block_mask_seq:
+            mask = self.block_mask
+        elif self.cfg.window and self.cfg.window < t:
             i = torch.arange(t, device=tokens.device)
             mask = (i[None, :] <= i[:, None]) & (i[:, None] - i[None, :] < self.cfg.window)
         for blk in self.blocks:

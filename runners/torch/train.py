@@ -15,7 +15,9 @@ import torch
 import torch.nn.functional as F
 
 import benchlib as bl
-from models import HAVE_SDPA, MODELS, Model
+import fp8
+import reference
+from models import HAVE_SDPA, MODELS, Model, param_count
 
 SUITE = "training"
 
@@ -75,13 +77,10 @@ def run_case(case, cfg_all, first):
     cuda = torch.cuda.is_available()
     dev = torch.device("cuda", local) if cuda else torch.device("cpu")
     if prec == "fp8":
-        try:
-            import torchao  # noqa: F401
-        except Exception:
-            rec.update(status="skipped", error="fp8 training needs torchao, which is not importable here")
+        why = fp8.support(dev)
+        if why:
+            rec.update(status="skipped", error=why)
             return rec
-        rec.update(status="skipped", error="fp8 through torchao is not wired into this runner yet")
-        return rec
     if world > 1 and p.get("parallel", "fsdp") == "fsdp":
         why = fsdp2()[1]
         if why:
@@ -94,8 +93,19 @@ def run_case(case, cfg_all, first):
         rec["error"] = f"seq_len {seq} exceeds {name}'s {cfg.max_seq} positions"
         return rec
     torch.manual_seed(int(p.get("seed", 0)))  # the same initial weights on every rank
+    ex = rec["extra"]
     try:
         model = Model(cfg).to(dev)
+        g = torch.Generator(device="cpu").manual_seed(1234 + rank)  # each rank its own data
+        # one fixed batch of random tokens, every step: the loss must fall (the model memorises it), which checks
+        # that the step really trains; throughput does not depend on the token values
+        data = torch.randint(0, cfg.vocab, (mb, seq + 1), generator=g)
+        ref = reference_check(model, cfg, data[:1, :REF_TOKENS + 1], dev)
+        ex["reference_check"] = ref
+        n = model.flop_params()
+        flex_window = model.prepare_window(seq, dev)
+        if prec == "fp8":
+            ex.update(fp8.convert(model, n, fnuz=fp8.is_gfx942(dev)))
         if p.get("param_dtype") == "bf16":  # parameters, gradients and AdamW state in bf16 (else fp32 masters)
             model = model.to(torch.bfloat16)
         opt_kw = {"lr": 3e-4, "betas": (0.9, 0.95), "weight_decay": 0.1}
@@ -104,11 +114,7 @@ def run_case(case, cfg_all, first):
         opt = torch.optim.AdamW(model.parameters(), **opt_kw)
         net = wrap_parallel(model, p.get("parallel", "fsdp"), dev) if world > 1 else model
         step_model = torch.compile(net) if compile_ else net
-        g = torch.Generator(device="cpu").manual_seed(1234 + rank)  # each rank its own data
-        # one fixed batch of random tokens, every step: the loss must fall (the model memorises it), which checks
-        # that the step really trains; throughput does not depend on the token values
-        data = torch.randint(0, cfg.vocab, (mb, seq + 1), generator=g)
-        amp = torch.autocast(device_type=dev.type, dtype=torch.bfloat16, enabled=(prec == "bf16"))
+        amp = torch.autocast(device_type=dev.type, dtype=torch.bfloat16, enabled=(prec in ("bf16", "fp8")))
         if cuda:
             torch.cuda.reset_peak_memory_stats()
         losses, times = [], []
@@ -144,30 +150,116 @@ def run_case(case, cfg_all, first):
     timed = times[warm:]
     tokens = mb * seq  # per GPU
     density = bl.attention_density(seq, True, cfg.window)
-    n = model.flop_params()
     fpt = bl.training_flop_per_token(n, cfg.layers, cfg.heads, cfg.head_dim, seq, density)
     bl.set_samples(rec, "tflops_per_gpu", "TFLOP/s", timed, lambda ms: fpt * tokens / (ms * 1e-3) / 1e12)
     med_ms = bl.percentile(sorted(timed), 0.5)
-    peak = (cfg_all.get("gpu_peak") or {}).get("bf16_tflops")
-    ex = rec["extra"]
+    full_layers = MODELS[name].layers
+    head_share = cfg.vocab * cfg.hidden / n
     ex.update(tokens_per_s=tokens / (med_ms * 1e-3), flop_per_token=fpt, n_params=sum(q.numel() for q in model.parameters()),
               n_params_flop=n, layers=cfg.layers, density=density,
               density_convention="0.5 causal (SemiAnalysis, Megatron); torchtitan/PaLM count 1",
-              loss_first=losses[0], loss_last=losses[-1], steps=steps, warmup_steps=warm, compile=compile_,
+              loss_first=losses[0], loss_last=losses[-1], losses=losses, steps=steps, warmup_steps=warm, compile=compile_,
               world_size=world, parallel=p.get("parallel") if world > 1 else "none",
               nodes=int(os.environ.get("SLURM_JOB_NUM_NODES", "1")) if world > 1 else 1,
-              global_tokens_per_s=world * tokens / (med_ms * 1e-3),
-              precision=prec, param_dtype=p.get("param_dtype", "fp32"), attention="scaled_dot_product_attention" if HAVE_SDPA else
-              "manual softmax attention (this torch has no scaled_dot_product_attention)", peak_mem_gib=torch.cuda.max_memory_allocated() / 2**30 if cuda else None)
-    if peak:
-        ex["mfu"] = rec["value"] / peak
-        ex["peak_tflops"] = peak
+              global_tokens_per_s=world * tokens / (med_ms * 1e-3), head_share_of_n=head_share,
+              precision=prec, param_dtype=p.get("param_dtype", "fp32"), attention=attention_path(cfg, seq, flex_window),
+              peak_mem_gib=torch.cuda.max_memory_allocated() / 2**30 if cuda else None)
+    if cfg.layers < full_layers:
+        ex["proxy"] = (f"proxy: {name} with {cfg.layers} of its {full_layers} layers; the output head is "
+                       f"{head_share * 100:.1f}% of N (vs {param_share_full(name) * 100:.1f}% in the full model)")
+    ex.update(mfu_fields(rec["value"], cfg_all.get("gpu_peak") or {}, prec, ex.get("fp8_share_of_n", 0.0), n, fpt))
+    problems = []
     if not all(math.isfinite(x) for x in losses) or not losses[-1] < losses[0]:
-        rec.update(status="failed", error=f"loss is not finite and falling: first {losses[0]:.4f}, last {losses[-1]:.4f}")
-        ex["check"] = "wrong"
-    else:
-        ex["check"] = "ok"
+        problems.append(f"loss is not finite and falling: first {losses[0]:.4f}, last {losses[-1]:.4f}")
+    want = reference.init_loss(cfg)
+    ex.update(init_loss_expected=want, init_loss_tolerance=INIT_LOSS_TOL)
+    if not abs(losses[0] - want) <= INIT_LOSS_TOL:
+        problems.append(f"first loss {losses[0]:.4f} is not the random-init loss ln(vocab) + hidden*0.02^2/2 = "
+                        f"{want:.4f} (+-{INIT_LOSS_TOL})")
+    if ref.get("check") != "ok":
+        problems.append(ref.get("why") or "the reference check failed")
+    ex["check"] = "wrong" if problems else "ok"
+    if problems:
+        rec.update(status="failed", error="; ".join(problems))
     return rec
+
+
+REF_TOKENS = 64           # the reference check's sequence: the first 64 tokens of the batch
+REF_LOSS_TOL = 1e-4       # relative, float32 against float32/float64 (measured: ~1e-7)
+REF_GRAD_TOL = 1e-3       # relative (measured: ~1e-7; attention replaced by zeros moves it 4-19%)
+INIT_LOSS_TOL = 0.25      # nats
+
+
+def reference_check(model, cfg, tokens, dev):
+    """The model's first-step loss and gradient norm in float32 (autocast off) on tokens, against reference.py's
+    independent implementation of the same weights (float64 on the CPU, float32 on a GPU). Leaves no gradient."""
+    try:
+        was = [q.requires_grad for q in model.parameters()]
+        tok = tokens.to(dev)
+        logits = model(tok[:, :-1])
+        loss = F.cross_entropy(logits.float().reshape(-1, cfg.vocab), tok[:, 1:].reshape(-1))
+        params = list(model.parameters())
+        grads = torch.autograd.grad(loss, params, allow_unused=True)
+        gn = math.sqrt(sum(float((x.double() ** 2).sum()) for x in grads if x is not None))
+        ours = (float(loss), gn)
+        del logits, loss, grads
+        dtype = torch.float32 if dev.type == "cuda" else torch.float64
+        want = reference.loss_and_grad_norm(cfg, model.state_dict(), tokens, dtype=dtype, device=dev)
+        assert was == [q.requires_grad for q in model.parameters()]
+    except Exception as e:  # noqa: BLE001 -- a model the reference cannot read is a failed check
+        return {"check": "wrong", "why": f"reference check: {type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}"}
+    dl, dg = abs(ours[0] - want[0]) / abs(want[0]), abs(ours[1] - want[1]) / max(abs(want[1]), 1e-30)
+    out = {"tokens": int(tokens.shape[1] - 1), "dtype": "float32" if dtype == torch.float32 else "float64",
+           "loss": ours[0], "loss_reference": want[0], "grad_norm": ours[1], "grad_norm_reference": want[1],
+           "loss_rel_diff": dl, "grad_norm_rel_diff": dg, "tolerance": {"loss": REF_LOSS_TOL, "grad_norm": REF_GRAD_TOL},
+           "reference": "runners/torch/reference.py (the same architecture as plain functions over the state dict)"}
+    ok = dl <= REF_LOSS_TOL and dg <= REF_GRAD_TOL
+    out["check"] = "ok" if ok else "wrong"
+    if not ok:
+        out["why"] = (f"first step differs from the reference implementation: loss {ours[0]:.6g} vs {want[0]:.6g}, "
+                      f"gradient norm {ours[1]:.6g} vs {want[1]:.6g}")
+    return out
+
+
+def param_share_full(name):
+    cfg = MODELS[name]
+    return cfg.vocab * cfg.hidden / param_count(cfg)[1]
+
+
+def attention_path(cfg, seq, flex_window):
+    if not HAVE_SDPA:
+        return "manual softmax attention (this torch has no scaled_dot_product_attention)"
+    if cfg.window and cfg.window < seq:
+        how = "FlexAttention block mask (masked blocks skipped)" if flex_window else \
+            "scaled_dot_product_attention with a boolean mask (full T^2 computed: FlexAttention is not available)"
+        return f"sliding window {cfg.window}: {how}"
+    if cfg.window:
+        return f"scaled_dot_product_attention, causal (window {cfg.window} >= seq_len {seq}: no sliding)"
+    return "scaled_dot_product_attention"
+
+
+def mfu_fields(value, peaks, prec, fp8_share, n, fpt):
+    """MFU against the peak of the precision computed: fp32 runs against the fp32 (or TF32, when torch allows it)
+    figure, bf16 against bf16, fp8 against the FLOP-weighted blend of the fp8 peak (the block linears' 6 N share)
+    and the bf16 peak (head, attention)."""
+    out = {}
+    if prec == "fp32":
+        tf32 = torch.backends.cuda.matmul.allow_tf32 if torch.cuda.is_available() else False
+        key = "tf32_tflops" if tf32 else "fp32_tflops"
+        peak, label = peaks.get(key), "tf32" if tf32 else "fp32"
+    elif prec == "fp8" and peaks.get("fp8_tflops") and peaks.get("bf16_tflops"):
+        f8 = 6.0 * n * fp8_share
+        peak = fp8.blended_peak(f8, fpt - f8, peaks["fp8_tflops"], peaks["bf16_tflops"])
+        label = f"fp8 for {f8 / fpt * 100:.1f}% of the FLOPs, bf16 for the rest (FLOP-weighted)"
+        out["mfu_vs_bf16_peak"] = value / peaks["bf16_tflops"]
+    else:
+        peak, label = peaks.get("bf16_tflops"), "bf16"
+    out["peak_precision"] = label
+    if peak:
+        out.update(mfu=value / peak, peak_tflops=peak)
+    elif peaks:
+        out["mfu_why"] = f"no {label} peak for {peaks.get('gpu', 'this GPU')} in images/bases/peaks.yaml"
+    return out
 
 
 def slurm_rendezvous(n):

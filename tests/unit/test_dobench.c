@@ -13,6 +13,7 @@
 
 #include "common/dobench.h"
 #include "common/record.h"
+#include "common/rng.h"
 #include "common/telemetry.h"
 #include "gemm/gemm.h"
 
@@ -514,10 +515,61 @@ static void test_gemm_check_detects_wrong_outputs(void **state)
 
 	(void)state;
 	assert_true(gemm_rel_err(a, b, 4, 5.5f) < 1e-12);
-	assert_true(fabs(gemm_rel_err(a, b, 4, 5.6f) - 0.1 / 9.5) < 1e-6);
+	assert_true(fabs(gemm_rel_err(a, b, 4, 5.6f) - 0.1 / (5.5 + 9.5 / 2)) < 1e-6); /* |ref| + sum|ab|/sqrt(k) */
 	assert_true(gemm_rel_err(a, b, 4, NAN) > 1);
-	assert_true(gemm_rel_err(a, b, 4, -5.5f) > gemm_tolerance(DT_BF16));
-	assert_true(gemm_tolerance(DT_FP32) < gemm_tolerance(DT_BF16));
+	assert_true(gemm_rel_err(a, b, 4, -5.5f) > gemm_tolerance(DT_BF16, 4));
+	assert_true(gemm_tolerance(DT_FP32, 4) < gemm_tolerance(DT_FP16, 4));
+	assert_true(gemm_tolerance(DT_FP16, 4) < gemm_tolerance(DT_BF16, 4));
+}
+
+static float round_bf16(float x) /* round to nearest even on the top 16 bits */
+{
+	uint32_t u;
+
+	memcpy(&u, &x, sizeof(u));
+	u += 0x7fff + ((u >> 16) & 1);
+	u &= 0xffff0000u;
+	memcpy(&x, &u, sizeof(x));
+	return x;
+}
+
+/* The faults of issue 17 at K = 8192, over GEMM_CHECK_SAMPLES outputs of random normal A and B: a correct fp32
+ * result (float accumulation) and a correct bf16 one (the exact sum rounded to bf16) pass; the bf16 output scaled
+ * by 1.1 (a wrong fp8 scale) or missing one 128-wide K tile fails, as does an fp32 output off by one K tile. */
+static void test_gemm_check_fails_the_faults(void **state)
+{
+	enum { K = 8192 };
+	static float a[K], b[K];
+	double worst[5] = { 0 }; /* fp32 ok, bf16 ok, bf16 x1.1, bf16 no tile, fp32 no tile */
+
+	(void)state;
+	for (int s = 0; s < GEMM_CHECK_SAMPLES; s++) {
+		float acc = 0, tile = 0;
+		double exact = 0, e[5];
+
+		for (int t = 0; t < K; t++) {
+			a[t] = rng_value(7, 0, (uint64_t)s * K + t, RNG_NORMAL);
+			b[t] = rng_value(7, 1, (uint64_t)s * K + t, RNG_NORMAL);
+			acc += a[t] * b[t];
+			exact += (double)a[t] * b[t];
+			if (t >= 1024 && t < 1024 + 128)
+				tile += a[t] * b[t];
+		}
+		e[0] = gemm_rel_err(a, b, K, acc);
+		e[1] = gemm_rel_err(a, b, K, round_bf16((float)exact));
+		e[2] = gemm_rel_err(a, b, K, round_bf16((float)(exact * 1.1)));
+		e[3] = gemm_rel_err(a, b, K, round_bf16((float)exact - tile));
+		e[4] = gemm_rel_err(a, b, K, acc - tile);
+		for (int i = 0; i < 5; i++)
+			worst[i] = e[i] > worst[i] ? e[i] : worst[i];
+	}
+	assert_true(worst[0] <= gemm_tolerance(DT_FP32, K));
+	assert_true(worst[1] <= gemm_tolerance(DT_BF16, K));
+	assert_true(worst[2] > gemm_tolerance(DT_BF16, K));
+	assert_true(worst[3] > gemm_tolerance(DT_BF16, K));
+	assert_true(worst[4] > gemm_tolerance(DT_FP32, K));
+	/* the old tolerance, 1e-2 of sum|ab|, let both bf16 faults through: the new one is ~100x tighter in those units */
+	assert_true(gemm_tolerance(DT_BF16, K) * (1 + 1 / sqrt((double)K)) < 0.02);
 }
 
 static void test_gemm_check_marks_record_failed(void **state)
@@ -573,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_telemetry_without_the_library_degrades),
 		cmocka_unit_test(test_stats_match_numpy),
 		cmocka_unit_test(test_gemm_check_detects_wrong_outputs),
+		cmocka_unit_test(test_gemm_check_fails_the_faults),
 		cmocka_unit_test(test_gemm_check_marks_record_failed),
 		cmocka_unit_test(test_tflops_formula),
 	};
