@@ -85,6 +85,15 @@ def make_fn(impl, q, k, v, causal, window):
         else:
             mod = None
         bm = create_block_mask(mod, None, None, s, s, device=q.device) if mod else None
+        if q.is_cuda:
+            # backward is timed on one graph many times (retain_graph=True), which a compiled backward with donated
+            # buffers refuses (torch >= 2.5); donation saves memory, not time
+            try:
+                import torch._functorch.config as fconf
+                if hasattr(fconf, "donated_buffer"):
+                    fconf.donated_buffer = False
+            except ImportError:
+                pass
         fx = torch.compile(flex_attention) if q.is_cuda else flex_attention
         return (lambda: fx(q, k, v, block_mask=bm)), "FlexAttention block mask" if mod else "FlexAttention, no mask"
     if impl == "sdpa-flash" and causal and window and q.is_cuda and window < q.shape[-2]:
