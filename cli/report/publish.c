@@ -442,12 +442,15 @@ int publish_bundles(size_t *out_new, const char *repo, const char *const *bundle
 		}
 		written_add(&w, p[i].rel);
 		written_add(&w, env_rel);
-		if ((err = site_build(repo, repofd, keys, &w)) < 0)
-			goto next;
 		msg = xstrfmt("publish %s (channel %s) signed by %s\n\nmanifest: %s\nbundle: %s\n", p[i].run, p[i].channel,
 			      p[i].keyid, p[i].name, p[i].rel);
-		if (!(err = commit_written(r, repo, &w, msg)))
-			(*out_new)++;
+		if ((err = site_build(repo, repofd, keys, &w)) < 0 || (err = commit_written(r, repo, &w, msg)) < 0) {
+			/* not published: the bundle does not stay in the work tree to pass for published next time */
+			unlinkat(dfd, base, 0);
+			unlinkat(dfd, env_base, 0);
+			goto next;
+		}
+		(*out_new)++;
 next:
 		if (dfd >= 0)
 			close(dfd);
