@@ -14,8 +14,8 @@ PREFIX    ?= /usr/local
 BUILD     ?= build
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS      := yaml-0.1 libgit2 libarchive libcrypto jansson libcurl
-DEB_PKGS  := build-essential pkg-config python3 libyaml-dev libgit2-dev libarchive-dev libssl-dev libjansson-dev \
+PKGS      := yaml-0.1 libgit2 libarchive libcrypto jansson libcurl zlib
+DEB_PKGS  := build-essential pkg-config python3 libyaml-dev libgit2-dev libarchive-dev libssl-dev libjansson-dev zlib1g-dev \
              libcurl4-openssl-dev libcmocka-dev libopenblas-dev openmpi-bin libopenmpi-dev python3-torch
 # what the tests run besides (t1100 and t1200 install podman and Slurm through tests/setup/)
 TEST_DEB_PKGS := git ca-certificates openssl python3-cryptography chromium

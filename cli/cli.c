@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "report/escape.h"
 #include "core/diag.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -17,7 +18,10 @@
 
 int cli_fail(int err)
 {
-	fprintf(stderr, "bench: error: %s\n", bench_error_last());
+	char *msg = esc_text(bench_error_last()); /* a message may quote a bundle's bytes: no control characters */
+
+	fprintf(stderr, "bench: error: %s\n", msg);
+	free(msg);
 	return bench_exit_code(err);
 }
 

@@ -12,6 +12,7 @@
 #include "core/opt.h"
 #include "core/strbuf.h"
 #include "report/compare.h"
+#include "report/escape.h"
 #include "report/html.h"
 
 static const struct opt_cmd cmd = { "compare", "[options] RUN_OR_BUNDLE... [--vs RUN_OR_BUNDLE...]...",
@@ -41,24 +42,6 @@ static const char *verdict_colour(const char *v)
 	if (!colour || !v)
 		return "";
 	return !strcmp(v, "slower") ? "\033[1;31m" : !strcmp(v, "faster") ? "\033[1;32m" : !strcmp(v, "same") ? "" : !strcmp(v, "inconclusive") ? "\033[33m" : "\033[2m";
-}
-
-/* one CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180) */
-static void csv_field(const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
 }
 
 static void render_noise(json_t *r, int markdown)
@@ -119,9 +102,17 @@ static void render_text(json_t *r, int markdown, int csv)
 			if (csv) {
 				char b6[32], b7[32], b8[32], b9[32];
 
-				printf("%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", suite, cs,
-				       json_string_value(json_object_get(c, "unit")) ? json_string_value(json_object_get(c, "unit")) : "",
-				       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(o, "label")),
+				/* text fields quoted and neutralised; numbers are ours */
+				esc_csv_field(stdout, suite);
+				putchar(',');
+				esc_csv_field(stdout, cs);
+				putchar(',');
+				esc_csv_field(stdout, json_string_value(json_object_get(c, "unit")));
+				putchar(',');
+				esc_csv_field(stdout, json_string_value(json_object_get(r, "baseline")));
+				putchar(',');
+				esc_csv_field(stdout, json_string_value(json_object_get(o, "label")));
+				printf(",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,",
 				       num(b1, sizeof(b1), json_object_get(json_object_get(c, "baseline"), "value"), "%.6g"),
 				       num(b2, sizeof(b2), json_object_get(o, "value"), "%.6g"), num(b3, sizeof(b3), json_object_get(o, "ratio"), "%.6f"),
 				       json_is_array(ci) ? num(b4, sizeof(b4), json_array_get(ci, 0), "%.6f") : "",
@@ -129,8 +120,8 @@ static void render_text(json_t *r, int markdown, int csv)
 				       num(cib, sizeof(cib), json_object_get(o, "p"), "%.3g"), num(b6, sizeof(b6), json_object_get(o, "p_adjusted"), "%.3g"),
 				       num(b7, sizeof(b7), json_object_get(json_object_get(c, "baseline"), "runs"), "%.0f"),
 				       num(b8, sizeof(b8), json_object_get(o, "runs"), "%.0f"), num(b9, sizeof(b9), json_object_get(c, "threshold"), "%.6g"),
-				       json_string_value(json_object_get(o, "verdict")));
-				csv_field(json_string_value(json_object_get(o, "why")));
+				       json_string_value(json_object_get(o, "verdict")) ? json_string_value(json_object_get(o, "verdict")) : "");
+				esc_csv_field(stdout, json_string_value(json_object_get(o, "why")));
 				putchar('\n');
 			} else if (markdown)
 				printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s%s%s |\n", suite, cs,
@@ -320,8 +311,13 @@ int cmd_compare(int argc, char **argv)
 		html_render_compare(&h, r);
 		fwrite(h.buf, 1, h.len, stdout);
 		strbuf_release(&h);
-	} else
-		render_text(r, !strcmp(fmt, "markdown"), !strcmp(fmt, "csv"));
+	} else { /* every string from a bundle with its control characters shown as \xNN */
+		json_t *t = json_deep_copy(r);
+
+		esc_json_tree(t);
+		render_text(t, !strcmp(fmt, "markdown"), !strcmp(fmt, "csv"));
+		json_decref(t);
+	}
 	if (fail_reg && json_integer_value(json_object_get(json_object_get(r, "counts"), "slower")) > 0) {
 		fprintf(stderr, "bench: error: %lld case(s) significantly slower than the baseline\n",
 			(long long)json_integer_value(json_object_get(json_object_get(r, "counts"), "slower")));

@@ -10,12 +10,16 @@
 #include "core/opt.h"
 #include "report/bundle.h"
 #include "report/compare.h"
+#include "report/escape.h"
+#include "report/sign.h"
 
-static const struct opt_cmd cmd = { "show", "[--json] BUNDLE.bench.tar.gz",
+static const struct opt_cmd cmd = { "show", "[--json] [--key PUB.pem]... [--no-verify] BUNDLE.bench.tar.gz",
 				    "Print a bundle's manifest name and channel, its stack (lock summary), the "
 				    "environment and every case's headline, then every case that failed, was skipped, interrupted or "
 				    "not run with its reason, read from the archive without unpacking it. "
-				    "It does not verify: use 'bench verify' for that." };
+				    "The bundle is verified first, in the same reading (exit 8 when it does not verify); "
+				    "--no-verify shows it anyway, marked UNVERIFIED. Control characters from the bundle are "
+				    "shown as \\xNN." };
 
 static json_t *parse(json_t *members, const char *name)
 {
@@ -29,20 +33,51 @@ int cmd_show(int argc, char **argv)
 	static const char *const names[] = { "summary.json", "status.json", "env/environment.json", "manifest.lock.json",
 					     "plan.json", "image/image.json", NULL };
 	json_t *m = NULL, *summary = NULL, *status = NULL, *env = NULL, *lock = NULL, *plan = NULL, *image = NULL, *out;
-	int json = 0, n, err, rc = 0;
-	const struct opt opts[] = { OPT_BOOL(0, "json", &json, "print JSON"), OPT_END() };
+	int json = 0, no_verify = 0, n, err, rc = 0;
+	struct opt_strlist keys = OPT_STRLIST_INIT;
+	const struct opt opts[] = {
+		OPT_BOOL(0, "json", &json, "print JSON"),
+		OPT_LIST('k', "key", &keys, "PUB.pem", "verify with this public key (repeatable); default: trusted keys"),
+		OPT_BOOL(0, "no-verify", &no_verify, "show a bundle that is not verified, marked UNVERIFIED"),
+		OPT_END(),
+	};
+	struct bundle_verify_result vr = BUNDLE_VERIFY_RESULT_INIT;
 	char *run = NULL;
 	size_t i;
 	json_t *c;
 
 	n = opt_parse(argc - 1, argv + 1, opts, &cmd);
-	if (n == OPT_HELP || n < 0)
+	if (n == OPT_HELP || n < 0) {
+		opt_strlist_release(&keys);
 		return n < 0 ? 2 : 0;
-	if (n != 1)
+	}
+	if (n != 1) {
+		opt_strlist_release(&keys);
 		return cli_usage_error(cmd.name, cmd.synopsis, n ? "give exactly one bundle" : "no bundle given");
-	if ((err = bundle_read_members(&m, &run, argv[1], names, 64u << 20)) < 0) {
-		fprintf(stderr, "bench: error: %s\n", bench_error_last());
-		return 8;
+	}
+	if (no_verify) {
+		err = bundle_read_members(&m, &run, argv[1], names, 64u << 20);
+	} else { /* what is shown is what verified: one reading of one open file */
+		struct bundle_members bm;
+		struct bundle_sink sink;
+		struct bundle_limits lim;
+
+		bundle_limits_default(&lim);
+		bundle_members_init(&bm, &sink, names, 64u << 20);
+		if ((err = bundle_verify_read(&vr, argv[1], NULL, keys.v, sign_home(), &lim, &sink)) == 0) {
+			m = json_incref(bm.out);
+			run = xstrdup(vr.run);
+		} else {
+			char *why = esc_text(bench_error_last());
+
+			bench_error_set(err, "verification failed: %s (pass --no-verify to show it anyway, marked UNVERIFIED)", why);
+			free(why);
+		}
+		bundle_members_release(&bm);
+	}
+	if (err < 0) {
+		rc = cli_fail(err) == 1 ? 8 : bench_exit_code(err);
+		goto cleanup;
 	}
 	summary = parse(m, "summary.json");
 	status = parse(m, "status.json");
@@ -51,11 +86,26 @@ int cmd_show(int argc, char **argv)
 	plan = parse(m, "plan.json");
 	image = parse(m, "image/image.json");
 	if (json) {
-		out = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "run", run, "plan", plan, "status", status,
+		out = json_pack("{s:s, s:b, s:s?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "run", run, "verified", !no_verify,
+				"keyid", no_verify ? NULL : vr.keyid, "plan", plan, "status", status,
 				"summary", summary, "environment", env, "lock", lock, "image", image);
 		rc = cli_print_json(out);
 		goto cleanup;
 	}
+	/* a terminal is shown text, never the control sequences a bundle may carry */
+	{
+		json_t *docs[] = { summary, status, env, lock, plan, image };
+		char *e = esc_text(run);
+
+		for (size_t k = 0; k < sizeof(docs) / sizeof(*docs); k++)
+			esc_json_tree(docs[k]);
+		free(run);
+		run = e;
+	}
+	if (no_verify)
+		printf("UNVERIFIED: shown with --no-verify; its signature and contents were not checked\n");
+	else
+		printf("verified  signed by key id %s (%s)\n", vr.keyid, vr.key_origin);
 	printf("run       %s\nmanifest  %s (channel %s, %s)\nstate     %s, started %s\n", run,
 	       json_string_value(json_object_get(plan, "name")) ? json_string_value(json_object_get(plan, "name")) : "?",
 	       json_string_value(json_object_get(plan, "channel")) ? json_string_value(json_object_get(plan, "channel")) : "?",
@@ -124,5 +174,7 @@ cleanup:
 	json_decref(plan);
 	json_decref(image);
 	free(run);
+	bundle_verify_result_release(&vr);
+	opt_strlist_release(&keys);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/opt.h"
 #include "report/bundle.h"
+#include "report/escape.h"
 #include "report/sign.h"
 
 static const struct opt_cmd cmd = { "verify", "[--key PUB.pem]... [--envelope FILE] [--json] BUNDLE.bench.tar.gz",
@@ -45,7 +46,10 @@ int cmd_verify(int argc, char **argv)
 	if (err < 0) {
 		if (json)
 			cli_print_json(json_pack("{s:s, s:b, s:s}", "bundle", argv[1], "verified", 0, "reason", bench_error_last()));
-		fprintf(stderr, "bench: error: verification failed: %s\n", bench_error_last());
+		char *why = esc_text(bench_error_last());
+
+		fprintf(stderr, "bench: error: verification failed: %s\n", why);
+		free(why);
 		status = bench_exit_code(err) == 1 ? 8 : bench_exit_code(err);
 		goto cleanup;
 	}
@@ -54,10 +58,14 @@ int cmd_verify(int argc, char **argv)
 						  "run", res.run, "keyid", res.keyid, "key", res.key_origin, "members",
 						  (json_int_t)res.members, "bytes", (json_int_t)res.bytes));
 	} else {
+		char *run = esc_text(res.run), *path = esc_text(argv[1]);
+
 		printf("%s: verified\n  run      %s\n  signed   key id %s (%s)\n  checked  Ed25519 signature over the "
 		       "DSSE envelope, the archive's sha256, %zu members (%llu bytes) against the statement; nothing "
 		       "missing, extra or duplicated\n",
-		       argv[1], res.run, res.keyid, res.key_origin, res.members, (unsigned long long)res.bytes);
+		       path, run, res.keyid, res.key_origin, res.members, (unsigned long long)res.bytes);
+		free(run);
+		free(path);
 	}
 cleanup:
 	bundle_verify_result_release(&res);

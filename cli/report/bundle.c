@@ -4,16 +4,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <openssl/sha.h>
+#include <zlib.h>
 
 #include "../core/error.h"
 #include "../core/fs.h"
@@ -21,6 +24,8 @@
 #include "../core/strbuf.h"
 #include "sign.h"
 #include "version.h"
+
+extern char **environ;
 
 #define CHUNK (256u << 10)
 
@@ -72,7 +77,7 @@ struct members {
 	size_t n, alloc;
 };
 
-static int list_dir(struct members *ms, const char *root, const char *rel)
+static int list_dir(struct members *ms, const char *root, const char *rel, const struct bundle_limits *lim)
 {
 	char *path = *rel ? xstrfmt("%s/%s", root, rel) : xstrdup(root);
 	DIR *d = opendir(path);
@@ -90,6 +95,12 @@ static int list_dir(struct members *ms, const char *root, const char *rel)
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
+		for (const char *c = e->d_name; *c && !err; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				err = bench_error_set(BENCH_E_FAIL, "a name with a control character in '%s%s'; a bundle holds "
+						      "canonical names only", root, *rel ? "/..." : "");
+		if (err)
+			break;
 		r = *rel ? xstrfmt("%s%s", rel, e->d_name) : xstrdup(e->d_name);
 		p = xstrfmt("%s/%s", root, r);
 		if (lstat(p, &st) < 0) {
@@ -99,7 +110,14 @@ static int list_dir(struct members *ms, const char *root, const char *rel)
 
 			ALLOC_GROW(ms->v, ms->n + 1, ms->alloc);
 			ms->v[ms->n++] = (struct member){ rd, 1, 0, "" };
-			err = list_dir(ms, root, rd);
+			err = list_dir(ms, root, rd, lim);
+		} else if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+			err = bench_error_set(BENCH_E_FAIL, "'%s' is a hard link (%ju names): a run directory holds only files of "
+					      "its own; copy it instead", p, (uintmax_t)st.st_nlink);
+		} else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > bundle_member_limit(lim, r)) {
+			err = bench_error_set(BENCH_E_FAIL, "'%s' is %llu bytes, over the %llu bytes a bundle member of its kind may "
+					      "hold (docs/bundle-format.md)", p, (unsigned long long)st.st_size,
+					      (unsigned long long)bundle_member_limit(lim, r));
 		} else if (S_ISREG(st.st_mode)) {
 			ALLOC_GROW(ms->v, ms->n + 1, ms->alloc);
 			ms->v[ms->n++] = (struct member){ xstrdup(r), 0, (uint64_t)st.st_size, "" };
@@ -315,9 +333,20 @@ static int write_entry(struct archive *a, const char *dir, const char *run, stru
 	}
 	if (m->dir)
 		goto cleanup;
-	if (!(f = fopen(path, "rb"))) {
-		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, strerror(errno));
-		goto cleanup;
+	{
+		int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+
+		if (fd < 0 || !(f = fdopen(fd, "rb"))) {
+			err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto cleanup;
+		}
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink > 1) {
+			err = bench_error_set(BENCH_E_FAIL, "'%s' changed while it was packed (no longer a plain file)", path);
+			goto cleanup;
+		}
 	}
 	sha256_init(&c);
 	while (left > 0) {
@@ -352,6 +381,7 @@ int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PK
 {
 	static const char *const levels[] = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9" };
 	struct members ms = { NULL, 0, 0 };
+	struct bundle_limits lim;
 	struct out_stream os;
 	struct archive *a = NULL;
 	char *dir = xstrdup(run_dir), *run, *parent = NULL, *tar = NULL, *tmp = NULL, *envp = NULL, *envtmp = NULL;
@@ -381,7 +411,8 @@ int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PK
 	mpath = xstrfmt("%s/manifest.yaml", dir);
 	if ((err = fs_sha256_file(manifest_sha, mpath)) < 0)
 		goto cleanup;
-	if ((err = list_dir(&ms, dir, "")) < 0)
+	bundle_limits_default(&lim);
+	if ((err = list_dir(&ms, dir, "", &lim)) < 0)
 		goto cleanup;
 	qsort(ms.v, ms.n, sizeof(*ms.v), cmp_member);
 	sde = source_date_epoch(dir, status);
@@ -531,196 +562,6 @@ cleanup:
 	return err;
 }
 
-/* ---- reading: safe against hostile archives --------------------------------------------------------------------- */
-
-void bundle_limits_default(struct bundle_limits *l)
-{
-	const char *e = getenv("BENCH_BUNDLE_MAX_ENTRIES");
-
-	l->max_entries = e && *e ? (size_t)atoll(e) : 100000;
-	l->max_entry_size = (uint64_t)1 << 40;
-	l->max_total = (uint64_t)4 << 40;
-}
-
-struct strset {
-	char **v;
-	size_t cap, n;
-};
-
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-/* Adds s; returns its slot index, and *dup = 1 when it was present already. */
-static size_t strset_add(struct strset *set, const char *s, int *dup)
-{
-	size_t i;
-
-	if (set->n * 2 >= set->cap) {
-		struct strset big = { NULL, set->cap ? set->cap * 2 : 64, 0 };
-		int d;
-
-		big.v = xcalloc(big.cap, sizeof(*big.v));
-		for (size_t k = 0; k < set->cap; k++)
-			if (set->v[k]) {
-				size_t j = fnv(set->v[k]) & (big.cap - 1);
-
-				while (big.v[j])
-					j = (j + 1) & (big.cap - 1);
-				big.v[j] = set->v[k];
-				big.n++;
-			}
-		free(set->v);
-		*set = big;
-		(void)d;
-	}
-	for (i = fnv(s) & (set->cap - 1); set->v[i]; i = (i + 1) & (set->cap - 1)) {
-		if (!strcmp(set->v[i], s)) {
-			*dup = 1;
-			return i;
-		}
-	}
-	set->v[i] = xstrdup(s);
-	set->n++;
-	*dup = 0;
-	return i;
-}
-
-static void strset_release(struct strset *set)
-{
-	for (size_t i = 0; i < set->cap; i++)
-		free(set->v[i]);
-	free(set->v);
-	memset(set, 0, sizeof(*set));
-}
-
-/* A reader thread reads the whole file and hashes it, handing the bytes to libarchive through a ring: the
- * archive's digest and the members' (inflate, hash) run on two cores. */
-struct in_stream {
-	FILE *f;
-	struct sha256 sha;
-	struct ring ring;
-	pthread_t th;
-	int started, held, rerr; /* held: libarchive holds a taken slot; rerr: the reader's errno */
-};
-
-static void *in_reader(void *arg)
-{
-	struct in_stream *in = arg;
-	unsigned char *p;
-
-	while ((p = ring_claim(&in->ring))) {
-		size_t n = fread(p, 1, in->ring.cap, in->f);
-
-		if (n == 0) {
-			if (ferror(in->f))
-				in->rerr = errno ? errno : EIO;
-			break;
-		}
-		sha256_update(&in->sha, p, n);
-		ring_publish(&in->ring, n);
-	}
-	ring_close(&in->ring);
-	return NULL;
-}
-
-static la_ssize_t in_read(struct archive *a, void *ctx, const void **out)
-{
-	struct in_stream *in = ctx;
-	const unsigned char *p;
-	size_t n = 0;
-
-	(void)a;
-	if (in->held)
-		ring_done(&in->ring);
-	in->held = 0;
-	if (!(p = ring_take(&in->ring, &n)))
-		return 0;
-	in->held = 1;
-	*out = p;
-	return (la_ssize_t)n;
-}
-
-/* Reads what libarchive left (gzip trailer, padding: part of the digest too) and waits for the reader. */
-static int in_finish(struct in_stream *in)
-{
-	size_t n;
-
-	if (!in->started)
-		return 0;
-	if (in->held)
-		ring_done(&in->ring);
-	in->held = 0;
-	while (ring_take(&in->ring, &n))
-		ring_done(&in->ring);
-	pthread_join(in->th, NULL);
-	in->started = 0;
-	return in->rerr;
-}
-
-/* Checks one entry's name and type. Returns NULL when acceptable, else the reason (static). */
-static const char *entry_problem(struct archive_entry *e, const char *run)
-{
-	const char *name = archive_entry_pathname(e);
-	size_t rl = strlen(run);
-	mode_t t = archive_entry_filetype(e);
-
-	if (!name || !*name)
-		return "an entry without a name";
-	if (strlen(name) > 4096)
-		return "an entry name longer than 4096 bytes";
-	if (name[0] == '/')
-		return "an absolute path";
-	for (const char *p = name; *p;) {
-		size_t n = strcspn(p, "/");
-
-		if (n == 2 && p[0] == '.' && p[1] == '.')
-			return "a '..' path component";
-		p += n + (p[n] == '/');
-	}
-	if (strncmp(name, run, rl) || name[rl] != '/')
-		return "an entry outside the run directory";
-	if (archive_entry_hardlink(e))
-		return "a hard link";
-	if (t == AE_IFLNK)
-		return "a symbolic link";
-	if (t != AE_IFREG && t != AE_IFDIR)
-		return "a device, fifo or other special file";
-	return NULL;
-}
-
-struct subject {
-	const char *name;
-	const char *sha;
-	int seen;
-};
-
-static int find_subject(struct subject *s, size_t n, const char *name)
-{
-	for (size_t lo = 0, hi = n; lo < hi;) { /* subjects sorted by name */
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(s[mid].name, name);
-
-		if (!c)
-			return (int)mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
-static int cmp_subject(const void *a, const void *b)
-{
-	return strcmp(((const struct subject *)a)->name, ((const struct subject *)b)->name);
-}
-
 static int load_keys(EVP_PKEY ***keys, char ***origins, size_t *n, char *const *paths, const char *home)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -786,8 +627,12 @@ void bundle_verify_result_release(struct bundle_verify_result *r)
 	free(r->keyid);
 	free(r->key_origin);
 	free(r->run);
+	free(r->envelope);
 	json_decref(r->statement);
+	if (r->fd >= 0)
+		close(r->fd);
 	memset(r, 0, sizeof(*r));
+	r->fd = -1;
 }
 
 static int verify_envelope(struct bundle_verify_result *out, json_t **stmt, const char *envpath, char *const *keypaths,
@@ -876,6 +721,9 @@ static int verify_envelope(struct bundle_verify_result *out, json_t **stmt, cons
 		err = bench_error_set(BENCH_E_VERIFY, "the signed payload is not a JSON statement");
 		goto cleanup;
 	}
+	out->envelope = buf; /* the bytes that verified: publish writes these, not the file again */
+	out->envelope_len = len;
+	buf = NULL;
 cleanup:
 	for (size_t i = 0; i < nkeys; i++) {
 		EVP_PKEY_free(keys[i]);
@@ -902,25 +750,512 @@ static int is_hex64(const char *s)
 	return 1;
 }
 
-int bundle_verify(struct bundle_verify_result *out, const char *tar, const char *envelope, char *const *keys,
-		  const char *home, const struct bundle_limits *lim)
+/* ---- reading: safe against hostile archives --------------------------------------------------------------------- */
+
+static uint64_t env_limit(const char *name, uint64_t def)
 {
-	char *envpath = envelope ? xstrdup(envelope) : xstrfmt("%s.intoto.jsonl", tar), *run = NULL, tarsha[65];
-	const char *base = strrchr(tar, '/') ? strrchr(tar, '/') + 1 : tar, *name0, *sha0;
-	struct subject *subj = NULL;
+	const char *e = getenv(name);
+
+	return e && *e ? (uint64_t)strtoull(e, NULL, 10) : def;
+}
+
+void bundle_limits_default(struct bundle_limits *l)
+{
+	l->max_entries = (size_t)env_limit("BENCH_BUNDLE_MAX_ENTRIES", 100000);
+	l->max_entry_size = BUNDLE_MAX_MEMBER;
+	l->max_results = BUNDLE_MAX_RESULTS;
+	l->max_log = BUNDLE_MAX_LOG;
+	l->max_total = (uint64_t)4 << 40;
+}
+
+uint64_t bundle_member_limit(const struct bundle_limits *l, const char *rel)
+{
+	if (!strncmp(rel, "results/", 8))
+		return l->max_results;
+	if (!strncmp(rel, "logs/", 5))
+		return l->max_log;
+	return l->max_entry_size;
+}
+
+struct strset {
+	char **v;
+	size_t cap, n;
+};
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Adds s; *dup = 1 when it was present already. */
+static void strset_add(struct strset *set, const char *s, int *dup)
+{
+	size_t i;
+
+	if (set->n * 2 >= set->cap) {
+		struct strset big = { NULL, set->cap ? set->cap * 2 : 64, 0 };
+
+		big.v = xcalloc(big.cap, sizeof(*big.v));
+		for (size_t k = 0; k < set->cap; k++)
+			if (set->v[k]) {
+				size_t j = fnv(set->v[k]) & (big.cap - 1);
+
+				while (big.v[j])
+					j = (j + 1) & (big.cap - 1);
+				big.v[j] = set->v[k];
+				big.n++;
+			}
+		free(set->v);
+		*set = big;
+	}
+	for (i = fnv(s) & (set->cap - 1); set->v[i]; i = (i + 1) & (set->cap - 1)) {
+		if (!strcmp(set->v[i], s)) {
+			*dup = 1;
+			return;
+		}
+	}
+	set->v[i] = xstrdup(s);
+	set->n++;
+	*dup = 0;
+}
+
+static void strset_release(struct strset *set)
+{
+	for (size_t i = 0; i < set->cap; i++)
+		free(set->v[i]);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}
+
+/* A reader thread reads the whole file from one descriptor and hashes it, handing the bytes through a ring to
+ * this thread, which inflates them itself (zlib checks the gzip CRC-32 and length; libarchive's gzip filter does
+ * not) and hands the tar stream to libarchive: the archive's digest and the members' (inflate, hash) run on two
+ * cores, and every byte used is a byte hashed. */
+struct in_stream {
+	int fd;
+	struct sha256 sha;
+	struct ring ring;
+	pthread_t th;
+	int started, held, rerr; /* held: a taken slot is being inflated; rerr: the reader's errno */
+	z_stream z;
+	int zinit, zend;         /* zend: the gzip stream's end (trailer checked) was reached */
+	unsigned char *out;      /* CHUNK bytes of tar stream for libarchive */
+	uint64_t tar_bytes;      /* tar stream bytes produced so far */
+	uint64_t nonzero_end;    /* offset just past the last non-zero byte of the tar stream */
+	char zmsg[160];          /* why inflating failed */
+};
+
+static void *in_reader(void *arg)
+{
+	struct in_stream *in = arg;
+	unsigned char *p;
+
+	while ((p = ring_claim(&in->ring))) {
+		ssize_t n;
+
+		do
+			n = read(in->fd, p, in->ring.cap);
+		while (n < 0 && errno == EINTR);
+		if (n <= 0) {
+			if (n < 0)
+				in->rerr = errno ? errno : EIO;
+			break;
+		}
+		sha256_update(&in->sha, p, (size_t)n);
+		ring_publish(&in->ring, (size_t)n);
+	}
+	ring_close(&in->ring);
+	return NULL;
+}
+
+/* Inflates into in->out. Returns the bytes produced (0: the gzip stream ended), or -1 with in->zmsg set. */
+static la_ssize_t in_inflate(struct in_stream *in)
+{
+	for (;;) {
+		size_t got;
+		int r;
+
+		if (in->zend)
+			return 0;
+		if (in->z.avail_in == 0) {
+			const unsigned char *p;
+			size_t n = 0;
+
+			if (in->held)
+				ring_done(&in->ring);
+			in->held = 0;
+			if (!(p = ring_take(&in->ring, &n))) {
+				snprintf(in->zmsg, sizeof(in->zmsg), "the gzip stream is truncated (it ends before its trailer)");
+				return -1;
+			}
+			in->held = 1;
+			in->z.next_in = (unsigned char *)p;
+			in->z.avail_in = (uInt)n;
+		}
+		in->z.next_out = in->out;
+		in->z.avail_out = CHUNK;
+		r = inflate(&in->z, Z_NO_FLUSH);
+		if (r == Z_STREAM_END) {
+			in->zend = 1;
+		} else if (r != Z_OK && r != Z_BUF_ERROR) {
+			snprintf(in->zmsg, sizeof(in->zmsg), "gzip decompression failed: %s (a bundle is one gzip stream with a "
+				 "correct CRC-32 and length; plain tar is refused)", in->z.msg ? in->z.msg : "corrupt data");
+			return -1;
+		}
+		got = CHUNK - in->z.avail_out;
+		for (size_t k = got; k > 0; k--)
+			if (in->out[k - 1]) {
+				in->nonzero_end = in->tar_bytes + k;
+				break;
+			}
+		in->tar_bytes += got;
+		if (got)
+			return (la_ssize_t)got;
+	}
+}
+
+static la_ssize_t in_read(struct archive *a, void *ctx, const void **out)
+{
+	struct in_stream *in = ctx;
+	la_ssize_t n = in_inflate(in);
+
+	if (n < 0) {
+		archive_set_error(a, EINVAL, "%s", in->zmsg);
+		return -1;
+	}
+	*out = in->out;
+	return n;
+}
+
+/* After the tar end: inflates what libarchive left (the tar's zero padding) to the gzip trailer, checks that
+ * nothing follows it, reads the rest of the file into the digest and waits for the reader. Returns 0, or
+ * BENCH_E_VERIFY / BENCH_E_IO with the reason set. */
+static int in_finish(struct in_stream *in, const char *tar)
+{
+	int err = 0;
+	size_t n;
+
+	if (!in->started)
+		return 0;
+	while (!in->zend)
+		if (in_inflate(in) < 0) {
+			err = bench_error_set(BENCH_E_VERIFY, "%s", in->zmsg);
+			break;
+		}
+	if (!err && in->z.avail_in)
+		err = bench_error_set(BENCH_E_VERIFY, "%u byte(s) of trailing data after the end of the gzip stream",
+				      in->z.avail_in);
+	if (in->held)
+		ring_done(&in->ring);
+	in->held = 0;
+	while (ring_take(&in->ring, &n)) {
+		if (!err && n)
+			err = bench_error_set(BENCH_E_VERIFY, "trailing data after the end of the gzip stream");
+		ring_done(&in->ring);
+	}
+	pthread_join(in->th, NULL);
+	in->started = 0;
+	if (!err && in->rerr)
+		err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", tar, strerror(in->rerr));
+	return err;
+}
+
+static void in_stop(struct in_stream *in)
+{
+	if (in->started) { /* an error before the end: stop the reader before its descriptor is closed */
+		ring_fail(&in->ring);
+		pthread_join(in->th, NULL);
+		in->started = 0;
+	}
+	if (in->ring.slot)
+		ring_release(&in->ring);
+	if (in->sha.ctx)
+		EVP_MD_CTX_free(in->sha.ctx);
+	in->sha.ctx = NULL;
+	if (in->zinit)
+		inflateEnd(&in->z);
+	in->zinit = 0;
+	free(in->out);
+	in->out = NULL;
+}
+
+static int in_start(struct in_stream *in, int fd)
+{
+	memset(in, 0, sizeof(*in));
+	in->fd = fd;
+	in->out = xmalloc(CHUNK);
+	if (inflateInit2(&in->z, 16 + MAX_WBITS) != Z_OK) /* gzip only: a zlib or raw stream is refused */
+		return bench_error_set(BENCH_E_FAIL, "cannot initialise zlib");
+	in->zinit = 1;
+	sha256_init(&in->sha);
+	ring_init(&in->ring, RING_SLOTS, CHUNK);
+	if (pthread_create(&in->th, NULL, in_reader, in) != 0)
+		return bench_error_set(BENCH_E_FAIL, "cannot start the reader thread");
+	in->started = 1;
+	return 0;
+}
+
+/* Checks one entry's name, type and mode. Returns NULL when acceptable, else the reason (static). A name is
+ * canonical: <run>/ then components that are neither empty nor '.' nor '..', without control characters; a
+ * directory's name may end with one '/', a file's may not. */
+static const char *entry_problem(struct archive_entry *e, const char *run)
+{
+	const char *name = archive_entry_pathname(e);
+	size_t rl = strlen(run), len;
+	mode_t t = archive_entry_filetype(e);
+
+	if (!name || !*name)
+		return "an entry without a name";
+	len = strlen(name);
+	if (len > 4096)
+		return "an entry name longer than 4096 bytes";
+	if (name[0] == '/')
+		return "an absolute path";
+	for (const char *p = name; *p;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return "a '..' path component";
+		if (n == 1 && p[0] == '.')
+			return "a '.' path component (not a canonical name)";
+		if (n == 0 && !(p[0] == '/' && p[1] == '\0' && p != name))
+			return "an empty path component (not a canonical name)";
+		p += n + (p[n] == '/');
+	}
+	for (const char *p = name; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "a control character in the name";
+	if (strncmp(name, run, rl) || name[rl] != '/')
+		return "an entry outside the run directory";
+	if (archive_entry_hardlink(e))
+		return "a hard link";
+	if (t == AE_IFLNK)
+		return "a symbolic link";
+	if (t != AE_IFREG && t != AE_IFDIR)
+		return "a device, fifo or other special file";
+	if (t == AE_IFREG && name[len - 1] == '/')
+		return "a file name with a trailing '/' (not a canonical name)";
+	if (archive_entry_perm(e) & 07000)
+		return "a setuid, setgid or sticky mode";
+	if (archive_entry_perm(e) & 0022)
+		return "a group- or world-writable mode";
+	return NULL;
+}
+
+/* The reading pass shared by verify and the unverified reader: every entry checked, every regular member hashed
+ * (digests[] filled when subj is given) and handed to sink. */
+struct subject {
+	const char *name;
+	const char *sha;
+	int seen;
+};
+
+static int find_subject(struct subject *s, size_t n, const char *name)
+{
+	for (size_t lo = 0, hi = n; lo < hi;) { /* subjects sorted by name */
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s[mid].name, name);
+
+		if (!c)
+			return (int)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int cmp_subject(const void *a, const void *b)
+{
+	return strcmp(((const struct subject *)a)->name, ((const struct subject *)b)->name);
+}
+
+struct pass {
+	const char *tar, *run;
+	const struct bundle_limits *lim;
+	const struct bundle_sink *sink;
+	struct subject *subj; /* NULL: no statement to check against */
+	size_t ns;
+	size_t members;
+	uint64_t bytes;
+	unsigned char tar_md[32];
+};
+
+static int read_pass(struct pass *ps, int fd)
+{
 	struct strset names = { NULL, 0, 0 };
 	struct in_stream in;
 	struct archive *a = NULL;
 	struct archive_entry *e;
-	json_t *stmt = NULL, *sa;
-	unsigned char md[32];
-	size_t ns = 0, entries = 0;
+	unsigned char md[32], *data = xmalloc(CHUNK);
+	size_t entries = 0;
 	uint64_t total = 0;
-	int err, r = ARCHIVE_OK, member_err = 0;
-	unsigned char *data = xmalloc(CHUNK);
+	int err = 0, r, member_err = 0;
+
+	if ((err = in_start(&in, fd)) < 0)
+		goto cleanup;
+	a = archive_read_new();
+	archive_read_support_format_tar(a); /* no filter: the stream is inflated by in_read, gzip only */
+	if (archive_read_open(a, &in, NULL, in_read, NULL) != ARCHIVE_OK) {
+		if (in.zmsg[0])
+			err = bench_error_set(BENCH_E_VERIFY, "'%s': %s", ps->tar, in.zmsg);
+		else
+			err = bench_error_set(BENCH_E_VERIFY, "'%s' is not a gzip-compressed tar archive: %s", ps->tar,
+					      archive_error_string(a));
+		goto cleanup;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e), *why = entry_problem(e, ps->run), *rel;
+		char *key;
+		int dup, idx = -1, want = 0;
+		uint64_t size, limit;
+		struct sha256 c;
+		la_ssize_t n;
+
+		if (++entries > ps->lim->max_entries) {
+			err = bench_error_set(BENCH_E_VERIFY, "the archive has more than %zu entries", ps->lim->max_entries);
+			goto cleanup;
+		}
+		if (why) {
+			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %s", name ? name : "", why);
+			goto cleanup;
+		}
+		key = xstrndup(name, strlen(name) - (name[strlen(name) - 1] == '/')); /* one spelling per name */
+		strset_add(&names, key, &dup);
+		free(key);
+		if (dup) {
+			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': a duplicate name", name);
+			goto cleanup;
+		}
+		if (archive_entry_filetype(e) == AE_IFDIR)
+			continue;
+		rel = name + strlen(ps->run) + 1;
+		size = (uint64_t)archive_entry_size(e);
+		limit = bundle_member_limit(ps->lim, rel);
+		if (archive_entry_size(e) < 0 || size > limit || (total += size) > ps->lim->max_total) {
+			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %llu bytes is over the limit (%llu "
+					      "bytes for a member of its kind, %llu in all)", name, (unsigned long long)size,
+					      (unsigned long long)limit, (unsigned long long)ps->lim->max_total);
+			goto cleanup;
+		}
+		if (ps->subj) {
+			idx = find_subject(ps->subj, ps->ns, name);
+			if (idx < 0 && !member_err)
+				member_err = bench_error_set(BENCH_E_VERIFY, "member '%s' is in the archive but not in the "
+							     "signed statement", name);
+		}
+		if (ps->sink && (want = ps->sink->open(ps->sink->ctx, rel, size)) < 0) {
+			err = want;
+			goto cleanup;
+		}
+		sha256_init(&c);
+		while ((n = archive_read_data(a, data, CHUNK)) > 0) {
+			sha256_update(&c, data, (size_t)n);
+			if (want && (err = ps->sink->data(ps->sink->ctx, rel, data, (size_t)n)) < 0) {
+				EVP_MD_CTX_free(c.ctx);
+				goto cleanup;
+			}
+		}
+		sha256_final(md, &c);
+		if (n < 0) {
+			err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt in '%s': %s", name, archive_error_string(a));
+			goto cleanup;
+		}
+		if (want && (err = ps->sink->data(ps->sink->ctx, rel, NULL, 0)) < 0)
+			goto cleanup;
+		if (idx >= 0) {
+			char got[65];
+
+			hex(got, md);
+			ps->subj[idx].seen = 1;
+			if (strcmp(got, ps->subj[idx].sha) && !member_err)
+				member_err = bench_error_set(BENCH_E_VERIFY, "member '%s' digest differs from the signed "
+							     "statement", name);
+		}
+		ps->members++;
+		ps->bytes += size;
+	}
+	if (r != ARCHIVE_EOF) {
+		err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt or truncated: %s", archive_error_string(a));
+		goto cleanup;
+	}
+	{
+		/* what libarchive consumed ends with the end-of-archive marker; only zero padding may follow it */
+		uint64_t end = (uint64_t)archive_filter_bytes(a, 0);
+
+		if ((err = in_finish(&in, ps->tar)) < 0)
+			goto cleanup;
+		if (in.nonzero_end > end) {
+			err = bench_error_set(BENCH_E_VERIFY, "data after the end of the tar archive (an entry or garbage "
+					      "after its end marker)");
+			goto cleanup;
+		}
+	}
+	if (member_err) {
+		err = member_err;
+		goto cleanup;
+	}
+	sha256_final(ps->tar_md, &in.sha);
+cleanup:
+	in_stop(&in);
+	if (a)
+		archive_read_free(a);
+	strset_release(&names);
+	free(data);
+	return err;
+}
+
+static int open_bundle(int *fd, const char *tar)
+{
+	struct stat st;
+
+	if ((*fd = open(tar, O_RDONLY | O_CLOEXEC)) < 0)
+		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", tar, strerror(errno));
+	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(*fd);
+		*fd = -1;
+		return bench_error_set(BENCH_E_VERIFY, "'%s' is not a regular file", tar);
+	}
+	return 0;
+}
+
+void bundle_test_hook(const char *stage, const char *path)
+{
+	const char *prog = getenv("BENCH_TEST_HOOK_AFTER_VERIFY");
+	char *argv[4];
+	pid_t pid;
+	int st;
+
+	if (!prog || !*prog)
+		return;
+	argv[0] = (char *)prog;
+	argv[1] = (char *)stage;
+	argv[2] = (char *)path;
+	argv[3] = NULL;
+	if (posix_spawnp(&pid, prog, NULL, NULL, argv, environ) == 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+}
+
+int bundle_verify_read(struct bundle_verify_result *out, const char *tar, const char *envelope, char *const *keys,
+		       const char *home, const struct bundle_limits *lim, const struct bundle_sink *sink)
+{
+	char *envpath = envelope ? xstrdup(envelope) : xstrfmt("%s.intoto.jsonl", tar), *run = NULL;
+	const char *base = strrchr(tar, '/') ? strrchr(tar, '/') + 1 : tar, *name0, *sha0;
+	struct subject *subj = NULL;
+	struct pass ps;
+	json_t *stmt = NULL, *sa;
+	size_t ns = 0;
+	int err, fd = -1;
 
 	memset(out, 0, sizeof(*out));
-	memset(&in, 0, sizeof(in));
+	out->fd = -1;
+	memset(&ps, 0, sizeof(ps));
 	if ((err = verify_envelope(out, &stmt, envpath, keys, home)) < 0)
 		goto cleanup;
 	sa = json_object_get(stmt, "subject");
@@ -960,210 +1295,197 @@ int bundle_verify(struct bundle_verify_result *out, const char *tar, const char 
 			err = bench_error_set(BENCH_E_VERIFY, "the statement lists '%s' twice", subj[i].name);
 			goto cleanup;
 		}
-	if (!(in.f = fopen(tar, "rb"))) {
-		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", tar, strerror(errno));
+	if ((err = open_bundle(&fd, tar)) < 0)
 		goto cleanup;
-	}
-	sha256_init(&in.sha);
-	ring_init(&in.ring, RING_SLOTS, CHUNK);
-	if (pthread_create(&in.th, NULL, in_reader, &in) != 0) {
-		err = bench_error_set(BENCH_E_FAIL, "cannot start the reader thread");
+	ps.tar = tar;
+	ps.run = run;
+	ps.lim = lim;
+	ps.sink = sink;
+	ps.subj = subj;
+	ps.ns = ns;
+	if ((err = read_pass(&ps, fd)) < 0)
 		goto cleanup;
-	}
-	in.started = 1;
-	a = archive_read_new();
-	archive_read_support_filter_gzip(a);
-	archive_read_support_format_tar(a);
-	if (archive_read_open(a, &in, NULL, in_read, NULL) != ARCHIVE_OK) {
-		err = bench_error_set(BENCH_E_VERIFY, "'%s' is not a gzip-compressed tar archive: %s", tar, archive_error_string(a));
-		goto cleanup;
-	}
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e), *why = entry_problem(e, run);
-		int dup, idx;
-
-		if (++entries > lim->max_entries) {
-			err = bench_error_set(BENCH_E_VERIFY, "the archive has more than %zu entries", lim->max_entries);
-			goto cleanup;
-		}
-		if (why) {
-			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %s", name ? name : "", why);
-			goto cleanup;
-		}
-		strset_add(&names, name, &dup);
-		if (dup) {
-			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': a duplicate name", name);
-			goto cleanup;
-		}
-		if (archive_entry_filetype(e) == AE_IFDIR)
-			continue;
-		if ((uint64_t)archive_entry_size(e) > lim->max_entry_size ||
-		    (total += (uint64_t)archive_entry_size(e)) > lim->max_total) {
-			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %lld bytes is over the limit", name,
-					      (long long)archive_entry_size(e));
-			goto cleanup;
-		}
-		idx = find_subject(subj, ns, name);
-		if (idx < 0 && !member_err)
-			member_err = bench_error_set(BENCH_E_VERIFY, "member '%s' is in the archive but not in the signed "
-						     "statement", name);
-		if (idx >= 0 && subj[idx].seen) /* cannot happen after the duplicate check; kept as a guard */
-			member_err = bench_error_set(BENCH_E_VERIFY, "member '%s' appears twice", name);
-		{
-			struct sha256 c;
-			la_ssize_t n;
-			char got[65];
-
-			sha256_init(&c);
-			while ((n = archive_read_data(a, data, CHUNK)) > 0)
-				sha256_update(&c, data, (size_t)n);
-			sha256_final(md, &c);
-			if (n < 0) {
-				err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt in '%s': %s", name,
-						      archive_error_string(a));
-				goto cleanup;
-			}
-			hex(got, md);
-			if (idx >= 0) {
-				subj[idx].seen = 1;
-				if (strcmp(got, subj[idx].sha) && !member_err)
-					member_err = bench_error_set(BENCH_E_VERIFY, "member '%s' digest differs from the signed "
-								     "statement", name);
-			}
-			out->members++;
-			out->bytes += (uint64_t)archive_entry_size(e);
-		}
-	}
-	if (r != ARCHIVE_EOF) {
-		err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt or truncated: %s", archive_error_string(a));
-		goto cleanup;
-	}
-	if (member_err) {
-		err = member_err;
-		goto cleanup;
-	}
 	for (size_t k = 0; k < ns; k++)
 		if (!subj[k].seen) {
 			err = bench_error_set(BENCH_E_VERIFY, "member '%s' of the signed statement is missing from the archive",
 					      subj[k].name);
 			goto cleanup;
 		}
-	/* the rest of the file (gzip trailer, padding) belongs to the digest too */
-	if ((errno = in_finish(&in)) != 0) {
-		err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", tar, strerror(errno));
-		goto cleanup;
-	}
-	sha256_final(md, &in.sha);
-	hex(tarsha, md);
-	if (strcmp(tarsha, sha0)) {
+	hex(out->sha256, ps.tar_md);
+	if (strcmp(out->sha256, sha0)) {
 		err = bench_error_set(BENCH_E_VERIFY, "'%s' digest differs from the signed statement (its members match: bytes "
 				      "changed outside them)", base);
 		goto cleanup;
 	}
+	out->members = ps.members;
+	out->bytes = ps.bytes;
 	out->run = run;
 	run = NULL;
 	out->statement = stmt;
 	stmt = NULL;
+	out->fd = fd;
+	fd = -1;
+	bundle_test_hook("verified", tar);
 	err = 0;
 cleanup:
-	if (in.started) { /* an error before the end: stop the reader before its file is closed */
-		ring_fail(&in.ring);
-		pthread_join(in.th, NULL);
-	}
-	if (a)
-		archive_read_free(a);
-	if (in.ring.slot)
-		ring_release(&in.ring);
-	if (in.sha.ctx)
-		EVP_MD_CTX_free(in.sha.ctx);
-	if (in.f)
-		fclose(in.f);
-	free(data);
+	if (fd >= 0)
+		close(fd);
 	free(envpath);
 	free(run);
 	free(subj);
 	if (err)
 		bundle_verify_result_release(out);
-	strset_release(&names);
 	json_decref(stmt);
 	return err;
 }
 
-int bundle_read_members(json_t **out, char **out_run, const char *tar, const char *const *names, size_t max_member)
+int bundle_verify(struct bundle_verify_result *out, const char *tar, const char *envelope, char *const *keys,
+		  const char *home, const struct bundle_limits *lim)
+{
+	return bundle_verify_read(out, tar, envelope, keys, home, lim, NULL);
+}
+
+int bundle_copy_verified(const struct bundle_verify_result *r, int dirfd, const char *name)
+{
+	unsigned char *buf = xmalloc(CHUNK), md[32];
+	struct sha256 h;
+	char got[65];
+	off_t off = 0;
+	ssize_t n;
+	int out = -1, err = 0;
+
+	sha256_init(&h);
+	if ((out = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot create '%s': %s", name, strerror(errno));
+		goto cleanup;
+	}
+	while ((n = pread(r->fd, buf, CHUNK, off)) > 0) {
+		sha256_update(&h, buf, (size_t)n);
+		for (ssize_t w = 0, k; w < n; w += k)
+			if ((k = write(out, buf + w, (size_t)(n - w))) < 0) {
+				err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", name, strerror(errno));
+				goto cleanup;
+			}
+		off += n;
+	}
+	if (n < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot read the verified bundle again: %s", strerror(errno));
+		goto cleanup;
+	}
+	sha256_final(md, &h);
+	hex(got, md);
+	if (strcmp(got, r->sha256)) {
+		err = bench_error_set(BENCH_E_VERIFY, "the bundle changed after it was verified (its bytes no longer match "
+				      "the signed digest)");
+		goto cleanup;
+	}
+	if (fsync(out) < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", name, strerror(errno));
+		goto cleanup;
+	}
+cleanup:
+	if (h.ctx)
+		EVP_MD_CTX_free(h.ctx);
+	if (out >= 0) {
+		close(out);
+		if (err)
+			unlinkat(dirfd, name, 0);
+	}
+	free(buf);
+	return err;
+}
+
+int bundle_read(char **out_run, const char *tar, const struct bundle_sink *sink)
 {
 	const char *base = strrchr(tar, '/') ? strrchr(tar, '/') + 1 : tar;
 	size_t bl = strlen(base), sl = strlen(".bench.tar.gz");
-	struct archive *a = NULL;
-	struct archive_entry *e;
-	struct strset seen = { NULL, 0, 0 };
 	struct bundle_limits lim;
+	struct pass ps;
 	char *run = NULL;
-	size_t entries = 0;
-	int err = 0, r;
+	int err, fd = -1;
 
-	*out = json_object();
 	*out_run = NULL;
 	bundle_limits_default(&lim);
-	if (bl <= sl || strcmp(base + bl - sl, ".bench.tar.gz")) {
-		err = bench_error_set(BENCH_E_VERIFY, "'%s' is not named <run>.bench.tar.gz", tar);
-		goto cleanup;
-	}
+	if (bl <= sl || strcmp(base + bl - sl, ".bench.tar.gz"))
+		return bench_error_set(BENCH_E_VERIFY, "'%s' is not named <run>.bench.tar.gz", tar);
 	run = xstrndup(base, bl - sl);
-	a = archive_read_new();
-	archive_read_support_filter_gzip(a);
-	archive_read_support_format_tar(a);
-	if (archive_read_open_filename(a, tar, CHUNK) != ARCHIVE_OK) {
-		err = bench_error_set(BENCH_E_VERIFY, "cannot read '%s': %s", tar, archive_error_string(a));
+	if ((err = open_bundle(&fd, tar)) < 0)
 		goto cleanup;
-	}
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e), *why = entry_problem(e, run);
-		int dup;
-
-		if (++entries > lim.max_entries || why) {
-			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %s", name ? name : "",
-					      why ? why : "too many entries");
-			goto cleanup;
-		}
-		strset_add(&seen, name, &dup);
-		if (dup) {
-			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': a duplicate name", name);
-			goto cleanup;
-		}
-		for (size_t i = 0; names[i]; i++) {
-			struct strbuf sb = STRBUF_INIT;
-			char buf[65536];
-			la_ssize_t n;
-
-			if (strcmp(name + strlen(run) + 1, names[i]) || archive_entry_filetype(e) != AE_IFREG)
-				continue;
-			if ((uint64_t)archive_entry_size(e) > max_member) {
-				err = bench_error_set(BENCH_E_VERIFY, "member '%s' is larger than %zu bytes", name, max_member);
-				goto cleanup;
-			}
-			while ((n = archive_read_data(a, buf, sizeof(buf))) > 0)
-				strbuf_add(&sb, buf, (size_t)n);
-			if (n < 0) {
-				strbuf_release(&sb);
-				err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt in '%s': %s", name, archive_error_string(a));
-				goto cleanup;
-			}
-			json_object_set_new(*out, names[i], json_stringn(sb.buf, sb.len));
-			strbuf_release(&sb);
-		}
-	}
-	if (r != ARCHIVE_EOF)
-		err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt or truncated: %s", archive_error_string(a));
+	memset(&ps, 0, sizeof(ps));
+	ps.tar = tar;
+	ps.run = run;
+	ps.lim = &lim;
+	ps.sink = sink;
+	err = read_pass(&ps, fd);
 cleanup:
-	if (a)
-		archive_read_free(a);
-	strset_release(&seen);
-	if (err) {
-		json_decref(*out);
-		*out = NULL;
+	if (fd >= 0)
+		close(fd);
+	if (err)
 		free(run);
-	} else {
+	else
 		*out_run = run;
+	return err;
+}
+
+/* ---- sinks ------------------------------------------------------------------------------------------------------ */
+
+static int members_open(void *ctx, const char *rel, uint64_t size)
+{
+	struct bundle_members *m = ctx;
+
+	for (size_t i = 0; m->names[i]; i++)
+		if (!strcmp(rel, m->names[i])) {
+			if (size > m->max_member)
+				return bench_error_set(BENCH_E_VERIFY, "member '%s' is larger than %zu bytes", rel, m->max_member);
+			strbuf_reset(&m->cur);
+			return 1;
+		}
+	return 0;
+}
+
+static int members_data(void *ctx, const char *rel, const void *buf, size_t len)
+{
+	struct bundle_members *m = ctx;
+
+	if (len) {
+		if (m->cur.len + len > m->max_member) /* the header lied about the size */
+			return bench_error_set(BENCH_E_VERIFY, "member '%s' is larger than %zu bytes", rel, m->max_member);
+		strbuf_add(&m->cur, buf, len);
+	} else {
+		json_object_set_new(m->out, rel, json_stringn(m->cur.buf ? m->cur.buf : "", m->cur.len));
+		strbuf_reset(&m->cur);
 	}
+	return 0;
+}
+
+void bundle_members_init(struct bundle_members *m, struct bundle_sink *sink, const char *const *names, size_t max_member)
+{
+	memset(m, 0, sizeof(*m));
+	m->names = names;
+	m->max_member = max_member;
+	m->out = json_object();
+	m->cur = (struct strbuf)STRBUF_INIT;
+	sink->open = members_open;
+	sink->data = members_data;
+	sink->ctx = m;
+}
+
+void bundle_members_release(struct bundle_members *m)
+{
+	json_decref(m->out);
+	strbuf_release(&m->cur);
+	memset(m, 0, sizeof(*m));
+}
+
+int bundle_read_members(json_t **out, char **out_run, const char *tar, const char *const *names, size_t max_member)
+{
+	struct bundle_members m;
+	struct bundle_sink sink;
+	int err;
+
+	bundle_members_init(&m, &sink, names, max_member);
+	err = bundle_read(out_run, tar, &sink);
+	*out = err ? NULL : json_incref(m.out);
+	bundle_members_release(&m);
 	return err;
 }

@@ -94,122 +94,215 @@ static void merge_status(struct compare_side *s)
 	}
 }
 
-static void add_records(json_t *records, const char *text, size_t len)
+static void add_record(json_t *records, const char *line, size_t len)
 {
-	const char *p = text, *end = text + len;
+	json_t *r = json_loadb(line, len, 0, NULL);
+	const char *key = json_string_value(json_object_get(r, "case"));
+	const char *suite = json_string_value(json_object_get(r, "suite"));
 
+	if (key && suite) {
+		char *k = xstrfmt("%s %s", suite, key);
+
+		json_object_set(records, k, r);
+		free(k);
+	}
+	json_decref(r);
+}
+
+/* ---- one reading of a side: a sink for the bundle reader, fed by a run directory's files too -------------------- */
+
+#define SIDE_MAX_JSON (16u << 20) /* plan.json, status.json, ...: as BUNDLE_MAX_MEMBER */
+#define SIDE_MAX_LINE (4u << 20)  /* one result record */
+
+struct side_sink {
+	struct compare_side *s;
+	json_t **json;       /* the member being read is this JSON document; NULL: results JSONL */
+	struct strbuf buf;   /* the JSON document, or the JSONL line so far */
+};
+
+static json_t **side_slot(struct compare_side *s, const char *rel)
+{
+	return !strcmp(rel, "plan.json") ? &s->plan : !strcmp(rel, "env/environment.json") ? &s->env :
+	       !strcmp(rel, "summary.json") ? &s->summary : !strcmp(rel, "manifest.lock.json") ? &s->lock :
+	       !strcmp(rel, "status.json") ? &s->status : NULL;
+}
+
+static int side_results_member(const char *rel)
+{
+	for (size_t i = 0; suite_registry[i]; i++) {
+		size_t l = strlen(suite_registry[i]->name);
+
+		if (!strncmp(rel, "results/", 8) && !strncmp(rel + 8, suite_registry[i]->name, l) && !strcmp(rel + 8 + l, ".jsonl"))
+			return 1;
+	}
+	return 0;
+}
+
+static int side_open(void *ctx, const char *rel, uint64_t size)
+{
+	struct side_sink *k = ctx;
+
+	strbuf_reset(&k->buf);
+	if ((k->json = side_slot(k->s, rel))) {
+		if (size > SIDE_MAX_JSON)
+			return bench_error_set(BENCH_E_VERIFY, "'%s' is %llu bytes, over the %u bytes it may hold", rel,
+					       (unsigned long long)size, SIDE_MAX_JSON);
+		return 1;
+	}
+	return side_results_member(rel);
+}
+
+/* JSON documents are gathered whole (bounded above); results are parsed line by line as they stream, so memory
+ * follows the records kept, never the member's size */
+static int side_data(void *ctx, const char *rel, const void *buf, size_t len)
+{
+	struct side_sink *k = ctx;
+	const char *p = buf, *end = p + len;
+
+	if (k->json) {
+		if (len == 0) {
+			json_decref(*k->json);
+			*k->json = json_loadb(k->buf.buf, k->buf.len, 0, NULL);
+			strbuf_reset(&k->buf);
+		} else if (k->buf.len + len > SIDE_MAX_JSON) {
+			return bench_error_set(BENCH_E_VERIFY, "'%s' is over the %u bytes it may hold", rel, SIDE_MAX_JSON);
+		} else {
+			strbuf_add(&k->buf, buf, len);
+		}
+		return 0;
+	}
+	if (len == 0) {
+		if (k->buf.len)
+			add_record(k->s->records, k->buf.buf, k->buf.len);
+		strbuf_reset(&k->buf);
+		return 0;
+	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		json_t *r = json_loadb(p, l, 0, NULL);
-		const char *key = json_string_value(json_object_get(r, "case"));
-		const char *suite = json_string_value(json_object_get(r, "suite"));
 
-		if (key && suite) {
-			char *k = xstrfmt("%s %s", suite, key);
-
-			json_object_set(records, k, r);
-			free(k);
+		if (k->buf.len + l > SIDE_MAX_LINE)
+			return bench_error_set(BENCH_E_VERIFY, "a line of '%s' is longer than %u bytes: not a result record", rel,
+					       SIDE_MAX_LINE);
+		if (nl && !k->buf.len) {
+			add_record(k->s->records, p, l);
+		} else {
+			strbuf_add(&k->buf, p, l);
+			if (nl) {
+				add_record(k->s->records, k->buf.buf, k->buf.len);
+				strbuf_reset(&k->buf);
+			}
 		}
-		json_decref(r);
-		p += l + 1;
+		p += l + (nl != NULL);
 	}
+	return 0;
+}
+
+static void side_sink_init(struct side_sink *k, struct bundle_sink *sink, struct compare_side *s)
+{
+	memset(k, 0, sizeof(*k));
+	k->s = s;
+	k->buf = (struct strbuf)STRBUF_INIT;
+	sink->open = side_open;
+	sink->data = side_data;
+	sink->ctx = k;
+}
+
+/* forgets what a failed reading gathered */
+static void side_reset(struct compare_side *s)
+{
+	json_t **slots[] = { &s->plan, &s->env, &s->summary, &s->lock, &s->status };
+
+	for (size_t i = 0; i < sizeof(slots) / sizeof(*slots); i++) {
+		json_decref(*slots[i]);
+		*slots[i] = NULL;
+	}
+	json_object_clear(s->records);
+}
+
+/* a run directory's file through the same sink (streamed: a results file is never held whole) */
+static void feed_file(struct bundle_sink *sink, const char *dir, const char *rel)
+{
+	char *p = xstrfmt("%s/%s", dir, rel), *buf;
+	FILE *f = fopen(p, "rb");
+	struct stat st;
+	size_t n;
+	int err = 0;
+
+	free(p);
+	if (!f)
+		return;
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || sink->open(sink->ctx, rel, (uint64_t)st.st_size) <= 0) {
+		fclose(f);
+		bench_error_clear();
+		return;
+	}
+	buf = xmalloc(1u << 16);
+	while (!err && (n = fread(buf, 1, 1u << 16, f)) > 0)
+		err = sink->data(sink->ctx, rel, buf, n);
+	if (!err)
+		sink->data(sink->ctx, rel, NULL, 0);
+	bench_error_clear();
+	free(buf);
+	fclose(f);
 }
 
 static int load_dir(struct compare_side *s, const char *dir)
 {
-	char *p;
+	static const char *const docs[] = { "plan.json", "env/environment.json", "summary.json", "manifest.lock.json",
+					    "status.json" };
+	struct side_sink k;
+	struct bundle_sink sink;
 
-	p = xstrfmt("%s/plan.json", dir);
-	s->plan = json_load_file(p, 0, NULL);
-	free(p);
+	side_sink_init(&k, &sink, s);
+	for (size_t i = 0; i < sizeof(docs) / sizeof(*docs); i++)
+		feed_file(&sink, dir, docs[i]);
+	for (size_t i = 0; suite_registry[i]; i++) {
+		char *rel = xstrfmt("results/%s.jsonl", suite_registry[i]->name);
+
+		feed_file(&sink, dir, rel);
+		free(rel);
+	}
+	strbuf_release(&k.buf);
 	if (!s->plan)
 		return bench_error_set(BENCH_E_FAIL, "'%s' is not a run directory or a bundle (no plan.json)", dir);
-	p = xstrfmt("%s/env/environment.json", dir);
-	s->env = json_load_file(p, 0, NULL);
-	free(p);
-	p = xstrfmt("%s/summary.json", dir);
-	s->summary = json_load_file(p, 0, NULL);
-	free(p);
-	p = xstrfmt("%s/manifest.lock.json", dir);
-	s->lock = json_load_file(p, 0, NULL);
-	free(p);
-	p = xstrfmt("%s/status.json", dir);
-	s->status = json_load_file(p, 0, NULL);
-	free(p);
-	for (size_t i = 0; suite_registry[i]; i++) {
-		char *buf = NULL;
-		size_t len;
-
-		p = xstrfmt("%s/results/%s.jsonl", dir, suite_registry[i]->name);
-		if (fs_read_file(&buf, &len, p, (size_t)1 << 34) == 0)
-			add_records(s->records, buf, len);
-		free(buf);
-		free(p);
-	}
-	bench_error_clear();
 	{
 		const char *b = strrchr(dir, '/');
-		char *d = xstrdup(b && b[1] ? b + 1 : dir);
 
-		s->label = d;
+		s->label = xstrdup(b && b[1] ? b + 1 : dir);
 	}
 	return 0;
 }
 
+/* One reading of the bundle: verified and gathered in the same pass (what is shown is what verified); a bundle
+ * that does not verify is read again, unverified, only with allow_unverified. */
 static int load_bundle(struct compare_side *s, const char *path, const struct compare_opts *o)
 {
 	struct bundle_verify_result vr = BUNDLE_VERIFY_RESULT_INIT;
 	struct bundle_limits lim;
-	const char *names[16];
-	size_t n = 0;
-	json_t *m = NULL;
-	char *run = NULL;
+	struct side_sink k;
+	struct bundle_sink sink;
 	int err;
 
 	bundle_limits_default(&lim);
-	err = bundle_verify(&vr, path, NULL, o->keys, sign_home(), &lim);
-	if (err < 0 && !o->allow_unverified)
-		return bench_error_set(BENCH_E_VERIFY, "'%s' does not verify (%s); pass --allow-unverified to compare it "
-				       "anyway, marked as such", path, bench_error_last());
-	s->verified = err == 0;
-	if (err == 0)
+	side_sink_init(&k, &sink, s);
+	err = bundle_verify_read(&vr, path, NULL, o->keys, sign_home(), &lim, &sink);
+	if (err == 0) {
+		s->verified = 1;
 		s->keyid = xstrdup(vr.keyid);
-	bundle_verify_result_release(&vr);
-	names[n++] = "plan.json";
-	names[n++] = "env/environment.json";
-	names[n++] = "summary.json";
-	names[n++] = "manifest.lock.json";
-	names[n++] = "status.json";
-	for (size_t i = 0; suite_registry[i] && n < 15; i++)
-		names[n++] = xstrfmt("results/%s.jsonl", suite_registry[i]->name);
-	names[n] = NULL;
-	err = bundle_read_members(&m, &run, path, names, (size_t)1 << 32);
-	for (size_t i = 5; i < n; i++)
-		free((char *)names[i]);
-	if (err < 0)
-		return err;
-	s->label = run;
-	if (json_is_string(json_object_get(m, "plan.json")))
-		s->plan = json_loads(json_string_value(json_object_get(m, "plan.json")), 0, NULL);
-	if (json_is_string(json_object_get(m, "env/environment.json")))
-		s->env = json_loads(json_string_value(json_object_get(m, "env/environment.json")), 0, NULL);
-	if (json_is_string(json_object_get(m, "summary.json")))
-		s->summary = json_loads(json_string_value(json_object_get(m, "summary.json")), 0, NULL);
-	if (json_is_string(json_object_get(m, "manifest.lock.json")))
-		s->lock = json_loads(json_string_value(json_object_get(m, "manifest.lock.json")), 0, NULL);
-	if (json_is_string(json_object_get(m, "status.json")))
-		s->status = json_loads(json_string_value(json_object_get(m, "status.json")), 0, NULL);
-	{
-		const char *k;
-		json_t *v;
-
-		json_object_foreach(m, k, v)
-			if (!strncmp(k, "results/", 8))
-				add_records(s->records, json_string_value(v), json_string_length(v));
+		s->label = xstrdup(vr.run);
+	} else if (!o->allow_unverified) {
+		err = bench_error_set(BENCH_E_VERIFY, "'%s' does not verify (%s); pass --allow-unverified to compare it "
+				      "anyway, marked as such", path, bench_error_last());
+	} else {
+		side_reset(s);
+		strbuf_reset(&k.buf);
+		bench_error_clear();
+		err = bundle_read(&s->label, path, &sink);
 	}
-	json_decref(m);
-	return 0;
+	bundle_verify_result_release(&vr);
+	strbuf_release(&k.buf);
+	return err;
 }
 
 static int label_taken(const struct compare_side *sides, size_t i, const char *l)

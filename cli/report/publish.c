@@ -2,11 +2,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <git2.h>
 #include <jansson.h>
@@ -22,7 +25,31 @@
 struct pub {
 	const char *path;
 	char *run, *keyid, *name, *channel, *rel;
+	struct bundle_verify_result vr; /* open on the verified file: what is committed is what verified */
 };
+
+/* the paths written, relative to the repository: staged one by one (never whatever else lies there) */
+struct written {
+	char **v;
+	size_t n, alloc;
+};
+
+static void written_add(struct written *w, const char *rel)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i], rel))
+			return;
+	ALLOC_GROW(w->v, w->n + 1, w->alloc);
+	w->v[w->n++] = xstrdup(rel);
+}
+
+static void written_release(struct written *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->v[i]);
+	free(w->v);
+	memset(w, 0, sizeof(*w));
+}
 
 /* a path component from inside a bundle: letters, digits, '.', '_', '-'; not "." or ".." */
 static int safe_component(const char *s)
@@ -56,53 +83,101 @@ static int mkdirs(const char *path)
 	return err;
 }
 
-/* 1 when the files have the same bytes */
-static int same_file(const char *a, const char *b)
+/* Opens the directory rel ("runs/<name>/<channel>") under the repository one component at a time, creating
+ * what is missing, never through a symbolic link: a link anywhere on the way is refused. *out: a descriptor. */
+static int open_dir_nofollow(int *out, int repofd, const char *repo, const char *rel)
 {
-	char *x = NULL, *y = NULL;
-	size_t nx, ny;
-	int same = fs_read_file(&x, &nx, a, (size_t)1 << 34) == 0 && fs_read_file(&y, &ny, b, (size_t)1 << 34) == 0 && nx == ny &&
-		   !memcmp(x, y, nx);
+	char *p = xstrdup(rel), *save = NULL, *c;
+	int fd = dup(repofd), err = 0;
 
-	bench_error_clear();
-	free(x);
-	free(y);
-	return same;
+	*out = -1;
+	for (c = strtok_r(p, "/", &save); c && fd >= 0; c = strtok_r(NULL, "/", &save)) {
+		struct stat st;
+		int next;
+
+		if (fstatat(fd, c, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT && mkdirat(fd, c, 0777) < 0 && errno != EEXIST) {
+			err = bench_error_set(BENCH_E_IO, "cannot create '%s/%s': %s", repo, rel, strerror(errno));
+			break;
+		}
+		next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			err = bench_error_set(BENCH_E_FAIL, "'%s' in '%s/%s' is %s; publish writes only inside the results "
+					      "repository and refuses links there", c, repo, rel,
+					      errno == ELOOP || errno == ENOTDIR ? "a symbolic link or not a directory" : strerror(errno));
+			break;
+		}
+		close(fd);
+		fd = next;
+	}
+	if (err && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	*out = fd;
+	free(p);
+	return err;
 }
 
-static int copy_file(const char *from, const char *to)
+/* Writes bytes to dir/name through a temporary file beside it (never staged) and a rename; a link at name is
+ * refused. */
+static int write_at(int dirfd, const char *shown, const char *name, const void *buf, size_t len)
 {
-	char *buf = NULL, *tmp = xstrfmt("%s.tmp", to);
-	size_t len;
-	FILE *f = NULL;
-	int err;
+	char *tmp = xstrfmt(".%s.%ld.tmp", name, (long)getpid());
+	struct stat st;
+	int fd = -1, err = 0;
 
-	if ((err = fs_read_file(&buf, &len, from, (size_t)1 << 34)) < 0)
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+		err = bench_error_set(BENCH_E_FAIL, "'%s' is a symbolic link or not a file; publish refuses to write through it",
+				      shown);
 		goto cleanup;
-	if (!(f = fopen(tmp, "wb")) || fwrite(buf, 1, len, f) != len || fclose(f) != 0 || rename(tmp, to) != 0) {
-		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", to, strerror(errno));
-		if (f)
-			remove(tmp);
 	}
+	unlinkat(dirfd, tmp, 0);
+	if ((fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", shown, strerror(errno));
+		goto cleanup;
+	}
+	for (size_t w = 0; w < len;) {
+		ssize_t k = write(fd, (const char *)buf + w, len - w);
+
+		if (k < 0) {
+			err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", shown, strerror(errno));
+			goto cleanup;
+		}
+		w += (size_t)k;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", shown, strerror(errno));
+		goto cleanup;
+	}
+	fd = -1;
+	if (renameat(dirfd, tmp, dirfd, name) < 0)
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", shown, strerror(errno));
 cleanup:
-	free(buf);
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		unlinkat(dirfd, tmp, 0);
 	free(tmp);
 	return err;
 }
 
-static int write_text(const char *path, const struct strbuf *sb)
+/* 1 when dir/name holds the bytes whose sha256 is sha */
+static int same_digest(int dirfd, const char *name, const char *sha)
 {
-	char *tmp = xstrfmt("%s.tmp", path);
-	FILE *f = fopen(tmp, "wb");
-	int err = 0;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char got[65] = "";
+	char *path;
+	int same;
 
-	if (!f || fwrite(sb->buf, 1, sb->len, f) != sb->len || fclose(f) != 0 || rename(tmp, path) != 0) {
-		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
-		if (f)
-			remove(tmp);
-	}
-	free(tmp);
-	return err;
+	if (fd < 0)
+		return 0;
+	path = xstrfmt("/proc/self/fd/%d", fd);
+	same = fs_sha256_file(got, path) == 0 && !strcmp(got, sha);
+	bench_error_clear();
+	free(path);
+	close(fd);
+	return same;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -137,16 +212,18 @@ static void free_list(char **v, size_t n)
 	free(v);
 }
 
-/* Regenerates site/: every run's report, and the index grouped by name and channel with trends. */
-static int site_build(const char *repo, char *const *keys)
+/* Regenerates site/: every run's report, and the index grouped by name and channel with trends. Every path
+ * written is added to *w. */
+static int site_build(const char *repo, int repofd, char *const *keys, struct written *w)
 {
 	struct compare_opts co = { 0.02, 0.01, 2000, 1, keys };
 	struct strbuf idx = STRBUF_INIT;
-	char **names = NULL, *runs_dir = xstrfmt("%s/runs", repo), *site = xstrfmt("%s/site/runs", repo);
+	char **names = NULL, *runs_dir = xstrfmt("%s/runs", repo);
 	size_t nn = list(&names, runs_dir);
-	int err = 0;
+	int err = 0, site = -1, pages = -1;
 
-	if ((err = mkdirs(site)) < 0)
+	if ((err = open_dir_nofollow(&site, repofd, repo, "site")) < 0 ||
+	    (err = open_dir_nofollow(&pages, repofd, repo, "site/runs")) < 0)
 		goto cleanup;
 	html_page_open(&idx, "bench results");
 	strbuf_addstr(&idx, "<h1>bench results</h1>\n<p>Every run published here, grouped by manifest and channel. Each "
@@ -167,20 +244,24 @@ static int site_build(const char *repo, char *const *keys)
 				if (l <= strlen(".bench.tar.gz") || strcmp(files[f] + l - strlen(".bench.tar.gz"), ".bench.tar.gz"))
 					continue;
 				p = xstrfmt("%s/%s", cd, files[f]);
-				if (compare_load(&sides[ns], p, &co) == 0)
+				if (compare_load(&sides[ns], p, &co) == 0 && safe_component(sides[ns].label))
 					ns++;
+				else if (sides[ns].path)
+					compare_side_release(&sides[ns]);
 				bench_error_clear();
 				free(p);
 			}
 			html_render_index_group(&idx, names[a], chans[c], sides, ns);
 			for (size_t s = 0; s < ns && !err; s++) {
 				struct strbuf page = STRBUF_INIT;
-				char *out = xstrfmt("%s/%s.html", site, sides[s].label);
+				char *name = xstrfmt("%s.html", sides[s].label), *rel = xstrfmt("site/runs/%s", name);
 
 				html_render_report(&page, &sides[s], 1, NULL);
-				err = write_text(out, &page);
+				if (!(err = write_at(pages, rel, name, page.buf, page.len)))
+					written_add(w, rel);
 				strbuf_release(&page);
-				free(out);
+				free(name);
+				free(rel);
 			}
 			for (size_t s = 0; s < ns; s++)
 				compare_side_release(&sides[s]);
@@ -192,17 +273,16 @@ static int site_build(const char *repo, char *const *keys)
 		free(nd);
 	}
 	strbuf_addstr(&idx, "</body></html>\n");
-	if (!err) {
-		char *p = xstrfmt("%s/site/index.html", repo);
-
-		err = write_text(p, &idx);
-		free(p);
-	}
+	if (!err && !(err = write_at(site, "site/index.html", "index.html", idx.buf, idx.len)))
+		written_add(w, "site/index.html");
 cleanup:
+	if (site >= 0)
+		close(site);
+	if (pages >= 0)
+		close(pages);
 	strbuf_release(&idx);
 	free_list(names, nn);
 	free(runs_dir);
-	free(site);
 	return err;
 }
 
@@ -213,7 +293,8 @@ static int git_fail(const char *what, const char *repo)
 	return bench_error_set(BENCH_E_IO, "%s in '%s': %s", what, repo, e ? e->message : "unknown libgit2 error");
 }
 
-static int commit_all(git_repository *r, const char *repo, const char *msg)
+/* Stages exactly the paths written (not whatever else lies in the work tree) and commits them. */
+static int commit_written(git_repository *r, const char *repo, const struct written *w, const char *msg)
 {
 	git_index *ix = NULL;
 	git_oid tree_id, commit_id, parent_id;
@@ -222,8 +303,16 @@ static int commit_all(git_repository *r, const char *repo, const char *msg)
 	git_signature *sig = NULL;
 	int err = 0, has_parent = git_reference_name_to_id(&parent_id, r, "HEAD") == 0;
 
-	if (git_repository_index(&ix, r) < 0 || git_index_add_all(ix, NULL, 0, NULL, NULL) < 0 || git_index_write(ix) < 0 ||
-	    git_index_write_tree(&tree_id, ix) < 0 || git_tree_lookup(&tree, r, &tree_id) < 0) {
+	if (git_repository_index(&ix, r) < 0 || git_index_read(ix, 1) < 0) {
+		err = git_fail("cannot read the index", repo);
+		goto cleanup;
+	}
+	for (size_t i = 0; i < w->n; i++)
+		if (git_index_add_bypath(ix, w->v[i]) < 0) {
+			err = git_fail("cannot stage the published files", repo);
+			goto cleanup;
+		}
+	if (git_index_write(ix) < 0 || git_index_write_tree(&tree_id, ix) < 0 || git_tree_lookup(&tree, r, &tree_id) < 0) {
 		err = git_fail("cannot stage the published files", repo);
 		goto cleanup;
 	}
@@ -239,44 +328,45 @@ cleanup:
 	return err;
 }
 
+
 int publish_bundles(size_t *out_new, const char *repo, const char *const *bundles, size_t n, char *const *keys,
 		    int allow_incomplete)
 {
 	struct pub *p = xcalloc(n ? n : 1, sizeof(*p));
 	struct bundle_limits lim;
 	git_repository *r = NULL;
-	int err = 0, git_up = 0;
+	int err = 0, git_up = 0, repofd = -1;
 
 	*out_new = 0;
 	bundle_limits_default(&lim);
+	for (size_t i = 0; i < n; i++)
+		p[i].vr.fd = -1;
 	/* 1. every bundle verifies, its run is complete (or allow_incomplete), and its name and channel are safe path
-	 * components; else nothing is touched */
+	 * components; else nothing is touched. plan.json and status.json come from the verifying pass itself. */
 	for (size_t i = 0; i < n; i++) {
-		struct bundle_verify_result vr = BUNDLE_VERIFY_RESULT_INIT;
-		json_t *m = NULL, *plan;
-		const char *names[] = { "plan.json", "status.json", NULL };
-		char *run = NULL;
+		static const char *const names[] = { "plan.json", "status.json", NULL };
+		struct bundle_members bm;
+		struct bundle_sink sink;
+		json_t *plan;
 
 		p[i].path = bundles[i];
-		if ((err = bundle_verify(&vr, bundles[i], NULL, keys, sign_home(), &lim)) < 0) {
+		bundle_members_init(&bm, &sink, names, (size_t)1 << 24);
+		if ((err = bundle_verify_read(&p[i].vr, bundles[i], NULL, keys, sign_home(), &lim, &sink)) < 0) {
 			err = bench_error_set(BENCH_E_VERIFY, "'%s' does not verify (%s); nothing was published", bundles[i],
 					      bench_error_last());
-			bundle_verify_result_release(&vr);
+			bundle_members_release(&bm);
 			goto cleanup;
 		}
-		p[i].keyid = xstrdup(vr.keyid);
-		bundle_verify_result_release(&vr);
-		if ((err = bundle_read_members(&m, &run, bundles[i], names, (size_t)1 << 24)) < 0)
-			goto cleanup;
-		plan = json_loads(json_string_value(json_object_get(m, "plan.json")) ? json_string_value(json_object_get(m, "plan.json")) : "",
-				  0, NULL);
-		p[i].run = run;
+		p[i].keyid = xstrdup(p[i].vr.keyid);
+		p[i].run = xstrdup(p[i].vr.run);
+		plan = json_loads(json_string_value(json_object_get(bm.out, "plan.json")) ?
+				  json_string_value(json_object_get(bm.out, "plan.json")) : "", 0, NULL);
 		p[i].name = xstrdup(json_string_value(json_object_get(plan, "name")) ? json_string_value(json_object_get(plan, "name")) : "");
 		p[i].channel = xstrdup(json_string_value(json_object_get(plan, "channel")) ? json_string_value(json_object_get(plan, "channel")) : "");
 		json_decref(plan);
 		if (!allow_incomplete) {
-			json_t *st = json_loads(json_string_value(json_object_get(m, "status.json")) ?
-						json_string_value(json_object_get(m, "status.json")) : "", 0, NULL);
+			json_t *st = json_loads(json_string_value(json_object_get(bm.out, "status.json")) ?
+						json_string_value(json_object_get(bm.out, "status.json")) : "", 0, NULL);
 			json_t *h = compare_run_health(st);
 
 			if (json_is_true(json_object_get(h, "incomplete")))
@@ -288,12 +378,10 @@ int publish_bundles(size_t *out_new, const char *repo, const char *const *bundle
 						      (long long)json_integer_value(json_object_get(json_object_get(h, "counts"), "interrupted")));
 			json_decref(h);
 			json_decref(st);
-			if (err) {
-				json_decref(m);
-				goto cleanup;
-			}
 		}
-		json_decref(m);
+		bundle_members_release(&bm);
+		if (err)
+			goto cleanup;
 		if (!safe_component(p[i].run) || !safe_component(p[i].name) || !safe_component(p[i].channel)) {
 			err = bench_error_set(BENCH_E_VERIFY, "'%s': run, manifest name or channel is not a plain name (%s, %s, %s); "
 					      "nothing was published", bundles[i], p[i].run ? p[i].run : "?", p[i].name, p[i].channel);
@@ -301,38 +389,77 @@ int publish_bundles(size_t *out_new, const char *repo, const char *const *bundle
 		}
 		p[i].rel = xstrfmt("runs/%s/%s/%s.bench.tar.gz", p[i].name, p[i].channel, p[i].run);
 	}
-	/* 2. the repository, created on first use */
+	/* 2. the repository, created on first use, locked: concurrent publishers queue here */
+	if ((err = mkdirs(repo)) < 0)
+		goto cleanup;
+	if ((repofd = open(repo, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", repo, strerror(errno));
+		goto cleanup;
+	}
+	while (flock(repofd, LOCK_EX) < 0)
+		if (errno != EINTR) {
+			err = bench_error_set(BENCH_E_IO, "cannot lock '%s': %s", repo, strerror(errno));
+			goto cleanup;
+		}
 	git_libgit2_init();
 	git_up = 1;
-	if (git_repository_open(&r, repo) < 0) {
-		if ((err = mkdirs(repo)) < 0)
-			goto cleanup;
-		if (git_repository_init(&r, repo, 0) < 0) {
-			err = git_fail("cannot create a git repository", repo);
-			goto cleanup;
-		}
+	if (git_repository_open(&r, repo) < 0 && git_repository_init(&r, repo, 0) < 0) {
+		err = git_fail("cannot create a git repository", repo);
+		goto cleanup;
 	}
-	/* 3. one commit per new bundle */
+	/* 3. one commit per new bundle, holding that bundle, its envelope and the site */
 	for (size_t i = 0; i < n; i++) {
-		char *dst = xstrfmt("%s/%s", repo, p[i].rel), *env_src = xstrfmt("%s.intoto.jsonl", p[i].path);
-		char *env_dst = xstrfmt("%s.intoto.jsonl", dst), *dir = xstrfmt("%s/runs/%s/%s", repo, p[i].name, p[i].channel), *msg = NULL;
+		char *dir = xstrfmt("runs/%s/%s", p[i].name, p[i].channel), *base = xstrfmt("%s.bench.tar.gz", p[i].run);
+		char *env_base = xstrfmt("%s.intoto.jsonl", base), *env_rel = xstrfmt("%s.intoto.jsonl", p[i].rel);
+		char *tmp = xstrfmt(".%s.%ld.tmp", base, (long)getpid()), *msg = NULL;
+		struct written w = { NULL, 0, 0 };
 		struct stat st;
+		int dfd = -1;
 
-		if (stat(dst, &st) == 0) {
-			if (!same_file(p[i].path, dst))
+		if ((err = open_dir_nofollow(&dfd, repofd, repo, dir)) < 0)
+			goto next;
+		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (!S_ISREG(st.st_mode))
+				err = bench_error_set(BENCH_E_FAIL, "'%s' in '%s' is a symbolic link or not a file; publish refuses "
+						      "to write through it", p[i].rel, repo);
+			else if (!same_digest(dfd, base, p[i].vr.sha256))
 				err = bench_error_set(BENCH_E_FAIL, "'%s' is already published with other contents (%s)", p[i].run, p[i].rel);
 			/* else: the same bundle again, a no-op */
-		} else if (!(err = mkdirs(dir)) && !(err = copy_file(p[i].path, dst)) && !(err = copy_file(env_src, env_dst)) &&
-			   !(err = site_build(repo, keys))) {
-			msg = xstrfmt("publish %s (channel %s) signed by %s\n\nmanifest: %s\nbundle: %s\n", p[i].run, p[i].channel,
-				      p[i].keyid, p[i].name, p[i].rel);
-			if (!(err = commit_all(r, repo, msg)))
-				(*out_new)++;
+			goto next;
 		}
-		free(dst);
-		free(env_src);
-		free(env_dst);
+		bundle_test_hook("publish", p[i].path);
+		unlinkat(dfd, tmp, 0);
+		if ((err = bundle_copy_verified(&p[i].vr, dfd, tmp)) < 0)
+			goto next;
+		if ((err = write_at(dfd, env_rel, env_base, p[i].vr.envelope, p[i].vr.envelope_len)) < 0) {
+			unlinkat(dfd, tmp, 0);
+			goto next;
+		}
+		if (renameat(dfd, tmp, dfd, base) < 0) {
+			err = bench_error_set(BENCH_E_IO, "cannot write '%s/%s': %s", repo, p[i].rel, strerror(errno));
+			unlinkat(dfd, tmp, 0);
+			goto next;
+		}
+		written_add(&w, p[i].rel);
+		written_add(&w, env_rel);
+		msg = xstrfmt("publish %s (channel %s) signed by %s\n\nmanifest: %s\nbundle: %s\n", p[i].run, p[i].channel,
+			      p[i].keyid, p[i].name, p[i].rel);
+		if ((err = site_build(repo, repofd, keys, &w)) < 0 || (err = commit_written(r, repo, &w, msg)) < 0) {
+			/* not published: the bundle does not stay in the work tree to pass for published next time */
+			unlinkat(dfd, base, 0);
+			unlinkat(dfd, env_base, 0);
+			goto next;
+		}
+		(*out_new)++;
+next:
+		if (dfd >= 0)
+			close(dfd);
+		written_release(&w);
 		free(dir);
+		free(base);
+		free(env_base);
+		free(env_rel);
+		free(tmp);
 		free(msg);
 		if (err)
 			goto cleanup;
@@ -341,12 +468,15 @@ cleanup:
 	git_repository_free(r);
 	if (git_up)
 		git_libgit2_shutdown();
+	if (repofd >= 0)
+		close(repofd); /* and the lock with it */
 	for (size_t i = 0; i < n; i++) {
 		free(p[i].run);
 		free(p[i].keyid);
 		free(p[i].name);
 		free(p[i].channel);
 		free(p[i].rel);
+		bundle_verify_result_release(&p[i].vr);
 	}
 	free(p);
 	return err;

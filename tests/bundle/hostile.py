@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Builds a hostile bundle, correctly signed (so that only the archive checks can refuse it).
   python3 hostile.py VARIANT OUTDIR BENCH_HOME      -> OUTDIR/hostile-VARIANT.bench.tar.gz(.intoto.jsonl)
-Variants: absolute, dotdot, symlink, hardlink, device, duplicate, many, huge, truncated, corrupt, extra, missing.
+Variants: absolute, dotdot, symlink, hardlink, device, duplicate, many, huge, truncated, corrupt, extra, missing;
+non-canonical names: dotslash (run/./x beside run/x), doubleslash (run//x), trailingslash (a file run/x/), setuid;
+the gzip layer: badcrc, badsize (CRC-32 or length in the trailer wrong), plain (an uncompressed tar), trailing
+(garbage after the gzip stream), afterend (an entry after the tar end marker); bigresults: a 1 GiB
+results/gemm.jsonl (a few MB compressed); escape: a run whose plan, environment and summary hold ESC sequences.
 Signing uses openssl pkeyutl with BENCH_HOME/signing.key.pem (standard tools)."""
 import base64
 import gzip
@@ -53,7 +57,40 @@ with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
         add(tf, f"{run}/unsigned.json", b"{}")
     elif variant == "missing":
         members.append((f"{run}/results/gone.jsonl", b"lost"))
+    elif variant == "dotslash":
+        add(tf, f"{run}/./status.json", b'{"state": "forged"}')
+    elif variant == "doubleslash":
+        add(tf, f"{run}//status.json", b'{"state": "forged"}')
+    elif variant == "trailingslash":
+        add(tf, f"{run}/status.json/", b"")  # a file whose name ends in "/": read as a second status.json
+    elif variant == "setuid":
+        add(tf, f"{run}/tool", b"#!/bin/sh\n", mode=0o4755)
+        members.append((f"{run}/tool", b"#!/bin/sh\n"))
+    elif variant == "escape":
+        esc = "\x1b]0;pwned\x07\x1b[31mRED\x1b[0m"
+        plan = json.dumps({"name": "esc" + esc, "channel": "c", "vendor": "cpu" + esc}).encode()
+        summary = json.dumps({"cases": [{"suite": "gemm", "case": "k" + esc, "status": "ok", "value": 1.5,
+                                         "unit": "TFLOP/s" + esc}]}).encode()
+        status = json.dumps({"state": "complete", "started": "2026-01-01T00:00:00Z" + esc, "cases": [
+            {"suite": "gemm", "case": "k" + esc, "status": "ok"},
+            {"suite": "gemm", "case": "bad" + esc, "status": "failed", "error": "why" + esc}]}).encode()
+        rec = json.dumps({"suite": "gemm", "case": "k" + esc, "status": "ok", "metric": "tflops",
+                          "unit": "=HYPERLINK(\"http://x\")" + esc, "value": 1.5, "samples": [1.5, 1.5, 1.5]}).encode() + b"\n"
+        for n, d in (("plan.json", plan), ("summary.json", summary), ("results/gemm.jsonl", rec)):
+            add(tf, f"{run}/{n}", d)
+            members.append((f"{run}/{n}", d))
+        members[0] = (f"{run}/status.json", status)
 raw = buf.getvalue()
+if variant == "escape":  # status.json written first above as "{}": write the archive again with the real one
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
+        for n, d in members:
+            add(tf, n, d)
+    raw = buf.getvalue()
+if variant == "afterend":
+    extra = tarfile.TarInfo(f"{run}/late.json")
+    extra.size = 2
+    raw = raw + extra.tobuf(format=tarfile.PAX_FORMAT) + b"{}" + b"\0" * 510
 if variant == "huge":
     # status.json, then a header that claims 2 TiB followed by one block: refused before any read of the data
     st = tarfile.TarInfo(f"{run}/status.json")
@@ -61,7 +98,38 @@ if variant == "huge":
     ti = tarfile.TarInfo(f"{run}/huge")
     ti.size = 2 << 40
     raw = st.tobuf(format=tarfile.PAX_FORMAT) + b"{}" + b"\0" * 510 + ti.tobuf(format=tarfile.PAX_FORMAT) + b"\0" * 512
-gz = gzip.compress(raw, mtime=0)
+gz = raw if variant == "plain" else gzip.compress(raw, mtime=0)
+if variant == "bigresults":
+    # written through gzip level 1 in pieces: 1 GiB never sits in memory here
+    line = b'{"suite":"gemm","case":"x","status":"ok","value":1.0,"samples":[1.0,1.0,1.0,1.0,1.0,1.0,1.0,1.0]}\n'
+    n = (1 << 30) // len(line)
+    st = tarfile.TarInfo(f"{run}/status.json")
+    st.size = 2
+    ti = tarfile.TarInfo(f"{run}/results/gemm.jsonl")
+    ti.size = n * len(line)
+    out = io.BytesIO()
+    z = gzip.GzipFile(fileobj=out, mode="wb", compresslevel=1, mtime=0)
+    z.write(st.tobuf(format=tarfile.PAX_FORMAT) + b"{}" + b"\0" * 510 + ti.tobuf(format=tarfile.PAX_FORMAT))
+    h = hashlib.sha256()
+    block = line * 8192
+    left = n
+    while left:
+        k = min(left, 8192)
+        piece = block if k == 8192 else line * k
+        z.write(piece)
+        h.update(piece)
+        left -= k
+    z.write(b"\0" * ((512 - ti.size % 512) % 512) + b"\0" * 1024)
+    z.close()
+    gz = out.getvalue()
+    members = [(f"{run}/status.json", b"{}")]
+    big_digest = h.hexdigest()
+if variant == "badcrc":
+    gz = gz[:-8] + bytes([gz[-8] ^ 0xFF]) + gz[-7:]
+if variant == "badsize":
+    gz = gz[:-4] + bytes([gz[-4] ^ 0x01]) + gz[-3:]
+if variant == "trailing":
+    gz = gz + b"trailing garbage"
 if variant == "truncated":
     gz = gz[: len(gz) // 2]
 if variant == "corrupt":
@@ -69,6 +137,8 @@ if variant == "corrupt":
 open(path, "wb").write(gz)
 subjects = [{"name": run + ".bench.tar.gz", "digest": {"sha256": hashlib.sha256(gz).hexdigest()}}]
 subjects += [{"name": n, "digest": {"sha256": hashlib.sha256(d).hexdigest()}} for n, d in members]
+if variant == "bigresults":
+    subjects.append({"name": f"{run}/results/gemm.jsonl", "digest": {"sha256": big_digest}})
 stmt = {"_type": "https://in-toto.io/Statement/v1", "subject": subjects,
         "predicateType": "https://slsa.dev/provenance/v1", "predicate": {}}
 payload = json.dumps(stmt, sort_keys=True, separators=(",", ":")).encode()

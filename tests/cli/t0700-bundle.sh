@@ -130,7 +130,7 @@ size=$(stat -c %s "$B")
 # the complement of the byte that is there (a fixed byte would be no change one time in 256)
 python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xff]))' \
 	"$T/tamper/$(basename "$B")" $((size - 5))
-refused "one flipped byte in the gzip trailer" "digest differs from the signed statement" "$BENCH" verify "$T/tamper/$(basename "$B")"
+refused "one flipped byte in the gzip trailer (its CRC-32)" "gzip decompression failed: incorrect data check" "$BENCH" verify "$T/tamper/$(basename "$B")"
 cp "$B" "$T/tamper/"
 "$PY" - "$T/tamper/$(basename "$B").intoto.jsonl" payload <<'PY'
 import base64, json, sys

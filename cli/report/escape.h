@@ -1,0 +1,25 @@
+/*
+ * escape.h — text from a bundle made safe for a terminal, a markdown table and a spreadsheet: control
+ * characters (C0, DEL, C1) shown as \xNN, CSV fields quoted (RFC 4180) with formula prefixes (= + - @, tab, CR at
+ * a field's start) neutralised by a leading apostrophe.
+ *
+ * Ownership: esc_text() returns a malloc'd string the caller frees; esc_json_tree() rewrites the strings (values
+ * and keys) of a document it is given in place; esc_csv_field() writes to the stream given.
+ */
+#ifndef BENCH_ESCAPE_H
+#define BENCH_ESCAPE_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* s with every control character as \xNN (a new string; NULL gives NULL) */
+char *esc_text(const char *s);
+/* 1 when s holds a character esc_text() would rewrite */
+int esc_needed(const char *s);
+/* every string of j, keys included, through esc_text() */
+void esc_json_tree(json_t *j);
+/* one CSV field of text (nothing for NULL) */
+void esc_csv_field(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,97 @@
+#!/bin/sh
+# Hardening of the bundle side (issue 19): strict archives (canonical names, the gzip CRC and length, nothing
+# after either end, regular modes), size limits before parsing, one reading of a verified file (a swap after
+# verification is never used), escaped terminal and CSV output, pack refusing hard links and special files,
+# publish refusing links, queueing concurrent publishers and staging only its own files.
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+"$BENCH" keygen >/dev/null 2>&1 || not_ok "keygen"
+
+refused() { # description reason-text command...
+	desc=$1 reason=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" = 8 ] && grep -qF -- "$reason" "$T/err"; then ok "$desc: exit 8, $reason"; else
+		not_ok "$desc (exit $rc)"
+		show "$T/err"
+	fi
+}
+
+# --- strict archives: each correctly signed, so that only the archive checks can refuse it -----------------------
+for v in dotslash doubleslash trailingslash setuid badcrc badsize plain trailing afterend; do
+	f=$("$PY" tests/bundle/hostile.py "$v" "$T" "$BENCH_HOME")
+	case $v in
+	dotslash) why="a '.' path component" ;; doubleslash) why="an empty path component" ;;
+	trailingslash) why="a duplicate name" ;; setuid) why="a setuid, setgid or sticky mode" ;;
+	badcrc) why="incorrect data check" ;; badsize) why="incorrect length check" ;; plain) why="plain tar is refused" ;;
+	trailing) why="trailing data after the end of the gzip stream" ;; afterend) why="data after the end of the tar archive" ;;
+	esac
+	refused "hostile archive: $v" "$why" "$BENCH" verify "$f"
+	refused "hostile archive: $v, show --no-verify" "$why" "$BENCH" show --no-verify "$f"
+	refused "hostile archive: $v, compare --allow-unverified" "$why" "$BENCH" compare --allow-unverified "$f" "$f"
+done
+
+# --- a 1 GiB results member in a few MB: refused at its header, in bounded time and memory --------------------------
+f=$("$PY" tests/bundle/hostile.py bigresults "$T" "$BENCH_HOME")
+echo "# bigresults: $(stat -c %s "$f") bytes"
+for cmd in "verify" "compare --allow-unverified" "report --allow-unverified -o $T/rep"; do
+	# shellcheck disable=SC2086
+	/usr/bin/time -f '%e %M' -o "$T/time" "$BENCH" $cmd "$f" $( [ "$cmd" = "compare --allow-unverified" ] && echo "$f") >"$T/out" 2>"$T/err"
+	rc=$?
+	read -r secs kb <<EOT
+$(tail -n 1 "$T/time")
+EOT
+	if [ "$rc" = 8 ] && grep -qF "over the limit" "$T/err" && [ "$kb" -lt 200000 ] &&
+		"$PY" -c "import sys; sys.exit(float(sys.argv[1]) >= 5)" "$secs"; then
+		ok "1 GiB results member: $cmd refuses it (exit 8) in ${secs}s, peak RSS ${kb} kB"
+	else
+		not_ok "1 GiB results member: $cmd exit $rc in ${secs}s, peak RSS ${kb} kB"
+		show "$T/err"
+	fi
+done
+
+# --- escaped output: a bundle whose plan, status, summary and records carry ESC sequences ---------------------------
+f=$("$PY" tests/bundle/hostile.py escape "$T" "$BENCH_HOME")
+esc=$(printf '\033')
+no_esc() { # description file
+	if grep -q "$esc" "$2" || grep -q "$(printf '\007')" "$2"; then not_ok "$1 emits control characters"; show "$2"; else ok "$1: no control character"; fi
+}
+expect 0 "show of a bundle carrying ESC" "$BENCH" show "$f"
+no_esc "show" "$T/out"
+expect_out 'TFLOP/s\x1b]0;pwned\x07\x1b[31mRED\x1b[0m'
+expect_out "verified  signed by key id"
+expect 0 "verify of a bundle carrying ESC" "$BENCH" verify "$f"
+no_esc "verify" "$T/out"
+expect 0 "compare (text)" "$BENCH" compare "$f" "$f"
+no_esc "compare text" "$T/out"
+expect 0 "compare (markdown)" "$BENCH" compare -f markdown "$f" "$f"
+no_esc "compare markdown" "$T/out"
+expect 0 "compare (csv)" "$BENCH" compare -f csv "$f" "$f"
+no_esc "compare csv" "$T/out"
+"$PY" - "$T/out" <<'PY' && ok "csv: one row per case, the unit quoted and neutralised" || { not_ok "csv fields"; show "$T/out"; }
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert len(rows) == 3 and all(len(r) == len(rows[0]) for r in rows), rows  # two cases, no row added
+unit = rows[1][rows[0].index("unit")]
+assert unit.startswith("'=HYPERLINK("), unit
+for r in rows[1:]:
+    for v in r:
+        assert not v[:1] in ("=", "+", "@", "\t", "\r") and not (v[:1] == "-" and v != "-" and not v[1:2].isdigit()), v
+PY
+# a member name with ESC: the error message shows it escaped
+"$PY" - "$T" "$BENCH_HOME" <<'PY'
+import subprocess, sys
+src = open("tests/bundle/hostile.py").read().replace('add(tf, f"{run}/status.json/", b"")', 'add(tf, f"{run}/\\x1b[2Jx", b"", mode=0o6755)')
+open(sys.argv[1] + "/h2.py", "w").write(src)
+PY
+f=$("$PY" "$T/h2.py" trailingslash "$T/" "$BENCH_HOME")
+refused "an entry named with ESC" 'refused archive entry' "$BENCH" verify "$f"
+no_esc "verify's error" "$T/err"
+grep -qF 'x1b[2Jx' "$T/err" && ok "the name is shown as \\x1b" || { not_ok "escaped name"; show "$T/err"; }
+
+# --- show verifies first --------------------------------------------------------------------------------------------
+cp "$f" "$T/unsigned.bench.tar.gz"
+refused "show of a bundle without its envelope" "pass --no-verify" "$BENCH" show "$T/unsigned.bench.tar.gz"
+finish
