@@ -95,6 +95,10 @@ static int list_dir(struct members *ms, const char *root, const char *rel, const
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
+		/* bench run's own bookkeeping at the top of the run directory (the lock naming its holder, the space it
+		 * keeps for the final status): never part of what was measured */
+		if (!*rel && (!strcmp(e->d_name, ".bench-lock") || !strcmp(e->d_name, ".bench-reserve")))
+			continue;
 		for (const char *c = e->d_name; *c && !err; c++)
 			if ((unsigned char)*c < 0x20 || *c == 0x7f)
 				err = bench_error_set(BENCH_E_FAIL, "a name with a control character in '%s%s'; a bundle holds "

@@ -144,4 +144,11 @@ assert json.load(open(d + '/status.json'))['state'] == 'complete'" "$D" && ok "e
 else
 	ok "# SKIP a full disk: needs root to mount a 2 MiB tmpfs"
 fi
+# a run killed with SIGKILL leaves its lock file behind: pack leaves bench's own bookkeeping out of the bundle
+D=$(ls -d "$T"/lk/integrity-* | head -n 1)
+echo "pid 1 on elsewhere since 2026-01-01T00:00:00Z" >"$D/.bench-lock"
+: >"$D/.bench-reserve"
+expect 0 "pack a run directory with a stale lock file" "$BENCH" pack "$D"
+tar -tzf "$D.bench.tar.gz" | grep -q 'bench-lock\|bench-reserve' && not_ok "the bundle holds .bench-lock or .bench-reserve" ||
+	ok "the bundle holds neither .bench-lock nor .bench-reserve"
 finish
