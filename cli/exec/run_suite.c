@@ -577,17 +577,17 @@ cleanup:
 
 /* Runs a suite: its pending cases grouped by the runner each needs (one group for most suites; gemm's torch
  * backends run in the PyTorch runner), in plan order of the groups' first cases. */
-int run_execute_suite(struct run *r, const struct suite_ops *s, int *tried_make)
+/* The distinct runners of suite s's cases (pending only: the cases not yet ok), in plan order of their first cases;
+ * at most max. Returns how many. */
+static size_t suite_programs(const char **progs, size_t max, const struct run *r, const struct suite_ops *s, int pending)
 {
-	const char *progs[8];
 	size_t np = 0;
-	int err = 0;
 
-	for (size_t i = 0; i < r->plan.n && np < 8; i++) {
+	for (size_t i = 0; i < r->plan.n && np < max; i++) {
 		const char *p;
 		int seen = 0;
 
-		if (r->plan.cases[i].suite != s || r->st[i] == C_OK)
+		if (r->plan.cases[i].suite != s || (pending && r->st[i] == C_OK))
 			continue;
 		p = case_program(s, &r->plan.cases[i]);
 		for (size_t k = 0; k < np; k++)
@@ -595,6 +595,15 @@ int run_execute_suite(struct run *r, const struct suite_ops *s, int *tried_make)
 		if (!seen)
 			progs[np++] = p;
 	}
+	return np;
+}
+
+int run_execute_suite(struct run *r, const struct suite_ops *s, int *tried_make)
+{
+	const char *progs[8];
+	size_t np = suite_programs(progs, 8, r, s, 1);
+	int err = 0;
+
 	for (size_t k = 0; k < np && !err && !run_stop_flag; k++) {
 		char *tag = np == 1 ? xstrdup(s->name) : xstrfmt("%s-%zu", s->name, k + 1);
 
@@ -614,20 +623,8 @@ void run_print_dry(struct run *r)
 		const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
 		long long ranks = ops->processes ? ops->processes(&r->m.suites[s], &r->m) : 1;
 		const char *progs[8];
-		size_t np = 0;
+		size_t np = suite_programs(progs, 8, r, ops, 0);
 
-		for (size_t i = 0; i < r->plan.n && np < 8; i++) {
-			const char *p;
-			int seen = 0;
-
-			if (r->plan.cases[i].suite != ops)
-				continue;
-			p = case_program(ops, &r->plan.cases[i]);
-			for (size_t k = 0; k < np; k++)
-				seen |= !strcmp(progs[k], p);
-			if (!seen)
-				progs[np++] = p;
-		}
 		for (size_t k = 0; k < np; k++) {
 			struct strvec argv = STRVEC_INIT;
 			struct strbuf cmd = STRBUF_INIT;

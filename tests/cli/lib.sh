@@ -29,6 +29,24 @@ expect_err() { if grep -qF -- "$1" "$T/err"; then ok "stderr: $1"; else not_ok "
 expect_out() { if grep -qF -- "$1" "$T/out"; then ok "stdout: $1"; else not_ok "stdout lacks: $1"; show "$T/out"; fi; }
 expect_no_out() { if [ -s "$T/out" ]; then not_ok "stdout should be empty"; show "$T/out"; else ok "stdout empty"; fi; }
 
+# refused DESCRIPTION REASON CMD...: CMD refuses a bundle: exit 8, REASON (fixed string) on stderr.
+refused() { # description reason-text command...
+	desc=$1 reason=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" = 8 ] && grep -qF -- "$reason" "$T/err"; then ok "$desc: exit 8, $reason"; else
+		not_ok "$desc (exit $rc)"
+		show "$T/err"
+	fi
+}
+
+# fake_gemm: $T/fake/bench-gemm is tests/fake/fake-runner.py (BENCH_RUNNERS=$T/fake runs it; FAKE_MODE steers it).
+fake_gemm() {
+	mkdir -p "$T/fake"
+	ln -sf "$(cd "$(dirname "$0")/../fake" && pwd)/fake-runner.py" "$T/fake/bench-gemm"
+}
+
 # expect_same DESCRIPTION EXPECTED ACTUAL: files are byte-identical.
 expect_same() {
 	if cmp -s "$2" "$3"; then ok "$1"; else

@@ -104,16 +104,6 @@ expect 0 "show --json of the crashed run" "$BENCH" show --json "$BC"
 	ok "show --json: status carries the failed case and its reason" || not_ok "show --json reason"
 
 # --- tampering ----------------------------------------------------------------------------------------------------------
-refused() { # description reason-text command...
-	desc=$1 reason=$2
-	shift 2
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	if [ "$rc" = 8 ] && grep -qF -- "$reason" "$T/err"; then ok "$desc: exit 8, $reason"; else
-		not_ok "$desc (exit $rc)"
-		show "$T/err"
-	fi
-}
 mkdir -p "$T/tamper"
 n=0
 for m in $(tar -tzf "$B" | grep -v '/$'); do

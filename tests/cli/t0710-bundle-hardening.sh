@@ -8,16 +8,6 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 "$BENCH" keygen >/dev/null 2>&1 || not_ok "keygen"
 
-refused() { # description reason-text command...
-	desc=$1 reason=$2
-	shift 2
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	if [ "$rc" = 8 ] && grep -qF -- "$reason" "$T/err"; then ok "$desc: exit 8, $reason"; else
-		not_ok "$desc (exit $rc)"
-		show "$T/err"
-	fi
-}
 
 # --- strict archives: each correctly signed, so that only the archive checks can refuse it -----------------------
 for v in dotslash doubleslash trailingslash setuid badcrc badsize plain trailing afterend; do

@@ -2,9 +2,7 @@
 # bench compare: verdicts from controlled samples (fake runners), one-sided cases, method differences,
 # --fail-on-regression, formats, and bundles verified before they are compared.
 . "$(dirname "$0")/lib.sh"
-FAKE=$(cd "$(dirname "$0")/../fake" && pwd)/fake-runner.py
-mkdir -p "$T/fake"
-ln -s "$FAKE" "$T/fake/bench-gemm"
+fake_gemm
 cat >"$T/m.yaml" <<'Y'
 bench: 1
 name: cmp

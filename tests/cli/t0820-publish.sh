@@ -2,9 +2,7 @@
 # bench publish: three signed bundles give three commits (libgit2) and a site whose index lists them, each with
 # its report; publishing one again is a no-op; a tampered bundle is refused without touching the repository.
 . "$(dirname "$0")/lib.sh"
-FAKE=$(cd "$(dirname "$0")/../fake" && pwd)/fake-runner.py
-mkdir -p "$T/fake"
-ln -s "$FAKE" "$T/fake/bench-gemm"
+fake_gemm
 cat >"$T/m.yaml" <<'Y'
 bench: 1
 name: nightly-gemm

@@ -4,9 +4,7 @@
 # 20 concurrent publishers queue and each lands in its own commit with nothing else; pack refuses hard links
 # and special files.
 . "$(dirname "$0")/lib.sh"
-FAKE=$(cd "$(dirname "$0")/../fake" && pwd)/fake-runner.py
-mkdir -p "$T/fake"
-ln -s "$FAKE" "$T/fake/bench-gemm"
+fake_gemm
 cat >"$T/m.yaml" <<'Y'
 bench: 1
 name: hard
