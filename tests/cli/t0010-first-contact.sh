@@ -39,6 +39,7 @@ timeout 3000 podman run --name "$NAME" --network=host $archives -v "$T/src:/root
 	"$BASE" sh -c 'apt-get update && apt-get install -y make && make run' >"$T/run.log" 2>&1
 rc=$?
 secs=$(($(date +%s) - start))
+[ -n "${T0010_LOG:-}" ] && cp "$T/run.log" "$T0010_LOG" # the whole transcript, for a record in docs/results
 podman rm -f "$NAME" >/dev/null 2>&1
 echo "# make run in a fresh Debian 12 container: ${secs}s (apt-get update, make, make run; exit $rc)"
 if [ "$rc" = 0 ]; then ok "apt-get install -y make && make run: exit 0 in ${secs}s"; else
