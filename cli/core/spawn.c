@@ -67,13 +67,132 @@ static void end_group(pid_t pid, int *status)
 	waitpid(pid, status, 0);
 }
 
+/* Writes all of p (n bytes) to fd; gives up at the first error (a full disk must not stop the run). */
+static void write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* A child's stderr kept to its head (written as it comes) and its tail (a ring held in memory until the end). */
+struct errcap {
+	int fd;
+	size_t head, tail, written;
+	char *ring, last;
+	size_t start, len;
+	unsigned long long cut;
+};
+
+static void errcap_add(struct errcap *e, const char *p, size_t n)
+{
+	if (e->written < e->head) {
+		size_t k = n < e->head - e->written ? n : e->head - e->written;
+
+		write_all(e->fd, p, k);
+		e->written += k;
+		e->last = p[k - 1];
+		p += k;
+		n -= k;
+	}
+	if (n == 0)
+		return;
+	if (e->tail == 0) {
+		e->cut += n;
+		return;
+	}
+	if (!e->ring)
+		e->ring = xmalloc(e->tail);
+	if (n >= e->tail) { /* this read alone fills the ring: keep its last bytes */
+		e->cut += e->len + (n - e->tail);
+		memcpy(e->ring, p + (n - e->tail), e->tail);
+		e->start = 0;
+		e->len = e->tail;
+		return;
+	}
+	for (size_t done = 0; done < n;) {
+		size_t w = (e->start + e->len) % e->tail, k = e->tail - w;
+
+		if (k > n - done)
+			k = n - done;
+		memcpy(e->ring + w, p + done, k);
+		done += k;
+		e->len += k;
+		if (e->len > e->tail) {
+			e->cut += e->len - e->tail;
+			e->start = (e->start + e->len - e->tail) % e->tail;
+			e->len = e->tail;
+		}
+	}
+}
+
+/* Writes what was held back: the cut line (when anything was left out), then the tail. */
+static void errcap_finish(struct errcap *e)
+{
+	if (e->cut) {
+		char msg[256];
+		int k = snprintf(msg, sizeof(msg), "%sbench: runner stderr cut here: %llu bytes left out (the log keeps "
+				 "its first %zu and last %zu bytes)\n", e->written && e->last != '\n' ? "\n" : "",
+				 e->cut, e->head, e->tail);
+
+		write_all(e->fd, msg, (size_t)k);
+	}
+	if (e->len) {
+		size_t k = e->tail - e->start < e->len ? e->tail - e->start : e->len;
+
+		write_all(e->fd, e->ring + e->start, k);
+		write_all(e->fd, e->ring, e->len - k);
+	}
+	free(e->ring);
+	e->ring = NULL;
+}
+
+/* Reads what the stderr pipe holds now (all of it when block); closes it at EOF or an error. */
+static void errcap_read(struct errcap *e, int *fd, int block)
+{
+	char buf[65536];
+	double until = now_s() + 1.0; /* a daemon still writing must not hold the end of the suite */
+
+	while (*fd >= 0) {
+		struct pollfd pfd = { *fd, POLLIN, 0 };
+		ssize_t n;
+
+		int r = poll(&pfd, 1, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+		n = read(*fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(*fd);
+			*fd = -1;
+			return;
+		}
+		errcap_add(e, buf, (size_t)n);
+		if (!block || now_s() > until)
+			return;
+	}
+}
+
 int spawn_run(struct spawn_result *out, const struct spawn_opts *o)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	struct strbuf line = STRBUF_INIT;
-	int pipefd[2] = { -1, -1 }, status = 0, err = 0, reaped = 0, stop_reading = 0;
-	size_t max_line = o->max_line ? o->max_line : (1u << 24);
+	int pipefd[2] = { -1, -1 }, errpipe[2] = { -1, -1 }, status = 0, err = 0, reaped = 0, stop_reading = 0;
+	int capped = o->stderr_fd >= 0 && !o->stderr_to_stdout && (o->stderr_head || o->stderr_tail);
+	struct errcap ec = { o->stderr_fd, o->stderr_head, o->stderr_tail, 0, NULL, 0, 0, 0, 0 };
+	size_t max_line = o->max_line ? o->max_line : (1u << 24), linelen = 0;
 	double start = now_s();
 	pid_t pid = -1;
 
@@ -82,11 +201,23 @@ int spawn_run(struct spawn_result *out, const struct spawn_opts *o)
 		return bench_error_set(BENCH_E_FAIL, "cannot create a pipe: %s", strerror(errno));
 	fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
 	fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
+	if (capped) {
+		if (pipe(errpipe) < 0) {
+			err = bench_error_set(BENCH_E_FAIL, "cannot create a pipe: %s", strerror(errno));
+			close(pipefd[0]);
+			close(pipefd[1]);
+			return err;
+		}
+		fcntl(errpipe[0], F_SETFD, FD_CLOEXEC);
+		fcntl(errpipe[1], F_SETFD, FD_CLOEXEC);
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&attr);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
 	if (o->stderr_to_stdout)
 		posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+	else if (capped)
+		posix_spawn_file_actions_adddup2(&fa, errpipe[1], 2);
 	else if (o->stderr_fd >= 0)
 		posix_spawn_file_actions_adddup2(&fa, o->stderr_fd, 2);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
@@ -106,14 +237,18 @@ int spawn_run(struct spawn_result *out, const struct spawn_opts *o)
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close(pipefd[1]);
+	if (errpipe[1] >= 0)
+		close(errpipe[1]);
 	if (errno) {
 		err = bench_error_set(BENCH_E_FAIL, "cannot start '%s': %s", o->argv[0], strerror(errno));
 		close(pipefd[0]);
+		if (errpipe[0] >= 0)
+			close(errpipe[0]);
 		return err;
 	}
 	for (;;) {
-		struct pollfd pfd = { pipefd[0], POLLIN, 0 };
-		char buf[65536];
+		struct pollfd pfd[2] = { { pipefd[0], POLLIN, 0 }, { errpipe[0], POLLIN, 0 } };
+		char buf[65536], *p, *end;
 		ssize_t n;
 		int r;
 
@@ -135,28 +270,45 @@ int spawn_run(struct spawn_result *out, const struct spawn_opts *o)
 			out->end = SPAWN_STOPPED;
 			break;
 		}
-		r = poll(&pfd, 1, 100);
+		r = poll(pfd, 2, 100);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
+			continue;
+		if (pfd[1].revents)
+			errcap_read(&ec, &errpipe[0], 0);
+		if (!pfd[0].revents)
 			continue;
 		n = read(pipefd[0], buf, sizeof(buf));
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
 			break; /* EOF: the child (and any grandchild holding stdout) closed it */
-		for (ssize_t i = 0; i < n && !stop_reading; i++) {
-			if (buf[i] == '\n') {
-				if (o->on_line && o->on_line(o->ctx, line.buf, line.len))
-					stop_reading = 1;
-				strbuf_reset(&line);
-			} else if (line.len < max_line) {
-				strbuf_addch(&line, buf[i]);
-			}
+		/* a line's first max_line bytes are kept; the rest is only counted */
+		for (p = buf, end = buf + n; p < end && !stop_reading;) {
+			char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t k = (size_t)((nl ? nl : end) - p);
+
+			if (line.len < max_line)
+				strbuf_add(&line, p, k < max_line - line.len ? k : max_line - line.len);
+			linelen += k;
+			if (!nl)
+				break;
+			if (linelen > max_line && o->on_overlong)
+				o->on_overlong(o->ctx, linelen);
+			else if (o->on_line && o->on_line(o->ctx, line.buf, line.len))
+				stop_reading = 1;
+			strbuf_reset(&line);
+			linelen = 0;
+			p = nl + 1;
 		}
 	}
-	if (line.len && o->on_line && !stop_reading && out->end == SPAWN_EXITED)
-		o->on_line(o->ctx, line.buf, line.len); /* a last line without newline */
+	if (linelen && !stop_reading && out->end == SPAWN_EXITED) { /* a last line without newline */
+		if (linelen > max_line && o->on_overlong)
+			o->on_overlong(o->ctx, linelen);
+		else if (o->on_line)
+			o->on_line(o->ctx, line.buf, line.len);
+	}
 	if (!reaped) {
 		/* stdout closed; wait for the exit, still honouring the deadline and the stop flag */
 		for (;;) {
@@ -169,9 +321,23 @@ int spawn_run(struct spawn_result *out, const struct spawn_opts *o)
 				end_group(pid, &status);
 				break;
 			}
-			usleep(20000);
+			if (errpipe[0] >= 0) { /* a child still writing to stderr must not block on a full pipe */
+				struct pollfd ep = { errpipe[0], POLLIN, 0 };
+
+				if (poll(&ep, 1, 20) > 0)
+					errcap_read(&ec, &errpipe[0], 0);
+			} else {
+				usleep(20000);
+			}
 		}
 		kill(-pid, SIGKILL); /* nothing of the group outlives the suite */
+	}
+	if (capped) {
+		errcap_read(&ec, &errpipe[0], 1); /* what is left in the pipe */
+		if (errpipe[0] >= 0)
+			close(errpipe[0]);
+		errcap_finish(&ec);
+		out->stderr_cut = ec.cut;
 	}
 	close(pipefd[0]);
 	strbuf_release(&line);

@@ -1,7 +1,7 @@
 /*
  * spawn.h — run a program through posix_spawn with an argv vector (never a shell), in its own process group,
- * stream its stdout line by line to a callback, send its stderr to a file descriptor, and end the whole group
- * on a deadline or when the caller's stop flag is raised.
+ * stream its stdout line by line to a callback, send its stderr to a file descriptor (all of it, or its head and
+ * tail only), and end the whole group on a deadline or when the caller's stop flag is raised.
  *
  * Ownership: argv and envp are borrowed for the call; lines passed to the callback are valid only during the
  * callback. The result struct is filled by value.
@@ -24,12 +24,18 @@ struct spawn_result {
 	int exit_code;
 	int term_signal;
 	double seconds;
+	unsigned long long stderr_cut; /* bytes of stderr left out by stderr_head/stderr_tail */
 };
 
 struct spawn_opts {
 	char *const *argv;
 	char *const *envp;          /* NULL: inherit */
 	int stderr_fd;              /* -1: inherit */
+	/* With stderr_fd: when either is non-zero, stderr comes through a pipe and stderr_fd gets only its first
+	 * stderr_head and last stderr_tail bytes (the tail is held in memory and written when the program ends),
+	 * with a line "bench: runner stderr cut here: N bytes left out ..." between them. 0 and 0: the program writes
+	 * to stderr_fd itself, without limit. */
+	size_t stderr_head, stderr_tail;
 	int stderr_to_stdout;       /* stderr into the same pipe as stdout (its lines to on_line, in order) */
 	double timeout_s;           /* 0: none */
 	volatile sig_atomic_t *stop;/* raised by a signal handler: end the group */
@@ -37,7 +43,10 @@ struct spawn_opts {
 	 * child is then ended). */
 	int (*on_line)(void *ctx, const char *line, size_t len);
 	void *ctx;
-	size_t max_line;            /* longer lines are passed truncated, flagged by len == max_line */
+	size_t max_line;            /* longer lines are passed truncated, flagged by len == max_line ... */
+	/* ... unless on_overlong is set: then a line longer than max_line is not passed to on_line; on_overlong gets
+	 * its full length once it ends. Either way at most max_line bytes of a line are held in memory. */
+	void (*on_overlong)(void *ctx, size_t len);
 };
 
 /* Returns 0 when the program ran (whatever its status), or BENCH_E_FAIL if it could not be started. */

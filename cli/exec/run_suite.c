@@ -26,6 +26,13 @@
 
 extern char **environ;
 
+/* What a runner may write (docs/architecture.md, "Limits"): a stdout line (one record) of at most RUN_MAX_LINE bytes,
+ * longer ones are discarded as malformed; of its stderr, logs/<suite>.log keeps the first RUN_STDERR_HEAD and the last
+ * RUN_STDERR_TAIL bytes, and says how many were cut between them (well under the bundle's 256 MiB for a log). */
+#define RUN_MAX_LINE (64u << 20)
+#define RUN_STDERR_HEAD ((size_t)8 << 20)
+#define RUN_STDERR_TAIL ((size_t)8 << 20)
+
 /* ---- progress --------------------------------------------------------------------------------------------------- */
 
 struct suite_run {
@@ -137,6 +144,16 @@ static const char *device_mismatch(char *buf, size_t len, const struct run *r, c
 		return buf;
 	}
 	return NULL;
+}
+
+/* A stdout line longer than RUN_MAX_LINE: its head was kept in memory at most, the rest only counted. */
+static void on_overlong(void *ctx, size_t len)
+{
+	struct suite_run *sr = ctx;
+
+	fprintf(sr->log, "bench: malformed line from the runner: %zu bytes, longer than the limit of %u MiB for a "
+		"record; discarded\n", len, RUN_MAX_LINE >> 20);
+	sr->malformed++;
 }
 
 static int on_record(void *ctx, const char *line, size_t len)
@@ -472,11 +489,14 @@ start:
 	so.argv = strvec_argv(&argv);
 	so.envp = strvec_argv(&env);
 	so.stderr_fd = logfd;
+	so.stderr_head = RUN_STDERR_HEAD;
+	so.stderr_tail = RUN_STDERR_TAIL;
 	so.timeout_s = (double)r->m.runtime.timeout_ns / 1e9;
 	so.stop = &run_stop_flag;
 	so.on_line = on_record;
 	so.ctx = &sr;
-	so.max_line = 64u << 20;
+	so.max_line = RUN_MAX_LINE;
+	so.on_overlong = on_overlong;
 	sr.start = now_s();
 	if (lau->run_batch) {
 		struct batch_job job;
