@@ -78,16 +78,11 @@ static void check_keys(struct vctx *c, const struct ynode *map, const char *cons
 		const struct ynode *k = map->pairs[i].key;
 		int known = 0;
 
-		for (size_t j = 0; j < i; j++) {
-			if (!strcmp(map->pairs[j].key->value, k->value)) {
-				verr(c, k, "duplicate key '%s'%s%s (first at line %d)", k->value, where ? " " : "",
-				     where ? where : "", map->pairs[j].key->line);
-				known = -1;
-				break;
-			}
-		}
-		if (known < 0)
+		if (k->dup_of) {
+			verr(c, k, "duplicate key '%s'%s%s (first at line %d)", k->value, where ? " " : "", where ? where : "",
+			     k->dup_of->line);
 			continue;
+		}
 		for (size_t j = 0; allowed[j]; j++)
 			known |= !strcmp(allowed[j], k->value);
 		if (!known) {
@@ -437,12 +432,9 @@ static void parse_stack(struct vctx *c, const struct ynode *n, struct manifest *
 		m->stack.env = xcalloc(v->n, sizeof(*m->stack.env));
 		for (size_t i = 0; i < v->n; i++) {
 			const struct ynode *k = v->pairs[i].key, *val = v->pairs[i].value;
-			int dup = 0;
 
-			for (size_t j = 0; j < i; j++)
-				dup |= !strcmp(v->pairs[j].key->value, k->value);
-			if (dup) {
-				verr(c, k, "duplicate key '%s' in 'env'", k->value);
+			if (k->dup_of) {
+				verr(c, k, "duplicate key '%s' in 'env' (first at line %d)", k->value, k->dup_of->line);
 				continue;
 			}
 			if (!env_name_ok(k->value)) {
@@ -660,13 +652,9 @@ static void parse_suites(struct vctx *c, const struct ynode *n, struct manifest 
 		const struct ynode *k = n->pairs[i].key;
 		const struct suite_ops *ops = suite_find(k->value);
 		size_t idx;
-		int dup = 0, first_line = 0;
 
-		for (size_t j = 0; j < i && !dup; j++)
-			if ((dup = !strcmp(n->pairs[j].key->value, k->value)))
-				first_line = n->pairs[j].key->line;
-		if (dup) {
-			verr(c, k, "duplicate suite '%s' (first at line %d)", k->value, first_line);
+		if (k->dup_of) {
+			verr(c, k, "duplicate suite '%s' (first at line %d)", k->value, k->dup_of->line);
 			continue;
 		}
 		if (!ops) {

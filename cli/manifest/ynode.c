@@ -169,6 +169,14 @@ static void attach(struct loader *ld, struct ynode *n)
 		ynode_free(n);
 		return;
 	}
+	if (parent->n == YNODE_MAX_KEYS) {
+		diag_add(ld->diags, ld->file, n->line, n->col, "a mapping holds at most %d keys; this is one too many",
+			 YNODE_MAX_KEYS);
+		ld->errors++;
+		ld->fatal = 1;
+		ynode_free(n);
+		return;
+	}
 	if (n->plain && !strcmp(n->value, "<<")) {
 		diag_add(ld->diags, ld->file, n->line, n->col, "merge keys ('<<') are not allowed in a manifest");
 		ld->errors++;
@@ -177,6 +185,42 @@ static void attach(struct loader *ld, struct ynode *n)
 	parent->pairs[parent->n].key = n;
 	parent->pairs[parent->n].value = NULL;
 	parent->n++;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct ynode *x = *(const struct ynode *const *)a, *y = *(const struct ynode *const *)b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->value, y->value, n);
+
+	if (c || x->len != y->len)
+		return c ? c : x->len < y->len ? -1 : 1;
+	return x->alloc < y->alloc ? -1 : x->alloc > y->alloc; /* equal keys in file order: the first is the earliest */
+}
+
+/* Sets dup_of on every key of map that repeats an earlier one: sorted once, equal neighbours compared. */
+static void mark_duplicates(struct ynode *map)
+{
+	struct ynode **k;
+
+	if (map->n < 2)
+		return;
+	k = xcalloc(map->n, sizeof(*k));
+	for (size_t i = 0; i < map->n; i++) {
+		k[i] = map->pairs[i].key;
+		k[i]->alloc = i; /* a scalar's alloc is unused: its position in the mapping, for a stable order */
+	}
+	qsort(k, map->n, sizeof(*k), key_cmp);
+	for (size_t i = 0, first = 0; i < map->n; i++) {
+		if (i == 0 || k[i]->len != k[first]->len || memcmp(k[i]->value, k[first]->value, k[i]->len)) {
+			first = i;
+			continue;
+		}
+		k[i]->dup_of = k[first];
+	}
+	for (size_t i = 0; i < map->n; i++)
+		k[i]->alloc = 0;
+	free(k);
 }
 
 static void check_props(struct loader *ld, const yaml_mark_t *m, const yaml_char_t *anchor, const yaml_char_t *tag)
@@ -233,6 +277,8 @@ static int handle_event(struct loader *ld, yaml_event_t *ev)
 		break;
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
+		if (ld->top > 0 && ld->stack[ld->top - 1]->type == YNODE_MAP)
+			mark_duplicates(ld->stack[ld->top - 1]);
 		if (ld->top > 0)
 			ld->top--;
 		break;

@@ -2,7 +2,8 @@
  * ynode.h — a YAML document as a small tree with source positions, loaded with libyaml's event API.
  *
  * The loader is deliberately narrow: one document, a mapping at the top, no aliases, anchors, tags or merge
- * keys, at most YNODE_MAX_DEPTH levels, valid UTF-8. Every violation becomes a positioned diagnostic.
+ * keys, at most YNODE_MAX_DEPTH levels and YNODE_MAX_KEYS keys in a mapping, valid UTF-8. Loading is n log n in the
+ * size of the document: duplicate keys are found by sorting each mapping's keys once. Every violation becomes a positioned diagnostic.
  *
  * Ownership: ynode_load() allocates the tree; ynode_free() frees a node and everything below it. Strings in
  * nodes are owned by their node.
@@ -15,6 +16,7 @@
 #include "../core/diag.h"
 
 #define YNODE_MAX_DEPTH 32
+#define YNODE_MAX_KEYS 4096 /* keys in one mapping (stack.env included): more is refused at the first one too many */
 
 enum ynode_type { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP };
 
@@ -29,6 +31,7 @@ struct ynode {
 	struct ynode **items; /* sequence */
 	struct ynode_pair *pairs; /* mapping, in file order (duplicates kept: the validator reports them) */
 	size_t n, alloc;
+	const struct ynode *dup_of; /* a mapping key: the earlier key of its mapping with the same text, else NULL */
 };
 
 struct ynode_pair {
