@@ -57,4 +57,32 @@ assert len(e) == 4 and e[0] == {"line": 2, "col": 7, "message": e[0]["message"]}
 assert d[1]["cases"] == 21 and d[1]["errors"] == []
 PY
 then ok "--json content"; else not_ok "--json content"; show "$T/out"; fi
+
+# --- map sizes bounded, duplicate keys found in n log n ------------------------------------------------------------
+# elapsed_ms CMD...: runs CMD (output to $T/out, $T/err), sets rc and ms
+elapsed_ms() {
+	t0=$(date +%s%N)
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+}
+python3 - "$T" <<'PY'
+import sys
+d = sys.argv[1]
+hdr = "bench: 1\nname: big\ntarget: {vendor: cpu}\nruntime: {engine: host, launcher: local}\nstack:\n  env: {"
+tail = "}\nsuites:\n  membw: {ops: [copy], bytes: 1MiB}\n"
+# 95k env keys in 1 MB (issue 19's reproduction: minutes to validate when duplicates were looked for pairwise)
+open(d + "/big-env.yaml", "w").write(hdr + ", ".join(f"K{i}: v" for i in range(95000)) + tail)
+# the limit itself: 4096 keys, the last a duplicate of the first
+open(d + "/max-env.yaml", "w").write(hdr + ", ".join(f"K{i}: v" for i in range(4095)) + ", K0: again" + tail)
+PY
+elapsed_ms "$BENCH" validate "$T/big-env.yaml"
+if [ "$rc" = 3 ] && grep -qF "big-env.yaml:6:39859: error: a mapping holds at most 4096 keys; this is one too many" "$T/err"
+then ok "95k env keys: refused at the 4097th key with the limit"; else not_ok "95k env keys (exit $rc)"; show "$T/err"; fi
+[ "$ms" -lt 1000 ] && ok "... in under 1 s (${ms} ms)" || not_ok "95k env keys took ${ms} ms"
+elapsed_ms "$BENCH" validate "$T/max-env.yaml"
+if [ "$rc" = 3 ] && grep -qF "error: duplicate key 'K0' in 'env' (first at line 6)" "$T/err" &&
+	[ "$(grep -c error: "$T/err")" = 1 ]
+then ok "4096 env keys are read; the one duplicate among them is found"; else not_ok "4096 env keys (exit $rc)"; show "$T/err"; fi
+[ "$ms" -lt 1000 ] && ok "... in under 1 s (${ms} ms)" || not_ok "4096 env keys took ${ms} ms"
 finish
