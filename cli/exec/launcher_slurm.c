@@ -152,10 +152,15 @@ static int slurm_script(struct strbuf *sb, const struct manifest *m, const struc
 struct follow {
 	int fd;
 	struct strbuf pending;
+	int skipping;           /* inside a line longer than FOLLOW_MAX_LINE: its rest is dropped */
 	const struct batch_job *job;
 };
 
-/* Reads what rank 0 has written since last time; complete lines go to the record callback. */
+#define FOLLOW_MAX_LINE ((size_t)64 << 20) /* as for a local runner's stdout: no record is longer */
+
+/* Reads what rank 0 has written since last time; complete lines go to the record callback. Memory is bounded: a
+ * line longer than FOLLOW_MAX_LINE is dropped (and said so in the log), and the pending bytes are moved once per
+ * read, not once per line. */
 static void follow_read(struct follow *f, const char *path)
 {
 	char buf[65536];
@@ -164,16 +169,34 @@ static void follow_read(struct follow *f, const char *path)
 	if (f->fd < 0 && (f->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
 	while ((n = read(f->fd, buf, sizeof(buf))) > 0) {
-		char *nl;
+		const char *p = buf, *end = buf + n, *nl;
+		size_t start = 0;
 
-		strbuf_add(&f->pending, buf, (size_t)n);
-		while ((nl = memchr(f->pending.buf, '\n', f->pending.len))) {
-			size_t len = (size_t)(nl - f->pending.buf);
+		if (f->skipping) {
+			if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+				continue;
+			p = nl + 1;
+			f->skipping = 0;
+		}
+		strbuf_add(&f->pending, p, (size_t)(end - p));
+		while ((nl = memchr(f->pending.buf + start, '\n', f->pending.len - start))) {
+			size_t len = (size_t)(nl - (f->pending.buf + start));
 
-			f->job->on_line(f->job->ctx, f->pending.buf, len);
-			memmove(f->pending.buf, nl + 1, f->pending.len - len - 1);
-			f->pending.len -= len + 1;
+			f->job->on_line(f->job->ctx, f->pending.buf + start, len);
+			start += len + 1;
+		}
+		if (start) {
+			memmove(f->pending.buf, f->pending.buf + start, f->pending.len - start);
+			f->pending.len -= start;
 			f->pending.buf[f->pending.len] = '\0';
+		}
+		if (f->pending.len > FOLLOW_MAX_LINE) {
+			if (f->job->log)
+				fprintf(f->job->log, "bench: malformed line from rank 0: longer than the limit of %zu MiB for a "
+					"record; discarded\n", FOLLOW_MAX_LINE >> 20);
+			f->pending.len = 0;
+			f->pending.buf[0] = '\0';
+			f->skipping = 1;
 		}
 	}
 }
@@ -310,7 +333,7 @@ static int slurm_run_batch(struct spawn_result *res, char *why, size_t whylen, c
 	const struct batch_job *job = &jb;
 	struct strbuf sb = STRBUF_INIT, id = STRBUF_INIT;
 	struct strvec av = STRVEC_INIT;
-	struct follow f = { -1, STRBUF_INIT, job };
+	struct follow f = { -1, STRBUF_INIT, 0, job };
 	struct spawn_result sr;
 	struct spawn_opts so;
 	char *dir = xstrfmt("%s/slurm", run_dir), *script = NULL, *errp = NULL, *rank0 = NULL, *sbatch = NULL;
