@@ -157,7 +157,7 @@ static int side_open(void *ctx, const char *rel, uint64_t size)
 static int side_data(void *ctx, const char *rel, const void *buf, size_t len)
 {
 	struct side_sink *k = ctx;
-	const char *p = buf, *end = p + len;
+	const char *p = buf, *end = len ? p + len : p; /* buf may be NULL at a member's end (len 0) */
 
 	if (k->json) {
 		if (len == 0) {
