@@ -28,7 +28,7 @@ fuzz() {
 	mkdir -p "$T/$name/corpus" "$T/$name/art"
 	cp "$S/$corpus"/* "$T/$name/corpus/"
 	(cd "$T/$name" && timeout $((secs + 120)) "$S/build/fuzz/$name" -max_total_time="$secs" -rss_limit_mb=1024 \
-		-timeout=10 -print_final_stats=1 -artifact_prefix="$T/$name/art/" "$@" corpus >log 2>&1
+		-timeout=10 -print_final_stats=1 -artifact_prefix="$T/$name/art/$name-" "$@" corpus >log 2>&1
 	 echo $? >rc)
 }
 fuzz fuzz_manifest tests/fuzz/corpus -dict="$S/tests/fuzz/yaml.dict" &
@@ -52,7 +52,7 @@ for name in fuzz_manifest fuzz_bundle; do
 		fi
 		not_ok "$name (exit $(cat "$T/$name/rc"), ${runs:-no} inputs) input: ${keep:-none kept}"
 		{ grep -m1 -A12 -E '==ERROR|ERROR: libFuzzer|runtime error|SUMMARY' "$L" || tail -n 12 "$L"; } | sed 's/^/#   /'
-		[ -n "$keep" ] && echo "#   reproduce: build/fuzz/$name $keep"
+		[ -n "$keep" ] && echo "#   reproduce: $S/build/fuzz/$name $keep"
 	fi
 done
 finish
