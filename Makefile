@@ -5,7 +5,7 @@
 #   make test-nodeps  the same without the package step
 #   make run        install missing Debian packages (as root), build, run manifests/quickstart.yaml
 #   make asan       the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make fuzz       build the libFuzzer target for the manifest parser (clang)
+#   make fuzz       build the libFuzzer targets: manifest parser, unverified bundle reading (clang)
 #   make install    PREFIX=/usr/local
 #   make deps       install (root) or print the apt-get line for missing packages (test-deps: those of the tests too)
 
@@ -17,8 +17,8 @@ PKG_CONFIG ?= pkg-config
 PKGS      := yaml-0.1 libgit2 libarchive libcrypto jansson libcurl zlib
 DEB_PKGS  := build-essential pkg-config python3 libyaml-dev libgit2-dev libarchive-dev libssl-dev libjansson-dev zlib1g-dev \
              libcurl4-openssl-dev libcmocka-dev libopenblas-dev openmpi-bin libopenmpi-dev python3-torch
-# what the tests run besides (t1100 and t1200 install podman and Slurm through tests/setup/)
-TEST_DEB_PKGS := git ca-certificates openssl python3-cryptography chromium
+# what the tests run besides (clang and libFuzzer's runtime for t1300 and make asan; t1100 and t1200 install podman and Slurm through tests/setup/)
+TEST_DEB_PKGS := git ca-certificates openssl python3-cryptography chromium clang libclang-rt-dev
 VERSION   := 0.1.0
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
@@ -197,12 +197,19 @@ asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan CC=clang CFLAGS="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
 
-FUZZ_BIN := build/fuzz/fuzz_manifest
+# libFuzzer targets (clang; tests/fuzz/): the manifest parser, and a bundle read unverified through compare/report/show
+FUZZ_BIN := build/fuzz/fuzz_manifest build/fuzz/fuzz_bundle
+FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=address,undefined \
+  -DBENCH_FUZZ_DATA=\"$(CURDIR)\" $(PKG_CFLAGS) -Icli -I$(BUILD)/gen
+FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 fuzz: $(FUZZ_BIN)
-$(FUZZ_BIN): tests/fuzz/fuzz_manifest.c $(LIB_SRC) $(BUILD)/gen/version.h | check-deps
+.PRECIOUS: build/fuzz/obj/%.o
+# the library once, instrumented for coverage (fuzzer-no-link); each target links it with libFuzzer's main
+build/fuzz/obj/%.o: %.c $(wildcard cli/*/*.h) $(BUILD)/gen/version.h | check-deps
 	@mkdir -p $(dir $@)
-	clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -DBENCH_FUZZ_DATA=\"$(CURDIR)\" $(PKG_CFLAGS) -Icli -I$(BUILD)/gen -o $@ tests/fuzz/fuzz_manifest.c $(LIB_SRC) $(PKG_LIBS) -lm
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS) -lm
 
 install: bench
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bench/images/bases $(DESTDIR)$(PREFIX)/share/bench/manifests \
