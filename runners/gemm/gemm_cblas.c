@@ -153,7 +153,13 @@ static int prepare(const struct gemm_problem *p, char *why, size_t whylen)
 		st.key = *p;
 		st.valid = 1;
 	}
-	fb = p->flush_bytes ? p->flush_bytes : (2 * llc_bytes() > (256u << 20) ? 2 * llc_bytes() : (256u << 20));
+	/* twice the last-level cache, from 8 to 64 MiB. The GPU's 256 MiB floor (Triton's) would cost a 1 ms CPU GEMM
+	 * tens of ms of memset before every rep and leave a handful of samples in the rep budget; and a VM may report
+	 * its host's whole L3 (256 MiB here), of which a few cores see a share */
+	fb = 2 * llc_bytes();
+	fb = fb < (8u << 20) ? (8u << 20) : fb > (64u << 20) ? (64u << 20) : fb;
+	if (p->flush_bytes)
+		fb = p->flush_bytes;
 	if (p->flush && fb != st.flush_bytes) {
 		free(st.flush);
 		st.flush = malloc(fb);
@@ -162,6 +168,7 @@ static int prepare(const struct gemm_problem *p, char *why, size_t whylen)
 			snprintf(why, whylen, "out of memory for the %zu-byte flush buffer", fb);
 			return -1;
 		}
+		memset(st.flush, 1, fb); /* its pages faulted in now, not inside the estimate */
 	}
 	return 0;
 }

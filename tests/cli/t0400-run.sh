@@ -70,6 +70,27 @@ n=$(ls "$T/same" | sort -u | wc -l)
 [ "$n" = 4 ] && ok "four runs started at once get four run directories" || { not_ok "concurrent runs share names: $(ls "$T/same")"; }
 [ "$(ls "$T/same" | sort)" = "$(ls "$T/same" | sort -t- -k2,2)" ] && ok "run names sort by their start time" || not_ok "names do not sort by time"
 
+# --- CPU defaults give a useful number of samples: the flush is 2 x LLC within 8..64 MiB, not the GPU's 256 MiB ---
+cat >"$T/cpudef.yaml" <<'Y'
+bench: 1
+name: cpudefaults
+target: {vendor: cpu}
+runtime: {engine: host, launcher: local, timeout: 60s}
+stack:
+  env: {OMP_NUM_THREADS: "1"}
+suites:
+  gemm: {dtypes: [fp32], layouts: [tn], shapes: [[128, 128, 128]]}
+Y
+expect 0 "a small CPU GEMM with the default flush and rep" "$BENCH" run -q --no-pack -o "$T/cpudef" "$T/cpudef.yaml"
+if python3 - "$(head -n 1 "$T/out")" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1] + "/results/gemm.jsonl").readline())
+s = r["extra"]["schedule"]
+assert (8 << 20) <= s["flush_bytes"] <= (64 << 20), s
+assert r["stats"]["n"] >= 10, (r["stats"]["n"], s)
+PY
+then ok "default CPU flush within 8..64 MiB, at least 10 samples in the default 200 ms"; else not_ok "CPU defaults"; fi
+
 # --- interleaved stacks: bench run A B --rounds 2 --------------------------------------------------------------------
 sed 's/^name: runtest$/name: sidea/' "$T/m.yaml" >"$T/a.yaml"
 sed 's/^name: runtest$/name: sideb/' "$T/m.yaml" >"$T/b.yaml"
