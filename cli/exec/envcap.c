@@ -447,9 +447,16 @@ void envcap_gpu_snapshot(const char *dir, const char *tag)
 	free(name);
 }
 
+/* What `pip list --format=freeze` prints, from the interpreter's own package metadata: a fresh Debian has python3
+ * without pip, and the installed distributions are what matters, not the installer. */
+#define PY_DISTRIBUTIONS \
+	"import importlib.metadata as m\n" \
+	"print('\\n'.join(sorted({'%s==%s' % (d.metadata['Name'], d.version) for d in m.distributions() " \
+	"if d.metadata['Name']}, key=str.lower)))\n"
+
 void envcap_pip_list(const char *dir, const char *python)
 {
-	char *const argv[] = { (char *)python, "-m", "pip", "list", "--format=freeze", NULL };
+	char *const argv[] = { (char *)python, "-c", PY_DISTRIBUTIONS, NULL };
 
 	free(tool(dir, "pip-list.txt", argv));
 }
