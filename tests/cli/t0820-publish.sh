@@ -116,7 +116,11 @@ grep -q "href=\"runs/$(basename "$I").html\">$(basename "$I")</a>.*INCOMPLETE: 1
 BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_DELAY=1 "$BENCH" run -q --no-pack -o "$T/kill" "$T/m.yaml" >/dev/null 2>&1 &
 bp=$!
 n=0
-until [ -s "$(ls "$T"/kill/*/results/gemm.jsonl 2>/dev/null | head -n 1)" ] || [ "$n" -gt 100 ]; do sleep 0.1; n=$((n + 1)); done
+# wait for status.json to count the first case ok (its record is written before status.json is): then one is pending
+until grep -qs '"status": "ok"' "$(ls "$T"/kill/*/status.json 2>/dev/null | head -n 1)" || [ "$n" -gt 100 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
 kill -KILL "$bp"
 wait "$bp" 2>/dev/null
 K=$(ls -d "$T"/kill/*/ | head -n 1)
