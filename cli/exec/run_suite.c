@@ -20,6 +20,7 @@
 #include "../manifest/manifest.h"
 #include "../manifest/peaks.h"
 #include "../manifest/plan.h"
+#include "../image/recipe.h"
 #include "envcap.h"
 #include "exec.h"
 #include "run_int.h"
@@ -253,25 +254,27 @@ static int on_record(void *ctx, const char *line, size_t len)
  * manifest), unless the manifest's stack.env sets these itself. */
 static const char *const gpu_vars[] = { "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", NULL };
 
+/* entry ("NAME=value", or a bare NAME) names the variable name */
+static int env_entry_is(const char *entry, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(entry, name, n) && (entry[n] == '=' || entry[n] == '\0');
+}
+
 static int env_sets(const struct manifest *m, const char *entry)
 {
-	for (size_t i = 0; i < m->stack.nenv; i++) {
-		size_t n = strlen(m->stack.env[i].name);
-
-		if (!strncmp(entry, m->stack.env[i].name, n) && (entry[n] == '=' || entry[n] == '\0'))
+	for (size_t i = 0; i < m->stack.nenv; i++)
+		if (env_entry_is(entry, m->stack.env[i].name))
 			return 1;
-	}
 	return 0;
 }
 
 static int is_gpu_var(const char *entry)
 {
-	for (size_t k = 0; gpu_vars[k]; k++) {
-		size_t n = strlen(gpu_vars[k]);
-
-		if (!strncmp(entry, gpu_vars[k], n) && (entry[n] == '=' || entry[n] == '\0'))
+	for (size_t k = 0; gpu_vars[k]; k++)
+		if (env_entry_is(entry, gpu_vars[k]))
 			return 1;
-	}
 	return 0;
 }
 
@@ -289,20 +292,13 @@ static void build_env(struct strvec *env, const struct manifest *m)
 			strvec_pushf(env, "%s=", gpu_vars[k]);
 }
 
+/* argv as a person would type it: plain words bare, the rest in single quotes (recipe_sh_quote) */
 static void shell_quote(struct strbuf *sb, const char *s)
 {
-	if (*s && !strpbrk(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~")) {
+	if (*s && !strpbrk(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~"))
 		strbuf_addstr(sb, s);
-		return;
-	}
-	strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			strbuf_addstr(sb, "'\\''");
-		else
-			strbuf_addch(sb, *s);
-	}
-	strbuf_addch(sb, '\'');
+	else
+		recipe_sh_quote(sb, s);
 }
 
 static int try_make_runners(struct run *r)
