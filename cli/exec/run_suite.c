@@ -402,6 +402,8 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 	json_object_set_new(cfg, "ranks", json_integer(r->m.target.nodes * r->m.target.gpus_per_node));
 	json_object_set_new(cfg, "cases", cases);
 	cases = NULL;
+	/* where a runner may leave files that belong to the run (TunableOp results): packed with it */
+	json_object_set_new(cfg, "artifacts", json_sprintf("%s/artifacts/%s", r->dir, s->name));
 	if (r->peak) /* the denominators of MFU and % of peak, from images/bases/peaks.yaml */
 		json_object_set_new(cfg, "gpu_peak", json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "gpu", r->peak->key,
 							       "bf16_tflops", r->peak->bf16_tflops, "fp8_tflops",

@@ -44,6 +44,9 @@ static const struct param_def gemm_params[] = {
 	  "0: the heuristic's first algorithm only; N: also the best of the top N candidates (case algo tuneN)" },
 	{ "workspace", PARAM_SIZE, "auto", NULL, NULL, NULL, 0, 4LL << 30, PARAM_AUTO,
 	  "BLAS workspace; auto = 32MiB on CUDA (Hopper), 76MiB on ROCm (as PyTorch gives hipBLASLt)" },
+	{ "tunableop", PARAM_BOOL, "false", NULL, NULL, NULL, 0, 0, 0,
+	  "torch backends: also a case with PyTorch's TunableOp (algo tunableop): untuned, tuning (time, peak memory), "
+	  "tuned, untuned again in one call; the tuning file goes into the run (artifacts/gemm/)" },
 	{ "check", PARAM_BOOL, "true", NULL, NULL, NULL, 0, 0, 0,
 	  "compare sampled outputs with a host reference (dtype-aware tolerance); a mismatch fails the case (exit 7)" },
 	{ NULL, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL },
@@ -66,6 +69,10 @@ static void gemm_check(struct suite_check *c, const struct manifest *m)
 		suite_check_error(c, b, "backend 'blaslt' needs target.vendor cuda or rocm (use 'cblas' on cpu)");
 	if (m->target.vendor != VENDOR_CPU && has(b, "cblas") && b->n == 1 && has(d, "fp8e4m3"))
 		suite_check_error(c, d, "dtype 'fp8e4m3' has no CBLAS implementation; use backend 'blaslt'");
+	if (suite_cfg_get(c->cfg, "tunableop")->i && !has(b, "torch-matmul") && !has(b, "torch-linear") &&
+	    !has(b, "torch-scaled-mm"))
+		suite_check_error(c, suite_cfg_get(c->cfg, "tunableop"), "'tunableop' is PyTorch's: it needs a torch backend "
+				  "(torch-matmul, torch-linear or torch-scaled-mm)");
 	if (has(b, "torch-scaled-mm") && !has(d, "fp8e4m3"))
 		suite_check_error(c, b, "backend 'torch-scaled-mm' measures fp8 only; add 'fp8e4m3' to 'dtypes'");
 }
@@ -75,6 +82,7 @@ static int gemm_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 	const struct param_value *b = suite_cfg_get(cfg, "backends"), *d = suite_cfg_get(cfg, "dtypes");
 	const struct param_value *l = suite_cfg_get(cfg, "layouts"), *s = suite_cfg_get(cfg, "shapes");
 	long long tune = suite_cfg_get(cfg, "tune")->i;
+	int tunableop = (int)suite_cfg_get(cfg, "tunableop")->i;
 	static const char *const lists[] = { "backends", "dtypes", "layouts", "shapes", NULL };
 
 	(void)m;
@@ -82,7 +90,8 @@ static int gemm_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 		for (size_t di = 0; di < d->n; di++)
 			for (size_t li = 0; li < l->n; li++)
 				for (size_t si = 0; si < s->n; si++)
-					for (int t = 0; t < (tune > 0 && !strcmp(b->sv[bi], "blaslt") ? 2 : 1); t++) {
+					for (int t = 0; t < ((tune > 0 && !strcmp(b->sv[bi], "blaslt")) ||
+								 (tunableop && !strncmp(b->sv[bi], "torch-", 6)) ? 2 : 1); t++) {
 						const char *be = b->sv[bi], *dt = d->sv[di];
 						const struct gemm_shape *sh = &s->shapes[si];
 						char algo[32];
@@ -94,7 +103,7 @@ static int gemm_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 						if (!strcmp(be, "blaslt"))
 							snprintf(algo, sizeof(algo), t ? "tune%lld" : "heuristic", tune);
 						else
-							snprintf(algo, sizeof(algo), "default");
+							snprintf(algo, sizeof(algo), t ? "tunableop" : "default");
 						p = suite_params_json(cfg, lists);
 						json_object_update_new(p, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:s}",
 										    "backend", be, "dtype", dt, "layout",

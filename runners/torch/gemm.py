@@ -7,8 +7,11 @@ and layout, the later record says so in extra (a known stack bug class: one of t
 numerical check runs first, in a pass of its own, so no check sits between two timing windows.
   gemm.py --config CASES.json
 """
+import hashlib
 import math
+import os
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -107,6 +110,101 @@ def check(fn, ref):
     return (err if math.isfinite(err) else math.inf), tol
 
 
+def tunable_why(dev):
+    """Why TunableOp cannot run here, or None."""
+    tun = getattr(torch.cuda, "tunable", None)
+    if tun is None or not hasattr(tun, "tuning_enable"):
+        return f"this torch ({torch.__version__}) has no TunableOp (torch.cuda.tunable, torch >= 2.3)"
+    if dev.type != "cuda":
+        return "TunableOp tunes GEMMs on CUDA and ROCm GPUs; this run has none"
+    return None
+
+
+class TunableOp:
+    """PyTorch's TunableOp for the runner's lifetime: one results file under the run's artifacts directory (so it is
+    in the bundle, and a resumed run reuses what it holds), tuning switched on only for the tuning call of a case."""
+
+    def __init__(self, artifacts):
+        self.tun = torch.cuda.tunable
+        rank = int(os.environ.get("RANK", os.environ.get("OMPI_COMM_WORLD_RANK", "0")) or 0)
+        os.makedirs(artifacts, exist_ok=True)
+        self.path = os.path.join(artifacts, f"tunableop-results{rank}.csv")
+        self.tun.set_filename(self.path, False)  # one file per rank, named here (no device ordinal appended)
+        if os.path.exists(self.path):
+            self.tun.read_file(self.path)
+        self.tun.enable(False)
+
+    def untuned(self):
+        self.tun.enable(False)
+
+    def tuned(self):
+        self.tun.enable(True)
+        self.tun.tuning_enable(False)
+
+    def tune(self, fn):
+        """One call of fn with tuning on: (seconds, peak bytes the caching allocator held above what it held before,
+        the same for reserved memory)."""
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        base_a, base_r = torch.cuda.memory_allocated(), torch.cuda.memory_reserved()
+        self.tun.enable(True)
+        self.tun.tuning_enable(True)
+        t0 = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        secs = time.perf_counter() - t0
+        self.tun.tuning_enable(False)  # tuned: later calls use the chosen solution, none is tuned again
+        return secs, torch.cuda.max_memory_allocated() - base_a, torch.cuda.max_memory_reserved() - base_r
+
+    def save(self):
+        """The results file as it stands (newer PyTorch appends each result as it is tuned and has no write_file;
+        older versions write on request), and its sha256, or None when there is none yet."""
+        if hasattr(self.tun, "write_file"):
+            self.tun.write_file(self.path)
+        try:
+            with open(self.path, "rb") as f:
+                return hashlib.sha256(f.read()).hexdigest()
+        except OSError:
+            return None
+
+
+def measure_tunableop(rec, fn, ref, p, flush, fb, tflops_of, top):
+    """Untuned, tuning, tuned, untuned again, in one call: the tuned figure is the case's value, the untuned ones
+    (before and after, so the order cannot favour either) give the speed-up. The tuned solution's output is checked
+    last, after every timing window."""
+    top.untuned()
+    before, _, _ = bl.bench_case(fn, p, flush, fb)
+    known = set(map(tuple, top.tun.get_results()))
+    secs, peak_a, peak_r = top.tune(fn)
+    chosen = [{"op": r[0], "params": r[1], "solution": r[2], "ms": float(r[3])}
+              for r in map(tuple, top.tun.get_results()) if r not in known]
+    samples, sched, timing = bl.bench_case(fn, p, flush, fb)
+    top.untuned()
+    after, _, _ = bl.bench_case(fn, p, flush, fb)
+    digest = top.save()
+    bl.set_samples(rec, "tflops", "TFLOP/s", samples, tflops_of)
+    if p.get("check", True):
+        top.tuned()
+        err, tol = check(fn, ref)
+        top.untuned()
+        rec["extra"].update(max_rel_err=err, check_tolerance=tol, check="ok" if err <= tol else "wrong",
+                            check_reference="float64, up to 256 output rows, the tuned solution")
+        if err > tol:
+            rec.update(status="failed", error=f"wrong result with the tuned solution: error {err:.3g} over tolerance {tol}")
+    med = lambda xs: bl.stats([tflops_of(t) for t in xs])["median"]  # noqa: E731
+    untuned = (med(before) + med(after)) / 2
+    rec["extra"]["tunableop"] = {
+        "tuning_s": secs, "tuning_peak_allocated_bytes": peak_a, "tuning_peak_reserved_bytes": peak_r,
+        "untuned_tflops_before": med(before), "untuned_tflops_after": med(after),
+        "speedup": rec["value"] / untuned if untuned else None,
+        "chosen": chosen, "results_file": os.path.basename(top.path), "results_sha256": digest,
+        "order": "untuned, tuning, tuned, untuned"}
+    if not chosen:
+        rec["extra"]["tunableop"]["note"] = ("TunableOp recorded no result for this GEMM: this build does not tune it, "
+                                             "or the results file already held it")
+    return sched, timing
+
+
 def check_all(cases, dev):
     """The check pass, before any timing: {case index: (max error, tolerance), or the exception}. Each check's fp32
     reference GEMM runs on CUDA cores far below the power cap; run between cases it let the next timing window
@@ -129,10 +227,11 @@ def check_all(cases, dev):
     return errs
 
 
-def run_cases(cases, dev, emit=bl.emit):
+def run_cases(cases, dev, emit=bl.emit, artifacts=None):
     """The check pass, then every case timed in order; emit(record) as each finishes."""
     errs = check_all(cases, dev)
     seen = {}
+    top = None
     for i, c in enumerate(cases):
         p = c["params"]
         rec = bl.record(SUITE, c)
@@ -144,14 +243,26 @@ def run_cases(cases, dev, emit=bl.emit):
                 raise err
             a, b = inputs(p, dev)
             fn, ref, why = make_fn(p, a, b)
-            if fn is None:
+            tuned = p.get("algo") == "tunableop"
+            if fn is not None and tuned and top is None:
+                why = tunable_why(dev) or (None if artifacts else "no artifacts directory in the cases file")
+                top = None if why else TunableOp(artifacts)
+            if fn is None or (tuned and top is None):
                 rec.update(status="skipped", error=why)
             else:
                 flush = bool(p.get("flush_l2", True))
                 fb = p.get("flush_bytes")
-                samples, sched, timing = bl.bench_case(fn, p, flush, fb if isinstance(fb, int) else 256 << 20)
+                fb = fb if isinstance(fb, int) else 256 << 20
                 m, n, k = int(p["m"]), int(p["n"]), int(p["k"])
-                bl.set_samples(rec, "tflops", "TFLOP/s", samples, lambda ms: 2.0 * m * n * k / (ms * 1e-3) / 1e12)
+                tflops_of = lambda ms: 2.0 * m * n * k / (ms * 1e-3) / 1e12  # noqa: E731
+                if tuned:
+                    sched, timing = measure_tunableop(rec, fn, ref, p, flush, fb, tflops_of, top)
+                    err = None  # checked with the tuned solution
+                else:
+                    if top is not None:
+                        top.untuned()
+                    samples, sched, timing = bl.bench_case(fn, p, flush, fb)
+                    bl.set_samples(rec, "tflops", "TFLOP/s", samples, tflops_of)
                 rec["extra"]["schedule"] = sched
                 rec["extra"].update(timing)
                 rec["extra"]["function"] = {"torch-matmul": "torch.matmul", "torch-linear": "torch.nn.functional.linear",
@@ -162,7 +273,7 @@ def run_cases(cases, dev, emit=bl.emit):
                                         check_reference="float64, up to 256 output rows; error / (|ref| + sum|ab|/sqrt(K))")
                     if err > tol:
                         rec.update(status="failed", error=f"wrong result: error {err:.3g} over tolerance {tol}")
-                key = (p["dtype"], p.get("layout"), p["m"], p["n"], p["k"])
+                key = (p["dtype"], p.get("layout"), p["m"], p["n"], p["k"], p.get("algo"))
                 seen.setdefault(key, {})[p["backend"]] = rec["value"]
                 got = seen[key]
                 if "torch-linear" in got and "torch-matmul" in got and got["torch-matmul"]:
@@ -179,10 +290,10 @@ def run_cases(cases, dev, emit=bl.emit):
 
 
 def main():
-    _, cases = bl.load_config(SUITE)
+    cfg, cases = bl.load_config(SUITE)
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     print(f"gemm.py: {len(cases)} case(s), torch {torch.__version__} on {dev}", file=sys.stderr)
-    run_cases(cases, dev)
+    run_cases(cases, dev, artifacts=cfg.get("artifacts") if isinstance(cfg, dict) else None)
 
 
 if __name__ == "__main__":

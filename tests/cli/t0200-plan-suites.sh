@@ -31,6 +31,24 @@ PY
 	then ok "plan of $f is consistent"; else not_ok "plan of $f is consistent"; fi
 done
 
+# gemm tunableop: a twin case per torch backend case, none for blaslt; refused without a torch backend
+cat >"$T/tun.yaml" <<'Y'
+bench: 1
+name: tun
+target: {vendor: cuda, gpu: h200}
+runtime: {engine: host}
+suites:
+  gemm: {backends: [blaslt, torch-linear], dtypes: [bf16], shapes: [[256, 512, 128]], tunableop: true}
+Y
+expect 0 "plan with tunableop" "$BENCH" plan "$T/tun.yaml"
+grep -v '^#' "$T/out" | awk '{print $2}' >"$T/keys"
+printf '%s\n' blaslt/bf16/tn/256x512x128/heuristic torch-linear/bf16/tn/256x512x128/default \
+	torch-linear/bf16/tn/256x512x128/tunableop | cmp -s - "$T/keys" &&
+	ok "tunableop: the torch case and its tunableop twin, blaslt unchanged" || { not_ok "tunableop keys"; show "$T/keys"; }
+sed -i 's/blaslt, torch-linear/blaslt/' "$T/tun.yaml"
+expect 3 "tunableop without a torch backend" "$BENCH" validate "$T/tun.yaml"
+expect_err "tun.yaml:6:84: error: 'tunableop' is PyTorch's: it needs a torch backend (torch-matmul, torch-linear or torch-scaled-mm)"
+
 expect 0 "plan --suite filters" "$BENCH" plan --suite membw manifests/quickstart.yaml
 expect_out "# quickstart: 3 cases; membw 3"
 if grep -q '^gemm' "$T/out"; then not_ok "--suite membw left gemm cases"; else ok "--suite membw drops other suites"; fi

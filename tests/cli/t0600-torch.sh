@@ -64,7 +64,7 @@ target: {vendor: cpu, gpus_per_node: 2}
 runtime: {engine: host, timeout: 5m}
 suites:
   training: {models: [tiny], precision: [fp32], seq_len: 32, micro_batch: 2, steps: 5, warmup_steps: 2, compile: false, parallel: [ddp, fsdp]}
-  gemm: {backends: [torch-matmul, torch-linear], dtypes: [fp32], layouts: [tn, nn], shapes: [[64, 48, 32]], warmup: 1ms, rep: 3ms, flush_bytes: 1MiB}
+  gemm: {backends: [torch-matmul, torch-linear], dtypes: [fp32], layouts: [tn, nn], shapes: [[64, 48, 32]], warmup: 1ms, rep: 3ms, flush_bytes: 1MiB, tunableop: true}
 Y
 BENCH_PYTHON=$PY expect 0 "DDP over two CPU ranks, and torch GEMM backends routed to the PyTorch runner" "$BENCH" run -q -o "$T/runs-ddp" "$T/ddp.yaml"
 D=$(head -n 1 "$T/out")
@@ -83,10 +83,18 @@ except Exception as ex:
     assert f["status"] == "skipped" and "does not import on torch" in f["error"] and type(ex).__name__ in f["error"], f
 assert e["loss_last"] < e["loss_first"] and abs(e["global_tokens_per_s"] - 2 * e["tokens_per_s"]) < 1e-6 * e["global_tokens_per_s"]
 g = [json.loads(l) for l in open(f"{d}/results/gemm.jsonl")]
+# TunableOp tunes GPU GEMMs: on this CPU machine its cases are skipped with the reason (no TunableOp in this torch,
+# or no GPU), and the cases file names the artifacts directory the runner would leave its results file in
+tun = [x for x in g if x["case"].endswith("/tunableop")]
+why = ("has no TunableOp (torch.cuda.tunable, torch >= 2.3)" if not hasattr(getattr(torch.cuda, "tunable", None), "tuning_enable")
+       else "TunableOp tunes GEMMs on CUDA and ROCm GPUs; this run has none")
+assert len(tun) == 4 and all(x["status"] == "skipped" and why in x["error"] for x in tun), tun
+assert json.load(open(f"{d}/cases/gemm.json"))["artifacts"] == f"{d}/artifacts/gemm"
+g = [x for x in g if x["case"].endswith("/default")]
 assert len(g) == 4 and all(x["status"] == "ok" and x["extra"]["check"] == "ok" for x in g), g
 assert {x["extra"]["function"] for x in g} == {"torch.matmul", "torch.nn.functional.linear"}
 assert any("linear_vs_matmul_pct" in x["extra"] for x in g)
 PY
-then ok "world size 2, loss falling, global = 2 x per-GPU tokens/s; FSDP2 trains or is skipped with its import error; torch GEMM checked, linear vs matmul compared"; else not_ok "ddp/torch gemm records"; fi
+then ok "world size 2, loss falling, global = 2 x per-GPU tokens/s; FSDP2 trains or is skipped with its import error; torch GEMM checked, linear vs matmul compared; TunableOp cases skipped with the reason"; else not_ok "ddp/torch gemm records"; fi
 grep -q "gemm.py --config" "$D/logs/gemm.log" && ok "the torch backends ran in runners/torch/gemm.py" || not_ok "gemm.py not run"
 finish
