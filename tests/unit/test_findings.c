@@ -1,0 +1,240 @@
+/* test_findings.c — every rule of docs/findings.md with records that fire it and records that do not. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report/findings.h"
+
+/* The findings of the records in text (a JSON array), with summary cases (NULL: none). */
+static json_t *eval(const char *records, const char *summary)
+{
+	json_error_t e;
+	json_t *r = json_loads(records, 0, &e), *s = summary ? json_loads(summary, 0, &e) : NULL, *f;
+
+	assert_non_null(r);
+	f = findings_eval(r, s);
+	json_decref(r);
+	json_decref(s);
+	return f;
+}
+
+/* 1 when the findings hold exactly one finding, of rule id on case key. */
+static int only(json_t *f, const char *id, const char *key)
+{
+	json_t *x = json_array_get(f, 0);
+
+	return json_array_size(f) == 1 && !strcmp(json_string_value(json_object_get(x, "id")), id) &&
+	       !strcmp(json_string_value(json_object_get(x, "case")), key) &&
+	       json_string_length(json_object_get(x, "message")) > 0 && json_is_object(json_object_get(x, "numbers"));
+}
+
+static double num(json_t *f, const char *k)
+{
+	return json_number_value(json_object_get(json_object_get(json_array_get(f, 0), "numbers"), k));
+}
+
+#define GEMM(be, dt, algo, v, extra)                                                                               \
+	"{\"suite\": \"gemm\", \"case\": \"" be "/" dt "/tn/4096x4096x4096/" algo "\", \"status\": \"ok\", \"value\": " v \
+	", \"unit\": \"TFLOP/s\", \"params\": {\"backend\": \"" be "\", \"dtype\": \"" dt "\", \"layout\": \"tn\", "  \
+	"\"m\": 4096, \"n\": 4096, \"k\": 4096, \"algo\": \"" algo "\"}, \"extra\": {" extra "}}"
+
+static void test_linear_slower_than_matmul(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	f = eval("[" GEMM("torch-linear", "bf16", "default", "600", "") "," GEMM("torch-matmul", "bf16", "default", "660", "") "]",
+		 NULL);
+	assert_true(only(f, "linear-slower-than-matmul", "torch-linear/bf16/tn/4096x4096x4096/default"));
+	assert_true(num(f, "gap_pct") > 9.9 && num(f, "gap_pct") < 10.1);
+	json_decref(f);
+	/* 4% apart: not a finding; nor a matmul twin of another dtype */
+	f = eval("[" GEMM("torch-linear", "bf16", "default", "600", "") "," GEMM("torch-matmul", "bf16", "default", "624", "")
+		 "," GEMM("torch-matmul", "fp16", "default", "900", "") "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+}
+
+static void test_heuristic_leaves_gain(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	f = eval("[" GEMM("blaslt", "bf16", "tune8", "700", "\"heuristic_gap_pct\": 6.9") "]", NULL);
+	assert_true(only(f, "heuristic-leaves-gain", "blaslt/bf16/tn/4096x4096x4096/tune8"));
+	json_decref(f);
+	f = eval("[" GEMM("blaslt", "bf16", "tune8", "700", "\"heuristic_gap_pct\": 2.5") "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+}
+
+static void test_fp8_not_faster(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	f = eval("[" GEMM("blaslt", "fp8e4m3", "heuristic", "900", "") "," GEMM("blaslt", "bf16", "heuristic", "700", "") "]",
+		 NULL);
+	assert_true(only(f, "fp8-not-faster", "blaslt/fp8e4m3/tn/4096x4096x4096/heuristic"));
+	assert_true(num(f, "ratio") > 1.28 && num(f, "ratio") < 1.29);
+	json_decref(f);
+	/* torch._scaled_mm against F.linear bf16: 1.6x is fine */
+	f = eval("[" GEMM("torch-scaled-mm", "fp8e4m3", "default", "1120", "") "," GEMM("torch-linear", "bf16", "default", "700", "")
+		 "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+	/* training: fp8 against bf16 of the same model and recipe */
+	f = eval("[{\"suite\": \"training\", \"case\": \"llama3-8b/L4/fp8/s4096/mb1/fsdp/compile\", \"status\": \"ok\", "
+		 "\"value\": 480, \"params\": {\"model\": \"llama3-8b\", \"layers\": 4, \"precision\": \"fp8\", \"seq_len\": 4096, "
+		 "\"micro_batch\": 1, \"parallel\": \"fsdp\", \"compile\": true}},"
+		 "{\"suite\": \"training\", \"case\": \"llama3-8b/L4/bf16/s4096/mb1/fsdp/compile\", \"status\": \"ok\", "
+		 "\"value\": 427, \"params\": {\"model\": \"llama3-8b\", \"layers\": 4, \"precision\": \"bf16\", \"seq_len\": 4096, "
+		 "\"micro_batch\": 1, \"parallel\": \"fsdp\", \"compile\": true}}]", NULL);
+	assert_true(only(f, "fp8-not-faster", "llama3-8b/L4/fp8/s4096/mb1/fsdp/compile"));
+	json_decref(f);
+}
+
+#define ATT(pass, v)                                                                                                 \
+	"{\"suite\": \"attention\", \"case\": \"sdpa/bf16/causal/4x4096x16x128/" pass "\", \"status\": \"ok\", "    \
+	"\"value\": " v ", \"params\": {\"pass\": \"" pass "\"}}"
+
+static void test_backward_slow(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	f = eval("[" ATT("fwd", "400") "," ATT("bwd", "150") "]", NULL);
+	assert_true(only(f, "backward-slow", "sdpa/bf16/causal/4x4096x16x128/bwd"));
+	json_decref(f);
+	f = eval("[" ATT("fwd", "400") "," ATT("bwd", "300") "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+}
+
+static void test_throttled(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	f = eval("[" GEMM("blaslt", "bf16", "heuristic", "700",
+			  "\"telemetry\": {\"available\": true, \"throttle_reasons\": [\"sw_power_cap\", \"gpu_idle\"], "
+			  "\"sm_clock_mhz\": {\"min\": 1500, \"median\": 1600, \"max\": 1700}, \"power_w_median\": 699}") "]",
+		 NULL);
+	assert_true(only(f, "throttled", "blaslt/bf16/tn/4096x4096x4096/heuristic"));
+	assert_int_equal(json_array_size(json_object_get(json_object_get(json_array_get(f, 0), "numbers"), "throttle_reasons")), 1);
+	json_decref(f);
+	f = eval("[" GEMM("blaslt", "bf16", "heuristic", "700",
+			  "\"telemetry\": {\"available\": true, \"throttle_reasons\": [\"gpu_idle\"]}") "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+}
+
+#define COLL(size, bytes, v)                                                                                         \
+	"{\"suite\": \"collectives\", \"case\": \"all_reduce/bf16/" size "/out-of-place/r8n1\", \"status\": \"ok\", " \
+	"\"value\": " v ", \"params\": {\"op\": \"all_reduce\", \"dtype\": \"bf16\", \"placement\": \"out-of-place\", " \
+	"\"ranks\": 8, \"nodes\": 1, \"bytes\": " bytes "}}"
+
+static void test_busbw_dip(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	f = eval("[" COLL("64MiB", "67108864", "400") "," COLL("16MiB", "16777216", "300") "," COLL("32MiB", "33554432", "450")
+		 "]", NULL);
+	assert_true(only(f, "busbw-dip", "all_reduce/bf16/64MiB/out-of-place/r8n1"));
+	assert_int_equal((int)num(f, "smaller_bytes"), 33554432);
+	json_decref(f);
+	f = eval("[" COLL("16MiB", "16777216", "300") "," COLL("32MiB", "33554432", "450") "," COLL("64MiB", "67108864", "420")
+		 "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+}
+
+static void test_loaded_not_pinned(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	f = eval("[" GEMM("cblas", "fp32", "default", "1",
+			  "\"loaded_not_pinned\": [{\"component\": \"openblas\", \"message\": \"openblas: loaded /usr/lib/libopenblas.so.0, "
+			  "the pinned build is /opt/stack/openblas/lib/libopenblas.so.0\"}]") "]", NULL);
+	assert_true(only(f, "loaded-not-pinned", "cblas/fp32/tn/4096x4096x4096/default"));
+	json_decref(f);
+	f = eval("[" GEMM("cblas", "fp32", "default", "1", "\"loaded_not_pinned\": []") "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+}
+
+static void test_below_expected(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	f = eval("[]", "[{\"suite\": \"gemm\", \"case\": \"blaslt/bf16/tn/4096x4096x4096/heuristic\", \"status\": \"ok\", "
+		       "\"value\": 400, \"pct_of_peak\": 40.4}, {\"suite\": \"membw\", \"case\": \"copy/2GiB\", \"status\": \"ok\", "
+		       "\"value\": 4.1, \"pct_of_peak\": 85.0}]");
+	assert_true(only(f, "below-expected", "blaslt/bf16/tn/4096x4096x4096/heuristic"));
+	json_decref(f);
+	f = eval("[]", "[{\"suite\": \"gemm\", \"case\": \"x\", \"status\": \"ok\", \"value\": 700, \"pct_of_peak\": 70.7}]");
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+}
+
+#define TRAIN(par, world, tps)                                                                                       \
+	"{\"suite\": \"training\", \"case\": \"llama3-8b/L4/bf16/s4096/mb1/" par "/compile\", \"status\": \"ok\", "  \
+	"\"value\": 400, \"params\": {\"model\": \"llama3-8b\", \"layers\": 4, \"precision\": \"bf16\", "            \
+	"\"seq_len\": 4096, \"micro_batch\": 1, \"parallel\": \"" par "\", \"compile\": true}, "                     \
+	"\"extra\": {\"world_size\": " world ", \"tokens_per_s\": " tps "}}"
+
+static void test_scaling_poor(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	f = eval("[" TRAIN("fsdp", "8", "40000") "," TRAIN("none", "1", "50000") "]", NULL);
+	assert_true(only(f, "scaling-poor", "llama3-8b/L4/bf16/s4096/mb1/fsdp/compile"));
+	assert_true(num(f, "efficiency") > 0.79 && num(f, "efficiency") < 0.81);
+	json_decref(f);
+	f = eval("[" TRAIN("fsdp", "8", "45000") "," TRAIN("none", "1", "50000") "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+}
+
+static void test_order_and_failed_records(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	/* a failed record fires nothing; findings come in rule order whatever the record order */
+	f = eval("[" ATT("bwd", "100") "," ATT("fwd", "400") ","
+		 "{\"suite\": \"gemm\", \"case\": \"g\", \"status\": \"failed\", \"value\": null, \"params\": {}, "
+		 "\"extra\": {\"heuristic_gap_pct\": 50}}," GEMM("blaslt", "bf16", "tune8", "700", "\"heuristic_gap_pct\": 6.9")
+		 "]", NULL);
+	assert_int_equal(json_array_size(f), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 0), "id")), "heuristic-leaves-gain");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 1), "id")), "backward-slow");
+	json_decref(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_linear_slower_than_matmul),
+		cmocka_unit_test(test_heuristic_leaves_gain),
+		cmocka_unit_test(test_fp8_not_faster),
+		cmocka_unit_test(test_backward_slow),
+		cmocka_unit_test(test_throttled),
+		cmocka_unit_test(test_busbw_dip),
+		cmocka_unit_test(test_loaded_not_pinned),
+		cmocka_unit_test(test_below_expected),
+		cmocka_unit_test(test_scaling_poor),
+		cmocka_unit_test(test_order_and_failed_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
