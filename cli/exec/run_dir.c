@@ -20,6 +20,7 @@
 #include "../manifest/manifest.h"
 #include "../manifest/peaks.h"
 #include "../manifest/plan.h"
+#include "../report/findings.h"
 #include "envcap.h"
 #include "exec.h"
 #include "run_int.h"
@@ -311,7 +312,7 @@ static double peak_for(const struct run *r, const struct plan_case *c)
 void run_summarize(struct run *r)
 {
 	size_t counts[5] = { 0 };
-	json_t *cases = json_array(), *root;
+	json_t *cases = json_array(), *root, *records, *findings;
 
 	for (size_t i = 0; i < r->plan.n; i++) {
 		const struct plan_case *c = &r->plan.cases[i];
@@ -331,10 +332,17 @@ void run_summarize(struct run *r)
 			 r->m.name, "gpu", r->peak ? r->peak->name : "", "counts", "ok", (json_int_t)counts[C_OK], "failed",
 			 (json_int_t)counts[C_FAILED], "skipped", (json_int_t)counts[C_SKIPPED], "interrupted",
 			 (json_int_t)counts[C_INTERRUPTED], "pending", (json_int_t)counts[C_PENDING], "cases", cases);
+	/* what the records say is wrong with the stack (docs/findings.md) */
+	records = findings_load_records(r->dir);
+	findings = findings_eval(records, cases);
+	json_object_set(root, "findings", findings);
 	run_write_json(r->dir, "summary.json", root);
 	json_decref(root);
-	if (r->o->quiet)
+	json_decref(records);
+	if (r->o->quiet) {
+		json_decref(findings);
 		return;
+	}
 	fprintf(stderr, "\n%-12s %-48s %-12s %12s %-8s %s\n", "suite", "case", "status", "value", "unit",
 		r->peak ? "% peak" : "");
 	for (size_t i = 0; i < r->plan.n; i++) {
@@ -357,6 +365,11 @@ void run_summarize(struct run *r)
 		if (r->st[i] != C_OK)
 			fprintf(stderr, "%s %s/%s: %s\n", run_cstate_names[r->st[i]], r->plan.cases[i].suite->name,
 				r->plan.cases[i].key, r->err[i] ? r->err[i] : "no reason recorded");
+	if (json_array_size(findings)) {
+		fprintf(stderr, "\nfindings (docs/findings.md):\n");
+		findings_print(stderr, findings);
+	}
+	json_decref(findings);
 	fprintf(stderr, "\n%zu ok, %zu failed, %zu skipped, %zu interrupted — %s\n", counts[C_OK], counts[C_FAILED],
 		counts[C_SKIPPED], counts[C_INTERRUPTED], r->dir);
 }

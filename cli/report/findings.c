@@ -1,5 +1,6 @@
 /* findings.c — the rules of docs/findings.md over result records. Each rule reads only what the records (and the
  * summary's percent of peak) carry, so a finding says exactly which numbers triggered it. */
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -425,6 +426,53 @@ json_t *findings_eval(json_t *records, json_t *summary_cases)
 	free(v);
 	json_decref(out);
 	return sorted;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+json_t *findings_load_records(const char *run_dir)
+{
+	char *dir = xstrfmt("%s/results", run_dir), **names = NULL;
+	json_t *out = json_array();
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l > 6 && !strcmp(de->d_name + l - 6, ".jsonl")) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = xstrfmt("%s/%s", dir, de->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		FILE *f = fopen(names[i], "r");
+		char *line = NULL;
+		size_t cap = 0;
+
+		while (f && getline(&line, &cap, f) > 0) {
+			json_t *rec = json_loads(line, 0, NULL);
+
+			if (json_is_object(rec))
+				json_array_append(out, rec);
+			json_decref(rec);
+		}
+		if (f)
+			fclose(f);
+		free(line);
+		free(names[i]);
+	}
+	free(names);
+	free(dir);
+	return out;
 }
 
 size_t findings_print(FILE *f, json_t *findings)

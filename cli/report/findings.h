@@ -29,6 +29,10 @@ extern const struct finding_rule finding_rules[];
  */
 json_t *findings_eval(json_t *records, json_t *summary_cases);
 
+/* Every record of a run directory's results/<suite>.jsonl files (in name order; a line that is not a JSON object is
+ * left out: the run stage has logged it). A new array; empty when there are none. */
+json_t *findings_load_records(const char *run_dir);
+
 /* Prints findings one per line, "  ID  CASE: MESSAGE" (nothing when there are none); returns how many. */
 size_t findings_print(FILE *f, json_t *findings);
 

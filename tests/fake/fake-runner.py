@@ -15,6 +15,7 @@ FAKE_MODE picks the behaviour, FAKE_GOOD how many valid records come first, FAKE
            per sample (default 0.01); times 1 + FAKE_SLOWDOWN when the run's manifest is named FAKE_SLOW_RUN (any
            run when unset). Seeded by FAKE_SEED plus a counter kept in the file FAKE_SEQ (one more per process), so
            a sequence of runs is the same every time.
+FAKE_EXTRA='{"SUBSTRING": {...}}' merges the object into the extra of each case whose key holds SUBSTRING (any mode).
 FAKE_SCALE multiplies every sample (any mode). FAKE_PAD=N adds N bytes of padding to each record's extra (any mode).
 """
 import json
@@ -65,6 +66,9 @@ def record(c, status="ok", extra=None):
          "error": None if status == "ok" else
                   "not supported here: skip planted by the fake runner" if status == "skipped" else
                   "wrong result: planted by the fake runner"}
+    for sub, ex in json.loads(os.environ.get("FAKE_EXTRA") or "{}").items():
+        if sub in c["case"]:
+            r["extra"].update(ex)
     print(json.dumps(r), flush=True)
 
 
