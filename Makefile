@@ -42,10 +42,21 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 # --- runners (what runs inside the image; contract: docs/architecture.md) ---------------------------------------------
-# CPU always; CUDA when nvcc is found (CUDA_HOME or PATH); HIP when BENCH_HIP=1 and hipcc is found.
+# CPU always; then one GPU toolkit: HIP when BENCH_HIP=1, or when hipcc is found and nvcc is not (BENCH_HIP=0 turns
+# it off); else CUDA when nvcc is found (CUDA_HOME or PATH). docs/runners.md, "The HIP build".
 NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+HIPCC     ?= $(shell command -v hipcc 2>/dev/null || { test -x /opt/rocm/bin/hipcc && echo /opt/rocm/bin/hipcc; })
+BENCH_HIP ?= $(if $(NVCC),0,$(if $(HIPCC),1,0))
+ifeq ($(BENCH_HIP),1)
+override NVCC :=
+endif
 CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(NVCC)),/usr/local/cuda)
 NVCC_GENCODE ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 -gencode=arch=compute_80,code=sm_80
+# ROCm's prefix: /usr for Debian's packages (hipcc in /usr/bin), else hipcc's (AMD's /opt/rocm)
+ROCM_PATH ?= $(if $(filter /usr/bin/hipcc,$(HIPCC)),/usr,$(if $(HIPCC),$(patsubst %/bin/hipcc,%,$(HIPCC)),/opt/rocm))
+# the offload architectures, space-separated: gfx942 (MI300X, MI325X), gfx950 (MI355X)
+HIP_ARCH  ?= gfx942
+comma := ,
 # jansson and a CBLAS (OpenBLAS) for the runners; both overridable for machines without pkg-config files
 JANSSON_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 JANSSON_LIBS   ?= $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
@@ -69,6 +80,23 @@ GPU_OBJ  := $(BUILD)/runners/obj/gpu_kernels.o
 RUNNER_COMMON += runners/common/gpu_common.c runners/common/telemetry.c
 GEMM_GPU := runners/gemm/gemm_blaslt.c
 endif
+ifeq ($(BENCH_HIP),1)
+ifeq ($(HIPCC),)
+$(error BENCH_HIP=1 but no hipcc (PATH, /opt/rocm/bin); set HIPCC)
+endif
+# the host code is C through $(CC) against HIP's C API; only gpu_kernels.cu goes through hipcc
+ROCM_SYS := $(filter-out /usr,$(ROCM_PATH))
+GPU_DEFS := -DBENCH_HIP -D__HIP_PLATFORM_AMD__
+GPU_INC  := $(if $(ROCM_SYS),-isystem $(ROCM_SYS)/include)
+ROCM_LIB := $(if $(ROCM_SYS),-L$(ROCM_SYS)/lib -Wl$(comma)-rpath$(comma)$(ROCM_SYS)/lib)
+GPU_LIBS := $(ROCM_LIB) -lamdhip64 -lstdc++ -ldl
+GPU_OBJ  := $(BUILD)/runners/obj/gpu_kernels.o
+RUNNER_COMMON += runners/common/gpu_common.c runners/common/telemetry.c
+# hipblaslt.h is C++: gemm_blaslt.c is compiled as host C++ (an object) on ROCm, by hipcc's clang unless set
+HIP_HOSTCXX ?= $(HIPCC)
+GEMM_GPU := $(BUILD)/runners/obj/gemm_blaslt.o
+GEMM_GPU_LIBS := $(ROCM_LIB) -lhipblaslt
+endif
 RUNNER_DIR := $(BUILD)/runners
 RUNNERS := $(RUNNER_DIR)/bench-gemm $(RUNNER_DIR)/bench-membw $(RUNNER_DIR)/bench-coll
 
@@ -80,6 +108,9 @@ NCCL_HOME ?= $(if $(wildcard $(CUDA_HOME)/include/nccl.h),$(CUDA_HOME),/usr)
 ifneq ($(NVCC),)
 CCL_FLAGS := -isystem $(NCCL_HOME)/include
 CCL_LIBS  := -L$(NCCL_HOME)/lib64 -L$(NCCL_HOME)/lib/x86_64-linux-gnu -Wl,-rpath,$(NCCL_HOME)/lib64 -lnccl
+endif
+ifeq ($(BENCH_HIP),1)
+CCL_LIBS  := $(ROCM_LIB) -lrccl
 endif
 
 $(RUNNER_DIR)/bench-coll: runners/coll/coll.c runners/coll/coll_sizes.c $(RUNNER_COMMON) $(GPU_OBJ) \
@@ -93,30 +124,36 @@ runners: $(RUNNERS)
 $(RUNNER_DIR)/obj/gpu_kernels.o: runners/common/gpu_kernels.cu runners/common/gpu.h runners/common/rng.h runners/common/dtype.h \
                                  runners/coll/coll.h
 	@mkdir -p $(dir $@)
+ifeq ($(BENCH_HIP),1)
+	$(HIPCC) -O3 -std=c++17 $(GPU_DEFS) $(HIP_ARCH:%=--offload-arch=%) -Wall -Wextra -Werror -fPIC $(JANSSON_CFLAGS) \
+	  -x hip -c -o $@ $<
+else
 	$(NVCC) -O3 -std=c++17 $(GPU_DEFS) $(NVCC_GENCODE) -Xcompiler -fPIC $(JANSSON_CFLAGS) -c -o $@ $<
+endif
 
 $(RUNNER_DIR)/bench-gemm: runners/gemm/gemm.c runners/gemm/check.c $(GEMM_CPU) $(GEMM_GPU) $(RUNNER_COMMON) $(GPU_OBJ) \
                           $(wildcard runners/gemm/*.h runners/common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(RUNNER_CFLAGS) $(if $(GEMM_CPU),$(BLAS_CFLAGS) -DBENCH_CBLAS) $(if $(GEMM_GPU),-DBENCH_GPU_GEMM) -o $@ \
 	  runners/gemm/gemm.c runners/gemm/check.c $(GEMM_CPU) $(GEMM_GPU) $(RUNNER_COMMON) $(GPU_OBJ) \
-	  $(if $(GEMM_CPU),$(BLAS_LIBS)) $(RUNNER_LIBS)
+	  $(if $(GEMM_CPU),$(BLAS_LIBS)) $(GEMM_GPU_LIBS) $(RUNNER_LIBS)
+
+$(BUILD)/runners/obj/gemm_blaslt.o: runners/gemm/gemm_blaslt.c $(wildcard runners/gemm/*.h runners/common/*.h)
+	@mkdir -p $(dir $@)
+	$(HIP_HOSTCXX) -x c++ -std=c++17 $(filter-out -Wstrict-prototypes -Wmissing-prototypes,$(WARN)) $(CFLAGS) $(SAN) \
+	  $(JANSSON_CFLAGS) $(GPU_DEFS) $(GPU_INC) -DBENCH_GPU_GEMM -c -o $@ $<
 
 $(RUNNER_DIR)/bench-membw: runners/membw/membw.c $(RUNNER_COMMON) $(GPU_OBJ) $(wildcard runners/common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(RUNNER_CFLAGS) -o $@ runners/membw/membw.c $(RUNNER_COMMON) $(GPU_OBJ) $(RUNNER_LIBS)
 
-# Compile check of the ROCm path with whatever HIP headers this machine has (Debian 12: HIP 5.2, no hipBLASLt or
-# RCCL, so the GEMM and collectives GPU backends cannot be checked here; kernels and host code can).
-HIPCC ?= hipcc
-HIP_ARCH ?= gfx90a
+# hip-check: the HIP runners built in their own tree ($(BUILD)/hip) whatever toolkit this machine picks by default,
+# and the ROCm libraries each links; needs hipcc, HIP, hipBLASLt and RCCL (Debian's: tests/setup/rocm.sh's image)
 hip-check:
-	@mkdir -p $(BUILD)/hip
-	$(HIPCC) --offload-arch=$(HIP_ARCH) -std=c++17 -DBENCH_HIP -Wall -Werror $(JANSSON_CFLAGS) -c runners/common/gpu_kernels.cu -o $(BUILD)/hip/gpu_kernels.o
-	$(CC) $(RUNNER_CFLAGS:-DBENCH_CUDA=) -DBENCH_HIP -D__HIP_PLATFORM_AMD__ -c runners/common/gpu_common.c -o $(BUILD)/hip/gpu_common.o
-	$(CC) $(RUNNER_CFLAGS:-DBENCH_CUDA=) -DBENCH_HIP -D__HIP_PLATFORM_AMD__ -c runners/membw/membw.c -o $(BUILD)/hip/membw.o
-	$(CC) $(RUNNER_CFLAGS:-DBENCH_CUDA=) -DBENCH_HIP -D__HIP_PLATFORM_AMD__ -c runners/common/telemetry.c -o $(BUILD)/hip/telemetry.o
-	@echo "hip-check: the HIP kernels and the HIP host code compile ($$($(HIPCC) --version 2>/dev/null | grep -m1 -i 'hip version'))"
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/hip BENCH_HIP=1 HIP_ARCH="$(HIP_ARCH)" runners
+	@$(HIPCC) --version | sed -n '1,2p'
+	@for r in $(RUNNERS:$(BUILD)/%=$(BUILD)/hip/%); do printf '%s:' "$$r"; \
+	  readelf -d "$$r" | sed -n 's/.*(NEEDED).*\[\(lib\(amdhip64\|hipblaslt\|rccl\)[^]]*\)\]/ \1/p' | tr -d '\n'; echo; done
 
 .PHONY: all test test-nodeps unit cli-test run runners asan fuzz install deps test-deps check-deps clean hip-check FORCE
 all: bench

@@ -358,7 +358,10 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 	}
 	/* the runners, built inside the image against the stack's own libraries */
 	add(out, RECIPE_COPY, "bench", "/opt/bench", NULL);
-	run(out, "make", "-C", "/opt/bench", "runners", NULL);
+	if (m->target.vendor == VENDOR_ROCM) /* the HIP runners, whether or not hipcc is on PATH (docs/architecture.md) */
+		run(out, "make", "-C", "/opt/bench", "runners", "BENCH_HIP=1", NULL);
+	else
+		run(out, "make", "-C", "/opt/bench", "runners", NULL);
 	add(out, RECIPE_ENV, "BENCH_DATA", "/opt/bench", NULL);
 	add(out, RECIPE_ENV, "BENCH_RUNNERS", "/opt/bench/build/runners", NULL);
 	add(out, RECIPE_WORKDIR, "/opt/bench", NULL, NULL);

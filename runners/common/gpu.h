@@ -45,7 +45,7 @@
 #define gpuRuntimeGetVersion hipRuntimeGetVersion
 #define gpuDeviceGetPCIBusId hipDeviceGetPCIBusId
 #define GPU_VENDOR "rocm"
-#define GPU_FP8_FNUZ 1
+#define GPU_NO_DEVICE "no AMD GPU visible"
 #elif defined(BENCH_CUDA)
 #include <cuda_runtime_api.h>
 #define gpuError_t cudaError_t
@@ -83,7 +83,7 @@
 #define gpuRuntimeGetVersion cudaRuntimeGetVersion
 #define gpuDeviceGetPCIBusId cudaDeviceGetPCIBusId
 #define GPU_VENDOR "cuda"
-#define GPU_FP8_FNUZ 0
+#define GPU_NO_DEVICE "no NVIDIA GPU visible"
 #endif
 
 #if defined(BENCH_CUDA) || defined(BENCH_HIP)
@@ -107,6 +107,11 @@ void gpu_clock_release(struct gpu_clock *c);
  * or NULL with why[] set when there is no usable device. */
 json_t *gpu_device_info(char *why, size_t whylen);
 size_t gpu_l2_bytes(void);
+/* Device 0's architecture: "sm_90" (CUDA), the gfx target without its feature flags, "gfx942" (HIP); "" if none. */
+void gpu_arch(char *buf, size_t len);
+/* The default cache flush for device 0, in bytes: 2 x (L2 + the last-level cache the runtime does not report,
+ * AMD's MALL / Infinity Cache from gpu_common.c's table by gfx target), at least 256 MiB. */
+size_t gpu_flush_bytes(void);
 /* Device 0's PCI bus id ("0000:3B:00.0"), for matching it in NVML; "" when unknown. */
 void gpu_pci_bus_id(char *buf, size_t len);
 /* The timing mode a case asks for ("steady" | "burst"; NULL: steady, the GPU default), its telemetry probe,
@@ -119,6 +124,9 @@ void gpu_timing_record(json_t *rec, const struct dobench_result *r, const struct
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* 1 when device 0's e4m3 is the fnuz variant (bias 8, 0x80 NaN: gfx942, MI300X/MI325X), 0 for OCP e4m3 (NVIDIA,
+ * gfx950). DT_FP8E4M3 means the device's e4m3 throughout: inputs, hipBLASLt type, host reference. */
+int gpu_fp8_fnuz(void);
 int gpu_fill(void *p, int dtype, size_t n, uint64_t seed, uint32_t tensor, int init, gpuStream_t s);
 int gpu_membw(int op, void *dst, const void *src, size_t bytes, gpuStream_t s);
 #ifdef __cplusplus

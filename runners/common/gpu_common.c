@@ -90,6 +90,60 @@ size_t gpu_l2_bytes(void)
 	return (size_t)p.l2CacheSize;
 }
 
+void gpu_arch(char *buf, size_t len)
+{
+	gpuDeviceProp p;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (gpuGetDeviceProperties(&p, 0) != gpuSuccess) {
+		gpuGetLastError();
+		return;
+	}
+#ifdef BENCH_HIP
+	snprintf(buf, len, "%.*s", (int)strcspn(p.gcnArchName, ":"), p.gcnArchName); /* "gfx942:sramecc+:xnack-" */
+#else
+	snprintf(buf, len, "sm_%d%d", p.major, p.minor);
+#endif
+}
+
+/* Caches between L2 and memory that the runtime does not report (hipDeviceProp.l2CacheSize is one XCD's L2:
+ * 4 MiB on MI300X), by gfx target. AMD's CDNA 3 and CDNA 4 white papers: 256 MB of Infinity Cache (MALL). */
+static const struct {
+	const char *arch;
+	size_t bytes;
+	const char *what;
+} llc_table[] = {
+	{ "gfx942", (size_t)256 << 20, "MI300X, MI325X, MI300A: 256 MB Infinity Cache" },
+	{ "gfx950", (size_t)256 << 20, "MI355X, MI350X: 256 MB Infinity Cache" },
+};
+
+size_t gpu_flush_bytes(void)
+{
+	size_t cache = gpu_l2_bytes(), fb;
+	char arch[64];
+
+	gpu_arch(arch, sizeof(arch));
+	for (size_t i = 0; i < sizeof(llc_table) / sizeof(llc_table[0]); i++)
+		if (!strcmp(arch, llc_table[i].arch))
+			cache += llc_table[i].bytes;
+	fb = 2 * cache;
+	return fb > ((size_t)256 << 20) ? fb : (size_t)256 << 20;
+}
+
+int gpu_fp8_fnuz(void)
+{
+#ifdef BENCH_HIP
+	char arch[64];
+
+	gpu_arch(arch, sizeof(arch));
+	return !strcmp(arch, "gfx940") || !strcmp(arch, "gfx941") || !strcmp(arch, "gfx942");
+#else
+	return 0;
+#endif
+}
+
 json_t *gpu_device_info(char *why, size_t whylen)
 {
 	int count = 0, drv = 0, rt = 0, clk = 0, mclk = 0;
@@ -99,7 +153,7 @@ json_t *gpu_device_info(char *why, size_t whylen)
 
 	e = gpuGetDeviceCount(&count);
 	if (e != gpuSuccess || count == 0) {
-		snprintf(why, whylen, "no GPU visible (%s)", e != gpuSuccess ? gpuGetErrorString(e) : "device count 0");
+		snprintf(why, whylen, GPU_NO_DEVICE " (%s)", e != gpuSuccess ? gpuGetErrorString(e) : "device count 0");
 		return NULL;
 	}
 	if ((e = gpuGetDeviceProperties(&p, 0)) != gpuSuccess) {

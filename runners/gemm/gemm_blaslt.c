@@ -2,6 +2,9 @@
  * gemm_blaslt.c — the GPU backend: cuBLASLt on CUDA, hipBLASLt on ROCm, one source. Only enum *names* are
  * used (their integer values differ between the two libraries).
  *
+ * On ROCm this file is compiled as C++ (hipblaslt.h includes <memory> and <vector>): the C headers go inside
+ * extern "C" and allocations are cast; the CUDA build compiles it as C.
+ *
  * Layout mapping (row-major in torch terms, column-major in BLAS terms): C[MxN] = A[MxK] W[NxK]^T is computed
  * as C^T = op(W) A^T with op = T on W ("TN", required for fp8 on Hopper); C = A B as C^T = B^T A^T ("NN").
  */
@@ -10,13 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(BENCH_HIP)
+#include <hipblaslt/hipblaslt.h>
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
 #include "../common/gpu.h"
 #include "../common/record.h"
 #include "../common/telemetry.h"
 #include "gemm.h"
+#ifdef __cplusplus
+}
+#endif
 
 #if defined(BENCH_HIP)
-#include <hipblaslt/hipblaslt.h>
 #define LT_NAME "hipBLASLt"
 #define LT_DEFAULT_WS (76u << 20)
 typedef hipblasLtHandle_t lt_handle_t;
@@ -42,7 +53,8 @@ typedef hipDataType lt_type_t;
 #define LT_R_32F HIP_R_32F
 #define LT_R_16F HIP_R_16F
 #define LT_R_16BF HIP_R_16BF
-#define LT_R_8F HIP_R_8F_E4M3_FNUZ
+#define LT_R_8F HIP_R_8F_E4M3 /* OCP: gfx950 */
+#define LT_R_8F_FNUZ HIP_R_8F_E4M3_FNUZ /* gfx942 */
 #define LT_OP_N HIPBLAS_OP_N
 #define LT_OP_T HIPBLAS_OP_T
 #define LT_TRANSA HIPBLASLT_MATMUL_DESC_TRANSA
@@ -84,6 +96,7 @@ typedef cudaDataType_t lt_type_t;
 #define LT_R_16F CUDA_R_16F
 #define LT_R_16BF CUDA_R_16BF
 #define LT_R_8F CUDA_R_8F_E4M3
+#define LT_R_8F_FNUZ CUDA_R_8F_E4M3 /* never chosen: fnuz is 0 on CUDA */
 #define LT_OP_N CUBLAS_OP_N
 #define LT_OP_T CUBLAS_OP_T
 #define LT_TRANSA CUBLASLT_MATMUL_DESC_TRANSA
@@ -131,6 +144,7 @@ struct gpu_state {
 	int cur; /* candidate in use by call() */
 	struct tuned tuned;
 	struct telemetry tel;
+	int fnuz; /* device 0's e4m3 is fnuz (gpu_fp8_fnuz) */
 };
 
 static struct gpu_state g;
@@ -153,6 +167,7 @@ json_t *gemm_blaslt_info(char *why, size_t whylen)
 			return NULL;
 		}
 		g.ready = 1;
+		g.fnuz = gpu_fp8_fnuz();
 		{
 			char bus[64];
 
@@ -168,11 +183,11 @@ json_t *gemm_blaslt_info(char *why, size_t whylen)
 
 static void free_problem(void)
 {
-	gpuFree(g.a);
-	gpuFree(g.b);
-	gpuFree(g.d);
-	gpuFree(g.ws);
-	gpuFree(g.one);
+	(void)gpuFree(g.a);
+	(void)gpuFree(g.b);
+	(void)gpuFree(g.d);
+	(void)gpuFree(g.ws);
+	(void)gpuFree(g.one);
 	if (g.desc)
 		lt_desc_destroy(g.desc);
 	if (g.la)
@@ -197,10 +212,10 @@ void gemm_blaslt_shutdown(void)
 	if (!g.ready)
 		return;
 	free_problem();
-	gpuFree(g.flush);
+	(void)gpuFree(g.flush);
 	telemetry_close(&g.tel);
 	lt_destroy(g.h);
-	gpuStreamDestroy(g.stream);
+	(void)gpuStreamDestroy(g.stream);
 	memset(&g, 0, sizeof(g));
 }
 
@@ -212,7 +227,7 @@ static int same_problem(const struct gemm_problem *a, const struct gemm_problem 
 
 static lt_type_t in_type(enum dtype dt)
 {
-	return dt == DT_FP32 ? LT_R_32F : dt == DT_FP16 ? LT_R_16F : dt == DT_BF16 ? LT_R_16BF : LT_R_8F;
+	return dt == DT_FP32 ? LT_R_32F : dt == DT_FP16 ? LT_R_16F : dt == DT_BF16 ? LT_R_16BF : g.fnuz ? LT_R_8F_FNUZ : LT_R_8F;
 }
 
 static enum dtype out_dtype(enum dtype dt)
@@ -226,7 +241,7 @@ static int gpu_alloc(void **p, size_t bytes, char *why, size_t whylen, const cha
 
 	if (e != gpuSuccess) {
 		*p = NULL;
-		gpuGetLastError();
+		(void)gpuGetLastError();
 		snprintf(why, whylen, "out of memory allocating %s (%.2f GiB): %s", what, (double)bytes / (1 << 30),
 			 gpuGetErrorString(e));
 		return -1;
@@ -244,9 +259,9 @@ static int prepare(const struct gemm_problem *p, int want, char *why, size_t why
 	float one = 1.0f;
 	int err = -1;
 
-	fb = p->flush_bytes ? p->flush_bytes : (2 * gpu_l2_bytes() > (256u << 20) ? 2 * gpu_l2_bytes() : (256u << 20));
+	fb = p->flush_bytes ? p->flush_bytes : gpu_flush_bytes();
 	if (p->flush && fb != g.flush_bytes) {
-		gpuFree(g.flush);
+		(void)gpuFree(g.flush);
 		g.flush_bytes = 0;
 		if (gpu_alloc(&g.flush, fb, why, whylen, "the flush buffer") < 0)
 			return -1;
@@ -256,7 +271,7 @@ static int prepare(const struct gemm_problem *p, int want, char *why, size_t why
 		return 0;
 	free_problem();
 	g.ws_bytes = p->workspace ? p->workspace : LT_DEFAULT_WS;
-	gpuMemGetInfo(&free_b, &total_b);
+	(void)gpuMemGetInfo(&free_b, &total_b);
 	if ((na + nb) * es + nd * oes + g.ws_bytes > free_b) {
 		snprintf(why, whylen, "out of memory: needs %.2f GiB, %.2f GiB free of %.2f GiB",
 			 (double)((na + nb) * es + nd * oes + g.ws_bytes) / (1 << 30), (double)free_b / (1 << 30),
@@ -267,7 +282,7 @@ static int prepare(const struct gemm_problem *p, int want, char *why, size_t why
 	    gpu_alloc(&g.d, nd * oes, why, whylen, "C") < 0 || gpu_alloc(&g.ws, g.ws_bytes, why, whylen, "workspace") < 0 ||
 	    gpu_alloc((void **)&g.one, sizeof(float), why, whylen, "scales") < 0)
 		goto cleanup;
-	gpuMemcpy(g.one, &one, sizeof(one), gpuMemcpyHostToDevice);
+	(void)gpuMemcpy(g.one, &one, sizeof(one), gpuMemcpyHostToDevice);
 	if (gpu_fill(g.a, p->dt, na, p->seed, 0, p->init, g.stream) < 0 || gpu_fill(g.b, p->dt, nb, p->seed, 1, p->init, g.stream) < 0 ||
 	    gpuMemsetAsync(g.d, 0, nd * oes, g.stream) != gpuSuccess) {
 		snprintf(why, whylen, "cannot initialise the inputs: %s", gpuGetErrorString(gpuGetLastError()));
@@ -314,7 +329,7 @@ cleanup:
 
 static int call_gemm(void *ctx)
 {
-	const struct gemm_problem *p = ctx;
+	const struct gemm_problem *p = (const struct gemm_problem *)ctx;
 	const float alpha = 1.0f, beta = 0.0f;
 
 	(void)p; /* BLAS A is W (tn) or B (nn), both in g.b; BLAS B is A, in g.a */
@@ -359,7 +374,7 @@ static float out_elem(const void *host, enum dtype dt)
 	case DT_FP32: return *(const float *)host;
 	case DT_FP16: return fp16_to_float(*(const uint16_t *)host);
 	case DT_BF16: return bf16_to_float(*(const uint16_t *)host);
-	case DT_FP8E4M3: return fp8e4m3_to_float(*(const uint8_t *)host, GPU_FP8_FNUZ);
+	case DT_FP8E4M3: return fp8e4m3_to_float(*(const uint8_t *)host, g.fnuz);
 	default: return NAN;
 	}
 }
@@ -369,11 +384,11 @@ static float out_elem(const void *host, enum dtype dt)
 static double check(const struct gemm_problem *p)
 {
 	size_t es = dtype_size(p->dt), oes = dtype_size(out_dtype(p->dt));
-	unsigned char *rowa = malloc((size_t)p->k * es), *colb = malloc((size_t)p->k * es);
-	float *fa = malloc((size_t)p->k * sizeof(float)), *fb = malloc((size_t)p->k * sizeof(float));
+	unsigned char *rowa = (unsigned char *)malloc((size_t)p->k * es), *colb = (unsigned char *)malloc((size_t)p->k * es);
+	float *fa = (float *)malloc((size_t)p->k * sizeof(float)), *fb = (float *)malloc((size_t)p->k * sizeof(float));
 	double worst = 0;
 
-	gpuMemsetAsync(g.d, 0xff, (size_t)p->m * p->n * oes, g.stream); /* stale output cannot pass */
+	(void)gpuMemsetAsync(g.d, 0xff, (size_t)p->m * p->n * oes, g.stream); /* stale output cannot pass */
 	if (call_gemm((void *)p) != 0 || gpuStreamSynchronize(g.stream) != gpuSuccess)
 		worst = INFINITY;
 	for (int s = 0; s < GEMM_CHECK_SAMPLES && rowa && colb && fa && fb && worst == worst && !isinf(worst); s++) {
@@ -382,13 +397,13 @@ static double check(const struct gemm_problem *p)
 		double e;
 
 		gemm_sample_pos(&i, &j, s, p);
-		gpuMemcpy(rowa, (unsigned char *)g.a + (size_t)i * p->k * es, (size_t)p->k * es, gpuMemcpyDeviceToHost);
+		(void)gpuMemcpy(rowa, (unsigned char *)g.a + (size_t)i * p->k * es, (size_t)p->k * es, gpuMemcpyDeviceToHost);
 		if (p->tn)
-			gpuMemcpy(colb, (unsigned char *)g.b + (size_t)j * p->k * es, (size_t)p->k * es, gpuMemcpyDeviceToHost);
+			(void)gpuMemcpy(colb, (unsigned char *)g.b + (size_t)j * p->k * es, (size_t)p->k * es, gpuMemcpyDeviceToHost);
 		else
-			gpuMemcpy2D(colb, es, (unsigned char *)g.b + (size_t)j * es, (size_t)p->n * es, es, (size_t)p->k,
+			(void)gpuMemcpy2D(colb, es, (unsigned char *)g.b + (size_t)j * es, (size_t)p->n * es, es, (size_t)p->k,
 				    gpuMemcpyDeviceToHost);
-		gpuMemcpy(c, (unsigned char *)g.d + ((size_t)i * p->n + j) * oes, oes, gpuMemcpyDeviceToHost);
+		(void)gpuMemcpy(c, (unsigned char *)g.d + ((size_t)i * p->n + j) * oes, oes, gpuMemcpyDeviceToHost);
 		for (long long t = 0; t < p->k; t++) {
 			fa[t] = out_elem(rowa + t * es, p->dt);
 			fb[t] = out_elem(colb + t * es, p->dt);
@@ -473,7 +488,7 @@ static int run_tune(const struct gemm_problem *p, const struct dobench_result *h
 
 		if (measure(&r, p, c, p->warmup_ms < 10 ? p->warmup_ms : 10, p->rep_ms < 25 ? p->rep_ms : 25) != 0) {
 			json_array_append_new(g.tuned.screen, json_null());
-			gpuGetLastError();
+			(void)gpuGetLastError();
 			continue;
 		}
 		ms = median_ms(&r);
@@ -504,7 +519,7 @@ static int run_tune(const struct gemm_problem *p, const struct dobench_result *h
 
 		g.tuned.best_index = 0;
 		g.tuned.best_median_ms = heur_ms;
-		g.tuned.best_samples = malloc(h->n * sizeof(double));
+		g.tuned.best_samples = (double *)malloc(h->n * sizeof(double));
 		memcpy(g.tuned.best_samples, h->samples_ms, h->n * sizeof(double));
 		g.tuned.best_n = h->n;
 		g.tuned.timing = *h;
@@ -558,7 +573,7 @@ static int run_tune_steady(const struct gemm_problem *p, char *why, size_t whyle
 	}
 	g.tuned.timing.estimate_ms = est;
 	per = dobench_count(p->rep_ms < 25 ? p->rep_ms : 25, est, 1000);
-	samples = calloc(per > 1000000 ? per : 1000000, sizeof(double));
+	samples = (double *)calloc(per > 1000000 ? per : 1000000, sizeof(double));
 	if (!samples) {
 		snprintf(why, whylen, "out of memory");
 		goto cleanup;
@@ -575,7 +590,7 @@ static int run_tune_steady(const struct gemm_problem *p, char *why, size_t whyle
 			g.cur = c;
 			if (dobench_timed(samples, per, &screen_o, &fn, &clk) != 0) {
 				ok[c] = 0;
-				gpuGetLastError();
+				(void)gpuGetLastError();
 				continue;
 			}
 			rounds[c][r] = median_of(samples, per);
@@ -600,7 +615,7 @@ static int run_tune_steady(const struct gemm_problem *p, char *why, size_t whyle
 		goto cleanup;
 	}
 	g.tuned.tel = g.tel.last;
-	g.tuned.best_samples = malloc(nrep * sizeof(double));
+	g.tuned.best_samples = (double *)malloc(nrep * sizeof(double));
 	if (!g.tuned.best_samples) {
 		snprintf(why, whylen, "out of memory");
 		goto cleanup;
@@ -655,7 +670,7 @@ void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)
 	record_add_extra(rec, "workspace_bytes", json_integer((json_int_t)g.ws_bytes));
 	record_add_extra(rec, "flush_bytes", json_integer((json_int_t)(p->flush ? g.flush_bytes : 0)));
 	if (p->dt == DT_FP8E4M3)
-		record_add_extra(rec, "fp8", json_pack("{s:s, s:s, s:f, s:f}", "format", GPU_FP8_FNUZ ? "e4m3fnuz" : "e4m3",
+		record_add_extra(rec, "fp8", json_pack("{s:s, s:s, s:f, s:f}", "format", g.fnuz ? "e4m3fnuz" : "e4m3",
 						       "output", "bf16", "scale_a", 1.0, "scale_b", 1.0));
 	if (tuning) {
 		if (run_tune(p, NULL, why, sizeof(why)) < 0) {

@@ -206,9 +206,7 @@ static void gpu_run(json_t *rec, struct mb_case *c, double warmup, double rep, j
 		gpu.bytes = c->bytes;
 	}
 	if (!gpu.flush) {
-		size_t l2 = gpu_l2_bytes();
-
-		gpu.flush_bytes = 2 * l2 > (256u << 20) ? 2 * l2 : (256u << 20);
+		gpu.flush_bytes = gpu_flush_bytes();
 		if (gpuMalloc(&gpu.flush, gpu.flush_bytes) != gpuSuccess) {
 			record_set_status(rec, "failed", "out of memory for the flush buffer");
 			return;

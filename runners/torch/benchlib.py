@@ -386,10 +386,28 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
     return samples, sched
 
 
-def bench_case(fn, p, flush=True, flush_bytes=256 << 20):
+# Caches between L2 and memory that the runtime does not report, by gfx target (the native runners' table,
+# runners/common/gpu_common.c): AMD's MALL (Infinity Cache), 256 MB on gfx942 (MI300X, MI325X) and gfx950 (MI355X).
+LLC_BYTES = {"gfx942": 256 << 20, "gfx950": 256 << 20}
+
+
+def default_flush_bytes(device=None):
+    """The cache flush for device (default: the current GPU): 2 x (L2 + the unreported last-level cache), at least
+    256 MiB, as bench-gemm and bench-membw; 256 MiB without a GPU or its properties."""
+    if not torch.cuda.is_available():
+        return 256 << 20
+    props = torch.cuda.get_device_properties(device if device is not None else torch.cuda.current_device())
+    arch = (getattr(props, "gcnArchName", "") or "").split(":")[0] if torch.version.hip else ""
+    cache = int(getattr(props, "L2_cache_size", 0) or 0) + LLC_BYTES.get(arch, 0)
+    return max(2 * cache, 256 << 20)
+
+
+def bench_case(fn, p, flush=True, flush_bytes=None):
     """do_bench with a case's warmup_ms, rep_ms and mode, and the GPU's telemetry; returns (samples, schedule,
-    extras): extras holds extra.timing and (on a GPU) extra.telemetry."""
+    extras): extras holds extra.timing and (on a GPU) extra.telemetry. flush_bytes None: default_flush_bytes()."""
     tel = gpu_telemetry()
+    if flush_bytes is None:
+        flush_bytes = default_flush_bytes()
     samples, sched = do_bench(fn, p.get("warmup_ms", 30.0), p.get("rep_ms", 200.0), flush, flush_bytes,
                               mode=p.get("mode") or default_mode(), telemetry=tel)
     extras = {"timing": sched.pop("timing")}

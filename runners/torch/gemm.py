@@ -41,6 +41,15 @@ def inputs(p, dev):
     return a, b
 
 
+def fp8_e4m3(device):
+    """The device's e4m3 for torch._scaled_mm: float8_e4m3fnuz on gfx942 (MI300X, MI325X; its hipBLASLt takes only
+    the fnuz types), float8_e4m3fn elsewhere (NVIDIA, gfx950's OCP fp8); None when this torch lacks it."""
+    arch = ""
+    if torch.version.hip and device.type == "cuda":
+        arch = (getattr(torch.cuda.get_device_properties(device), "gcnArchName", "") or "").split(":")[0]
+    return getattr(torch, "float8_e4m3fnuz" if arch == "gfx942" else "float8_e4m3fn", None)
+
+
 def make_fn(p, a, b):
     be, dt, tn = p["backend"], p["dtype"], p.get("layout", "tn") == "tn"
     if be == "torch-scaled-mm":
@@ -52,7 +61,10 @@ def make_fn(p, a, b):
             return None, None, "torch._scaled_mm needs a GPU"
         if not tn:
             return None, None, "fp8 needs layout tn (_scaled_mm takes B column-major)"
-        a8, w8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
+        f8 = fp8_e4m3(a.device)
+        if f8 is None:
+            return None, None, f"this torch ({torch.__version__}) has no float8_e4m3fnuz for this gfx942"
+        a8, w8 = a.to(f8), b.to(f8)
         one = torch.tensor(1.0, device=a.device)
         return (lambda: torch._scaled_mm(a8, w8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)), \
             reference(a8, w8, True, "bf16"), None
@@ -252,7 +264,7 @@ def run_cases(cases, dev, emit=bl.emit, artifacts=None):
             else:
                 flush = bool(p.get("flush_l2", True))
                 fb = p.get("flush_bytes")
-                fb = fb if isinstance(fb, int) else 256 << 20
+                fb = fb if isinstance(fb, int) else None  # None: the device's default (benchlib.default_flush_bytes)
                 m, n, k = int(p["m"]), int(p["n"]), int(p["k"])
                 tflops_of = lambda ms: 2.0 * m * n * k / (ms * 1e-3) / 1e12  # noqa: E731
                 if tuned:

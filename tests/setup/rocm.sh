@@ -1,0 +1,55 @@
+#!/bin/sh
+# Test setup for the HIP runner test (t1400; not part of bench): a local Debian unstable image with Debian's own ROCm
+# packages (hipcc, HIP, hipBLASLt, RCCL, hipBLAS, rocm-smi, rocminfo), enough to compile and link the HIP runners and
+# run what needs no AMD GPU. The sandbox reaches Debian's archive but no image registry, so the image is made like
+# tests/setup/podman.sh makes its bookworm base: debootstrap (suite sid) from the machine's mirror, 'podman import',
+# then the packages installed in a container and committed. Idempotent: an existing image is reused; prints its
+# reference.
+#   sh tests/setup/rocm.sh              -> localhost/debian-rocm:unstable
+# BENCH_TEST_ROCM_IMAGE names another image; BENCH_TEST_MIRROR another mirror (as for podman.sh).
+set -eu
+here=$(dirname "$0")
+IMAGE=${BENCH_TEST_ROCM_IMAGE:-localhost/debian-rocm:unstable}
+SID=localhost/debian:sid
+# the ROCm packages of the HIP build (docs/runners.md, "The HIP build"), taken from experimental: unstable's own
+# librccl1 (5.4.3) is still built on HIP 5 and cannot be installed beside unstable's HIP 6.4 and rocminfo (HSA 6.4
+# breaks libamdhip64-5); experimental holds the whole stack at one ROCm release (7.2.4)
+ROCM_PKGS="hipcc libamdhip64-dev libhipblaslt-dev librccl-dev libhipblas-dev rocm-smi rocminfo amd-smi"
+# and what the build itself needs, from unstable
+PKGS="make gcc libc6-dev pkg-config libjansson-dev binutils"
+
+# podman itself, its sandbox settings and the mirror: podman.sh's (it builds its bookworm base too, which is cheap
+# when present and keeps one place for the podman install)
+sh "$here/podman.sh" >/dev/null
+MIRROR=$(sh "$here/podman.sh" mirror)
+if podman image exists "$IMAGE"; then
+	echo "$IMAGE"
+	exit 0
+fi
+tmpmode=$(stat -c %a /tmp)
+trap 'chmod "$tmpmode" /tmp 2>/dev/null || true' EXIT
+if ! podman image exists "$SID"; then
+	root=$(mktemp -d /tmp/bench-rootfs-sid.XXXXXX)
+	debootstrap --variant=minbase sid "$root" "$MIRROR" >/tmp/debootstrap-sid.log 2>&1 ||
+		{ tail -n 20 /tmp/debootstrap-sid.log >&2; rm -rf "$root"; exit 1; }
+	tar -C "$root" -c . | podman import -q - "$SID" >/dev/null
+	rm -rf "$root"
+fi
+name=bench-rocm-setup-$$
+podman rm -f "$name" >/dev/null 2>&1 || true
+# Check-Valid-Until off: the machine's mirror may serve a frozen snapshot whose sid Release has expired by this
+# machine's clock (debootstrap does not check it; apt does)
+if ! podman run --name "$name" "$SID" sh -c "export DEBIAN_FRONTEND=noninteractive
+	echo 'Acquire::Check-Valid-Until \"false\";' >/etc/apt/apt.conf.d/99bench-snapshot
+	sed -n 's/^deb \\(.*\\) sid \\(.*\\)/deb \\1 experimental \\2/p' /etc/apt/sources.list >/etc/apt/sources.list.d/experimental.list
+	apt-get update -qq &&
+	apt-get install -y -qq --no-install-recommends $PKGS &&
+	apt-get install -y -qq --no-install-recommends -t experimental $ROCM_PKGS &&
+	apt-get clean && rm -rf /var/lib/apt/lists/*" >/tmp/rocm-apt.log 2>&1; then
+	tail -n 30 /tmp/rocm-apt.log >&2
+	podman rm -f "$name" >/dev/null 2>&1 || true
+	exit 1
+fi
+podman commit -q "$name" "$IMAGE" >/dev/null
+podman rm -f "$name" >/dev/null
+echo "$IMAGE"
