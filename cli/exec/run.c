@@ -132,6 +132,7 @@ static const struct engine_ops *eng_container(const struct run *r)
 static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 {
 	const struct engine_ops *e = eng_container(r);
+	struct manifest base = MANIFEST_INIT;
 	char *lockp = NULL, *lbuf = NULL, *rbuf = NULL, *mb = NULL, *text = NULL;
 	size_t llen = 0, rlen = 0, mblen = 0, tlen = 0;
 	json_t *j = NULL;
@@ -161,7 +162,19 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 				      "(run 'bench lock %s')", e->name, lockp, r->o->manifest ? r->o->manifest : "MANIFEST");
 		goto cleanup;
 	}
-	if ((err = image_build(&r->img, e->builder, &r->m, mbuf, mlen, lbuf, llen, 0, r->o->quiet ? NULL : stderr, &run_stop_flag)) < 0)
+	/* a variant's stack runs in the manifest's own image (its name, its stack.env): the variants of a manifest share
+	 * one image and differ only in the environment their runners are given */
+	if (r->m.variant) {
+		struct diag_list bd = DIAG_LIST_INIT;
+
+		if ((err = manifest_parse_buffer(&base, &bd, r->mpath, mbuf, mlen)) < 0)
+			diag_list_print(&bd, stderr);
+		diag_list_release(&bd);
+		if (err < 0)
+			goto cleanup;
+	}
+	if ((err = image_build(&r->img, e->builder, r->m.variant ? &base : &r->m, mbuf, mlen, lbuf, llen, 0,
+			       r->o->quiet ? NULL : stderr, &run_stop_flag)) < 0)
 		goto cleanup;
 	if ((err = run_write_atomic(r->dir, "manifest.lock.json", lbuf, llen)) < 0)
 		goto cleanup;
@@ -211,6 +224,7 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 		strvec_release(&av);
 	}
 cleanup:
+	manifest_release(&base);
 	json_decref(j);
 	free(lockp);
 	free(lbuf);
