@@ -73,6 +73,12 @@ PY
 expect 0 "--dry-run shows every variant" "$BENCH" run --dry-run "$T/v.yaml"
 [ "$(grep -c '/bench-gemm --config' "$T/out")" = 2 ] && ok "--dry-run: one runner command per variant" || { not_ok "--dry-run variants"; show "$T/out"; }
 
+# a container engine: the variants share the manifest's image, the tuned one's variables handed to each runner
+expect 0 "--dry-run of manifests/rocm-env-variants.yaml (engine podman)" "$BENCH" run --dry-run "$DATA/manifests/rocm-env-variants.yaml"
+if [ "$(grep -c '^# rocm-env-variants+default: ' "$T/out")" = 1 ] && [ "$(grep -c '^# rocm-env-variants+seed-tuned: ' "$T/out")" = 1 ] &&
+	[ "$(grep -c -- '-e TORCH_BLAS_PREFER_HIPBLASLT' "$T/out")" = 2 ] && ! sed -n '/+default:/,/+seed-tuned:/p' "$T/out" | grep -q -- '-e HIP_FORCE_DEV_KERNARG'
+then ok "podman: the seed-tuned variant's runners get the profile's variables, the default's none"; else not_ok "podman variants"; show "$T/out"; fi
+
 # the tuned variant's env reaches its runner: FAKE_SLOWDOWN=-0.2 makes the fake runner's samples 20% shorter
 export BENCH_RUNNERS="$T/fake" FAKE_MODE=noisy FAKE_SEQ="$T/seq" FAKE_RUN_SD=0.02 FAKE_WITHIN_SD=0.01 FAKE_N=10 FAKE_SEED=7
 expect 0 "bench run of a manifest with two variants, three rounds" "$BENCH" run -q -o "$T/runs" --rounds 3 "$T/v.yaml"
