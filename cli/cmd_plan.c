@@ -82,6 +82,12 @@ int cmd_plan(int argc, char **argv)
 		i = j;
 	}
 	printf("\n");
+	if (m.nvariants) { /* the same cases, once per variant: each a stack of its own */
+		printf("# stacks:");
+		for (size_t i = 0; i < m.nvariants; i++)
+			printf(" %s+%s", m.name, m.variants[i].name);
+		printf("\n");
+	}
 	for (size_t i = 0; i < plan.n; i++)
 		printf("%-12s %s\n", plan.cases[i].suite->name, plan.cases[i].key);
 cleanup:

@@ -7,7 +7,9 @@
 #include "core/error.h"
 #include "core/opt.h"
 #include "core/strbuf.h"
+#include "core/strvec.h"
 #include "exec/run.h"
+#include "manifest/manifest.h"
 #include "manifest/suite.h"
 #include "report/bundle.h"
 
@@ -52,7 +54,30 @@ static int worse(int a, int b)
 	return rank[b] > rank[a] ? b : a;
 }
 
-static int run_many(char **manifests, size_t n, long rounds, const struct run_opts *base, int locked, int no_pack)
+/* Each manifest once, or once per variant (its stacks <name>+<variant>): paths and variants ("" for none) in
+ * step. A manifest that does not parse is passed on as it is, for the run to report. */
+static void expand_variants(struct strvec *paths, struct strvec *variants, char **manifests, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct diag_list d = DIAG_LIST_INIT;
+		struct manifest m = MANIFEST_INIT;
+
+		if (manifest_parse_file(&m, &d, manifests[i]) == 0 && m.nvariants) {
+			for (size_t k = 0; k < m.nvariants; k++) {
+				strvec_push(paths, manifests[i]);
+				strvec_push(variants, m.variants[k].name);
+			}
+		} else {
+			strvec_push(paths, manifests[i]);
+			strvec_push(variants, "");
+		}
+		manifest_release(&m);
+		diag_list_release(&d);
+	}
+}
+
+static int run_many(char **manifests, char **variants, size_t n, long rounds, const struct run_opts *base, int locked,
+		    int no_pack)
 {
 	struct run_opts *opts = xcalloc(n, sizeof(*opts));
 	struct run_outcome *out = xcalloc(n * (size_t)rounds, sizeof(*out));
@@ -62,6 +87,7 @@ static int run_many(char **manifests, size_t n, long rounds, const struct run_op
 	for (size_t k = 0; k < n; k++) {
 		opts[k] = *base;
 		opts[k].manifest = manifests[k];
+		opts[k].variant = *variants[k] ? variants[k] : NULL;
 		opts[k].image_lock = locks[k] = cli_lock_path(manifests[k]);
 		opts[k].lock = locked ? locks[k] : NULL;
 	}
@@ -69,7 +95,8 @@ static int run_many(char **manifests, size_t n, long rounds, const struct run_op
 	for (size_t i = 0; i < n * (size_t)rounds; i++) {
 		if (out[i].err) {
 			if (out[i].err != BENCH_E_MANIFEST || out[i].dir || base->lock || locked)
-				fprintf(stderr, "bench: error: %s: %s\n", manifests[i % n], out[i].error ? out[i].error : "failed");
+				fprintf(stderr, "bench: error: %s%s%s%s: %s\n", manifests[i % n], *variants[i % n] ? " (variant " : "",
+					variants[i % n], *variants[i % n] ? ")" : "", out[i].error ? out[i].error : "failed");
 			status = worse(status, bench_exit_code(out[i].err));
 		}
 		if (out[i].dir)
@@ -91,6 +118,7 @@ int cmd_run(int argc, char **argv)
 	struct opt_strlist only = OPT_STRLIST_INIT;
 	struct run_opts ro;
 	const char *out = NULL, *resume = NULL, *rounds_s = NULL;
+	struct strvec paths = STRVEC_INIT, variants = STRVEC_INIT;
 	int dry = 0, quiet = 0, verbose = 0, no_pack = 0, locked = 0, started = 0, n, err, status = 0;
 	long rounds = 1;
 	char *lockpath = NULL;
@@ -155,11 +183,25 @@ int cmd_run(int argc, char **argv)
 	ro.dry_run = dry;
 	ro.quiet = quiet;
 	ro.verbose = verbose;
-	if (n > 1 || rounds > 1) {
-		status = run_many(argv + 1, (size_t)n, rounds, &ro, locked, no_pack);
+	if (!resume)
+		expand_variants(&paths, &variants, argv + 1, (size_t)n);
+	if (dry && paths.n > 1) { /* one manifest's variants: each one's plan and commands */
+		for (size_t k = 0; k < paths.n && !status; k++) {
+			ro.manifest = paths.v[k];
+			ro.variant = variants.v[k];
+			if ((err = run_execute(&dir, &started, &ro)) < 0)
+				status = err == BENCH_E_MANIFEST ? 3 : cli_fail(err);
+			free(dir);
+			dir = NULL;
+		}
+		goto cleanup;
+	}
+	if (paths.n > 1 || rounds > 1) {
+		status = run_many(paths.v, variants.v, paths.n, rounds, &ro, locked, no_pack);
 		goto cleanup;
 	}
 	ro.manifest = resume ? NULL : argv[1];
+	ro.variant = !resume && *variants.v[0] ? variants.v[0] : NULL;
 	if (!resume) { /* the lock --locked checks, and the one a container engine builds from */
 		ro.image_lock = lockpath = cli_lock_path(argv[1]);
 		if (locked)
@@ -177,6 +219,8 @@ int cmd_run(int argc, char **argv)
 cleanup:
 	free(lockpath);
 	free(dir);
+	strvec_release(&paths);
+	strvec_release(&variants);
 	opt_strlist_release(&only);
 	return status;
 }

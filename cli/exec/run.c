@@ -132,6 +132,7 @@ static const struct engine_ops *eng_container(const struct run *r)
 static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 {
 	const struct engine_ops *e = eng_container(r);
+	struct manifest base = MANIFEST_INIT;
 	char *lockp = NULL, *lbuf = NULL, *rbuf = NULL, *mb = NULL, *text = NULL;
 	size_t llen = 0, rlen = 0, mblen = 0, tlen = 0;
 	json_t *j = NULL;
@@ -161,7 +162,19 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 				      "(run 'bench lock %s')", e->name, lockp, r->o->manifest ? r->o->manifest : "MANIFEST");
 		goto cleanup;
 	}
-	if ((err = image_build(&r->img, e->builder, &r->m, mbuf, mlen, lbuf, llen, 0, r->o->quiet ? NULL : stderr, &run_stop_flag)) < 0)
+	/* a variant's stack runs in the manifest's own image (its name, its stack.env): the variants of a manifest share
+	 * one image and differ only in the environment their runners are given */
+	if (r->m.variant) {
+		struct diag_list bd = DIAG_LIST_INIT;
+
+		if ((err = manifest_parse_buffer(&base, &bd, r->mpath, mbuf, mlen)) < 0)
+			diag_list_print(&bd, stderr);
+		diag_list_release(&bd);
+		if (err < 0)
+			goto cleanup;
+	}
+	if ((err = image_build(&r->img, e->builder, r->m.variant ? &base : &r->m, mbuf, mlen, lbuf, llen, 0,
+			       r->o->quiet ? NULL : stderr, &run_stop_flag)) < 0)
 		goto cleanup;
 	if ((err = run_write_atomic(r->dir, "manifest.lock.json", lbuf, llen)) < 0)
 		goto cleanup;
@@ -211,6 +224,7 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 		strvec_release(&av);
 	}
 cleanup:
+	manifest_release(&base);
 	json_decref(j);
 	free(lockp);
 	free(lbuf);
@@ -296,6 +310,25 @@ cleanup:
 	return err;
 }
 
+/* A manifest with variants runs as one of them (bench run expands it into one run per variant); a resumed run,
+ * as the variant its plan.json names. */
+static int run_pick_variant(struct run *r, const struct run_opts *o)
+{
+	char *pp = o->resume ? xstrfmt("%s/plan.json", o->resume) : NULL;
+	json_t *old = pp ? json_load_file(pp, 0, NULL) : NULL;
+	const char *v = o->resume ? json_string_value(json_object_get(old, "variant")) : o->variant;
+	int err = 0;
+
+	if (v)
+		err = manifest_apply_variant(&r->m, v);
+	else if (r->m.nvariants)
+		err = bench_error_set(BENCH_E_USAGE, "'%s' has %zu variants: name one (bench run runs each as a stack of "
+				      "its own)", r->mpath, r->m.nvariants);
+	json_decref(old);
+	free(pp);
+	return err;
+}
+
 /* Phase 1, plan: read and check the manifest, plan its cases, create the run directory (or reopen it). */
 static int run_plan(struct run *r, const struct run_opts *o)
 {
@@ -316,7 +349,8 @@ static int run_plan(struct run *r, const struct run_opts *o)
 		diag_list_print(&r->diags, stderr);
 		goto cleanup;
 	}
-	if ((err = plan_build(&r->plan, &r->m)) < 0 || (err = select_suites(&r->plan, o, r->mpath)) < 0)
+	if ((err = run_pick_variant(r, o)) < 0 || (err = plan_build(&r->plan, &r->m)) < 0 ||
+	    (err = select_suites(&r->plan, o, r->mpath)) < 0)
 		goto cleanup;
 	if (o->lock && (err = check_locked(r)) < 0)
 		goto cleanup;
@@ -370,6 +404,18 @@ static int run_prepare(struct run *r)
 	env = envcap_collect(r->dir);
 	env_restore(&saved);
 	json_object_set_new(env, "bench", json_pack("{s:s}", "run_started", r->started));
+	{ /* where the stack's variables came from: its env profiles (the stack's, then its variant's) */
+		json_t *b = json_object_get(env, "bench"), *pr = json_array();
+
+		for (size_t i = 0; i < r->m.stack.nprofiles; i++)
+			json_array_append_new(pr, json_string(r->m.stack.profiles[i]));
+		for (size_t i = 0; r->m.variant && i < r->m.nvariants; i++)
+			for (size_t k = 0; !strcmp(r->m.variants[i].name, r->m.variant) && k < r->m.variants[i].nprofiles; k++)
+				json_array_append_new(pr, json_string(r->m.variants[i].profiles[k]));
+		json_object_set_new(b, "env_profiles", pr);
+		if (r->m.variant)
+			json_object_set_new(b, "variant", json_string(r->m.variant));
+	}
 	run_write_json(r->dir, name, env);
 	json_decref(env);
 	if (!r->o->quiet)

@@ -20,6 +20,7 @@ struct run_opts {
 	size_t nonly;
 	const char *lock;      /* --locked: the lock the manifest must match (copied into the run) */
 	const char *image_lock;/* container engines: the lock the image is built from (MANIFEST.lock.json) */
+	const char *variant;   /* the manifest's variant this run measures (manifest_apply_variant); resume: from plan.json */
 	int dry_run;
 	int quiet;
 	int verbose;

@@ -9,6 +9,8 @@
 #include "../core/strbuf.h"
 #include "../core/suggest.h"
 #include "../core/units.h"
+#include "../core/strvec.h"
+#include "envprofile.h"
 #include "peaks.h"
 #include "ynode.h"
 
@@ -21,9 +23,10 @@ static const char *const container_names[] = { "pyxis", "apptainer", "none", NUL
 static const char *const slurm_mpi_names[] = { "pmix", "pmi2", "none", NULL };
 
 static const char *const top_keys[] = { "bench", "name", "description", "channel", "target", "stack", "runtime",
-					"suites", "pricing", NULL };
+					"suites", "pricing", "variants", NULL };
 static const char *const target_keys[] = { "vendor", "gpu", "nodes", "gpus_per_node", NULL };
-static const char *const stack_keys[] = { "base", "components", "env", NULL };
+static const char *const stack_keys[] = { "base", "components", "env_profiles", "env", NULL };
+static const char *const variant_keys[] = { "name", "env_profiles", "env", NULL };
 static const char *const component_keys[] = { "name", "pip", "date", "index", "git", "ref", "build", "apt",
 					      "version", NULL };
 static const char *const runtime_keys[] = { "engine", "launcher", "timeout", "slurm", NULL };
@@ -399,6 +402,104 @@ static int env_name_ok(const char *s)
 	return 1;
 }
 
+/* Sets name=value in env: replaces an earlier value of name (a profile's, overridden), else appends. */
+static void env_put(struct env_var **env, size_t *n, const char *name, const char *value)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*env)[i].name, name)) {
+			free((*env)[i].value);
+			(*env)[i].value = xstrdup(value);
+			return;
+		}
+	*env = xrealloc(*env, (*n + 1) * sizeof(**env));
+	(*env)[*n].name = xstrdup(name);
+	(*env)[*n].value = xstrdup(value);
+	(*n)++;
+}
+
+/* env_profiles: a profile name or a list of them; each profile's variables go into env in order. */
+static void parse_profiles(struct vctx *c, const struct ynode *v, char ***names, size_t *nnames, struct env_var **env,
+			   size_t *nenv)
+{
+	struct strvec known = STRVEC_INIT;
+	const struct ynode *one[1] = { v };
+	const struct ynode *const *items = one;
+	size_t n = 1;
+
+	if (ynode_is_null(v))
+		return;
+	if (v->type == YNODE_SEQ) {
+		items = (const struct ynode *const *)v->items;
+		n = v->n;
+	}
+	envprofile_names(&known);
+	*names = xcalloc(n ? n : 1, sizeof(**names));
+	for (size_t i = 0; i < n; i++) {
+		struct env_profile p = ENV_PROFILE_INIT;
+		char *name = NULL;
+		int seen = 0, found = 0;
+
+		if (string_of(c, items[i], "env_profiles", &name, 0) < 0)
+			continue;
+		for (size_t k = 0; k < known.n; k++)
+			found |= !strcmp(known.v[k], name);
+		for (size_t k = 0; k < *nnames; k++)
+			seen |= !strcmp((*names)[k], name);
+		if (seen) {
+			verr(c, items[i], "env profile '%s' is listed twice", name);
+		} else if (!found) {
+			const char *best = suggest_closest(name, (const char *const *)strvec_argv(&known));
+			struct strbuf all = STRBUF_INIT;
+
+			for (size_t k = 0; k < known.n; k++)
+				strbuf_addf(&all, "%s%s", k ? ", " : "", known.v[k]);
+			if (best)
+				verr(c, items[i], "unknown env profile '%s' (did you mean '%s'?)", name, best);
+			else
+				verr(c, items[i], "unknown env profile '%s'; images/profiles has %s", name,
+				     known.n ? all.buf : "none");
+			strbuf_release(&all);
+		} else if (envprofile_load(&p, c->d, name) < 0) {
+			c->errors++;
+		} else {
+			for (size_t k = 0; k < p.n; k++)
+				env_put(env, nenv, p.names[k], p.values[k]);
+			(*names)[(*nnames)++] = name;
+			name = NULL;
+		}
+		envprofile_release(&p);
+		free(name);
+	}
+	strvec_release(&known);
+}
+
+/* env: a mapping of variable names to strings, put into env over what is there (a profile's values). */
+static void parse_env_map(struct vctx *c, const struct ynode *v, struct env_var **env, size_t *nenv)
+{
+	if (ynode_is_null(v) || !want_map(c, v, "env"))
+		return;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct ynode *k = v->pairs[i].key, *val = v->pairs[i].value;
+
+		if (k->dup_of) {
+			verr(c, k, "duplicate key '%s' in 'env' (first at line %d)", k->value, k->dup_of->line);
+			continue;
+		}
+		if (!env_name_ok(k->value)) {
+			verr(c, k, "environment variable name '%s' must match [A-Za-z_][A-Za-z0-9_]*", k->value);
+			continue;
+		}
+		if (val->type != YNODE_SCALAR || ynode_is_null(val) || strlen(val->value) != val->len) {
+			verr(c, val, "env '%s' must be a string (write \"\" for an empty value), got %s", k->value,
+			     ynode_type_name(val));
+			continue;
+		}
+		if (control_check(c, val, k->value, 0) < 0)
+			continue;
+		env_put(env, nenv, k->value, val->value);
+	}
+}
+
 static void parse_stack(struct vctx *c, const struct ynode *n, struct manifest *m)
 {
 	const struct ynode *v;
@@ -426,33 +527,67 @@ static void parse_stack(struct vctx *c, const struct ynode *n, struct manifest *
 			}
 		}
 	}
-	if ((v = get(n, "env")) && !ynode_is_null(v)) {
-		if (!want_map(c, v, "env"))
-			return;
-		m->stack.env = xcalloc(v->n, sizeof(*m->stack.env));
-		for (size_t i = 0; i < v->n; i++) {
-			const struct ynode *k = v->pairs[i].key, *val = v->pairs[i].value;
+	/* the profiles first, then the manifest's own variables, which win */
+	if ((v = get(n, "env_profiles")))
+		parse_profiles(c, v, &m->stack.profiles, &m->stack.nprofiles, &m->stack.env, &m->stack.nenv);
+	if ((v = get(n, "env")))
+		parse_env_map(c, v, &m->stack.env, &m->stack.nenv);
+}
 
-			if (k->dup_of) {
-				verr(c, k, "duplicate key '%s' in 'env' (first at line %d)", k->value, k->dup_of->line);
-				continue;
-			}
-			if (!env_name_ok(k->value)) {
-				verr(c, k, "environment variable name '%s' must match [A-Za-z_][A-Za-z0-9_]*", k->value);
-				continue;
-			}
-			if (val->type != YNODE_SCALAR || ynode_is_null(val) || strlen(val->value) != val->len) {
-				verr(c, val, "env '%s' must be a string (write \"\" for an empty value), got %s", k->value,
-				     ynode_type_name(val));
-				continue;
-			}
-			if (control_check(c, val, k->value, 0) < 0)
-				continue;
-			m->stack.env[m->stack.nenv].name = xstrdup(k->value);
-			m->stack.env[m->stack.nenv].value = xstrdup(val->value);
-			m->stack.nenv++;
-		}
+static void parse_variants(struct vctx *c, const struct ynode *n, struct manifest *m)
+{
+	if (n->type != YNODE_SEQ || n->n == 0) {
+		verr(c, n, "'variants' must be a non-empty list such as [{name: default}, {name: tuned, env_profiles: "
+		     "[rocm-seed-tuning]}], got %s", n->type == YNODE_SEQ ? "an empty list" : ynode_type_name(n));
+		return;
 	}
+	m->variants = xcalloc(n->n, sizeof(*m->variants));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *it = n->items[i], *v;
+		struct env_variant *var = &m->variants[m->nvariants];
+
+		if (it->type != YNODE_MAP) {
+			verr(c, it, "variant %zu must be a mapping such as {name: tuned, env_profiles: [rocm-seed-tuning]}, "
+			     "got %s", i + 1, ynode_type_name(it));
+			continue;
+		}
+		m->nvariants++;
+		var->line = it->line;
+		var->col = it->col;
+		check_keys(c, it, variant_keys, "in a variant");
+		if (!(v = get(it, "name")))
+			verr(c, it, "variant %zu needs 'name' (its stack is named <name>+<variant>)", i + 1);
+		else if (string_of(c, v, "name", &var->name, 0) == 0 && !name_ok(var->name, 0))
+			verr(c, v, "variant name '%s' must match [a-z0-9][a-z0-9._-]* (at most 64 characters)", var->name);
+		else
+			for (size_t j = 0; j + 1 < m->nvariants; j++)
+				if (m->variants[j].name && !strcmp(m->variants[j].name, var->name))
+					verr(c, v, "variant '%s' is listed twice (first at line %d)", var->name,
+					     m->variants[j].line);
+		if ((v = get(it, "env_profiles")))
+			parse_profiles(c, v, &var->profiles, &var->nprofiles, &var->env, &var->nenv);
+		if ((v = get(it, "env")))
+			parse_env_map(c, v, &var->env, &var->nenv);
+	}
+}
+
+int manifest_apply_variant(struct manifest *m, const char *vname)
+{
+	const struct env_variant *var = NULL;
+	char *name;
+
+	for (size_t i = 0; i < m->nvariants && !var; i++)
+		if (m->variants[i].name && !strcmp(m->variants[i].name, vname))
+			var = &m->variants[i];
+	if (!var || m->variant)
+		return bench_error_set(BENCH_E_USAGE, "'%s' has no variant '%s'", m->path ? m->path : m->name, vname);
+	for (size_t i = 0; i < var->nenv; i++)
+		env_put(&m->stack.env, &m->stack.nenv, var->env[i].name, var->env[i].value);
+	name = xstrfmt("%s+%s", m->name, vname);
+	free(m->name);
+	m->name = name;
+	m->variant = xstrdup(vname);
+	return 0;
 }
 
 static int slurm_name_ok(const char *s)
@@ -722,6 +857,8 @@ static void parse_root(struct vctx *c, const struct ynode *root, struct manifest
 		parse_target(c, v, m, &gpu_node);
 	if ((v = get(root, "stack")) && !ynode_is_null(v))
 		parse_stack(c, v, m);
+	if ((v = get(root, "variants")))
+		parse_variants(c, v, m);
 	if ((v = get(root, "runtime")) && !ynode_is_null(v))
 		parse_runtime(c, v, m);
 	if ((v = get(root, "pricing")) && !ynode_is_null(v) && want_map(c, v, "pricing")) {
@@ -846,6 +983,24 @@ void manifest_release(struct manifest *m)
 		free(m->stack.env[i].value);
 	}
 	free(m->stack.env);
+	for (size_t i = 0; i < m->stack.nprofiles; i++)
+		free(m->stack.profiles[i]);
+	free(m->stack.profiles);
+	for (size_t i = 0; i < m->nvariants; i++) {
+		struct env_variant *var = &m->variants[i];
+
+		free(var->name);
+		for (size_t k = 0; k < var->nprofiles; k++)
+			free(var->profiles[k]);
+		free(var->profiles);
+		for (size_t k = 0; k < var->nenv; k++) {
+			free(var->env[k].name);
+			free(var->env[k].value);
+		}
+		free(var->env);
+	}
+	free(m->variants);
+	free(m->variant);
 	free(m->runtime.slurm.partition);
 	free(m->runtime.slurm.time);
 	free(m->runtime.slurm.account);

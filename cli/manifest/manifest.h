@@ -48,6 +48,17 @@ struct env_var {
 	char *value;
 };
 
+/* variants: one manifest measured under several environments, each a stack of its own named <name>+<variant>
+ * (docs/manifest-format.md, "Env profiles and variants") */
+struct env_variant {
+	char *name;
+	char **profiles;     /* its env_profiles, by name */
+	size_t nprofiles;
+	struct env_var *env; /* its profiles' variables then its own env, merged (later wins) */
+	size_t nenv;
+	int line, col;
+};
+
 struct slurm_cfg {
 	char *partition; /* NULL: the site default */
 	char *time;      /* Slurm time limit, "HH:MM:SS" */
@@ -74,9 +85,14 @@ struct manifest {
 		char *base;
 		struct component *components;
 		size_t ncomponents;
-		struct env_var *env;
+		char **profiles;     /* stack.env_profiles, by name */
+		size_t nprofiles;
+		struct env_var *env; /* the profiles' variables, then stack.env's own (which win) */
 		size_t nenv;
 	} stack;
+	struct env_variant *variants;
+	size_t nvariants;
+	char *variant;       /* the variant applied (manifest_apply_variant), else NULL */
 	struct {
 		enum engine engine;
 		enum launcher launcher;
@@ -95,6 +111,9 @@ int manifest_parse_file(struct manifest *out, struct diag_list *diags, const cha
 int manifest_parse_buffer(struct manifest *out, struct diag_list *diags, const char *file, const char *buf,
 			  size_t len);
 void manifest_release(struct manifest *m);
+/* Makes m the stack of its variant vname: the variant's variables over stack.env, the name <name>+<vname>.
+ * 0, or BENCH_E_USAGE (error set) when m has no such variant. */
+int manifest_apply_variant(struct manifest *m, const char *vname);
 const struct suite_cfg *manifest_suite(const struct manifest *m, const char *name);
 
 #endif

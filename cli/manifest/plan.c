@@ -48,6 +48,27 @@ json_t *plan_json(const struct plan *p, const struct manifest *m)
 	json_object_set_new(root, "channel", json_string(channel_names[m->channel]));
 	json_object_set_new(root, "vendor", json_string(vendor_names[m->target.vendor]));
 	json_object_set_new(root, "ranks", json_integer(m->target.nodes * m->target.gpus_per_node));
+	if (m->variant) /* one variant's stack: what a resumed run applies again */
+		json_object_set_new(root, "variant", json_string(m->variant));
+	if (m->nvariants && !m->variant) { /* the stacks this plan runs as: one per variant, the same cases each */
+		json_t *vs = json_array();
+
+		for (size_t i = 0; i < m->nvariants; i++) {
+			json_t *env = json_object(), *pr = json_array();
+			char *stack = xstrfmt("%s+%s", m->name, m->variants[i].name);
+
+			for (size_t k = 0; k < m->stack.nenv; k++)
+				json_object_set_new(env, m->stack.env[k].name, json_string(m->stack.env[k].value));
+			for (size_t k = 0; k < m->variants[i].nenv; k++)
+				json_object_set_new(env, m->variants[i].env[k].name, json_string(m->variants[i].env[k].value));
+			for (size_t k = 0; k < m->variants[i].nprofiles; k++)
+				json_array_append_new(pr, json_string(m->variants[i].profiles[k]));
+			json_array_append_new(vs, json_pack("{s:s, s:s, s:o, s:o}", "stack", stack, "variant", m->variants[i].name,
+							    "env_profiles", pr, "env", env));
+			free(stack);
+		}
+		json_object_set_new(root, "variants", vs);
+	}
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_case *c = &p->cases[i];
 		json_t *count = json_object_get(suites, c->suite->name);

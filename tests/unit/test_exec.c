@@ -162,6 +162,127 @@ static void test_redaction_policy(void **state)
 	free(u);
 }
 
+/* tests/fixtures/rocm of the repository, made absolute before a test changes directory */
+static char *fixtures;
+
+/* A recorded output of a ROCm tool (tests/fixtures/rocm/), NUL-terminated; the caller frees. */
+static char *fixture(const char *name)
+{
+	char *path = xstrfmt("%s/%s", fixtures, name), *buf = NULL;
+	size_t len;
+
+	assert_int_equal(fs_read_file(&buf, &len, path, 1u << 20), 0);
+	free(path);
+	return buf;
+}
+
+static void test_amdsmi_outputs_give_gpus_with_xgmi_links(void **state)
+{
+	char *st = fixture("amd-smi-static.json"), *me = fixture("amd-smi-metric.json"), *to = fixture("amd-smi-topology.json");
+	char *wrapped = xstrfmt("{\"gpu_data\": %s}", st);
+	json_t *g = envcap_parse_amdsmi(st, me, to), *g0, *g1, *w;
+
+	(void)state;
+	assert_non_null(g);
+	assert_int_equal(json_array_size(g), 2);
+	g0 = json_array_get(g, 0);
+	g1 = json_array_get(g, 1);
+	assert_string_equal(json_string_value(json_object_get(g0, "name")), "AMD Instinct MI300X");
+	assert_string_equal(json_string_value(json_object_get(g0, "gfx_target")), "gfx942");
+	assert_string_equal(json_string_value(json_object_get(g0, "vbios")), "022.040.003.043.000001");
+	assert_string_equal(json_string_value(json_object_get(g0, "vbios_part")), "113-M3000100-102");
+	assert_string_equal(json_string_value(json_object_get(g0, "driver")), "6.10.5");
+	assert_string_equal(json_string_value(json_object_get(g0, "pci_bus_id")), "0000:05:00.0");
+	assert_int_equal(json_integer_value(json_object_get(g0, "memory_mib")), 196592);
+	assert_int_equal(json_integer_value(json_object_get(g0, "power_limit_w")), 750);
+	assert_int_equal(json_integer_value(json_object_get(g1, "power_limit_w")), 700); /* per GPU, not the first's */
+	assert_int_equal(json_integer_value(json_object_get(g0, "max_sm_mhz")), 2100);
+	assert_int_equal(json_integer_value(json_object_get(g0, "max_mem_mhz")), 1300);
+	/* the link to itself is left out; the state of each XGMI link is kept (GPU 1 sees its link down) */
+	assert_int_equal(json_array_size(json_object_get(g0, "links")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(g0, "links"), 0), "type")), "XGMI");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(g0, "links"), 0), "status")),
+			    "ENABLED");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(g1, "links"), 0), "status")),
+			    "DISABLED");
+	assert_string_equal(json_string_value(json_object_get(g1, "vbios_part")), "113-M3000100-102");
+	json_decref(g);
+	/* newer releases wrap the list: the same GPUs; without metric and topology the clocks and links are null */
+	g = envcap_parse_amdsmi(wrapped, NULL, NULL);
+	assert_int_equal(json_array_size(g), 2);
+	w = json_array_get(g, 1);
+	assert_string_equal(json_string_value(json_object_get(w, "gfx_target")), "gfx942");
+	assert_true(json_is_null(json_object_get(w, "max_sm_mhz")));
+	assert_true(json_is_null(json_object_get(w, "links")));
+	json_decref(g);
+	assert_null(envcap_parse_amdsmi("[]", NULL, NULL));
+	assert_null(envcap_parse_amdsmi("not json", NULL, NULL));
+	free(wrapped);
+	free(st);
+	free(me);
+	free(to);
+}
+
+static void test_rocmsmi_json_gives_gpus_with_topology(void **state)
+{
+	char *rs = fixture("rocm-smi.json"), *tp = fixture("rocm-smi-topo.json");
+	json_t *g = envcap_parse_rocmsmi(rs, tp), *g0, *l;
+
+	(void)state;
+	assert_non_null(g);
+	assert_int_equal(json_array_size(g), 2);
+	g0 = json_array_get(g, 0);
+	assert_string_equal(json_string_value(json_object_get(g0, "name")), "AMD Instinct MI300X");
+	assert_string_equal(json_string_value(json_object_get(g0, "gfx_target")), "gfx942");
+	assert_string_equal(json_string_value(json_object_get(g0, "vbios")), "113-M3000100-102");
+	assert_string_equal(json_string_value(json_object_get(g0, "driver")), "6.10.5"); /* from "system" */
+	assert_int_equal(json_integer_value(json_object_get(g0, "memory_mib")), 205822885888LL / 1048576);
+	assert_int_equal(json_integer_value(json_object_get(g0, "power_limit_w")), 750);
+	assert_int_equal(json_integer_value(json_object_get(g0, "sclk_mhz")), 2100);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(g, 1), "sclk_mhz")), 132);
+	l = json_array_get(json_object_get(g0, "links"), 0);
+	assert_int_equal(json_integer_value(json_object_get(l, "peer")), 1);
+	assert_string_equal(json_string_value(json_object_get(l, "type")), "XGMI");
+	assert_int_equal(json_integer_value(json_object_get(l, "weight")), 15);
+	assert_int_equal(json_integer_value(json_object_get(l, "hops")), 1);
+	json_decref(g);
+	assert_null(envcap_parse_rocmsmi("{\"system\": {\"Driver version\": \"6.10.5\"}}", NULL));
+	free(rs);
+	free(tp);
+}
+
+static void test_rocminfo_lists_gpu_agents_only(void **state)
+{
+	char *ri = fixture("rocminfo.txt");
+	json_t *r = envcap_parse_rocminfo(ri), *a = json_object_get(r, "agents"), *a0;
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(r, "runtime_version")), "1.14");
+	assert_int_equal(json_array_size(a), 2); /* the CPU agent is not a GPU */
+	a0 = json_array_get(a, 0);
+	assert_string_equal(json_string_value(json_object_get(a0, "gfx_target")), "gfx942");
+	assert_string_equal(json_string_value(json_object_get(a0, "name")), "AMD Instinct MI300X");
+	assert_string_equal(json_string_value(json_object_get(a0, "uuid")), "GPU-3a1b2c3d4e5f6071");
+	assert_int_equal(json_integer_value(json_object_get(a0, "compute_units")), 304);
+	assert_int_equal(json_integer_value(json_object_get(a0, "max_clock_mhz")), 2100);
+	assert_null(json_object_get(a0, "type"));
+	json_decref(r);
+	free(ri);
+}
+
+static void test_rocm_variables_are_captured(void **state)
+{
+	static const char *const steer[] = { "HIP_FORCE_DEV_KERNARG", "HSA_FORCE_FINE_GRAIN_PCIE", "GPU_MAX_HW_QUEUES",
+					     "AMD_LOG_LEVEL", "ROCM_PATH", "RCCL_MSCCL_ENABLE", "NCCL_MIN_NCHANNELS",
+					     "MIOPEN_FIND_MODE", "PYTORCH_TUNABLEOP_ENABLED", "TORCH_BLAS_PREFER_HIPBLASLT",
+					     "HIPBLASLT_ALLOW_TF32", NULL };
+
+	(void)state;
+	for (size_t i = 0; steer[i]; i++)
+		assert_int_equal(envcap_var_class(steer[i]), 1);
+	assert_int_equal(envcap_var_class("GPUTEMP"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,13 +291,19 @@ int main(void)
 		cmocka_unit_test(test_engine_failure_names_the_engine_line),
 		cmocka_unit_test(test_slurm_script_refuses_line_breaks),
 		cmocka_unit_test(test_redaction_policy),
+		cmocka_unit_test(test_amdsmi_outputs_give_gpus_with_xgmi_links),
+		cmocka_unit_test(test_rocmsmi_json_gives_gpus_with_topology),
+		cmocka_unit_test(test_rocminfo_lists_gpu_agents_only),
+		cmocka_unit_test(test_rocm_variables_are_captured),
 	};
 	char *runs;
 	int rc;
 
 	if (!mkdtemp(dir))
 		return 1;
+	fixtures = fs_path_absolute("tests/fixtures/rocm"); /* the tests run from the repository's root */
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	free(fixtures);
 	runs = xstrfmt("%s/runs", dir);
 	rmdir(runs);
 	rmdir(dir);

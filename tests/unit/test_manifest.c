@@ -308,9 +308,88 @@ static void test_plan_order_ignores_manifest_order(void **state)
 	manifest_release(&m2);
 }
 
+#define VARIANTS "suites: {membw: {}}\nvariants:\n  - name: default\n  - name: tuned\n    env_profiles: [rocm-seed-tuning]\n" \
+	"    env: {NCCL_MIN_NCHANNELS: \"64\"}\n"
+
+static const char *env_of(const struct manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->stack.nenv; i++)
+		if (!strcmp(m->stack.env[i].name, name))
+			return m->stack.env[i].value;
+	return NULL;
+}
+
+static void test_env_profile_is_included_and_overridden(void **state)
+{
+	struct diag_list d = DIAG_LIST_INIT;
+	struct manifest m = MANIFEST_INIT;
+
+	(void)state;
+	assert_int_equal(parse(&m, &d, HEAD "stack:\n  env: {GPU_MAX_HW_QUEUES: \"4\"}\n  env_profiles: [rocm-seed-tuning]\n"
+			       "suites: {membw: {}}\n"), 0);
+	assert_int_equal(m.stack.nprofiles, 1);
+	assert_string_equal(env_of(&m, "HIP_FORCE_DEV_KERNARG"), "1");
+	assert_string_equal(env_of(&m, "TORCH_BLAS_PREFER_HIPBLASLT"), "1");
+	assert_string_equal(env_of(&m, "GPU_MAX_HW_QUEUES"), "4"); /* the manifest's own value wins, wherever written */
+	manifest_release(&m);
+	diag_list_release(&d);
+}
+
+static void test_unknown_env_profile_is_placed_and_suggested(void **state)
+{
+	(void)state;
+	expect_error(HEAD "stack:\n  env_profiles: [rocm-seed-tunnig]\nsuites: {membw: {}}\n",
+		     "6:18: unknown env profile 'rocm-seed-tunnig' (did you mean 'rocm-seed-tuning'?)");
+	expect_error(HEAD "stack: {env_profiles: [zzz]}\nsuites: {membw: {}}\n", "unknown env profile 'zzz'; images/profiles has");
+	expect_error(HEAD "stack: {env_profiles: [rocm-seed-tuning, rocm-seed-tuning]}\nsuites: {membw: {}}\n",
+		     "env profile 'rocm-seed-tuning' is listed twice");
+}
+
+static void test_variants_are_stacks_of_their_own(void **state)
+{
+	struct diag_list d = DIAG_LIST_INIT;
+	struct manifest m = MANIFEST_INIT;
+
+	(void)state;
+	assert_int_equal(parse(&m, &d, HEAD VARIANTS), 0);
+	assert_int_equal(m.nvariants, 2);
+	assert_null(env_of(&m, "HIP_FORCE_DEV_KERNARG")); /* not before a variant is applied */
+	assert_int_equal(manifest_apply_variant(&m, "nope"), BENCH_E_USAGE);
+	assert_int_equal(manifest_apply_variant(&m, "tuned"), 0);
+	assert_string_equal(m.name, "t+tuned");
+	assert_string_equal(m.variant, "tuned");
+	assert_string_equal(env_of(&m, "HIP_FORCE_DEV_KERNARG"), "1");
+	assert_string_equal(env_of(&m, "NCCL_MIN_NCHANNELS"), "64"); /* the variant's own env over its profile */
+	assert_int_equal(manifest_apply_variant(&m, "default"), BENCH_E_USAGE); /* one variant per stack */
+	manifest_release(&m);
+	assert_int_equal(parse(&m, &d, HEAD VARIANTS), 0);
+	assert_int_equal(manifest_apply_variant(&m, "default"), 0);
+	assert_string_equal(m.name, "t+default");
+	assert_null(env_of(&m, "HIP_FORCE_DEV_KERNARG"));
+	manifest_release(&m);
+	diag_list_release(&d);
+}
+
+static void test_variants_are_checked(void **state)
+{
+	(void)state;
+	expect_error(HEAD "suites: {membw: {}}\nvariants: []\n", "'variants' must be a non-empty list");
+	expect_error(HEAD "suites: {membw: {}}\nvariants: [{name: a}, {name: a}]\n", "variant 'a' is listed twice");
+	expect_error(HEAD "suites: {membw: {}}\nvariants: [{name: A+b}]\n", "variant name 'A+b' must match");
+	expect_error(HEAD "suites: {membw: {}}\nvariants: [{env: {}}]\n", "variant 1 needs 'name'");
+	expect_error(HEAD "suites: {membw: {}}\nvariants: [{name: a, env_profile: x}]\n",
+		     "unknown key 'env_profile' in a variant (did you mean 'env_profiles'?)");
+	expect_error(HEAD "suites: {membw: {}}\nvariants: [{name: a, env_profiles: [rocm-seed-tunin]}]\n",
+		     "unknown env profile 'rocm-seed-tunin' (did you mean 'rocm-seed-tuning'?)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_env_profile_is_included_and_overridden),
+		cmocka_unit_test(test_unknown_env_profile_is_placed_and_suggested),
+		cmocka_unit_test(test_variants_are_stacks_of_their_own),
+		cmocka_unit_test(test_variants_are_checked),
 		cmocka_unit_test(test_ynode_keeps_positions_and_order),
 		cmocka_unit_test(test_ynode_refuses_alias_anchor_merge_tag),
 		cmocka_unit_test(test_ynode_alias_bomb_is_refused_fast),
