@@ -36,7 +36,7 @@ static const struct param_def gemm_params[] = {
 	{ "flush_l2", PARAM_BOOL, "true", NULL, NULL, NULL, 0, 0, 0,
 	  "zero a flush buffer before every timed call, outside the timed region" },
 	{ "flush_bytes", PARAM_SIZE, "auto", NULL, NULL, NULL, 1 << 20, 0, PARAM_AUTO,
-	  "flush buffer size; auto = max(256MiB, 2 x L2) on GPUs, 2 x last-level cache within 8MiB..64MiB on the CPU" },
+	  "flush buffer size; auto = max(256MiB, 2 x (L2 + AMD Infinity Cache)) on GPUs, 2 x last-level cache within 8MiB..64MiB on the CPU" },
 	{ "init", PARAM_ENUM, "normal", NULL, NULL, inits, 0, 0, 0,
 	  "input values from a fixed seed: normal N(0,1), uniform [-1,1), zeros (runs faster; not representative)" },
 	{ "seed", PARAM_INT, "0", NULL, NULL, NULL, 0, 2147483647LL, 0, "seed of the input generator" },
