@@ -104,10 +104,12 @@ RUNNERS := $(RUNNER_DIR)/bench-gemm $(RUNNER_DIR)/bench-membw $(RUNNER_DIR)/benc
 MPICC ?= $(shell command -v mpicc 2>/dev/null)
 MPI_CFLAGS := $(if $(MPICC),$(shell $(MPICC) --showme:compile 2>/dev/null) -DBENCH_MPI)
 MPI_LIBS   := $(if $(MPICC),$(shell $(MPICC) --showme:link 2>/dev/null))
-NCCL_HOME ?= $(if $(wildcard $(CUDA_HOME)/include/nccl.h),$(CUDA_HOME),/usr)
+# NCCL: the one whose pkg-config file comes first (a stack's source-built NCCL in /opt/stack/<name>, which the
+# image puts first on PKG_CONFIG_PATH), else the toolkit's or the system's
+NCCL_HOME ?= $(or $(shell $(PKG_CONFIG) --variable=prefix nccl 2>/dev/null),$(if $(wildcard $(CUDA_HOME)/include/nccl.h),$(CUDA_HOME),/usr))
 ifneq ($(NVCC),)
 CCL_FLAGS := -isystem $(NCCL_HOME)/include
-CCL_LIBS  := -L$(NCCL_HOME)/lib64 -L$(NCCL_HOME)/lib/x86_64-linux-gnu -Wl,-rpath,$(NCCL_HOME)/lib64 -lnccl
+CCL_LIBS  := -L$(NCCL_HOME)/lib -L$(NCCL_HOME)/lib64 -L$(NCCL_HOME)/lib/x86_64-linux-gnu -Wl,-rpath,$(NCCL_HOME)/lib64 -lnccl
 endif
 ifeq ($(BENCH_HIP),1)
 CCL_LIBS  := $(ROCM_LIB) -lrccl

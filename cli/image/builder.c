@@ -104,6 +104,33 @@ static void show_tail(const char *path, int n)
 	free(buf);
 }
 
+/* The reason a build step gave for failing: the text after "bench: error: " on the last log line holding it (a
+ * recipe's own checks print one, such as a source component that installed nothing into its prefix), trimmed;
+ * NULL when no step said why (caller frees). Engines may prefix the line ("#9 0.21 ..."): the marker is sought
+ * anywhere in it. */
+static char *build_reason(const char *path)
+{
+	static const char marker[] = "bench: error: ";
+	char *buf = NULL, *why = NULL, *p, *end = NULL, *last;
+	size_t len = 0;
+
+	if (fs_read_file(&buf, &len, path, 64u << 20) < 0 || !len)
+		goto cleanup;
+	for (p = strstr(buf, marker); p; p = strstr(end, marker)) {
+		p += sizeof(marker) - 1;
+		end = p + strcspn(p, "\r\n");
+		for (last = end; last > p && (last[-1] == ' ' || last[-1] == '\t'); last--)
+			;
+		if (last > p) {
+			free(why);
+			why = xstrndup(p, (size_t)(last - p));
+		}
+	}
+cleanup:
+	free(buf);
+	return why;
+}
+
 /* One bench at a time writes and builds a context: a second one of the same stack waits (saying so), then finds
  * the image the first built. The lock is the context's .lock file, held until *fd is closed. */
 static int context_lock(int *fd, const char *context, FILE *progress, volatile sig_atomic_t *stop)
@@ -171,8 +198,10 @@ int image_build(struct built_image *out, const struct builder_ops *b, const stru
 			goto cleanup;
 		}
 		if ((err = b->build(b, out->context, out->recipe, out->image, fd, progress, stop)) < 0) {
-			char *why = xstrdup(bench_error_last());
+			char *why = build_reason(out->log);
 
+			if (!why)
+				why = xstrdup(bench_error_last());
 			close(fd);
 			fd = -1;
 			show_tail(out->log, 20);

@@ -7,6 +7,7 @@
 
 #include "../core/error.h"
 #include "../core/fs.h"
+#include "../core/strvec.h"
 #include "../manifest/ynode.h"
 #include "version.h"
 
@@ -40,7 +41,7 @@ static void run(struct recipe *r, ...)
 	va_end(ap);
 }
 
-static void run_argv(struct recipe *r, char **argv, size_t argc)
+static void run_argv(struct recipe *r, char *const *argv, size_t argc)
 {
 	struct recipe_instr *i = add(r, RECIPE_RUN, NULL, NULL, NULL);
 
@@ -181,6 +182,46 @@ int recipe_run_flags(char ***out, size_t *n, const struct manifest *m, const cha
 
 /* ---- the recipe ---------------------------------------------------------------------------------------------------- */
 
+/* "/opt/stack/<name>/<sub>" for each git component in manifest order and each sub given (NULL ends them),
+ * joined by ':'; NULL when the stack builds nothing from source (caller frees) */
+static char *stack_dirs(const struct manifest *m, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < m->stack.ncomponents; i++) {
+		va_list ap;
+		const char *sub;
+
+		if (m->stack.components[i].source != SOURCE_GIT)
+			continue;
+		va_start(ap, m);
+		while ((sub = va_arg(ap, const char *)))
+			strbuf_addf(&sb, "%s/opt/stack/%s/%s", sb.len ? ":" : "", m->stack.components[i].name, sub);
+		va_end(ap);
+	}
+	if (!sb.len) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
+static void stack_paths(struct recipe *out, const struct manifest *m)
+{
+	static const char default_path[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	char *d;
+
+	if ((d = stack_dirs(m, "bin", NULL))) /* a base without PATH gets the usual one behind the stack's */
+		add(out, RECIPE_ENV_PREPEND, "PATH", d, default_path);
+	free(d);
+	if ((d = stack_dirs(m, "lib", "lib64", NULL)))
+		add(out, RECIPE_ENV_PREPEND, "LD_LIBRARY_PATH", d, NULL);
+	free(d);
+	if ((d = stack_dirs(m, "lib/pkgconfig", "lib64/pkgconfig", NULL)))
+		add(out, RECIPE_ENV_PREPEND, "PKG_CONFIG_PATH", d, NULL);
+	free(d);
+}
+
 static int cmp_env(const void *a, const void *b)
 {
 	return strcmp(((const struct env_var *)a)->name, ((const struct env_var *)b)->name);
@@ -267,6 +308,13 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 			}
 			run(out, "sh", "-c", c->build[b], NULL); /* the manifest's own build command, as one argument */
 		}
+		/* the contract: a build installs into its prefix. One that left it empty fails here, its reason on a line
+		 * "bench: error: ..." that image_build() makes the error's message (the marker is put together by printf,
+		 * so the command's own text, which engines echo, never holds it) */
+		run(out, "sh", "-c", "find \"$BENCH_PREFIX\" ! -type d | grep -q . || { printf '%s: error: component "
+		    "'\\''%s'\\'' installed nothing into %s: its build must install there (make install "
+		    "PREFIX=\"$BENCH_PREFIX\", cmake --install . --prefix \"$BENCH_PREFIX\")\\n' bench \"$1\" "
+		    "\"$BENCH_PREFIX\" >&2; exit 1; }", "sh", c->name, NULL);
 		free(stage);
 		free(tar);
 		free(dst);
@@ -279,6 +327,9 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 	add(out, RECIPE_LABEL, "org.bench.manifest.sha256", manifest_sha, NULL);
 	add(out, RECIPE_LABEL, "org.bench.lock.sha256", lock_sha, NULL);
 	add(out, RECIPE_LABEL, "org.bench.channel", channel_names[m->channel], NULL);
+	/* the source components' prefixes: bin on PATH, lib and lib64 on LD_LIBRARY_PATH, their pkgconfig on
+	 * PKG_CONFIG_PATH, in manifest order, in front of the base's own; before the env below, which can override */
+	stack_paths(out, m);
 	/* env: the vendor's defaults, then the manifest's (which win); sorted */
 	venv = yget(vd, "env");
 	for (size_t i = 0; venv && venv->type == YNODE_MAP && i < venv->n; i++) {
@@ -356,6 +407,22 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 		free(stage);
 		free(p);
 	}
+	/* and the dynamic loader's cache knows their libraries too (a process started without the image's
+	 * LD_LIBRARY_PATH still loads them before the base's copies): the conf file sorts before the base's own */
+	if ((s = stack_dirs(m, "lib", "lib64", NULL))) {
+		struct strvec av = STRVEC_INIT;
+
+		strvec_push(&av, "sh");
+		strvec_push(&av, "-c");
+		strvec_push(&av, "for d in \"$@\"; do if [ -d \"$d\" ]; then echo \"$d\"; fi; done "
+			    "> /etc/ld.so.conf.d/000-bench-stack.conf && ldconfig");
+		strvec_push(&av, "sh");
+		for (char *tok = strtok(s, ":"); tok; tok = strtok(NULL, ":"))
+			strvec_push(&av, tok);
+		run_argv(out, strvec_argv(&av), av.n);
+		strvec_release(&av);
+		free(s);
+	}
 	/* the runners, built inside the image against the stack's own libraries */
 	add(out, RECIPE_COPY, "bench", "/opt/bench", NULL);
 	if (m->target.vendor == VENDOR_ROCM) /* the HIP runners, whether or not hipcc is on PATH (docs/architecture.md) */
@@ -388,6 +455,16 @@ static void cf_quote(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '"');
 }
 
+/* The value of ENV_PREPEND, the same text in a Containerfile ENV and a shell export: "dirs${NAME:+:${NAME}}", or
+ * "dirs:${NAME:-fallback}". Only bench writes it, from directory names recipe_check() holds to a plain set. */
+static void prepend_value(struct strbuf *sb, const struct recipe_instr *i)
+{
+	if (i->c)
+		strbuf_addf(sb, "\"%s:${%s:-%s}\"", i->b, i->a, i->c);
+	else
+		strbuf_addf(sb, "\"%s${%s:+:${%s}}\"", i->b, i->a, i->a);
+}
+
 /* What neither format can carry: a control character in any value of an instruction (a newline would end the
  * instruction and start another, or in an apptainer definition a new %section run on the build host). RUN
  * arguments are checked too: the apptainer emitter writes them shell-quoted on one line. */
@@ -408,6 +485,9 @@ static int recipe_check(const struct recipe *r)
 		for (size_t a = 0; !bad && a < i->argc; a++)
 			if (!no_control(i->argv[a]))
 				bad = i->argv[a];
+		if (i->op == RECIPE_ENV_PREPEND && (!only(i->a, "_") || !only(i->b, "/._+:-") || (i->c && !only(i->c, "/._+:-"))))
+			return bench_error_set(BENCH_E_MANIFEST, "instruction %zu of the recipe prepends to '%s' a value that "
+					       "needs quoting; refusing to emit the recipe", k + 1, i->a);
 		if (bad)
 			return bench_error_set(BENCH_E_MANIFEST, "instruction %zu of the recipe holds a control character "
 					       "('%.40s...'); a recipe line cannot carry it, refusing to emit the recipe",
@@ -434,6 +514,11 @@ int recipe_emit_containerfile(struct strbuf *out, const struct recipe *r)
 		case RECIPE_ENV:
 			strbuf_addf(out, "%s %s=", i->op == RECIPE_ENV ? "ENV" : "LABEL", i->a);
 			cf_quote(out, i->b);
+			strbuf_addch(out, '\n');
+			break;
+		case RECIPE_ENV_PREPEND:
+			strbuf_addf(out, "ENV %s=", i->a);
+			prepend_value(out, i);
 			strbuf_addch(out, '\n');
 			break;
 		case RECIPE_RUN: {
@@ -506,6 +591,16 @@ int recipe_emit_apptainer(struct strbuf *out, const struct recipe *r)
 			}
 			strbuf_addf(&post, "    export %s=", i->a);
 			recipe_sh_quote(&post, i->b);
+			strbuf_addch(&post, '\n');
+			break;
+		case RECIPE_ENV_PREPEND:
+			if (final) {
+				strbuf_addf(&env, "    export %s=", i->a);
+				prepend_value(&env, i);
+				strbuf_addch(&env, '\n');
+			}
+			strbuf_addf(&post, "    export %s=", i->a);
+			prepend_value(&post, i);
 			strbuf_addch(&post, '\n');
 			break;
 		case RECIPE_RUN:

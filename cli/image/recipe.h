@@ -16,11 +16,15 @@
 #include "../core/strbuf.h"
 #include "../manifest/manifest.h"
 
-enum recipe_op { RECIPE_FROM, RECIPE_LABEL, RECIPE_ENV, RECIPE_RUN, RECIPE_COPY, RECIPE_WORKDIR };
+/* RECIPE_ENV_PREPEND: a search path variable (PATH, LD_LIBRARY_PATH, ...) with directories put in front of what the
+ * base image has. Written by bench alone (never from a manifest value), so its value may refer to the variable:
+ * ENV a="b${a:+:${a}}", or with a fallback for a base that leaves it unset, ENV a="b:${a:-c}". */
+enum recipe_op { RECIPE_FROM, RECIPE_LABEL, RECIPE_ENV, RECIPE_ENV_PREPEND, RECIPE_RUN, RECIPE_COPY, RECIPE_WORKDIR };
 
 struct recipe_instr {
 	enum recipe_op op;
-	char *a, *b;     /* FROM image [AS stage]; LABEL/ENV key value; COPY src dst (b), from stage (c); WORKDIR dir */
+	char *a, *b;     /* FROM image [AS stage]; LABEL/ENV key value; ENV_PREPEND name dirs, fallback (c or NULL);
+			  * COPY src dst (b), from stage (c); WORKDIR dir */
 	char *c;
 	char **argv;     /* RUN */
 	size_t argc;

@@ -2,9 +2,11 @@
 # Stacks end to end with podman (setup: tests/setup/podman.sh): two CPU stacks from one local Debian base
 # (manifests/cpu-openblas.yaml, cpu-blis.yaml) locked, built, the GEMM suite run inside each with the commands
 # of docs/stacks.md as a user types them (relative manifest, default relative runs/), bundles packed
-# and shown, the two runs' environment captures naming different BLAS libraries; a dev-branch git component
-# snapshotted, built from source in the image (its steps shown as they happen), run with an absolute -o, and
-# `lock --check` exiting 4 once its branch moves; a stable
+# and shown, the two runs' environment captures naming different BLAS libraries; a dev-branch git component (a
+# shared library and a program linked to it) snapshotted, built from source in the image (its steps shown as they
+# happen), installed into its prefix and used from there with no env in the manifest (PATH, the loader, ldconfig,
+# pkg-config), run with an absolute -o, and `lock --check` exiting 4 once its branch moves; a component that
+# installs nothing failing the build with the reason; a stable
 # and a nightly wheel from a loopback PEP 503 index locked and installed in the image; a failed build (exit 5
 # with the log's tail); an engine that is not there.
 . "$(dirname "$0")/lib.sh"
@@ -101,14 +103,39 @@ expect 0 "the new image holds the changed runner source" podman run --rm "$CIMG"
 grep -q "changed runner sources" "$T/out" && ok "the changed source is what the image built from" || { not_ok "runner source in image"; show "$T/out"; }
 podman rmi -f "$CIMG" >/dev/null 2>&1
 
-# a dev branch: a git component built from source in its own stage
+# a dev branch: a git component built from source in its own stage, standing in for NCCL: a shared library
+# (libhello.so.1, hello_version()) and a program linked to it, installed by its Makefile into $BENCH_PREFIX
 G="$T/hello"
 git init -q -b main "$G"
-cat >"$G/hello.c" <<'C'
-#include <stdio.h>
-int main(void) { puts("hello v1"); return 0; }
+cat >"$G/hello.h" <<'C'
+const char *hello_version(void);
 C
-(cd "$G" && git add hello.c && git -c user.name=t -c user.email=t@t commit -qm v1 && git branch dev)
+cat >"$G/hello.c" <<'C'
+#include "hello.h"
+const char *hello_version(void) { return "1.0"; }
+C
+cat >"$G/main.c" <<'C'
+#include <stdio.h>
+#include "hello.h"
+int main(void) { printf("hello v1, libhello %s\n", hello_version()); return 0; }
+C
+sed 's/^@/	/' >"$G/Makefile" <<'MK'
+PREFIX ?= /usr/local
+all: libhello.so.1 hello
+libhello.so.1: hello.c hello.h
+@$(CC) -O2 -fPIC -shared -Wl,-soname,libhello.so.1 -o $@ hello.c
+libhello.so: libhello.so.1
+@ln -sf libhello.so.1 $@
+hello: main.c hello.h libhello.so
+@$(CC) -O2 -o $@ main.c -L. -lhello
+install: all
+@mkdir -p $(PREFIX)/bin $(PREFIX)/include $(PREFIX)/lib/pkgconfig
+@cp hello $(PREFIX)/bin/
+@cp -P libhello.so.1 libhello.so $(PREFIX)/lib/
+@cp hello.h $(PREFIX)/include/
+@printf 'prefix=%s\nName: hello\nDescription: bench test\nVersion: 1.0\nLibs: -L$${prefix}/lib -lhello\nCflags: -I$${prefix}/include\n' $(PREFIX) >$(PREFIX)/lib/pkgconfig/hello.pc
+MK
+(cd "$G" && git add . && git -c user.name=t -c user.email=t@t commit -qm v1 && git branch dev)
 cat >"$T/dev.yaml" <<Y
 bench: 1
 name: dev-hello
@@ -117,7 +144,7 @@ target: {vendor: cpu, gpus_per_node: 1}
 stack:
   base: "$BASE"
   components:
-    - {name: hello, git: "file://$G", ref: dev, build: "cc -O2 -o \"\$BENCH_PREFIX/hello\" hello.c"}
+    - {name: hello, git: "file://$G", ref: dev, build: "make && make install PREFIX=\"\$BENCH_PREFIX\""}
 runtime: {engine: podman}
 suites: {membw: {ops: [copy], bytes: 1MiB, warmup: 1ms, rep: 5ms}}
 Y
@@ -140,8 +167,17 @@ grep -Eq '^bench: \[ *[0-9]+:[0-9]{2}\] (\[[0-9]+/[0-9]+\] )?STEP 1/[0-9]+: FROM
 	! grep -q 'COMMIT' "$T/err" && grep -q 'COMMIT localhost/bench-dev-hello:' "$CTX/build.log" &&
 	ok "the build's steps shown as they start (the whole output in build.log)" || { not_ok "build steps"; show "$T/err"; }
 [ "$sha1" = "$(sha256sum <"$SNAP")" ] && ok "the snapshot is byte-identical when made again" || not_ok "snapshot not deterministic"
-expect 0 "the source build's program runs in the image" podman run --rm "$IMG" /opt/stack/hello/hello
-expect_out "hello v1"
+# the prefix is in the image and used: the program runs from PATH and loads the library from the prefix, with no
+# env in the manifest; the loader's cache knows it too, and pkg-config finds its .pc file
+expect 0 "the image holds the library in the prefix" podman run --rm "$IMG" test -f /opt/stack/hello/lib/libhello.so.1
+expect 0 "the dev program runs from PATH" podman run --rm "$IMG" hello
+expect_out "hello v1, libhello 1.0"
+expect 0 "the dev program's library resolves to the prefix" podman run --rm "$IMG" sh -c 'ldd "$(command -v hello)"'
+expect_out "libhello.so.1 => /opt/stack/hello/lib/libhello.so.1"
+expect 0 "without LD_LIBRARY_PATH the loader's cache finds it" podman run --rm "$IMG" env -u LD_LIBRARY_PATH /opt/stack/hello/bin/hello
+expect_out "hello v1, libhello 1.0"
+expect 0 "pkg-config sees the prefix" podman run --rm "$IMG" pkg-config --libs hello
+expect_out "-L/opt/stack/hello/lib -lhello"
 expect 0 "run the dev stack with an absolute -o" "$BENCH" run -q -o "$T/abs-runs" "$T/dev.yaml"
 D=$(head -n 1 "$T/out")
 case $D in "$T/abs-runs/dev-hello-"*) grep -q '"status": *"ok"' "$D/results/membw.jsonl" && ok "absolute -o: the run measured inside the image" ||
@@ -158,7 +194,7 @@ runtime = "runc"
 CONF
 CONTAINERS_CONF=$T/containers-bad.conf expect 6 "a run podman refuses (status 125) fails its cases" "$BENCH" run -q -o "$T/bad-runs" "$T/dev.yaml"
 expect_err "podman failed (status 125): Error: stat /dev/bench-nosuch"
-(cd "$G" && git checkout -q dev && sed -i 's/v1/v2/' hello.c && git -c user.name=t -c user.email=t@t commit -qam v2)
+(cd "$G" && git checkout -q dev && sed -i 's/v1/v2/' main.c && git -c user.name=t -c user.email=t@t commit -qam v2)
 expect 4 "lock --check after the branch moved" "$BENCH" lock --check "$T/dev.yaml"
 expect_err "moved: hello:"
 
@@ -220,11 +256,20 @@ expect_out "1.1.0 2.0.0.dev20261129"
 kill "$srv" 2>/dev/null
 
 # a failed build: exit 5 with the log's tail
-sed 's|cc -O2 -o|exit 3; cc -O2 -o|' "$T/dev.yaml" >"$T/broken.yaml"
+sed 's|build: "make |build: "exit 3; make |' "$T/dev.yaml" >"$T/broken.yaml"
+grep -q 'exit 3; make' "$T/broken.yaml" || not_ok "broken.yaml"
 "$BENCH" lock "$T/broken.yaml" >/dev/null 2>&1
 expect 5 "a build command that fails" "$BENCH" build "$T/broken.yaml"
 expect_err "the image build failed"
 expect_err "the build log ends with:"
+# a build that installs nothing into its prefix (it builds in its checkout only): exit 5, the reason named
+sed -e 's|build: "make .*"}|build: make}|' -e 's|name: dev-hello|name: dev-noinstall|' "$T/dev.yaml" >"$T/noinstall.yaml"
+"$BENCH" lock "$T/noinstall.yaml" >/dev/null 2>&1
+expect 5 "a component that installs nothing fails the build" "$BENCH" build "$T/noinstall.yaml"
+expect_err "bench: error: the image build failed: component 'hello" # the error line itself, then the whole reason:
+expect_err 'component '"'"'hello'"'"' installed nothing into /opt/stack/hello: its build must install there (make install PREFIX="$BENCH_PREFIX", cmake --install . --prefix "$BENCH_PREFIX")'
+grep -q "^bench: error: the image build failed: component 'hello' installed nothing into /opt/stack/hello: " "$T/err" &&
+	ok "the reason is bench's error line, not only in the log's tail" || { not_ok "error line"; show "$T/err"; }
 # an engine that is not there
 expect 5 "engine apptainer, not installed here" "$BENCH" build --engine apptainer "$T/dev.yaml"
 expect_err "engine 'apptainer' is not installed here"
