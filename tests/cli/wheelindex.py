@@ -19,16 +19,13 @@ aarch64 cp314 one last), hrefs with '+' written %2B. torch requires, with marker
   pytorch-triton==3.5.0+gitabc123; ...              (nightly +cu130 and +cpu builds)
   pytorch-triton-rocm==3.5.0+gitdef456; ...         (nightly +rocm7.1 builds)
 Every package is a real, installable wheel (METADATA, WHEEL, RECORD) whose module (the project name with '-' as
-'_') holds __version__. Deterministic: the same bytes on every run.
+'_') holds __version__. Deterministic: the same bytes on every run. Imported, wheel() and page() make other indexes (tests/cli/t0900-lock.sh).
 """
 import hashlib
 import os
 import sys
 import zipfile
 
-ROOT = sys.argv[1]
-STABLE = os.path.join(ROOT, "whl", "simple")
-NIGHTLY = os.path.join(ROOT, "whl", "nightly", "simple")
 PYS = ("cp311", "cp312", "cp314")
 ARCHES = ("x86_64", "aarch64")
 ACCELS = ("cu130", "rocm7.1", "cpu")
@@ -89,6 +86,8 @@ def common(index, nightly):
 def page(index):
     for project in sorted(os.listdir(index)):
         d = os.path.join(index, project)
+        if not os.path.isdir(d):
+            continue
         links = []
         for f in sorted(os.listdir(d)):
             if not f.endswith(".whl"):
@@ -103,23 +102,30 @@ def page(index):
             out.write(f"<!DOCTYPE html>\n<html><body><h1>Links for {project}</h1>\n{''.join(links)}</body></html>\n")
     with open(os.path.join(index, "index.html"), "w") as out:
         out.write("<!DOCTYPE html>\n<html><body>\n" +
-                  "".join(f'<a href="{p}/">{p}</a><br/>\n' for p in sorted(os.listdir(index)) if p != "index.html") +
+                  "".join(f'<a href="{p}/">{p}</a><br/>\n' for p in sorted(os.listdir(index)) if os.path.isdir(os.path.join(index, p))) +
                   "</body></html>\n")
 
 
-for v in ("2.10.0", "2.11.0"):
-    for a in ACCELS:
-        torch(STABLE, v, a, False)
-common(STABLE, False)
-for day in ("20261128", "20261129", "20261130"):
-    for a in ACCELS:
-        torch(NIGHTLY, f"2.12.0.dev{day}", a, True)
-common(NIGHTLY, True)
-for v in ("3.4.0+gitold111", "3.5.0+gitabc123"):
-    for py in PYS:
-        for arch in ARCHES:
-            wheel(NIGHTLY, "pytorch-triton", v, (py, py, f"manylinux_2_28_{arch}"), pep658=True)
-            wheel(NIGHTLY, "pytorch-triton-rocm", v.replace("abc123", "def456"), (py, py, f"manylinux_2_28_{arch}"),
-                  pep658=True)
-page(STABLE)
-page(NIGHTLY)
+def main(root):
+    stable = os.path.join(root, "whl", "simple")
+    nightly = os.path.join(root, "whl", "nightly", "simple")
+    for v in ("2.10.0", "2.11.0"):
+        for a in ACCELS:
+            torch(stable, v, a, False)
+    common(stable, False)
+    for day in ("20261128", "20261129", "20261130"):
+        for a in ACCELS:
+            torch(nightly, f"2.12.0.dev{day}", a, True)
+    common(nightly, True)
+    for v in ("3.4.0+gitold111", "3.5.0+gitabc123"):
+        for py in PYS:
+            for arch in ARCHES:
+                wheel(nightly, "pytorch-triton", v, (py, py, f"manylinux_2_28_{arch}"), pep658=True)
+                wheel(nightly, "pytorch-triton-rocm", v.replace("abc123", "def456"), (py, py, f"manylinux_2_28_{arch}"),
+                      pep658=True)
+    page(stable)
+    page(nightly)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
