@@ -28,16 +28,20 @@ static const char *pkg_version(json_t *pkgs, const char *name)
 	return found ? json_string_value(json_object_get(found, "version")) : NULL;
 }
 
-/* What moved in a pip component's closure, package by package: "bench: moved: torch: chain-c 3.0 -> 3.1". */
-static void print_closure_drift(const char *comp, json_t *old, json_t *now)
+/* What moved in a pip component's closure, package by package: "bench: moved: torch: chain-c 3.0 -> 3.1".
+ * Returns how many lines it printed. */
+static int print_closure_drift(const char *comp, json_t *old, json_t *now)
 {
 	json_t *p;
 	size_t i;
+	int n = 0;
 
 	json_array_foreach(now, i, p) {
 		const char *name = json_string_value(json_object_get(p, "name"));
 		json_t *o = lock_closure_find(old, name);
 
+		if (!o || !json_equal(o, p))
+			n++;
 		if (!o)
 			fprintf(stderr, "bench: moved: %s: %s %s added\n", comp, name, json_string_value(json_object_get(p, "version")));
 		else if (!json_equal(o, p))
@@ -46,9 +50,10 @@ static void print_closure_drift(const char *comp, json_t *old, json_t *now)
 				json_equal(json_object_get(o, "version"), json_object_get(p, "version")) ? " (another wheel)" : "");
 	}
 	json_array_foreach(old, i, p)
-		if (!pkg_version(now, json_string_value(json_object_get(p, "name"))))
+		if (!pkg_version(now, json_string_value(json_object_get(p, "name"))) && ++n)
 			fprintf(stderr, "bench: moved: %s: %s %s removed\n", comp, json_string_value(json_object_get(p, "name")),
 				json_string_value(json_object_get(p, "version")));
+	return n;
 }
 
 int cmd_lock(int argc, char **argv)
@@ -97,17 +102,17 @@ int cmd_lock(int argc, char **argv)
 		json_object_foreach(json_object_get(lock, "components"), k, v) {
 			json_t *o = json_object_get(json_object_get(old, "components"), k);
 
-			if (!json_equal(o, v) && json_is_array(json_object_get(o, "packages"))) {
-				print_closure_drift(k, json_object_get(o, "packages"), json_object_get(v, "packages"));
-				moved++;
-			} else if (!json_equal(o, v)) {
+			if (json_equal(o, v))
+				continue;
+			moved++;
+			if (!json_is_array(json_object_get(o, "packages")) ||
+			    !print_closure_drift(k, json_object_get(o, "packages"), json_object_get(v, "packages"))) {
 				char *a = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 				char *b = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
 
 				fprintf(stderr, "bench: moved: %s: %s -> %s\n", k, a ? a : "null", b);
 				free(a);
 				free(b);
-				moved++;
 			}
 		}
 		if (!json_equal(json_object_get(old, "wheel_target"), json_object_get(lock, "wheel_target"))) {

@@ -355,8 +355,7 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 				for (const char *q = name; *q; q++) /* PEP 503: one project however it is spelled */
 					strbuf_addch(&norm, strchr("._-", *q) ? '-' : tolower((unsigned char)*q));
 				prev = json_object_get(all, norm.buf);
-				if (prev && (strcmp(json_string_value(json_object_get(prev, "url")), url) ||
-					     strcmp(json_string_value(json_object_get(prev, "sha256")), sha))) {
+				if (prev && strcmp(json_string_value(json_object_get(prev, "sha256")), sha)) {
 					err = bench_error_set(BENCH_E_MANIFEST, "the lock pins %s twice, differently: for pip component "
 							      "'%s' and for '%s'; run 'bench lock' again",
 							      name, json_string_value(json_object_get(prev, "by")), c->name);

@@ -913,7 +913,8 @@ static int lock_pips(json_t *lock, json_t *comps, const struct manifest *m, FILE
 			json_array_foreach(pins[a].pkgs, k, pa) {
 				json_t *pb = lock_closure_find(pins[b].pkgs, json_string_value(json_object_get(pa, "name")));
 
-				if (pb && !json_equal(pa, pb)) {
+				/* the same file from two indexes is one build */
+				if (pb && !json_equal(json_object_get(pa, "sha256"), json_object_get(pb, "sha256"))) {
 					err = bench_error_set(BENCH_E_RESOLVE, "pip components '%s' and '%s' need different builds of "
 							      "%s: %s and %s", pins[a].c->name, pins[b].c->name,
 							      json_string_value(json_object_get(pa, "name")),
