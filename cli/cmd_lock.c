@@ -15,9 +15,46 @@
 static const struct opt_cmd cmd = { "lock", "[--check] [-q] [-o FILE] MANIFEST",
 				    "Resolve every moving reference of the manifest to an immutable pin and write "
 				    "MANIFEST's .lock.json: git branches and tags to commits (listing the remote's refs), pip "
-				    "releases and dated nightlies to the exact wheel URL and sha256 (PEP 503 index), apt "
-				    "versions, the base image digest; each resolution is printed as it is made. --check "
-				    "resolves again and exits 4 naming every reference that moved." };
+				    "releases, dated nightlies and 'latest' to the exact version for the wheel target (PEP 503 "
+				    "index) and its whole dependency closure, each package's wheel URL and sha256 (pip's "
+				    "resolver: python3 with pip 22.2+), apt versions, the base image digest (a base given "
+				    "by digest is its own pin); each resolution is printed as it is made. --check resolves "
+				    "again and exits 4 naming every reference and package that moved." };
+
+static const char *pkg_version(json_t *pkgs, const char *name)
+{
+	json_t *found = lock_closure_find(pkgs, name);
+
+	return found ? json_string_value(json_object_get(found, "version")) : NULL;
+}
+
+/* What moved in a pip component's closure, package by package: "bench: moved: torch: chain-c 3.0 -> 3.1".
+ * Returns how many lines it printed. */
+static int print_closure_drift(const char *comp, json_t *old, json_t *now)
+{
+	json_t *p;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(now, i, p) {
+		const char *name = json_string_value(json_object_get(p, "name"));
+		json_t *o = lock_closure_find(old, name);
+
+		if (!o || !json_equal(o, p))
+			n++;
+		if (!o)
+			fprintf(stderr, "bench: moved: %s: %s %s added\n", comp, name, json_string_value(json_object_get(p, "version")));
+		else if (!json_equal(o, p))
+			fprintf(stderr, "bench: moved: %s: %s %s -> %s%s\n", comp, name,
+				json_string_value(json_object_get(o, "version")), json_string_value(json_object_get(p, "version")),
+				json_equal(json_object_get(o, "version"), json_object_get(p, "version")) ? " (another wheel)" : "");
+	}
+	json_array_foreach(old, i, p)
+		if (!pkg_version(now, json_string_value(json_object_get(p, "name"))) && ++n)
+			fprintf(stderr, "bench: moved: %s: %s %s removed\n", comp, json_string_value(json_object_get(p, "name")),
+				json_string_value(json_object_get(p, "version")));
+	return n;
+}
 
 int cmd_lock(int argc, char **argv)
 {
@@ -65,15 +102,27 @@ int cmd_lock(int argc, char **argv)
 		json_object_foreach(json_object_get(lock, "components"), k, v) {
 			json_t *o = json_object_get(json_object_get(old, "components"), k);
 
-			if (!json_equal(o, v)) {
+			if (json_equal(o, v))
+				continue;
+			moved++;
+			if (!json_is_array(json_object_get(o, "packages")) ||
+			    !print_closure_drift(k, json_object_get(o, "packages"), json_object_get(v, "packages"))) {
 				char *a = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 				char *b = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
 
 				fprintf(stderr, "bench: moved: %s: %s -> %s\n", k, a ? a : "null", b);
 				free(a);
 				free(b);
-				moved++;
 			}
+		}
+		if (!json_equal(json_object_get(old, "wheel_target"), json_object_get(lock, "wheel_target"))) {
+			char *a = json_dumps(json_object_get(old, "wheel_target"), JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+			char *b = json_dumps(json_object_get(lock, "wheel_target"), JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+
+			fprintf(stderr, "bench: moved: wheel_target: %s -> %s\n", a ? a : "null", b ? b : "null");
+			free(a);
+			free(b);
+			moved++;
 		}
 		if (moved) {
 			fprintf(stderr, "bench: error: %d locked reference%s moved\n", moved, moved == 1 ? "" : "s");

@@ -222,6 +222,11 @@ static void stack_paths(struct recipe *out, const struct manifest *m)
 	free(d);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int cmp_env(const void *a, const void *b)
 {
 	return strcmp(((const struct env_var *)a)->name, ((const struct env_var *)b)->name);
@@ -359,41 +364,84 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 	/* apt: what the runners need to build, and the stack's pinned packages */
 	if ((err = apt_run(out, vd, m, comps)) < 0)
 		goto cleanup;
-	/* pip: exactly the locked wheels, by URL and sha256 */
+	/* pip: exactly the locked wheels, by URL and sha256: the union of every pip component's closure (one build of
+	 * each package, in name order), installed without resolving anything more */
 	{
 		char **argv = xcalloc(4, sizeof(*argv));
-		size_t argc = 0, nwheels = 0;
+		size_t argc = 0;
+		json_t *all = json_object(); /* normalised name -> {name, version, url, sha256, by} */
+		const char *key;
+		json_t *pkg;
 
 		argv[argc++] = xstrdup("sh");
 		argv[argc++] = xstrdup("-c");
 		argv[argc++] = xstrdup("printf '%s\\n' \"$@\" > /opt/bench-requirements.txt && python3 -m pip install "
 				       "--no-deps --require-hashes --break-system-packages -r /opt/bench-requirements.txt");
 		argv[argc++] = xstrdup("sh");
-		for (size_t i = 0; i < m->stack.ncomponents; i++) {
+		for (size_t i = 0; i < m->stack.ncomponents && !err; i++) {
 			const struct component *c = &m->stack.components[i];
-			json_t *e = json_object_get(comps, c->name);
-			const char *url = json_string_value(json_object_get(e, "url"));
-			const char *sha = json_string_value(json_object_get(e, "sha256"));
+			json_t *pkgs = json_object_get(json_object_get(comps, c->name), "packages");
+			size_t k;
 
 			if (c->source != SOURCE_PIP)
 				continue;
-			if (!url || !no_control(url) || strpbrk(url, " \"'") || !hexn(sha, 64)) {
-				err = bench_error_set(BENCH_E_MANIFEST, "the lock has no wheel URL and sha256 for pip component '%s'",
-						      c->name);
-				for (size_t k = 0; k < argc; k++)
-					free(argv[k]);
-				free(argv);
-				goto cleanup;
+			if (!json_array_size(pkgs)) {
+				err = bench_error_set(BENCH_E_MANIFEST, "the lock has no package closure for pip component '%s' (a "
+						      "lock written before closures were locked): run 'bench lock' again", c->name);
+				break;
 			}
-			argv = xrealloc(argv, (argc + 1) * sizeof(*argv));
-			argv[argc++] = xstrfmt("%s @ %s --hash=sha256:%s", c->name, url, sha);
-			nwheels++;
+			json_array_foreach(pkgs, k, pkg) {
+				const char *name = json_string_value(json_object_get(pkg, "name"));
+				const char *url = json_string_value(json_object_get(pkg, "url"));
+				const char *sha = json_string_value(json_object_get(pkg, "sha256"));
+				struct strbuf norm = STRBUF_INIT;
+				json_t *prev;
+
+				if (!name || !only(name, "._-") || !url || !no_control(url) || strpbrk(url, " \"'#") ||
+				    !hexn(sha, 64)) {
+					err = bench_error_set(BENCH_E_MANIFEST, "the lock has no safe name, wheel URL and sha256 for "
+							      "package %zu of pip component '%s'", k + 1, c->name);
+					break;
+				}
+				for (const char *q = name; *q; q++) /* PEP 503: one project however it is spelled */
+					strbuf_addch(&norm, strchr("._-", *q) ? '-' : tolower((unsigned char)*q));
+				prev = json_object_get(all, norm.buf);
+				if (prev && strcmp(json_string_value(json_object_get(prev, "sha256")), sha)) {
+					err = bench_error_set(BENCH_E_MANIFEST, "the lock pins %s twice, differently: for pip component "
+							      "'%s' and for '%s'; run 'bench lock' again",
+							      name, json_string_value(json_object_get(prev, "by")), c->name);
+					strbuf_release(&norm);
+					break;
+				}
+				if (!prev)
+					json_object_set_new(all, norm.buf, json_pack("{s:s, s:s, s:s, s:s}", "name", name, "url", url,
+										     "sha256", sha, "by", c->name));
+				strbuf_release(&norm);
+			}
 		}
-		if (nwheels)
+		if (!err && json_object_size(all)) {
+			const char **keys = xcalloc(json_object_size(all), sizeof(*keys));
+			size_t nk = 0;
+
+			json_object_foreach(all, key, pkg)
+				keys[nk++] = key;
+			qsort(keys, nk, sizeof(*keys), cmp_str);
+			for (size_t k = 0; k < nk; k++) {
+				pkg = json_object_get(all, keys[k]);
+				argv = xrealloc(argv, (argc + 1) * sizeof(*argv));
+				argv[argc++] = xstrfmt("%s @ %s --hash=sha256:%s", json_string_value(json_object_get(pkg, "name")),
+						       json_string_value(json_object_get(pkg, "url")),
+						       json_string_value(json_object_get(pkg, "sha256")));
+			}
+			free(keys);
 			run_argv(out, argv, argc);
+		}
+		json_decref(all);
 		for (size_t k = 0; k < argc; k++)
 			free(argv[k]);
 		free(argv);
+		if (err)
+			goto cleanup;
 	}
 	/* what the source stages installed */
 	for (size_t i = 0; i < m->stack.ncomponents; i++) {

@@ -1,18 +1,25 @@
 #include "lock.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 #include <git2.h>
 #include <openssl/evp.h>
 
+#include "../core/diag.h"
 #include "../core/error.h"
+#include "../core/fs.h"
 #include "../core/spawn.h"
 #include "../core/strbuf.h"
+#include "../core/strvec.h"
+#include "ynode.h"
 #include "version.h"
 
 void lock_sha256_hex(char out[65], const void *data, size_t len)
@@ -107,103 +114,669 @@ static char *normalise(const char *name)
 	return strbuf_detach(&sb);
 }
 
-/* The version inside a wheel file name: NAME-VERSION-... with NAME's '-' written as '_'. */
-static char *wheel_version(const char *file, const char *name)
+/* ---- the wheel target ----------------------------------------------------------------------------------------- */
+
+static const struct ynode *ymap_get(const struct ynode *map, const char *k)
 {
-	char *norm = normalise(name), *under = xstrdup(norm), *v = NULL;
-	size_t l;
+	for (size_t i = 0; map && map->type == YNODE_MAP && i < map->n; i++)
+		if (!strcmp(map->pairs[i].key->value, k))
+			return map->pairs[i].value;
+	return NULL;
+}
 
-	for (char *p = under; *p; p++)
-		if (*p == '-')
-			*p = '_';
-	l = strlen(under);
-	if (!strncasecmp(file, under, l) && file[l] == '-') {
-		const char *s = file + l + 1, *e = strchr(s, '-');
+void lock_target_release(struct lock_target *t)
+{
+	for (size_t i = 0; i < t->nplatforms; i++)
+		free(t->platforms[i]);
+	free(t->platforms);
+	memset(t, 0, sizeof(*t));
+}
 
-		if (e)
-			v = xstrndup(s, (size_t)(e - s));
+int lock_target_load(struct lock_target *out, const struct manifest *m)
+{
+	const struct wheel_target *mt = &m->stack.wheel_target;
+	const char *mine[] = { mt->python, mt->abi, mt->platform, mt->accelerator };
+	static const char *const keys[] = { "python", "abi", "platform", "accelerator" };
+	char *vals[4] = { NULL, NULL, NULL, NULL }, *path = NULL, *buf = NULL;
+	struct diag_list d = DIAG_LIST_INIT;
+	struct ynode *vd = NULL;
+	const char *dir = fs_data_dir(), *p;
+	size_t len;
+	int err = 0, glibc;
+
+	memset(out, 0, sizeof(*out));
+	if (!dir)
+		return BENCH_E_IO;
+	path = xstrfmt("%s/images/bases/%s.yaml", dir, vendor_names[m->target.vendor]);
+	if ((err = fs_read_file(&buf, &len, path, 1u << 20)) < 0)
+		goto cleanup;
+	if ((err = ynode_load(&vd, &d, path, buf, len)) < 0) {
+		err = bench_error_set(BENCH_E_MANIFEST, "%s: %s", path, d.n ? d.items[0].msg : "invalid");
+		goto cleanup;
 	}
-	free(norm);
-	free(under);
-	return v;
+	for (int i = 0; i < 4; i++) {
+		const struct ynode *v = ymap_get(ymap_get(vd, "wheel_target"), keys[i]);
+
+		if (mine[i])
+			vals[i] = xstrdup(mine[i]);
+		else if (v && v->type == YNODE_SCALAR && v->value[0])
+			vals[i] = xstrdup(v->value);
+	}
+	if (!vals[0] || !vals[2] || !vals[3]) {
+		err = bench_error_set(BENCH_E_MANIFEST, "%s has no complete 'wheel_target' (python, platform, accelerator) and "
+				      "the manifest sets no 'stack.wheel_target'", path);
+		goto cleanup;
+	}
+	/* manylinux_2_<minor>_<arch>: the manifest's is checked by the validator, the vendor file's here */
+	if (strncmp(vals[2], "manylinux_2_", 12) || (glibc = atoi(vals[2] + 12)) < 5 || !(p = strchr(vals[2] + 12, '_')) ||
+	    !p[1] || strlen(p + 1) >= sizeof(out->arch) || strlen(vals[0]) >= sizeof(out->python) || strncmp(vals[0], "3.", 2) ||
+	    strlen(vals[3]) >= sizeof(out->accelerator)) {
+		err = bench_error_set(BENCH_E_MANIFEST, "the wheel target (python '%s', platform '%s', accelerator '%s') is not "
+				      "of the form python \"3.12\", platform manylinux_2_39_x86_64, accelerator cu130", vals[0],
+				      vals[2], vals[3]);
+		goto cleanup;
+	}
+	snprintf(out->python, sizeof(out->python), "%s", vals[0]);
+	snprintf(out->pytag, sizeof(out->pytag), "cp3%s", vals[0] + 2);
+	snprintf(out->abi, sizeof(out->abi), "%s", vals[1] ? vals[1] : out->pytag);
+	snprintf(out->accelerator, sizeof(out->accelerator), "%s", vals[3]);
+	snprintf(out->arch, sizeof(out->arch), "%s", p + 1);
+	snprintf(out->platform, sizeof(out->platform), "%s", vals[2]);
+	/* pip's order: manylinux_2_<glibc> down to manylinux_2_5, each legacy alias after its glibc, then linux_<arch> */
+	for (int g = glibc; g >= 5; g--) {
+		out->platforms = xrealloc(out->platforms, (out->nplatforms + 2) * sizeof(*out->platforms));
+		out->platforms[out->nplatforms++] = xstrfmt("manylinux_2_%d_%s", g, out->arch);
+		if (g == 17 || ((g == 12 || g == 5) && (!strcmp(out->arch, "x86_64") || !strcmp(out->arch, "i686"))))
+			out->platforms[out->nplatforms++] =
+				xstrfmt("manylinux%s_%s", g == 17 ? "2014" : g == 12 ? "2010" : "1", out->arch);
+	}
+	out->platforms = xrealloc(out->platforms, (out->nplatforms + 1) * sizeof(*out->platforms));
+	out->platforms[out->nplatforms++] = xstrfmt("linux_%s", out->arch);
+cleanup:
+	for (int i = 0; i < 4; i++)
+		free(vals[i]);
+	ynode_free(vd);
+	diag_list_release(&d);
+	free(path);
+	free(buf);
+	if (err)
+		lock_target_release(out);
+	return err;
 }
 
-static int tags_ok(const char *file)
+/* ---- PEP 440 versions ------------------------------------------------------------------------------------------ */
+
+struct pep440 {
+	long epoch, rel[16], pre, post, dev;
+	int nrel, pre_kind; /* pre_kind: -1 none, 0 a, 1 b, 2 rc */
+	int has_post, has_dev;
+	char local[64];
+};
+
+static int read_num(const char **p, long *out)
 {
-	/* a wheel for x86-64 Linux or any platform; the interpreter tag is left to pip at build time */
-	return strstr(file, ".whl") && (strstr(file, "-any.whl") || strstr(file, "linux_x86_64") || strstr(file, "manylinux"));
+	char *e;
+
+	if (!isdigit((unsigned char)**p)) {
+		*out = 0; /* "1.0a" is "1.0a0" */
+		return 0;
+	}
+	*out = strtol(*p, &e, 10);
+	*p = e;
+	return 0;
 }
 
-int lock_pip(char **out_url, char **out_sha256, char **out_version, const char *index, const char *name,
-	     const char *version, const char *date)
+/* Parses a version as PEP 440 writes it (its normal form and the usual spellings; "%2B" read as '+').
+ * Returns 0, or -1 for what is not a version. */
+static int pep440_parse(struct pep440 *v, const char *text)
 {
-	struct strbuf page = STRBUF_INIT;
-	char *norm = normalise(name), *url = xstrfmt("%s%s%s/", index, index[strlen(index) - 1] == '/' ? "" : "/", norm);
-	CURL *c = curl_easy_init();
-	char dkey[16] = "";
-	long code = 0;
-	int err = 0;
+	char buf[128], *w = buf;
 	const char *p;
 
-	*out_url = *out_sha256 = *out_version = NULL;
-	if (date && strlen(date) == 10)
-		snprintf(dkey, sizeof(dkey), "dev%.4s%.2s%.2s", date, date + 5, date + 8);
+	memset(v, 0, sizeof(*v));
+	v->pre_kind = -1;
+	for (p = text; *p && w < buf + sizeof(buf) - 1; p++) {
+		if (p[0] == '%' && p[1] == '2' && (p[2] == 'B' || p[2] == 'b')) {
+			*w++ = '+';
+			p += 2;
+		} else {
+			*w++ = (char)tolower((unsigned char)*p);
+		}
+	}
+	if (*p)
+		return -1;
+	*w = '\0';
+	p = buf;
+	if (*p == 'v')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	if (strchr(p, '!')) {
+		read_num(&p, &v->epoch);
+		if (*p++ != '!')
+			return -1;
+	}
+	do {
+		if (!isdigit((unsigned char)*p) || v->nrel == 16)
+			return -1;
+		read_num(&p, &v->rel[v->nrel++]);
+	} while (*p == '.' && isdigit((unsigned char)p[1]) && p++);
+	while (*p && *p != '+') {
+		static const struct { const char *s; int kind; } pre[] = { { "alpha", 0 }, { "beta", 1 }, { "preview", 2 },
+									     { "pre", 2 }, { "rc", 2 }, { "a", 0 },
+									     { "b", 1 }, { "c", 2 } };
+		size_t k;
+
+		if (*p == '.' || *p == '-' || *p == '_')
+			p++;
+		for (k = 0; k < sizeof(pre) / sizeof(pre[0]); k++)
+			if (!strncmp(p, pre[k].s, strlen(pre[k].s)))
+				break;
+		if (k < sizeof(pre) / sizeof(pre[0]) && v->pre_kind < 0 && !v->has_post && !v->has_dev) {
+			p += strlen(pre[k].s);
+			v->pre_kind = pre[k].kind;
+		} else if (!strncmp(p, "post", 4) || !strncmp(p, "rev", 3) || (*p == 'r' && isdigit((unsigned char)p[1]))) {
+			p += !strncmp(p, "post", 4) ? 4 : !strncmp(p, "rev", 3) ? 3 : 1;
+			v->has_post = 1;
+		} else if (!strncmp(p, "dev", 3) && !v->has_dev) {
+			p += 3;
+			v->has_dev = 1;
+		} else {
+			return -1;
+		}
+		if (*p == '.' || *p == '-' || *p == '_')
+			p++;
+		read_num(&p, v->has_dev ? &v->dev : v->has_post ? &v->post : &v->pre);
+	}
+	if (*p == '+') {
+		if (!p[1] || strlen(p + 1) >= sizeof(v->local))
+			return -1;
+		snprintf(v->local, sizeof(v->local), "%s", p + 1);
+		for (w = v->local; *w; w++)
+			if (*w == '-' || *w == '_')
+				*w = '.';
+	}
+	return 0;
+}
+
+static int cmp_long(long a, long b)
+{
+	return (a > b) - (a < b);
+}
+
+/* PEP 440's order: epoch, release, pre, post, dev (a bare .devN before any pre-release), then the local label
+ * (none first; segments compared numerically where both are numbers, a number after a word). */
+static int pep440_cmp(const struct pep440 *a, const struct pep440 *b, int with_local)
+{
+	int n = a->nrel > b->nrel ? a->nrel : b->nrel, r;
+	long pa, pb;
+
+	if ((r = cmp_long(a->epoch, b->epoch)))
+		return r;
+	for (int i = 0; i < n; i++)
+		if ((r = cmp_long(i < a->nrel ? a->rel[i] : 0, i < b->nrel ? b->rel[i] : 0)))
+			return r;
+	pa = a->pre_kind >= 0 ? a->pre_kind * 1000000000L + a->pre : (!a->has_post && a->has_dev) ? -1 : 4000000000L;
+	pb = b->pre_kind >= 0 ? b->pre_kind * 1000000000L + b->pre : (!b->has_post && b->has_dev) ? -1 : 4000000000L;
+	if ((r = cmp_long(pa, pb)) || (r = cmp_long(a->has_post ? a->post : -1, b->has_post ? b->post : -1)) ||
+	    (r = cmp_long(a->has_dev ? a->dev : LONG_MAX, b->has_dev ? b->dev : LONG_MAX)) || !with_local)
+		return r;
+	if (!a->local[0] || !b->local[0])
+		return (a->local[0] != 0) - (b->local[0] != 0);
+	{
+		const char *x = a->local, *y = b->local;
+
+		while (*x && *y) {
+			size_t lx = strcspn(x, "."), ly = strcspn(y, ".");
+			int nx = strspn(x, "0123456789") == lx, ny = strspn(y, "0123456789") == ly;
+
+			if (nx && ny)
+				r = cmp_long(atol(x), atol(y));
+			else if (nx != ny)
+				r = nx ? 1 : -1;
+			else if (!(r = strncmp(x, y, lx < ly ? lx : ly)))
+				r = cmp_long((long)lx, (long)ly);
+			if (r)
+				return r > 0 ? 1 : -1;
+			x += lx + (x[lx] == '.');
+			y += ly + (y[ly] == '.');
+		}
+		return (*x != 0) - (*y != 0);
+	}
+}
+
+/* A local label naming an accelerator build (cu130, rocm7.1, cpu, xpu): one of these that is not the target's
+ * is another target's wheel. A label such as git3f2a1b is not. */
+static int accel_like(const char *local)
+{
+	if (!strcmp(local, "cpu") || !strcmp(local, "xpu"))
+		return 1;
+	if (!strncmp(local, "cu", 2) && isdigit((unsigned char)local[2]))
+		return strspn(local + 2, "0123456789") == strlen(local + 2);
+	if (!strncmp(local, "rocm", 4) && isdigit((unsigned char)local[4]))
+		return strspn(local + 4, "0123456789.") == strlen(local + 4);
+	return 0;
+}
+
+/* ---- wheel file names ------------------------------------------------------------------------------------------ */
+
+/* Whether one of the dot-separated tags of set is accepted by ok(). */
+static int any_tag(const char *set, int (*ok)(const char *tag, size_t len, const struct lock_target *t),
+		   const struct lock_target *t)
+{
+	for (const char *p = set; *p;) {
+		size_t l = strcspn(p, ".");
+
+		if (ok(p, l, t))
+			return 1;
+		p += l + (p[l] == '.');
+	}
+	return 0;
+}
+
+static int tag_is(const char *tag, size_t len, const char *want)
+{
+	return strlen(want) == len && !strncmp(tag, want, len);
+}
+
+static int py_ok(const char *tag, size_t len, const struct lock_target *t)
+{
+	char py[16];
+
+	snprintf(py, sizeof(py), "py3%s", t->python + 2);
+	if (tag_is(tag, len, t->pytag) || tag_is(tag, len, "py3") || tag_is(tag, len, py))
+		return 1;
+	/* cp3Y for Y <= the target's minor: an abi3 wheel built for an older interpreter */
+	return len > 3 && !strncmp(tag, "cp3", 3) && atoi(tag + 3) <= atoi(t->python + 2) && strspn(tag + 3, "0123456789") == len - 3;
+}
+
+static int abi_ok(const char *tag, size_t len, const struct lock_target *t)
+{
+	return tag_is(tag, len, t->abi) || tag_is(tag, len, "none") || tag_is(tag, len, "abi3");
+}
+
+static int plat_ok(const char *tag, size_t len, const struct lock_target *t)
+{
+	if (tag_is(tag, len, "any"))
+		return 1;
+	for (size_t i = 0; i < t->nplatforms; i++)
+		if (tag_is(tag, len, t->platforms[i]))
+			return 1;
+	return 0;
+}
+
+/* %XX escapes read, in place (a URL's file name: torch-2.11.0%2Bcu130-...). Returns s. */
+static char *pct_decode(char *s)
+{
+	char *w = s;
+
+	for (const char *p = s; *p; p++) {
+		if (p[0] == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+			char hex[3] = { p[1], p[2], 0 };
+
+			*w++ = (char)strtol(hex, NULL, 16);
+			p += 2;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+	return s;
+}
+
+/* Splits a wheel file name (NAME-VERSION[-BUILD]-PY-ABI-PLATFORM.whl, '%2B' already read as '+') into its
+ * fields, in place. Returns 0, or -1 for what is not a wheel's name. */
+static int wheel_split(char *file, char **name, char **version, char **py, char **abi, char **plat)
+{
+	char *f[7];
+	int n = 0;
+	size_t l = strlen(file);
+
+	if (l < 5 || strcmp(file + l - 4, ".whl"))
+		return -1;
+	file[l - 4] = '\0';
+	for (char *p = file; n < 7; n++) {
+		f[n] = p;
+		if (!(p = strchr(p, '-'))) {
+			n++;
+			break;
+		}
+		*p++ = '\0';
+	}
+	if (n != 5 && n != 6)
+		return -1;
+	*name = f[0];
+	*version = f[1];
+	*py = f[n - 3];
+	*abi = f[n - 2];
+	*plat = f[n - 1];
+	return 0;
+}
+
+/* A wheel file name (its URL's last segment, %-escapes read) fits the target: one of its tags each for the
+ * interpreter, the ABI and the platform. */
+static int wheel_fits(const char *url, const struct lock_target *t)
+{
+	const char *slash = strrchr(url, '/');
+	char *file = pct_decode(xstrdup(slash ? slash + 1 : url)), *name, *ver, *py, *abi, *plat;
+	int ok;
+
+	ok = wheel_split(file, &name, &ver, &py, &abi, &plat) == 0 && any_tag(py, py_ok, t) && any_tag(abi, abi_ok, t) &&
+	     any_tag(plat, plat_ok, t);
+	free(file);
+	return ok;
+}
+
+/* ---- choosing the version -------------------------------------------------------------------------------------- */
+
+struct cand {
+	char *version;
+	struct pep440 v;
+};
+
+/* How well a build's local label suits the target: 2 its accelerator, 1 no label, 0 another label that names no
+ * accelerator (a commit hash), -1 another accelerator's build. */
+static int local_rank(const struct pep440 *v, const struct lock_target *t)
+{
+	if (!strcmp(v->local, t->accelerator))
+		return 2;
+	if (!v->local[0])
+		return 1;
+	return accel_like(v->local) ? -1 : 0;
+}
+
+int lock_pip(char **out_version, const char *index, const char *name, const char *version, const char *date,
+	     const struct lock_target *t)
+{
+	struct strbuf page = STRBUF_INIT, seen = STRBUF_INIT;
+	char *norm = normalise(name), *url = xstrfmt("%s%s%s/", index, index[strlen(index) - 1] == '/' ? "" : "/", norm);
+	CURL *c = curl_easy_init();
+	struct cand *cands = NULL, *best = NULL;
+	struct pep440 want;
+	size_t ncands = 0;
+	long code = 0, dkey = 0;
+	int err = 0, newest = !strcmp(version, "latest") || (!strcmp(version, "nightly") && !date);
+	int dated = !strcmp(version, "nightly") && date, any_final = 0;
+	const char *p;
+
+	*out_version = NULL;
+	if (dated)
+		dkey = atol(date) * 10000 + atol(date + 5) * 100 + atol(date + 8);
+	if (!newest && !dated && pep440_parse(&want, version) < 0) {
+		err = bench_error_set(BENCH_E_RESOLVE, "'%s' is not a version (PEP 440), 'nightly' or 'latest' (pip component "
+				      "'%s')", version, name);
+		goto cleanup;
+	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, curl_sink);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &page);
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
 	if (curl_easy_perform(c) != CURLE_OK || (curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code), code != 200)) {
 		err = bench_error_set(BENCH_E_RESOLVE, "cannot read the package index page %s (HTTP %ld)", url, code);
 		goto cleanup;
 	}
-	/* every <a href="...file.whl#sha256=HEX"> ; the last match wins for nightlies (newest is listed last) */
+	/* every <a href="...file.whl#sha256=HEX">: the versions with a wheel for the target */
 	for (p = page.buf; (p = strstr(p, "href=\"")); p++) {
-		const char *h = p + 6, *e = strchr(h, '"'), *frag, *file;
-		char *href, *v;
+		const char *h = p + 6, *e = strchr(h, '"');
+		char *href, *file, *wn, *wv, *py, *abi, *plat, *wnorm;
+		struct pep440 v;
 
 		if (!e)
 			break;
 		href = xstrndup(h, (size_t)(e - h));
-		frag = strstr(href, "#sha256=");
-		file = strrchr(href, '/') ? strrchr(href, '/') + 1 : href;
-		v = frag ? wheel_version(file, name) : NULL;
-		if (v && tags_ok(file) && strlen(frag + 8) == 64 &&
-		    (strcmp(version, "nightly") ? !strcmp(v, version) : (dkey[0] && strstr(v, dkey) != NULL))) {
-			free(*out_url);
-			free(*out_sha256);
-			free(*out_version);
-			*out_sha256 = xstrdup(frag + 8);
-			*out_version = v;
-			v = NULL;
-			((char *)frag)[0] = '\0';
-			if (strstr(href, "://"))
-				*out_url = xstrdup(href);
-			else if (href[0] == '/') { /* absolute path on the index host */
-				const char *host_end = strchr(strstr(url, "://") + 3, '/');
-
-				*out_url = xstrfmt("%.*s%s", (int)(host_end - url), url, href);
-			} else {
-				*out_url = xstrfmt("%s%s", url, href);
+		href[strcspn(href, "#")] = '\0';
+		file = pct_decode(xstrdup(strrchr(href, '/') ? strrchr(href, '/') + 1 : href));
+		if (wheel_split(file, &wn, &wv, &py, &abi, &plat) == 0 && (wnorm = normalise(wn)) != NULL) {
+			if (!strcmp(wnorm, norm) && pep440_parse(&v, wv) == 0) {
+				if (!newest && !dated && !pep440_cmp(&v, &want, 0) && !strstr(seen.buf ? seen.buf : "", wv) &&
+				    seen.len < 200)
+					strbuf_addf(&seen, "%s%s", seen.len ? ", " : "", wv);
+				if (wheel_fits(href, t)) {
+					cands = xrealloc(cands, (ncands + 1) * sizeof(*cands));
+					cands[ncands].v = v;
+					cands[ncands++].version = xstrdup(wv);
+					any_final |= v.pre_kind < 0 && !v.has_dev;
+				}
 			}
-			if (strcmp(version, "nightly")) { /* a release: the first matching wheel */
-				free(href);
-				break;
-			}
+			free(wnorm);
 		}
-		free(v);
+		free(file);
 		free(href);
 	}
-	if (!*out_url)
-		err = bench_error_set(BENCH_E_RESOLVE, "no wheel of %s %s%s%s for Linux x86-64 on %s", name, version,
-				      date ? " of " : "", date ? date : "", url);
+	for (size_t i = 0; i < ncands; i++) {
+		struct cand *k = &cands[i];
+		int rank = local_rank(&k->v, t);
+
+		if (newest && (rank < 0 || (any_final && (k->v.pre_kind >= 0 || k->v.has_dev))))
+			continue;
+		if (dated && (rank < 0 || !k->v.has_dev || k->v.dev != dkey))
+			continue;
+		if (!newest && !dated && (pep440_cmp(&k->v, &want, 0) || (want.local[0] ? strcmp(k->v.local, want.local) : rank < 0)))
+			continue;
+		/* the newest public version; within it the target's own build, then the newest label */
+		if (!best) {
+			best = k;
+		} else {
+			int r = pep440_cmp(&k->v, &best->v, 0);
+
+			if (r > 0 || (!r && (rank > local_rank(&best->v, t) ||
+					     (rank == local_rank(&best->v, t) && pep440_cmp(&k->v, &best->v, 1) > 0))))
+				best = k;
+		}
+	}
+	if (best) {
+		*out_version = xstrdup(best->version);
+	} else {
+		err = bench_error_set(BENCH_E_RESOLVE, "no wheel of %s %s%s%s for %s %s %s (accelerator %s) on %s%s%s%s", name,
+				      version, date ? " of " : "", date ? date : "", t->pytag, t->abi, t->platform,
+				      t->accelerator, url, seen.len ? " (it has " : "", seen.len ? seen.buf : "",
+				      seen.len ? ")" : "");
+	}
 cleanup:
+	for (size_t i = 0; i < ncands; i++)
+		free(cands[i].version);
+	free(cands);
 	curl_easy_cleanup(c);
 	strbuf_release(&page);
+	strbuf_release(&seen);
 	free(norm);
 	free(url);
 	return err;
+}
+
+/* ---- the closure, by pip's resolver ------------------------------------------------------------------------------ */
+
+/* Run as python3 -c PIP_SHIM PYTHON_VERSION ARCH pip-arguments...: pip's own resolver, with the environment
+ * markers of Requires-Dist evaluated for the target (pip evaluates them for the interpreter running it, whatever
+ * --python-version says). Exit 3 where this python has no pip. */
+static const char PIP_SHIM[] =
+	"import sys\n"
+	"try:\n"
+	"    from pip._vendor.packaging import markers\n"
+	"    from pip._internal.cli.main import main\n"
+	"except ImportError as e:\n"
+	"    sys.stderr.write('bench-lock: no pip: %s\\n' % e)\n"
+	"    sys.exit(3)\n"
+	"v, arch = sys.argv[1], sys.argv[2]\n"
+	"env = markers.default_environment()\n"
+	"env.update(python_version=v, python_full_version=v + '.0', implementation_version=v + '.0',\n"
+	"           platform_machine=arch, platform_system='Linux', sys_platform='linux', os_name='posix',\n"
+	"           implementation_name='cpython', platform_python_implementation='CPython')\n"
+	"markers.default_environment = lambda: dict(env)\n"
+	"sys.exit(main(sys.argv[3:]))\n";
+
+static void push_all(struct strvec *sv, ...)
+{
+	va_list ap;
+	const char *s;
+
+	va_start(ap, sv);
+	while ((s = va_arg(ap, const char *)))
+		strvec_push(sv, s);
+	va_end(ap);
+}
+
+static int keep_line(void *ctx, const char *line, size_t len)
+{
+	struct strbuf *sb = ctx;
+
+	if (sb->len < (256u << 10)) {
+		strbuf_add(sb, line, len);
+		strbuf_addch(sb, '\n');
+	}
+	return 0;
+}
+
+static int cmp_pkg(const void *a, const void *b)
+{
+	char *x = normalise(json_string_value(json_object_get(*(json_t *const *)a, "name")));
+	char *y = normalise(json_string_value(json_object_get(*(json_t *const *)b, "name")));
+	int r = strcmp(x, y);
+
+	free(x);
+	free(y);
+	return r;
+}
+
+int lock_pip_closure(json_t **out, const char *index, const char *name, const char *version,
+		     const struct lock_target *t)
+{
+	char dir[] = "/tmp/bench-lock-XXXXXX", *python = NULL, *report = NULL, *target = NULL, *req = NULL;
+	struct strvec av = STRVEC_INIT;
+	struct strbuf log = STRBUF_INIT;
+	struct spawn_opts o;
+	struct spawn_result r;
+	json_t *rep = NULL, *pkgs = NULL, *item, **sorted = NULL;
+	json_error_t je;
+	struct pep440 v;
+	size_t i, n = 0;
+	int err = 0, made = 0;
+
+	*out = NULL;
+	if (!(python = spawn_which("python3"))) {
+		err = bench_error_set(BENCH_E_FAIL, "locking pip component '%s' needs python3 with pip 22.2 or newer (pip's "
+				      "resolver gives the closure): install python3-pip", name);
+		goto cleanup;
+	}
+	if (!mkdtemp(dir)) {
+		err = bench_error_set(BENCH_E_IO, "cannot make a temporary directory in /tmp");
+		goto cleanup;
+	}
+	made = 1;
+	report = xstrfmt("%s/report.json", dir);
+	target = xstrfmt("%s/target", dir); /* pip wants --target with --platform; --dry-run writes nothing there */
+	req = xstrfmt("%s==%s", name, version);
+	push_all(&av, python, "-c", PIP_SHIM, t->python, t->arch, "install", "--isolated", "--no-input",
+		     "--no-cache-dir", "--disable-pip-version-check", "--dry-run", "--ignore-installed", "--target", target,
+		     "--report", report, "--only-binary=:all:", "--implementation", "cp", "--python-version", t->python,
+		     "--abi", t->abi, "--index-url", index, NULL);
+	for (i = 0; i < t->nplatforms; i++)
+		push_all(&av, "--platform", t->platforms[i], NULL);
+	if (pep440_parse(&v, version) == 0 && (v.pre_kind >= 0 || v.has_dev))
+		strvec_push(&av, "--pre"); /* a nightly's own requirements may be nightlies too */
+	strvec_push(&av, req);
+	memset(&o, 0, sizeof(o));
+	o.argv = strvec_argv(&av);
+	o.stderr_fd = -1;
+	o.stderr_to_stdout = 1;
+	o.on_line = keep_line;
+	o.ctx = &log;
+	o.max_line = 4096;
+	o.timeout_s = 900;
+	if ((err = spawn_run(&r, &o)) < 0) {
+		err = bench_error_set(BENCH_E_FAIL, "cannot run '%s' for pip component '%s'", python, name);
+		goto cleanup;
+	}
+	if (r.end == SPAWN_EXITED && r.exit_code == 3 && strstr(log.buf ? log.buf : "", "bench-lock: no pip")) {
+		err = bench_error_set(BENCH_E_FAIL, "'%s' has no pip; locking pip component '%s' needs pip 22.2 or newer "
+				      "(pip's resolver gives the closure): install python3-pip", python, name);
+		goto cleanup;
+	}
+	if (r.end != SPAWN_EXITED || r.exit_code != 0 || !(rep = json_load_file(report, 0, &je))) {
+		/* pip's reason: its last ERROR line */
+		const char *why = NULL, *q;
+
+		for (q = log.buf; q && (q = strstr(q, "ERROR: ")); q++)
+			why = q + 7;
+		err = bench_error_set(BENCH_E_RESOLVE, "pip cannot resolve %s for %s %s %s from %s: %.*s", req, t->pytag,
+				      t->abi, t->platform, index, why ? (int)strcspn(why, "\n") : 40,
+				      why ? why : (r.end == SPAWN_EXITED ? "no report written" : "pip did not finish"));
+		goto cleanup;
+	}
+	pkgs = json_array();
+	json_array_foreach(json_object_get(rep, "install"), i, item) {
+		json_t *di = json_object_get(item, "download_info"), *ai = json_object_get(di, "archive_info");
+		const char *pn = json_string_value(json_object_get(json_object_get(item, "metadata"), "name"));
+		const char *pv = json_string_value(json_object_get(json_object_get(item, "metadata"), "version"));
+		const char *url = json_string_value(json_object_get(di, "url"));
+		const char *sha = json_string_value(json_object_get(json_object_get(ai, "hashes"), "sha256"));
+		const char *legacy = json_string_value(json_object_get(ai, "hash"));
+
+		if (!sha && legacy && !strncmp(legacy, "sha256=", 7))
+			sha = legacy + 7;
+		if (!pn || !pv || !url || !sha || strlen(sha) != 64) {
+			err = bench_error_set(BENCH_E_RESOLVE, "pip's report for %s lists a package without name, version, URL "
+					      "and sha256 (item %zu)", req, i + 1);
+			goto cleanup;
+		}
+		if (!wheel_fits(url, t)) {
+			err = bench_error_set(BENCH_E_RESOLVE, "pip chose %s for %s, which is not a wheel for %s %s %s", url, pn,
+					      t->pytag, t->abi, t->platform);
+			goto cleanup;
+		}
+		json_array_append_new(pkgs, json_pack("{s:s, s:s, s:s, s:s}", "name", pn, "version", pv, "url", url,
+						      "sha256", sha));
+	}
+	/* sorted by normalised name: the same bytes whatever order pip reported in */
+	n = json_array_size(pkgs);
+	sorted = xcalloc(n ? n : 1, sizeof(*sorted));
+	for (i = 0; i < n; i++)
+		sorted[i] = json_incref(json_array_get(pkgs, i));
+	qsort(sorted, n, sizeof(*sorted), cmp_pkg);
+	json_array_clear(pkgs);
+	for (i = 0; i < n; i++)
+		json_array_append_new(pkgs, sorted[i]);
+	*out = pkgs;
+	pkgs = NULL;
+cleanup:
+	if (made) {
+		if (report)
+			unlink(report);
+		if (target)
+			rmdir(target);
+		rmdir(dir);
+	}
+	json_decref(rep);
+	json_decref(pkgs);
+	free(sorted);
+	strvec_release(&av);
+	strbuf_release(&log);
+	free(python);
+	free(report);
+	free(target);
+	free(req);
+	return err;
+}
+
+/* The package of the closure pkgs named name (PEP 503 normalised), or NULL. */
+json_t *lock_closure_find(json_t *pkgs, const char *name)
+{
+	char *want = normalise(name);
+	json_t *found = NULL, *p;
+	size_t i;
+
+	json_array_foreach(pkgs, i, p) {
+		char *pn = normalise(json_string_value(json_object_get(p, "name")));
+
+		if (!strcmp(pn, want))
+			found = p;
+		free(pn);
+		if (found)
+			break;
+	}
+	free(want);
+	return found;
 }
 
 /* The base image's digest: from the local image store (podman), else the registry (skopeo). */
@@ -235,6 +808,171 @@ static int lock_image_digest(char *out, size_t len, const char *ref)
 					 "image for podman nor reachable with skopeo)", ref);
 }
 
+/* A base already pinned by digest (NAME@sha256:<64 hex>) is immutable: its digest is its pin, asked of no one. */
+static int digest_in_ref(char *out, size_t len, const char *ref)
+{
+	const char *at = strstr(ref, "@sha256:");
+
+	if (!at || strlen(at + 8) != 64 || strspn(at + 8, "0123456789abcdef") != 64)
+		return 0;
+	snprintf(out, len, "%s", at + 1);
+	return 1;
+}
+
+struct pip_pin {
+	const struct component *c;
+	char *version;         /* the exact version, local label included */
+	const char *pinned_by; /* the component whose closure set it (a nightly companion), or NULL */
+	char *why;             /* why its own reference did not resolve (a nightly companion, until pinned) */
+	json_t *pkgs;          /* its closure, sorted by name, itself included */
+};
+
+static int is_moving(const struct component *c)
+{
+	return !strcmp(c->pip, "nightly") || !strcmp(c->pip, "latest");
+}
+
+/* Every pip component: its version chosen on its index for the target (lock_pip), its closure by pip's resolver;
+ * a nightly or latest component that another's closure holds is pinned to the version that closure needs (a
+ * nightly companion such as pytorch-triton, versioned by a commit, not a date); two closures that pin one package
+ * differently are an error naming both. */
+static int lock_pips(json_t *lock, json_t *comps, const struct manifest *m, FILE *progress)
+{
+	struct lock_target t;
+	struct pip_pin *pins = NULL;
+	size_t np = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < m->stack.ncomponents; i++)
+		np += m->stack.components[i].source == SOURCE_PIP;
+	if (!np)
+		return 0;
+	if ((err = lock_target_load(&t, m)) < 0)
+		return err;
+	if (progress)
+		fprintf(progress, "bench: lock: wheels for python %s (%s, abi %s), %s, accelerator %s\n", t.python, t.pytag,
+			t.abi, t.platform, t.accelerator);
+	pins = xcalloc(np, sizeof(*pins));
+	np = 0;
+	for (size_t i = 0; i < m->stack.ncomponents; i++) {
+		const struct component *c = &m->stack.components[i];
+		struct pip_pin *p;
+
+		if (c->source != SOURCE_PIP)
+			continue;
+		p = &pins[np++];
+		p->c = c;
+		if (!c->index) {
+			err = bench_error_set(BENCH_E_RESOLVE, "pip component '%s' needs an 'index' to be locked", c->name);
+			goto cleanup;
+		}
+		if ((err = lock_pip(&p->version, c->index, c->name, c->pip, c->date, &t)) < 0) {
+			if (!is_moving(c))
+				goto cleanup;
+			p->why = xstrdup(bench_error_last()); /* perhaps a companion: another closure may pin it */
+			err = 0;
+		}
+	}
+	for (size_t i = 0; i < np; i++)
+		if (pins[i].version && (err = lock_pip_closure(&pins[i].pkgs, pins[i].c->index, pins[i].c->name,
+							       pins[i].version, &t)) < 0)
+			goto cleanup;
+	for (size_t i = 0; i < np; i++) {
+		struct pip_pin *x = &pins[i];
+
+		if (!is_moving(x->c))
+			continue;
+		for (size_t k = 0; k < np; k++) {
+			json_t *need = k != i && pins[k].pkgs && !pins[k].pinned_by ? lock_closure_find(pins[k].pkgs, x->c->name) : NULL;
+			const char *v = json_string_value(json_object_get(need, "version"));
+
+			if (!v)
+				continue;
+			if (!x->version || strcmp(x->version, v)) {
+				free(x->version);
+				x->version = xstrdup(v);
+				json_decref(x->pkgs);
+				x->pkgs = NULL;
+				if ((err = lock_pip_closure(&x->pkgs, x->c->index, x->c->name, v, &t)) < 0)
+					goto cleanup;
+			}
+			x->pinned_by = pins[k].c->name;
+			break;
+		}
+		if (!x->version) {
+			err = bench_error_set(BENCH_E_RESOLVE, "%s; no other component requires %s", x->why, x->c->name);
+			goto cleanup;
+		}
+	}
+	/* one version of each package in the image */
+	for (size_t a = 0; a < np; a++)
+		for (size_t b = a + 1; b < np; b++) {
+			json_t *pa;
+			size_t k;
+
+			json_array_foreach(pins[a].pkgs, k, pa) {
+				json_t *pb = lock_closure_find(pins[b].pkgs, json_string_value(json_object_get(pa, "name")));
+
+				/* the same file from two indexes is one build */
+				if (pb && !json_equal(json_object_get(pa, "sha256"), json_object_get(pb, "sha256"))) {
+					err = bench_error_set(BENCH_E_RESOLVE, "pip components '%s' and '%s' need different builds of "
+							      "%s: %s and %s", pins[a].c->name, pins[b].c->name,
+							      json_string_value(json_object_get(pa, "name")),
+							      json_string_value(json_object_get(pa, "version")),
+							      json_string_value(json_object_get(pb, "version")));
+					goto cleanup;
+				}
+			}
+		}
+	for (size_t i = 0; i < np; i++) {
+		struct pip_pin *p = &pins[i];
+		json_t *own = lock_closure_find(p->pkgs, p->c->name), *e;
+		const char *url = json_string_value(json_object_get(own, "url"));
+		const char *sha = json_string_value(json_object_get(own, "sha256"));
+		char *file;
+
+		if (!own) {
+			err = bench_error_set(BENCH_E_RESOLVE, "pip's resolution of %s==%s does not list %s itself", p->c->name,
+					      p->version, p->c->name);
+			goto cleanup;
+		}
+		e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "source", "pip", "index", p->c->index, "version", p->version,
+			      "url", url, "sha256", sha, "packages", p->pkgs);
+		if (p->c->date)
+			json_object_set_new(e, "date", json_string(p->c->date));
+		if (p->pinned_by)
+			json_object_set_new(e, "pinned_by", json_string(p->pinned_by));
+		json_object_set_new(comps, p->c->name, e);
+		if (!progress)
+			continue;
+		file = pct_decode(xstrdup(strrchr(url, '/') ? strrchr(url, '/') + 1 : url));
+		if (p->pinned_by)
+			fprintf(progress, "bench: lock: %s: pinned by %s's requirement -> %s (%s, sha256 %.16s...)\n", p->c->name,
+				p->pinned_by, p->version, file, sha);
+		else
+			fprintf(progress, "bench: lock: %s: pip %s%s%s -> %s (%s, sha256 %.16s...)\n", p->c->name, p->c->pip,
+				p->c->date ? " of " : "", p->c->date ? p->c->date : "", p->version, file, sha);
+		fprintf(progress, "bench: lock: %s: %zu package%s:", p->c->name, json_array_size(p->pkgs),
+			json_array_size(p->pkgs) == 1 ? "" : "s");
+		for (size_t k = 0; k < json_array_size(p->pkgs); k++)
+			fprintf(progress, " %s==%s", json_string_value(json_object_get(json_array_get(p->pkgs, k), "name")),
+				json_string_value(json_object_get(json_array_get(p->pkgs, k), "version")));
+		fputc('\n', progress);
+		free(file);
+	}
+	json_object_set_new(lock, "wheel_target", json_pack("{s:s, s:s, s:s, s:s}", "python", t.python, "abi", t.abi,
+							    "platform", t.platform, "accelerator", t.accelerator));
+cleanup:
+	for (size_t i = 0; i < np; i++) {
+		free(pins[i].version);
+		free(pins[i].why);
+		json_decref(pins[i].pkgs);
+	}
+	free(pins);
+	lock_target_release(&t);
+	return err;
+}
+
 int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size_t len, FILE *progress)
 {
 	json_t *lock = json_object(), *comps = json_object();
@@ -255,24 +993,7 @@ int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size
 				e = json_pack("{s:s, s:s, s:s, s:s}", "source", "git", "git", c->git, "ref", c->ref, "commit", commit);
 			if (e && progress)
 				fprintf(progress, "bench: lock: %s: git %s of %s -> %s\n", c->name, c->ref, c->git, commit);
-		} else if (c->source == SOURCE_PIP) {
-			char *url = NULL, *wsha = NULL, *ver = NULL;
-
-			if (!c->index)
-				err = bench_error_set(BENCH_E_RESOLVE, "pip component '%s' needs an 'index' to be locked", c->name);
-			else if ((err = lock_pip(&url, &wsha, &ver, c->index, c->name, c->pip, c->date)) == 0)
-				e = json_pack("{s:s, s:s, s:s, s:s, s:s}", "source", "pip", "index", c->index, "version", ver, "url", url,
-					      "sha256", wsha);
-			if (e && c->date)
-				json_object_set_new(e, "date", json_string(c->date));
-			if (e && progress)
-				fprintf(progress, "bench: lock: %s: pip %s%s%s -> %s (%s, sha256 %.16s...)\n", c->name, c->pip,
-					c->date ? " of " : "", c->date ? c->date : "", ver, strrchr(url, '/') ? strrchr(url, '/') + 1 : url,
-					wsha);
-			free(url);
-			free(wsha);
-			free(ver);
-		} else {
+		} else if (c->source == SOURCE_APT) {
 			if (!c->version)
 				err = bench_error_set(BENCH_E_RESOLVE, "apt component '%s' has no version: pin one ('version:') to lock "
 						      "it", c->name);
@@ -284,6 +1005,8 @@ int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size
 		if (e)
 			json_object_set_new(comps, c->name, e);
 	}
+	if (!err)
+		err = lock_pips(lock, comps, m, progress);
 	if (err) {
 		json_decref(lock);
 		json_decref(comps);
@@ -296,13 +1019,15 @@ int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size
 	json_object_set_new(lock, "components", comps);
 	if (m->stack.base && m->runtime.engine != ENGINE_HOST) {
 		char digest[128];
+		int pinned = digest_in_ref(digest, sizeof(digest), m->stack.base);
 
-		if ((err = lock_image_digest(digest, sizeof(digest), m->stack.base)) < 0) {
+		if (!pinned && (err = lock_image_digest(digest, sizeof(digest), m->stack.base)) < 0) {
 			json_decref(lock);
 			return err;
 		}
 		if (progress)
-			fprintf(progress, "bench: lock: base %s -> %s\n", m->stack.base, digest);
+			fprintf(progress, "bench: lock: base %s -> %s%s\n", m->stack.base, digest,
+				pinned ? " (pinned by digest in the manifest)" : "");
 		json_object_set_new(lock, "base", json_pack("{s:s, s:s}", "ref", m->stack.base, "digest", digest));
 		json_object_set_new(lock, "base_digest", json_string(digest));
 	}

@@ -1,9 +1,12 @@
 /*
  * lock.h — manifest.lock.json (docs/architecture.md): every moving reference of a manifest resolved to an immutable
- * pin. git refs → commits (libgit2, listing the remote's refs: no clone), pip releases and nightlies → wheel URL
- * and sha256 (PEP 503 simple index, libcurl), apt → the pinned version.
+ * pin. git refs → commits (libgit2, listing the remote's refs: no clone); pip releases and nightlies → the exact
+ * version for the wheel target (PEP 503 simple index, libcurl), then its whole dependency closure by pip's own
+ * resolver (python3 -m pip install --dry-run --report), each package with its wheel URL and sha256; apt → the
+ * pinned version; the base image → its digest.
  *
- * Ownership: lock_resolve() returns a new jansson object the caller decrefs; strings out-parameters are malloc'd.
+ * Ownership: lock_resolve() and lock_pip_closure() return new jansson values the caller decrefs; string
+ * out-parameters are malloc'd; a struct lock_target owns its platform list (lock_target_release()).
  */
 #ifndef BENCH_LOCK_H
 #define BENCH_LOCK_H
@@ -15,15 +18,41 @@
 
 #include "manifest.h"
 
+/* The interpreter and platform wheels are chosen for: images/bases/<vendor>.yaml's wheel_target, each field
+ * overridden by the manifest's stack.wheel_target. */
+struct lock_target {
+	char python[8];       /* "3.12" */
+	char pytag[8];        /* "cp312" */
+	char abi[17];         /* "cp312" */
+	char platform[64];    /* "manylinux_2_39_x86_64", as given */
+	char arch[16];        /* "x86_64" */
+	char accelerator[33]; /* "cu130" */
+	char **platforms;     /* every platform tag the target runs, pip's preference order: manylinux_2_39 ... linux */
+	size_t nplatforms;
+};
+
+int lock_target_load(struct lock_target *out, const struct manifest *m);
+void lock_target_release(struct lock_target *t);
+
 /* Resolves every component of m. manifest_bytes: the file, for its sha256. Each resolution is printed to
  * progress as it is made ("bench: lock: NAME: REFERENCE -> PIN"; NULL: quiet). Returns 0, or BENCH_E_RESOLVE
  * with the reference and the remote or index named. */
 int lock_resolve(json_t **out, const struct manifest *m, const char *manifest_bytes, size_t len, FILE *progress);
 /* ref → 40-hex commit on the remote url (branch, tag, or a full commit given as is). */
 int lock_git_ref(char out[41], const char *url, const char *ref);
-/* The wheel of name==version (or the newest nightly of date, version "nightly") on a PEP 503 index. */
-int lock_pip(char **out_url, char **out_sha256, char **out_version, const char *index, const char *name,
-	     const char *version, const char *date);
+/* The exact version (local label included) of name on a PEP 503 index that has a wheel for t: version "X.Y.Z"
+ * (PEP 440: "2.11.0" matches 2.11.0+cu130, '%2B' reads as '+'; of several accelerator builds the target's),
+ * "nightly" with date (the .devYYYYMMDD build), "latest" or "nightly" without date (the newest; releases before
+ * pre-releases where there are any). */
+int lock_pip(char **out_version, const char *index, const char *name, const char *version, const char *date,
+	     const struct lock_target *t);
+/* The closure of name==version for t by pip's resolver: an array of {name, version, url, sha256} sorted by
+ * normalised name, name itself included. BENCH_E_FAIL where python3 has no pip (22.2+), BENCH_E_RESOLVE with pip's
+ * reason where it cannot resolve. */
+int lock_pip_closure(json_t **out, const char *index, const char *name, const char *version,
+		     const struct lock_target *t);
+/* The package named name (PEP 503 normalised) in a closure, or NULL; borrowed. */
+json_t *lock_closure_find(json_t *pkgs, const char *name);
 /* Writes the lock as docs/architecture.md says: sorted keys, two-space indent, trailing newline. */
 int lock_write(const char *path, json_t *lock);
 /* The sha256 of bytes as 64 hex characters. */

@@ -25,8 +25,9 @@ static const char *const slurm_mpi_names[] = { "pmix", "pmi2", "none", NULL };
 static const char *const top_keys[] = { "bench", "name", "description", "channel", "target", "stack", "runtime",
 					"suites", "pricing", "variants", NULL };
 static const char *const target_keys[] = { "vendor", "gpu", "nodes", "gpus_per_node", NULL };
-static const char *const stack_keys[] = { "base", "components", "env_profiles", "env", NULL };
+static const char *const stack_keys[] = { "base", "components", "env_profiles", "env", "wheel_target", NULL };
 static const char *const variant_keys[] = { "name", "env_profiles", "env", NULL };
+static const char *const wheel_target_keys[] = { "python", "abi", "platform", "accelerator", NULL };
 static const char *const component_keys[] = { "name", "pip", "date", "index", "git", "ref", "build", "apt",
 					      "version", NULL };
 static const char *const runtime_keys[] = { "engine", "launcher", "timeout", "slurm", NULL };
@@ -500,6 +501,50 @@ static void parse_env_map(struct vctx *c, const struct ynode *v, struct env_var 
 	}
 }
 
+/* "3.12" / "cp312" / "manylinux_2_28_x86_64" / "cu130": the shapes lock.c builds pip's options from */
+static int wheel_field_ok(const char *key, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!strcmp(key, "python"))
+		return n >= 3 && n <= 5 && s[0] == '3' && s[1] == '.' && strspn(s + 2, "0123456789") == n - 2;
+	if (!strcmp(key, "abi"))
+		return n >= 3 && n <= 16 && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+	if (!strcmp(key, "platform")) {
+		const char *p;
+
+		if (strncmp(s, "manylinux_2_", 12) || !isdigit((unsigned char)s[12]))
+			return 0;
+		for (p = s + 12; isdigit((unsigned char)*p); p++)
+			;
+		return *p == '_' && (!strcmp(p + 1, "x86_64") || !strcmp(p + 1, "aarch64") || !strcmp(p + 1, "ppc64le") ||
+				     !strcmp(p + 1, "s390x"));
+	}
+	return n >= 1 && n <= 32 && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789.") == n;
+}
+
+static void parse_wheel_target(struct vctx *c, const struct ynode *n, struct wheel_target *t)
+{
+	static const char *const hint[] = { "a version such as \"3.12\"", "an ABI tag such as cp312",
+					    "a platform tag manylinux_2_<glibc minor>_<arch> such as manylinux_2_28_x86_64",
+					    "a local version label such as cu130, rocm7.1 or cpu" };
+	char **field[] = { &t->python, &t->abi, &t->platform, &t->accelerator };
+
+	if (!want_map(c, n, "wheel_target"))
+		return;
+	check_keys(c, n, wheel_target_keys, "in 'stack.wheel_target'");
+	t->line = n->line;
+	t->col = n->col;
+	for (int i = 0; wheel_target_keys[i]; i++) {
+		const struct ynode *v = get(n, wheel_target_keys[i]);
+
+		if (v && string_of(c, v, wheel_target_keys[i], field[i], 0) == 0 &&
+		    !wheel_field_ok(wheel_target_keys[i], *field[i]))
+			verr(c, v, "'%s' in 'stack.wheel_target' must be %s, got '%s'", wheel_target_keys[i], hint[i],
+			     *field[i]);
+	}
+}
+
 static void parse_stack(struct vctx *c, const struct ynode *n, struct manifest *m)
 {
 	const struct ynode *v;
@@ -527,6 +572,8 @@ static void parse_stack(struct vctx *c, const struct ynode *n, struct manifest *
 			}
 		}
 	}
+	if ((v = get(n, "wheel_target")))
+		parse_wheel_target(c, v, &m->stack.wheel_target);
 	/* the profiles first, then the manifest's own variables, which win */
 	if ((v = get(n, "env_profiles")))
 		parse_profiles(c, v, &m->stack.profiles, &m->stack.nprofiles, &m->stack.env, &m->stack.nenv);
@@ -1001,6 +1048,10 @@ void manifest_release(struct manifest *m)
 	}
 	free(m->variants);
 	free(m->variant);
+	free(m->stack.wheel_target.python);
+	free(m->stack.wheel_target.abi);
+	free(m->stack.wheel_target.platform);
+	free(m->stack.wheel_target.accelerator);
 	free(m->runtime.slurm.partition);
 	free(m->runtime.slurm.time);
 	free(m->runtime.slurm.account);

@@ -43,6 +43,16 @@ struct component {
 	int line, col;
 };
 
+/* The interpreter and platform pip wheels are chosen for (docs/manifest-format.md, "stack.wheel_target"): each
+ * field NULL where the manifest leaves it to images/bases/<vendor>.yaml. */
+struct wheel_target {
+	char *python;      /* "3.12" */
+	char *abi;         /* "cp312" */
+	char *platform;    /* "manylinux_2_39_x86_64": the newest glibc the target has, and its architecture */
+	char *accelerator; /* the local version label of the target's builds: "cu130", "rocm7.1", "cpu" */
+	int line, col;
+};
+
 struct env_var {
 	char *name;
 	char *value;
@@ -89,6 +99,7 @@ struct manifest {
 		size_t nprofiles;
 		struct env_var *env; /* the profiles' variables, then stack.env's own (which win) */
 		size_t nenv;
+		struct wheel_target wheel_target;
 	} stack;
 	struct env_variant *variants;
 	size_t nvariants;

@@ -14,16 +14,19 @@ git -C "$G" -c user.name=t -c user.email=t@t commit -q --allow-empty -m two
 c2=$(git -C "$G" rev-parse HEAD)
 git -C "$G" -c user.name=t -c user.email=t@t tag -a v2 -m release
 
-# a PEP 503 index on loopback: two versions and two nightlies of "Demo_Pkg"
+# a PEP 503 index on loopback: two versions of "Demo_Pkg" and two nightlies of "demo.nightly" (real wheels: pip's resolver reads
+# them; the target is the cpu vendor's, Python 3.11 on manylinux_2_36_x86_64)
 I=$T/index
-mkdir -p "$I/simple/demo-pkg"
-for f in demo_pkg-1.0.0-py3-none-any.whl demo_pkg-1.1.0-py3-none-any.whl \
-	demo_pkg-2.0.0.dev20261128-py3-none-any.whl demo_pkg-2.0.0.dev20261129-cp312-cp312-manylinux_2_28_x86_64.whl; do
-	echo "$f" >"$I/simple/demo-pkg/$f"
-done
-{ echo '<!DOCTYPE html><html><body>'
-  for f in "$I"/simple/demo-pkg/*.whl; do b=$(basename "$f"); echo "<a href=\"$b#sha256=$(sha256sum "$f" | cut -d' ' -f1)\">$b</a>"; done
-  echo '</body></html>'; } >"$I/simple/demo-pkg/index.html"
+python3 - "$I/simple" "$(dirname "$0")" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from wheelindex import page, wheel
+for v, tags in (("1.0.0", ("py3", "none", "any")), ("1.1.0", ("py3", "none", "any")),
+                ("2.0.0.dev20261128", ("py3", "none", "any")),
+                ("2.0.0.dev20261129", ("cp311", "cp311", "manylinux_2_28_x86_64"))):
+    wheel(sys.argv[1], "demo-nightly" if "dev" in v else "demo-pkg", v, tags)
+page(sys.argv[1])
+PY
 serve_dir "$I" simple/demo-pkg/
 
 cat >"$T/m.yaml" <<Y
@@ -38,23 +41,23 @@ stack:
     - {name: annotated, git: "file://$G", ref: v2}
     - {name: pinned, git: "file://$G", ref: $c1}
     - {name: Demo_Pkg, pip: "1.1.0", index: "http://127.0.0.1:$port/simple"}
-    - {name: demo.pkg, pip: nightly, date: 2026-11-29, index: "http://127.0.0.1:$port/simple"}
+    - {name: demo.nightly, pip: nightly, date: 2026-11-29, index: "http://127.0.0.1:$port/simple"}
     - {name: openblas, apt: libopenblas0-pthread, version: "0.3.21+ds-4"}
 suites: {membw: {}}
 Y
-# (the component name is the package name: demo.pkg and Demo_Pkg are the same PEP 503 project, demo-pkg)
+# (the component name is the package name: Demo_Pkg is the PEP 503 project demo-pkg, demo.nightly is demo-nightly)
 SOURCE_DATE_EPOCH=1764460800 expect 0 "bench lock" "$BENCH" lock "$T/m.yaml"
 expect_out "$T/m.lock.json"
 # each resolution is printed as it is made: component, reference -> pin
 expect_err "bench: lock: branch: git main of file://$G -> $c2"
 expect_err "bench: lock: light: git v1 of file://$G -> $c1"
 expect_err "bench: lock: Demo_Pkg: pip 1.1.0 -> 1.1.0 (demo_pkg-1.1.0-py3-none-any.whl, sha256 "
-expect_err "bench: lock: demo.pkg: pip nightly of 2026-11-29 -> 2.0.0.dev20261129 (demo_pkg-2.0.0.dev20261129-cp312"
+expect_err "bench: lock: demo.nightly: pip nightly of 2026-11-29 -> 2.0.0.dev20261129 (demo_nightly-2.0.0.dev20261129-cp311"
 expect_err "bench: lock: openblas: apt libopenblas0-pthread -> 0.3.21+ds-4"
 SOURCE_DATE_EPOCH=1764460800 expect 0 "bench lock -q" "$BENCH" lock -q -o "$T/q.lock.json" "$T/m.yaml"
 [ ! -s "$T/err" ] && cmp -s "$T/q.lock.json" "$T/m.lock.json" && ok "-q: no resolution printed, the same lock" ||
 	{ not_ok "lock -q"; show "$T/err"; }
-if python3 - "$T/m.lock.json" "$c1" "$c2" "$port" "$T/m.yaml" <<'PY'
+if python3 - "$T/m.lock.json" "$c1" "$c2" "$port" "$T/m.yaml" "$I" <<'PY'
 import hashlib, json, sys
 lock = json.load(open(sys.argv[1]))
 c1, c2, port = sys.argv[2], sys.argv[3], sys.argv[4]
@@ -64,8 +67,9 @@ assert c["annotated"]["commit"] == c2, c["annotated"]          # the commit an a
 assert c["pinned"]["commit"] == c1
 p = c["Demo_Pkg"]
 assert p["version"] == "1.1.0" and p["url"] == f"http://127.0.0.1:{port}/simple/demo-pkg/demo_pkg-1.1.0-py3-none-any.whl", p
-assert p["sha256"] == hashlib.sha256(b"demo_pkg-1.1.0-py3-none-any.whl\n").hexdigest()
-n = c["demo.pkg"]
+assert p["sha256"] == hashlib.sha256(open(sys.argv[6] + "/simple/demo-pkg/demo_pkg-1.1.0-py3-none-any.whl", "rb").read()).hexdigest()
+assert p["packages"] == [{"name": "demo-pkg", "version": "1.1.0", "url": p["url"], "sha256": p["sha256"]}], p
+n = c["demo.nightly"]
 assert n["version"] == "2.0.0.dev20261129" and n["date"] == "2026-11-29", n
 assert c["openblas"] == {"source": "apt", "package": "libopenblas0-pthread", "version": "0.3.21+ds-4"}
 assert lock["manifest_sha256"] == hashlib.sha256(open(sys.argv[5], "rb").read()).hexdigest()
@@ -102,7 +106,7 @@ expect 4 "a branch that does not exist" "$BENCH" lock -o "$T/bad.lock.json" "$T/
 expect_err "cannot resolve 'no-such-branch' at file://$G: no such branch or tag"
 sed 's/pip: "1.1.0"/pip: "9.9.9"/' "$T/m.yaml" >"$T/bad2.yaml"
 expect 4 "a version the index does not have" "$BENCH" lock -o "$T/bad2.lock.json" "$T/bad2.yaml"
-expect_err "no wheel of Demo_Pkg 9.9.9"
+expect_err "no wheel of Demo_Pkg 9.9.9 for cp311 cp311 manylinux_2_36_x86_64 (accelerator cpu)"
 sed "s|index: \"http://127.0.0.1:$port/simple\"}|index: \"http://127.0.0.1:1/simple\"}|" "$T/m.yaml" >"$T/bad3.yaml"
 expect 4 "an index that does not answer" "$BENCH" lock -o "$T/bad3.lock.json" "$T/bad3.yaml"
 expect_err "cannot read the package index page"

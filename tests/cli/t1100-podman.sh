@@ -6,9 +6,8 @@
 # shared library and a program linked to it) snapshotted, built from source in the image (its steps shown as they
 # happen), installed into its prefix and used from there with no env in the manifest (PATH, the loader, ldconfig,
 # pkg-config), run with an absolute -o, and `lock --check` exiting 4 once its branch moves; a component that
-# installs nothing failing the build with the reason; a stable
-# and a nightly wheel from a loopback PEP 503 index locked and installed in the image; a failed build (exit 5
-# with the log's tail); an engine that is not there.
+# installs nothing failing the build with the reason; a failed build (exit 5 with the log's tail); an engine that
+# is not there. (pip wheels in an image: t1110-pip-closure.sh.)
 . "$(dirname "$0")/lib.sh"
 BASE=$(sh tests/setup/podman.sh 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
 ok "podman set up, base image $BASE"
@@ -198,62 +197,8 @@ expect_err "podman failed (status 125): Error: stat /dev/bench-nosuch"
 expect 4 "lock --check after the branch moved" "$BENCH" lock --check "$T/dev.yaml"
 expect_err "moved: hello:"
 
-# pip: a stable release and a dated nightly from a PEP 503 index served on loopback here, locked to URL and
-# sha256, installed in the image with --require-hashes (the build uses the host's network)
-I="$T/index"
-python3 - "$I" <<'PY'
-import hashlib, os, sys, zipfile
-root = sys.argv[1]
-def wheel(project, mod, version):
-    d = os.path.join(root, "simple", project)
-    os.makedirs(d, exist_ok=True)
-    name = f"{mod}-{version}-py3-none-any.whl"
-    files = {f"{mod}/__init__.py": f"VERSION = {version!r}\n",
-             f"{mod}-{version}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\n",
-             f"{mod}-{version}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: bench-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    rec = "".join(f"{p},sha256={hashlib.sha256(c.encode()).hexdigest()},{len(c)}\n" for p, c in files.items())
-    files[f"{mod}-{version}.dist-info/RECORD"] = rec + f"{mod}-{version}.dist-info/RECORD,,\n"
-    with zipfile.ZipFile(os.path.join(d, name), "w") as z:
-        for p, c in sorted(files.items()):
-            z.writestr(zipfile.ZipInfo(p, (2026, 11, 29, 0, 0, 0)), c)
-for v in ("1.0.0", "1.1.0"):
-    wheel("demo-stable", "demo_stable", v)
-for v in ("2.0.0.dev20261128", "2.0.0.dev20261129"):
-    wheel("demo-nightly", "demo_nightly", v)
-for project in ("demo-stable", "demo-nightly"):
-    d = os.path.join(root, "simple", project)
-    links = "".join(f'<a href="{f}#sha256={hashlib.sha256(open(os.path.join(d, f), "rb").read()).hexdigest()}">{f}</a>\n'
-                    for f in sorted(os.listdir(d)) if f.endswith(".whl"))
-    open(os.path.join(d, "index.html"), "w").write(f"<!DOCTYPE html><html><body>\n{links}</body></html>\n")
-PY
-serve_dir "$I" simple/demo-stable/
-cat >"$T/pip.yaml" <<Y
-bench: 1
-name: pip-stack
-channel: nightly
-target: {vendor: cpu, gpus_per_node: 1}
-stack:
-  base: "$BASE"
-  components:
-    - {name: demo-stable, pip: "1.1.0", index: "http://127.0.0.1:$port/simple"}
-    - {name: demo-nightly, pip: nightly, date: 2026-11-29, index: "http://127.0.0.1:$port/simple"}
-runtime: {engine: podman}
-suites: {membw: {ops: [copy], bytes: 1MiB, warmup: 1ms, rep: 5ms}}
-Y
-expect 0 "lock a stable and a nightly wheel from the loopback index" "$BENCH" lock "$T/pip.yaml"
-python3 - "$T/pip.lock.json" <<'PY' && ok "pinned: demo-stable 1.1.0, demo-nightly 2.0.0.dev20261129, each with its sha256" || not_ok "pip pins"
-import json, sys
-c = json.load(open(sys.argv[1]))["components"]
-assert c["demo-stable"]["version"] == "1.1.0" and c["demo-stable"]["url"].endswith("demo_stable-1.1.0-py3-none-any.whl"), c
-assert c["demo-nightly"]["version"] == "2.0.0.dev20261129", c
-assert all(len(v["sha256"]) == 64 for v in c.values()), c
-PY
-expect 0 "build the pip stack" "$BENCH" build --json "$T/pip.yaml"
-PIMG=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["image"])' "$T/out")
-expect 0 "the locked wheels are what the image imports" podman run --rm "$PIMG" python3 -c \
-	"import demo_stable, demo_nightly; print(demo_stable.VERSION, demo_nightly.VERSION)"
-expect_out "1.1.0 2.0.0.dev20261129"
-kill "$srv" 2>/dev/null
+# pip stacks (a PyTorch-shaped closure locked and installed in an image): t1110-pip-closure.sh
+
 
 # a failed build: exit 5 with the log's tail
 sed 's|build: "make |build: "exit 3; make |' "$T/dev.yaml" >"$T/broken.yaml"
@@ -275,7 +220,7 @@ expect 5 "engine apptainer, not installed here" "$BENCH" build --engine apptaine
 expect_err "engine 'apptainer' is not installed here"
 expect 2 "engine host builds no image" "$BENCH" build --engine host "$T/dev.yaml"
 # the images this test built (each bench change makes new ones: a long-lived CI machine would fill its disk)
-for i in "$IMG" "$PIMG" $(for f in "$T/openblas.build.json" "$T/blis.build.json"; do
+for i in "$IMG" $(for f in "$T/openblas.build.json" "$T/blis.build.json"; do
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["image"])' "$f" 2>/dev/null; done); do
 	[ -n "$i" ] && podman rmi -f "$i" >/dev/null 2>&1
 done

@@ -16,8 +16,12 @@ for m in re.finditer(rb"\{name: ([^,]+), (pip|git|apt): ([^,}]+)", text):
     if kind == "git":
         comps[name] = {"source": "git", "git": val, "ref": "x", "commit": h[:40]}
     elif kind == "pip":
-        comps[name] = {"source": "pip", "version": "1.0", "url": f"https://example.invalid/{name}-1.0-py3-none-any.whl",
-                       "sha256": h, "index": "https://example.invalid/simple"}
+        own = {"name": name, "version": "1.0", "url": f"https://example.invalid/{name}-1.0-py3-none-any.whl", "sha256": h}
+        # every closure holds one shared dependency: the recipe installs it once
+        dep = {"name": "typing-extensions", "version": "4.15.0", "sha256": hashlib.sha256(b"te").hexdigest(),
+               "url": "https://example.invalid/typing_extensions-4.15.0-py3-none-any.whl"}
+        comps[name] = {"source": "pip", "version": "1.0", "url": own["url"], "sha256": h,
+                       "index": "https://example.invalid/simple", "packages": sorted([own, dep], key=lambda p: p["name"])}
     else:
         comps[name] = {"source": "apt", "package": val, "version": "1.0-1"}
 lock = {"schema": "bench.lock/v1", "manifest_sha256": hashlib.sha256(text).hexdigest(), "bench_version": "0.1.0",
