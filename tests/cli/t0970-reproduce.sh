@@ -5,6 +5,7 @@
 #  - a reproduction 10% slower gives `slower` for every case and exit 9;
 #  - a tampered bundle exits 8 and nothing is run or written;
 #  - a bundle made on another GPU model says `not reproducible here`, naming the model, and runs nothing (exit 6);
+#  - a host bundle made on another CPU with another BLAS runs all the same and names both facts;
 #  - the new bundle verifies, holds reproduce.json, and its statement names the original's sha256 as a material.
 # Why the fake runner for "reproduced everywhere": this CI machine has 2 cores shared with other jobs; the real
 # runners' medians swing by 2x and more between two runs a minute apart (measured: ratios 0.5 to 5.9 on gemm cblas
@@ -51,6 +52,7 @@ with tarfile.open(new) as t:
 assert rep["schema"] == "bench.reproduce/v1" and rep["original"]["sha256"] == sha, rep["original"]
 assert rep["original"]["bundle"] == os.path.basename(orig) and rep["run"] == run
 assert rep["counts"]["reproduced"] == 12 and len(rep["cases"]) == 12
+assert rep["stack_differs"] == [] and rep["not_reproducible"] == [] and rep["reproducible"] is True, rep["stack_differs"]
 assert all(c["verdict"] == "reproduced" and c["ci95"][0] <= 1 + c["threshold"] and c["ci95"][1] >= 1 - c["threshold"]
            for c in rep["cases"])
 PY
@@ -78,7 +80,7 @@ BENCH_RUNNERS=$FAKE refused "a tampered bundle" "verification failed" "$BENCH" r
 expect_err "nothing was run"
 [ ! -e "$T/tamp" ] && ok "no run directory, no work directory: $T/tamp was never created" || { not_ok "something was written"; ls -la "$T/tamp" | sed 's/^/#   /'; }
 
-# 4. a bundle made on another GPU model: its run directory says NVIDIA H200, packed with this test's key
+# 4. a bundle made on another GPU model: its run directory says NVIDIA Planted X1, packed with this test's key
 printf 'bench: 1\nname: gpuorig\ntarget: {vendor: cuda, gpu: h200}\nruntime: {engine: host}\nsuites:\n  gemm: {dtypes: [bf16], shapes: [[256, 256, 256], [512, 512, 512]]}\n' >"$T/gpu.yaml"
 BENCH_RUNNERS=$FAKE expect 0 "a cuda-target run (fake runner)" "$BENCH" run -q --no-pack -o "$T/gpu" "$T/gpu.yaml"
 G=$(ls -d "$T"/gpu/gpuorig-*)
@@ -86,17 +88,13 @@ python3 - "$G/env/environment.json" <<'PY'
 import json, sys
 p = sys.argv[1]
 e = json.load(open(p))
-e["gpus"] = [{"index": 0, "name": "NVIDIA H200", "driver": "570.124.06", "memory_mib": 143771}]
+e["gpus"] = [{"index": 0, "name": "NVIDIA Planted X1", "driver": "570.124.06", "memory_mib": 143771}]
 json.dump(e, open(p, "w"), indent=2)
 PY
-expect 0 "pack the H200 run with this test's key" "$BENCH" pack "$G"
-here=$(python3 -c 'import shutil; print("yes" if shutil.which("nvidia-smi") else "")')
-if [ -n "$here" ]; then
-	echo "# nvidia-smi on this machine: the GPU model here is not 'none'; the check names it all the same"
-fi
+expect 0 "pack the planted-GPU run with this test's key" "$BENCH" pack "$G"
 BENCH_RUNNERS=$FAKE expect 6 "another GPU model: exit 6" "$BENCH" reproduce -o "$T/gpunew" "$G.bench.tar.gz"
-n=$(grep -c 'not reproducible here (gpu model: NVIDIA H200 vs ' "$T/out")
-[ "$n" = 2 ] && ok "both cases: not reproducible here (gpu model: NVIDIA H200 vs ...)" || { not_ok "not reproducible: $n of 2"; show "$T/out"; }
+n=$(grep -c 'not reproducible here (gpu model: NVIDIA Planted X1 vs ' "$T/out")
+[ "$n" = 2 ] && ok "both cases: not reproducible here (gpu model: NVIDIA Planted X1 vs ...)" || { not_ok "not reproducible: $n of 2"; show "$T/out"; }
 expect_out "2 not reproducible here: nothing was run"
 [ -z "$(ls -A "$T/gpunew")" ] && ok "nothing run: no run directory in $T/gpunew" || { not_ok "a run directory was made"; ls -A "$T/gpunew" | sed 's/^/#   /'; }
 BENCH_RUNNERS=$FAKE expect 6 "--json: the same verdicts as JSON" "$BENCH" reproduce -q --json -o "$T/gpunew" "$G.bench.tar.gz"
@@ -105,10 +103,36 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["reproducible"] is False and d["run"] is None and d["counts"]["not reproducible here"] == 2
 w = {x["what"]: x for x in d["not_reproducible"]}
-assert w["gpu model"]["original"] == "NVIDIA H200" and w["gpu model"]["here"] != "NVIDIA H200", w
+assert w["gpu model"]["original"] == "NVIDIA Planted X1" and w["gpu model"]["here"] != "NVIDIA Planted X1", w
 assert "gpu count" not in w or w["gpu count"]["original"] == 1, w
 assert all(c["verdict"] == "not reproducible here" and "gpu model: NVIDIA H200 vs" in c["why"] for c in d["cases"])
 PY
+
+# 4b. a host bundle from another CPU and BLAS: run all the same, the facts that differ named
+BENCH_RUNNERS=$FAKE expect 0 "a cpu-target run to re-sign as made elsewhere" "$BENCH" run -q --no-pack -o "$T/else" "$T/repro.yaml"
+E=$(ls -d "$T"/else/repro-*)
+python3 - "$E/env/environment.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+e = json.load(open(p))
+e["host"]["cpu_model"] = "Planted CPU 9000"
+e.setdefault("runners", {}).setdefault("gemm", {})["blas"] = "PlantedBLAS 1.0"
+json.dump(e, open(p, "w"), indent=2)
+PY
+expect 0 "pack it with this test's key" "$BENCH" pack "$E"
+BENCH_RUNNERS=$FAKE expect 0 "reproduce a bundle of another CPU: run anyway, exit 0" "$BENCH" reproduce -q -o "$T/elsenew" "$E.bench.tar.gz"
+expect_out "host.cpu_model: "
+expect_out ", Planted CPU 9000 in the original"
+expect_out "runners.gemm.blas: none here, PlantedBLAS 1.0 in the original"
+expect_out "12 reproduced"
+[ -n "$(ls "$T"/elsenew/repro-*.bench.tar.gz 2>/dev/null)" ] && ok "the reproduction ran and was packed" || not_ok "no new bundle"
+
+# the command table, its help and the man page
+expect 0 "bench help lists reproduce" "$BENCH" help
+expect_out "  reproduce "
+expect 0 "reproduce -h" "$BENCH" reproduce -h
+expect_out "usage: bench reproduce"
+grep -q '^\.BI "reproduce ' "$(dirname "$0")/../../docs/bench.1" && ok "docs/bench.1 documents reproduce" || not_ok "docs/bench.1 lacks reproduce"
 
 # 1b. real CPU runners (gemm cblas, membw): each verdict is the rule applied to the printed ratio and CI
 unset FAKE_MODE FAKE_SEQ FAKE_RUN_SD FAKE_WITHIN_SD FAKE_N FAKE_SEED
