@@ -417,10 +417,14 @@ int cmd_reproduce(int argc, char **argv)
 		free(r);
 	}
 	err = run_execute(&dir, &started, &ro);
-	if (err < 0 && (!dir || !started)) {
-		rc = err == BENCH_E_MANIFEST ? 3 : cli_fail(err);
+	if (err < 0 && (!dir || !started)) { /* as bench run: a manifest's problems are printed already, a lock's are not */
+		if (err == BENCH_E_MANIFEST && !dir && !ro.lock)
+			rc = 3;
+		else
+			rc = cli_fail(err);
 		if (err == BENCH_E_MANIFEST)
-			fprintf(stderr, "bench: error: the bundle's manifest does not run here: %s\n", bench_error_last());
+			fprintf(stderr, "bench: error: the manifest of '%s' does not run with this bench; nothing was measured\n",
+				bname);
 		goto cleanup;
 	}
 	if (err < 0) { /* a case failed or was wrong: as bench run says it; the verdicts name the cases */

@@ -66,18 +66,22 @@ BENCH_RUNNERS=$FAKE FAKE_SLOWDOWN=0.10 expect 0 "--threshold 0.2 takes 10% as no
 	"$BENCH" reproduce -q --threshold 0.2 -o "$T/slow" "$ORIG"
 expect_out "12 reproduced, 0 faster, 0 slower"
 
-# 3. a tampered bundle: exit 8, nothing run, nothing written
-cp "$ORIG" "$T/tampered.bench.tar.gz"
-cp "$ORIG.intoto.jsonl" "$T/tampered.bench.tar.gz.intoto.jsonl"
-python3 - "$T/tampered.bench.tar.gz" <<'PY'
+# 3. a tampered bundle (its own name, so the envelope names it: only the flipped byte is wrong): exit 8, nothing
+# run, nothing written
+mkdir "$T/tampered"
+cp "$ORIG" "$ORIG.intoto.jsonl" "$T/tampered/"
+TAMP=$T/tampered/$(basename "$ORIG")
+expect 0 "the untouched copy verifies" "$BENCH" verify "$TAMP"
+python3 - "$TAMP" <<'PY'
 import sys
 p = sys.argv[1]
 b = bytearray(open(p, "rb").read())
 b[len(b) // 2] ^= 0x01
 open(p, "wb").write(b)
 PY
-BENCH_RUNNERS=$FAKE refused "a tampered bundle" "verification failed" "$BENCH" reproduce -q -o "$T/tamp" "$T/tampered.bench.tar.gz"
+BENCH_RUNNERS=$FAKE refused "a tampered bundle" "verification failed" "$BENCH" reproduce -q -o "$T/tamp" "$TAMP"
 expect_err "nothing was run"
+if grep -q "envelope signs" "$T/err"; then not_ok "refused for its name, not its bytes"; show "$T/err"; else ok "refused for its bytes"; fi
 [ ! -e "$T/tamp" ] && ok "no run directory, no work directory: $T/tamp was never created" || { not_ok "something was written"; ls -la "$T/tamp" | sed 's/^/#   /'; }
 
 # 4. a bundle made on another GPU model: its run directory says NVIDIA Planted X1, packed with this test's key
