@@ -26,6 +26,7 @@ int cmd_keygen(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_publish(int argc, char **argv);
 int cmd_lock(int argc, char **argv);

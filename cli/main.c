@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "verify", cmd_verify, "check a bundle's signature, digests and members" },
 	{ "show", cmd_show, "print a bundle's run, stack, environment and headline results" },
 	{ "compare", cmd_compare, "compare runs or bundles case by case, with confidence intervals" },
+	{ "reproduce", cmd_reproduce, "verify a bundle, run its cases again here and judge each against it" },
 	{ "report", cmd_report, "write a self-contained HTML report of runs or bundles" },
 	{ "publish", cmd_publish, "add verified bundles to a results repository and regenerate its site" },
 	{ "version", cmd_version, "print bench's version, commit and linked library versions" },

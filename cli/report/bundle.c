@@ -297,6 +297,19 @@ static json_t *provenance(const char *dir, const char *run, json_t *status, cons
 	if (json_is_string(json_object_get(lock, "base_digest")))
 		json_array_append_new(deps, json_pack("{s:s, s:{s:s}}", "name", "base-image", "digest", "sha256",
 						      json_string_value(json_object_get(lock, "base_digest")) + 7));
+	{ /* a reproduction (reproduce.json, bench reproduce): the original bundle is a material, by its archive digest */
+		json_t *rep = load_json(dir, "reproduce.json"), *o = json_object_get(rep, "original");
+		const char *name = json_string_value(json_object_get(o, "bundle"));
+		const char *sha = json_string_value(json_object_get(o, "sha256"));
+
+		if (name && sha && strlen(sha) == 64 && strspn(sha, "0123456789abcdef") == 64) {
+			char *uri = xstrfmt("bench-bundle:%s", name);
+
+			json_array_append_new(deps, json_pack("{s:s, s:{s:s}}", "uri", uri, "digest", "sha256", sha));
+			free(uri);
+		}
+		json_decref(rep);
+	}
 	pred = json_pack("{s:{s:s, s:{s:{s:s, s:s}}, s:{s:s, s:s}, s:o}, s:{s:{s:s, s:{s:s, s:s}}, s:{s:s, s:s, s:s}}}",
 			 "buildDefinition", "buildType", "https://github.com/bench/bench/run/v1",
 			 "externalParameters", "manifest", "path", "manifest.yaml", "sha256", manifest_sha,
