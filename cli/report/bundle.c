@@ -294,6 +294,24 @@ static json_t *provenance(const char *dir, const char *run, json_t *status, cons
 		json_decref(digest);
 		json_array_append_new(deps, dep);
 	}
+	{ /* pip components: every package of their closures (lock "packages"), once each, by wheel URL and sha256 */
+		json_t *seen = json_object(), *p;
+		size_t i;
+
+		json_object_foreach(comps, key, c)
+			json_array_foreach(json_object_get(c, "packages"), i, p) {
+				const char *name = json_string_value(json_object_get(p, "name"));
+				const char *url = json_string_value(json_object_get(p, "url"));
+				const char *sha = json_string_value(json_object_get(p, "sha256"));
+
+				if (!name || !url || !sha || json_object_get(comps, name) || json_object_get(seen, url))
+					continue; /* a component itself is listed above */
+				json_object_set_new(seen, url, json_true());
+				json_array_append_new(deps, json_pack("{s:s, s:s, s:{s:s}}", "name", name, "uri", url, "digest",
+								      "sha256", sha));
+			}
+		json_decref(seen);
+	}
 	if (json_is_string(json_object_get(lock, "base_digest")))
 		json_array_append_new(deps, json_pack("{s:s, s:{s:s}}", "name", "base-image", "digest", "sha256",
 						      json_string_value(json_object_get(lock, "base_digest")) + 7));

@@ -147,6 +147,22 @@ PY
 expect 3 "a lock without the closure" "$BENCH" recipe --lock "$T/old.lock.json" "$T/cuda-nightly.yaml"
 expect_err "the lock has no package closure for pip component 'torch'"
 
+# a run under that lock: its bundle's provenance lists every package of the closure by wheel URL and sha256
+sed -e 's/engine: podman/engine: host/' -e 's/^suites: .*/suites: {membw: {ops: [copy], bytes: 1MiB, warmup: 1ms, rep: 5ms}}/' \
+	"$T/arm.yaml" >"$T/armhost.yaml"
+expect 0 "lock a host stack of the same closure" "$BENCH" lock "$T/armhost.yaml"
+expect 0 "run it --locked" "$BENCH" run -q --locked -o "$T/runs" "$T/armhost.yaml"
+B=$(sed -n 2p "$T/out")
+python3 - "$B.intoto.jsonl" "$T/armhost.lock.json" <<'PY' && ok "provenance: torch and each package of its closure, once, by URL and sha256" || not_ok "closure in resolvedDependencies"
+import base64, json, sys
+st = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["payload"]))
+deps = st["predicate"]["buildDefinition"]["resolvedDependencies"]
+lock = json.load(open(sys.argv[2]))["components"]["torch"]
+want = {(p["name"], p["url"], p["sha256"]) for p in lock["packages"]}
+got = {(d["name"], d["uri"], d["digest"]["sha256"]) for d in deps if "uri" in d}
+assert got == want and len(deps) == len(want), (got, want)
+PY
+
 # drift: a new chain-c on the index moves torch's closure; --check names the package
 expect 0 "--check before the index moves" "$BENCH" lock --check "$T/cuda-stable.yaml"
 python3 - "$T/idx/whl/simple" "$HERE" <<'PY'
