@@ -578,7 +578,10 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 	{
 		char *lp = xstrfmt("%s/manifest.lock.json", r->dir);
 
+		/* the run's lock (--locked, container engines), else the one beside the manifest (warnings only) */
 		sr.lock = json_load_file(lp, 0, NULL);
+		if (!sr.lock && r->o->image_lock)
+			sr.lock = json_load_file(r->o->image_lock, 0, NULL);
 		free(lp);
 	}
 	sr.batch = xcalloc(r->plan.n, sizeof(*sr.batch));

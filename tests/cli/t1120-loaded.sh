@@ -2,7 +2,8 @@
 # Proof of what ran (docs/architecture.md, "Proof of what ran"): every record names the shared libraries its runner
 # loaded, and bench run --locked fails a case whose runner loaded a pinned component from anywhere but its pinned
 # build. On the host (engine host, cheap): bench-gemm's records carry loaded and stack_libs; a prefix holding a
-# copy of the BLAS the runner loads from elsewhere is a warning, and exit 7 under --locked. With podman
+# copy of the BLAS the runner loads from elsewhere is a warning, and exit 7 under --locked; so is a pip
+# component whose imported distribution is not the lock's version. With podman
 # (setup: tests/setup/podman.sh): a dev component built from a local git repository, a stand-in OpenBLAS
 # (libopenblas.so.0 with naive cblas_sgemm and openblas_get_config) installed into $BENCH_PREFIX; the runner
 # loads it, the record names its path and version, show and compare list it; a stack whose loader picks the
@@ -97,6 +98,55 @@ assert len(cases) == 2 and all(c["status"] == "failed" and c["error"] == why for
 PY
 LD_LIBRARY_PATH=$T/stack/blas-standin/lib BENCH_STACK_ROOT=$T/stack expect 0 "the loader picks the pinned copy: ok under --locked" \
 	"$BENCH" run -q --locked --no-pack -o "$T/runs" "$T/host.yaml"
+
+# a pip component: the distribution the runner imported (packages, runners/torch/loadedlibs.py through the fake
+# runner) against the lock's version
+I="$T/index"
+python3 - "$I" "$T/site" <<'PY'
+import hashlib, os, sys, zipfile
+root, site = sys.argv[1:]
+d = os.path.join(root, "simple", "demo-pinned")
+os.makedirs(d)
+name = "demo_pinned-1.1.0-py3-none-any.whl"
+with zipfile.ZipFile(os.path.join(d, name), "w") as z:
+    z.writestr("demo_pinned/__init__.py", "")
+    z.writestr("demo_pinned-1.1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo-pinned\nVersion: 1.1.0\n")
+h = hashlib.sha256(open(os.path.join(d, name), "rb").read()).hexdigest()
+open(os.path.join(d, "index.html"), "w").write(f'<html><body><a href="{name}#sha256={h}">{name}</a></body></html>\n')
+# what this host has installed instead: 1.0.0
+os.makedirs(os.path.join(site, "demo_pinned"))
+open(os.path.join(site, "demo_pinned", "__init__.py"), "w").close()
+os.makedirs(os.path.join(site, "demo_pinned-1.0.0.dist-info"))
+open(os.path.join(site, "demo_pinned-1.0.0.dist-info", "METADATA"), "w").write("Metadata-Version: 2.1\nName: demo-pinned\nVersion: 1.0.0\n")
+open(os.path.join(site, "demo_pinned-1.0.0.dist-info", "top_level.txt"), "w").write("demo_pinned\n")
+PY
+serve_dir "$I" simple/demo-pinned/
+cat >"$T/pip.yaml" <<Y
+bench: 1
+name: loaded-pip
+channel: stable
+target: {vendor: cpu, gpus_per_node: 1}
+stack:
+  components:
+    - {name: demo_pinned, pip: "1.1.0", index: "http://127.0.0.1:$port/simple"}
+runtime: {engine: host}
+suites:
+  gemm: {backends: [cblas], dtypes: [fp32], layouts: [nn], shapes: [[64, 64, 64]], warmup: 1ms, rep: 5ms}
+Y
+expect 0 "lock a pip component at 1.1.0" "$BENCH" lock "$T/pip.yaml"
+kill "$srv" 2>/dev/null
+fake_gemm
+WHY="loaded-not-pinned: demo_pinned: loaded demo-pinned 1.0.0, the pinned version is 1.1.0"
+PYTHONPATH=$T/site FAKE_IMPORT=demo_pinned BENCH_RUNNERS=$T/fake expect 7 "the runner imported demo-pinned 1.0.0: exit 7 under --locked" \
+	"$BENCH" run -q --locked --no-pack -o "$T/runs" "$T/pip.yaml"
+D=$(head -n 1 "$T/out")
+grep -qF "\"error\": \"$WHY\"" "$D/status.json" && ok "its case failed: $WHY" || { not_ok "pip status"; show "$D/status.json"; }
+PYTHONPATH=$T/site FAKE_IMPORT=demo_pinned BENCH_RUNNERS=$T/fake expect 0 "without --locked: a warning" \
+	"$BENCH" run -q --no-pack -o "$T/runs" "$T/pip.yaml"
+expect_err "bench: warning: gemm: $WHY"
+sed -i 's/Version: 1.0.0/Version: 1.1.0/' "$T/site/demo_pinned-1.0.0.dist-info/METADATA"
+PYTHONPATH=$T/site FAKE_IMPORT=demo_pinned BENCH_RUNNERS=$T/fake expect 0 "the pinned version imported: ok under --locked" \
+	"$BENCH" run -q --locked --no-pack -o "$T/runs" "$T/pip.yaml"
 
 # ---- podman: a dev component built from git, loaded by the runner in the image ---------------------------------
 BASE=$(sh tests/setup/podman.sh 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
