@@ -189,7 +189,7 @@ for r in recs:
     blas = [l for l in r["loaded"] if l["soname"] == "libopenblas.so.0"]
     assert blas == [{"path": pin, "soname": "libopenblas.so.0", "version": "0.0.0-bench-standin"}], blas
     assert {"component": "blas-standin", "path": pin, "real": pin, "soname": "libopenblas.so.0"} in r["stack_libs"], r["stack_libs"]
-    assert r["extra"]["device"]["blas"].startswith("OpenBLAS 0.0.0-bench-standin"), r["extra"]["device"]
+assert recs[0]["extra"]["device"]["blas"].startswith("OpenBLAS 0.0.0-bench-standin"), recs[0]["extra"]["device"]
 PY
 expect 0 "show the pinned bundle" "$BENCH" show "$A.bench.tar.gz"
 grep -Eq "^  bench-gemm +libopenblas.so.0 +0.0.0-bench-standin +$PIN$" "$T/out" && ok "show lists the loaded stand-in with its version and path" || { not_ok "show loaded"; show "$T/out"; }
