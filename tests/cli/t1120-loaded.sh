@@ -195,7 +195,7 @@ expect 0 "show the pinned bundle" "$BENCH" show "$A.bench.tar.gz"
 grep -Eq "^  bench-gemm +libopenblas.so.0 +0.0.0-bench-standin +$PIN$" "$T/out" && ok "show lists the loaded stand-in with its version and path" || { not_ok "show loaded"; show "$T/out"; }
 WHY="loaded-not-pinned: blas-standin: loaded $SYSBLAS, the pinned build is $PIN"
 expect 7 "the loader picks the system's copy: exit 7 under --locked" "$BENCH" run -q --locked -o runs loaded-other.yaml
-expect_err "bench: error: loaded-other.yaml: --locked: a runner loaded a library or package that is not the pinned one"
+expect_err "bench: error: --locked: a runner loaded a library or package that is not the pinned one (loaded-not-pinned)"
 B=$(head -n 1 "$T/out")
 python3 - "$B" "$WHY" <<'PY' && ok "its cases failed: $WHY" || { not_ok "other status"; show "$B/status.json"; }
 import json, sys
