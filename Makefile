@@ -69,9 +69,9 @@ BLAS_CFLAGS ?= $(if $(HAVE_OPENBLAS_PC),$(shell $(PKG_CONFIG) --cflags openblas 
 BLAS_LIBS   ?= $(if $(HAVE_OPENBLAS_PC),$(shell $(PKG_CONFIG) --libs openblas 2>/dev/null),-lblas)
 RUNNER_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(SAN) \
                 $(JANSSON_CFLAGS) $(GPU_DEFS) $(GPU_INC)
-RUNNER_LIBS = $(JANSSON_LIBS) -lm -lpthread $(GPU_LIBS)
+RUNNER_LIBS = $(JANSSON_LIBS) -lm -lpthread -ldl $(GPU_LIBS)
 GEMM_CPU := $(if $(filter 1,$(HAVE_CBLAS)),runners/gemm/gemm_cblas.c)
-RUNNER_COMMON := runners/common/dobench.c runners/common/record.c
+RUNNER_COMMON := runners/common/dobench.c runners/common/record.c runners/common/loaded.c
 ifneq ($(NVCC),)
 GPU_DEFS := -DBENCH_CUDA
 GPU_INC  := -isystem $(CUDA_HOME)/include
@@ -217,7 +217,7 @@ run: deps
 
 # --- tests ---------------------------------------------------------------------------------------------------------
 # unit tests link the tool's library and the runners' pure-C parts (timing core, records, GEMM check)
-UNIT_RUNNER_SRC := runners/common/dobench.c runners/common/record.c runners/common/telemetry.c runners/gemm/check.c \
+UNIT_RUNNER_SRC := runners/common/dobench.c runners/common/record.c runners/common/loaded.c runners/common/telemetry.c runners/gemm/check.c \
                    runners/coll/coll_sizes.c
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_SRC) $(wildcard runners/common/*.h) | check-deps
 	@mkdir -p $(dir $@)

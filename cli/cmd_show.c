@@ -28,6 +28,57 @@ static json_t *parse(json_t *members, const char *name)
 	return s ? json_loads(s, 0, NULL) : NULL;
 }
 
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+/* What each runner loaded (environment.json's "loaded"), compactly: the libraries that report a version or come
+ * from a stack prefix (/opt/stack), the Python packages it imported that the lock could pin (torch and the like:
+ * every one with its build), the count of the rest; then every loaded-not-pinned reason. */
+static void show_loaded(json_t *loaded)
+{
+	const char *prog;
+	json_t *acc, *e;
+	size_t i;
+
+	if (!json_object_size(loaded))
+		return;
+	printf("loaded    per runner: the libraries that report a version or come from the stack's prefixes\n");
+	json_object_foreach(loaded, prog, acc) {
+		size_t rest = 0;
+
+		json_array_foreach(json_object_get(acc, "libraries"), i, e) {
+			if (json_is_string(json_object_get(e, "version")) || !strncmp(str(e, "path"), "/opt/stack/", 11))
+				printf("  %-14s %-26s %-22s %s\n", prog, str(e, "soname"),
+				       json_is_string(json_object_get(e, "version")) ? str(e, "version") : "-", str(e, "path"));
+			else
+				rest++;
+		}
+		json_array_foreach(json_object_get(acc, "packages"), i, e) {
+			const char *k;
+			json_t *v;
+			int first = 1;
+
+			printf("  %-14s %-26s %-22s", prog, str(e, "name"), str(e, "version"));
+			json_object_foreach(e, k, v)
+				if (strcmp(k, "name") && strcmp(k, "version") && json_is_string(v)) {
+					printf("%s%s %s", first ? " (" : ", ", k, json_string_value(v));
+					first = 0;
+				}
+			printf("%s (Python package)\n", first ? "" : ")");
+		}
+		if (rest)
+			printf("  %-14s %zu more librar%s without a version (bench show --json lists them)\n", prog, rest,
+			       rest == 1 ? "y" : "ies");
+	}
+	json_object_foreach(loaded, prog, acc)
+		json_array_foreach(json_object_get(acc, "not_pinned"), i, e)
+			printf("NOT PINNED %s: %s\n", prog, json_string_value(e));
+}
+
 int cmd_show(int argc, char **argv)
 {
 	static const char *const names[] = { "summary.json", "status.json", "env/environment.json", "manifest.lock.json",
@@ -122,6 +173,7 @@ int cmd_show(int argc, char **argv)
 		if (json_array_size(lib))
 			printf("blas      %s\n", json_string_value(json_array_get(lib, 0)));
 	}
+	show_loaded(json_object_get(env, "loaded"));
 	if (env) {
 		json_t *h = json_object_get(env, "host"), *g = json_array_get(json_object_get(env, "gpus"), 0);
 

@@ -337,6 +337,7 @@ static int run_plan(struct run *r, const struct run_opts *o)
 
 	r->o = o;
 	r->runner_devices = json_object();
+	r->runner_loaded = json_object();
 	r->mpath = o->resume ? xstrfmt("%s/manifest.yaml", o->resume) : xstrdup(o->manifest);
 	err = fs_read_file(&r->mbuf, &r->mlen, r->mpath, MANIFEST_MAX_BYTES + 1);
 	if (err < 0 && err != BENCH_E_MANIFEST) {
@@ -429,7 +430,7 @@ static int run_collect(struct run *r)
 	const char *name = r->o->resume ? "env/environment-resume.json" : "env/environment.json";
 	char *path = xstrfmt("%s/%s", r->dir, name);
 	json_t *envj;
-	int any_wrong = 0, any_bad = 0, err = 0;
+	int any_wrong = 0, any_unpinned = 0, any_bad = 0, err = 0;
 
 	if (run_disk_full) { /* the space held back makes the last status.json and summary.json writable */
 		run_release_space(r);
@@ -440,13 +441,16 @@ static int run_collect(struct run *r)
 		if (r->st[i] == C_PENDING)
 			run_set_state(r, i, run_disk_full ? C_FAILED : C_INTERRUPTED, run_disk_full ?
 				      "not measured: no space left on device" : "interrupted before its suite started");
-		any_wrong |= r->wrong[i];
+		any_wrong |= r->wrong[i] == 1;
+		any_unpinned |= r->wrong[i] == 2;
 		any_bad |= r->st[i] == C_FAILED || r->st[i] == C_INTERRUPTED;
 	}
 	run_write_status(r, run_disk_full ? "failed" : run_stop_flag ? "interrupted" : any_bad ? "failed" : "complete");
 	/* what the runners found when they ran: device, driver and the library versions they loaded */
 	if ((envj = json_load_file(path, 0, NULL)) != NULL) {
 		json_object_set(envj, "runners", r->runner_devices);
+		/* and the shared libraries and Python packages each runner's records said it loaded */
+		json_object_set(envj, "loaded", r->runner_loaded);
 		run_write_json(r->dir, name, envj);
 		json_decref(envj);
 	}
@@ -462,6 +466,9 @@ static int run_collect(struct run *r)
 				      "'bench run --resume %s'", r->dir, r->dir);
 	else if (any_wrong)
 		err = bench_error_set(BENCH_E_CHECK, "a correctness check failed (wrong results); see %s/results", r->dir);
+	else if (any_unpinned)
+		err = bench_error_set(BENCH_E_CHECK, "--locked: a runner loaded a library or package that is not the pinned "
+				      "one (loaded-not-pinned); see %s/status.json", r->dir);
 	else if (any_bad)
 		err = bench_error_set(BENCH_E_SUITE, "some cases failed; see %s/status.json and %s/logs", r->dir, r->dir);
 	return err;
@@ -486,6 +493,7 @@ static void run_release(struct run *r)
 	built_image_release(&r->img);
 	json_decref(r->plan_json);
 	json_decref(r->runner_devices);
+	json_decref(r->runner_loaded);
 	json_decref(r->interleave);
 	plan_release(&r->plan);
 	manifest_release(&r->m);

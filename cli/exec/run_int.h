@@ -31,6 +31,7 @@ extern volatile sig_atomic_t run_disk_full;
 
 struct run {
 	json_t *runner_devices; /* suite -> the device/library description its runner reported */
+	json_t *runner_loaded;  /* runner program -> {libraries, packages, not_pinned}: what its records said it loaded */
 	const struct run_opts *o;
 	char *mpath, *mbuf;     /* the manifest's path and text */
 	size_t mlen;
@@ -43,7 +44,7 @@ struct run {
 	char *dir;
 	enum cstate *st;
 	char **err;
-	int *wrong;
+	int *wrong;             /* per case: 1 a wrong result, 2 loaded-not-pinned under --locked (both exit 7) */
 	json_t **headline; /* value per case (borrowed numbers copied) */
 	struct peaks peaks;
 	const struct peak *peak;

@@ -47,6 +47,8 @@ struct suite_run {
 	size_t malformed;
 	double start;
 	json_t *device; /* the device this runner reported on its first record (borrowed from r->runner_devices or owned) */
+	const char *program; /* the runner's program (bench-gemm, torch/gemm.py) */
+	json_t *lock;        /* the run's manifest.lock.json, or NULL (the pinned versions of pip components) */
 };
 
 static double now_s(void)
@@ -147,6 +149,164 @@ static const char *device_mismatch(char *buf, size_t len, const struct run *r, c
 	return NULL;
 }
 
+/* ---- proof of what ran: the loaded libraries held against the pinned stack ---------------------------------- */
+
+/* PEP 503 normalisation of a distribution name compared: case, and runs of '-', '_', '.' alike */
+static int dist_name_eq(const char *a, const char *b)
+{
+	for (;;) {
+		int sa = *a == '-' || *a == '_' || *a == '.', sb = *b == '-' || *b == '_' || *b == '.';
+
+		if (sa && sb) {
+			while (*a == '-' || *a == '_' || *a == '.')
+				a++;
+			while (*b == '-' || *b == '_' || *b == '.')
+				b++;
+			continue;
+		}
+		if (!*a || !*b)
+			return !*a && !*b;
+		if ((*a | 0x20) != (*b | 0x20) || sa != sb)
+			return 0;
+		a++;
+		b++;
+	}
+}
+
+/* a lock's version as pip writes it: "%2B" of an href is the '+' of a local version */
+static void version_plain(char *out, size_t len, const char *v)
+{
+	size_t n = 0;
+
+	for (; v && *v && n + 1 < len; v++) {
+		if (v[0] == '%' && v[1] == '2' && (v[2] == 'B' || v[2] == 'b')) {
+			out[n++] = '+';
+			v += 2;
+		} else {
+			out[n++] = *v;
+		}
+	}
+	out[n] = '\0';
+}
+
+static void add_reason(json_t *reasons, const char *text)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(reasons, i, e)
+		if (!strcmp(json_string_value(e), text))
+			return;
+	json_array_append_new(reasons, json_string(text));
+}
+
+/* The pinned components rec's runner did not load (docs/architecture.md, "Proof of what ran"): a git component's
+ * library (a soname its prefix /opt/stack/<name>/lib* provides, listed by the runner in stack_libs) loaded from
+ * another file, and a pip component whose imported distribution is not the lock's version. Libraries and packages
+ * the stack does not pin are not looked at. Returns a new array of reasons (empty when all is as pinned). */
+static json_t *loaded_not_pinned(const struct manifest *m, json_t *lock, json_t *rec)
+{
+	json_t *reasons = json_array(), *libs = json_object_get(rec, "loaded"), *prov = json_object_get(rec, "stack_libs");
+	json_t *pkgs = json_object_get(rec, "packages"), *e, *l, *p;
+	char buf[2048];
+	size_t i, j;
+
+	for (size_t k = 0; k < m->stack.ncomponents; k++) {
+		const struct component *c = &m->stack.components[k];
+
+		if (c->source == SOURCE_GIT) {
+			json_array_foreach(prov, i, e) {
+				const char *so = json_string_value(json_object_get(e, "soname"));
+				const char *real = json_string_value(json_object_get(e, "real"));
+				const char *path = json_string_value(json_object_get(e, "path"));
+				const char *comp = json_string_value(json_object_get(e, "component"));
+
+				if (!so || !real || !path || !comp || strcmp(comp, c->name))
+					continue;
+				/* name the prefix's file by the soname where the prefix has one of that name */
+				json_array_foreach(prov, j, p) {
+					const char *pp = json_string_value(json_object_get(p, "path")), *base = pp ? strrchr(pp, '/') : NULL;
+
+					if (base && !strcmp(base + 1, so) && !strcmp(json_string_value(json_object_get(p, "real")) ?
+										      json_string_value(json_object_get(p, "real")) : "", real))
+						path = pp;
+				}
+				json_array_foreach(libs, j, l) {
+					const char *lso = json_string_value(json_object_get(l, "soname"));
+					const char *lpath = json_string_value(json_object_get(l, "path"));
+
+					if (lso && lpath && !strcmp(lso, so) && strcmp(lpath, real)) {
+						snprintf(buf, sizeof(buf), "loaded-not-pinned: %s: loaded %s, the pinned build is %s",
+							 c->name, lpath, path);
+						add_reason(reasons, buf);
+					}
+				}
+			}
+		} else if (c->source == SOURCE_PIP) {
+			const char *want = json_string_value(json_object_get(
+				json_object_get(json_object_get(lock, "components"), c->name), "version"));
+			char pinned[256];
+
+			if (!want)
+				continue;
+			version_plain(pinned, sizeof(pinned), want);
+			json_array_foreach(pkgs, j, p) {
+				const char *name = json_string_value(json_object_get(p, "name"));
+				const char *ver = json_string_value(json_object_get(p, "version"));
+
+				if (name && ver && dist_name_eq(name, c->name) && strcmp(ver, pinned)) {
+					snprintf(buf, sizeof(buf), "loaded-not-pinned: %s: loaded %s %s, the pinned version is %s",
+						 c->name, name, ver, pinned);
+					add_reason(reasons, buf);
+				}
+			}
+		}
+	}
+	return reasons;
+}
+
+/* What this runner loaded, over all its records: libraries by path and packages by name in first-seen order, the
+ * reasons it loaded something not pinned (environment.json's "loaded", shown by bench show and compare). */
+static void note_loaded(struct suite_run *sr, json_t *rec, json_t *reasons)
+{
+	json_t *acc = json_object_get(sr->r->runner_loaded, sr->program), *e;
+	static const char *const lists[] = { "libraries", "packages", NULL };
+	static const char *const from[] = { "loaded", "packages", NULL };
+	static const char *const keys[] = { "path", "name", NULL };
+	size_t i;
+
+	if (!acc) {
+		acc = json_pack("{s:[], s:[], s:[]}", "libraries", "packages", "not_pinned");
+		json_object_set_new(sr->r->runner_loaded, sr->program, acc);
+	}
+	for (size_t k = 0; lists[k]; k++) {
+		json_t *have = json_object_get(acc, lists[k]);
+
+		json_array_foreach(json_object_get(rec, from[k]), i, e) {
+			const char *key = json_string_value(json_object_get(e, keys[k]));
+			int seen = 0;
+			size_t j;
+			json_t *h;
+
+			if (!key || !json_is_object(e))
+				continue;
+			json_array_foreach(have, j, h)
+				seen |= !strcmp(json_string_value(json_object_get(h, keys[k])), key);
+			if (!seen)
+				json_array_append(have, e);
+		}
+	}
+	json_array_foreach(reasons, i, e) {
+		size_t before = json_array_size(json_object_get(acc, "not_pinned"));
+
+		add_reason(json_object_get(acc, "not_pinned"), json_string_value(e));
+		/* without --locked a warning, once per reason and runner */
+		if (!sr->r->o->lock && json_array_size(json_object_get(acc, "not_pinned")) > before)
+			fprintf(stderr, "%sbench: warning: %s: %s (bench run --locked fails such a case)\n",
+				sr->r->tty && !sr->r->o->quiet ? "\r\033[K" : "", sr->s->name, json_string_value(e));
+	}
+}
+
 /* A stdout line longer than RUN_MAX_LINE: its head was kept in memory at most, the rest only counted. */
 static void on_overlong(void *ctx, size_t len)
 {
@@ -165,6 +325,7 @@ static int on_record(void *ctx, const char *line, size_t len)
 	json_t *rec = json_loadb(line, len, 0, &jerr);
 	const char *key, *status, *schema;
 	char *rewritten = NULL;
+	int rewrite = 0, unpinned = 0;
 	long i;
 
 	if (!rec || !json_is_object(rec)) {
@@ -196,6 +357,32 @@ static int on_record(void *ctx, const char *line, size_t len)
 		if (!sr->device)
 			sr->device = json_incref(dev);
 	}
+	{
+		json_t *reasons = loaded_not_pinned(&r->m, sr->lock, rec);
+
+		note_loaded(sr, rec, reasons);
+		if (json_array_size(reasons)) {
+			json_object_set(rec, "loaded_not_pinned", reasons);
+			if (r->o->lock) { /* --locked: what ran is not the pinned stack: the figure is not the stack's */
+				struct strbuf why = STRBUF_INIT;
+				size_t k;
+				json_t *e;
+
+				json_array_foreach(reasons, k, e) {
+					if (k)
+						strbuf_addstr(&why, "; ");
+					strbuf_addstr(&why, json_string_value(e));
+				}
+				json_object_set_new(rec, "status", json_string("failed"));
+				json_object_set_new(rec, "error", json_string(why.buf));
+				status = "failed";
+				unpinned = 1;
+				strbuf_release(&why);
+			}
+			rewrite = 1;
+		}
+		json_decref(reasons);
+	}
 	if (!strcmp(status, "ok")) {
 		char why[512];
 		const char *bad = device_mismatch(why, sizeof(why), r, &r->plan.cases[i], sr->device);
@@ -204,12 +391,12 @@ static int on_record(void *ctx, const char *line, size_t len)
 			json_object_set_new(rec, "status", json_string("failed"));
 			json_object_set_new(rec, "error", json_string(bad));
 			status = "failed";
-			rewritten = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-			if (rewritten) {
-				line = rewritten;
-				len = strlen(rewritten);
-			}
+			rewrite = 1;
 		}
+	}
+	if (rewrite && (rewritten = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)))) {
+		line = rewritten;
+		len = strlen(rewritten);
 	}
 	{
 		/* a record is written whole or not at all: a failed write (a full disk) is cut back off the file */
@@ -239,7 +426,8 @@ static int on_record(void *ctx, const char *line, size_t len)
 		run_set_state(r, (size_t)i, !strcmp(status, "failed") ? C_FAILED : C_SKIPPED,
 			  e && *e ? e : "the runner gave no reason (see the suite's log)");
 	}
-	r->wrong[i] = is_wrong(rec);
+	/* 1: a wrong result; 2: not the pinned stack under --locked (exit 7 both) */
+	r->wrong[i] = is_wrong(rec) ? 1 : unpinned ? 2 : 0;
 	sr->done++;
 	progress(sr, key, status, json_object_get(rec, "value"), json_string_value(json_object_get(rec, "unit")), r->err[i]);
 	run_write_status(r, "running");
@@ -386,6 +574,16 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 			nproc = s->processes(&r->m.suites[i], &r->m);
 	sr.r = r;
 	sr.s = s;
+	sr.program = program;
+	{
+		char *lp = xstrfmt("%s/manifest.lock.json", r->dir);
+
+		/* the run's lock (--locked, container engines), else the one beside the manifest (warnings only) */
+		sr.lock = json_load_file(lp, 0, NULL);
+		if (!sr.lock && r->o->image_lock)
+			sr.lock = json_load_file(r->o->image_lock, 0, NULL);
+		free(lp);
+	}
 	sr.batch = xcalloc(r->plan.n, sizeof(*sr.batch));
 	for (size_t i = 0; i < r->plan.n; i++) {
 		if (r->plan.cases[i].suite != s || r->st[i] == C_OK || strcmp(case_program(s, &r->plan.cases[i]), program))
@@ -577,6 +775,7 @@ mark:
 			sr.nbatch, sr.nbatch == 1 ? "" : "s", why);
 cleanup:
 	json_decref(sr.device);
+	json_decref(sr.lock);
 	if (sr.results)
 		fclose(sr.results);
 	if (sr.log)

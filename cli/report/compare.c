@@ -396,6 +396,48 @@ static void flatten(json_t *out, const char *prefix, json_t *j, int depth)
 	}
 }
 
+/* environment.json's "loaded" (what each runner's records said it loaded) as facts: loaded.<runner>.<soname> =
+ * "version path" for a library (two files of one soname joined by " | "), loaded.<runner>.<package> = its version */
+static void loaded_facts(json_t *f, json_t *loaded)
+{
+	const char *prog;
+	json_t *acc, *e;
+	size_t i;
+
+	json_object_foreach(loaded, prog, acc) {
+		json_array_foreach(json_object_get(acc, "libraries"), i, e) {
+			const char *so = json_string_value(json_object_get(e, "soname")), *path = json_string_value(json_object_get(e, "path"));
+			const char *ver = json_string_value(json_object_get(e, "version")), *had;
+			char *k, *v;
+
+			if (!so || !path)
+				continue;
+			k = xstrfmt("loaded.%s.%s", prog, so);
+			v = ver ? xstrfmt("%s %s", ver, path) : xstrdup(path);
+			if ((had = json_string_value(json_object_get(f, k)))) {
+				char *both = xstrfmt("%s | %s", had, v);
+
+				free(v);
+				v = both;
+			}
+			json_object_set_new(f, k, json_string(v));
+			free(k);
+			free(v);
+		}
+		json_array_foreach(json_object_get(acc, "packages"), i, e) {
+			const char *name = json_string_value(json_object_get(e, "name"));
+			json_t *ver = json_object_get(e, "version");
+			char *k;
+
+			if (!name || !json_is_string(ver))
+				continue;
+			k = xstrfmt("loaded.%s.%s", prog, name);
+			json_object_set(f, k, ver);
+			free(k);
+		}
+	}
+}
+
 json_t *compare_stack_facts(const struct compare_side *s)
 {
 	json_t *f = json_object(), *env = s->env;
@@ -411,6 +453,8 @@ json_t *compare_stack_facts(const struct compare_side *s)
 	/* the pins of a --locked run: component versions, commits and wheel digests, the base image digest */
 	flatten(f, "lock.components", json_object_get(s->lock, "components"), 0);
 	flatten(f, "lock.base", json_object_get(s->lock, "base"), 0);
+	/* what the runners loaded: the libraries and packages that actually ran */
+	loaded_facts(f, json_object_get(env, "loaded"));
 	/* identities that differ by nature */
 	json_object_del(f, "gpu.uuid");
 	json_object_del(f, "gpu.pci_bus_id");

@@ -1,5 +1,7 @@
 #include "record.h"
 
+#include "loaded.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -166,7 +168,15 @@ void record_add_extra(json_t *rec, const char *key, json_t *value)
 
 void record_emit(json_t *rec)
 {
-	char *s = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(9));
+	char *s;
+
+	/* proof of what ran: the libraries loaded by now (after the case ran: lazily loaded ones included), and what the
+	 * stack's source builds provide, for bench run to hold against the lock */
+	if (!json_object_get(rec, "loaded"))
+		json_object_set_new(rec, "loaded", loaded_libraries());
+	if (!json_object_get(rec, "stack_libs"))
+		json_object_set_new(rec, "stack_libs", loaded_stack_libs(NULL));
+	s = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(9));
 
 	if (s) {
 		fputs(s, stdout);

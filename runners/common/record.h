@@ -50,6 +50,8 @@ void record_set_samples(json_t *rec, const char *metric, const char *unit, const
 void record_set_status(json_t *rec, const char *status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* extra: merged into the record's "extra" object (a new reference is taken over). */
 void record_add_extra(json_t *rec, const char *key, json_t *value);
+/* Prints rec as one line and frees it; first sets "loaded" (loaded_libraries()) and "stack_libs"
+ * (loaded_stack_libs()) where the record has none. */
 void record_emit(json_t *rec);
 /* extra.timing = {mode, steady_reached, steady_after_ms, method} of a finished dobench_run(). */
 void record_add_timing(json_t *rec, const struct dobench_result *r);

@@ -10,6 +10,8 @@ import time
 
 import torch
 
+import loadedlibs
+
 SCHEMA = "bench.result/v1"
 
 
@@ -46,7 +48,28 @@ def set_samples(rec, metric, unit, samples_ms, to_metric):
                samples_ms=[float(t) for t in samples_ms], error=None)
 
 
+def torch_build():
+    """torch's own build, for its entry in a record's packages: the CUDA or HIP it was built for, the NCCL (RCCL)
+    it runs with (ncclGetVersion through torch), the cuDNN it loaded."""
+    d = {"cuda": torch.version.cuda, "hip": torch.version.hip}
+    try:
+        v = torch.cuda.nccl.version()
+        d["nccl"] = ".".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
+    except Exception:
+        pass
+    try:
+        if torch.backends.cudnn.is_available():
+            d["cudnn"] = str(torch.backends.cudnn.version())
+    except Exception:
+        pass
+    return {"torch": d}
+
+
 def emit(rec):
+    # proof of what ran (docs/architecture.md, "Records"): read after the case ran, so lazily loaded libraries count
+    rec.setdefault("loaded", loadedlibs.loaded_libraries())
+    rec.setdefault("packages", loadedlibs.loaded_packages(torch_build()))
+    rec.setdefault("stack_libs", loadedlibs.stack_libs())
     sys.stdout.write(json.dumps(rec, sort_keys=True, separators=(",", ":"), allow_nan=False, default=float) + "\n")
     sys.stdout.flush()
 

@@ -4,17 +4,24 @@
 . "$(dirname "$0")/lib.sh"
 R=${BENCH_RUNNERS:?set BENCH_RUNNERS to the runners directory}
 
-# schema: every record has the contract's keys; ok records have value == stats.median, n samples, and the
-# metric recomputed from the samples
+# schema: every record has the contract's keys (the proof of what ran among them: loaded, one entry per real path
+# with the runner's libc by soname and version, and stack_libs); ok records have value == stats.median, n samples,
+# and the metric recomputed from the samples
 schema() { # file suite metric
 	python3 - "$@" <<'PY'
 import json, math, statistics, sys
 path, suite, metric = sys.argv[1:4]
 recs = [json.loads(l) for l in open(path)]
 assert recs, "no records"
-keys = {"schema","suite","case","params","status","metric","unit","value","stats","samples_ms","extra","error"}
+keys = {"schema","suite","case","params","status","metric","unit","value","stats","samples_ms","extra","error",
+        "loaded","stack_libs"}
 for r in recs:
     assert set(r) == keys, sorted(set(r) ^ keys)
+    paths = [l["path"] for l in r["loaded"]]
+    assert len(paths) == len(set(paths)) and all(p.startswith("/") and set(l) == {"path", "soname", "version"}
+                                                 for p, l in zip(paths, r["loaded"])), r["loaded"]
+    assert any(l["soname"] == "libc.so.6" and l["version"] for l in r["loaded"]), r["loaded"]
+    assert isinstance(r["stack_libs"], list)
     assert r["schema"] == "bench.result/v1" and r["suite"] == suite
     assert r["status"] in ("ok", "failed", "skipped")
     if r["status"] != "ok":

@@ -16,6 +16,8 @@ FAKE_MODE picks the behaviour, FAKE_GOOD how many valid records come first, FAKE
            run when unset). Seeded by FAKE_SEED plus a counter kept in the file FAKE_SEQ (one more per process), so
            a sequence of runs is the same every time.
 FAKE_EXTRA='{"SUBSTRING": {...}}' merges the object into the extra of each case whose key holds SUBSTRING (any mode).
+FAKE_IMPORT=MODULE imports MODULE and gives each record the packages field of the Python runners
+(runners/torch/loadedlibs.py, the real code) (any mode).
 FAKE_SCALE multiplies every sample (any mode). FAKE_PAD=N adds N bytes of padding to each record's extra (any mode).
 """
 import json
@@ -34,6 +36,13 @@ samples = [float(x) for x in os.environ.get("FAKE_SAMPLES", "1.0,1.1,0.9").split
 suite = cfg["suite"]
 samples = [x * float(os.environ.get("FAKE_SCALE", "1")) for x in samples]
 rng = None
+packages = None
+if os.environ.get("FAKE_IMPORT"):
+    import importlib
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "runners", "torch"))
+    import loadedlibs
+    importlib.import_module(os.environ["FAKE_IMPORT"])
+    packages = loadedlibs.loaded_packages()
 if mode == "noisy":
     import random
     seq = 0
@@ -69,6 +78,8 @@ def record(c, status="ok", extra=None):
     for sub, ex in json.loads(os.environ.get("FAKE_EXTRA") or "{}").items():
         if sub in c["case"]:
             r["extra"].update(ex)
+    if packages is not None:
+        r["packages"] = packages
     print(json.dumps(r), flush=True)
 
 

@@ -8,10 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <gnu/libc-version.h>
 
 #include <cmocka.h>
 
 #include "common/dobench.h"
+#include "common/loaded.h"
 #include "common/record.h"
 #include "common/rng.h"
 #include "common/telemetry.h"
@@ -606,6 +610,34 @@ static void test_tflops_formula(void **state)
 	assert_true(fabs(gemm_tflops(1.5575, &p) - 705.946) < 0.001);
 }
 
+/* proof of what ran: libc is among the loaded libraries, by real path, with its soname read from the file and
+ * the version glibc reports; a file that is not ELF has no soname */
+static void test_loaded_names_libc_with_its_version(void **state)
+{
+	json_t *libs = loaded_libraries(), *e, *libc = NULL;
+	char so[256];
+	size_t i;
+	FILE *f;
+
+	(void)state;
+	json_array_foreach(libs, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "soname")), "libc.so.6"))
+			libc = e;
+	assert_non_null(libc);
+	assert_string_equal(json_string_value(json_object_get(libc, "version")), gnu_get_libc_version());
+	assert_int_equal(json_string_value(json_object_get(libc, "path"))[0], '/');
+	assert_int_equal(loaded_soname(so, sizeof(so), json_string_value(json_object_get(libc, "path"))), 0);
+	assert_string_equal(so, "libc.so.6");
+	f = fopen("/tmp/bench-loaded-test-libnot.so.1", "w");
+	assert_non_null(f);
+	fputs("not an ELF file\n", f);
+	fclose(f);
+	assert_int_equal(loaded_soname(so, sizeof(so), "/tmp/bench-loaded-test-libnot.so.1"), -1);
+	assert_string_equal(so, "bench-loaded-test-libnot.so.1"); /* the file name */
+	unlink("/tmp/bench-loaded-test-libnot.so.1");
+	json_decref(libs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_check_fails_the_faults),
 		cmocka_unit_test(test_gemm_check_marks_record_failed),
 		cmocka_unit_test(test_tflops_formula),
+		cmocka_unit_test(test_loaded_names_libc_with_its_version),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
