@@ -12,6 +12,7 @@
 #include "core/opt.h"
 #include "core/strbuf.h"
 #include "report/compare.h"
+#include "report/findings.h"
 #include "report/escape.h"
 #include "report/html.h"
 
@@ -185,10 +186,40 @@ static void render_text(json_t *r, int markdown, int csv)
 				printf(" %s", json_string_value(json_object_get(run, "label")));
 			putchar('\n');
 		}
+	json_array_foreach(json_object_get(r, "findings"), i, c) {
+		printf("\n%sfindings of %s (docs/findings.md):\n", markdown ? "- " : "", json_string_value(json_object_get(c, "label")));
+		findings_print(stdout, json_object_get(c, "findings"));
+	}
 	json_array_foreach(json_object_get(r, "sides"), i, c)
 		if (!json_is_true(json_object_get(c, "verified")))
 			printf("\nUNVERIFIED: %s (%s) is a run directory or a bundle that did not verify\n",
 			       json_string_value(json_object_get(c, "label")), json_string_value(json_object_get(c, "path")));
+}
+
+/* The findings of each run (docs/findings.md): those its summary.json carries (signed with it), else evaluated
+ * here on its records. [{label, findings: [...]}] for the runs that have any. */
+static json_t *side_findings(const struct compare_side *sides, size_t n)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *f = json_incref(json_object_get(sides[i].summary, "findings"));
+
+		if (!json_is_array(f)) {
+			json_t *recs = json_array(), *rec;
+			const char *key;
+
+			json_decref(f);
+			json_object_foreach(sides[i].records, key, rec)
+				json_array_append(recs, rec);
+			f = findings_eval(recs, json_object_get(sides[i].summary, "cases"));
+			json_decref(recs);
+		}
+		if (json_array_size(f))
+			json_array_append_new(out, json_pack("{s:s, s:O}", "label", sides[i].label, "findings", f));
+		json_decref(f);
+	}
+	return out;
 }
 
 /* A side of several runs: "A1 A2 A3 --vs B1 B2 B3". The separators are swapped for a marker before the options
@@ -302,6 +333,7 @@ int cmd_compare(int argc, char **argv)
 	if (base)
 		b = (size_t)atoi(base) - 1;
 	r = compare_build_groups(sides, groups, ng, b, &co);
+	json_object_set_new(r, "findings", side_findings(sides, np));
 	colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	if (!strcmp(fmt, "json")) {
 		cli_print_json(json_incref(r));

@@ -10,6 +10,7 @@
 #include "core/opt.h"
 #include "report/bundle.h"
 #include "report/compare.h"
+#include "report/findings.h"
 #include "report/escape.h"
 #include "report/sign.h"
 
@@ -216,6 +217,11 @@ int cmd_show(int argc, char **argv)
 			       json_string_value(json_object_get(c, "case")), json_string_value(json_object_get(c, "status")),
 			       json_string_value(json_object_get(c, "error")));
 		json_decref(h);
+	}
+	/* what the run stage found wrong with the stack (docs/findings.md), as signed in summary.json */
+	if (json_array_size(json_object_get(summary, "findings"))) {
+		printf("\nfindings (docs/findings.md):\n");
+		findings_print(stdout, json_object_get(summary, "findings"));
 	}
 cleanup:
 	json_decref(m);

@@ -323,10 +323,17 @@ static void rule_loaded(json_t *out, json_t *recs)
 	size_t i, j;
 	json_t *r, *m;
 
-	/* the run stage compares what a runner loaded with the lock and writes extra.loaded_not_pinned */
+	/* the run stage compares what a runner loaded with the lock and writes the record's loaded_not_pinned: one
+	 * "loaded-not-pinned: NAME: loaded PATH, the pinned build is PATH" per component */
 	json_array_foreach(recs, i, r)
-		json_array_foreach(json_object_get(json_object_get(r, "extra"), "loaded_not_pinned"), j, m)
-			add(out, "loaded-not-pinned", r, json_deep_copy(m), "%s", str(m, "message"));
+		json_array_foreach(json_object_get(r, "loaded_not_pinned"), j, m) {
+			const char *text = json_string_value(m), *msg;
+
+			if (!text)
+				continue;
+			msg = !strncmp(text, "loaded-not-pinned: ", 19) ? text + 19 : text;
+			add(out, "loaded-not-pinned", r, json_pack("{s:s}", "reason", text), "%s", msg);
+		}
 }
 
 static void rule_expected(json_t *out, json_t *recs, json_t *summary)

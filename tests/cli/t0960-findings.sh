@@ -13,22 +13,34 @@ suites:
   gemm: {backends: [cblas], dtypes: [fp32], shapes: [[64, 64, 64], [128, 128, 128]]}
 Y
 FAKE_EXTRA='{"128x128x128": {"telemetry": {"available": true, "throttle_reasons": ["sw_power_cap"], "sm_clock_mhz": {"min": 1500, "median": 1590, "max": 1620}, "power_w_median": 699.5}}}' \
-	BENCH_RUNNERS=$T/fake expect 0 "a run whose records show a power-capped case" "$BENCH" run --no-pack -o "$T/runs" "$T/m.yaml"
+	BENCH_RUNNERS=$T/fake expect 0 "a run whose records show a power-capped case" "$BENCH" run -o "$T/runs" "$T/m.yaml"
 expect_err "findings (docs/findings.md):"
 expect_err "  throttled                  cblas/fp32/tn/128x128x128/default: throttled during the timed window: sw_power_cap (SM clock median 1590 MHz)"
 n=$(grep -c "^  throttled " "$T/err")
 [ "$n" = 1 ] && ok "only the planted case is named" || not_ok "$n throttled findings"
 D=$(head -n 1 "$T/out")
+B=$(sed -n 2p "$T/out")
 python3 - "$D/summary.json" <<'PY' && ok "summary.json carries the finding with its numbers" || not_ok "summary.json findings"
 import json, sys
 f = json.load(open(sys.argv[1]))["findings"]
 assert len(f) == 1 and f[0]["id"] == "throttled" and f[0]["case"] == "cblas/fp32/tn/128x128x128/default", f
 assert f[0]["numbers"]["throttle_reasons"] == ["sw_power_cap"] and f[0]["numbers"]["power_w_median"] == 699.5, f
 PY
-# without the planted telemetry: no findings section at all, an empty list in summary.json
+# bench show prints them from the signed summary; compare prints each run's
+expect 0 "show the bundle" "$BENCH" show "$B"
+expect_out "findings (docs/findings.md):"
+expect_out "  throttled                  cblas/fp32/tn/128x128x128/default: throttled during the timed window: sw_power_cap (SM clock median 1590 MHz)"
+: no findings section at all, an empty list in summary.json
 BENCH_RUNNERS=$T/fake expect 0 "the same run without it" "$BENCH" run --no-pack -o "$T/runs2" "$T/m.yaml"
 grep -q "findings (docs" "$T/err" && not_ok "a findings section without findings" || ok "no findings: nothing printed"
 D=$(head -n 1 "$T/out")
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["findings"] == []' "$D/summary.json" &&
 	ok "summary.json: findings []" || not_ok "summary.json findings not empty"
+expect 0 "compare the two runs" "$BENCH" compare "$B" "$D"
+expect_out "findings of $(basename "$B" .bench.tar.gz) (docs/findings.md):"
+n=$(grep -c "^  throttled " "$T/out")
+[ "$n" = 1 ] && ok "compare: the planted finding of the first run, none of the second" || { not_ok "compare findings ($n)"; show "$T/out"; }
+expect 0 "compare --format json" "$BENCH" compare --format json "$B" "$D"
+python3 -c 'import json,sys; f = json.load(open(sys.argv[1]))["findings"]; assert len(f) == 1 and f[0]["findings"][0]["id"] == "throttled", f' "$T/out" &&
+	ok "compare json: findings per run" || not_ok "compare json findings"
 finish
