@@ -393,7 +393,7 @@ static void parse_component(struct vctx *c, const struct ynode *n, struct compon
 	}
 }
 
-static int env_name_ok(const char *s)
+int manifest_env_name_ok(const char *s)
 {
 	if (!(isalpha((unsigned char)*s) || *s == '_'))
 		return 0;
@@ -486,7 +486,7 @@ static void parse_env_map(struct vctx *c, const struct ynode *v, struct env_var 
 			verr(c, k, "duplicate key '%s' in 'env' (first at line %d)", k->value, k->dup_of->line);
 			continue;
 		}
-		if (!env_name_ok(k->value)) {
+		if (!manifest_env_name_ok(k->value)) {
 			verr(c, k, "environment variable name '%s' must match [A-Za-z_][A-Za-z0-9_]*", k->value);
 			continue;
 		}

@@ -127,4 +127,7 @@ void manifest_release(struct manifest *m);
 int manifest_apply_variant(struct manifest *m, const char *vname);
 const struct suite_cfg *manifest_suite(const struct manifest *m, const char *name);
 
+/* An environment variable name as a manifest may set it: [A-Za-z_][A-Za-z0-9_]*. */
+int manifest_env_name_ok(const char *s);
+
 #endif

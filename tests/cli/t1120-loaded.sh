@@ -102,17 +102,13 @@ LD_LIBRARY_PATH=$T/stack/blas-standin/lib BENCH_STACK_ROOT=$T/stack expect 0 "th
 # a pip component: the distribution the runner imported (packages, runners/torch/loadedlibs.py through the fake
 # runner) against the lock's version
 I="$T/index"
-python3 - "$I" "$T/site" <<'PY'
-import hashlib, os, sys, zipfile
-root, site = sys.argv[1:]
-d = os.path.join(root, "simple", "demo-pinned")
-os.makedirs(d)
-name = "demo_pinned-1.1.0-py3-none-any.whl"
-with zipfile.ZipFile(os.path.join(d, name), "w") as z:
-    z.writestr("demo_pinned/__init__.py", "")
-    z.writestr("demo_pinned-1.1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo-pinned\nVersion: 1.1.0\n")
-h = hashlib.sha256(open(os.path.join(d, name), "rb").read()).hexdigest()
-open(os.path.join(d, "index.html"), "w").write(f'<html><body><a href="{name}#sha256={h}">{name}</a></body></html>\n')
+python3 - "$I" "$T/site" "$(dirname "$0")" <<'PY'
+import os, sys
+root, site = sys.argv[1:3]
+sys.path.insert(0, sys.argv[3])
+from wheelindex import page, wheel  # real, installable wheels: bench lock resolves them with pip
+wheel(os.path.join(root, "simple"), "demo-pinned", "1.1.0", ("py3", "none", "any"))
+page(os.path.join(root, "simple"))
 # what this host has installed instead: 1.0.0
 os.makedirs(os.path.join(site, "demo_pinned"))
 open(os.path.join(site, "demo_pinned", "__init__.py"), "w").close()
