@@ -2,7 +2,6 @@
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,30 +40,11 @@ static const struct opt_cmd cmd = {
 	"reproduced when the CI overlaps [1 - threshold, 1 + threshold], slower when it lies below, faster above; "   \
 	"not comparable when a side did not measure the case or has fewer than 2 samples"
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-/* Removes the work directory made here (never follows a link: FTW_PHYS). */
-static void rm_tree(const char *dir)
-{
-	if (dir)
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static int write_text(const char *dir, const char *name, const char *text, size_t len)
 {
 	char *p = xstrfmt("%s/%s", dir, name);
-	FILE *f = fopen(p, "wbx");
-	int err = 0;
+	int err = fs_write_file(p, text, len, 0644);
 
-	if (!f || fwrite(text, 1, len, f) != len)
-		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", p, strerror(errno));
-	if (f && fclose(f) && !err)
-		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", p, strerror(errno));
 	free(p);
 	return err;
 }
@@ -488,7 +468,8 @@ cleanup:
 		compare_side_release(&sides[0]);
 	if (loaded >= 2)
 		compare_side_release(&sides[1]);
-	rm_tree(work);
+	if (work)
+		fs_remove_tree(work);
 	json_decref(m);
 	json_decref(plan);
 	json_decref(oenv);

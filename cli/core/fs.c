@@ -1,7 +1,9 @@
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,4 +176,30 @@ int fs_sha256_file(char out[65], const char *path)
 	for (int i = 0; i < 32; i++)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
 	return 0;
+}
+
+int fs_write_file(const char *path, const void *data, size_t len, unsigned mode)
+{
+	char *tmp = xstrfmt("%s.tmp", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode), err = 0;
+
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len || close(fd) < 0 || rename(tmp, path) < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+	}
+	free(tmp);
+	return err;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int fs_remove_tree(const char *path)
+{
+	return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT ? -1 : 0;
 }

@@ -27,5 +27,11 @@ const char *fs_bench_home(void);
 /* path made absolute against the working directory, lexically (getcwd() and path joined, leading "./" dropped;
  * symbolic links are not resolved); an absolute path is copied as it is. Caller frees. */
 char *fs_path_absolute(const char *path);
+/* Writes len bytes of data to path with mode, through path.tmp and a rename (a reader never sees half a file).
+ * Returns 0 or BENCH_E_IO naming the path. */
+int fs_write_file(const char *path, const void *data, size_t len, unsigned mode);
+/* rm -r of path without following a symbolic link; a path that is not there is not an error. Returns 0, or -1 with
+ * errno set (the caller names what it was clearing). */
+int fs_remove_tree(const char *path);
 
 #endif

@@ -1,11 +1,9 @@
 /* context.c — a stack's build context: recipe, source snapshots, and the runner sources. */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include "context.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,27 +17,6 @@
 #include "../core/strbuf.h"
 #include "recipe.h"
 #include "snapshot.h"
-
-static int write_file(const char *path, const char *data, size_t len, mode_t mode)
-{
-	char *tmp = xstrfmt("%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode), err = 0;
-
-	if (fd < 0 || write(fd, data, len) != (ssize_t)len || close(fd) < 0 || rename(tmp, path) < 0) {
-		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			unlink(tmp);
-	}
-	free(tmp);
-	return err;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
-}
 
 /* Copies the regular files under src to dst (modes kept: 0755 for executables, else 0644), skipping caches,
  * in name order, and feeds each to md as its path below the top, its mode, its size and its bytes: the digest
@@ -71,7 +48,7 @@ static int copy_tree(const char *src, const char *dst, const char *rel, EVP_MD_C
 			mode_t mode = st.st_mode & 0111 ? 0755 : 0644;
 
 			if ((err = fs_read_file(&buf, &len, s, 64u << 20)) == 0)
-				err = write_file(t, buf, len, mode);
+				err = fs_write_file(t, buf, len, mode);
 			if (!err) {
 				int hl = snprintf(head, sizeof(head), "%o %zu", (unsigned)mode, len);
 
@@ -143,7 +120,7 @@ int image_context_write(char **out_recipe, char out_digest[65], const char *dir,
 	 * afresh (a runner file this bench no longer has must not reach the image) */
 	EVP_DigestUpdate(md, sb.buf, sb.len + 1); /* the recipe (it names the lock, and so every source) */
 	p = xstrfmt("%s/bench", dir);
-	if (nftw(p, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT) {
+	if (fs_remove_tree(p) < 0) {
 		err = bench_error_set(BENCH_E_IO, "cannot clear '%s': %s", p, strerror(errno));
 		goto cleanup;
 	}
@@ -161,7 +138,7 @@ int image_context_write(char **out_recipe, char out_digest[65], const char *dir,
 		size_t len;
 
 		if ((err = fs_read_file(&buf, &len, q, 1u << 20)) == 0)
-			err = write_file(p, buf, len, 0644);
+			err = fs_write_file(p, buf, len, 0644);
 		if (!err) {
 			EVP_DigestUpdate(md, "Makefile", sizeof("Makefile"));
 			EVP_DigestUpdate(md, buf, len);
@@ -172,7 +149,7 @@ int image_context_write(char **out_recipe, char out_digest[65], const char *dir,
 	}
 	free(p);
 	p = xstrfmt("%s/%s", dir, strcmp(format, "apptainer") ? "Containerfile" : "bench.def");
-	if ((err = write_file(p, sb.buf, sb.len, 0644)) < 0)
+	if ((err = fs_write_file(p, sb.buf, sb.len, 0644)) < 0)
 		goto cleanup;
 	*out_recipe = p;
 	p = NULL;
