@@ -10,6 +10,9 @@ t_fail=0
 
 ok() { t_n=$((t_n + 1)); echo "ok $t_n - $*"; }
 not_ok() { t_n=$((t_n + 1)); t_fail=$((t_fail + 1)); echo "not ok $t_n - $*"; }
+flip_byte() { # file offset: invert one byte in place (past the end: append one), so the file always changes
+	python3 -c 'import sys; f = open(sys.argv[1], "r+b"); o = int(sys.argv[2]); f.seek(o); b = f.read(1); f.seek(o); f.write(bytes([b[0] ^ 0xff]) if b else b"\x01")' "$1" "$2"
+}
 show() { sed 's/^/#   /' "$1" | head -n 20; }
 
 # expect CODE DESCRIPTION CMD...: runs CMD, keeps stdout in $T/out and stderr in $T/err, checks the exit code.

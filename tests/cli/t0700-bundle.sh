@@ -109,7 +109,7 @@ n=0
 for m in $(tar -tzf "$B" | grep -v '/$'); do
 	n=$((n + 1))
 	rm -rf "$T/x" && mkdir "$T/x" && tar -C "$T/x" -xzf "$B"
-	printf '\001' | dd of="$T/x/$m" bs=1 seek=0 conv=notrunc 2>/dev/null
+	flip_byte "$T/x/$m" 0
 	(cd "$T/x" && tar --sort=name --owner=0 --group=0 --numeric-owner -czf "$T/tamper/$(basename "$B")" "$(basename "$D")")
 	cp "$B.intoto.jsonl" "$T/tamper/"
 	refused "one flipped byte in $m" "member '$m' digest differs" "$BENCH" verify "$T/tamper/$(basename "$B")"

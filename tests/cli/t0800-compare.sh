@@ -251,7 +251,7 @@ PY
 BA="$A.bench.tar.gz"
 expect 0 "compare two bundles (verified)" "$BENCH" compare "$BA" "$F.bench.tar.gz"
 if grep -q UNVERIFIED "$T/out"; then not_ok "verified bundles reported unverified"; else ok "verified bundles are not marked"; fi
-printf 'x' | dd of="$BA" bs=1 seek=100 conv=notrunc 2>/dev/null
+flip_byte "$BA" 100
 expect 8 "a bundle that does not verify is refused" "$BENCH" compare "$BA" "$F"
 expect_err "does not verify"
 expect 0 "--allow-unverified takes it, marked" "$BENCH" compare --allow-unverified "$A" "$F"

@@ -150,7 +150,7 @@ PY
 # a tampered bundle: refused, nothing written
 cp "$B.bench.tar.gz" "$T/bad.bench.tar.gz"
 cp "$B.bench.tar.gz.intoto.jsonl" "$T/bad.bench.tar.gz.intoto.jsonl"
-printf 'x' | dd of="$T/bad.bench.tar.gz" bs=1 seek=200 conv=notrunc 2>/dev/null
+flip_byte "$T/bad.bench.tar.gz" 200
 expect 8 "a tampered bundle is refused" "$BENCH" report -o "$T/rep3" "$A.bench.tar.gz" "$T/bad.bench.tar.gz"
 expect_err "does not verify"
 [ ! -e "$T/rep3/index.html" ] && ok "nothing written" || not_ok "a page was written for a tampered bundle"

@@ -58,7 +58,7 @@ expect_out "published 0 new run(s)"
 head=$(git -C "$R" rev-parse HEAD)
 D=$(run d 0.70,0.71,0.69)
 "$BENCH" pack "$D" >/dev/null 2>&1
-printf 'x' | dd of="$D.bench.tar.gz" bs=1 seek=200 conv=notrunc 2>/dev/null
+flip_byte "$D.bench.tar.gz" 200
 expect 8 "a tampered bundle is refused" "$BENCH" publish --repo "$R" "$D.bench.tar.gz"
 expect_err "nothing was published"
 [ "$(git -C "$R" rev-parse HEAD)" = "$head" ] && [ -z "$(git -C "$R" status --porcelain)" ] &&
