@@ -20,25 +20,30 @@
 #include "manifest/lock.h"
 #include "report/bundle.h"
 #include "report/compare.h"
+#include "report/reproduce.h"
 #include "report/escape.h"
 #include "report/sign.h"
 
 static const struct opt_cmd cmd = {
-	"reproduce", "[--key PUB.pem]... [-o DIR] [-t X] [--json] [-q] BUNDLE.bench.tar.gz",
+	"reproduce", "[--key PUB.pem]... [-o DIR] [-t X] [--rounds N] [--json] [-q] BUNDLE.bench.tar.gz",
 	"Verify the bundle (exit 8 when it does not verify: nothing is run or written), take its manifest and lock, "
 	"check that this machine has the original's GPU model, GPU count and driver (a GPU target; otherwise every "
-	"case is 'not reproducible here', named, nothing is run, exit 6), run the same suites into a new run "
-	"directory under DIR (with the bundle's lock when it has one), and judge every case against the original: "
-	"the ratio here / original of compare's medians with its bootstrap 95% CI; 'reproduced' when the CI "
-	"overlaps [1 - X, 1 + X], 'slower' below, 'faster' above, 'not comparable' when a side did not measure. "
-	"Writes reproduce.json into the new run, which is packed and signed with your key; its statement names "
-	"the original bundle's sha256 as a material. Exit 9 when a case is slower (docs/bench.1)."
+	"case is 'not reproducible here', named, nothing is run, exit 6), run the same suites N times (--rounds, "
+	"default 3) into new run directories under DIR (with the bundle's lock when it has one), and judge every case "
+	"against the original within this machine's run-to-run spread: 'reproduced' when the original lies inside "
+	"the 95% prediction interval of the runs here (never narrower than 1 +/- X), 'slower' when the runs here lie "
+	"below it, 'faster' above, 'not comparable' when a side did not measure (one round: compare's 95% CI of the "
+	"ratio against 1 +/- X). Writes reproduce.json into the last run; every run is packed and signed with your key, "
+	"the last one's statement names the original bundle and the other rounds' bundles as materials. Exit 9 when "
+	"a case is slower (docs/bench.1)."
 };
 
 #define RULE                                                                                                          \
-	"ratio = median here / median of the original (compare's statistic), 95% CI by compare's bootstrap; "        \
-	"reproduced when the CI overlaps [1 - threshold, 1 + threshold], slower when it lies below, faster above; "   \
-	"not comparable when a side did not measure the case or has fewer than 2 samples"
+	"per case, the figure of each run here in log space: mean m, standard deviation s over R runs; the 95% "     \
+	"prediction interval of one more run, m +/- t(R-1) * s * sqrt(1 + 1/R) with t Bonferroni-adjusted over the "    \
+	"cases judged so, never narrower than +/- log(1 + threshold); reproduced when the original lies inside it, "   \
+	"slower when the runs here lie below it, faster above; with one run here, compare's bootstrap 95% CI of the " \
+	"ratio against 1 +/- threshold; not comparable when a side did not measure the case"
 
 static int write_text(const char *dir, const char *name, const char *text, size_t len)
 {
@@ -47,101 +52,6 @@ static int write_text(const char *dir, const char *name, const char *text, size_
 
 	free(p);
 	return err;
-}
-
-/* The hardware facts that decide whether a GPU run can be reproduced here: the first GPU's model and driver, the
- * number of GPUs. */
-static json_t *gpu_facts(json_t *env)
-{
-	json_t *g = json_object_get(env, "gpus"), *g0 = json_array_get(g, 0);
-	json_t *name = json_object_get(g0, "name"), *drv = json_object_get(g0, "driver");
-
-	return json_pack("{s:O, s:I, s:O}", "gpu model", json_is_string(name) ? name : json_null(), "gpu count",
-			 (json_int_t)json_array_size(g), "driver", json_is_string(drv) ? drv : json_null());
-}
-
-static char *fact_text(json_t *v)
-{
-	if (!v || json_is_null(v))
-		return xstrdup("none");
-	if (json_is_string(v))
-		return esc_text(json_string_value(v));
-	{
-		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT), *e = esc_text(s ? s : "?");
-
-		free(s);
-		return e;
-	}
-}
-
-/* Every fact of a that b lacks or holds otherwise, and every fact only b has: [{what, original, here}]. */
-static json_t *facts_differ(json_t *a, json_t *b)
-{
-	json_t *out = json_array(), *v;
-	const char *k;
-
-	json_object_foreach(a, k, v) {
-		json_t *w = json_object_get(b, k);
-
-		if (!w || !json_equal(v, w))
-			json_array_append_new(out, json_pack("{s:s, s:O, s:O}", "what", k, "original", v, "here", w ? w : json_null()));
-	}
-	json_object_foreach(b, k, v)
-		if (!json_object_get(a, k))
-			json_array_append_new(out, json_pack("{s:s, s:n, s:O}", "what", k, "original", "here", v));
-	return out;
-}
-
-/* "gpu model: A vs B; driver: C vs D" */
-static char *differ_text(json_t *differ)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t i;
-	json_t *d;
-
-	json_array_foreach(differ, i, d) {
-		char *a = fact_text(json_object_get(d, "original")), *b = fact_text(json_object_get(d, "here"));
-
-		strbuf_addf(&sb, "%s%s: %s vs %s", i ? "; " : "", json_string_value(json_object_get(d, "what")), a, b);
-		free(a);
-		free(b);
-	}
-	return strbuf_detach(&sb);
-}
-
-/* One row of reproduce.json from one row of compare_build (the original the baseline, the run here the other). */
-static json_t *judge_row(json_t *row, size_t counts[5])
-{
-	json_t *b = json_object_get(row, "baseline"), *o = json_array_get(json_object_get(row, "others"), 0);
-	json_t *ci = json_object_get(o, "ci95"), *out;
-	const char *v = json_string_value(json_object_get(o, "verdict"));
-	double t = json_number_value(json_object_get(row, "threshold"));
-
-	out = json_pack("{s:O, s:O, s:O?, s:O, s:O, s:f}", "suite", json_object_get(row, "suite"), "case",
-			json_object_get(row, "case"), "unit", json_object_get(row, "unit"), "original",
-			json_object_get(b, "value") ? json_object_get(b, "value") : json_null(), "here",
-			json_object_get(o, "value") ? json_object_get(o, "value") : json_null(), "threshold", t);
-	if (json_is_number(json_object_get(o, "ratio")))
-		json_object_set(out, "ratio", json_object_get(o, "ratio"));
-	if (v && !strcmp(v, "missing")) {
-		json_object_set_new(out, "verdict", json_string("not comparable"));
-		json_object_set_new(out, "why", json_string("not measured here"));
-		counts[3]++;
-	} else if (json_array_size(ci) != 2 || (v && !strcmp(v, "not comparable"))) {
-		const char *why = json_string_value(json_object_get(o, "why"));
-
-		json_object_set_new(out, "verdict", json_string("not comparable"));
-		json_object_set_new(out, "why", json_string(why ? why : "no confidence interval"));
-		counts[3]++;
-	} else {
-		double lo = json_number_value(json_array_get(ci, 0)), hi = json_number_value(json_array_get(ci, 1));
-		const char *verdict = hi < 1 - t ? "slower" : lo > 1 + t ? "faster" : "reproduced";
-
-		json_object_set(out, "ci95", ci);
-		json_object_set_new(out, "verdict", json_string(verdict));
-		counts[*verdict == 's' ? 2 : *verdict == 'f' ? 1 : 0]++;
-	}
-	return out;
 }
 
 static void print_num(char *buf, size_t n, json_t *v, const char *fmt)
@@ -157,30 +67,36 @@ static void print_table(json_t *doc, double thr)
 	json_t *cases = json_object_get(doc, "cases"), *c, *cn = json_object_get(doc, "counts"), *d;
 	size_t i;
 
-	printf("%-12s %-44s %11s %11s %7s %-17s %s\n", "suite", "case", "original", "here", "ratio", "95% CI", "verdict");
+	printf("%-12s %-44s %11s %11s %7s %6s %-19s %s\n", "suite", "case", "original", "here", "ratio", "noise", "95% band",
+	       "verdict");
 	json_array_foreach(cases, i, c) {
-		char o[32], h[32], r[32], ci[48] = "-";
+		char o[32], h[32], r[32], nz[32], ci[64] = "-";
 		char *sc = esc_text(json_string_value(json_object_get(c, "suite"))), *cs = esc_text(json_string_value(json_object_get(c, "case")));
 		char *why = json_string_value(json_object_get(c, "why")) ? esc_text(json_string_value(json_object_get(c, "why"))) : NULL;
 		const char *v = json_string_value(json_object_get(c, "verdict"));
-		json_t *c95 = json_object_get(c, "ci95");
+		json_t *c95 = json_object_get(c, "band") ? json_object_get(c, "band") : json_object_get(c, "ci95");
 
 		print_num(o, sizeof(o), json_object_get(c, "original"), "%.4g");
 		print_num(h, sizeof(h), json_object_get(c, "here"), "%.4g");
 		print_num(r, sizeof(r), json_object_get(c, "ratio"), "%.3f");
+		if (json_is_number(json_object_get(c, "noise_cv")))
+			snprintf(nz, sizeof(nz), "%.0f%%", 100 * json_number_value(json_object_get(c, "noise_cv")));
+		else
+			snprintf(nz, sizeof(nz), "-");
 		if (json_array_size(c95) == 2)
-			snprintf(ci, sizeof(ci), "[%.3f, %.3f]", json_number_value(json_array_get(c95, 0)),
+			snprintf(ci, sizeof(ci), "[%.3g, %.3g]", json_number_value(json_array_get(c95, 0)),
 				 json_number_value(json_array_get(c95, 1)));
 		if (v && !strcmp(v, "not reproducible here"))
-			printf("%-12s %-44s %11s %11s %7s %-17s %s (%s)\n", sc, cs, o, h, r, ci, v, why ? why : "");
+			printf("%-12s %-44s %11s %11s %7s %6s %-19s %s (%s)\n", sc, cs, o, h, r, nz, ci, v, why ? why : "");
 		else
-			printf("%-12s %-44s %11s %11s %7s %-17s %s%s%s\n", sc, cs, o, h, r, ci, v, why ? ": " : "", why ? why : "");
+			printf("%-12s %-44s %11s %11s %7s %6s %-19s %s%s%s\n", sc, cs, o, h, r, nz, ci, v, why ? ": " : "",
+			       why ? why : "");
 		free(sc);
 		free(cs);
 		free(why);
 	}
 	json_array_foreach(json_object_get(doc, "stack_differs"), i, d) {
-		char *a = fact_text(json_object_get(d, "original")), *b = fact_text(json_object_get(d, "here"));
+		char *a = reproduce_fact_text(json_object_get(d, "original")), *b = reproduce_fact_text(json_object_get(d, "here"));
 		char *w = esc_text(json_string_value(json_object_get(d, "what")));
 
 		printf("%s%s: %s here, %s in the original\n", i ? "               " : "\nstack differs: ", w, b, a);
@@ -192,12 +108,15 @@ static void print_table(json_t *doc, double thr)
 		printf("\n%lld not reproducible here: nothing was run\n",
 		       (long long)json_integer_value(json_object_get(cn, "not reproducible here")));
 	else
-		printf("\n%lld reproduced, %lld faster, %lld slower, %lld not comparable (ratio here / original with its 95%% "
-		       "CI against 1 +/- %.3g%%)\n",
+		printf("\n%lld reproduced, %lld faster, %lld slower, %lld not comparable (%s, at least 1 +/- %.3g%%)\n",
 		       (long long)json_integer_value(json_object_get(cn, "reproduced")),
 		       (long long)json_integer_value(json_object_get(cn, "faster")),
 		       (long long)json_integer_value(json_object_get(cn, "slower")),
-		       (long long)json_integer_value(json_object_get(cn, "not comparable")), 100 * thr);
+		       (long long)json_integer_value(json_object_get(cn, "not comparable")),
+		       json_integer_value(json_object_get(doc, "rounds")) > 1
+			       ? "band: the 95% prediction interval of one more run from this machine's runs, ratio here / original"
+			       : "band: the 95% CI of the ratio here / original, one run here",
+		       100 * thr);
 }
 
 int cmd_reproduce(int argc, char **argv)
@@ -207,14 +126,18 @@ int cmd_reproduce(int argc, char **argv)
 	struct opt_strlist keys = OPT_STRLIST_INIT;
 	struct bundle_verify_result vr = BUNDLE_VERIFY_RESULT_INIT;
 	struct compare_opts co = { 0.02, 0.01, 2000, 0, NULL, NULL };
-	struct compare_side sides[2] = { COMPARE_SIDE_INIT, COMPARE_SIDE_INIT };
+	struct compare_side *sides = NULL;
+	struct run_outcome *outs = NULL;
+	struct strvec rounds_j = STRVEC_INIT;
 	struct strvec suites = STRVEC_INIT;
-	const char *out = "runs", *thr = NULL, *bname;
-	int json = 0, quiet = 0, n, err, rc = 0, started = 0, loaded = 0, run_rc = 0;
+	const char *out = "runs", *thr = NULL, *rounds_s = NULL, *bname;
+	long rounds = 3;
+	int json = 0, quiet = 0, n, err, rc = 0, loaded = 0, run_rc = 0;
 	const struct opt opts[] = {
 		OPT_LIST('k', "key", &keys, "PUB.pem", "verify with this public key (repeatable); default: trusted keys"),
 		OPT_STRING('o', "out", &out, "DIR", "where the new run directory is created (default: runs)"),
 		OPT_STRING('t', "threshold", &thr, "X", "relative change that counts (default 0.02)"),
+		OPT_STRING(0, "rounds", &rounds_s, "N", "runs made here, to measure this machine's run-to-run spread (default 3)"),
 		OPT_BOOL(0, "json", &json, "print reproduce.json instead of the table"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress of the run; the verdicts only"),
 		OPT_END(),
@@ -222,7 +145,7 @@ int cmd_reproduce(int argc, char **argv)
 	json_t *m = NULL, *plan = NULL, *oenv = NULL, *hereenv = NULL, *doc = NULL, *cases = json_array(), *differ = NULL;
 	json_t *cmp = NULL, *lockj = NULL, *stack = NULL;
 	char *work = NULL, *dir = NULL, *tar = NULL, *env = NULL, *mpath = NULL, *lpath = NULL, *orig = NULL;
-	size_t counts[5] = { 0 }; /* reproduced, faster, slower, not comparable, not reproducible here */
+	size_t counts[REPRODUCE_NVERDICTS] = { 0 };
 	struct run_opts ro;
 	const char *k;
 	json_t *v;
@@ -246,7 +169,17 @@ int cmd_reproduce(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	if (rounds_s) {
+		char *end;
+
+		rounds = strtol(rounds_s, &end, 10);
+		if (*end || end == rounds_s || rounds < 1 || rounds > 100) {
+			rc = cli_usage_error(cmd.name, cmd.synopsis, "--rounds takes a whole number from 1 to 100");
+			goto cleanup;
+		}
+	}
 	co.keys = keys.v;
+	sides = xcalloc((size_t)rounds + 1, sizeof(*sides));
 	bname = strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1];
 	/* 1. verify; what is used is what verified: one reading of one open file */
 	{
@@ -349,13 +282,13 @@ int cmd_reproduce(int argc, char **argv)
 	if (strcmp(json_string_value(json_object_get(plan, "vendor")) ? json_string_value(json_object_get(plan, "vendor")) : "",
 		   "cpu")) {
 		char *herep = xstrfmt("%s/here", work);
-		json_t *a = gpu_facts(oenv), *b;
+		json_t *a = reproduce_gpu_facts(oenv), *b;
 
 		fs_mkdir_p(herep);
 		hereenv = envcap_collect(herep);
 		free(herep);
-		b = gpu_facts(hereenv);
-		differ = facts_differ(a, b);
+		b = reproduce_gpu_facts(hereenv);
+		differ = reproduce_facts_differ(a, b);
 		json_decref(a);
 		json_decref(b);
 	} else {
@@ -363,7 +296,7 @@ int cmd_reproduce(int argc, char **argv)
 	}
 	json_object_set(doc, "not_reproducible", differ);
 	if (json_array_size(differ)) {
-		char *why = differ_text(differ);
+		char *why = reproduce_differ_text(differ);
 		json_t *c;
 
 		json_array_foreach(json_object_get(plan, "cases"), i, c) {
@@ -396,41 +329,102 @@ int cmd_reproduce(int argc, char **argv)
 			lockj ? "its lock, --locked" : lpath ? "the image from its lock" : "engine host, this host's stack");
 		free(r);
 	}
-	err = run_execute(&dir, &started, &ro);
-	if (err < 0 && (!dir || !started)) { /* as bench run: a manifest's problems are printed already, a lock's are not */
-		if (err == BENCH_E_MANIFEST && !dir && !ro.lock)
-			rc = 3;
-		else
-			rc = cli_fail(err);
-		if (err == BENCH_E_MANIFEST)
-			fprintf(stderr, "bench: error: the manifest of '%s' does not run with this bench; nothing was measured\n",
-				bname);
-		goto cleanup;
-	}
-	if (err < 0) { /* a case failed or was wrong: as bench run says it; the verdicts name the cases */
-		char *why = esc_text(bench_error_last());
+	outs = xcalloc((size_t)rounds, sizeof(*outs));
+	err = run_interleave(outs, &ro, 1, rounds);
+	for (long r = 0; r < rounds; r++) {
+		struct run_outcome *oc = &outs[r];
 
-		fprintf(stderr, "bench: %s\n", why);
-		free(why);
-		run_rc = bench_exit_code(err);
+		if (oc->err && (!oc->dir || !oc->started)) { /* as bench run: a manifest's problems are printed already */
+			if (oc->err == BENCH_E_MANIFEST && !oc->dir && !ro.lock) {
+				rc = 3;
+			} else {
+				char *why = esc_text(oc->error ? oc->error : "failed");
+
+				fprintf(stderr, "bench: error: %s\n", why);
+				free(why);
+				rc = bench_exit_code(oc->err);
+			}
+			if (oc->err == BENCH_E_MANIFEST)
+				fprintf(stderr, "bench: error: the manifest of '%s' does not run with this bench; nothing was measured\n",
+					bname);
+			goto cleanup;
+		}
+		if (oc->err) { /* a case failed or was wrong: as bench run says it; the verdicts name the cases */
+			char *why = esc_text(oc->error ? oc->error : "failed");
+
+			fprintf(stderr, "bench: %s\n", why);
+			free(why);
+			if (run_rc != 7)
+				run_rc = bench_exit_code(oc->err);
+		}
 	}
-	/* 5. judge: compare's numbers, one run per side, reproduce's rule */
-	if ((err = compare_load(&sides[1], dir, &co)) < 0) {
+	if (err < 0) { /* interrupted: what was measured is kept, nothing is judged */
 		rc = cli_fail(err);
 		goto cleanup;
 	}
-	loaded = 2;
-	cmp = compare_build(sides, 2, 0, &co);
-	json_array_foreach(json_object_get(cmp, "cases"), i, v)
-		json_array_append_new(cases, judge_row(v, counts));
+	dir = xstrdup(outs[rounds - 1].dir);
+	/* 5. judge: the original against the runs made here, reproduce's rule (report/reproduce.c) */
+	for (long r = 0; r < rounds; r++) {
+		if ((err = compare_load(&sides[1 + r], outs[r].dir, &co)) < 0) {
+			rc = cli_fail(err);
+			goto cleanup;
+		}
+		loaded++;
+	}
+	{
+		size_t *hruns = xcalloc((size_t)rounds, sizeof(size_t)), orun = 0;
+		struct compare_group g[2] = { { sides[0].label, &orun, 1 }, { sides[1].label, hruns, (size_t)rounds } };
+		json_t *rows;
+		size_t c4[REPRODUCE_NVERDICTS] = { 0 };
+
+		for (long r = 0; r < rounds; r++)
+			hruns[r] = 1 + (size_t)r;
+		cmp = compare_build_groups(sides, g, 2, 0, &co);
+		rows = reproduce_judge(c4, cmp, sides + 1, (size_t)rounds, co.threshold);
+		json_array_extend(cases, rows);
+		json_decref(rows);
+		for (size_t vi = 0; vi < REPRODUCE_NVERDICTS; vi++)
+			counts[vi] += c4[vi];
+		free(hruns);
+	}
 	{
 		json_t *fa = compare_stack_facts(&sides[0]), *fb = compare_stack_facts(&sides[1]);
 
-		stack = facts_differ(fa, fb);
+		stack = reproduce_facts_differ(fa, fb);
 		json_decref(fa);
 		json_decref(fb);
 	}
 	json_object_set(doc, "stack_differs", stack);
+	/* the earlier rounds, packed now: their bundles are materials of the last one's statement */
+	{
+		json_t *rj = json_array();
+
+		for (long r = 0; r + 1 < rounds; r++) {
+			char *t = NULL, *e = NULL, sha[65];
+			const char *base = strrchr(outs[r].dir, '/') ? strrchr(outs[r].dir, '/') + 1 : outs[r].dir;
+
+			err = pack_with_own_key(&t, &e, outs[r].dir, 1, BUNDLE_LEVEL_DEFAULT);
+			if (!err)
+				err = fs_sha256_file(sha, t);
+			if (!err) {
+				const char *tb = strrchr(t, '/') ? strrchr(t, '/') + 1 : t;
+
+				json_array_append_new(rj, json_pack("{s:s, s:s, s:s}", "run", base, "bundle", tb, "sha256", sha));
+				strvec_push(&rounds_j, outs[r].dir);
+				strvec_push(&rounds_j, t);
+				strvec_push(&rounds_j, e);
+			}
+			free(t);
+			free(e);
+			if (err < 0) {
+				json_decref(rj);
+				rc = cli_fail(err);
+				goto cleanup;
+			}
+		}
+		json_object_set_new(doc, "rounds", json_integer(rounds));
+		json_object_set_new(doc, "earlier_rounds", rj);
+	}
 	{
 		const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
 
@@ -458,16 +452,22 @@ report:
 		cli_print_json(json_incref(doc));
 	} else {
 		print_table(doc, co.threshold);
+		for (size_t ri = 0; ri < rounds_j.n; ri++)
+			printf("%s\n", rounds_j.v[ri]);
 		if (dir)
 			printf("%s\n%s\n%s\n", dir, tar, env);
 	}
 	if (!rc)
 		rc = run_rc == 7 ? 7 : counts[2] ? 9 : run_rc;
 cleanup:
-	if (loaded >= 1)
-		compare_side_release(&sides[0]);
-	if (loaded >= 2)
-		compare_side_release(&sides[1]);
+	for (int si = 0; si < loaded; si++)
+		compare_side_release(&sides[si]);
+	free(sides);
+	if (outs)
+		for (long r = 0; r < rounds; r++)
+			run_outcome_release(&outs[r]);
+	free(outs);
+	strvec_release(&rounds_j);
 	if (work)
 		fs_remove_tree(work);
 	json_decref(m);

@@ -320,11 +320,25 @@ static json_t *provenance(const char *dir, const char *run, json_t *status, cons
 		const char *name = json_string_value(json_object_get(o, "bundle"));
 		const char *sha = json_string_value(json_object_get(o, "sha256"));
 
+		json_t *r;
+		size_t i;
+
 		if (name && sha && strlen(sha) == 64 && strspn(sha, "0123456789abcdef") == 64) {
 			char *uri = xstrfmt("bench-bundle:%s", name);
 
 			json_array_append_new(deps, json_pack("{s:s, s:{s:s}}", "uri", uri, "digest", "sha256", sha));
 			free(uri);
+		}
+		/* and the reproduction's earlier rounds, by their archives' digests */
+		json_array_foreach(json_object_get(rep, "earlier_rounds"), i, r) {
+			name = json_string_value(json_object_get(r, "bundle"));
+			sha = json_string_value(json_object_get(r, "sha256"));
+			if (name && sha && strlen(sha) == 64 && strspn(sha, "0123456789abcdef") == 64) {
+				char *uri = xstrfmt("bench-bundle:%s", name);
+
+				json_array_append_new(deps, json_pack("{s:s, s:{s:s}}", "uri", uri, "digest", "sha256", sha));
+				free(uri);
+			}
 		}
 		json_decref(rep);
 	}

@@ -589,6 +589,25 @@ double stats_t_two_sided_p(double t, double df)
 	return inc_beta(df / 2, 0.5, df / (df + t * t));
 }
 
+double stats_t_quantile_two_sided(double p, double df)
+{
+	double lo = 0, hi = 1;
+
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	while (stats_t_two_sided_p(hi, df) > p && hi < 1e12)
+		hi *= 2;
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) { /* the p-value falls as t grows */
+		double mid = (lo + hi) / 2;
+
+		if (stats_t_two_sided_p(mid, df) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
 static void mean_var(double *mean, double *var, const double *x, size_t n)
 {
 	double m = 0, v = 0;

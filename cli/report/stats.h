@@ -36,6 +36,8 @@ uint64_t stats_seed_from_key(const char *key);
 void stats_welch(double *out_t, double *out_df, double *out_p, const double *a, size_t na, const double *b, size_t nb);
 /* P(|T| >= |t|) for Student's t with df degrees of freedom. */
 double stats_t_two_sided_p(double t, double df);
+/* The t > 0 with P(|T| >= t) = p for Student's t with df degrees of freedom (p in (0, 1); NAN otherwise). */
+double stats_t_quantile_two_sided(double p, double df);
 /* Holm's step-down adjustment of p[0..n) into adj[0..n) (monotone, at most 1); a NAN p is not a test and stays
  * NAN. Returns the number of tests (the p-values that are not NAN). */
 size_t stats_holm(double *adj, const double *p, size_t n);

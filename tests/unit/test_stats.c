@@ -187,6 +187,22 @@ static void test_welch_and_t(void **state)
 	assert_true(isnan(p));
 }
 
+/* The t quantile inverts the p-value: at df 1, P(|T| >= 1) = 0.5; at df 2, t = sqrt(2 / (1 - (1 - p)^2) - 2)
+ * (from p = 1 - t / sqrt(2 + t^2)); the normal limit 1.96; out of range: NAN. */
+static void test_t_quantile(void **state)
+{
+	double q = 1 - 0.05 / 20;
+
+	(void)state;
+	assert_true(fabs(stats_t_quantile_two_sided(0.5, 1) - 1) < 1e-9);
+	assert_true(fabs(stats_t_quantile_two_sided(0.05, 2) - sqrt(2 / (1 - 0.95 * 0.95) - 2)) < 1e-9);
+	assert_true(fabs(stats_t_quantile_two_sided(0.05 / 20, 2) - sqrt(2 / (1 - q * q) - 2)) < 1e-7);
+	assert_true(fabs(stats_t_quantile_two_sided(0.05, 1e7) - 1.959964) < 1e-4);
+	assert_true(fabs(stats_t_two_sided_p(stats_t_quantile_two_sided(0.001, 4), 4) - 0.001) < 1e-12);
+	assert_true(isnan(stats_t_quantile_two_sided(0, 3)) && isnan(stats_t_quantile_two_sided(1, 3)) &&
+		    isnan(stats_t_quantile_two_sided(0.05, 0)));
+}
+
 /* The hierarchical bootstrap: deterministic for a seed; one run per side is the ordinary bootstrap of the samples;
  * runs that differ from each other widen the interval beyond what the samples alone give (the run-to-run spread
  * is what it must capture), and it brackets the ratio of the medians of run medians. */
@@ -229,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_bootstrap_ci_matches_the_textbook_bootstrap),
 		cmocka_unit_test(test_holm),
 		cmocka_unit_test(test_welch_and_t),
+		cmocka_unit_test(test_t_quantile),
 		cmocka_unit_test(test_hierarchical_bootstrap),
 	};
 

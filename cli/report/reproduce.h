@@ -1,0 +1,50 @@
+/*
+ * reproduce.h — bench reproduce's judgement: whether this machine can reproduce a run (its GPU model, count and
+ * driver), what differs in the stack, and, per case, whether the runs made here reproduce the original's figure
+ * (docs/architecture.md, "Reproduce").
+ *
+ * Ownership: every function returns a new JSON value or a new string the caller frees (json_decref(), free());
+ * inputs are only read; the compare sides are borrowed.
+ */
+#ifndef BENCH_REPRODUCE_H
+#define BENCH_REPRODUCE_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "compare.h"
+
+/* The counts of reproduce.json, by verdict. */
+enum reproduce_verdict {
+	REPRODUCE_REPRODUCED,
+	REPRODUCE_FASTER,
+	REPRODUCE_SLOWER,
+	REPRODUCE_NOT_COMPARABLE,
+	REPRODUCE_NOT_HERE, /* not reproducible here */
+	REPRODUCE_NVERDICTS
+};
+
+/* The hardware facts of environment.json that decide whether a GPU run can be reproduced: {"gpu model",
+ * "gpu count", "driver"}. */
+json_t *reproduce_gpu_facts(json_t *env);
+/* Every fact of a that b lacks or holds otherwise, and every fact only b has: [{what, original, here}]. */
+json_t *reproduce_facts_differ(json_t *a, json_t *b);
+/* "gpu model: A vs B; driver: C vs D", escaped for a terminal. */
+char *reproduce_differ_text(json_t *differ);
+/* A fact's value as text for a terminal ("none" for a missing one). */
+char *reproduce_fact_text(json_t *v);
+
+/*
+ * The verdict of every case of cmp (compare_build_groups() with the original as the baseline group and the runs
+ * made here, here[0..nhere), as the other group), counted into counts[]. With one run here: the ratio's 95% CI
+ * (compare's bootstrap) against 1 +/- threshold. With two or more: this machine's run-to-run spread — the case's
+ * figure in each run here, in log space, gives a 95% prediction interval for one more run (Student's t with
+ * nhere - 1 degrees of freedom, Bonferroni over the cases judged that way), never narrower than +/- threshold;
+ * reproduced when the original lies inside it, slower when the runs here lie below it, faster above. Each row:
+ * {suite, case, unit, original, here, threshold, ratio, ci95 | band, runs, noise_cv, verdict, why}.
+ */
+json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const struct compare_side *here, size_t nhere,
+			double threshold);
+
+#endif
