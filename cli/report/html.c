@@ -628,6 +628,33 @@ static void run_health(struct strbuf *o, const struct compare_side *side, size_t
 	json_decref(h);
 }
 
+/* What the run stage found wrong with the stack (docs/findings.md), as summary.json signs it: one item per finding,
+ * its rule id, its case and its one-line message with the numbers. */
+static void run_findings(struct strbuf *o, const struct compare_side *side, size_t idx)
+{
+	json_t *f = json_object_get(side->summary, "findings"), *x;
+	size_t i;
+
+	if (!json_array_size(f))
+		return;
+	strbuf_addf(o, "<details open class=\"findings\" id=\"findings-%zu\"><summary>%zu %s (docs/findings.md)</summary>"
+		       "<ul>", idx, json_array_size(f), json_array_size(f) == 1 ? "finding" : "findings");
+	json_array_foreach(f, i, x) {
+		strbuf_addstr(o, "<li><code class=\"finding-id\">");
+		esc(o, str(x, "id"));
+		strbuf_addstr(o, "</code> ");
+		if (*str(x, "suite")) {
+			esc(o, str(x, "suite"));
+			strbuf_addstr(o, " <code>");
+			esc(o, str(x, "case"));
+			strbuf_addstr(o, "</code>: ");
+		}
+		esc(o, str(x, "message"));
+		strbuf_addstr(o, "</li>");
+	}
+	strbuf_addstr(o, "</ul></details>\n");
+}
+
 void html_render_report(struct strbuf *o, const struct compare_side *sides, size_t n, json_t *cmp)
 {
 	static const char *suites[] = { "gemm", "membw", "collectives", "attention", "training" };
@@ -659,6 +686,7 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 		esc(o, sides[s].path);
 		strbuf_addstr(o, "</code></p>\n");
 		run_health(o, &sides[s], s);
+		run_findings(o, &sides[s], s);
 		strbuf_addstr(o, "<details><summary>stack and environment</summary><div class=\"scroll\"><table class=\"facts\">");
 		json_object_foreach(facts, k, v) {
 			char *t = json_is_string(v) ? xstrdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);

@@ -43,4 +43,15 @@ n=$(grep -c "^  throttled " "$T/out")
 expect 0 "compare --format json" "$BENCH" compare --format json "$B" "$D"
 python3 -c 'import json,sys; f = json.load(open(sys.argv[1]))["findings"]; assert len(f) == 1 and f[0]["findings"][0]["id"] == "throttled", f' "$T/out" &&
 	ok "compare json: findings per run" || not_ok "compare json findings"
+# the report: the run's findings under its heading, the run without any has none
+expect 0 "report of both runs" "$BENCH" report -o "$T/rep" "$B" "$D"
+python3 - "$T/rep/index.html" <<'PY' && ok "report: the finding in run 0's section with its id, case and numbers; none in run 1's" || { not_ok "report findings"; show "$T/rep/index.html"; }
+import re, sys
+h = open(sys.argv[1]).read()
+runs = re.findall(r'<section class="run" id="run-(\d)">(.*?)</section>', h, re.S)
+assert [r[0] for r in runs] == ["0", "1"], [r[0] for r in runs]
+f = re.findall(r'<details open class="findings" id="findings-0"><summary>1 finding \(docs/findings.md\)</summary><ul>(.*?)</ul>', runs[0][1], re.S)
+assert len(f) == 1 and '<code class="finding-id">throttled</code> gemm <code>cblas/fp32/tn/128x128x128/default</code>: throttled during the timed window: sw_power_cap (SM clock median 1590 MHz)' in f[0], f
+assert 'class="findings"' not in runs[1][1]
+PY
 finish
