@@ -30,6 +30,7 @@ def test_flop_formula_counts_the_matmuls():
     b, l, h, p, n, q, g = 2, 8192, 80, 64, 128, 256, 1
     per_chunk = g * 2 * q * q * n + h * (2 * q * q * p + 2 * q * n * p + 2 * q * n * p) + h * 2 * p * n
     assert bl.ssd_fwd_flop(b, l, h, p, n, q, g) == b * (l // q) * per_chunk
+    assert bl.ssd_fwd_flop(b, l, h, p, n, q, g) == 87056973824    # docs/architecture.md: 87.06 GFLOP (the defaults)
     # tokens fixed, the FLOPs do not grow with the sequence (linear in L), unlike attention's
     assert bl.ssd_fwd_flop(8, 2048, h, p, n, q, g) == bl.ssd_fwd_flop(2, 8192, h, p, n, q, g)
     assert bl.SSD_PASS_FACTOR == {"fwd": 1.0, "bwd": 2.0, "fwd_bwd": 3.0}
