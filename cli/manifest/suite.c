@@ -10,6 +10,7 @@ extern const struct suite_ops suite_gemm;
 extern const struct suite_ops suite_membw;
 extern const struct suite_ops suite_collectives;
 extern const struct suite_ops suite_attention;
+extern const struct suite_ops suite_ssm;
 extern const struct suite_ops suite_training;
 
 /* The registry: one line per suite, in the order plans and reports list them. */
@@ -18,6 +19,7 @@ const struct suite_ops *const suite_registry[] = {
 	&suite_membw,
 	&suite_collectives,
 	&suite_attention,
+	&suite_ssm,
 	&suite_training,
 	NULL,
 };

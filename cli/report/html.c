@@ -657,8 +657,8 @@ static void run_findings(struct strbuf *o, const struct compare_side *side, size
 
 void html_render_report(struct strbuf *o, const struct compare_side *sides, size_t n, json_t *cmp)
 {
-	static const char *suites[] = { "gemm", "membw", "collectives", "attention", "training" };
-	static const char *titles[] = { "GEMM", "HBM / memory bandwidth", "Collectives", "Attention", "Training" };
+	static const char *suites[] = { "gemm", "membw", "collectives", "attention", "ssm", "training" };
+	static const char *titles[] = { "GEMM", "HBM / memory bandwidth", "Collectives", "Attention", "SSM (Mamba2 SSD)", "Training" };
 	char *title = xstrfmt("bench report: %s%s", sides[0].label, n > 1 ? " and others" : "");
 	const char *k;
 	json_t *v;

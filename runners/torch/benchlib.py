@@ -459,6 +459,18 @@ def attention_fwd_flop(batch, seq, heads, head_dim, causal, window=0):
 PASS_FACTOR = {"fwd": 1.0, "bwd": 2.5, "fwd_bwd": 3.5}
 
 
+def ssd_fwd_flop(batch, seq, heads, head_dim, state, chunk, groups):
+    """Mamba2's chunked SSD forward, its matmuls at 2mnk each (runners/torch/ssm.py lists them):
+    2 B L [G Q N + H P (Q + 2 N)] + 2 B H P N L/Q. Per chunk: C.B^T per group (2Q^2N); per head scores.X (2Q^2P),
+    B-weighted X into the chunk state (2QNP), C.state into the output (2QNP); the inter-chunk state pass 2PN per
+    chunk and head."""
+    b, l, h, p, n, q, g = batch, seq, heads, head_dim, state, chunk, groups
+    return 2.0 * b * l * (g * q * n + h * p * (q + 2 * n)) + 2.0 * b * h * p * n * (l // q)
+
+
+SSD_PASS_FACTOR = {"fwd": 1.0, "bwd": 2.0, "fwd_bwd": 3.0}
+
+
 def training_flop_per_token(n_params_no_embed, layers, heads, head_dim, seq, density):
     """6 N + 12 L H d T density, N = every parameter except the input embedding (the output head kept)."""
     return 6.0 * n_params_no_embed + 12.0 * layers * heads * head_dim * seq * density

@@ -25,7 +25,7 @@ d = json.load(open(sys.argv[1]))
 keys = [(c["suite"], c["case"]) for c in d["cases"]]
 assert len(keys) == len(set(keys)), "duplicate case keys"
 assert sum(d["suites"].values()) == len(d["cases"])
-assert set(d["suites"]) <= {"gemm", "membw", "collectives", "attention", "training"}
+assert set(d["suites"]) <= {"gemm", "membw", "collectives", "attention", "ssm", "training"}
 assert d["schema"] == "bench.plan/v1" and d["ranks"] >= 1
 PY
 	then ok "plan of $f is consistent"; else not_ok "plan of $f is consistent"; fi
@@ -48,6 +48,66 @@ printf '%s\n' blaslt/bf16/tn/256x512x128/heuristic torch-linear/bf16/tn/256x512x
 sed -i 's/blaslt, torch-linear/blaslt/' "$T/tun.yaml"
 expect 3 "tunableop without a torch backend" "$BENCH" validate "$T/tun.yaml"
 expect_err "tun.yaml:6:84: error: 'tunableop' is PyTorch's: it needs a torch backend (torch-matmul, torch-linear or torch-scaled-mm)"
+
+# ssm: keys shaped like attention's (chunk, and groups when not 1, in place of the mask), batch = tokens / seq_len
+cat >"$T/ssm.yaml" <<'Y'
+bench: 1
+name: ssm
+target: {vendor: cuda, gpu: h200}
+runtime: {engine: host}
+suites:
+  ssm: {seq_lens: [2048, 8192], passes: [fwd, bwd]}
+  attention: {impl: [sdpa-flash], seq_lens: [2048], passes: [fwd]}
+Y
+expect 0 "plan an ssm suite with its defaults" "$BENCH" plan "$T/ssm.yaml"
+grep -v '^#' "$T/out" | awk '{print $1 " " $2}' >"$T/keys"
+printf '%s\n' "attention sdpa-flash/bf16/causal/8x2048x16x128/fwd" \
+	"ssm torch/bf16/chunk256/8x2048x80x64x128/fwd" "ssm torch/bf16/chunk256/8x2048x80x64x128/bwd" \
+	"ssm torch/bf16/chunk256/2x8192x80x64x128/fwd" "ssm torch/bf16/chunk256/2x8192x80x64x128/bwd" \
+	"ssm mamba_ssm/bf16/chunk256/8x2048x80x64x128/fwd" "ssm mamba_ssm/bf16/chunk256/8x2048x80x64x128/bwd" \
+	"ssm mamba_ssm/bf16/chunk256/2x8192x80x64x128/fwd" "ssm mamba_ssm/bf16/chunk256/2x8192x80x64x128/bwd" |
+	cmp -s - "$T/keys" && ok "ssm keys: impl/dtype/chunkQ/BxLxHxPxN/pass, Mamba2-2.7B defaults, after attention" ||
+	{ not_ok "ssm keys"; show "$T/keys"; }
+"$BENCH" plan --json "$T/ssm.yaml" >"$T/ssm.json"
+if python3 - "$T/ssm.json" <<'PY'
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["cases"] if c["suite"] == "ssm"]
+assert c[2]["case"] == "torch/bf16/chunk256/2x8192x80x64x128/fwd", c[2]
+assert c[2]["params"] == {"impl": "torch", "batch": 2, "seq_len": 8192, "pass": "fwd", "heads": 80, "head_dim": 64,
+                          "state": 128, "chunk": 256, "groups": 1, "tokens": 16384, "dtype": "bf16", "mode": "steady",
+                          "warmup_ms": 30.0, "rep_ms": 200.0}, c[2]["params"]
+PY
+then ok "ssm case params: batch, seq_len, pass and every scalar parameter"; else not_ok "ssm case params"; fi
+sed -i 's/seq_lens: \[2048, 8192\], passes/seq_lens: [512], chunk: 128, groups: 8, heads: 16, impl: [torch], passes/' "$T/ssm.yaml"
+expect 0 "plan ssm with groups" "$BENCH" plan "$T/ssm.yaml"
+expect_out "torch/bf16/chunk128-g8/32x512x16x64x128/bwd"
+cat >"$T/ssm-bad.yaml" <<'Y'
+bench: 1
+name: ssmbad
+target: {vendor: cuda, gpu: h200}
+runtime: {engine: host}
+suites:
+  ssm:
+    seq_lens: [2048, 1000]
+    groups: 3
+    tokens: 6144
+Y
+expect 3 "ssm: cross-field and enum errors" "$BENCH" validate "$T/ssm-bad.yaml"
+expect_err "ssm-bad.yaml:7:15: error: every seq_len must be a multiple of 'chunk' (256); 1000 is not"
+expect_err "ssm-bad.yaml:8:13: error: 'heads' (80) must be a multiple of 'groups' (3)"
+expect_err "ssm-bad.yaml:9:13: error: 'tokens' (6144) must be a multiple of every seq_len; 1000 is not a divisor"
+printf '    impl: [torch, mamba-ssm]\n' >>"$T/ssm-bad.yaml"
+expect 3 "ssm: an impl that is not one" "$BENCH" validate "$T/ssm-bad.yaml"
+expect_err "ssm-bad.yaml:10:19: error: 'impl' entry 2 must be one of torch, mamba_ssm; got 'mamba-ssm' (did you mean 'mamba_ssm'?)"
+sed -i -e 's/1000/4096/' -e 's/groups: 3/groups: 5/' -e 's/mamba-ssm/mamba_ssm/' "$T/ssm-bad.yaml"
+expect 3 "ssm: 5 groups of 80 heads pass, tokens 6144 still fails for 4096" "$BENCH" validate "$T/ssm-bad.yaml"
+expect_err "ssm-bad.yaml:9:13: error: 'tokens' (6144) must be a multiple of every seq_len; 4096 is not a divisor"
+[ "$(grep -c 'error:' "$T/err")" = 1 ] && ok "ssm: that error alone" || { not_ok "ssm: more errors than the tokens one"; show "$T/err"; }
+sed -i -e 's/tokens: 6144/tokens: 8192/' -e 's/groups: 5/groups: 4\n    chunk: 3/' "$T/ssm-bad.yaml"
+expect 3 "ssm: a chunk that does not divide the seq_lens" "$BENCH" validate "$T/ssm-bad.yaml"
+expect_err "ssm-bad.yaml:7:15: error: every seq_len must be a multiple of 'chunk' (3); 2048 is not"
+sed -i 's/chunk: 3/chunk: 64/' "$T/ssm-bad.yaml"
+expect 0 "ssm: a valid chunk, groups and tokens" "$BENCH" validate -q "$T/ssm-bad.yaml"
 
 expect 0 "plan --suite filters" "$BENCH" plan --suite membw manifests/quickstart.yaml
 expect_out "# quickstart: 3 cases; membw 3"

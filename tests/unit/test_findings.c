@@ -116,6 +116,27 @@ static void test_backward_slow(void **state)
 	json_decref(f);
 }
 
+#define SSM(pass, v)                                                                                                 \
+	"{\"suite\": \"ssm\", \"case\": \"torch/bf16/chunk256/2x8192x80x64x128/" pass "\", \"status\": \"ok\", "   \
+	"\"value\": " v ", \"params\": {\"pass\": \"" pass "\"}}"
+
+/* the SSD layer's backward is held to the same rule, against its own forward only */
+static void test_backward_slow_ssm(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	f = eval("[" SSM("fwd", "100") "," SSM("bwd", "40") "]", NULL);
+	assert_true(only(f, "backward-slow", "torch/bf16/chunk256/2x8192x80x64x128/bwd"));
+	json_decref(f);
+	f = eval("[" SSM("fwd", "100") "," SSM("bwd", "60") "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+	f = eval("[" ATT("fwd", "400") "," SSM("bwd", "60") "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+}
+
 static void test_throttled(void **state)
 {
 	json_t *f;
@@ -233,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_heuristic_leaves_gain),
 		cmocka_unit_test(test_fp8_not_faster),
 		cmocka_unit_test(test_backward_slow),
+		cmocka_unit_test(test_backward_slow_ssm),
 		cmocka_unit_test(test_throttled),
 		cmocka_unit_test(test_busbw_dip),
 		cmocka_unit_test(test_loaded_not_pinned),
