@@ -25,7 +25,8 @@ static const struct opt_cmd cmd = { "compare", "[options] RUN_OR_BUNDLE... [--vs
 				    "hierarchical-bootstrap confidence interval, Welch's t test across runs with the p-value "
 				    "Holm-adjusted over every test, and a verdict (faster / slower / same with 3 runs or more "
 				    "per side; inconclusive with fewer; not comparable). Beside the numbers: cases on one side "
-				    "only, too few samples, differences in method (parameters) and in stack and environment. "
+				    "only, too few samples, differences in method (parameters) and in stack and environment; each "
+				    "side's price and, per case, the priced sides cheapest first and their energy per timed call. "
 				    "Exit 9 with --fail-on-regression when a case is significantly slower." };
 
 static const char *num(char *buf, size_t len, json_t *v, const char *fmt)

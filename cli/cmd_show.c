@@ -20,7 +20,8 @@
 static const struct opt_cmd cmd = { "show", "[--json] [--key PUB.pem]... [--no-verify] BUNDLE.bench.tar.gz",
 				    "Print a bundle's manifest name and channel, its stack (lock summary), the "
 				    "environment and every case's headline, then every case that failed, was skipped, interrupted or "
-				    "not run with its reason, read from the archive without unpacking it. "
+				    "not run with its reason, then the run's price (its manifest's pricing, with its source) and each case's "
+				    "energy and cost, read from the archive without unpacking it. "
 				    "The bundle is verified first, in the same reading (exit 8 when it does not verify); "
 				    "--no-verify shows it anyway, marked UNVERIFIED. Control characters from the bundle are "
 				    "shown as \\xNN." };
