@@ -12,6 +12,7 @@
 #include "core/opt.h"
 #include "core/strbuf.h"
 #include "report/compare.h"
+#include "report/cost.h"
 #include "report/findings.h"
 #include "report/escape.h"
 #include "report/html.h"
@@ -24,7 +25,8 @@ static const struct opt_cmd cmd = { "compare", "[options] RUN_OR_BUNDLE... [--vs
 				    "hierarchical-bootstrap confidence interval, Welch's t test across runs with the p-value "
 				    "Holm-adjusted over every test, and a verdict (faster / slower / same with 3 runs or more "
 				    "per side; inconclusive with fewer; not comparable). Beside the numbers: cases on one side "
-				    "only, too few samples, differences in method (parameters) and in stack and environment. "
+				    "only, too few samples, differences in method (parameters) and in stack and environment; each "
+				    "side's price and, per case, the priced sides cheapest first and their energy per timed call. "
 				    "Exit 9 with --fail-on-regression when a case is significantly slower." };
 
 static const char *num(char *buf, size_t len, json_t *v, const char *fmt)
@@ -63,6 +65,8 @@ static void render_noise(json_t *r, int markdown)
 	}
 	printf("%s\n", first ? " none" : "");
 }
+
+static void render_cost(json_t *r, int markdown);
 
 static void render_text(json_t *r, int markdown, int csv)
 {
@@ -142,6 +146,7 @@ static void render_text(json_t *r, int markdown, int csv)
 	}
 	if (csv)
 		return;
+	render_cost(r, markdown);
 	/* every case that did not measure, with its reason (failed in red on a terminal) */
 	json_array_foreach(json_object_get(r, "not_ok"), i, c) {
 		const char *st = json_string_value(json_object_get(c, "status"));
@@ -194,6 +199,67 @@ static void render_text(json_t *r, int markdown, int csv)
 		if (!json_is_true(json_object_get(c, "verified")))
 			printf("\nUNVERIFIED: %s (%s) is a run directory or a bundle that did not verify\n",
 			       json_string_value(json_object_get(c, "label")), json_string_value(json_object_get(c, "path")));
+}
+
+/* Energy and cost (cost.h): each side's price, then per case the sides cheapest first; every side's energy per
+ * timed call. Nothing without a figure. */
+static void render_cost(json_t *r, int markdown)
+{
+	json_t *c, *o, *s;
+	size_t i, k;
+	int priced = 0, energy = 0;
+
+	json_array_foreach(json_object_get(r, "sides"), i, s)
+		priced |= json_is_object(json_object_get(s, "pricing"));
+	if (priced) {
+		printf("\n%spricing, from each run's manifest:\n", markdown ? "- " : "");
+		json_array_foreach(json_object_get(r, "sides"), i, s) {
+			char *t = json_is_object(json_object_get(s, "pricing")) ? cost_pricing_text(json_object_get(s, "pricing")) : NULL;
+
+			printf("  %s: %s\n", json_string_value(json_object_get(s, "label")), t ? t : "none in its manifest: no cost figures");
+			free(t);
+		}
+	}
+	if (json_array_size(json_object_get(r, "cost_rank"))) {
+		printf("\n%scost per case, cheapest first (%s):\n", markdown ? "- " : "", COST_DEFINITION);
+		json_array_foreach(json_object_get(r, "cost_rank"), i, c) {
+			int training = !strcmp(json_string_value(json_object_get(c, "by")), "usd_per_million_tokens");
+
+			printf("  %-12s %-46s", json_string_value(json_object_get(c, "suite")), json_string_value(json_object_get(c, "case")));
+			json_array_foreach(json_object_get(c, "sides"), k, o)
+				printf("  %zu. %s USD %.4g", k + 1, json_string_value(json_object_get(o, "label")),
+				       json_number_value(json_object_get(o, "value")));
+			printf(" %s\n", training ? "per M tokens" : "/h per PFLOP/s");
+		}
+	}
+	json_array_foreach(json_object_get(r, "cases"), i, c) {
+		json_t *all[64];
+		const char *labels[64];
+		size_t n = 0;
+
+		all[n] = json_object_get(json_object_get(c, "baseline"), "cost");
+		labels[n++] = json_string_value(json_object_get(r, "baseline"));
+		json_array_foreach(json_object_get(c, "others"), k, o)
+			if (n < 64) {
+				all[n] = json_object_get(o, "cost");
+				labels[n++] = json_string_value(json_object_get(o, "label"));
+			}
+		for (k = 0; k < n; k++) {
+			if (!json_is_number(json_object_get(all[k], "joules")))
+				continue;
+			if (!energy++)
+				printf("\n%senergy per timed call (median board power x median time; idle power included):\n",
+				       markdown ? "- " : "");
+			printf("  %-12s %-46s %s: %.4g J", json_string_value(json_object_get(c, "suite")),
+			       json_string_value(json_object_get(c, "case")), labels[k],
+			       json_number_value(json_object_get(all[k], "joules")));
+			if (json_is_number(json_object_get(all[k], "tflop_per_joule")))
+				printf(", %.4g TFLOP/J", json_number_value(json_object_get(all[k], "tflop_per_joule")));
+			if (json_is_number(json_object_get(all[k], "gb_per_joule")))
+				printf(", %.4g GB/J", json_number_value(json_object_get(all[k], "gb_per_joule")));
+			putchar('\n');
+		}
+	}
 }
 
 /* The findings of each run (docs/findings.md): those its summary.json carries (signed with it), else evaluated

@@ -1,4 +1,5 @@
 /* cmd_show.c — bench show BUNDLE: what ran, on what, and the headline results, straight from the archive. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +9,10 @@
 #include "cmd.h"
 #include "core/error.h"
 #include "core/opt.h"
+#include "manifest/suite.h"
 #include "report/bundle.h"
 #include "report/compare.h"
+#include "report/cost.h"
 #include "report/findings.h"
 #include "report/escape.h"
 #include "report/sign.h"
@@ -17,10 +20,40 @@
 static const struct opt_cmd cmd = { "show", "[--json] [--key PUB.pem]... [--no-verify] BUNDLE.bench.tar.gz",
 				    "Print a bundle's manifest name and channel, its stack (lock summary), the "
 				    "environment and every case's headline, then every case that failed, was skipped, interrupted or "
-				    "not run with its reason, read from the archive without unpacking it. "
+				    "not run with its reason, then the run's price (its manifest's pricing, with its source) and each case's "
+				    "energy and cost, read from the archive without unpacking it. "
 				    "The bundle is verified first, in the same reading (exit 8 when it does not verify); "
 				    "--no-verify shows it anyway, marked UNVERIFIED. Control characters from the bundle are "
 				    "shown as \\xNN." };
+
+/* Every result record's energy and cost figures (cost.h), in the order of the results files:
+ * [{suite, case, ...figures}] (a new array). */
+static json_t *case_costs(json_t *members, json_t *pricing)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; suite_registry[i]; i++) {
+		char *rel = xstrfmt("results/%s.jsonl", suite_registry[i]->name);
+		const char *p = json_string_value(json_object_get(members, rel)), *nl;
+
+		free(rel);
+		for (; p && *p; p = nl ? nl + 1 : NULL) {
+			json_t *rec, *f;
+
+			nl = strchr(p, '\n');
+			rec = json_loadb(p, nl ? (size_t)(nl - p) : strlen(p), 0, NULL);
+			f = cost_of_record(pricing, rec, NAN);
+			if (f && json_is_string(json_object_get(rec, "suite")) && json_is_string(json_object_get(rec, "case"))) {
+				json_object_set(f, "suite", json_object_get(rec, "suite"));
+				json_object_set(f, "case", json_object_get(rec, "case"));
+				json_array_append(out, f);
+			}
+			json_decref(f);
+			json_decref(rec);
+		}
+	}
+	return out;
+}
 
 static json_t *parse(json_t *members, const char *name)
 {
@@ -82,8 +115,11 @@ static void show_loaded(json_t *loaded)
 
 int cmd_show(int argc, char **argv)
 {
-	static const char *const names[] = { "summary.json", "status.json", "env/environment.json", "manifest.lock.json",
-					     "plan.json", "image/image.json", NULL };
+	static const char *const docs[] = { "summary.json", "status.json", "env/environment.json", "manifest.lock.json",
+					    "plan.json", "image/image.json", "manifest.yaml", NULL };
+	const char **names = NULL;
+	size_t nnames = 0;
+	json_t *pricing = NULL, *costs = NULL;
 	json_t *m = NULL, *summary = NULL, *status = NULL, *env = NULL, *lock = NULL, *plan = NULL, *image = NULL, *out;
 	int json = 0, no_verify = 0, n, err, rc = 0;
 	struct opt_strlist keys = OPT_STRLIST_INIT;
@@ -107,6 +143,15 @@ int cmd_show(int argc, char **argv)
 		opt_strlist_release(&keys);
 		return cli_usage_error(cmd.name, cmd.synopsis, n ? "give exactly one bundle" : "no bundle given");
 	}
+	/* the documents, and the results files: the energy and cost of each case come from its record */
+	for (nnames = 0; suite_registry[nnames]; nnames++)
+		;
+	names = xcalloc(nnames + sizeof(docs) / sizeof(*docs), sizeof(*names));
+	nnames = 0;
+	for (i = 0; docs[i]; i++)
+		names[nnames++] = docs[i];
+	for (i = 0; suite_registry[i]; i++)
+		names[nnames++] = xstrfmt("results/%s.jsonl", suite_registry[i]->name);
 	if (no_verify) {
 		err = bundle_read_members(&m, &run, argv[1], names, 64u << 20);
 	} else { /* what is shown is what verified: one reading of one open file */
@@ -137,20 +182,27 @@ int cmd_show(int argc, char **argv)
 	lock = parse(m, "manifest.lock.json");
 	plan = parse(m, "plan.json");
 	image = parse(m, "image/image.json");
+	{
+		const char *y = json_string_value(json_object_get(m, "manifest.yaml"));
+
+		pricing = y ? cost_pricing_parse(y, strlen(y)) : NULL;
+	}
+	costs = case_costs(m, pricing);
 	if (json) {
-		out = json_pack("{s:s, s:b, s:s?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "run", run, "verified", !no_verify,
+		out = json_pack("{s:s, s:b, s:s?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O*, s:O}", "run", run, "verified", !no_verify,
 				"keyid", no_verify ? NULL : vr.keyid, "plan", plan, "status", status,
-				"summary", summary, "environment", env, "lock", lock, "image", image);
+				"summary", summary, "environment", env, "lock", lock, "image", image, "pricing", pricing,
+				"cost", costs);
 		rc = cli_print_json(out);
 		goto cleanup;
 	}
 	/* a terminal is shown text, never the control sequences a bundle may carry */
 	{
-		json_t *docs[] = { summary, status, env, lock, plan, image };
+		json_t *shown[] = { summary, status, env, lock, plan, image, pricing, costs };
 		char *e = esc_text(run);
 
-		for (size_t k = 0; k < sizeof(docs) / sizeof(*docs); k++)
-			esc_json_tree(docs[k]);
+		for (size_t k = 0; k < sizeof(shown) / sizeof(*shown); k++)
+			esc_json_tree(shown[k]);
 		free(run);
 		run = e;
 	}
@@ -198,6 +250,27 @@ int cmd_show(int argc, char **argv)
 		       json_string_value(json_object_get(c, "case")), json_string_value(json_object_get(c, "status")), val,
 		       json_string_value(json_object_get(c, "unit")));
 	}
+	/* energy and cost per case (cost.h): the price from the run's own manifest, with its source */
+	if (pricing) {
+		char *t = cost_pricing_text(pricing);
+
+		printf("\npricing   %s, from the run's manifest\n", t);
+		free(t);
+	} else {
+		printf("\npricing   none in the run's manifest: no cost figures\n");
+	}
+	if (json_array_size(costs)) {
+		printf("energy and cost per case (%s):\n", COST_DEFINITION);
+		json_array_foreach(costs, i, c) {
+			char *t = cost_figure_text(c);
+
+			printf("%-12s %-48s %s%s%s\n", json_string_value(json_object_get(c, "suite")),
+			       json_string_value(json_object_get(c, "case")), t,
+			       json_is_string(json_object_get(c, "energy_why")) ? *t ? "; no energy: " : "no energy: " : "",
+			       json_is_string(json_object_get(c, "energy_why")) ? json_string_value(json_object_get(c, "energy_why")) : "");
+			free(t);
+		}
+	}
 	/* every case that did not measure, with the reason status.json recorded */
 	{
 		json_t *h = compare_run_health(status), *cn = json_object_get(h, "counts");
@@ -231,6 +304,11 @@ cleanup:
 	json_decref(lock);
 	json_decref(plan);
 	json_decref(image);
+	json_decref(pricing);
+	json_decref(costs);
+	for (i = 0; names && suite_registry[i]; i++)
+		free((char *)names[sizeof(docs) / sizeof(*docs) - 1 + i]);
+	free(names);
 	free(run);
 	bundle_verify_result_release(&vr);
 	opt_strlist_release(&keys);

@@ -32,7 +32,7 @@ static const char *const component_keys[] = { "name", "pip", "date", "index", "g
 					      "version", NULL };
 static const char *const runtime_keys[] = { "engine", "launcher", "timeout", "slurm", NULL };
 static const char *const slurm_keys[] = { "partition", "time", "account", "container", "mpi", "extra_args", NULL };
-static const char *const pricing_keys[] = { "usd_per_gpu_hour", NULL };
+static const char *const pricing_keys[] = { "usd_per_gpu_hour", "source", NULL };
 
 #define MAX_NODES 4096
 #define MAX_PER_NODE 1024
@@ -925,6 +925,10 @@ static void parse_root(struct vctx *c, const struct ynode *root, struct manifest
 				m->usd_per_gpu_hour = d;
 			}
 		}
+		if ((p = get(v, "source")))
+			string_of(c, p, "pricing.source", &m->pricing_source, 0);
+		if (get(v, "source") && !get(v, "usd_per_gpu_hour"))
+			verr(c, v, "'pricing' has a source but no 'usd_per_gpu_hour'");
 	}
 	if (gpu_node)
 		check_gpu(c, gpu_node, m);
@@ -1020,6 +1024,7 @@ void manifest_release(struct manifest *m)
 	free(m->path);
 	free(m->name);
 	free(m->description);
+	free(m->pricing_source);
 	free(m->target.gpu);
 	free(m->stack.base);
 	for (size_t i = 0; i < m->stack.ncomponents; i++)

@@ -114,6 +114,7 @@ struct manifest {
 	size_t nsuites;
 	int has_pricing;
 	double usd_per_gpu_hour;
+	char *pricing_source; /* pricing.source: where the price comes from (free text), or NULL */
 };
 
 #define MANIFEST_INIT { 0 }

@@ -13,6 +13,7 @@
 #include "../core/strbuf.h"
 #include "../manifest/suite.h"
 #include "bundle.h"
+#include "cost.h"
 #include "sign.h"
 #include "stats.h"
 
@@ -27,6 +28,7 @@ void compare_side_release(struct compare_side *s)
 	json_decref(s->summary);
 	json_decref(s->lock);
 	json_decref(s->status);
+	json_decref(s->pricing);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -116,7 +118,8 @@ static void add_record(json_t *records, const char *line, size_t len)
 
 struct side_sink {
 	struct compare_side *s;
-	json_t **json;       /* the member being read is this JSON document; NULL: results JSONL */
+	json_t **json;       /* the member being read is this JSON document; NULL: results JSONL or the manifest */
+	int yaml;            /* the member being read is manifest.yaml (its pricing is kept) */
 	struct strbuf buf;   /* the JSON document, or the JSONL line so far */
 };
 
@@ -143,7 +146,8 @@ static int side_open(void *ctx, const char *rel, uint64_t size)
 	struct side_sink *k = ctx;
 
 	strbuf_reset(&k->buf);
-	if ((k->json = side_slot(k->s, rel))) {
+	k->yaml = !strcmp(rel, "manifest.yaml");
+	if ((k->json = side_slot(k->s, rel)) || k->yaml) {
 		if (size > SIDE_MAX_JSON)
 			return bench_error_set(BENCH_E_VERIFY, "'%s' is %llu bytes, over the %u bytes it may hold", rel,
 					       (unsigned long long)size, SIDE_MAX_JSON);
@@ -159,8 +163,12 @@ static int side_data(void *ctx, const char *rel, const void *buf, size_t len)
 	struct side_sink *k = ctx;
 	const char *p = buf, *end = len ? p + len : p; /* buf may be NULL at a member's end (len 0) */
 
-	if (k->json) {
-		if (len == 0) {
+	if (k->json || k->yaml) {
+		if (len == 0 && k->yaml) {
+			json_decref(k->s->pricing);
+			k->s->pricing = cost_pricing_parse(k->buf.buf, k->buf.len);
+			strbuf_reset(&k->buf);
+		} else if (len == 0) {
 			json_decref(*k->json);
 			*k->json = json_loadb(k->buf.buf, k->buf.len, 0, NULL);
 			strbuf_reset(&k->buf);
@@ -217,6 +225,8 @@ static void side_reset(struct compare_side *s)
 		json_decref(*slots[i]);
 		*slots[i] = NULL;
 	}
+	json_decref(s->pricing);
+	s->pricing = NULL;
 	json_object_clear(s->records);
 }
 
@@ -250,7 +260,7 @@ static void feed_file(struct bundle_sink *sink, const char *dir, const char *rel
 static int load_dir(struct compare_side *s, const char *dir)
 {
 	static const char *const docs[] = { "plan.json", "env/environment.json", "summary.json", "manifest.lock.json",
-					    "status.json" };
+					    "status.json", "manifest.yaml" };
 	struct side_sink k;
 	struct bundle_sink sink;
 
@@ -797,9 +807,9 @@ static json_t *side_json(const struct compare_side *sides, const struct compare_
 		json_array_append_new(runs, json_pack("{s:s, s:s, s:b, s:s?}", "label", s->label, "path", s->path, "verified",
 						      s->verified, "keyid", s->keyid));
 	}
-	return json_pack("{s:s, s:s, s:b, s:s?, s:b, s:I, s:o}", "label", g->label, "path", sides[g->runs[0]].path, "verified",
-			 verified, "keyid", sides[g->runs[0]].keyid, "baseline", baseline, "nruns", (json_int_t)g->nruns,
-			 "runs", runs);
+	return json_pack("{s:s, s:s, s:b, s:s?, s:b, s:I, s:o, s:O?}", "label", g->label, "path", sides[g->runs[0]].path,
+			 "verified", verified, "keyid", sides[g->runs[0]].keyid, "baseline", baseline, "nruns",
+			 (json_int_t)g->nruns, "runs", runs, "pricing", sides[g->runs[0]].pricing);
 }
 
 /* every key of a group, in sorted order (the union over its runs) */
@@ -821,6 +831,70 @@ static double suite_threshold(const struct compare_opts *o, const char *suite)
 	json_t *f = json_object_get(json_object_get(json_object_get(o->noise, "suites"), suite ? suite : ""), "floor");
 
 	return json_is_number(f) ? json_number_value(f) : o->threshold;
+}
+
+/* a side's energy and cost figures for a case (cost.h), as its "cost" */
+static void set_cost(json_t *side_row, json_t *pricing, json_t *rec, double value)
+{
+	json_t *c = cost_of_record(pricing, rec, value);
+
+	if (c)
+		json_object_set_new(side_row, "cost", c);
+}
+
+static int cmp_rank(const void *x, const void *y)
+{
+	double a = json_real_value(json_object_get(*(json_t *const *)x, "value"));
+	double b = json_real_value(json_object_get(*(json_t *const *)y, "value"));
+
+	return a < b ? -1 : a > b;
+}
+
+/* Per case that some side priced: the sides cheapest first, by USD per million tokens where a side has that
+ * figure (training), else by USD per hour per effective PFLOP/s. [{suite, case, by, sides: [{label, value}]}] */
+static json_t *cost_rank(json_t *cases, const char *base_label)
+{
+	json_t *out = json_array(), *row, *o;
+	size_t i, j;
+
+	json_array_foreach(cases, i, row) {
+		json_t *all = json_array(), *ranked = json_array(), *e;
+		const char *by = NULL;
+		size_t n;
+		json_t **v;
+
+		json_array_append_new(all, json_pack("{s:s, s:O?}", "label", base_label, "cost",
+						     json_object_get(json_object_get(row, "baseline"), "cost")));
+		json_array_foreach(json_object_get(row, "others"), j, o)
+			json_array_append_new(all, json_pack("{s:O, s:O?}", "label", json_object_get(o, "label"), "cost",
+							     json_object_get(o, "cost")));
+		json_array_foreach(all, j, e) {
+			const char *k = cost_rank_key(json_object_get(e, "cost"));
+
+			if (k && (!by || !strcmp(k, "usd_per_million_tokens")))
+				by = k;
+		}
+		json_array_foreach(all, j, e)
+			if (by && json_is_number(json_object_get(json_object_get(e, "cost"), by)))
+				json_array_append_new(ranked, json_pack("{s:O, s:f}", "label", json_object_get(e, "label"), "value",
+									json_number_value(json_object_get(json_object_get(e, "cost"), by))));
+		n = json_array_size(ranked);
+		v = xcalloc(n + 1, sizeof(*v));
+		for (j = 0; j < n; j++)
+			v[j] = json_incref(json_array_get(ranked, j));
+		qsort(v, n, sizeof(*v), cmp_rank); /* ties keep no promised order; the values say so */
+		json_array_clear(ranked);
+		for (j = 0; j < n; j++)
+			json_array_append_new(ranked, v[j]);
+		free(v);
+		if (n)
+			json_array_append_new(out, json_pack("{s:O, s:O, s:s, s:o}", "suite", json_object_get(row, "suite"), "case",
+							     json_object_get(row, "case"), "by", by, "sides", ranked));
+		else
+			json_decref(ranked);
+		json_decref(all);
+	}
+	return out;
 }
 
 static const char *plural(size_t n, const char *one, const char *many)
@@ -890,6 +964,8 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 			       (json_int_t)bg->total, "runs", (json_int_t)bg->nok, "status", status_of(bref));
 		if (!bok)
 			json_object_set_new(bj, "error", json_string(compare_case_reason(bref)));
+		else
+			set_cost(bj, sides[groups[base].runs[0]].pricing, bref, bg->value);
 		json_object_set_new(row, "baseline", bj);
 		for (size_t i = 0; i < ng; i++) {
 			struct pair *c;
@@ -917,6 +993,8 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 					  (json_int_t)c->other.total, "runs", (json_int_t)c->other.nok, "status", status_of(orec));
 			if (!ook)
 				json_object_set_new(o_row, "error", json_string(compare_case_reason(orec)));
+			else
+				set_cost(o_row, sides[groups[i].runs[0]].pricing, orec, c->other.value);
 			if (!bok || !ook) {
 				struct strbuf why = STRBUF_INIT;
 
@@ -1038,6 +1116,7 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 						      "Holm-adjusted over every test: faster or slower when the adjusted p < alpha "
 						      "and the ratio lies beyond 1 +/- threshold; fewer runs: inconclusive"));
 	json_object_set_new(root, "sides", sj);
+	json_object_set_new(root, "cost_rank", cost_rank(cases, groups[base].label));
 	json_object_set_new(root, "cases", cases);
 	json_object_set_new(root, "only_in_one", only);
 	json_object_set_new(root, "not_ok", not_ok);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost.h"
+
 static void esc(struct strbuf *o, const char *s)
 {
 	for (; s && *s; s++)
@@ -655,6 +657,71 @@ static void run_findings(struct strbuf *o, const struct compare_side *side, size
 	strbuf_addstr(o, "</ul></details>\n");
 }
 
+/* Energy and cost per case and run (cost.h): the price and its source per run, then one row per measured case
+ * with a figure. Nothing when no run has one. */
+static void cost_table(struct strbuf *o, const struct compare_side *sides, size_t n)
+{
+	static const struct { const char *key, *head; } cols[] = {
+		{ "usd_per_hour_per_pflops", "USD/h per effective PFLOP/s" }, { "usd_per_million_tokens", "USD per M tokens" },
+		{ "joules", "J per timed call" }, { "tflop_per_joule", "TFLOP/J" }, { "gb_per_joule", "GB/J" },
+	};
+	struct strbuf rows = STRBUF_INIT;
+	int priced = 0;
+	const char *k;
+	json_t *rec;
+
+	for (size_t s = 0; s < n; s++) {
+		priced |= sides[s].pricing != NULL;
+		json_object_foreach(sides[s].records, k, rec) {
+			json_t *f = cost_of_record(sides[s].pricing, rec, NAN);
+
+			if (f && (json_object_size(f) > 1 || !json_object_get(f, "energy_why"))) {
+				strbuf_addstr(&rows, "<tr><td>");
+				esc(&rows, sides[s].label);
+				strbuf_addstr(&rows, "</td><td>");
+				esc(&rows, str(rec, "suite"));
+				strbuf_addstr(&rows, "</td><td>");
+				esc(&rows, str(rec, "case"));
+				strbuf_addstr(&rows, "</td>");
+				for (size_t c = 0; c < sizeof(cols) / sizeof(*cols); c++) {
+					strbuf_addf(&rows, "<td class=\"num\" data-k=\"%s\">", cols[c].key);
+					num(&rows, json_object_get(f, cols[c].key), "%.4g");
+					strbuf_addstr(&rows, "</td>");
+				}
+				strbuf_addstr(&rows, "</tr>\n");
+			}
+			json_decref(f);
+		}
+	}
+	if (!priced && !rows.len) {
+		strbuf_release(&rows);
+		return;
+	}
+	strbuf_addstr(o, "<h2 id=\"cost\">Energy and cost</h2>\n<p>");
+	esc(o, COST_DEFINITION);
+	strbuf_addstr(o, ".</p>\n<ul class=\"pricing\">");
+	for (size_t s = 0; s < n; s++) {
+		char *t = sides[s].pricing ? cost_pricing_text(sides[s].pricing) : NULL;
+
+		strbuf_addstr(o, "<li>");
+		esc(o, sides[s].label);
+		strbuf_addstr(o, ": ");
+		esc(o, t ? t : "no pricing in its manifest: no cost figures");
+		strbuf_addstr(o, "</li>");
+		free(t);
+	}
+	strbuf_addstr(o, "</ul>\n");
+	if (rows.len) {
+		strbuf_addstr(o, "<div class=\"scroll\"><table class=\"cost\"><tr><th>run</th><th>suite</th><th>case</th>");
+		for (size_t c = 0; c < sizeof(cols) / sizeof(*cols); c++)
+			strbuf_addf(o, "<th>%s</th>", cols[c].head);
+		strbuf_addstr(o, "</tr>\n");
+		strbuf_add(o, rows.buf, rows.len);
+		strbuf_addstr(o, "</table></div>\n");
+	}
+	strbuf_release(&rows);
+}
+
 void html_render_report(struct strbuf *o, const struct compare_side *sides, size_t n, json_t *cmp)
 {
 	static const char *suites[] = { "gemm", "membw", "collectives", "attention", "ssm", "training" };
@@ -767,6 +834,7 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 							    100 * json_number_value(json_object_get(json_object_get(v, "extra"), "mfu")));
 					}
 	}
+	cost_table(o, sides, n);
 	if (cmp) {
 		strbuf_addstr(o, "<h2>Comparison with the first run</h2>\n");
 		compare_section(o, cmp, 3);

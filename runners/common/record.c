@@ -166,10 +166,55 @@ void record_add_extra(json_t *rec, const char *key, json_t *value)
 	json_object_set_new(json_object_get(rec, "extra"), key, value);
 }
 
+void record_add_energy(json_t *rec)
+{
+	json_t *extra = json_object_get(rec, "extra"), *tel = json_object_get(extra, "telemetry"), *arr, *v, *e;
+	const char *status = json_string_value(json_object_get(rec, "status"));
+	const char *unit = json_string_value(json_object_get(rec, "unit"));
+	double power = json_number_value(json_object_get(tel, "power_w_median")), value, *ms, t;
+	size_t n = 0, i;
+	struct stats st;
+
+	if (!json_is_object(tel) || json_object_get(extra, "energy"))
+		return;
+	if (!json_is_true(json_object_get(tel, "available")) || !(power > 0) ||
+	    !json_is_number(json_object_get(tel, "power_w_median"))) {
+		const char *why = json_string_value(json_object_get(tel, "why"));
+
+		record_add_extra(rec, "energy", json_pack("{s:b, s:s}", "available", 0, "why",
+							  why ? why : "the timed window has no power reading"));
+		return;
+	}
+	arr = json_object_get(rec, "samples_ms");
+	ms = calloc(json_array_size(arr) + 1, sizeof(*ms));
+	json_array_foreach(arr, i, v)
+		if (json_number_value(v) > 0)
+			ms[n++] = json_number_value(v);
+	if (!status || strcmp(status, "ok") || !n) {
+		free(ms);
+		record_add_extra(rec, "energy", json_pack("{s:b, s:s}", "available", 0, "why", "the case did not measure"));
+		return;
+	}
+	stats_compute(&st, ms, n);
+	free(ms);
+	t = st.median;
+	e = json_pack("{s:b, s:f, s:f, s:f}", "available", 1, "power_w", power, "time_ms", t, "joules", power * t / 1e3);
+	value = json_number_value(json_object_get(rec, "value"));
+	if (json_is_number(json_object_get(rec, "value")) && value > 0 && unit) {
+		if (!strcmp(unit, "TFLOP/s"))
+			json_object_set_new(e, "tflop_per_joule", json_real(value / power));
+		else if (!strcmp(unit, "TB/s"))
+			json_object_set_new(e, "gb_per_joule", json_real(1e3 * value / power));
+	}
+	record_add_extra(rec, "energy", e);
+}
+
 void record_emit(json_t *rec)
 {
 	char *s;
 
+	/* joules and work per joule from the timed window's telemetry, whichever path wrote it */
+	record_add_energy(rec);
 	/* proof of what ran: the libraries loaded by now (after the case ran: lazily loaded ones included), and what the
 	 * stack's source builds provide, for bench run to hold against the lock */
 	if (!json_object_get(rec, "loaded"))

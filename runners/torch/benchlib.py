@@ -10,6 +10,7 @@ import time
 
 import torch
 
+import energy
 import loadedlibs
 
 SCHEMA = "bench.result/v1"
@@ -66,6 +67,8 @@ def torch_build():
 
 
 def emit(rec):
+    # joules and work per joule from the timed window's telemetry (runners/torch/energy.py)
+    energy.add_energy(rec)
     # proof of what ran (docs/architecture.md, "Records"): read after the case ran, so lazily loaded libraries count
     rec.setdefault("loaded", loadedlibs.loaded_libraries())
     rec.setdefault("packages", loadedlibs.loaded_packages(torch_build()))

@@ -18,6 +18,8 @@ FAKE_MODE picks the behaviour, FAKE_GOOD how many valid records come first, FAKE
 FAKE_EXTRA='{"SUBSTRING": {...}}' merges the object into the extra of each case whose key holds SUBSTRING (any mode).
 FAKE_IMPORT=MODULE imports MODULE and gives each record the packages field of the Python runners
 (runners/torch/loadedlibs.py, the real code) (any mode).
+A record whose extra holds telemetry gets extra.energy from runners/torch/energy.py (the real code), as the
+Python runners' records do (any mode).
 FAKE_SCALE multiplies every sample (any mode). FAKE_PAD=N adds N bytes of padding to each record's extra (any mode).
 """
 import json
@@ -37,9 +39,10 @@ suite = cfg["suite"]
 samples = [x * float(os.environ.get("FAKE_SCALE", "1")) for x in samples]
 rng = None
 packages = None
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "runners", "torch"))
+import energy  # noqa: E402  (the runners' own definition of extra.energy)
 if os.environ.get("FAKE_IMPORT"):
     import importlib
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "runners", "torch"))
     import loadedlibs
     importlib.import_module(os.environ["FAKE_IMPORT"])
     packages = loadedlibs.loaded_packages()
@@ -80,6 +83,7 @@ def record(c, status="ok", extra=None):
             r["extra"].update(ex)
     if packages is not None:
         r["packages"] = packages
+    energy.add_energy(r)
     print(json.dumps(r), flush=True)
 
 

@@ -251,6 +251,69 @@ static int run_vgpu(struct vgpu *v, struct dobench_result *r, enum dobench_mode 
 	return dobench_run(r, &o, &fn, &clk);
 }
 
+static double tflops_of_ms(double ms, void *arg)
+{
+	return *(double *)arg / (ms * 1e-3) / 1e12;
+}
+
+/* extra.energy: per rep (one timed call), joules = median board power x median time; TFLOP/J = TFLOP/s / W */
+static void test_energy_from_telemetry(void **state)
+{
+	json_t *params = json_object(), *rec = record_new("gemm", "x", params), *e;
+	double ms[] = { 2.0, 1.0, 4.0 }, flop = 2e12; /* median 2 ms: 1000 TFLOP/s */
+
+	(void)state;
+	record_set_samples(rec, "tflops", "TFLOP/s", ms, 3, tflops_of_ms, &flop);
+	record_add_extra(rec, "telemetry", json_pack("{s:b, s:f}", "available", 1, "power_w_median", 500.0));
+	record_add_energy(rec);
+	e = json_object_get(json_object_get(rec, "extra"), "energy");
+	assert_true(json_is_true(json_object_get(e, "available")));
+	assert_true(fabs(json_real_value(json_object_get(e, "joules")) - 500.0 * 2e-3) < 1e-12);   /* 1 J per call */
+	assert_true(fabs(json_real_value(json_object_get(e, "tflop_per_joule")) - 1000.0 / 500.0) < 1e-12);
+	/* the work of one call over its joules: 2 TFLOP / 1 J */
+	assert_true(fabs(flop / 1e12 / json_real_value(json_object_get(e, "joules")) -
+			 json_real_value(json_object_get(e, "tflop_per_joule"))) < 1e-9);
+	assert_null(json_object_get(e, "gb_per_joule"));
+	record_add_energy(rec); /* once only */
+	json_decref(rec);
+
+	/* TB/s: GB per joule */
+	rec = record_new("membw", "x", params);
+	record_set_samples(rec, "tbps", "TB/s", ms, 3, tflops_of_ms, &flop);
+	record_add_extra(rec, "telemetry", json_pack("{s:b, s:f}", "available", 1, "power_w_median", 400.0));
+	record_add_energy(rec);
+	e = json_object_get(json_object_get(rec, "extra"), "energy");
+	assert_true(fabs(json_real_value(json_object_get(e, "gb_per_joule")) - 1e3 * 1000.0 / 400.0) < 1e-9);
+	assert_null(json_object_get(e, "tflop_per_joule"));
+	json_decref(rec);
+
+	/* no power reading: available false with the telemetry's reason */
+	rec = record_new("gemm", "x", params);
+	record_set_samples(rec, "tflops", "TFLOP/s", ms, 3, tflops_of_ms, &flop);
+	record_add_extra(rec, "telemetry", json_pack("{s:b, s:s}", "available", 0, "why", "telemetry unavailable: no NVML"));
+	record_add_energy(rec);
+	e = json_object_get(json_object_get(rec, "extra"), "energy");
+	assert_true(json_is_false(json_object_get(e, "available")));
+	assert_string_equal(json_string_value(json_object_get(e, "why")), "telemetry unavailable: no NVML");
+	assert_null(json_object_get(e, "joules"));
+	json_decref(rec);
+
+	/* a case that did not measure; a record without telemetry (a CPU record) gets none */
+	rec = record_new("gemm", "x", params);
+	record_set_status(rec, "failed", "boom");
+	record_add_extra(rec, "telemetry", json_pack("{s:b, s:f}", "available", 1, "power_w_median", 500.0));
+	record_add_energy(rec);
+	e = json_object_get(json_object_get(rec, "extra"), "energy");
+	assert_true(json_is_false(json_object_get(e, "available")));
+	json_decref(rec);
+	rec = record_new("gemm", "x", params);
+	record_set_samples(rec, "tflops", "TFLOP/s", ms, 3, tflops_of_ms, &flop);
+	record_add_energy(rec);
+	assert_null(json_object_get(json_object_get(rec, "extra"), "energy"));
+	json_decref(rec);
+	json_decref(params);
+}
+
 static void test_steady_is_declared_after_the_plateau_not_before(void **state)
 {
 	struct vgpu v = { 0, 1.0, 0.5, 1755, decay_mhz, rising_w };
@@ -660,6 +723,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_check_fails_the_faults),
 		cmocka_unit_test(test_gemm_check_marks_record_failed),
 		cmocka_unit_test(test_tflops_formula),
+		cmocka_unit_test(test_energy_from_telemetry),
 		cmocka_unit_test(test_loaded_names_libc_with_its_version),
 	};
 

@@ -144,6 +144,7 @@ static void test_parse_design_example(void **state)
 	assert_true(suite_cfg_get(g, "warmup")->i == 30000000LL);
 	assert_true(suite_cfg_get(manifest_suite(&m, "collectives"), "max_bytes")->i == 16LL << 30);
 	assert_true(m.has_pricing && m.usd_per_gpu_hour == 2.5);
+	assert_string_equal(m.pricing_source, "example list price, 2026-01");
 	manifest_release(&m);
 	diag_list_release(&d);
 	free(buf);

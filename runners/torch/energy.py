@@ -1,0 +1,46 @@
+"""extra.energy of a record from its extra.telemetry (docs/manifest-format.md, "Energy"); the same definition as
+runners/common/record.c record_add_energy(). Standard library only: the fake runner of the CLI tests uses it too."""
+
+
+def _median(xs):
+    s = sorted(xs)
+    n = len(s)
+    if not n:
+        return float("nan")
+    idx = 0.5 * (n - 1)
+    lo = int(idx)
+    return s[lo] if lo + 1 >= n else s[lo] + (s[lo + 1] - s[lo]) * (idx - lo)
+
+
+def energy(rec):
+    """Per rep (one timed call): joules = the timed window's median board power (W) x the median of samples_ms (s);
+    with unit TFLOP/s, tflop_per_joule = value / power; with TB/s, gb_per_joule = 1000 x value / power. Without a
+    power reading or a measurement: {available: False, why}. None when the record has no extra.telemetry."""
+    tel = (rec.get("extra") or {}).get("telemetry")
+    if not isinstance(tel, dict):
+        return None
+    power = tel.get("power_w_median")
+    if tel.get("available") is not True or not isinstance(power, (int, float)) or isinstance(power, bool) or not power > 0:
+        return {"available": False, "why": tel.get("why") or "the timed window has no power reading"}
+    ms = [t for t in (rec.get("samples_ms") or []) if isinstance(t, (int, float)) and t > 0]
+    if rec.get("status") != "ok" or not ms:
+        return {"available": False, "why": "the case did not measure"}
+    t = _median(ms)
+    e = {"available": True, "power_w": float(power), "time_ms": t, "joules": power * t / 1e3}
+    value = rec.get("value")
+    if isinstance(value, (int, float)) and value > 0:
+        if rec.get("unit") == "TFLOP/s":
+            e["tflop_per_joule"] = value / power
+        elif rec.get("unit") == "TB/s":
+            e["gb_per_joule"] = 1e3 * value / power
+    return e
+
+
+def add_energy(rec):
+    """Sets extra.energy (once) where the record has extra.telemetry."""
+    extra = rec.get("extra")
+    if isinstance(extra, dict) and "energy" not in extra:
+        e = energy(rec)
+        if e is not None:
+            extra["energy"] = e
+    return rec
