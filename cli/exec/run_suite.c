@@ -973,20 +973,40 @@ void run_print_dry(struct run *r)
 		const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
 		long long ranks = ops->processes ? ops->processes(&r->m.suites[s], &r->m) : 1;
 		const char *progs[8];
-		size_t np = suite_programs(progs, 8, r, ops, 0);
+		json_t *cells[SUITE_MAX_ENV_CELLS];
+		size_t np = suite_programs(progs, 8, r, ops, 0), nc = suite_cells(cells, SUITE_MAX_ENV_CELLS, r, ops);
 
-		for (size_t k = 0; k < np; k++) {
+		for (size_t kc = 0; kc < np * nc; kc++) {
+			size_t k = kc / nc, c = kc % nc;
 			struct strvec argv = STRVEC_INIT;
 			struct strbuf cmd = STRBUF_INIT;
-			char *cases = np == 1 ? xstrfmt("RUN_DIR/cases/%s.json", ops->name)
-					      : xstrfmt("RUN_DIR/cases/%s-%zu.json", ops->name, k + 1);
+			char *tag0 = group_tag("RUN_DIR/cases/", ops, k, np, c, nc), *cases = xstrfmt("%s.json", tag0);
 			size_t n = 0;
 
+			free(tag0);
 			for (size_t i = 0; i < r->plan.n; i++)
-				if (r->plan.cases[i].suite == ops && !strcmp(case_program(ops, &r->plan.cases[i]), progs[k])) {
+				if (r->plan.cases[i].suite == ops && !strcmp(case_program(ops, &r->plan.cases[i]), progs[k]) &&
+				    same_cell(case_env(&r->plan.cases[i]), cells[c])) {
 					printf("%-12s %s\n", ops->name, r->plan.cases[i].key);
 					n++;
 				}
+			struct env_var *stack_env = r->m.stack.env, *cell_env = NULL;
+			size_t stack_nenv = r->m.stack.nenv, cell_nenv = 0;
+
+			if (cells[c]) { /* the cell's variables: put over stack.env for its runner (podman -e, mpirun -x) */
+				const char *name;
+				json_t *v;
+
+				env_with_cell(&cell_env, &cell_nenv, &r->m, cells[c]);
+				r->m.stack.env = cell_env;
+				r->m.stack.nenv = cell_nenv;
+
+				json_object_foreach(cells[c], name, v) {
+					strbuf_addf(&cmd, "%s=", name);
+					shell_quote(&cmd, json_string_value(v) ? json_string_value(v) : "");
+					strbuf_addch(&cmd, ' ');
+				}
+			}
 			if (!eng)
 				bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[r->m.runtime.engine]);
 			else if (!lau)
@@ -994,7 +1014,7 @@ void run_print_dry(struct run *r)
 			if (eng && lau && lau->batch_script) { /* the job script, as it will be submitted */
 				struct batch_job job;
 				struct strbuf script = STRBUF_INIT;
-				char *tag = np == 1 ? xstrdup(ops->name) : xstrfmt("%s-%zu", ops->name, k + 1);
+				char *tag = group_tag("", ops, k, np, c, nc);
 
 				memset(&job, 0, sizeof(job));
 				job.run_dir = "RUN_DIR";
@@ -1004,8 +1024,8 @@ void run_print_dry(struct run *r)
 				job.image = eng->exec_prefix ? "IMAGE" : NULL;
 				if (eng->runner_argv(&argv, &r->m, progs[k], cases) == 0 &&
 				    (job.argv = strvec_argv(&argv), lau->batch_script(&script, &r->m, &job) == 0))
-					printf("# %s: %zu case%s: sbatch RUN_DIR/slurm/%s.sbatch:\n%s", ops->name, n, n == 1 ? "" : "s",
-					       tag, script.buf);
+					printf("# %s: %zu case%s: %ssbatch RUN_DIR/slurm/%s.sbatch:\n%s", ops->name, n, n == 1 ? "" : "s",
+					       cmd.buf, tag, script.buf);
 				else
 					printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", bench_error_last());
 				strbuf_release(&script);
@@ -1022,6 +1042,9 @@ void run_print_dry(struct run *r)
 			} else {
 				printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", bench_error_last());
 			}
+			r->m.stack.env = stack_env;
+			r->m.stack.nenv = stack_nenv;
+			env_vars_free(cell_env, cell_nenv);
 			free(cases);
 			strbuf_release(&cmd);
 			strvec_release(&argv);
