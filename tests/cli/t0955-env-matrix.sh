@@ -95,11 +95,33 @@ assert env["bench"]["env_matrix"] == {"gemm": {"NCCL_ALGO": ["Ring", "Tree"], "N
 PY
 [ "$(grep -c '^bench: running 2 cases of env cell ' "$D/logs/gemm.log")" = 4 ] && ok "the log names each cell's runner" || { not_ok "log"; show "$D/logs/gemm.log"; }
 
+# --- bench show and the report set the cells side by side ------------------------------------------------------
+expect 0 "bench show of the bundle" "$BENCH" show "$D.bench.tar.gz"
+expect_out "gemm by env cell (value in TFLOP/s; a dash: not measured):"
+expect_out "  [4] NCCL_ALGO=Tree,NCCL_PROTO=Simple"
+if [ "$(grep -cE '^cblas/fp32/tn/(16|32)x16x16/default +([0-9.]+ +){3}[0-9.]+$' "$T/out")" = 2 ]; then
+	ok "show: one row per case, a value under each of its 4 cells"; else not_ok "show cells table"; show "$T/out"; fi
+expect 0 "bench report of the run" "$BENCH" report -o "$T/rep" "$D"
+python3 - "$T/rep/index.html" <<'PY' && ok "report: a table of the cases by env cell" || not_ok "report cells table"
+import re, sys
+h = open(sys.argv[1]).read()
+t = re.search(r'<table class="cells" id="cells-gemm-0">(.*?)</table>', h, re.S).group(1)
+heads = re.findall(r"<th><code>(.*?)</code></th>", t)
+assert heads == ["NCCL_ALGO=Ring,NCCL_PROTO=LL%2CLL128", "NCCL_ALGO=Ring,NCCL_PROTO=Simple",
+                 "NCCL_ALGO=Tree,NCCL_PROTO=LL%2CLL128", "NCCL_ALGO=Tree,NCCL_PROTO=Simple"], heads
+rows = re.findall(r"<tr><td><code>(.*?)</code></td>(.*?)</tr>", t)
+assert [r[0] for r in rows] == ["cblas/fp32/tn/16x16x16/default", "cblas/fp32/tn/32x16x16/default"], rows
+assert all(len(re.findall(r'<td class="num">[0-9.]+</td>', r[1])) == 4 for r in rows), rows
+PY
+
 # --- resume: a run cut after its first cell completes the others, keyed by cell ---------------------------------
 expect 6 "a run whose runner stops after one case of each cell" env BENCH_RUNNERS="$T/fake" FAKE_MODE=early FAKE_GOOD=1 \
 	FAKE_ECHO_ENV=NCCL_ALGO "$BENCH" run -q -o "$T/cut" "$T/f.yaml"
 C=$(head -n 1 "$T/out")
 [ "$(grep -c "suite 'gemm': 1 of 2 cases not measured" "$T/err")" = 4 ] && ok "each of the 4 cells lost one case" || { not_ok "cut run"; show "$T/err"; }
+expect 0 "bench show of the cut run" "$BENCH" show "$C.bench.tar.gz"
+grep -qE '^cblas/fp32/tn/32x16x16/default +- +- +- +-$' "$T/out" && grep -qE '^cblas/fp32/tn/16x16x16/default +([0-9.]+ +){3}[0-9.]+$' "$T/out" &&
+	ok "show: a case no cell measured shows a dash under each" || { not_ok "show dashes"; show "$T/out"; }
 expect 0 "--resume measures the cells' missing cases" env BENCH_RUNNERS="$T/fake" FAKE_ECHO_ENV=NCCL_ALGO "$BENCH" run -q --resume "$C"
 python3 - "$C" <<'PY' && ok "after --resume every cell's cases are ok once, each with its own variables" || not_ok "resume by cell"
 import json, os, sys
