@@ -88,6 +88,16 @@ int cmd_plan(int argc, char **argv)
 			printf(" %s+%s", m.name, m.variants[i].name);
 		printf("\n");
 	}
+	for (size_t i = 0; i < m.nsuites; i++) { /* every case of such a suite once per cell: the key ends /env:<cell> */
+		const struct suite_cfg *sc = &m.suites[i];
+
+		if (!sc->nenv_matrix)
+			continue;
+		printf("# %s env_matrix: %zu cell%s of", sc->ops->name, suite_env_cells(sc), suite_env_cells(sc) == 1 ? "" : "s");
+		for (size_t k = 0; k < sc->nenv_matrix; k++)
+			printf("%s %s (%zu)", k ? " x" : "", sc->env_matrix[k].name, sc->env_matrix[k].nvalues);
+		printf("\n");
+	}
 	for (size_t i = 0; i < plan.n; i++)
 		printf("%-12s %s\n", plan.cases[i].suite->name, plan.cases[i].key);
 cleanup:

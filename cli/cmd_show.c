@@ -271,6 +271,37 @@ int cmd_show(int argc, char **argv)
 			free(t);
 		}
 	}
+	/* an env_matrix: each case's cells side by side */
+	{
+		json_t *groups = compare_env_cells(json_object_get(summary, "cases")), *g, *row, *cell, *v;
+		size_t k, r, j;
+
+		json_array_foreach(groups, k, g) {
+			printf("\n%s by env cell (value in %s; a dash: not measured):\n", json_string_value(json_object_get(g, "suite")),
+			       json_is_string(json_object_get(g, "unit")) ? json_string_value(json_object_get(g, "unit")) : "?");
+			json_array_foreach(json_object_get(g, "cells"), j, cell)
+				printf("  [%zu] %s\n", j + 1, json_string_value(cell));
+			printf("%-48s", "case");
+			json_array_foreach(json_object_get(g, "cells"), j, cell) {
+				char h[32];
+
+				snprintf(h, sizeof(h), "[%zu]", j + 1);
+				printf(" %12s", h);
+			}
+			printf("\n");
+			json_array_foreach(json_object_get(g, "rows"), r, row) {
+				printf("%-48s", json_string_value(json_object_get(row, "case")));
+				json_array_foreach(json_object_get(row, "values"), j, v) {
+					if (json_is_number(v))
+						printf(" %12.4g", json_number_value(v));
+					else
+						printf(" %12s", "-");
+				}
+				printf("\n");
+			}
+		}
+		json_decref(groups);
+	}
 	/* every case that did not measure, with the reason status.json recorded */
 	{
 		json_t *h = compare_run_health(status), *cn = json_object_get(h, "counts");

@@ -414,6 +414,25 @@ static int run_prepare(struct run *r)
 			for (size_t k = 0; !strcmp(r->m.variants[i].name, r->m.variant) && k < r->m.variants[i].nprofiles; k++)
 				json_array_append_new(pr, json_string(r->m.variants[i].profiles[k]));
 		json_object_set_new(b, "env_profiles", pr);
+		for (size_t i = 0; i < r->m.nsuites; i++) { /* per suite, the variables its cells set (records' params.env) */
+			const struct suite_cfg *sc = &r->m.suites[i];
+			json_t *mx = json_object();
+
+			if (!sc->nenv_matrix) {
+				json_decref(mx);
+				continue;
+			}
+			for (size_t k = 0; k < sc->nenv_matrix; k++) {
+				json_t *vals = json_array();
+
+				for (size_t j = 0; j < sc->env_matrix[k].nvalues; j++)
+					json_array_append_new(vals, json_string(sc->env_matrix[k].values[j]));
+				json_object_set_new(mx, sc->env_matrix[k].name, vals);
+			}
+			if (!json_object_get(b, "env_matrix"))
+				json_object_set_new(b, "env_matrix", json_object());
+			json_object_set_new(json_object_get(b, "env_matrix"), sc->ops->name, mx);
+		}
 		if (r->m.variant)
 			json_object_set_new(b, "variant", json_string(r->m.variant));
 	}

@@ -80,6 +80,14 @@ static void progress(struct suite_run *sr, const char *key, const char *status, 
 		fprintf(stderr, "%s [%zu/%zu] %.1fs %s: %s%s\n", sr->s->name, sr->done, sr->nbatch, el, key, status, fig);
 }
 
+/* The env_matrix cell a case belongs to: its params' "env" object (borrowed), or NULL outside any matrix. */
+static json_t *case_env(const struct plan_case *c)
+{
+	json_t *e = json_object_get(c->params, "env");
+
+	return json_is_object(e) ? e : NULL;
+}
+
 static long find_case(struct suite_run *sr, const char *key)
 {
 	for (size_t b = 0; b < sr->nbatch; b++) {
@@ -349,6 +357,18 @@ static int on_record(void *ctx, const char *line, size_t len)
 		json_decref(rec);
 		return 0;
 	}
+	if (case_env(&r->plan.cases[i])) { /* the env cell it ran in, in its params whatever the runner echoed */
+		json_t *params = json_object_get(rec, "params");
+
+		if (!json_is_object(params)) {
+			params = json_object();
+			json_object_set_new(rec, "params", params);
+		}
+		if (!json_equal(json_object_get(params, "env"), case_env(&r->plan.cases[i]))) {
+			json_object_set(params, "env", case_env(&r->plan.cases[i]));
+			rewrite = 1;
+		}
+	}
 	if (json_is_object(json_object_get(json_object_get(rec, "extra"), "device"))) {
 		json_t *dev = json_object_get(json_object_get(rec, "extra"), "device");
 
@@ -553,8 +573,55 @@ static int batch_per_node(const struct run *r, const struct suite_ops *s)
 	return s->ranks_per_node_itself && r->m.target.nodes * r->m.target.gpus_per_node > 1;
 }
 
-static int run_group(struct run *r, const struct suite_ops *s, const char *program, const char *tag_name, int *tried_make)
+static int same_cell(json_t *a, json_t *b)
 {
+	return (!a && !b) || (a && b && json_equal(a, b));
+}
+
+/* The manifest's stack.env with a cell's variables over it (later wins), as the runner of that cell sees it: the
+ * engine (podman -e), the launcher (mpirun -x) and the batch job all pass stack.env on. Strings are copies. */
+static void env_with_cell(struct env_var **out, size_t *nout, const struct manifest *m, json_t *cell)
+{
+	const char *name;
+	json_t *v;
+
+	*out = xcalloc(m->stack.nenv + json_object_size(cell) + 1, sizeof(**out));
+	*nout = 0;
+	for (size_t i = 0; i < m->stack.nenv; i++) {
+		(*out)[*nout].name = xstrdup(m->stack.env[i].name);
+		(*out)[(*nout)++].value = xstrdup(m->stack.env[i].value);
+	}
+	json_object_foreach(cell, name, v) {
+		size_t k;
+
+		for (k = 0; k < *nout && strcmp((*out)[k].name, name); k++)
+			;
+		if (k == *nout) {
+			(*out)[k].name = xstrdup(name);
+			(*nout)++;
+		} else {
+			free((*out)[k].value);
+		}
+		(*out)[k].value = xstrdup(json_string_value(v) ? json_string_value(v) : "");
+	}
+}
+
+static void env_vars_free(struct env_var *env, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(env[i].name);
+		free(env[i].value);
+	}
+	free(env);
+}
+
+/* cell: the env_matrix cell whose cases this runner measures (NULL: the cases outside any matrix) */
+static int run_group(struct run *r, const struct suite_ops *s, const char *program, json_t *cell, const char *tag_name,
+		     int *tried_make)
+{
+	struct env_var *stack_env = NULL, *cell_env = NULL;
+	size_t stack_nenv = 0, cell_nenv = 0;
+	int swapped = 0;
 	struct suite_run sr;
 	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
 	const struct engine_ops *eng = engine_find(engine_names[r->m.runtime.engine]);
@@ -586,7 +653,8 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 	}
 	sr.batch = xcalloc(r->plan.n, sizeof(*sr.batch));
 	for (size_t i = 0; i < r->plan.n; i++) {
-		if (r->plan.cases[i].suite != s || r->st[i] == C_OK || strcmp(case_program(s, &r->plan.cases[i]), program))
+		if (r->plan.cases[i].suite != s || r->st[i] == C_OK || strcmp(case_program(s, &r->plan.cases[i]), program) ||
+		    !same_cell(case_env(&r->plan.cases[i]), cell))
 			continue;
 		run_set_state(r, i, C_PENDING, NULL);
 		sr.batch[sr.nbatch++] = i;
@@ -595,6 +663,14 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 	}
 	if (sr.nbatch == 0)
 		goto cleanup;
+	if (cell) { /* this cell's variables over stack.env while its runner runs */
+		env_with_cell(&cell_env, &cell_nenv, &r->m, cell);
+		stack_env = r->m.stack.env;
+		stack_nenv = r->m.stack.nenv;
+		r->m.stack.env = cell_env;
+		r->m.stack.nenv = cell_nenv;
+		swapped = 1;
+	}
 	json_object_set_new(cfg, "schema", json_string("bench.cases/v1"));
 	json_object_set_new(cfg, "suite", json_string(s->name));
 	json_object_set_new(cfg, "ranks", json_integer(r->m.target.nodes * r->m.target.gpus_per_node));
@@ -671,7 +747,21 @@ start:
 				strbuf_addch(&cmd, ' ');
 			shell_quote(&cmd, argv.v[i]);
 		}
-		fprintf(sr.log, "bench: running %zu case%s: %s\n", sr.nbatch, sr.nbatch == 1 ? "" : "s", cmd.buf);
+		if (cell) { /* the cell's variables, as the runner sees them */
+			const char *k;
+			json_t *v;
+			struct strbuf cs = STRBUF_INIT;
+
+			json_object_foreach(cell, k, v) {
+				strbuf_addf(&cs, "%s%s=", cs.len ? " " : "", k);
+				shell_quote(&cs, json_string_value(v) ? json_string_value(v) : "");
+			}
+			fprintf(sr.log, "bench: running %zu case%s of env cell %s: %s\n", sr.nbatch, sr.nbatch == 1 ? "" : "s",
+				cs.buf, cmd.buf);
+			strbuf_release(&cs);
+		} else {
+			fprintf(sr.log, "bench: running %zu case%s: %s\n", sr.nbatch, sr.nbatch == 1 ? "" : "s", cmd.buf);
+		}
 		if (r->o->verbose)
 			fprintf(stderr, "bench: %s\n", cmd.buf);
 		strbuf_release(&cmd);
@@ -774,6 +864,11 @@ mark:
 		fprintf(stderr, "bench: suite '%s': %zu of %zu case%s not measured: %s\n", s->name, sr.nbatch - sr.done,
 			sr.nbatch, sr.nbatch == 1 ? "" : "s", why);
 cleanup:
+	if (swapped) {
+		r->m.stack.env = stack_env;
+		r->m.stack.nenv = stack_nenv;
+	}
+	env_vars_free(cell_env, cell_nenv);
 	json_decref(sr.device);
 	json_decref(sr.lock);
 	if (sr.results)
@@ -815,18 +910,56 @@ static size_t suite_programs(const char **progs, size_t max, const struct run *r
 	return np;
 }
 
+/* The distinct env_matrix cells of suite s's cases (params "env"), in plan order (borrowed); at most max. A suite
+ * without an env_matrix has one, NULL. Returns how many. */
+static size_t suite_cells(json_t **cells, size_t max, const struct run *r, const struct suite_ops *s)
+{
+	size_t nc = 0;
+
+	for (size_t i = 0; i < r->plan.n && nc < max; i++) {
+		json_t *e;
+		int seen = 0;
+
+		if (r->plan.cases[i].suite != s)
+			continue;
+		e = case_env(&r->plan.cases[i]);
+		for (size_t k = 0; k < nc; k++)
+			seen |= same_cell(cells[k], e);
+		if (!seen)
+			cells[nc++] = e;
+	}
+	return nc;
+}
+
+/* cases/<tag>.json of a suite's k-th runner (of np) and c-th env cell (of nc) */
+static char *group_tag(const char *prefix, const struct suite_ops *s, size_t k, size_t np, size_t c, size_t nc)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "%s%s", prefix, s->name);
+	if (np > 1)
+		strbuf_addf(&sb, "-%zu", k + 1);
+	if (nc > 1)
+		strbuf_addf(&sb, "-env%zu", c + 1);
+	return strbuf_detach(&sb);
+}
+
 int run_execute_suite(struct run *r, const struct suite_ops *s, int *tried_make)
 {
 	const char *progs[8];
-	size_t np = suite_programs(progs, 8, r, s, 1);
+	json_t *cells[SUITE_MAX_ENV_CELLS];
+	size_t np = suite_programs(progs, 8, r, s, 1), nc = suite_cells(cells, SUITE_MAX_ENV_CELLS, r, s);
 	int err = 0;
 
-	for (size_t k = 0; k < np && !err && !run_stop_flag; k++) {
-		char *tag = np == 1 ? xstrdup(s->name) : xstrfmt("%s-%zu", s->name, k + 1);
+	/* one runner per program and env cell, the cells of one program in sequence (a cell with every case ok on
+	 * --resume starts nothing); their records go to the same results/<suite>.jsonl */
+	for (size_t k = 0; k < np && !err && !run_stop_flag; k++)
+		for (size_t c = 0; c < nc && !err && !run_stop_flag; c++) {
+			char *tag = group_tag("", s, k, np, c, nc);
 
-		err = run_group(r, s, progs[k], tag, tried_make);
-		free(tag);
-	}
+			err = run_group(r, s, progs[k], cells[c], tag, tried_make);
+			free(tag);
+		}
 	return err;
 }
 
@@ -840,20 +973,40 @@ void run_print_dry(struct run *r)
 		const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
 		long long ranks = ops->processes ? ops->processes(&r->m.suites[s], &r->m) : 1;
 		const char *progs[8];
-		size_t np = suite_programs(progs, 8, r, ops, 0);
+		json_t *cells[SUITE_MAX_ENV_CELLS];
+		size_t np = suite_programs(progs, 8, r, ops, 0), nc = suite_cells(cells, SUITE_MAX_ENV_CELLS, r, ops);
 
-		for (size_t k = 0; k < np; k++) {
+		for (size_t kc = 0; kc < np * nc; kc++) {
+			size_t k = kc / nc, c = kc % nc;
 			struct strvec argv = STRVEC_INIT;
 			struct strbuf cmd = STRBUF_INIT;
-			char *cases = np == 1 ? xstrfmt("RUN_DIR/cases/%s.json", ops->name)
-					      : xstrfmt("RUN_DIR/cases/%s-%zu.json", ops->name, k + 1);
+			char *tag0 = group_tag("RUN_DIR/cases/", ops, k, np, c, nc), *cases = xstrfmt("%s.json", tag0);
 			size_t n = 0;
 
+			free(tag0);
 			for (size_t i = 0; i < r->plan.n; i++)
-				if (r->plan.cases[i].suite == ops && !strcmp(case_program(ops, &r->plan.cases[i]), progs[k])) {
+				if (r->plan.cases[i].suite == ops && !strcmp(case_program(ops, &r->plan.cases[i]), progs[k]) &&
+				    same_cell(case_env(&r->plan.cases[i]), cells[c])) {
 					printf("%-12s %s\n", ops->name, r->plan.cases[i].key);
 					n++;
 				}
+			struct env_var *stack_env = r->m.stack.env, *cell_env = NULL;
+			size_t stack_nenv = r->m.stack.nenv, cell_nenv = 0;
+
+			if (cells[c]) { /* the cell's variables: put over stack.env for its runner (podman -e, mpirun -x) */
+				const char *name;
+				json_t *v;
+
+				env_with_cell(&cell_env, &cell_nenv, &r->m, cells[c]);
+				r->m.stack.env = cell_env;
+				r->m.stack.nenv = cell_nenv;
+
+				json_object_foreach(cells[c], name, v) {
+					strbuf_addf(&cmd, "%s=", name);
+					shell_quote(&cmd, json_string_value(v) ? json_string_value(v) : "");
+					strbuf_addch(&cmd, ' ');
+				}
+			}
 			if (!eng)
 				bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[r->m.runtime.engine]);
 			else if (!lau)
@@ -861,7 +1014,7 @@ void run_print_dry(struct run *r)
 			if (eng && lau && lau->batch_script) { /* the job script, as it will be submitted */
 				struct batch_job job;
 				struct strbuf script = STRBUF_INIT;
-				char *tag = np == 1 ? xstrdup(ops->name) : xstrfmt("%s-%zu", ops->name, k + 1);
+				char *tag = group_tag("", ops, k, np, c, nc);
 
 				memset(&job, 0, sizeof(job));
 				job.run_dir = "RUN_DIR";
@@ -871,8 +1024,8 @@ void run_print_dry(struct run *r)
 				job.image = eng->exec_prefix ? "IMAGE" : NULL;
 				if (eng->runner_argv(&argv, &r->m, progs[k], cases) == 0 &&
 				    (job.argv = strvec_argv(&argv), lau->batch_script(&script, &r->m, &job) == 0))
-					printf("# %s: %zu case%s: sbatch RUN_DIR/slurm/%s.sbatch:\n%s", ops->name, n, n == 1 ? "" : "s",
-					       tag, script.buf);
+					printf("# %s: %zu case%s: %ssbatch RUN_DIR/slurm/%s.sbatch:\n%s", ops->name, n, n == 1 ? "" : "s",
+					       cmd.buf, tag, script.buf);
 				else
 					printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", bench_error_last());
 				strbuf_release(&script);
@@ -889,6 +1042,9 @@ void run_print_dry(struct run *r)
 			} else {
 				printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", bench_error_last());
 			}
+			r->m.stack.env = stack_env;
+			r->m.stack.nenv = stack_nenv;
+			env_vars_free(cell_env, cell_nenv);
 			free(cases);
 			strbuf_release(&cmd);
 			strvec_release(&argv);

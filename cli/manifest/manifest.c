@@ -777,6 +777,75 @@ cleanup:
 	diag_list_release(&pd);
 }
 
+/* env_matrix: {NAME: [value, ...], ...}, each list non-empty and without repeats, the product of their lengths at
+ * most SUITE_MAX_ENV_CELLS (docs/manifest-format.md, "Env matrix"). */
+static void parse_env_matrix(struct vctx *c, const struct ynode *n, const struct suite_ops *ops, struct suite_cfg *cfg)
+{
+	size_t cells = 1;
+	int bad = 0;
+
+	if (n->type != YNODE_MAP || n->n == 0) {
+		verr(c, n, "'env_matrix' in suite '%s' must be a mapping of variable names to lists of values such as "
+		     "{NCCL_ALGO: [Ring, Tree]}, got %s", ops->name, n->type == YNODE_MAP ? "an empty mapping" : ynode_type_name(n));
+		return;
+	}
+	cfg->env_matrix = xcalloc(n->n, sizeof(*cfg->env_matrix));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *k = n->pairs[i].key, *v = n->pairs[i].value;
+		struct env_axis *ax;
+
+		if (k->dup_of) {
+			verr(c, k, "duplicate key '%s' in 'env_matrix' (first at line %d)", k->value, k->dup_of->line);
+			bad = 1;
+			continue;
+		}
+		if (!manifest_env_name_ok(k->value)) {
+			verr(c, k, "environment variable name '%s' must match [A-Za-z_][A-Za-z0-9_]*", k->value);
+			bad = 1;
+			continue;
+		}
+		if (v->type != YNODE_SEQ || v->n == 0) {
+			verr(c, v, "env_matrix '%s' must be a non-empty list of strings such as [Ring, Tree], got %s", k->value,
+			     v->type == YNODE_SEQ ? "an empty list" : ynode_type_name(v));
+			bad = 1;
+			continue;
+		}
+		ax = &cfg->env_matrix[cfg->nenv_matrix++];
+		ax->name = xstrdup(k->value);
+		ax->values = xcalloc(v->n, sizeof(*ax->values));
+		for (size_t j = 0; j < v->n; j++) {
+			const struct ynode *it = v->items[j];
+			size_t dup = 0;
+
+			if (it->type != YNODE_SCALAR || ynode_is_null(it) || strlen(it->value) != it->len) {
+				verr(c, it, "env_matrix '%s' value %zu must be a string (write \"\" for an empty value), got %s",
+				     k->value, j + 1, ynode_type_name(it));
+				bad = 1;
+				continue;
+			}
+			if (control_check(c, it, k->value, 0) < 0) {
+				bad = 1;
+				continue;
+			}
+			for (dup = 0; dup < j; dup++)
+				if (v->items[dup]->type == YNODE_SCALAR && !strcmp(v->items[dup]->value, it->value))
+					break;
+			if (dup < j) {
+				verr(c, it, "env_matrix '%s' lists '%s' twice (first at line %d)", k->value, it->value,
+				     v->items[dup]->line);
+				bad = 1;
+				continue;
+			}
+			ax->values[ax->nvalues++] = xstrdup(it->value);
+		}
+		cells = cells > ((size_t)1 << 40) / v->n ? ((size_t)1 << 40) + 1 : cells * v->n; /* saturating */
+	}
+	if (!bad && cells > SUITE_MAX_ENV_CELLS)
+		verr(c, n, "'env_matrix' in suite '%s' expands to %s%zu cells; the limit is %d (split the sweep over "
+		     "several manifests)", ops->name, cells > ((size_t)1 << 40) ? "more than " : "",
+		     cells > ((size_t)1 << 40) ? ((size_t)1 << 40) : cells, SUITE_MAX_ENV_CELLS);
+}
+
 static void parse_suite(struct vctx *c, const struct ynode *key, const struct ynode *n, const struct suite_ops *ops,
 			struct suite_cfg *cfg, const char *vendor)
 {
@@ -797,13 +866,16 @@ static void parse_suite(struct vctx *c, const struct ynode *key, const struct yn
 		n = NULL;
 	}
 	if (n && !ynode_is_null(n)) {
-		names = xcalloc(np + 1, sizeof(*names));
+		names = xcalloc(np + 2, sizeof(*names));
 		for (size_t i = 0; i < np; i++)
 			names[i] = ops->params[i].name;
+		names[np] = "env_matrix"; /* any suite's: not a parameter of its runner */
 		where = xstrfmt("in suite '%s'", ops->name);
 		check_keys(c, n, names, where);
 		free(where);
 		free(names);
+		if (get(n, "env_matrix"))
+			parse_env_matrix(c, get(n, "env_matrix"), ops, cfg);
 	}
 	before = c->d->n;
 	for (size_t i = 0; i < np; i++) {

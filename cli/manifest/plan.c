@@ -14,6 +14,35 @@ void plan_add(struct plan *p, const struct suite_ops *suite, char *key, json_t *
 	p->n++;
 }
 
+/* The cases [first, n) once per cell of cfg's env_matrix, cell-major (the order the run measures them in): key
+ * <key>/env:<label>, params with "env": {NAME: value}. */
+static void plan_expand_env(struct plan *p, size_t first, const struct suite_cfg *cfg)
+{
+	size_t nbase = p->n - first, ncells = suite_env_cells(cfg);
+	struct plan_case *base = xcalloc(nbase ? nbase : 1, sizeof(*base));
+
+	memcpy(base, p->cases + first, nbase * sizeof(*base));
+	p->n = first;
+	for (size_t c = 0; c < ncells; c++) {
+		struct strbuf label = STRBUF_INIT;
+		json_t *env = suite_env_cell(cfg, c, &label);
+
+		for (size_t b = 0; b < nbase; b++) {
+			json_t *params = json_deep_copy(base[b].params);
+
+			json_object_set(params, "env", env);
+			plan_add(p, base[b].suite, xstrfmt("%s/env:%s", base[b].key, label.buf), params);
+		}
+		json_decref(env);
+		strbuf_release(&label);
+	}
+	for (size_t b = 0; b < nbase; b++) {
+		free(base[b].key);
+		json_decref(base[b].params);
+	}
+	free(base);
+}
+
 int plan_build(struct plan *out, const struct manifest *m)
 {
 	int err = 0;
@@ -24,6 +53,8 @@ int plan_build(struct plan *out, const struct manifest *m)
 
 		if ((err = m->suites[i].ops->plan(out, &m->suites[i], m)) < 0)
 			goto cleanup;
+		if (m->suites[i].nenv_matrix)
+			plan_expand_env(out, first, &m->suites[i]);
 		/* keys are how compare matches cases: they must be unique within a suite */
 		for (size_t a = first; a < out->n; a++)
 			for (size_t b = a + 1; b < out->n; b++)

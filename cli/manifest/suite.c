@@ -55,7 +55,51 @@ void suite_cfg_release(struct suite_cfg *cfg)
 	for (size_t i = 0; i < cfg->nvalues; i++)
 		param_value_release(&cfg->values[i]);
 	free(cfg->values);
+	for (size_t i = 0; i < cfg->nenv_matrix; i++) {
+		free(cfg->env_matrix[i].name);
+		for (size_t k = 0; k < cfg->env_matrix[i].nvalues; k++)
+			free(cfg->env_matrix[i].values[k]);
+		free(cfg->env_matrix[i].values);
+	}
+	free(cfg->env_matrix);
 	memset(cfg, 0, sizeof(*cfg));
+}
+
+size_t suite_env_cells(const struct suite_cfg *cfg)
+{
+	size_t n = 1;
+
+	for (size_t i = 0; i < cfg->nenv_matrix; i++)
+		n *= cfg->env_matrix[i].nvalues;
+	return n;
+}
+
+json_t *suite_env_cell(const struct suite_cfg *cfg, size_t cell, struct strbuf *label)
+{
+	json_t *o = json_object();
+	size_t *pick = xcalloc(cfg->nenv_matrix ? cfg->nenv_matrix : 1, sizeof(*pick));
+
+	/* mixed radix, the last variable fastest: the cells in the order of nested loops over the manifest's lists */
+	for (size_t i = cfg->nenv_matrix; i-- > 0;) {
+		pick[i] = cell % cfg->env_matrix[i].nvalues;
+		cell /= cfg->env_matrix[i].nvalues;
+	}
+	for (size_t i = 0; i < cfg->nenv_matrix; i++) {
+		const char *v = cfg->env_matrix[i].values[pick[i]];
+
+		json_object_set_new(o, cfg->env_matrix[i].name, json_string(v));
+		if (!label)
+			continue;
+		strbuf_addf(label, "%s%s=", i ? "," : "", cfg->env_matrix[i].name);
+		for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+			if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			    strchr("._+^:@-", *p))
+				strbuf_addch(label, (char)*p);
+			else
+				strbuf_addf(label, "%%%02X", *p);
+	}
+	free(pick);
+	return o;
 }
 
 json_t *suite_params_json(const struct suite_cfg *cfg, const char *const *skip)

@@ -3,7 +3,7 @@
  * line in suite.c's registry, as nccl-tests keeps struct testColl. Nothing else switches on suite names.
  *
  * Ownership: ops and their schemas are static constants. A struct suite_cfg (the manifest's settings for
- * one suite) owns its values; suite_cfg_release() frees them.
+ * one suite) owns its values and its env_matrix; suite_cfg_release() frees them.
  */
 #ifndef BENCH_SUITE_H
 #define BENCH_SUITE_H
@@ -14,6 +14,17 @@
 
 struct manifest;
 struct plan;
+struct strbuf;
+
+/* One variable of a suite's env_matrix and the values it takes, in manifest order. */
+struct env_axis {
+	char *name;
+	char **values;
+	size_t nvalues;
+};
+
+/* The most cells (points of the product of an env_matrix's value lists) one suite may expand into. */
+#define SUITE_MAX_ENV_CELLS 64
 
 struct suite_cfg {
 	const struct suite_ops *ops;
@@ -21,6 +32,8 @@ struct suite_cfg {
 	struct param_value *values;   /* one per ops->params entry, same order */
 	size_t nvalues;
 	int bad;                      /* a parameter failed to parse: cross-field checks are skipped */
+	struct env_axis *env_matrix;  /* env_matrix: every case once per cell, the cell's variables set (NULL: none) */
+	size_t nenv_matrix;
 };
 
 /* Context for a suite's cross-field checks: errors land at a parameter's position. */
@@ -63,6 +76,12 @@ const struct suite_ops *suite_find(const char *name);
 const char *const *suite_names(void);
 const struct param_value *suite_cfg_get(const struct suite_cfg *cfg, const char *name);
 void suite_cfg_release(struct suite_cfg *cfg);
+/* How many cells cfg's env_matrix expands into (1 without one). */
+size_t suite_env_cells(const struct suite_cfg *cfg);
+/* Cell `cell` (0-based; the first variable varies slowest) as a JSON object NAME -> value (new reference), and its
+ * label "NAME=value,NAME=value" appended to label when not NULL: a value's characters outside [A-Za-z0-9._+^:@-]
+ * are written %XX, so that the label is one path-safe word and two cells never share one. */
+json_t *suite_env_cell(const struct suite_cfg *cfg, size_t cell, struct strbuf *label);
 /* Every parameter of cfg as a JSON object, except those named in skip (NULL-terminated). New reference. */
 json_t *suite_params_json(const struct suite_cfg *cfg, const char *const *skip);
 void suite_check_error(struct suite_check *c, const struct param_value *at, const char *fmt, ...)

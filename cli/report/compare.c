@@ -39,6 +39,69 @@ const char *compare_case_reason(json_t *rec)
 	return e && *e ? e : "no reason was recorded";
 }
 
+/* the index of string s in array a, appended when absent */
+static size_t index_of(json_t *a, const char *s)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(a, i, e)
+		if (!strcmp(json_string_value(e), s))
+			return i;
+	json_array_append_new(a, json_string(s));
+	return json_array_size(a) - 1;
+}
+
+json_t *compare_env_cells(json_t *cases)
+{
+	json_t *out = json_array(), *c;
+	size_t i;
+
+	json_array_foreach(cases, i, c) {
+		const char *key = json_string_value(json_object_get(c, "case")), *suite = json_string_value(json_object_get(c, "suite"));
+		const char *cut = NULL, *status = json_string_value(json_object_get(c, "status"));
+		json_t *g = NULL, *e, *row, *vals, *v = json_object_get(c, "value");
+		size_t k, ci, ri;
+		char *base;
+
+		for (const char *p = key; p && (p = strstr(p, "/env:")); p++) /* the last one: the cell comes last */
+			cut = p;
+		if (!cut || !suite)
+			continue;
+		json_array_foreach(out, k, e)
+			if (!strcmp(json_string_value(json_object_get(e, "suite")), suite))
+				g = e;
+		if (!g) {
+			g = json_pack("{s:s, s:[], s:[], s:[]}", "suite", suite, "cells", "rows", "cases");
+			json_array_append_new(out, g);
+		}
+		if (!json_object_get(g, "unit") && json_is_string(json_object_get(c, "unit")))
+			json_object_set(g, "unit", json_object_get(c, "unit"));
+		ci = index_of(json_object_get(g, "cells"), cut + 5);
+		base = xstrndup(key, (size_t)(cut - key));
+		ri = index_of(json_object_get(g, "cases"), base);
+		if (ri == json_array_size(json_object_get(g, "rows")))
+			json_array_append_new(json_object_get(g, "rows"), json_pack("{s:s, s:[]}", "case", base, "values"));
+		free(base);
+		row = json_array_get(json_object_get(g, "rows"), ri);
+		vals = json_object_get(row, "values");
+		while (json_array_size(vals) <= ci)
+			json_array_append_new(vals, json_null());
+		if (status && !strcmp(status, "ok") && json_is_number(v))
+			json_array_set(vals, ci, v);
+	}
+	json_array_foreach(out, i, c) { /* every row as wide as its suite's cells */
+		size_t r;
+		json_t *row;
+
+		json_object_del(c, "cases");
+		json_array_foreach(json_object_get(c, "rows"), r, row)
+			while (json_array_size(json_object_get(row, "values")) < json_array_size(json_object_get(c, "cells")))
+				json_array_append_new(json_object_get(row, "values"), json_null());
+	}
+	return out;
+}
+
 json_t *compare_run_health(json_t *status)
 {
 	static const char *const names[] = { "ok", "failed", "skipped", "interrupted", "pending" };

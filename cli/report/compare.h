@@ -41,6 +41,11 @@ json_t *compare_run_health(json_t *status);
 /* The reason recorded for a case that is not ok (a record or a status.json entry), or a sentence saying that
  * none was recorded. The string belongs to the record. */
 const char *compare_case_reason(json_t *rec);
+/* The cases of an env_matrix (keys <case>/env:<cell>) side by side: cases is an array of {suite, case, status,
+ * value, unit} (summary.json's cases, or records). A new array, one entry per suite that has such cases, in the
+ * order first seen: {suite, unit, cells: [cell labels in order first seen], rows: [{case: the key without its
+ * /env: suffix, values: [per cell: the value when ok, else null]}]}; empty when no key names a cell. */
+json_t *compare_env_cells(json_t *cases);
 
 struct compare_opts {
 	double threshold;   /* 0.02 */

@@ -822,6 +822,49 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 			}
 			strbuf_release(&items);
 		}
+		/* an env_matrix: each run's cases with their cells side by side */
+		for (size_t s = 0; s < n; s++) {
+			json_t *arr = json_array(), *groups, *g, *row, *cell, *val;
+			size_t gi, r, j;
+
+			json_object_foreach(sides[s].records, k, v)
+				if (!strcmp(str(v, "suite"), suites[t]))
+					json_array_append(arr, v);
+			groups = compare_env_cells(arr);
+			json_array_foreach(groups, gi, g) {
+				strbuf_addf(o, "<div class=\"scroll\"><table class=\"cells\" id=\"cells-%s-%zu\"><caption>", suites[t], s);
+				if (n > 1) {
+					esc(o, sides[s].label);
+					strbuf_addstr(o, ": ");
+				}
+				strbuf_addstr(o, "by env cell (");
+				esc(o, str(g, "unit"));
+				strbuf_addstr(o, ")</caption>\n<tr><th>case</th>");
+				json_array_foreach(json_object_get(g, "cells"), j, cell) {
+					strbuf_addstr(o, "<th><code>");
+					esc(o, json_string_value(cell));
+					strbuf_addstr(o, "</code></th>");
+				}
+				strbuf_addstr(o, "</tr>\n");
+				json_array_foreach(json_object_get(g, "rows"), r, row) {
+					strbuf_addstr(o, "<tr><td><code>");
+					esc(o, str(row, "case"));
+					strbuf_addstr(o, "</code></td>");
+					json_array_foreach(json_object_get(row, "values"), j, val) {
+						strbuf_addstr(o, "<td class=\"num\">");
+						if (json_is_number(val))
+							num(o, val, "%.4g");
+						else
+							strbuf_addstr(o, "&ndash;");
+						strbuf_addstr(o, "</td>");
+					}
+					strbuf_addstr(o, "</tr>\n");
+				}
+				strbuf_addstr(o, "</table></div>\n");
+			}
+			json_decref(groups);
+			json_decref(arr);
+		}
 		if (!strcmp(suites[t], "training"))
 			for (size_t s = 0; s < n; s++)
 				json_object_foreach(sides[s].records, k, v)

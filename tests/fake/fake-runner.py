@@ -20,6 +20,8 @@ FAKE_IMPORT=MODULE imports MODULE and gives each record the packages field of th
 (runners/torch/loadedlibs.py, the real code) (any mode).
 A record whose extra holds telemetry gets extra.energy from runners/torch/energy.py (the real code), as the
 Python runners' records do (any mode).
+FAKE_ECHO_ENV=NAME[,NAME] puts the values of those variables as this process sees them (null: unset) into each
+record's extra.env_seen (any mode).
 FAKE_SCALE multiplies every sample (any mode). FAKE_PAD=N adds N bytes of padding to each record's extra (any mode).
 """
 import json
@@ -81,6 +83,8 @@ def record(c, status="ok", extra=None):
     for sub, ex in json.loads(os.environ.get("FAKE_EXTRA") or "{}").items():
         if sub in c["case"]:
             r["extra"].update(ex)
+    if os.environ.get("FAKE_ECHO_ENV"):
+        r["extra"]["env_seen"] = {k: os.environ.get(k) for k in os.environ["FAKE_ECHO_ENV"].split(",")}
     if packages is not None:
         r["packages"] = packages
     energy.add_energy(r)

@@ -266,6 +266,40 @@ static void test_plan_collective_sweep(void **state)
 	manifest_release(&m);
 }
 
+static void test_env_matrix_plans_every_case_per_cell(void **state)
+{
+	struct manifest m = MANIFEST_INIT;
+	struct plan p = PLAN_INIT;
+
+	(void)state;
+	plan_of(&p, &m, HEAD "suites: {collectives: {backend: mpi, ops: [all_reduce], min_bytes: 1MiB, max_bytes: 2MiB, factor: 2, "
+			"placements: [in-place], dtype: fp32, env_matrix: {NCCL_ALGO: [Ring, Tree], X: [\"a b/c,d=%\", \"\"]}}}\n");
+	assert_int_equal(p.n, 8);
+	/* cell-major, the first variable slowest; escapes keep the label one unambiguous word */
+	assert_string_equal(p.cases[0].key, "all_reduce/fp32/1MiB/in-place/r1n1/env:NCCL_ALGO=Ring,X=a%20b%2Fc%2Cd%3D%25");
+	assert_string_equal(p.cases[1].key, "all_reduce/fp32/2MiB/in-place/r1n1/env:NCCL_ALGO=Ring,X=a%20b%2Fc%2Cd%3D%25");
+	assert_string_equal(p.cases[2].key, "all_reduce/fp32/1MiB/in-place/r1n1/env:NCCL_ALGO=Ring,X=");
+	assert_string_equal(p.cases[7].key, "all_reduce/fp32/2MiB/in-place/r1n1/env:NCCL_ALGO=Tree,X=");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p.cases[1].params, "env"), "X")), "a b/c,d=%");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p.cases[7].params, "env"), "NCCL_ALGO")), "Tree");
+	assert_int_equal(json_integer_value(json_object_get(p.cases[7].params, "bytes")), 2 << 20);
+	assert_int_equal(json_object_size(json_object_get(p.cases[0].params, "env")), 2);
+	plan_release(&p);
+	manifest_release(&m);
+}
+
+static void test_env_matrix_is_checked(void **state)
+{
+	(void)state;
+	expect_error(HEAD "suites: {membw: {env_matrix: [A]}}\n", "5:30: 'env_matrix' in suite 'membw' must be a mapping");
+	expect_error(HEAD "suites: {membw: {env_matrix: {A: []}}}\n", "5:34: env_matrix 'A' must be a non-empty list");
+	expect_error(HEAD "suites: {membw: {env_matrix: {A-B: [x]}}}\n", "environment variable name 'A-B' must match");
+	expect_error(HEAD "suites: {membw: {env_matrix: {A: [x, x]}}}\n", "env_matrix 'A' lists 'x' twice");
+	expect_error(HEAD "suites: {membw: {env_matrix: {A: [a, b, c, d, e, f, g, h], B: [a, b, c, d, e, f, g, h], C: [a, b]}}}\n",
+		     "'env_matrix' in suite 'membw' expands to 128 cells; the limit is 64");
+	expect_error(HEAD "suites: {membw: {env_matrx: {A: [x]}}}\n", "unknown key 'env_matrx' in suite 'membw' (did you mean 'env_matrix'?)");
+}
+
 static void test_plan_attention_and_training_keys(void **state)
 {
 	struct manifest m = MANIFEST_INIT;
@@ -404,6 +438,8 @@ int main(void)
 		cmocka_unit_test(test_plan_collective_sweep),
 		cmocka_unit_test(test_plan_attention_and_training_keys),
 		cmocka_unit_test(test_plan_order_ignores_manifest_order),
+		cmocka_unit_test(test_env_matrix_plans_every_case_per_cell),
+		cmocka_unit_test(test_env_matrix_is_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
