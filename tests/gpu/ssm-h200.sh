@@ -9,7 +9,8 @@
 # is installed into $OUT/pylib first, else the mamba_ssm cases are skipped with their import error.
 # Results under $OUT (default ./gpu-out): run.txt (bench's log), summary.md (ms and TFLOP/s per seq_len side by side,
 # checks, compile state), show.txt (bench show: findings such as backward-slow), ssm.jsonl, attention.jsonl, the
-# bundle (bundle.tar). Python suites only: no runner to build. About 3-6 minutes (torch.compile per shape, steady
+# bundle (bundle.tar). The manifest carries an illustrative price, so show.txt also prints USD/h per effective
+# PFLOP/s and each record's energy (joules per call, TFLOP/J). Python suites only: no runner to build. About 3-6 minutes (torch.compile per shape, steady
 # warm-ups of up to 10 s per case).
 set -u
 OUT=${OUT:-gpu-out}
@@ -31,6 +32,7 @@ name: ssm-h200
 channel: stable
 target: {vendor: cuda, gpu: h200, nodes: 1, gpus_per_node: 1}
 runtime: {engine: host, launcher: local, timeout: 30m}
+pricing: {usd_per_gpu_hour: 3.50, source: "an illustrative GPU-hour price for the cost figures, not a quote"}
 suites:
   attention: {impl: [sdpa-flash], seq_lens: [2048, 4096, 8192], head_dim: 64, width: 5120, tokens: 16384, causal: [true], passes: [fwd, bwd], dtype: bf16}
   ssm: {impl: [torch, mamba_ssm], seq_lens: [2048, 4096, 8192], heads: 80, head_dim: 64, state: 128, chunk: 256, groups: 1, tokens: 16384, passes: [fwd, bwd], dtype: bf16}
