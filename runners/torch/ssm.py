@@ -44,33 +44,34 @@ CHECK = {"batch": 1, "seq_len": 128, "chunk": 32, "heads": 4, "head_dim": 16, "s
 CHECK_TOL = {"fp32": 1e-3, "fp32_tf32": 5e-3, "low": 5e-2}
 
 
-def segsum(x):
+def segsum(x, cumsum=torch.cumsum):
     """x (..., T) -> (..., T, T): out[i, j] = x[j+1] + ... + x[i] for j <= i (0 on the diagonal), -inf above it
     (exp of it is the decay from step j to step i, 0 where j > i). The stable form: masked cumulative sums, no
     differences of large sums."""
     t = x.size(-1)
     x = x[..., None].expand(*x.shape, t)                     # [..., i, j] = x_i
     strict = torch.tril(torch.ones(t, t, dtype=torch.bool, device=x.device), diagonal=-1)
-    s = torch.cumsum(x.masked_fill(~strict, 0), dim=-2)      # sum of x_k for j < k <= i
+    s = cumsum(x.masked_fill(~strict, 0), dim=-2)            # sum of x_k for j < k <= i
     lower = torch.tril(torch.ones(t, t, dtype=torch.bool, device=x.device), diagonal=0)
     return s.masked_fill(~lower, float("-inf"))
 
 
-def ssd_chunked(x, dt, A, B, C, chunk):
+def ssd_chunked(x, dt, A, B, C, chunk, cumsum=torch.cumsum):
     """The chunked SSD algorithm (Mamba2 paper, ssd_minimal), plain PyTorch. x (b, l, h, p), dt (b, l, h) after the
     softplus, A (h) negative, B and C (b, l, g, n); l a multiple of chunk, h of g. Returns y (b, l, h, p) in x's
-    dtype. Decays in float32; matmul operands in x's dtype."""
+    dtype. Decays in float32; matmul operands in x's dtype. cumsum: the cumulative sum used (torch.cumsum; under
+    torch.compile, one that runs outside the graph where inductor cannot generate the scan)."""
     b, l, h, p = x.shape
     g, n = B.shape[-2], B.shape[-1]
     r, c, q = h // g, l // chunk, chunk
     dtype = x.dtype
     xd = (x * dt[..., None]).to(dtype).reshape(b, c, q, g, r, p)     # dt-weighted input
     a = (dt.float() * A.float()).reshape(b, c, q, h).permute(0, 3, 1, 2)  # (b, h, c, q) log-decay per step
-    a_cum = torch.cumsum(a, dim=-1)
+    a_cum = cumsum(a, dim=-1)
     Bc, Cc = B.reshape(b, c, q, g, n), C.reshape(b, c, q, g, n)
     # 1. diagonal blocks: scores C.B^T per group, times the decay between positions, times x
     cb = torch.einsum("bclgn,bcsgn->bgcls", Cc, Bc)                  # (b, g, c, q, q)
-    decay = torch.exp(segsum(a)).reshape(b, g, r, c, q, q)
+    decay = torch.exp(segsum(a, cumsum)).reshape(b, g, r, c, q, q)
     scores = (cb[:, :, None] * decay.to(dtype))                       # (b, g, r, c, q, q)
     y_diag = torch.einsum("bgrcls,bcsgrp->bclgrp", scores, xd)
     # 2. each chunk's state: x weighted by B and the decay to the chunk's end
@@ -78,7 +79,7 @@ def ssd_chunked(x, dt, A, B, C, chunk):
     states = torch.einsum("bclgn,bclgrp->bcgrpn", Bc, xd * decay_states[..., None].to(dtype))
     # 3. the inter-chunk recurrence over the chunk states (ssd_minimal: one decay matmul over the chunks)
     states = torch.cat([torch.zeros_like(states[:, :1]), states], dim=1)     # (b, c + 1, g, r, p, n)
-    chunk_decay = torch.exp(segsum(F.pad(a_cum[..., -1], (1, 0))))          # (b, h, c + 1, c + 1)
+    chunk_decay = torch.exp(segsum(F.pad(a_cum[..., -1], (1, 0)), cumsum))          # (b, h, c + 1, c + 1)
     states = torch.einsum("bhzc,bchpn->bzhpn", chunk_decay.to(dtype), states.reshape(b, c + 1, h, p, n))
     states = states[:, :-1].reshape(b, c, g, r, p, n)                       # the state entering each chunk
     # 4. state -> output: C times the entering state, decayed to each position
@@ -112,6 +113,20 @@ def mamba_kernel():
 
 
 _compiled = {}
+
+
+def _cumsum_outside_graph():
+    """torch.cumsum behind a graph break: under torch.compile it runs as the eager op between compiled pieces (torch
+    2.11's inductor fails to generate the scan of a permuted input: 'list indices must be integers or slices, not
+    NoneType' in TritonSymbols.get_block_shape). None where this torch cannot disable compilation of a function."""
+    disable = getattr(getattr(torch, "compiler", None), "disable", None)
+    if disable is None:
+        return None
+
+    @disable
+    def cumsum(x, dim):
+        return torch.cumsum(x, dim=dim)
+    return cumsum
 
 
 def _no_grad(fn, ins, q):
@@ -220,17 +235,38 @@ def run_case(case, first, checked):
             return rec
         ins = inputs(b, l, h, hp, n, g, dtype, dev, 0, pas != "fwd")
         if fn is not ssd_chunked and impl == "torch":  # torch.compile: the first call compiles; failing, run eager
-            try:
-                y = fn(*ins, q) if pas != "fwd" else _no_grad(fn, ins, q)
+            def first_call(f):
+                y = f(*ins, q) if pas != "fwd" else _no_grad(f, ins, q)
                 if pas != "fwd":
                     y.backward(torch.ones_like(y))
                     for t in ins:
                         t.grad = None
                 del y
-            except Exception as e:  # noqa: BLE001 -- inductor or dynamo refusing: eager is the fallback
-                fn, how = ssd_chunked, {"function": "ssd_chunked", "compile": "eager",
-                                        "compile_why": f"torch.compile failed: {type(e).__name__}: "
-                                                       f"{(str(e).splitlines() or [''])[0][:200]}"}
+
+            try:
+                if "failed" in _compiled:  # an earlier case found the whole graph does not compile here
+                    raise RuntimeError(_compiled["failed"])
+                first_call(fn)
+            except Exception as e:  # noqa: BLE001 -- inductor or dynamo refusing: the cumsums outside, then eager
+                why = _compiled.setdefault("failed", f"torch.compile failed: {type(e).__name__}: "
+                                                     f"{(str(e).splitlines() or [''])[0][:200]}")
+                cs = _cumsum_outside_graph()
+                try:
+                    if cs is None:
+                        raise RuntimeError("this torch has no torch.compiler.disable")
+                    if "outside" not in _compiled:
+                        _compiled["outside"] = torch.compile(
+                            lambda x, dt, A, B, C, chunk: ssd_chunked(x, dt, A, B, C, chunk, cs), dynamic=False)
+                    first_call(_compiled["outside"])
+                    fn, how = _compiled["outside"], {
+                        "function": "torch.compile(ssd_chunked, dynamic=False), its cumsums outside the graph",
+                        "compile": "compiled", "compile_why": why + "; compiled again with the cumulative sums as "
+                                                                   "eager ops between the compiled pieces"}
+                except Exception as e2:  # noqa: BLE001
+                    fn, how = ssd_chunked, {"function": "ssd_chunked", "compile": "eager",
+                                            "compile_why": why + f"; with the cumsums outside the graph: "
+                                                                 f"{type(e2).__name__}: "
+                                                                 f"{(str(e2).splitlines() or [''])[0][:200]}"}
         ex.update(how)
 
         def reset():  # as attention: no gradient accumulation timed
@@ -264,7 +300,7 @@ def run_case(case, first, checked):
     ex.update(schedule=sched, flop=flop, fwd_flop=fwd, flop_convention=FLOP_CONVENTION)
     if pas != "fwd":
         ex["grad_reset"] = "x/dt/A/B/C .grad set to None inside the timed call, before each backward"
-    key = (impl, ex.get("compile"), p.get("dtype"))
+    key = (impl, ex.get("function"), p.get("dtype"))
     if key not in checked:
         try:
             checked[key] = run_check(fn, dtype, dev, tf32=impl == "mamba_ssm")
