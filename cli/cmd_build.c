@@ -54,7 +54,7 @@ int cmd_build(int argc, char **argv)
 	if ((status = cli_read_manifest_lock(&mbuf, &mlen, &lbuf, &llen, argv[1], lockp,
 					     "an image is built from a locked stack")) != 0)
 		goto cleanup;
-	if ((err = image_build(&b, builder, &m, mbuf, mlen, lbuf, llen, force, json ? NULL : stderr, NULL)) < 0) {
+	if ((err = image_build(&b, builder, NULL, &m, mbuf, mlen, lbuf, llen, force, json ? NULL : stderr, NULL)) < 0) {
 		status = cli_fail(err);
 		goto cleanup;
 	}

@@ -39,9 +39,10 @@ static const struct opt_cmd cmd = {
 };
 
 #define RULE                                                                                                          \
-	"per case, the figure of each run here in log space: mean m, standard deviation s over R runs; the 95% "     \
-	"prediction interval of one more run, m +/- t(R-1) * s * sqrt(1 + 1/R) with t Bonferroni-adjusted over the "    \
-	"cases judged so, never narrower than +/- log(1 + threshold); reproduced when the original lies inside it, "   \
+	"per case, the figure of each run here in log space: mean m, standard deviation s over R runs, and the "     \
+	"suite's pooled standard deviation S over its cases (D degrees of freedom); the 95% prediction interval of "   \
+	"one more run, m +/- t(D) * max(s, S) * sqrt(1 + 1/R), t Bonferroni-adjusted over the cases judged "          \
+	"so, never narrower than +/- log(1 + threshold); reproduced when the original lies inside it, "               \
 	"slower when the runs here lie below it, faster above; with one run here, compare's bootstrap 95% CI of the " \
 	"ratio against 1 +/- threshold; not comparable when a side did not measure the case"
 
@@ -122,7 +123,7 @@ static void print_table(json_t *doc, double thr)
 int cmd_reproduce(int argc, char **argv)
 {
 	static const char *const names[] = { "manifest.yaml", "manifest.lock.json", "plan.json", "env/environment.json",
-					     NULL };
+					     "image/image.json", NULL };
 	struct opt_strlist keys = OPT_STRLIST_INIT;
 	struct bundle_verify_result vr = BUNDLE_VERIFY_RESULT_INIT;
 	struct compare_opts co = { 0.02, 0.01, 2000, 0, NULL, NULL };
@@ -143,7 +144,7 @@ int cmd_reproduce(int argc, char **argv)
 		OPT_END(),
 	};
 	json_t *m = NULL, *plan = NULL, *oenv = NULL, *hereenv = NULL, *doc = NULL, *cases = json_array(), *differ = NULL;
-	json_t *cmp = NULL, *lockj = NULL, *stack = NULL;
+	json_t *cmp = NULL, *lockj = NULL, *stack = NULL, *imagej = NULL;
 	char *work = NULL, *dir = NULL, *tar = NULL, *env = NULL, *mpath = NULL, *lpath = NULL, *orig = NULL;
 	size_t counts[REPRODUCE_NVERDICTS] = { 0 };
 	struct run_opts ro;
@@ -321,12 +322,17 @@ int cmd_reproduce(int argc, char **argv)
 	ro.image_lock = lpath;
 	ro.lock = lockj ? lpath : NULL;
 	ro.variant = json_string_value(json_object_get(plan, "variant"));
+	/* a container run: the original's image by its recorded id when this machine's engine has it */
+	if (json_is_string(json_object_get(m, "image/image.json"))) {
+		imagej = json_loads(json_string_value(json_object_get(m, "image/image.json")), 0, NULL);
+		ro.image_id = json_string_value(json_object_get(imagej, "digest"));
+	}
 	ro.quiet = quiet;
 	if (!quiet) {
 		char *r = esc_text(vr.run);
 
 		fprintf(stderr, "bench: reproducing %s (sha256 %.12s..., %s) on this machine\n", r, vr.sha256,
-			lockj ? "its lock, --locked" : lpath ? "the image from its lock" : "engine host, this host's stack");
+			ro.image_id ? "its image by its recorded id, or from its lock" : lockj ? "its lock, --locked" : lpath ? "the image from its lock" : "engine host, this host's stack");
 		free(r);
 	}
 	outs = xcalloc((size_t)rounds, sizeof(*outs));
@@ -480,6 +486,7 @@ cleanup:
 	json_decref(cmp);
 	json_decref(lockj);
 	json_decref(stack);
+	json_decref(imagej);
 	free(work);
 	free(dir);
 	free(tar);

@@ -173,7 +173,7 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 		if (err < 0)
 			goto cleanup;
 	}
-	if ((err = image_build(&r->img, e->builder, r->m.variant ? &base : &r->m, mbuf, mlen, lbuf, llen, 0,
+	if ((err = image_build(&r->img, e->builder, r->o->image_id, r->m.variant ? &base : &r->m, mbuf, mlen, lbuf, llen, 0,
 			       r->o->quiet ? NULL : stderr, &run_stop_flag)) < 0)
 		goto cleanup;
 	if ((err = run_write_atomic(r->dir, "manifest.lock.json", lbuf, llen)) < 0)
@@ -190,8 +190,9 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 	    (err = run_write_atomic(r->dir, !strcmp(e->builder->recipe_format, "apptainer") ? "image/bench.def" : "image/Containerfile",
 				rbuf, rlen)) < 0)
 		goto cleanup;
-	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "schema", "bench.image/v1", "engine", e->name, "image",
-		      r->img.image, "digest", r->img.digest, "context_sha256", r->img.context_sha, "reused", r->img.reused);
+	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b}", "schema", "bench.image/v1", "engine", e->name, "image",
+		      r->img.image, "digest", r->img.digest, "context_sha256", r->img.context_sha, "reused", r->img.reused,
+		      "recorded", r->img.recorded);
 	if ((err = run_write_json(r->dir, "image/image.json", j)) < 0)
 		goto cleanup;
 	/* what is inside: OS, packages, shared libraries, Python packages (a fixed script, no manifest value in it) */

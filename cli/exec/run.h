@@ -21,6 +21,8 @@ struct run_opts {
 	const char *lock;      /* --locked: the lock the manifest must match (copied into the run) */
 	const char *image_lock;/* container engines: the lock the image is built from (MANIFEST.lock.json) */
 	const char *variant;   /* the manifest's variant this run measures (manifest_apply_variant); resume: from plan.json */
+	const char *image_id;  /* container engines: an image id ("sha256:...") to run when the engine has it (bench
+				* reproduce: the original's), else the lock's image as usual */
 	int dry_run;
 	int quiet;
 	int verbose;

@@ -164,8 +164,15 @@ cleanup:
 	return err;
 }
 
-int image_build(struct built_image *out, const struct builder_ops *b, const struct manifest *m, const char *mbuf,
-		size_t mlen, const char *lbuf, size_t llen, int force, FILE *progress, volatile sig_atomic_t *stop)
+/* An image id as bench records it: "sha256:" and 64 lower-case hex digits. */
+static int image_id_ok(const char *id)
+{
+	return id && !strncmp(id, "sha256:", 7) && strlen(id) == 71 && strspn(id + 7, "0123456789abcdef") == 64;
+}
+
+int image_build(struct built_image *out, const struct builder_ops *b, const char *prefer, const struct manifest *m,
+		const char *mbuf, size_t mlen, const char *lbuf, size_t llen, int force, FILE *progress,
+		volatile sig_atomic_t *stop)
 {
 	json_t *lock = NULL;
 	char msha[65], lsha[65], csha[65];
@@ -186,11 +193,22 @@ int image_build(struct built_image *out, const struct builder_ops *b, const stru
 	out->context_sha = xstrdup(csha);
 	out->image = b->image_ref(b, m->name, csha, snapshot_cache_dir());
 	out->log = xstrfmt("%s/build.log", out->context);
-	if (!force && b->image_exists(b, out->image)) {
+	if (image_id_ok(prefer) && b->image_exists(b, prefer + 7)) { /* the engines take the id without its prefix */
+		free(out->image);
+		out->image = xstrdup(prefer + 7);
+		out->reused = out->recorded = 1;
+		if (progress)
+			fprintf(progress, "bench: image %.19s... (the recorded id) is here: used as it is\n", prefer);
+	} else if (!force && b->image_exists(b, out->image)) {
+		if (prefer && progress)
+			fprintf(progress, "bench: the recorded image %.19s... is not here: the image of the lock's context\n",
+				prefer);
 		out->reused = 1;
 		if (progress)
 			fprintf(progress, "bench: image %s exists (same recipe and runner sources): reused\n", out->image);
 	} else {
+		if (prefer && progress)
+			fprintf(progress, "bench: the recorded image %.19s... is not here: built again from the lock\n", prefer);
 		if (progress)
 			fprintf(progress, "bench: building %s with %s (log: %s)\n", out->image, b->name, out->log);
 		if ((fd = open(out->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {

@@ -56,15 +56,20 @@ struct built_image {
 	char *context_sha; /* the context's digest (context.h): what the image reference is made of */
 	char *log;     /* the builder's output */
 	int reused;    /* the image existed already */
+	int recorded;  /* it is the image asked for by its id (image_build()'s prefer), not the context's tag */
 };
 
-#define BUILT_IMAGE_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+#define BUILT_IMAGE_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 }
 
 /* Builds the image of manifest m (its text mbuf) locked by lock (its text lbuf) with builder b, or reuses the
- * image of the same build context (recipe, and so manifest and lock, and runner sources) unless force. On a
- * failed build: BENCH_E_BUILD, the message names the log, and the log's last lines go to stderr. */
-int image_build(struct built_image *out, const struct builder_ops *b, const struct manifest *m, const char *mbuf,
-		size_t mlen, const char *lbuf, size_t llen, int force, FILE *progress, volatile sig_atomic_t *stop);
+ * image of the same build context (recipe, and so manifest and lock, and runner sources) unless force. prefer
+ * ("sha256:<64 hex>", or NULL): an image id recorded by an earlier run (bench reproduce): when the engine has it,
+ * it is the image used (out->recorded), whatever the context's tag; otherwise the context's image as above. The
+ * context is written either way (its recipe goes into the run). On a failed build: BENCH_E_BUILD, the message
+ * names the log, and the log's last lines go to stderr. */
+int image_build(struct built_image *out, const struct builder_ops *b, const char *prefer, const struct manifest *m,
+		const char *mbuf, size_t mlen, const char *lbuf, size_t llen, int force, FILE *progress,
+		volatile sig_atomic_t *stop);
 void built_image_release(struct built_image *img);
 
 #endif

@@ -29,6 +29,7 @@ void compare_side_release(struct compare_side *s)
 	json_decref(s->lock);
 	json_decref(s->status);
 	json_decref(s->pricing);
+	json_decref(s->image);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -190,7 +191,7 @@ static json_t **side_slot(struct compare_side *s, const char *rel)
 {
 	return !strcmp(rel, "plan.json") ? &s->plan : !strcmp(rel, "env/environment.json") ? &s->env :
 	       !strcmp(rel, "summary.json") ? &s->summary : !strcmp(rel, "manifest.lock.json") ? &s->lock :
-	       !strcmp(rel, "status.json") ? &s->status : NULL;
+	       !strcmp(rel, "status.json") ? &s->status : !strcmp(rel, "image/image.json") ? &s->image : NULL;
 }
 
 static int side_results_member(const char *rel)
@@ -282,7 +283,7 @@ static void side_sink_init(struct side_sink *k, struct bundle_sink *sink, struct
 /* forgets what a failed reading gathered */
 static void side_reset(struct compare_side *s)
 {
-	json_t **slots[] = { &s->plan, &s->env, &s->summary, &s->lock, &s->status };
+	json_t **slots[] = { &s->plan, &s->env, &s->summary, &s->lock, &s->status, &s->image };
 
 	for (size_t i = 0; i < sizeof(slots) / sizeof(*slots); i++) {
 		json_decref(*slots[i]);
@@ -323,7 +324,7 @@ static void feed_file(struct bundle_sink *sink, const char *dir, const char *rel
 static int load_dir(struct compare_side *s, const char *dir)
 {
 	static const char *const docs[] = { "plan.json", "env/environment.json", "summary.json", "manifest.lock.json",
-					    "status.json", "manifest.yaml" };
+					    "status.json", "manifest.yaml", "image/image.json" };
 	struct side_sink k;
 	struct bundle_sink sink;
 
@@ -526,6 +527,8 @@ json_t *compare_stack_facts(const struct compare_side *s)
 	/* the pins of a --locked run: component versions, commits and wheel digests, the base image digest */
 	flatten(f, "lock.components", json_object_get(s->lock, "components"), 0);
 	flatten(f, "lock.base", json_object_get(s->lock, "base"), 0);
+	/* a container run's image, by its immutable id */
+	flatten(f, "image.digest", json_object_get(s->image, "digest"), 0);
 	/* what the runners loaded: the libraries and packages that actually ran */
 	loaded_facts(f, json_object_get(env, "loaded"));
 	/* identities that differ by nature */

@@ -27,9 +27,10 @@ struct compare_side {
 	json_t *lock;    /* manifest.lock.json of a --locked run, or NULL */
 	json_t *status;  /* status.json (the run's state, every case's status and reason), or NULL */
 	json_t *pricing; /* the run's manifest.yaml pricing (cost_pricing_parse()), or NULL: none */
+	json_t *image;   /* image/image.json of a container run (the image's id), or NULL */
 };
 
-#define COMPARE_SIDE_INIT { NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+#define COMPARE_SIDE_INIT { NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 
 /* What a person needs to know about a run that did not end well, from its status.json (NULL: nothing known):
  * the run's state ("complete", "failed", "interrupted", "running"), the number of cases per status, whether

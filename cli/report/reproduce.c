@@ -111,18 +111,33 @@ json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const s
 			double threshold)
 {
 	json_t *out = json_array(), *row;
+	json_t *pooled = json_object(); /* suite -> [sum of (n - 1) s^2, sum of (n - 1)] */
 	double *logs = xcalloc(nhere + 1, sizeof(double));
 	size_t i, nspread = 0;
 
-	/* the cases judged by their spread here, for Bonferroni's share of the error rate */
+	/* the cases judged by their spread here, for Bonferroni's share of the error rate, and each suite's pooled
+	 * run-to-run variance (the machine's noise is shared by a suite's cases: one case's runs that happen to agree
+	 * do not make its band narrower than its suite's) */
 	json_array_foreach(json_object_get(cmp, "cases"), i, row) {
 		json_t *o = json_array_get(json_object_get(row, "others"), 0);
 		const char *v = json_string_value(json_object_get(o, "verdict"));
+		const char *suite = json_string_value(json_object_get(row, "suite"));
+		size_t n;
 
-		if (!(v && !strcmp(v, "missing")) && json_number_value(json_object_get(json_object_get(row, "baseline"), "value")) > 0 &&
-		    here_logs(logs, here, nhere, json_string_value(json_object_get(row, "suite")),
-			      json_string_value(json_object_get(row, "case"))) >= 2)
-			nspread++;
+		if ((v && !strcmp(v, "missing")) || !(json_number_value(json_object_get(json_object_get(row, "baseline"), "value")) > 0) ||
+		    (n = here_logs(logs, here, nhere, suite, json_string_value(json_object_get(row, "case")))) < 2)
+			continue;
+		nspread++;
+		{
+			json_t *pv = json_object_get(pooled, suite ? suite : "");
+			double m, sd;
+
+			mean_sd(&m, &sd, logs, n);
+			if (!pv)
+				json_object_set_new(pooled, suite ? suite : "", pv = json_pack("[f, f]", 0.0, 0.0));
+			json_array_set_new(pv, 0, json_real(json_number_value(json_array_get(pv, 0)) + (double)(n - 1) * sd * sd));
+			json_array_set_new(pv, 1, json_real(json_number_value(json_array_get(pv, 1)) + (double)(n - 1)));
+		}
 	}
 	json_array_foreach(json_object_get(cmp, "cases"), i, row) {
 		json_t *b = json_object_get(row, "baseline"), *o = json_array_get(json_object_get(row, "others"), 0);
@@ -158,9 +173,14 @@ json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const s
 			double m, sd, tol, d, lo, hi;
 			enum reproduce_verdict vd;
 
+			json_t *pv = json_object_get(pooled, suite ? suite : "");
+			double ss = json_number_value(json_array_get(pv, 0)), df = json_number_value(json_array_get(pv, 1));
+			double a = REPRODUCE_ALPHA / (double)nspread, s_suite = df > 0 ? sqrt(ss / df) : 0;
+
 			mean_sd(&m, &sd, logs, n);
-			tol = stats_t_quantile_two_sided(REPRODUCE_ALPHA / (double)nspread, (double)(n - 1)) * sd *
-			      sqrt(1 + 1.0 / (double)n);
+			/* the suite's pooled spread and its degrees of freedom; a case that spreads more than its suite, its own */
+			tol = stats_t_quantile_two_sided(a, df) * (sd > s_suite ? sd : s_suite) * sqrt(1 + 1.0 / (double)n);
+			json_object_set_new(res, "suite_noise_cv", json_real(df > 0 ? sqrt(expm1(ss / df)) : 0));
 			if (tol < log1p(threshold))
 				tol = log1p(threshold);
 			d = m - log(orig); /* > 0: faster here */
@@ -187,5 +207,6 @@ json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const s
 		json_array_append_new(out, res);
 	}
 	free(logs);
+	json_decref(pooled);
 	return out;
 }

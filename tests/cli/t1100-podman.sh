@@ -67,6 +67,21 @@ then ok "the two stacks loaded different BLAS libraries"; else not_ok "BLAS libr
 grep -q "libblis-dev.*0.9.0-1" "$(cat "$T/blis.dir")/env/container.txt" && ! grep -q "^libopenblas" "$(cat "$T/blis.dir")/env/container.txt" &&
 	ok "the blis image holds BLIS and no OpenBLAS (dpkg inside the container)" || not_ok "blis image packages"
 
+# bench reproduce of a container bundle: the image its run recorded, by its id, runs again (no rebuild); one
+# round, a wide threshold: the verdicts are t0970's subject, the image is this one's
+OB=$(cat "$T/openblas.dir")
+expect 0 "reproduce the cpu-openblas bundle (one round)" "$BENCH" reproduce --rounds 1 -t 0.9 -o "$T/repro" "$OB.bench.tar.gz"
+expect_err "(the recorded id) is here: used as it is"
+RD=$(tail -n 3 "$T/out" | head -n 1)
+python3 - "$OB" "$RD" <<'PY' && ok "reproduce ran the original's image by its id: the same digest, recorded true, no image difference" || { not_ok "reproduce image"; show "$T/out"; show "$T/err"; }
+import json, sys
+o, r = (json.load(open(d + "/image/image.json")) for d in sys.argv[1:])
+assert r["digest"] == o["digest"] and r["recorded"] is True and r["image"] == o["digest"][7:], (o, r)
+rep = json.load(open(sys.argv[2] + "/reproduce.json"))
+assert not [d for d in rep["stack_differs"] if d["what"] == "image.digest"], rep["stack_differs"]
+assert rep["counts"]["reproduced"] == 4, rep["counts"]
+PY
+
 # one bench at a time builds a stack: while another holds the context's lock, a second waits, then reuses
 CTX=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"])' "$T/openblas.build.json")
 flock "$CTX/.lock" sleep 4 &
