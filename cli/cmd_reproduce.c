@@ -31,7 +31,7 @@ static const struct opt_cmd cmd = {
 	"case is 'not reproducible here', named, nothing is run, exit 6), run the same suites N times (--rounds, "
 	"default 3) into new run directories under DIR (with the bundle's lock when it has one), and judge every case "
 	"against the original within this machine's run-to-run spread: 'reproduced' when the original lies inside "
-	"the 95% prediction interval of the runs here (never narrower than 1 +/- X), 'slower' when the runs here lie "
+	"the 99% prediction interval of the runs here (never narrower than 1 +/- X), 'slower' when the runs here lie "
 	"below it, 'faster' above, 'not comparable' when a side did not measure (one round: compare's 95% CI of the "
 	"ratio against 1 +/- X). Writes reproduce.json into the last run; every run is packed and signed with your key, "
 	"the last one's statement names the original bundle and the other rounds' bundles as materials. Exit 9 when "
@@ -40,8 +40,8 @@ static const struct opt_cmd cmd = {
 
 #define RULE                                                                                                          \
 	"per case, the figure of each run here in log space: mean m, standard deviation s over R runs, and the "     \
-	"suite's pooled standard deviation S over its cases (D degrees of freedom); the 95% prediction interval of "   \
-	"one more run, m +/- t(D) * max(s, S) * sqrt(1 + 1/R), t Bonferroni-adjusted over the cases judged "          \
+	"suite's pooled standard deviation S over its cases (D degrees of freedom); the 99% prediction interval of "   \
+	"one more run, m +/- t(D) * max(s, S) * sqrt(1 + 1/R), t at 1% Bonferroni-adjusted over the cases judged "          \
 	"so, never narrower than +/- log(1 + threshold); reproduced when the original lies inside it, "               \
 	"slower when the runs here lie below it, faster above; with one run here, compare's bootstrap 95% CI of the " \
 	"ratio against 1 +/- threshold; not comparable when a side did not measure the case"
@@ -68,7 +68,7 @@ static void print_table(json_t *doc, double thr)
 	json_t *cases = json_object_get(doc, "cases"), *c, *cn = json_object_get(doc, "counts"), *d;
 	size_t i;
 
-	printf("%-12s %-44s %11s %11s %7s %6s %-19s %s\n", "suite", "case", "original", "here", "ratio", "noise", "95% band",
+	printf("%-12s %-44s %11s %11s %7s %6s %-19s %s\n", "suite", "case", "original", "here", "ratio", "noise", "band",
 	       "verdict");
 	json_array_foreach(cases, i, c) {
 		char o[32], h[32], r[32], nz[32], ci[64] = "-";
@@ -115,7 +115,7 @@ static void print_table(json_t *doc, double thr)
 		       (long long)json_integer_value(json_object_get(cn, "slower")),
 		       (long long)json_integer_value(json_object_get(cn, "not comparable")),
 		       json_integer_value(json_object_get(doc, "rounds")) > 1
-			       ? "band: the 95% prediction interval of one more run from this machine's runs, ratio here / original"
+			       ? "band: the 99% prediction interval of one more run from this machine's runs, ratio here / original"
 			       : "band: the 95% CI of the ratio here / original, one run here",
 		       100 * thr);
 }

@@ -7,7 +7,7 @@
 #include "reproduce.h"
 #include "stats.h"
 
-#define REPRODUCE_ALPHA 0.05 /* the family's error rate over the cases judged by their spread */
+#define REPRODUCE_ALPHA 0.01 /* the family's error rate over the cases judged by their spread */
 
 static const char *const verdict_names[REPRODUCE_NVERDICTS] = { "reproduced", "faster", "slower", "not comparable",
 								 "not reproducible here" };

@@ -39,8 +39,8 @@ char *reproduce_fact_text(json_t *v);
  * The verdict of every case of cmp (compare_build_groups() with the original as the baseline group and the runs
  * made here, here[0..nhere), as the other group), counted into counts[]. With one run here: the ratio's 95% CI
  * (compare's bootstrap) against 1 +/- threshold. With two or more: this machine's run-to-run spread — the case's
- * figure in each run here, in log space, gives a 95% prediction interval for one more run (Student's t,
- * Bonferroni over the cases judged that way, the degrees of freedom of the suite's pooled spread), from the
+ * figure in each run here, in log space, gives a 99% prediction interval for one more run (Student's t,
+ * Bonferroni over the cases judged that way: 1% for them all, the degrees of freedom of the suite's pooled spread), from the
  * suite's pooled spread or the case's own, whichever is wider, never narrower than +/- threshold; reproduced when the original lies inside it, slower when the runs
  * here lie below it, faster above. Each row: {suite, case, unit, original, here, threshold, ratio, ci95 | band,
  * runs, noise_cv, suite_noise_cv, verdict, why}.
