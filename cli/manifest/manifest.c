@@ -59,12 +59,7 @@ static void verr(struct vctx *c, const struct ynode *at, const char *fmt, ...)
 
 static const struct ynode *get(const struct ynode *map, const char *key)
 {
-	if (!map || map->type != YNODE_MAP)
-		return NULL;
-	for (size_t i = 0; i < map->n; i++)
-		if (!strcmp(map->pairs[i].key->value, key))
-			return map->pairs[i].value;
-	return NULL;
+	return ynode_map_get(map, key);
 }
 
 static const struct ynode *get_key(const struct ynode *map, const char *key)

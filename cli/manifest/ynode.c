@@ -109,6 +109,16 @@ int ynode_control_char(const struct ynode *n, int allow_text)
 	return -1;
 }
 
+const struct ynode *ynode_map_get(const struct ynode *map, const char *key)
+{
+	if (!map || map->type != YNODE_MAP)
+		return NULL;
+	for (size_t i = 0; i < map->n; i++)
+		if (!strcmp(map->pairs[i].key->value, key))
+			return map->pairs[i].value;
+	return NULL;
+}
+
 int ynode_is_null(const struct ynode *n)
 {
 	if (!n)

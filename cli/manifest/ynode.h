@@ -44,6 +44,8 @@ struct ynode_pair {
 int ynode_load(struct ynode **out, struct diag_list *diags, const char *file, const char *buf, size_t len);
 void ynode_free(struct ynode *n);
 
+/* The value of key in mapping map (NULL: map is not a mapping, or has no such key). */
+const struct ynode *ynode_map_get(const struct ynode *map, const char *key);
 /* A plain scalar that YAML reads as null: empty, "~", "null", "Null", "NULL". */
 int ynode_is_null(const struct ynode *n);
 const char *ynode_type_name(const struct ynode *n);

@@ -9,16 +9,6 @@
 #include "../core/strbuf.h"
 #include "../manifest/ynode.h"
 
-static const struct ynode *map_get(const struct ynode *map, const char *key)
-{
-	if (!map || map->type != YNODE_MAP)
-		return NULL;
-	for (size_t i = 0; i < map->n; i++)
-		if (!strcmp(map->pairs[i].key->value, key))
-			return map->pairs[i].value;
-	return NULL;
-}
-
 json_t *cost_pricing_parse(const char *yaml, size_t len)
 {
 	struct diag_list diags = DIAG_LIST_INIT;
@@ -30,14 +20,14 @@ json_t *cost_pricing_parse(const char *yaml, size_t len)
 
 	if (!yaml || ynode_load(&root, &diags, "manifest.yaml", yaml, len) < 0)
 		goto cleanup;
-	p = map_get(root, "pricing");
-	u = map_get(p, "usd_per_gpu_hour");
+	p = ynode_map_get(root, "pricing");
+	u = ynode_map_get(p, "usd_per_gpu_hour");
 	if (!u || u->type != YNODE_SCALAR || !u->plain)
 		goto cleanup;
 	usd = strtod(u->value, &end);
 	if (*end || !(usd > 0) || !isfinite(usd))
 		goto cleanup;
-	s = map_get(p, "source");
+	s = ynode_map_get(p, "source");
 	out = json_pack("{s:f, s:s?}", "usd_per_gpu_hour", usd, "source",
 			s && s->type == YNODE_SCALAR && !ynode_is_null(s) && strlen(s->value) == s->len ? s->value : NULL);
 	if (!json_object_get(out, "source"))

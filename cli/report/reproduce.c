@@ -88,15 +88,10 @@ static size_t here_logs(double *out, const struct compare_side *here, size_t nhe
 
 static void mean_sd(double *mean, double *sd, const double *x, size_t n)
 {
-	double m = 0, v = 0;
+	double var;
 
-	for (size_t i = 0; i < n; i++)
-		m += x[i];
-	m /= (double)n;
-	for (size_t i = 0; i < n; i++)
-		v += (x[i] - m) * (x[i] - m);
-	*mean = m;
-	*sd = n > 1 ? sqrt(v / (double)(n - 1)) : 0;
+	stats_mean_var(mean, &var, x, n);
+	*sd = n > 1 ? sqrt(var) : 0;
 }
 
 static void set_verdict(json_t *row, size_t counts[REPRODUCE_NVERDICTS], enum reproduce_verdict v, const char *why)

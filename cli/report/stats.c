@@ -608,7 +608,7 @@ double stats_t_quantile_two_sided(double p, double df)
 	return (lo + hi) / 2;
 }
 
-static void mean_var(double *mean, double *var, const double *x, size_t n)
+void stats_mean_var(double *mean, double *var, const double *x, size_t n)
 {
 	double m = 0, v = 0;
 
@@ -628,8 +628,8 @@ void stats_welch(double *out_t, double *out_df, double *out_p, const double *a, 
 	*out_t = *out_df = *out_p = NAN;
 	if (na < 2 || nb < 2)
 		return;
-	mean_var(&ma, &va, a, na);
-	mean_var(&mb, &vb, b, nb);
+	stats_mean_var(&ma, &va, a, na);
+	stats_mean_var(&mb, &vb, b, nb);
 	sa = va / (double)na;
 	sb = vb / (double)nb;
 	se2 = sa + sb;

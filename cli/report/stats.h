@@ -34,6 +34,8 @@ uint64_t stats_seed_from_key(const char *key);
 /* Welch's unequal-variance t test of mean(a) - mean(b): t, its Welch–Satterthwaite degrees of freedom and
  * the two-sided p-value (all NAN with fewer than 2 values on a side). */
 void stats_welch(double *out_t, double *out_df, double *out_p, const double *a, size_t na, const double *b, size_t nb);
+/* The mean of x[0..n) and its sample variance (n - 1 in the denominator; NAN for n < 2). */
+void stats_mean_var(double *mean, double *var, const double *x, size_t n);
 /* P(|T| >= |t|) for Student's t with df degrees of freedom. */
 double stats_t_two_sided_p(double t, double df);
 /* The t > 0 with P(|T| >= t) = p for Student's t with df degrees of freedom (p in (0, 1); NAN otherwise). */
