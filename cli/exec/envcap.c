@@ -819,14 +819,14 @@ void envcap_gpu_snapshot(const char *dir, const char *tag)
 
 /* What `pip list --format=freeze` prints, from the interpreter's own package metadata: a fresh Debian has python3
  * without pip, and the installed distributions are what matters, not the installer. */
-#define PY_DISTRIBUTIONS \
-	"import importlib.metadata as m\n" \
-	"print('\\n'.join(sorted({'%s==%s' % (d.metadata['Name'], d.version) for d in m.distributions() " \
-	"if d.metadata['Name']}, key=str.lower)))\n"
+const char envcap_py_distributions[] =
+	"import importlib.metadata as m\n"
+	"print('\\n'.join(sorted({'%s==%s' % (d.metadata['Name'], d.version) for d in m.distributions() "
+	"if d.metadata['Name']}, key=str.lower)))\n";
 
 void envcap_pip_list(const char *dir, const char *python)
 {
-	char *const argv[] = { (char *)python, "-c", PY_DISTRIBUTIONS, NULL };
+	char *const argv[] = { (char *)python, "-c", (char *)envcap_py_distributions, NULL };
 
 	free(tool(dir, "pip-list.txt", argv));
 }

@@ -29,6 +29,9 @@ json_t *envcap_parse_rocminfo(const char *text);
 void envcap_gpu_snapshot(const char *run_dir, const char *tag);
 /* Writes `python3 -m pip list` to dir/env/raw/pip-list.txt. */
 void envcap_pip_list(const char *run_dir, const char *python);
+/* The Python program that prints `pip list --format=freeze`'s lines from importlib.metadata (a python3 without
+ * pip), used on the host and inside images. */
+extern const char envcap_py_distributions[];
 /* 1 when name is one of the prefixes that steer GPU stacks; 2 when its value must be redacted as well. */
 int envcap_var_class(const char *name);
 

@@ -206,10 +206,10 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 				    "echo '## dpkg'; dpkg-query -W -f '${Package}\t${Version}\n' 2>/dev/null; "
 				    "echo '## ldconfig'; ldconfig -p 2>/dev/null; "
 				    "echo '## alternatives'; ls -l /etc/alternatives 2>/dev/null; "
-				    "echo '## pip'; python3 -m pip list --format=freeze 2>/dev/null || python3 -c \"import importlib.metadata as m; "
-				    "print('\\\\n'.join(sorted({'%s==%s' % (d.metadata['Name'], d.version) for d in m.distributions()})))\" "
-				    "2>/dev/null; "
+				    "echo '## pip'; python3 -m pip list --format=freeze 2>/dev/null || python3 -c \"$1\" 2>/dev/null; "
 				    "echo '## env'; env | sort");
+			strvec_push(&av, "sh"); /* $0 */
+			strvec_push(&av, envcap_py_distributions); /* $1: the same program the host's capture runs */
 			if (spawn_capture(&text, &tlen, strvec_argv(&av), 16u << 20, 300) == 0 && text) {
 				/* the container's env dump: secret names' values and URL credentials removed (envcap.h) */
 				struct strvec secrets = STRVEC_INIT;
