@@ -255,6 +255,7 @@ install: bench
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bench/images/bases $(DESTDIR)$(PREFIX)/share/bench/manifests \
 	  $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 bench $(DESTDIR)$(PREFIX)/bin/bench
+	install -m 0755 tools/nightly.sh $(DESTDIR)$(PREFIX)/bin/bench-nightly
 	install -m 0644 images/bases/*.yaml $(DESTDIR)$(PREFIX)/share/bench/images/bases/
 	install -m 0644 manifests/*.yaml $(DESTDIR)$(PREFIX)/share/bench/manifests/
 	install -m 0644 docs/bench.1 $(DESTDIR)$(PREFIX)/share/man/man1/bench.1

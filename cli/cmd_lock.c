@@ -15,7 +15,8 @@
 static const struct opt_cmd cmd = { "lock", "[--check] [-q] [-o FILE] MANIFEST",
 				    "Resolve every moving reference of the manifest to an immutable pin and write "
 				    "MANIFEST's .lock.json: git branches and tags to commits (listing the remote's refs), pip "
-				    "releases, dated nightlies and 'latest' to the exact version for the wheel target (PEP 503 "
+				    "releases, nightlies (dated, 'date: today' or 'date: latest', recorded as 'date_resolved') and "
+				    "'latest' to the exact version for the wheel target (PEP 503 "
 				    "index) and its whole dependency closure, each package's wheel URL and sha256 (pip's "
 				    "resolver: python3 with pip 22.2+), apt versions, the base image digest (a base given "
 				    "by digest is its own pin); each resolution is printed as it is made. --check resolves "
@@ -105,6 +106,12 @@ int cmd_lock(int argc, char **argv)
 			if (json_equal(o, v))
 				continue;
 			moved++;
+			if (json_is_string(json_object_get(o, "date_resolved")) && json_is_string(json_object_get(v, "date_resolved")) &&
+			    !json_equal(json_object_get(o, "date_resolved"), json_object_get(v, "date_resolved")))
+				fprintf(stderr, "bench: moved: %s: nightly of %s: %s -> %s\n", k,
+					json_string_value(json_object_get(v, "date")),
+					json_string_value(json_object_get(o, "date_resolved")),
+					json_string_value(json_object_get(v, "date_resolved")));
 			if (!json_is_array(json_object_get(o, "packages")) ||
 			    !print_closure_drift(k, json_object_get(o, "packages"), json_object_get(v, "packages"))) {
 				char *a = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);

@@ -485,8 +485,38 @@ static int local_rank(const struct pep440 *v, const struct lock_target *t)
 	return accel_like(v->local) ? -1 : 0;
 }
 
-int lock_pip(char **out_version, const char *index, const char *name, const char *version, const char *date,
-	     const struct lock_target *t)
+/* A .devN that is a date, YYYYMMDD (PyTorch's nightlies): N, else 0. */
+static long dev_date(const struct pep440 *v)
+{
+	long y = v->dev / 10000, m = v->dev / 100 % 100, d = v->dev % 100;
+
+	return v->has_dev && y >= 2000 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= 31 ? v->dev : 0;
+}
+
+int lock_today(char out[11])
+{
+	const char *fixed = getenv("BENCH_TODAY"), *sde = getenv("SOURCE_DATE_EPOCH");
+	time_t now = sde && *sde ? (time_t)atoll(sde) : time(NULL);
+	struct tm tm;
+
+	if (fixed && *fixed) {
+		int y, m, d, n = 0;
+
+		memset(&tm, 0, sizeof(tm));
+		if (strlen(fixed) != 10 || sscanf(fixed, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || n != 10 || y < 2000 ||
+		    (tm.tm_year = y - 1900, tm.tm_mon = m - 1, tm.tm_mday = d, tm.tm_hour = 12, now = timegm(&tm)) == (time_t)-1 ||
+		    !gmtime_r(&now, &tm) || tm.tm_year != y - 1900 || tm.tm_mon != m - 1 || tm.tm_mday != d)
+			return bench_error_set(BENCH_E_FAIL, "BENCH_TODAY must be a date YYYY-MM-DD, got '%s'", fixed);
+	} else if (!gmtime_r(&now, &tm)) {
+		return bench_error_set(BENCH_E_FAIL, "cannot tell today's date (SOURCE_DATE_EPOCH '%s')", sde ? sde : "");
+	}
+	if (strftime(out, 11, "%Y-%m-%d", &tm) != 10)
+		return bench_error_set(BENCH_E_FAIL, "cannot tell today's date");
+	return 0;
+}
+
+int lock_pip(char **out_version, char out_date[11], const char *index, const char *name, const char *version,
+	     const char *date, const struct lock_target *t)
 {
 	struct strbuf page = STRBUF_INIT, seen = STRBUF_INIT;
 	char *norm = normalise(name), *url = xstrfmt("%s%s%s/", index, index[strlen(index) - 1] == '/' ? "" : "/", norm);
@@ -496,13 +526,16 @@ int lock_pip(char **out_version, const char *index, const char *name, const char
 	size_t ncands = 0;
 	long code = 0, dkey = 0;
 	int err = 0, newest = !strcmp(version, "latest") || (!strcmp(version, "nightly") && !date);
-	int dated = !strcmp(version, "nightly") && date, any_final = 0;
+	int last_night = !strcmp(version, "nightly") && date && !strcmp(date, "latest");
+	int dated = !strcmp(version, "nightly") && date && !last_night, any_final = 0;
 	const char *p;
 
 	*out_version = NULL;
+	if (out_date)
+		out_date[0] = '\0';
 	if (dated)
 		dkey = atol(date) * 10000 + atol(date + 5) * 100 + atol(date + 8);
-	if (!newest && !dated && pep440_parse(&want, version) < 0) {
+	if (!newest && !dated && !last_night && pep440_parse(&want, version) < 0) {
 		err = bench_error_set(BENCH_E_RESOLVE, "'%s' is not a version (PEP 440), 'nightly' or 'latest' (pip component "
 				      "'%s')", version, name);
 		goto cleanup;
@@ -529,7 +562,7 @@ int lock_pip(char **out_version, const char *index, const char *name, const char
 		file = pct_decode(xstrdup(strrchr(href, '/') ? strrchr(href, '/') + 1 : href));
 		if (wheel_split(file, &wn, &wv, &py, &abi, &plat) == 0 && (wnorm = normalise(wn)) != NULL) {
 			if (!strcmp(wnorm, norm) && pep440_parse(&v, wv) == 0) {
-				if (!newest && !dated && !pep440_cmp(&v, &want, 0) && !strstr(seen.buf ? seen.buf : "", wv) &&
+				if (!newest && !dated && !last_night && !pep440_cmp(&v, &want, 0) && !strstr(seen.buf ? seen.buf : "", wv) &&
 				    seen.len < 200)
 					strbuf_addf(&seen, "%s%s", seen.len ? ", " : "", wv);
 				if (wheel_fits(href, t)) {
@@ -552,7 +585,14 @@ int lock_pip(char **out_version, const char *index, const char *name, const char
 			continue;
 		if (dated && (rank < 0 || !k->v.has_dev || k->v.dev != dkey))
 			continue;
-		if (!newest && !dated && (pep440_cmp(&k->v, &want, 0) || (want.local[0] ? strcmp(k->v.local, want.local) : rank < 0)))
+		if (last_night && (rank < 0 || !dev_date(&k->v)))
+			continue;
+		if (last_night && best && dev_date(&k->v) != dev_date(&best->v)) { /* the newest night first */
+			if (dev_date(&k->v) > dev_date(&best->v))
+				best = k;
+			continue;
+		}
+		if (!newest && !dated && !last_night && (pep440_cmp(&k->v, &want, 0) || (want.local[0] ? strcmp(k->v.local, want.local) : rank < 0)))
 			continue;
 		/* the newest public version; within it the target's own build, then the newest label */
 		if (!best) {
@@ -567,6 +607,9 @@ int lock_pip(char **out_version, const char *index, const char *name, const char
 	}
 	if (best) {
 		*out_version = xstrdup(best->version);
+		if (out_date && dev_date(&best->v))
+			snprintf(out_date, 11, "%04ld-%02ld-%02ld", best->v.dev / 10000 % 10000, best->v.dev / 100 % 100,
+				 best->v.dev % 100);
 	} else {
 		err = bench_error_set(BENCH_E_RESOLVE, "no wheel of %s %s%s%s for %s %s %s (accelerator %s) on %s%s%s%s", name,
 				      version, date ? " of " : "", date ? date : "", t->pytag, t->abi, t->platform,
@@ -825,6 +868,8 @@ struct pip_pin {
 	const char *pinned_by; /* the component whose closure set it (a nightly companion), or NULL */
 	char *why;             /* why its own reference did not resolve (a nightly companion, until pinned) */
 	json_t *pkgs;          /* its closure, sorted by name, itself included */
+	char day[11];          /* the YYYY-MM-DD 'date: today' stands for this time, else "" */
+	char date[11];         /* the date of the nightly chosen (its .devYYYYMMDD), else "" */
 };
 
 static int is_moving(const struct component *c)
@@ -866,7 +911,9 @@ static int lock_pips(json_t *lock, json_t *comps, const struct manifest *m, FILE
 			err = bench_error_set(BENCH_E_RESOLVE, "pip component '%s' needs an 'index' to be locked", c->name);
 			goto cleanup;
 		}
-		if ((err = lock_pip(&p->version, c->index, c->name, c->pip, c->date, &t)) < 0) {
+		if (c->date && !strcmp(c->date, "today") && (err = lock_today(p->day)) < 0)
+			goto cleanup;
+		if ((err = lock_pip(&p->version, p->date, c->index, c->name, c->pip, p->day[0] ? p->day : c->date, &t)) < 0) {
 			if (!is_moving(c))
 				goto cleanup;
 			p->why = xstrdup(bench_error_last()); /* perhaps a companion: another closure may pin it */
@@ -940,6 +987,8 @@ static int lock_pips(json_t *lock, json_t *comps, const struct manifest *m, FILE
 			      "url", url, "sha256", sha, "packages", p->pkgs);
 		if (p->c->date)
 			json_object_set_new(e, "date", json_string(p->c->date));
+		if (p->c->date && p->date[0] && !p->pinned_by) /* the nightly it stood for this time */
+			json_object_set_new(e, "date_resolved", json_string(p->date));
 		if (p->pinned_by)
 			json_object_set_new(e, "pinned_by", json_string(p->pinned_by));
 		json_object_set_new(comps, p->c->name, e);
@@ -949,6 +998,9 @@ static int lock_pips(json_t *lock, json_t *comps, const struct manifest *m, FILE
 		if (p->pinned_by)
 			fprintf(progress, "bench: lock: %s: pinned by %s's requirement -> %s (%s, sha256 %.16s...)\n", p->c->name,
 				p->pinned_by, p->version, file, sha);
+		else if (p->c->date && (!strcmp(p->c->date, "today") || !strcmp(p->c->date, "latest")))
+			fprintf(progress, "bench: lock: %s: pip %s of %s (%s) -> %s (%s, sha256 %.16s...)\n", p->c->name,
+				p->c->pip, p->c->date, p->date, p->version, file, sha);
 		else
 			fprintf(progress, "bench: lock: %s: pip %s%s%s -> %s (%s, sha256 %.16s...)\n", p->c->name, p->c->pip,
 				p->c->date ? " of " : "", p->c->date ? p->c->date : "", p->version, file, sha);

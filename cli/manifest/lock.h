@@ -42,10 +42,14 @@ int lock_resolve(json_t **out, const struct manifest *m, const char *manifest_by
 int lock_git_ref(char out[41], const char *url, const char *ref);
 /* The exact version (local label included) of name on a PEP 503 index that has a wheel for t: version "X.Y.Z"
  * (PEP 440: "2.11.0" matches 2.11.0+cu130, '%2B' reads as '+'; of several accelerator builds the target's),
- * "nightly" with date (the .devYYYYMMDD build), "latest" or "nightly" without date (the newest; releases before
- * pre-releases where there are any). */
-int lock_pip(char **out_version, const char *index, const char *name, const char *version, const char *date,
-	     const struct lock_target *t);
+ * "nightly" with date YYYY-MM-DD (that day's .devYYYYMMDD build), "nightly" with date "latest" (the build of the
+ * newest date the index has), "latest" or "nightly" without date (the newest; releases before pre-releases where
+ * there are any). out_date (NULL: not wanted): the YYYY-MM-DD of the chosen .devYYYYMMDD build, else "". */
+int lock_pip(char **out_version, char out_date[11], const char *index, const char *name, const char *version,
+	     const char *date, const struct lock_target *t);
+/* The UTC date a 'date: today' nightly resolves to: $BENCH_TODAY (YYYY-MM-DD, for tests and reproducing a lock),
+ * else the day of $SOURCE_DATE_EPOCH, else of the clock. BENCH_E_FAIL where BENCH_TODAY is not a date. */
+int lock_today(char out[11]);
 /* The closure of name==version for t by pip's resolver: an array of {name, version, url, sha256} sorted by
  * normalised name, name itself included. BENCH_E_FAIL where python3 has no pip (22.2+), BENCH_E_RESOLVE with pip's
  * reason where it cannot resolve. */

@@ -339,11 +339,13 @@ static void parse_component(struct vctx *c, const struct ynode *n, struct compon
 		string_of(c, get(n, "pip"), "pip", &out->pip, 0);
 		if ((v = get(n, "index")) && string_of(c, v, "index", &out->index, 0) == 0 && !url_ok(out->index, 0))
 			verr(c, v, "'index' must be an http:// or https:// URL, got '%s'", out->index);
-		if ((v = get(n, "date")) && string_of(c, v, "date", &out->date, 0) == 0 && !date_ok(out->date))
-			verr(c, v, "'date' must be a date YYYY-MM-DD, got '%s'", out->date);
+		if ((v = get(n, "date")) && string_of(c, v, "date", &out->date, 0) == 0 && !date_ok(out->date) &&
+		    strcmp(out->date, "today") && strcmp(out->date, "latest"))
+			verr(c, v, "'date' must be a date YYYY-MM-DD, 'today' or 'latest', got '%s'", out->date);
 		if (out->pip && !strcmp(out->pip, "nightly")) {
 			if (!out->date && !get(n, "date"))
-				verr(c, n, "nightly component '%s' needs 'date: YYYY-MM-DD' (the nightly to pin)", label);
+				verr(c, n, "nightly component '%s' needs 'date: YYYY-MM-DD' (the nightly to pin), 'date: today' or "
+				     "'date: latest' (resolved by 'bench lock')", label);
 			if (!out->index && !get(n, "index"))
 				verr(c, n, "nightly component '%s' needs 'index' (the nightly package index URL)", label);
 		} else if ((v = get(n, "date"))) {

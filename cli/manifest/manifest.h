@@ -32,7 +32,7 @@ struct component {
 	char *name;
 	enum source source;
 	char *pip;     /* version, or "nightly" */
-	char *date;    /* nightly date YYYY-MM-DD */
+	char *date;    /* nightly date YYYY-MM-DD, "today" or "latest" (resolved by bench lock) */
 	char *index;   /* package index URL */
 	char *git;     /* repository URL */
 	char *ref;     /* branch, tag or commit */
