@@ -72,21 +72,6 @@ COLL_FN float coll_expected(int op, int r, int n, size_t chunk, int root, size_t
 	return -1;
 }
 
-/* The ordered pairs (i, j), i != j, of n ranks, row by row: pair k is i = k / (n - 1) and the (k % (n - 1))-th
- * rank other than i. Returns 0 with src/dst set, -1 when k is out of range; n x (n - 1) pairs in all. */
-COLL_FN int coll_pair(int n, int k, int *src, int *dst)
-{
-	int i, j;
-
-	if (n < 2 || k < 0 || k >= n * (n - 1))
-		return -1;
-	i = k / (n - 1);
-	j = k % (n - 1);
-	*src = i;
-	*dst = j >= i ? j + 1 : j;
-	return 0;
-}
-
 /* Groups of gsize consecutive ranks of n: the group of rank r (r / gsize) and r's rank in it; -1 when gsize does
  * not divide n or r is out of range. */
 COLL_FN int coll_group_of(int r, int n, int gsize, int *group_rank)
