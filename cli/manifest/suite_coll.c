@@ -32,7 +32,7 @@ static const struct param_def coll_params[] = {
 	{ "pairs", PARAM_ENUM, "none", NULL, NULL, pair_modes, 0, 0, 0,
 	  "all: the point-to-point matrix of the node's GPUs, every ordered pair alone at max_bytes (bandwidth) and "
 	  "8 B (latency)" },
-	{ "group_sizes", PARAM_INT_LIST, "[]", NULL, NULL, NULL, 1, 1 << 20, PARAM_EMPTY_OK,
+	{ "group_sizes", PARAM_INT_LIST, "[]", NULL, NULL, NULL, 1, 64, PARAM_EMPTY_OK,
 	  "run the ops on groups of this many consecutive ranks, one group at a time ([]: the whole run)" },
 	{ "root", PARAM_INT, "0", NULL, NULL, NULL, 0, 1 << 20, 0, "root rank of broadcast" },
 	{ "warmup_iters", PARAM_INT, "5", NULL, NULL, NULL, 0, 100000, 0, "untimed iterations before each size (nccl-tests -w)" },
