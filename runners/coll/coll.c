@@ -8,6 +8,9 @@
  * time = mean over iterations and ranks (nccl-tests' figure, in extra); headline = busbw from the median of the
  * samples' per-iteration times (averaged over ranks). Then a data check: inputs filled
  * with exactly known small integers, one more call, every output element compared exactly.
+ * Besides the collectives: send_recv (nccl-tests sendrecv_perf: a ring of sends, factor 1); p2p, one ordered pair
+ * alone (the cells of pairs: all, timed on the receiver); and any case on one group of consecutive ranks
+ * (group_sizes) over a split communicator. Ranks outside a case's pair or group join only its barriers and sums.
  */
 #include <math.h>
 #include <pthread.h>
