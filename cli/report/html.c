@@ -595,6 +595,74 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 	json_decref(series);
 }
 
+/* The point-to-point matrix of collectives' pairs: all (op p2p): per run and measure, an SVG table of cells, row the
+ * sending rank, column the receiving one, the value written in each cell and its shade by value (darker: more
+ * bandwidth, or more latency). Bandwidth is the record's value (GB/s), latency its extra.latency_us. */
+static void heatmap_pairs(struct strbuf *o, const struct compare_side *sides, size_t n)
+{
+	static const char *const measures[] = { "bandwidth", "latency" };
+	static const char *const units[] = { "GB/s", "us" };
+	const double cell = 56, pad = 34;
+
+	for (size_t s = 0; s < n; s++)
+		for (int w = 0; w < 2; w++) {
+			double val[16][16], lo = 1e300, hi = 0;
+			int have[16][16], size = 0, any = 0;
+			json_t *rec;
+			const char *k;
+
+			memset(have, 0, sizeof(have));
+			json_object_foreach(sides[s].records, k, rec) {
+				json_t *p = json_object_get(rec, "params");
+				json_int_t i = json_integer_value(json_object_get(p, "src")), j = json_integer_value(json_object_get(p, "dst"));
+				double v = w ? json_number_value(json_object_get(json_object_get(rec, "extra"), "latency_us"))
+					     : json_number_value(json_object_get(rec, "value"));
+
+				if (strcmp(str(rec, "suite"), "collectives") || strcmp(str(p, "op"), "p2p") ||
+				    strcmp(str(p, "measure"), measures[w]) || strcmp(str(rec, "status"), "ok") || i < 0 || j < 0 ||
+				    i >= 16 || j >= 16 || i == j)
+					continue;
+				val[i][j] = v;
+				have[i][j] = any = 1;
+				size = (int)(i >= size ? i + 1 : size);
+				size = (int)(j >= size ? j + 1 : size);
+				lo = fmin(lo, v);
+				hi = fmax(hi, v);
+			}
+			if (!any)
+				continue;
+			strbuf_addf(o, "<div class=\"scroll\"><svg class=\"chart heatmap\" id=\"p2p-%s-%zu\" viewBox=\"0 0 %.0f %.0f\" "
+				       "width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"", measures[w], s, pad + cell * size + 4,
+				    pad + cell * size + 18, pad + cell * size + 4, pad + cell * size + 18);
+			esc(o, sides[s].label);
+			strbuf_addf(o, ": point-to-point %s, row sends to column (%s)\">", measures[w], units[w]);
+			for (int i = 0; i < size; i++)
+				strbuf_addf(o, "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%d</text><text x=\"%.0f\" "
+					       "y=\"%.0f\" class=\"tick\" text-anchor=\"end\">%d</text>", pad + cell * (i + 0.5), pad - 6, i,
+					    pad - 6, pad + cell * (i + 0.5) + 4, i);
+			for (int i = 0; i < size; i++)
+				for (int j = 0; j < size; j++) {
+					double x = pad + cell * j, y = pad + cell * i, f = hi > lo ? (val[i][j] - lo) / (hi - lo) : 1;
+					double light = 92 - 55 * f;
+
+					if (!have[i][j]) {
+						strbuf_addf(o, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f4\" "
+							       "stroke=\"#fff\"/>", x, y, cell, cell);
+						continue;
+					}
+					strbuf_addf(o, "<rect class=\"p2p-cell\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
+						       "fill=\"hsl(%d,65%%,%.0f%%)\" stroke=\"#fff\"><title>%d &#8594; %d: %.4g %s</title></rect>"
+						       "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\"%s>%.3g</text>", x, y, cell,
+						    cell, w ? 25 : 215, light, i, j, val[i][j], units[w], x + cell / 2, y + cell / 2 + 4,
+						    light < 60 ? " style=\"fill:#fff\"" : "", val[i][j]);
+				}
+			strbuf_addf(o, "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">", pad + cell * size / 2,
+				    pad + cell * size + 14);
+			esc(o, sides[s].label);
+			strbuf_addf(o, " &mdash; p2p %s (%s), row = sender</text></svg></div>\n", measures[w], units[w]);
+		}
+}
+
 /* A run that did not end well says so at the top of its section: in red with the counts when a case failed,
  * was interrupted or never ran (and every such case with its reason); skipped cases in a quieter note. */
 static void run_health(struct strbuf *o, const struct compare_side *side, size_t idx)
@@ -804,6 +872,8 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 			chart_coll(o, sides, n);
 		else
 			chart_bars(o, sides, n, suites[t]);
+		if (measured && !strcmp(suites[t], "collectives"))
+			heatmap_pairs(o, sides, n);
 		/* the cases that did not measure, each with its reason: failed in red, skipped less prominent */
 		{
 			struct strbuf items = STRBUF_INIT;

@@ -8,6 +8,9 @@
  * time = mean over iterations and ranks (nccl-tests' figure, in extra); headline = busbw from the median of the
  * samples' per-iteration times (averaged over ranks). Then a data check: inputs filled
  * with exactly known small integers, one more call, every output element compared exactly.
+ * Besides the collectives: send_recv (nccl-tests sendrecv_perf: a ring of sends, factor 1); p2p, one ordered pair
+ * alone (the cells of pairs: all, timed on the receiver); and any case on one group of consecutive ranks
+ * (group_sizes) over a split communicator. Ranks outside a case's pair or group join only its barriers and sums.
  */
 #include <math.h>
 #include <pthread.h>
@@ -113,6 +116,8 @@ struct ccase {
 	size_t nominal;
 	int root, warmup, iters, check;
 	int every; /* timed iterations per sample: an event pair costs the GPU ~2 us per call boundary */
+	int src, dst;     /* p2p: the sending and the receiving rank (root = src) */
+	int gsize, group; /* a group case: ranks [group x gsize, (group + 1) x gsize) run it, the others idle; 0 = all */
 };
 
 struct outcome {
@@ -135,30 +140,91 @@ struct backend {
 	/* sync and read the clocks: per-iteration time of each sample into iter_ms (*nsamples of them), loop / iters */
 	int (*finish)(void *ctx, const struct ccase *c, double *iter_ms, size_t *nsamples, double *loop_ms);
 	long long (*check)(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n);
+	/* a communicator of the ranks with the same color (groups of gsize), called by every rank; it becomes the
+	 * one the next calls use (gsize 0: the world again); 1 = not available (why set) */
+	int (*split)(void *ctx, int gsize, int color, int key, char *why, size_t whylen);
 	void *ctx;
 };
+
+/* Which ranks take part in case c, this rank's rank among them (cr) and their count (cn): a group's ranks, a pair's
+ * two (they keep their world ranks: p2p names its peers by them), or every rank. */
+static int case_active(const struct ccase *c, const struct team *t, int *cr, int *cn)
+{
+	*cr = t->rank;
+	*cn = t->n;
+	if (c->op == OP_P2P)
+		return t->rank == c->src || t->rank == c->dst;
+	if (c->gsize) {
+		int g = coll_group_of(t->rank, t->n, c->gsize, cr);
+
+		*cn = c->gsize;
+		return g == c->group;
+	}
+	return 1;
+}
 
 static int run_case(struct outcome *o, struct team *t, const struct backend *b, const struct ccase *c)
 {
 	double flags[2] = { 0, 0 }, wrong;
 	size_t elem = dtype_size(c->dt);
-	int rc;
+	int rc = 0, cr, cn, act, nact, sgroup;
 
 	memset(o, 0, sizeof(*o));
-	coll_sizes(&o->sz, c->op, c->nominal, elem, t->n);
+	act = case_active(c, t, &cr, &cn);
+	nact = c->op == OP_P2P ? 1 : cn; /* p2p: the receiver's clock alone (the data has arrived) */
+	coll_sizes(&o->sz, c->op, c->nominal, elem, cn);
 	o->iter_ms = calloc((size_t)c->iters, sizeof(double));
-	if (o->sz.bytes == 0) {
+	if (c->op == OP_P2P && (c->src < 0 || c->dst < 0 || c->src >= t->n || c->dst >= t->n || c->src == c->dst)) {
 		o->status = 1;
-		snprintf(o->why, sizeof(o->why), "size %zu is smaller than one element per rank (%d ranks)", c->nominal, t->n);
+		snprintf(o->why, sizeof(o->why), "pair %d-%d is not two distinct ranks of %d", c->src, c->dst, t->n);
 		return 0;
 	}
+	if (c->gsize && (c->gsize > t->n || t->n % c->gsize || c->group < 0 || c->group >= t->n / c->gsize)) {
+		o->status = 1;
+		snprintf(o->why, sizeof(o->why), "group %d of size %d does not fit %d ranks (the size must divide the rank "
+			 "count)", c->group, c->gsize, t->n);
+		return 0;
+	}
+	if (c->op == OP_BROADCAST && c->root >= cn) {
+		o->status = 1;
+		snprintf(o->why, sizeof(o->why), "root %d is outside a group of %d ranks", c->root, cn);
+		return 0;
+	}
+	if (o->sz.bytes == 0) {
+		o->status = 1;
+		snprintf(o->why, sizeof(o->why), "size %zu is smaller than one element per rank (%d ranks)", c->nominal, cn);
+		return 0;
+	}
+	if ((c->op == OP_SEND_RECV || c->op == OP_P2P) && c->in_place) {
+		o->status = 1; /* nccl-tests src/sendrecv.cu: "We don't support in-place sendrecv" (it reports no errors) */
+		snprintf(o->why, sizeof(o->why), "%s has no in-place form (send and receive buffers must differ)",
+			 coll_op_name(c->op));
+		return 0;
+	}
+	/* every rank takes part in a split, members or not */
+	sgroup = c->gsize ? coll_group_of(t->rank, t->n, c->gsize, &cr) : 0;
+	if (b->split(b->ctx, c->gsize && c->gsize < t->n ? c->gsize : 0, sgroup, cr, o->why, sizeof(o->why)) != 0) {
+		o->status = 1;
+		if (!o->why[0])
+			snprintf(o->why, sizeof(o->why), "cannot split the communicator into groups of %d", c->gsize);
+	}
+	flags[0] = o->status == 1;
+	team_sum(t, flags, 1);
+	if (flags[0]) {
+		o->status = 1;
+		if (!o->why[0])
+			snprintf(o->why, sizeof(o->why), "another rank could not split the communicator");
+		return 0;
+	}
+	act = case_active(c, t, &cr, &cn);
 	if (c->op == OP_ALL_TO_ALL && c->in_place && strcmp(b->name, "mpi")) {
 		o->status = 1;
 		snprintf(o->why, sizeof(o->why), "all_to_all has no in-place form in %s (send/recv need distinct buffers)",
 			 b->name);
 		return 0;
 	}
-	rc = b->prepare(b->ctx, c, &o->sz, t->rank, t->n, o->why, sizeof(o->why));
+	if (act)
+		rc = b->prepare(b->ctx, c, &o->sz, cr, cn, o->why, sizeof(o->why));
 	flags[0] = rc == 1;
 	flags[1] = rc < 0;
 	team_sum(t, flags, 2); /* every rank skips or fails together */
@@ -168,40 +234,47 @@ static int run_case(struct outcome *o, struct team *t, const struct backend *b, 
 			snprintf(o->why, sizeof(o->why), "another rank could not allocate the buffers");
 		return 0;
 	}
-	if (b->fill(b->ctx, c, &o->sz, t->rank) < 0)
+	if (act && b->fill(b->ctx, c, &o->sz, cr) < 0)
 		goto fail;
 	team_barrier(t);
 	/* Warm-up (at least one call). On GPU streams the timed loop is enqueued right behind it without a host
 	 * sync: the last warm-up collective finishes at the same moment on every rank, so the ranks' timed loops
 	 * start aligned, as nccl-tests' do (one thread launching every GPU). A host barrier instead would let
 	 * thread or process wake-up skew into the first timed iteration. */
-	for (int i = 0; i < (c->warmup > 0 ? c->warmup : 1); i++)
-		if (b->run(b->ctx, c, &o->sz, t->rank, t->n, 0, 0) < 0)
+	for (int i = 0; act && i < (c->warmup > 0 ? c->warmup : 1); i++)
+		if (b->run(b->ctx, c, &o->sz, cr, cn, 0, 0) < 0)
 			goto fail;
 	if (!b->async) {
-		if (b->finish(b->ctx, c, NULL, NULL, NULL) < 0)
+		if (act && b->finish(b->ctx, c, NULL, NULL, NULL) < 0)
 			goto fail;
 		team_barrier(t);
 	}
-	for (int i = 0; i < c->iters; i++)
-		if (b->run(b->ctx, c, &o->sz, t->rank, t->n, 1, (size_t)i) < 0)
+	for (int i = 0; act && i < c->iters; i++)
+		if (b->run(b->ctx, c, &o->sz, cr, cn, 1, (size_t)i) < 0)
 			goto fail;
-	if (b->finish(b->ctx, c, o->iter_ms, &o->nsamples, &o->loop_ms) < 0)
+	if (act && b->finish(b->ctx, c, o->iter_ms, &o->nsamples, &o->loop_ms) < 0)
 		goto fail;
+	/* idle ranks add zeros: the means are over the ranks that ran the case (p2p: the receiver) */
+	o->nsamples = (size_t)((c->iters + c->every - 1) / c->every);
+	if (c->op == OP_P2P && t->rank != c->dst) {
+		memset(o->iter_ms, 0, o->nsamples * sizeof(*o->iter_ms));
+		o->loop_ms = 0;
+	}
 	team_sum(t, o->iter_ms, o->nsamples);
 	for (size_t i = 0; i < o->nsamples; i++)
-		o->iter_ms[i] /= t->n;
+		o->iter_ms[i] /= nact;
 	team_sum(t, &o->loop_ms, 1);
-	o->loop_ms /= t->n;
+	o->loop_ms /= nact;
 	wrong = 0;
 	if (c->check) {
 		team_barrier(t);
-		if (b->fill(b->ctx, c, &o->sz, t->rank) < 0)
+		if (act && b->fill(b->ctx, c, &o->sz, cr) < 0)
 			goto fail;
 		team_barrier(t);
-		if (b->run(b->ctx, c, &o->sz, t->rank, t->n, 0, 0) < 0 || b->finish(b->ctx, c, NULL, NULL, NULL) < 0)
+		if (act && (b->run(b->ctx, c, &o->sz, cr, cn, 0, 0) < 0 || b->finish(b->ctx, c, NULL, NULL, NULL) < 0))
 			goto fail;
-		wrong = (double)b->check(b->ctx, c, &o->sz, t->rank, t->n);
+		if (act)
+			wrong = (double)b->check(b->ctx, c, &o->sz, cr, cn);
 	}
 	team_sum(t, &wrong, 1);
 	o->wrong = (long long)wrong;
@@ -222,7 +295,29 @@ struct mpi_ctx {
 	double *iter;
 	size_t n_iter;
 	MPI_Op sum16[2]; /* bf16, fp16 sums */
+	MPI_Comm comm;   /* the case's: the world, or this rank's group */
+	MPI_Comm split[65]; /* by group size, made on first use */
 };
+
+static int mpi_split(void *ctx, int gsize, int color, int key, char *why, size_t whylen)
+{
+	struct mpi_ctx *m = ctx;
+
+	if (gsize <= 0) {
+		m->comm = MPI_COMM_WORLD;
+		return 0;
+	}
+	if (gsize > 64) {
+		snprintf(why, whylen, "groups of %d ranks: at most 64", gsize);
+		return 1;
+	}
+	if (m->split[gsize] == MPI_COMM_NULL && MPI_Comm_split(MPI_COMM_WORLD, color, key, &m->split[gsize]) != MPI_SUCCESS) {
+		snprintf(why, whylen, "MPI_Comm_split into groups of %d failed", gsize);
+		return 1;
+	}
+	m->comm = m->split[gsize];
+	return 0;
+}
 
 static void sum_bf16(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
@@ -354,27 +449,36 @@ static int mpi_run(void *ctx, const struct ccase *c, const struct coll_sizes *sz
 		m->loop0 = t0;
 	switch (c->op) {
 	case OP_ALL_REDUCE:
-		rc = MPI_Allreduce(send, m->recv, (int)sz->in_count, t, mpi_sum(m, c->dt), MPI_COMM_WORLD);
+		rc = MPI_Allreduce(send, m->recv, (int)sz->in_count, t, mpi_sum(m, c->dt), m->comm);
 		break;
 	case OP_ALL_GATHER:
-		rc = MPI_Allgather(send, (int)sz->chunk, t, m->recv, (int)sz->chunk, t, MPI_COMM_WORLD);
+		rc = MPI_Allgather(send, (int)sz->chunk, t, m->recv, (int)sz->chunk, t, m->comm);
 		break;
 	case OP_REDUCE_SCATTER:
 		rc = MPI_Reduce_scatter_block(send, c->in_place ? m->recv : m->recv, (int)sz->chunk, t, mpi_sum(m, c->dt),
-					      MPI_COMM_WORLD);
+					      m->comm);
 		break;
 	case OP_ALL_TO_ALL:
-		rc = MPI_Alltoall(send, (int)sz->chunk, t, m->recv, (int)sz->chunk, t, MPI_COMM_WORLD);
+		rc = MPI_Alltoall(send, (int)sz->chunk, t, m->recv, (int)sz->chunk, t, m->comm);
 		break;
 	case OP_BROADCAST:
 		if (!c->in_place && rank == c->root)
 			memcpy(m->recv, m->send, sz->in_count * elem);
-		rc = MPI_Bcast(m->recv, (int)sz->in_count, t, c->root, MPI_COMM_WORLD);
+		rc = MPI_Bcast(m->recv, (int)sz->in_count, t, c->root, m->comm);
+		break;
+	case OP_SEND_RECV: /* nccl-tests src/sendrecv.cu: send to (r+1)%n, receive from (r-1+n)%n, both at once */
+		rc = MPI_Sendrecv(m->send, (int)sz->in_count, t, (rank + 1) % n, 0, m->recv, (int)sz->out_count, t,
+				  (rank - 1 + n) % n, 0, m->comm, MPI_STATUS_IGNORE);
+		break;
+	case OP_P2P: /* one ordered pair alone: ranks are world ranks */
+		if (rank == c->src)
+			rc = MPI_Send(m->send, (int)sz->in_count, t, c->dst, 1, m->comm);
+		else if (rank == c->dst)
+			rc = MPI_Recv(m->recv, (int)sz->out_count, t, c->src, 1, m->comm, MPI_STATUS_IGNORE);
 		break;
 	default:
 		return -1;
 	}
-	(void)n;
 	if (timed) { /* boundaries, as on GPUs: iteration i runs from the end of i - 1 to the end of i */
 		double now = MPI_Wtime();
 
@@ -417,7 +521,9 @@ static long long mpi_check(void *ctx, const struct ccase *c, const struct coll_s
 
 	if (c->in_place && c->op == OP_REDUCE_SCATTER)
 		out = m->recv; /* MPI_Reduce_scatter_block in place leaves this rank's chunk at the start */
-	if (fault_wrong(rank))
+	if (c->op == OP_P2P && rank != c->dst)
+		return 0; /* the sender has nothing to check */
+	if (fault_wrong(c->op == OP_P2P ? 0 : rank))
 		put(m->recv, c->dt, 0, 99.0f);
 	for (size_t j = 0; j < sz->out_count; j++)
 		wrong += get(out, c->dt, j) != coll_expected(c->op, rank, n, sz->chunk, c->root, j);
@@ -435,7 +541,49 @@ struct ccl_ctx {
 	size_t send_bytes, recv_bytes;
 	gpuEvent_t *ev; /* ev[0] before the first timed call, ev[j + 1] after the last call of sample j */
 	size_t nev;
+	ncclComm_t world;      /* the communicator of every rank */
+	ncclComm_t split[65];  /* by group size, made on first use (ncclCommSplit) */
 };
+
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
+#define CCL_HAVE_SPLIT 1
+#endif
+
+static int ccl_split(void *ctx, int gsize, int color, int key, char *why, size_t whylen)
+{
+	struct ccl_ctx *g = ctx;
+
+	if (gsize <= 0) {
+		g->comm = g->world;
+		return 0;
+	}
+	if (gsize > 64) {
+		snprintf(why, whylen, "groups of %d ranks: at most 64", gsize);
+		return 1;
+	}
+#ifdef CCL_HAVE_SPLIT
+	gpuSetDevice(g->dev);
+	if (!g->split[gsize] && ncclCommSplit(g->world, color, key, &g->split[gsize], NULL) != ncclSuccess) {
+		g->split[gsize] = NULL;
+		snprintf(why, whylen, "ncclCommSplit into groups of %d failed", gsize);
+		return 1;
+	}
+	g->comm = g->split[gsize];
+	return 0;
+#else
+	(void)color;
+	(void)key;
+	snprintf(why, whylen, "groups need ncclCommSplit (NCCL 2.18 or later); this build's library is older");
+	return 1;
+#endif
+}
+
+static void ccl_release_splits(struct ccl_ctx *g)
+{
+	for (int i = 0; i <= 64; i++)
+		if (g->split[i])
+			ncclCommDestroy(g->split[i]);
+}
 
 /* all_to_all: NCCL 2.28 has ncclAlltoAll, and nccl-tests calls it wherever the loaded library has it (grouped
  * send/recv before). bench-coll makes the same choice from the loaded library's version (ccl_native_a2a, set
@@ -563,6 +711,23 @@ static int ccl_run(void *ctx, const struct ccase *c, const struct coll_sizes *sz
 	case OP_BROADCAST:
 		r = ncclBroadcast(in, out, sz->in_count, t, c->root, g->comm, g->s);
 		break;
+	case OP_SEND_RECV: /* nccl-tests src/sendrecv.cu: one group of a send to (r+1)%n and a receive from (r-1+n)%n */
+		r = ncclGroupStart();
+		if (r == ncclSuccess)
+			r = ncclSend(in, sz->in_count, t, (rank + 1) % n, g->comm, g->s);
+		if (r == ncclSuccess)
+			r = ncclRecv(out, sz->out_count, t, (rank - 1 + n) % n, g->comm, g->s);
+		if (r == ncclSuccess)
+			r = ncclGroupEnd();
+		else
+			ncclGroupEnd();
+		break;
+	case OP_P2P: /* one ordered pair alone: ranks are world ranks */
+		if (rank == c->src)
+			r = ncclSend(in, sz->in_count, t, c->dst, g->comm, g->s);
+		else if (rank == c->dst)
+			r = ncclRecv(out, sz->out_count, t, c->src, g->comm, g->s);
+		break;
 	default:
 		return -1;
 	}
@@ -599,7 +764,9 @@ static long long ccl_check(void *ctx, const struct ccase *c, const struct coll_s
 {
 	struct ccl_ctx *g = ctx;
 
-	if (fault_wrong(rank))
+	if (c->op == OP_P2P && rank != c->dst)
+		return 0; /* the sender has nothing to check */
+	if (fault_wrong(c->op == OP_P2P ? 0 : rank))
 		gpuMemset(ccl_output(g, c, sz, rank), 0x7f, dtype_size(c->dt));
 	return gpu_coll_check(ccl_output(g, c, sz, rank), c->dt, sz->out_count, c->op, rank, n, sz->chunk, c->root, g->s);
 }
@@ -629,6 +796,27 @@ static double to_busbw(double ms, void *arg)
 	return coll_algbw_gbps((size_t)f[0], ms * 1e-3) * f[1];
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of n per-iteration times (the headline's sample, as a time). */
+static double median_ms(const double *v, size_t n)
+{
+	double *c, m;
+
+	if (!n || !(c = malloc(n * sizeof(*c))))
+		return 0;
+	memcpy(c, v, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), cmp_double);
+	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	free(c);
+	return m;
+}
+
 static void emit(struct team *t, const struct shared *sh, size_t ci, const struct ccase *c, const struct outcome *o)
 {
 	json_t *rec;
@@ -653,7 +841,8 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 	} else if (o->status == 2) {
 		record_set_status(rec, "failed", "%s", o->why);
 	} else {
-		double f[2] = { (double)o->sz.bytes, coll_bus_factor(c->op, t->n) };
+		int cn = c->op == OP_P2P ? 2 : c->gsize ? c->gsize : t->n;
+		double f[2] = { (double)o->sz.bytes, coll_bus_factor(c->op, cn) };
 		double algbw = coll_algbw_gbps(o->sz.bytes, o->loop_ms * 1e-3);
 
 		record_set_samples(rec, "busbw_gbps", "GB/s", o->iter_ms, o->nsamples, to_busbw, f);
@@ -662,6 +851,15 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 		record_add_extra(rec, "count", json_integer((json_int_t)(c->op == OP_ALL_REDUCE || c->op == OP_BROADCAST ? o->sz.in_count : o->sz.chunk)));
 		record_add_extra(rec, "in_place", json_boolean(c->in_place));
 		record_add_extra(rec, "time_us", json_real(o->loop_ms * 1e3));
+		if (c->op == OP_P2P) { /* the pair matrix: bandwidth from the large size, latency from the small one */
+			record_add_extra(rec, "src", json_integer(c->src));
+			record_add_extra(rec, "dst", json_integer(c->dst));
+			record_add_extra(rec, "latency_us", json_real(median_ms(o->iter_ms, o->nsamples) * 1e3));
+		}
+		if (c->gsize) {
+			record_add_extra(rec, "group_size", json_integer(c->gsize));
+			record_add_extra(rec, "group_ranks", json_pack("[ii]", c->group * c->gsize, (c->group + 1) * c->gsize - 1));
+		}
 		record_add_extra(rec, "algbw_gbps", json_real(algbw));
 		record_add_extra(rec, "busbw_mean_gbps", json_real(algbw * f[1]));
 		record_add_extra(rec, "bus_factor", json_real(f[1]));
@@ -704,6 +902,12 @@ static int case_from(struct ccase *c, const char *key, json_t *p, char *why, siz
 		samples = samples < 1 ? 1 : c->iters;
 	c->every = (c->iters + samples - 1) / samples;
 	c->check = param_bool(p, "check", 1);
+	c->src = (int)param_int(p, "src", -1);
+	c->dst = (int)param_int(p, "dst", -1);
+	if (c->op == OP_P2P)
+		c->root = c->src; /* the receiver's expected values are the sender's */
+	c->gsize = (int)param_int(p, "group_size", 0);
+	c->group = (int)param_int(p, "group", 0);
 	if (c->op == OP_INVALID || c->dt == DT_INVALID || c->dt == DT_FP8E4M3 || c->iters < 1 || c->warmup < 0) {
 		snprintf(why, whylen, "bad case: op '%s', dtype '%s', iters %d", param_str(p, "op", "?"), param_str(p, "dtype", "?"),
 			 c->iters);
@@ -727,7 +931,7 @@ static void run_all(struct team *t, const struct shared *sh, const struct backen
 			continue;
 		}
 		fault_hang(t->rank, t->n, i);
-		if (c.root >= t->n) {
+		if (c.op == OP_BROADCAST && c.root >= t->n) {
 			memset(&o, 0, sizeof(o));
 			o.status = 2;
 			snprintf(o.why, sizeof(o.why), "root %d but only %d ranks", c.root, t->n);
@@ -752,7 +956,7 @@ static void *ccl_thread(void *arg)
 {
 	struct thread_arg *a = arg;
 	struct ccl_ctx g;
-	struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, &g };
+	struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, ccl_split, &g };
 
 	memset(&g, 0, sizeof(g));
 	g.dev = a->t.rank;
@@ -762,8 +966,10 @@ static void *ccl_thread(void *arg)
 		a->rc = -1;
 		return NULL;
 	}
+	g.world = g.comm;
 	run_all(&a->t, a->sh, &b);
-	ncclCommDestroy(g.comm);
+	ccl_release_splits(&g);
+	ncclCommDestroy(g.world);
 	gpuFree(g.send);
 	gpuFree(g.recv);
 	return NULL;
@@ -843,7 +1049,7 @@ int main(int argc, char **argv)
 	if (!strcmp(sh.backend, "mpi")) {
 #ifdef BENCH_MPI
 		struct mpi_ctx m;
-		struct backend b = { "mpi", 0, mpi_prepare, mpi_fill, mpi_run, mpi_finish, mpi_check, &m };
+		struct backend b = { "mpi", 0, mpi_prepare, mpi_fill, mpi_run, mpi_finish, mpi_check, mpi_split, &m };
 		struct team t = { rank, world, 1, NULL, NULL };
 		int len = 0;
 		char lib[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -856,6 +1062,9 @@ int main(int argc, char **argv)
 		if (world != ranks && rank == 0)
 			fprintf(stderr, "bench-coll: the run asked for %d ranks; MPI started %d\n", ranks, world);
 		memset(&m, 0, sizeof(m));
+		m.comm = MPI_COMM_WORLD;
+		for (int g = 0; g <= 64; g++)
+			m.split[g] = MPI_COMM_NULL;
 		MPI_Op_create(sum_bf16, 1, &m.sum16[0]);
 		MPI_Op_create(sum_fp16, 1, &m.sum16[1]);
 		sh.a2a_call = "MPI_Alltoall";
@@ -865,6 +1074,9 @@ int main(int argc, char **argv)
 		sh.model = "one MPI rank per slot (CPU buffers)";
 		sh.device = json_pack("{s:s, s:I}", "vendor", "cpu", "cores", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
 		run_all(&t, &sh, &b);
+		for (int g = 0; g <= 64; g++)
+			if (m.split[g] != MPI_COMM_NULL)
+				MPI_Comm_free(&m.split[g]);
 		MPI_Op_free(&m.sum16[0]);
 		MPI_Op_free(&m.sum16[1]);
 		free(m.send);
@@ -894,7 +1106,7 @@ int main(int argc, char **argv)
 		if (sh.use_mpi_team && world > 1) {
 #ifdef BENCH_MPI
 			struct ccl_ctx g;
-			struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, &g };
+			struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, ccl_split, &g };
 			struct team t = { rank, world, 1, NULL, NULL };
 			const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
 
@@ -911,8 +1123,10 @@ int main(int argc, char **argv)
 					fail_all(&sh, "ncclCommInitRank failed");
 				goto out;
 			}
+			g.world = g.comm;
 			run_all(&t, &sh, &b);
-			ncclCommDestroy(g.comm);
+			ccl_release_splits(&g);
+			ncclCommDestroy(g.world);
 #endif
 		} else {
 			pthread_t th[64];

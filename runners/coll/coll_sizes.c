@@ -3,7 +3,7 @@
 
 #include "coll.h"
 
-static const char *const names[] = { "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast" };
+static const char *const names[] = { "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv", "p2p" };
 
 enum coll_op coll_op_parse(const char *s)
 {
@@ -40,7 +40,7 @@ void coll_sizes(struct coll_sizes *out, enum coll_op op, size_t nominal, size_t 
 		out->chunk = per;
 		out->bytes = out->in_count * elem;
 		break;
-	default: /* all_reduce, broadcast */
+	default: /* all_reduce, broadcast, send_recv, p2p: the whole buffer */
 		out->in_count = out->out_count = out->chunk = count;
 		out->bytes = count * elem;
 		break;
@@ -57,6 +57,8 @@ double coll_bus_factor(enum coll_op op, int n)
 	case OP_ALL_TO_ALL:
 		return (double)(n - 1) / n;
 	case OP_BROADCAST:
+	case OP_SEND_RECV: /* nccl-tests src/sendrecv.cu: factor 1 */
+	case OP_P2P:
 		return 1.0;
 	default:
 		return 0;

@@ -58,8 +58,8 @@ static void test_busbw_worked_example(void **state)
 /* Simulates each collective from coll_value inputs and compares with coll_expected. */
 static void check_op(enum coll_op op, int n, size_t chunk, int root)
 {
-	size_t in_count = op == OP_ALL_GATHER ? chunk : op == OP_ALL_REDUCE || op == OP_BROADCAST ? chunk : chunk * (size_t)n;
-	size_t out_count = op == OP_REDUCE_SCATTER ? chunk : op == OP_ALL_REDUCE || op == OP_BROADCAST ? chunk : chunk * (size_t)n;
+	size_t in_count = op == OP_ALL_GATHER ? chunk : op == OP_ALL_REDUCE || op == OP_BROADCAST || op >= OP_SEND_RECV ? chunk : chunk * (size_t)n;
+	size_t out_count = op == OP_REDUCE_SCATTER ? chunk : op == OP_ALL_REDUCE || op == OP_BROADCAST || op >= OP_SEND_RECV ? chunk : chunk * (size_t)n;
 	float *out = calloc(out_count, sizeof(float));
 
 	for (int r = 0; r < n; r++) {
@@ -82,6 +82,14 @@ static void check_op(enum coll_op op, int n, size_t chunk, int root)
 				v = coll_value((int)(j / chunk), (size_t)r * chunk + j % chunk);
 				break;
 			case OP_BROADCAST:
+				v = coll_value(root, j);
+				break;
+			case OP_SEND_RECV: /* the rank whose send peer (q + 1) % n is r */
+				for (int q = 0; q < n; q++)
+					if ((q + 1) % n == r)
+						v = coll_value(q, j);
+				break;
+			case OP_P2P: /* the receiver holds the sender's (root's) buffer */
 				v = coll_value(root, j);
 				break;
 			default:
@@ -114,6 +122,42 @@ static void test_values_are_exact_in_bf16(void **state)
 	assert_int_equal(coll_op_parse("allreduce"), OP_INVALID);
 }
 
+static void test_send_recv_and_p2p_factor_one(void **state)
+{
+	struct coll_sizes sz;
+
+	(void)state;
+	/* nccl-tests sendrecv: S = the whole buffer, busbw = algbw, whatever the rank count */
+	for (int n = 2; n <= 8; n++) {
+		assert_true(coll_bus_factor(OP_SEND_RECV, n) == 1.0);
+		assert_true(coll_bus_factor(OP_P2P, n) == 1.0);
+	}
+	coll_sizes(&sz, OP_SEND_RECV, 1001, 2, 8); /* whole elements, no split by ranks */
+	assert_int_equal(sz.in_count, 500);
+	assert_int_equal(sz.out_count, 500);
+	assert_int_equal(sz.bytes, 1000);
+	assert_int_equal(coll_op_parse("send_recv"), OP_SEND_RECV);
+	assert_string_equal(coll_op_name(OP_P2P), "p2p");
+}
+
+static void test_groups_are_consecutive_ranks(void **state)
+{
+	int gr = -1;
+
+	(void)state;
+	/* 8 ranks in groups of 2: rank 5 is rank 1 of group 2 */
+	assert_int_equal(coll_group_of(5, 8, 2, &gr), 2);
+	assert_int_equal(gr, 1);
+	assert_int_equal(coll_group_of(3, 8, 4, &gr), 0);
+	assert_int_equal(gr, 3);
+	assert_int_equal(coll_group_of(7, 8, 8, &gr), 0);
+	assert_int_equal(gr, 7);
+	/* a size that does not divide the ranks, or exceeds them */
+	assert_int_equal(coll_group_of(0, 6, 4, &gr), -1);
+	assert_int_equal(coll_group_of(0, 4, 8, &gr), -1);
+	assert_int_equal(coll_group_of(0, 4, 0, &gr), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -121,6 +165,8 @@ int main(void)
 		cmocka_unit_test(test_busbw_worked_example),
 		cmocka_unit_test(test_expected_values_match_a_simulation),
 		cmocka_unit_test(test_values_are_exact_in_bf16),
+		cmocka_unit_test(test_send_recv_and_p2p_factor_one),
+		cmocka_unit_test(test_groups_are_consecutive_ranks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
