@@ -297,7 +297,7 @@ static double peak_for(const struct run *r, const struct plan_case *c)
 		return 0;
 	switch (c->suite->peak) {
 	case SUITE_PEAK_TFLOPS:
-		if (dt && !strcmp(dt, "fp8e4m3"))
+		if (dt && !strncmp(dt, "fp8", 3)) /* fp8e4m3, fp8e5m2: one fp8 tensor-core peak for either format */
 			return r->peak->fp8_tflops;
 		if (dt && !strcmp(dt, "fp32"))
 			return r->peak->fp32_tflops; /* COMPUTE_32F, no TF32; 0 where peaks.yaml has no figure */
