@@ -46,7 +46,8 @@ template <> __device__ inline fp8e5_t from_float<fp8e5_t>(float x) { return fp8e
 #endif
 #ifdef HAVE_FP8_SOFT
 /* dtype.h's fp8e4m3_bits / fp8e5m2_bits: the device's variant, fnuz or OCP; fp8e*_to_float are the inverses. */
-__global__ void fill_fp8_kernel(unsigned char *p, size_t n, uint64_t seed, uint32_t tensor, int init, int fnuz, int e5m2)
+__global__ void fill_fp8_kernel(unsigned char *p, size_t n, uint64_t seed, uint32_t tensor, int init, int fnuz,
+				int e5m2)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
 		float x = rng_value(seed, tensor, i, init);
