@@ -297,11 +297,7 @@ static double peak_for(const struct run *r, const struct plan_case *c)
 		return 0;
 	switch (c->suite->peak) {
 	case SUITE_PEAK_TFLOPS:
-		if (dt && !strcmp(dt, "fp8e4m3"))
-			return r->peak->fp8_tflops;
-		if (dt && !strcmp(dt, "fp32"))
-			return r->peak->fp32_tflops; /* COMPUTE_32F, no TF32; 0 where peaks.yaml has no figure */
-		return r->peak->bf16_tflops;
+		return peaks_tflops_for(r->peak, dt); /* fp32: COMPUTE_32F, no TF32 */
 	case SUITE_PEAK_HBM:
 		return r->peak->hbm_tbps;
 	default:

@@ -82,6 +82,15 @@ const struct peak *peaks_find(const struct peaks *p, const char *key)
 	return NULL;
 }
 
+double peaks_tflops_for(const struct peak *p, const char *dtype)
+{
+	if (dtype && !strncmp(dtype, "fp8", 3))
+		return p->fp8_tflops;
+	if (dtype && !strcmp(dtype, "fp32"))
+		return p->fp32_tflops;
+	return p->bf16_tflops;
+}
+
 void peaks_release(struct peaks *p)
 {
 	for (size_t i = 0; i < p->n; i++) {

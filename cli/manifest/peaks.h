@@ -31,5 +31,8 @@ struct peaks {
 int peaks_load(struct peaks *out, struct diag_list *diags, const char *path);
 const struct peak *peaks_find(const struct peaks *p, const char *key);
 void peaks_release(struct peaks *p);
+/* The tensor-core peak of a GEMM dtype ("bf16", "fp8e4m3", ...): every fp8 dtype (fp8e4m3, and fp8e5m2's e5m2 x
+ * e4m3) the fp8 peak, fp32 the plain fp32 peak (no TF32), the rest bf16's; 0 where the file has no figure. */
+double peaks_tflops_for(const struct peak *p, const char *dtype);
 
 #endif

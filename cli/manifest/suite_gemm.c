@@ -7,7 +7,7 @@
 
 static const char *const modes[] = { "steady", "burst", NULL };
 static const char *const backends[] = { "blaslt", "cblas", "torch-matmul", "torch-linear", "torch-scaled-mm", NULL };
-static const char *const dtypes[] = { "bf16", "fp16", "fp32", "fp8e4m3", NULL };
+static const char *const dtypes[] = { "bf16", "fp16", "fp32", "fp8e4m3", "fp8e5m2", NULL };
 static const char *const layouts[] = { "tn", "nn", NULL };
 static const char *const inits[] = { "normal", "uniform", "zeros", NULL };
 
@@ -20,7 +20,8 @@ static const struct param_def gemm_params[] = {
 	  "GEMM implementations: blaslt (cuBLASLt/hipBLASLt), cblas (CPU BLAS), torch-matmul, torch-linear (F.linear), "
 	  "torch-scaled-mm (torch._scaled_mm, fp8)" },
 	{ "dtypes", PARAM_ENUM_LIST, "[bf16]", "[fp32]", NULL, dtypes, 0, 0, 0,
-	  "input/output element types; fp8e4m3 is e4m3 on NVIDIA and e4m3fnuz on MI300 (bf16 output)" },
+	  "input/output element types; fp8e4m3 is e4m3 on NVIDIA and e4m3fnuz on MI300 (bf16 output); fp8e5m2 is the "
+	  "fp8 backward pass's A (gradient) e5m2 x B (weight) e4m3, fnuz on MI300 (bf16 output)" },
 	{ "layouts", PARAM_ENUM_LIST, "[tn]", NULL, NULL, layouts, 0, 0, 0,
 	  "tn: nn.Linear (A MxK, W NxK row-major, C = A W^T; Hopper fp8 needs it); nn: torch.matmul (A MxK, B KxN)" },
 	{ "shapes", PARAM_SHAPES, "llama70b", NULL, NULL, NULL, 0, 0, 0,
@@ -67,14 +68,18 @@ static void gemm_check(struct suite_check *c, const struct manifest *m)
 
 	if (m->target.vendor == VENDOR_CPU && has(b, "blaslt"))
 		suite_check_error(c, b, "backend 'blaslt' needs target.vendor cuda or rocm (use 'cblas' on cpu)");
-	if (m->target.vendor != VENDOR_CPU && has(b, "cblas") && b->n == 1 && has(d, "fp8e4m3"))
-		suite_check_error(c, d, "dtype 'fp8e4m3' has no CBLAS implementation; use backend 'blaslt'");
+	for (size_t i = 0; i < 2; i++) {
+		static const char *const fp8[] = { "fp8e4m3", "fp8e5m2" };
+
+		if (m->target.vendor != VENDOR_CPU && has(b, "cblas") && b->n == 1 && has(d, fp8[i]))
+			suite_check_error(c, d, "dtype '%s' has no CBLAS implementation; use backend 'blaslt'", fp8[i]);
+	}
 	if (suite_cfg_get(c->cfg, "tunableop")->i && !has(b, "torch-matmul") && !has(b, "torch-linear") &&
 	    !has(b, "torch-scaled-mm"))
 		suite_check_error(c, suite_cfg_get(c->cfg, "tunableop"), "'tunableop' is PyTorch's: it needs a torch backend "
 				  "(torch-matmul, torch-linear or torch-scaled-mm)");
-	if (has(b, "torch-scaled-mm") && !has(d, "fp8e4m3"))
-		suite_check_error(c, b, "backend 'torch-scaled-mm' measures fp8 only; add 'fp8e4m3' to 'dtypes'");
+	if (has(b, "torch-scaled-mm") && !has(d, "fp8e4m3") && !has(d, "fp8e5m2"))
+		suite_check_error(c, b, "backend 'torch-scaled-mm' measures fp8 only; add 'fp8e4m3' or 'fp8e5m2' to 'dtypes'");
 }
 
 static int gemm_plan(struct plan *out, const struct suite_cfg *cfg, const struct manifest *m)
@@ -98,7 +103,7 @@ static int gemm_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 						json_t *p;
 
 						/* torch-scaled-mm is fp8 only; other dtypes are not cases of it */
-						if (!strcmp(be, "torch-scaled-mm") && strcmp(dt, "fp8e4m3"))
+						if (!strcmp(be, "torch-scaled-mm") && strncmp(dt, "fp8", 3))
 							continue;
 						if (!strcmp(be, "blaslt"))
 							snprintf(algo, sizeof(algo), t ? "tune%lld" : "heuristic", tune);

@@ -908,7 +908,7 @@ static int case_from(struct ccase *c, const char *key, json_t *p, char *why, siz
 		c->root = c->src; /* the receiver's expected values are the sender's */
 	c->gsize = (int)param_int(p, "group_size", 0);
 	c->group = (int)param_int(p, "group", 0);
-	if (c->op == OP_INVALID || c->dt == DT_INVALID || c->dt == DT_FP8E4M3 || c->iters < 1 || c->warmup < 0) {
+	if (c->op == OP_INVALID || c->dt == DT_INVALID || dtype_is_fp8(c->dt) || c->iters < 1 || c->warmup < 0) {
 		snprintf(why, whylen, "bad case: op '%s', dtype '%s', iters %d", param_str(p, "op", "?"), param_str(p, "dtype", "?"),
 			 c->iters);
 		return -1;

@@ -20,7 +20,8 @@ typedef hip_bfloat16 bf16_t;
 #define BF16_TO(x) static_cast<float>(x)
 #endif
 /* fp8 on HIP: hip_fp8.h's conversions exist in device code only for the variant the target has (fnuz on gfx942,
- * OCP on gfx950), and one object holds both targets: the fill converts in software (fp8_e4m3_bits), either variant. */
+ * OCP on gfx950), and one object holds both targets: the fill converts in software (dtype.h's fp8e4m3_bits,
+ * fp8e5m2_bits), either variant. */
 #define HAVE_FP8_SOFT 1
 #else
 #include <cuda_runtime.h>
@@ -28,6 +29,7 @@ typedef hip_bfloat16 bf16_t;
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 typedef __nv_fp8_e4m3 fp8_t;
+typedef __nv_fp8_e5m2 fp8e5_t;
 typedef __nv_bfloat16 bf16_t;
 #define BF16_FROM(x) __float2bfloat16_rn(x)
 #define BF16_TO(x) __bfloat162float(x)
@@ -40,36 +42,18 @@ template <> __device__ inline __half from_float<__half>(float x) { return __floa
 template <> __device__ inline bf16_t from_float<bf16_t>(float x) { return BF16_FROM(x); }
 #ifdef HAVE_FP8
 template <> __device__ inline fp8_t from_float<fp8_t>(float x) { return fp8_t(x); }
+template <> __device__ inline fp8e5_t from_float<fp8e5_t>(float x) { return fp8e5_t(x); }
 #endif
 #ifdef HAVE_FP8_SOFT
-/* x as e4m3 bits, round to nearest even, saturated to the largest finite value: OCP (bias 7, max 448) or fnuz
- * (bias 8, max 240, no negative zero: 0x80 is NaN); dtype.h's fp8e4m3_to_float is the inverse. */
-__device__ inline unsigned char fp8_e4m3_bits(float x, int fnuz)
+/* dtype.h's fp8e4m3_bits / fp8e5m2_bits: the device's variant, fnuz or OCP; fp8e*_to_float are the inverses. */
+__global__ void fill_fp8_kernel(unsigned char *p, size_t n, uint64_t seed, uint32_t tensor, int init, int fnuz,
+				int e5m2)
 {
-	const int bias = fnuz ? 8 : 7;
-	const float maxv = fnuz ? 240.0f : 448.0f;
-	unsigned char sign = signbit(x) ? 0x80 : 0;
-	float a = fabsf(x), r;
-	int e, ex;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+		float x = rng_value(seed, tensor, i, init);
 
-	if (a != a)
-		return fnuz ? 0x80 : 0x7f;
-	a = fminf(a, maxv);
-	frexpf(a, &e);
-	ex = e - 1 < 1 - bias ? 1 - bias : e - 1; /* a's binade; subnormals share the lowest */
-	r = fminf(rintf(ldexpf(a, 3 - ex)) * ldexpf(1.0f, ex - 3), maxv);
-	if (r == 0.0f)
-		return fnuz ? 0 : sign;
-	frexpf(r, &e);
-	if (e - 1 < 1 - bias) /* subnormal: exponent field 0 */
-		return sign | (unsigned char)ldexpf(r, bias + 2);
-	return sign | (unsigned char)(((e - 1 + bias) << 3) | ((unsigned)ldexpf(r, 4 - e) - 8));
-}
-
-__global__ void fill_fp8_kernel(unsigned char *p, size_t n, uint64_t seed, uint32_t tensor, int init, int fnuz)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-		p[i] = fp8_e4m3_bits(rng_value(seed, tensor, i, init), fnuz);
+		p[i] = e5m2 ? fp8e5m2_bits(x, fnuz) : fp8e4m3_bits(x, fnuz);
+	}
 }
 #endif
 
@@ -90,9 +74,12 @@ extern "C" int gpu_fill(void *p, int dtype, size_t n, uint64_t seed, uint32_t te
 	case DT_BF16: fill_kernel<bf16_t><<<blocks, threads, 0, s>>>((bf16_t *)p, n, seed, tensor, init); break;
 #ifdef HAVE_FP8
 	case DT_FP8E4M3: fill_kernel<fp8_t><<<blocks, threads, 0, s>>>((fp8_t *)p, n, seed, tensor, init); break;
+	case DT_FP8E5M2: fill_kernel<fp8e5_t><<<blocks, threads, 0, s>>>((fp8e5_t *)p, n, seed, tensor, init); break;
 #elif defined(HAVE_FP8_SOFT)
-	case DT_FP8E4M3: /* the device's e4m3: fnuz on gfx942, OCP elsewhere */
-		fill_fp8_kernel<<<blocks, threads, 0, s>>>((unsigned char *)p, n, seed, tensor, init, gpu_fp8_fnuz());
+	case DT_FP8E4M3: /* the device's e4m3 / e5m2: fnuz on gfx942, OCP elsewhere */
+	case DT_FP8E5M2:
+		fill_fp8_kernel<<<blocks, threads, 0, s>>>((unsigned char *)p, n, seed, tensor, init, gpu_fp8_fnuz(),
+							   dtype == DT_FP8E5M2);
 		break;
 #endif
 	default: return -1;

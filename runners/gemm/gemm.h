@@ -35,6 +35,20 @@ struct gemm_problem {
 
 #define GEMM_CHECK_SAMPLES 64
 
+/* The element types of a GEMM dtype's operands in torch terms: A (M x K: the activations, or the gradient) and
+ * B (the weight W, N x K in tn, or B, K x N in nn). fp8e5m2 is fp8 training's backward-pass GEMM: A, the gradient,
+ * in e5m2 and B, the weight, in e4m3 (cuBLASLt and hipBLASLt take e5m2 x e4m3 but not e5m2 x e5m2); every other
+ * dtype is the same on both. fp8 GEMMs write bf16. */
+static inline enum dtype gemm_a_dtype(enum dtype dt)
+{
+	return dt;
+}
+
+static inline enum dtype gemm_b_dtype(enum dtype dt)
+{
+	return dt == DT_FP8E5M2 ? DT_FP8E4M3 : dt;
+}
+
 /* Position s of the sampled outputs (corners first, then pseudo-random). */
 void gemm_sample_pos(long long *i, long long *j, int s, const struct gemm_problem *p);
 /* |c - ref| / (|ref| + sum |a_t b_t| / sqrt(k)), ref = sum a_t b_t over one row of A and one column of op(B), in

@@ -55,6 +55,8 @@ typedef hipDataType lt_type_t;
 #define LT_R_16BF HIP_R_16BF
 #define LT_R_8F HIP_R_8F_E4M3 /* OCP: gfx950 */
 #define LT_R_8F_FNUZ HIP_R_8F_E4M3_FNUZ /* gfx942 */
+#define LT_R_8F_E5M2 HIP_R_8F_E5M2 /* OCP: gfx950 */
+#define LT_R_8F_E5M2_FNUZ HIP_R_8F_E5M2_FNUZ /* gfx942 */
 #define LT_OP_N HIPBLAS_OP_N
 #define LT_OP_T HIPBLAS_OP_T
 #define LT_TRANSA HIPBLASLT_MATMUL_DESC_TRANSA
@@ -97,6 +99,8 @@ typedef cudaDataType_t lt_type_t;
 #define LT_R_16BF CUDA_R_16BF
 #define LT_R_8F CUDA_R_8F_E4M3
 #define LT_R_8F_FNUZ CUDA_R_8F_E4M3 /* never chosen: fnuz is 0 on CUDA */
+#define LT_R_8F_E5M2 CUDA_R_8F_E5M2
+#define LT_R_8F_E5M2_FNUZ CUDA_R_8F_E5M2 /* never chosen */
 #define LT_OP_N CUBLAS_OP_N
 #define LT_OP_T CUBLAS_OP_T
 #define LT_TRANSA CUBLASLT_MATMUL_DESC_TRANSA
@@ -144,7 +148,7 @@ struct gpu_state {
 	int cur; /* candidate in use by call() */
 	struct tuned tuned;
 	struct telemetry tel;
-	int fnuz; /* device 0's e4m3 is fnuz (gpu_fp8_fnuz) */
+	int fnuz; /* device 0's fp8 (e4m3, e5m2) is fnuz (gpu_fp8_fnuz) */
 };
 
 static struct gpu_state g;
@@ -225,14 +229,27 @@ static int same_problem(const struct gemm_problem *a, const struct gemm_problem 
 	       a->seed == b->seed && a->workspace == b->workspace;
 }
 
+/* The library type of an element type (an operand's: gemm_a_dtype / gemm_b_dtype), fp8 in the device's variant. */
 static lt_type_t in_type(enum dtype dt)
 {
-	return dt == DT_FP32 ? LT_R_32F : dt == DT_FP16 ? LT_R_16F : dt == DT_BF16 ? LT_R_16BF : g.fnuz ? LT_R_8F_FNUZ : LT_R_8F;
+	if (dt == DT_FP8E4M3)
+		return g.fnuz ? LT_R_8F_FNUZ : LT_R_8F;
+	if (dt == DT_FP8E5M2)
+		return g.fnuz ? LT_R_8F_E5M2_FNUZ : LT_R_8F_E5M2;
+	return dt == DT_FP32 ? LT_R_32F : dt == DT_FP16 ? LT_R_16F : LT_R_16BF;
 }
 
 static enum dtype out_dtype(enum dtype dt)
 {
-	return dt == DT_FP8E4M3 ? DT_BF16 : dt;
+	return dtype_is_fp8(dt) ? DT_BF16 : dt;
+}
+
+/* An fp8 element type's name on this device: "e4m3", "e5m2fnuz", ... */
+static const char *fp8_name(enum dtype dt)
+{
+	if (dt == DT_FP8E5M2)
+		return g.fnuz ? "e5m2fnuz" : "e5m2";
+	return g.fnuz ? "e4m3fnuz" : "e4m3";
 }
 
 static int gpu_alloc(void **p, size_t bytes, char *why, size_t whylen, const char *what)
@@ -283,24 +300,27 @@ static int prepare(const struct gemm_problem *p, int want, char *why, size_t why
 	    gpu_alloc((void **)&g.one, sizeof(float), why, whylen, "scales") < 0)
 		goto cleanup;
 	(void)gpuMemcpy(g.one, &one, sizeof(one), gpuMemcpyHostToDevice);
-	if (gpu_fill(g.a, p->dt, na, p->seed, 0, p->init, g.stream) < 0 || gpu_fill(g.b, p->dt, nb, p->seed, 1, p->init, g.stream) < 0 ||
+	if (gpu_fill(g.a, gemm_a_dtype(p->dt), na, p->seed, 0, p->init, g.stream) < 0 ||
+	    gpu_fill(g.b, gemm_b_dtype(p->dt), nb, p->seed, 1, p->init, g.stream) < 0 ||
 	    gpuMemsetAsync(g.d, 0, nd * oes, g.stream) != gpuSuccess) {
 		snprintf(why, whylen, "cannot initialise the inputs: %s", gpuGetErrorString(gpuGetLastError()));
 		goto cleanup;
 	}
-	/* BLAS A := W (tn, stored k x n col-major) or B (nn, stored n x k); BLAS B := A (stored k x m) */
+	/* BLAS A := W (tn, stored k x n col-major) or B (nn, stored n x k); BLAS B := A (stored k x m). fp8e5m2: BLAS A
+	 * is W in e4m3, BLAS B the gradient in e5m2 -- the (E4M3, E5M2) pair of cuBLASLt's and hipBLASLt's fp8 tables. */
 	if (lt_desc_create(&g.desc) != LT_OK || lt_desc_set(g.desc, LT_TRANSA, &ta, sizeof(ta)) != LT_OK ||
 	    lt_desc_set(g.desc, LT_TRANSB, &tb, sizeof(tb)) != LT_OK) {
 		snprintf(why, whylen, "%s: cannot create the matmul descriptor", LT_NAME);
 		goto cleanup;
 	}
-	if (p->dt == DT_FP8E4M3 && (lt_desc_set(g.desc, LT_A_SCALE, &g.one, sizeof(g.one)) != LT_OK ||
+	if (dtype_is_fp8(p->dt) && (lt_desc_set(g.desc, LT_A_SCALE, &g.one, sizeof(g.one)) != LT_OK ||
 				    lt_desc_set(g.desc, LT_B_SCALE, &g.one, sizeof(g.one)) != LT_OK)) {
 		snprintf(why, whylen, "%s: cannot set the fp8 scale pointers", LT_NAME);
 		goto cleanup;
 	}
-	if (lt_layout_create(&g.la, in_type(p->dt), p->tn ? p->k : p->n, p->tn ? p->n : p->k, p->tn ? p->k : p->n) != LT_OK ||
-	    lt_layout_create(&g.lb, in_type(p->dt), p->k, p->m, p->k) != LT_OK ||
+	if (lt_layout_create(&g.la, in_type(gemm_b_dtype(p->dt)), p->tn ? p->k : p->n, p->tn ? p->n : p->k,
+			     p->tn ? p->k : p->n) != LT_OK ||
+	    lt_layout_create(&g.lb, in_type(gemm_a_dtype(p->dt)), p->k, p->m, p->k) != LT_OK ||
 	    lt_layout_create(&g.lc, in_type(out_dtype(p->dt)), p->n, p->m, p->n) != LT_OK) {
 		snprintf(why, whylen, "%s: cannot create the matrix layouts", LT_NAME);
 		goto cleanup;
@@ -313,7 +333,7 @@ static int prepare(const struct gemm_problem *p, int want, char *why, size_t why
 	if (lt_heuristic(g.h, g.desc, g.la, g.lb, g.lc, g.lc, pref, g.requested, g.heur, &g.returned) != LT_OK ||
 	    g.returned < 1) {
 		snprintf(why, whylen, "%s has no algorithm for this problem (%s, %s)", LT_NAME,
-			 p->dt == DT_FP8E4M3 ? "fp8" : "dtype", p->tn ? "tn" : "nn");
+			 p->dt == DT_FP8E5M2 ? "fp8 e5m2 x e4m3" : p->dt == DT_FP8E4M3 ? "fp8" : "dtype", p->tn ? "tn" : "nn");
 		goto cleanup;
 	}
 	g.key = *p;
@@ -375,6 +395,7 @@ static float out_elem(const void *host, enum dtype dt)
 	case DT_FP16: return fp16_to_float(*(const uint16_t *)host);
 	case DT_BF16: return bf16_to_float(*(const uint16_t *)host);
 	case DT_FP8E4M3: return fp8e4m3_to_float(*(const uint8_t *)host, g.fnuz);
+	case DT_FP8E5M2: return fp8e5m2_to_float(*(const uint8_t *)host, g.fnuz);
 	default: return NAN;
 	}
 }
@@ -405,8 +426,8 @@ static double check(const struct gemm_problem *p)
 				    gpuMemcpyDeviceToHost);
 		(void)gpuMemcpy(c, (unsigned char *)g.d + ((size_t)i * p->n + j) * oes, oes, gpuMemcpyDeviceToHost);
 		for (long long t = 0; t < p->k; t++) {
-			fa[t] = out_elem(rowa + t * es, p->dt);
-			fb[t] = out_elem(colb + t * es, p->dt);
+			fa[t] = out_elem(rowa + t * es, gemm_a_dtype(p->dt));
+			fb[t] = out_elem(colb + t * es, gemm_b_dtype(p->dt));
 		}
 		e = gemm_rel_err(fa, fb, p->k, out_elem(c, out_dtype(p->dt)));
 		if (!(e <= worst))
@@ -658,7 +679,7 @@ void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)
 	int tuning = strncmp(p->algo, "tune", 4) == 0;
 	char why[512];
 
-	if (p->dt == DT_FP8E4M3 && !p->tn) {
+	if (dtype_is_fp8(p->dt) && !p->tn) {
 		record_set_status(rec, "skipped", "fp8 needs layout tn (%s fp8 GEMM requires A transposed, as nn.Linear)",
 				  LT_NAME);
 		return;
@@ -669,9 +690,15 @@ void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)
 	}
 	record_add_extra(rec, "workspace_bytes", json_integer((json_int_t)g.ws_bytes));
 	record_add_extra(rec, "flush_bytes", json_integer((json_int_t)(p->flush ? g.flush_bytes : 0)));
-	if (p->dt == DT_FP8E4M3)
-		record_add_extra(rec, "fp8", json_pack("{s:s, s:s, s:f, s:f}", "format", g.fnuz ? "e4m3fnuz" : "e4m3",
+	if (dtype_is_fp8(p->dt)) {
+		/* format: the operands' formats, A (activations or gradient) x B (weight) when they differ */
+		const char *fa = fp8_name(gemm_a_dtype(p->dt)), *fb = fp8_name(gemm_b_dtype(p->dt));
+		char format[40];
+
+		snprintf(format, sizeof(format), strcmp(fa, fb) ? "%s x %s" : "%s", fa, fb);
+		record_add_extra(rec, "fp8", json_pack("{s:s, s:s, s:s, s:s, s:f, s:f}", "format", format, "a", fa, "b", fb,
 						       "output", "bf16", "scale_a", 1.0, "scale_b", 1.0));
+	}
 	if (tuning) {
 		if (run_tune(p, NULL, why, sizeof(why)) < 0) {
 			record_set_status(rec, "failed", "%s", why);

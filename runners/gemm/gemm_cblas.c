@@ -240,7 +240,7 @@ void gemm_cblas_run(json_t *rec, const struct gemm_problem *p)
 	o.mode = dobench_mode_parse(p->mode, DOBENCH_BURST);
 	o.probe_why = "no telemetry on the CPU";
 
-	if (p->dt == DT_FP16 || p->dt == DT_FP8E4M3) {
+	if (p->dt == DT_FP16 || dtype_is_fp8(p->dt)) {
 		record_set_status(rec, "skipped", "CBLAS has no %s GEMM", p->dt == DT_FP16 ? "fp16" : "fp8");
 		return;
 	}

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """GEMM through PyTorch (the gemm suite's torch backends; runner contract: docs/architecture.md): torch.matmul,
-F.linear and torch._scaled_mm (fp8 e4m3) on the same shapes and layouts as bench-gemm, timed with the same
-do_bench schedule (median headline, samples kept). Layout tn is nn.Linear's (A MxK, W NxK, C = A W^T), nn is
-torch.matmul's (A MxK, B KxN). When F.linear is more than 5% slower than torch.matmul on the same shape, dtype
-and layout, the later record says so in extra (a known stack bug class: one of them routed to a slower BLAS). Every case's
-numerical check runs first, in a pass of its own, so no check sits between two timing windows.
+F.linear and torch._scaled_mm (fp8: e4m3 x e4m3, or the backward pass's e5m2 gradient x e4m3 weight) on the same
+shapes and layouts as bench-gemm, timed with the same do_bench schedule (median headline, samples kept). Layout tn
+is nn.Linear's (A MxK, W NxK, C = A W^T), nn is torch.matmul's (A MxK, B KxN). When F.linear is more than 5% slower
+than torch.matmul on the same shape, dtype and layout, the later record says so in extra (a known stack bug class:
+one of them routed to a slower BLAS). Every case's numerical check runs first, in a pass of its own, so no check
+sits between two timing windows.
   gemm.py --config CASES.json
 """
 import hashlib
@@ -41,30 +42,35 @@ def inputs(p, dev):
     return a, b
 
 
-def fp8_e4m3(device):
-    """The device's e4m3 for torch._scaled_mm: float8_e4m3fnuz on gfx942 (MI300X, MI325X; its hipBLASLt takes only
-    the fnuz types), float8_e4m3fn elsewhere (NVIDIA, gfx950's OCP fp8); None when this torch lacks it."""
+def fp8_types(device, dt):
+    """The device's float8 types of a GEMM dtype's operands for torch._scaled_mm, (A's, W's): fp8e4m3 is e4m3 x
+    e4m3, fp8e5m2 the backward pass's gradient in e5m2 x weight in e4m3 (cuBLASLt has no e5m2 x e5m2); the fnuz
+    types on gfx942 (MI300X, MI325X; its hipBLASLt takes only those), the OCP ones elsewhere (NVIDIA, gfx950); None
+    for a type this torch lacks."""
     arch = ""
     if torch.version.hip and device.type == "cuda":
         arch = (getattr(torch.cuda.get_device_properties(device), "gcnArchName", "") or "").split(":")[0]
-    return getattr(torch, "float8_e4m3fnuz" if arch == "gfx942" else "float8_e4m3fn", None)
+    fnuz = "fnuz" if arch == "gfx942" else ""
+    e4m3 = getattr(torch, "float8_e4m3" + (fnuz or "fn"), None)
+    e5m2 = getattr(torch, "float8_e5m2" + fnuz, None)
+    return (e5m2 if dt == "fp8e5m2" else e4m3), e4m3
 
 
 def make_fn(p, a, b):
     be, dt, tn = p["backend"], p["dtype"], p.get("layout", "tn") == "tn"
     if be == "torch-scaled-mm":
-        if dt != "fp8e4m3":
-            return None, None, "torch-scaled-mm measures fp8e4m3 only"
+        if dt not in ("fp8e4m3", "fp8e5m2"):
+            return None, None, "torch-scaled-mm measures fp8 only (fp8e4m3, fp8e5m2)"
         if not hasattr(torch, "_scaled_mm") or not hasattr(torch, "float8_e4m3fn"):
             return None, None, f"this torch ({torch.__version__}) has no torch._scaled_mm / float8"
         if not a.is_cuda:
             return None, None, "torch._scaled_mm needs a GPU"
         if not tn:
             return None, None, "fp8 needs layout tn (_scaled_mm takes B column-major)"
-        f8 = fp8_e4m3(a.device)
-        if f8 is None:
-            return None, None, f"this torch ({torch.__version__}) has no float8_e4m3fnuz for this gfx942"
-        a8, w8 = a.to(f8), b.to(f8)
+        fa, fw = fp8_types(a.device, dt)
+        if fa is None or fw is None:
+            return None, None, f"this torch ({torch.__version__}) has no float8 type for {dt} on this device"
+        a8, w8 = a.to(fa), b.to(fw)
         one = torch.tensor(1.0, device=a.device)
         return (lambda: torch._scaled_mm(a8, w8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)), \
             reference(a8, w8, True, "bf16"), None

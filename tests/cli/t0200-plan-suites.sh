@@ -49,6 +49,29 @@ sed -i 's/blaslt, torch-linear/blaslt/' "$T/tun.yaml"
 expect 3 "tunableop without a torch backend" "$BENCH" validate "$T/tun.yaml"
 expect_err "tun.yaml:6:84: error: 'tunableop' is PyTorch's: it needs a torch backend (torch-matmul, torch-linear or torch-scaled-mm)"
 
+# gemm fp8e5m2 (e5m2 gradient x e4m3 weight): blaslt cases like fp8e4m3's, torch-scaled-mm cases for both fp8
+# dtypes and none for bf16; CBLAS alone refuses it on a GPU target, torch-scaled-mm needs an fp8 dtype
+cat >"$T/f8.yaml" <<'Y'
+bench: 1
+name: f8
+target: {vendor: cuda, gpu: h200}
+runtime: {engine: host}
+suites:
+  gemm: {backends: [blaslt, torch-scaled-mm], dtypes: [bf16, fp8e4m3, fp8e5m2], shapes: [[256, 512, 128]]}
+Y
+expect 0 "plan with fp8e5m2" "$BENCH" plan "$T/f8.yaml"
+grep -v '^#' "$T/out" | awk '{print $2}' >"$T/keys"
+printf '%s\n' blaslt/bf16/tn/256x512x128/heuristic blaslt/fp8e4m3/tn/256x512x128/heuristic \
+	blaslt/fp8e5m2/tn/256x512x128/heuristic torch-scaled-mm/fp8e4m3/tn/256x512x128/default \
+	torch-scaled-mm/fp8e5m2/tn/256x512x128/default | cmp -s - "$T/keys" &&
+	ok "fp8e5m2: blaslt and torch-scaled-mm cases, scaled-mm only for fp8" || { not_ok "fp8e5m2 keys"; show "$T/keys"; }
+sed -i 's/backends: \[blaslt, torch-scaled-mm\], dtypes: \[bf16, fp8e4m3, fp8e5m2\]/backends: [cblas], dtypes: [fp8e5m2]/' "$T/f8.yaml"
+expect 3 "fp8e5m2 with cblas alone" "$BENCH" validate "$T/f8.yaml"
+expect_err "f8.yaml:6:37: error: dtype 'fp8e5m2' has no CBLAS implementation; use backend 'blaslt'"
+sed -i 's/backends: \[cblas\], dtypes: \[fp8e5m2\]/backends: [torch-scaled-mm], dtypes: [bf16]/' "$T/f8.yaml"
+expect 3 "torch-scaled-mm without an fp8 dtype" "$BENCH" validate "$T/f8.yaml"
+expect_err "f8.yaml:6:20: error: backend 'torch-scaled-mm' measures fp8 only; add 'fp8e4m3' or 'fp8e5m2' to 'dtypes'"
+
 # ssm: keys shaped like attention's (chunk, and groups when not 1, in place of the mask), batch = tokens / seq_len
 cat >"$T/ssm.yaml" <<'Y'
 bench: 1

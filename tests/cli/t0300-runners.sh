@@ -80,6 +80,8 @@ cat >"$T/odd.json" <<'JSON'
  {"suite": "gemm", "case": "cblas/fp32/tn/1048576x1048576x1048576/default", "params": {"backend": "cblas", "dtype": "fp32", "layout": "tn", "m": 1048576, "n": 1048576, "k": 1048576}},
  {"suite": "gemm", "case": "torch-linear/bf16/tn/64x64x64/default", "params": {"backend": "torch-linear", "dtype": "bf16", "m": 64, "n": 64, "k": 64}},
  {"suite": "gemm", "case": "blaslt/bf16/tn/64x64x64/heuristic", "params": {"backend": "blaslt", "dtype": "bf16", "layout": "tn", "m": 64, "n": 64, "k": 64}},
+ {"suite": "gemm", "case": "cblas/fp8e5m2/tn/64x64x64/default", "params": {"backend": "cblas", "dtype": "fp8e5m2", "layout": "tn", "m": 64, "n": 64, "k": 64}},
+ {"suite": "gemm", "case": "cblas/fp8e5m3/tn/64x64x64/default", "params": {"backend": "cblas", "dtype": "fp8e5m3", "layout": "tn", "m": 64, "n": 64, "k": 64}},
  {"suite": "membw", "case": "copy/1MiB", "params": {"op": "copy", "bytes": 1048576}}
 ]}
 JSON
@@ -88,14 +90,16 @@ cp "$T/out" "$T/odd.jsonl"
 if python3 - "$T/odd.jsonl" <<'PY'
 import json, sys
 r = [json.loads(l) for l in open(sys.argv[1])]
-assert len(r) == 5, len(r)           # the membw case is not bench-gemm's
+assert len(r) == 7, len(r)           # the membw case is not bench-gemm's
 assert r[0]["status"] == "skipped" and "fp16" in r[0]["error"]
 assert r[1]["status"] == "ok" or (r[1]["status"] == "skipped" and "sbgemm" in r[1]["error"]), r[1]
 assert r[2]["status"] == "failed" and "out of memory" in r[2]["error"], r[2]
 assert r[3]["status"] == "skipped" and "PyTorch runner" in r[3]["error"]
 assert r[4]["status"] in ("failed", "skipped") and ("GPU" in r[4]["error"] or "gpu" in r[4]["error"]), r[4]
+assert r[5]["status"] == "skipped" and r[5]["error"] == "CBLAS has no fp8 GEMM", r[5]
+assert r[6]["status"] == "failed" and "unknown dtype 'fp8e5m3'" in r[6]["error"], r[6]
 PY
-then ok "fp16 skipped, bf16 ok or skipped with reason, OOM failed cleanly, torch and GPU cases explained"
+then ok "fp16 and fp8e5m2 skipped, bf16 ok or skipped with reason, OOM failed cleanly, torch and GPU cases explained, an unknown dtype failed"
 else not_ok "odd cases"; show "$T/odd.jsonl"; fi
 
 expect 2 "no --config" "$R/bench-gemm"

@@ -26,7 +26,7 @@ name: t1400-rocm
 target: {vendor: rocm, gpu: mi300x, nodes: 1, gpus_per_node: 1}
 stack: {base: "localhost/debian-rocm:unstable"}
 suites:
-  gemm: {backends: [blaslt], dtypes: [bf16, fp16, fp8e4m3], shapes: [[256, 256, 256]], tune: 2}
+  gemm: {backends: [blaslt], dtypes: [bf16, fp16, fp8e4m3, fp8e5m2], shapes: [[256, 256, 256]], tune: 2}
   membw: {ops: [copy], bytes: 16MiB}
   collectives: {backend: rccl, ops: [all_reduce], dtype: bf16, min_bytes: 1MiB, max_bytes: 1MiB}
 EOF

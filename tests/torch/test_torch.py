@@ -353,6 +353,20 @@ def test_fp8_case_is_skipped_with_the_reason_here():
         assert "float8" in why and torch.__version__ in why
 
 
+def test_gemm_fp8_operand_types():
+    """fp8e5m2 is the backward pass's e5m2 gradient x e4m3 weight (cuBLASLt has no e5m2 x e5m2); fp8e4m3 is e4m3 on
+    both; on a CPU (no gfx942) the OCP types. torch-scaled-mm refuses other dtypes with its reason."""
+    import gemm
+    cpu = torch.device("cpu")
+    assert gemm.fp8_types(cpu, "fp8e5m2") == (getattr(torch, "float8_e5m2", None), getattr(torch, "float8_e4m3fn", None))
+    assert gemm.fp8_types(cpu, "fp8e4m3") == (getattr(torch, "float8_e4m3fn", None),) * 2
+    a = b = torch.zeros(4, 4)
+    _, _, why = gemm.make_fn({"backend": "torch-scaled-mm", "dtype": "bf16", "layout": "tn"}, a, b)
+    assert why == "torch-scaled-mm measures fp8 only (fp8e4m3, fp8e5m2)"
+    _, _, why = gemm.make_fn({"backend": "torch-scaled-mm", "dtype": "fp8e5m2", "layout": "tn"}, a, b)
+    assert why  # no GPU here, or no _scaled_mm in this torch: said why, never a crash
+
+
 def test_blended_peak():
     import fp8
     assert abs(fp8.blended_peak(1.0, 0.0, 2000.0, 1000.0) - 2000.0) < 1e-9

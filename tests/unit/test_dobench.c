@@ -701,6 +701,101 @@ static void test_loaded_names_libc_with_its_version(void **state)
 	json_decref(libs);
 }
 
+/* 2^e by repeated halving or doubling: the expected values below do not use ldexp, as dtype.h does. */
+static double pow2(int e)
+{
+	double x = 1;
+
+	for (; e > 0; e--)
+		x *= 2;
+	for (; e < 0; e++)
+		x /= 2;
+	return x;
+}
+
+/* An fp8 code's value from the format's definition: sign, ebits exponent bits (bias), mbits mantissa bits;
+ * exponent 0 is subnormal (0.M x 2^(1-bias)). Specials are the caller's. */
+static double fp8_expected(unsigned v, int ebits, int mbits, int bias)
+{
+	unsigned e = (v >> mbits) & ((1u << ebits) - 1), m = v & ((1u << mbits) - 1);
+	double frac = (double)m / (double)(1u << mbits);
+	double x = e ? (1 + frac) * pow2((int)e - bias) : frac * pow2(1 - bias);
+
+	return v & 0x80 ? -x : x;
+}
+
+/* Every one of the 256 codes of OCP e5m2 (bias 15, S.11111.00 infinity, S.11111.xx NaN), e5m2fnuz (bias 16, 0x80
+ * the only NaN, no infinity), OCP e4m3 (bias 7, S.1111.111 NaN) and e4m3fnuz (bias 8, 0x80 NaN). */
+static void test_fp8_decoders_every_code(void **state)
+{
+	(void)state;
+	for (unsigned v = 0; v < 256; v++) {
+		float ocp = fp8e5m2_to_float((uint8_t)v, 0), fnuz = fp8e5m2_to_float((uint8_t)v, 1);
+		float e4 = fp8e4m3_to_float((uint8_t)v, 0), e4f = fp8e4m3_to_float((uint8_t)v, 1);
+
+		if ((v & 0x7c) == 0x7c && (v & 3))
+			assert_true(isnan(ocp));
+		else if ((v & 0x7f) == 0x7c)
+			assert_true(isinf(ocp) && (ocp < 0) == (v >> 7));
+		else
+			assert_true((double)ocp == fp8_expected(v, 5, 2, 15));
+		if (v == 0x80)
+			assert_true(isnan(fnuz));
+		else
+			assert_true((double)fnuz == fp8_expected(v, 5, 2, 16));
+		if ((v & 0x7f) == 0x7f)
+			assert_true(isnan(e4));
+		else
+			assert_true((double)e4 == fp8_expected(v, 4, 3, 7));
+		if (v == 0x80)
+			assert_true(isnan(e4f));
+		else
+			assert_true((double)e4f == fp8_expected(v, 4, 3, 8));
+	}
+	/* anchors of the definitions: 1.0, the largest finite, the smallest subnormal */
+	assert_true(fp8e5m2_to_float(0x3c, 0) == 1.0f && fp8e5m2_to_float(0x40, 1) == 1.0f);
+	assert_true(fp8e5m2_to_float(0x7b, 0) == 57344.0f && fp8e5m2_to_float(0x7f, 1) == 57344.0f);
+	assert_true(fp8e5m2_to_float(0x01, 0) == 0x1p-16f && fp8e5m2_to_float(0x01, 1) == 0x1p-17f);
+	assert_true(fp8e4m3_to_float(0x7e, 0) == 448.0f && fp8e4m3_to_float(0x7f, 1) == 240.0f);
+}
+
+/* The encoder the HIP fill runs is the decoders' inverse on every finite code, rounds half to even and saturates. */
+static void test_fp8_encoders_invert_the_decoders(void **state)
+{
+	(void)state;
+	for (unsigned v = 0; v < 256; v++)
+		for (int fnuz = 0; fnuz < 2; fnuz++) {
+			float x5 = fp8e5m2_to_float((uint8_t)v, fnuz), x4 = fp8e4m3_to_float((uint8_t)v, fnuz);
+
+			if (isfinite(x5) && !(fnuz && v == 0x80))
+				assert_int_equal(fp8e5m2_bits(x5, fnuz), v);
+			if (isfinite(x4) && !(fnuz && v == 0x80))
+				assert_int_equal(fp8e4m3_bits(x4, fnuz), v);
+		}
+	/* e5m2 steps by 0.25 in [1, 2): 1.125 ties to 1.0 (even), 1.375 to 1.5; above the largest finite saturates */
+	assert_true(fp8e5m2_to_float(fp8e5m2_bits(1.125f, 0), 0) == 1.0f);
+	assert_true(fp8e5m2_to_float(fp8e5m2_bits(1.375f, 0), 0) == 1.5f);
+	assert_true(fp8e5m2_to_float(fp8e5m2_bits(1e9f, 0), 0) == 57344.0f);
+	assert_true(fp8e5m2_to_float(fp8e5m2_bits(-1e9f, 1), 1) == -57344.0f);
+	assert_int_equal(fp8e5m2_bits(NAN, 0), 0x7f);
+	assert_int_equal(fp8e5m2_bits(NAN, 1), 0x80);
+	assert_int_equal(fp8e5m2_bits(-0.0f, 1), 0); /* fnuz has no negative zero */
+	assert_true(fp8e4m3_to_float(fp8e4m3_bits(1000.0f, 1), 1) == 240.0f);
+}
+
+/* fp8e5m2 is the backward pass's mixed GEMM: A (gradient) e5m2, B (weight) e4m3; the others are one type. */
+static void test_gemm_operand_dtypes(void **state)
+{
+	(void)state;
+	assert_int_equal(dtype_parse("fp8e5m2"), DT_FP8E5M2);
+	assert_int_equal(gemm_a_dtype(DT_FP8E5M2), DT_FP8E5M2);
+	assert_int_equal(gemm_b_dtype(DT_FP8E5M2), DT_FP8E4M3);
+	assert_int_equal(gemm_b_dtype(DT_FP8E4M3), DT_FP8E4M3);
+	assert_int_equal(gemm_b_dtype(DT_BF16), DT_BF16);
+	assert_int_equal(dtype_size(DT_FP8E5M2), 1);
+	assert_true(gemm_tolerance(DT_FP8E5M2, 4096) == gemm_tolerance(DT_BF16, 4096)); /* bf16 output */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -723,6 +818,9 @@ int main(void)
 		cmocka_unit_test(test_gemm_check_fails_the_faults),
 		cmocka_unit_test(test_gemm_check_marks_record_failed),
 		cmocka_unit_test(test_tflops_formula),
+		cmocka_unit_test(test_fp8_decoders_every_code),
+		cmocka_unit_test(test_fp8_encoders_invert_the_decoders),
+		cmocka_unit_test(test_gemm_operand_dtypes),
 		cmocka_unit_test(test_energy_from_telemetry),
 		cmocka_unit_test(test_loaded_names_libc_with_its_version),
 	};

@@ -83,6 +83,16 @@ static void test_fp8_not_faster(void **state)
 	assert_true(only(f, "fp8-not-faster", "blaslt/fp8e4m3/tn/4096x4096x4096/heuristic"));
 	assert_true(num(f, "ratio") > 1.28 && num(f, "ratio") < 1.29);
 	json_decref(f);
+	/* fp8e5m2 (e5m2 x e4m3) has the same bf16 twin; with both fp8 dtypes, each is compared on its own */
+	f = eval("[" GEMM("blaslt", "fp8e5m2", "heuristic", "800", "") "," GEMM("blaslt", "fp8e4m3", "heuristic", "1100", "")
+		 "," GEMM("blaslt", "bf16", "heuristic", "700", "") "]", NULL);
+	assert_true(only(f, "fp8-not-faster", "blaslt/fp8e5m2/tn/4096x4096x4096/heuristic"));
+	assert_true(num(f, "ratio") > 1.14 && num(f, "ratio") < 1.15);
+	json_decref(f);
+	f = eval("[" GEMM("torch-scaled-mm", "fp8e5m2", "default", "800", "") "," GEMM("torch-linear", "bf16", "default", "700", "")
+		 "]", NULL);
+	assert_true(only(f, "fp8-not-faster", "torch-scaled-mm/fp8e5m2/tn/4096x4096x4096/default"));
+	json_decref(f);
 	/* torch._scaled_mm against F.linear bf16: 1.6x is fine */
 	f = eval("[" GEMM("torch-scaled-mm", "fp8e4m3", "default", "1120", "") "," GEMM("torch-linear", "bf16", "default", "700", "")
 		 "]", NULL);

@@ -11,6 +11,7 @@
 
 #include "core/strbuf.h"
 #include "manifest/manifest.h"
+#include "manifest/peaks.h"
 #include "manifest/plan.h"
 #include "manifest/ynode.h"
 
@@ -247,6 +248,46 @@ static void test_plan_gemm_keys_and_tune(void **state)
 	manifest_release(&m);
 }
 
+/* fp8e5m2 (e5m2 gradient x e4m3 weight): blaslt cases like fp8e4m3's, torch-scaled-mm takes it, CBLAS alone on a
+ * GPU target refuses it, and its % of peak is against the fp8 peak. */
+static void test_gemm_fp8e5m2(void **state)
+{
+	struct manifest m = MANIFEST_INIT;
+	struct plan p = PLAN_INIT;
+	struct peaks pk = PEAKS_INIT;
+	struct diag_list d = DIAG_LIST_INIT;
+	const struct peak *h;
+
+	(void)state;
+	plan_of(&p, &m,
+		"bench: 1\nname: t\ntarget: {vendor: cuda}\nruntime: {engine: host}\n"
+		"suites: {gemm: {dtypes: [bf16, fp8e5m2], backends: [blaslt, torch-scaled-mm], shapes: [[1, 2, 3]]}}\n");
+	assert_int_equal(p.n, 3); /* blaslt bf16, blaslt fp8e5m2, scaled-mm fp8e5m2 only */
+	assert_string_equal(p.cases[0].key, "blaslt/bf16/tn/1x2x3/heuristic");
+	assert_string_equal(p.cases[1].key, "blaslt/fp8e5m2/tn/1x2x3/heuristic");
+	assert_string_equal(p.cases[2].key, "torch-scaled-mm/fp8e5m2/tn/1x2x3/default");
+	assert_string_equal(json_string_value(json_object_get(p.cases[1].params, "dtype")), "fp8e5m2");
+	plan_release(&p);
+	manifest_release(&m);
+
+	expect_error("bench: 1\nname: t\ntarget: {vendor: cuda}\nruntime: {engine: host}\n"
+		     "suites: {gemm: {backends: [cblas], dtypes: [fp8e5m2]}}\n",
+		     "5:44: dtype 'fp8e5m2' has no CBLAS implementation; use backend 'blaslt'");
+	expect_error("bench: 1\nname: t\ntarget: {vendor: cuda}\nruntime: {engine: host}\n"
+		     "suites: {gemm: {backends: [torch-scaled-mm], dtypes: [bf16]}}\n",
+		     "backend 'torch-scaled-mm' measures fp8 only; add 'fp8e4m3' or 'fp8e5m2' to 'dtypes'");
+
+	assert_int_equal(peaks_load(&pk, &d, "images/bases/peaks.yaml"), 0);
+	assert_non_null(h = peaks_find(&pk, "h200"));
+	assert_true(h->fp8_tflops > h->bf16_tflops && h->bf16_tflops > 0);
+	assert_true(peaks_tflops_for(h, "fp8e5m2") == h->fp8_tflops);
+	assert_true(peaks_tflops_for(h, "fp8e4m3") == h->fp8_tflops);
+	assert_true(peaks_tflops_for(h, "bf16") == h->bf16_tflops);
+	assert_true(peaks_tflops_for(h, "fp32") == h->fp32_tflops);
+	peaks_release(&pk);
+	diag_list_release(&d);
+}
+
 static void test_plan_collective_sweep(void **state)
 {
 	struct manifest m = MANIFEST_INIT;
@@ -435,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_all_errors_in_one_pass),
 		cmocka_unit_test(test_check_on_default_names_the_default),
 		cmocka_unit_test(test_plan_gemm_keys_and_tune),
+		cmocka_unit_test(test_gemm_fp8e5m2),
 		cmocka_unit_test(test_plan_collective_sweep),
 		cmocka_unit_test(test_plan_attention_and_training_keys),
 		cmocka_unit_test(test_plan_order_ignores_manifest_order),
