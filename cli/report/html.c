@@ -45,6 +45,63 @@ static void num(struct strbuf *o, json_t *v, const char *fmt)
 		strbuf_addstr(o, "&ndash;");
 }
 
+/* ---- numbers for people: scaled units and nice axis steps ----------------------------------------------- */
+
+static const char si_prefixes[] = "kMGTPE"; /* 1000^1 .. 1000^6 */
+
+/* The factor that brings v (in unit) to a mantissa in [1, 1000) and, into buf, the unit with its SI prefix
+ * changed to match (0.001167 TFLOP/s: 1000 and "GFLOP/s"). A unit whose base is not FLOP/s, B/s, FLOP or B is
+ * kept as it is (factor 1); so is a zero or non-finite v. */
+static double unit_scale(double v, const char *unit, char *buf, size_t len)
+{
+	static const char *bases[] = { "FLOP/s", "B/s", "FLOP", "B" };
+	const char *base = NULL, *q;
+	int p = 0, e;
+
+	for (size_t i = 0; i < sizeof(bases) / sizeof(*bases) && !base; i++)
+		if (!strcmp(unit, bases[i]))
+			base = unit;
+		else if (*unit && (q = strchr(si_prefixes, *unit)) && !strcmp(unit + 1, bases[i]))
+			base = unit + 1, p = (int)(q - si_prefixes) + 1;
+	if (!base || !isfinite(v) || v == 0) {
+		snprintf(buf, len, "%s", unit);
+		return 1;
+	}
+	e = (int)floor(log10(fabs(v)) / 3 + 1e-9) + p;
+	e = e < 0 ? 0 : e > 6 ? 6 : e;
+	snprintf(buf, len, "%.*s%s", e ? 1 : 0, e ? si_prefixes + e - 1 : "", base);
+	return pow(1000, p - e);
+}
+
+/* three significant figures, never in exponent form above 1 */
+static void fmt_mantissa(struct strbuf *o, double m)
+{
+	double a = fabs(m);
+
+	strbuf_addf(o, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", m);
+}
+
+/* v in unit, scaled for a person: "1.17 GFLOP/s" */
+static void fmt_value(struct strbuf *o, double v, const char *unit)
+{
+	char u[32];
+	double k = unit_scale(v, unit, u, sizeof(u));
+
+	fmt_mantissa(o, v * k);
+	if (*u) {
+		strbuf_addch(o, ' ');
+		esc(o, u);
+	}
+}
+
+/* the 1-2-5 step that cuts span into about nticks intervals */
+static double nice_step(double span, int nticks)
+{
+	double raw = span > 0 ? span / nticks : 1, mag = pow(10, floor(log10(raw))), f = raw / mag;
+
+	return (f <= 1 + 1e-9 ? 1 : f <= 2 + 1e-9 ? 2 : f <= 5 + 1e-9 ? 5 : 10) * mag;
+}
+
 /* 1 for a status that is a failure a person must see (failed, interrupted, pending, unknown); 0 for skipped */
 static int is_failure(const char *status)
 {
@@ -117,7 +174,7 @@ static const char *style =
 	"h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}"
 	".scroll{overflow-x:auto}table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
 	"th,td{padding:.25rem .5rem;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}"
-	"th:nth-child(-n+2),td:nth-child(-n+2),td:nth-child(5){text-align:left}"
+	"th:nth-child(-n+2),td:nth-child(-n+2),td:nth-child(5){text-align:left}table.cases td:nth-child(5){text-align:right}"
 	".faster{color:#05620f;font-weight:600}.slower{color:#a50e0e;font-weight:600}.nc{color:#666}"
 	".warn{background:#fff4d6;border-left:4px solid #d99a00;padding:.5rem .75rem}"
 	".bad{background:#fde8e8;border-left:4px solid #a50e0e;padding:.5rem .75rem}"
@@ -127,7 +184,7 @@ static const char *style =
 	".peak{stroke:#a50e0e;stroke-dasharray:4 3}.sw{display:inline-block;width:.8em;height:.8em;margin-right:.4em}"
 	".failed{color:#a50e0e}.skipped{color:#666;font-size:.9em}ul.not-ok{padding-left:1.2rem}ul.not-ok li{margin:.15rem 0}"
 	".failtxt{font-size:10px;fill:#a50e0e;font-weight:600}"
-	"svg.chart{max-width:100%;height:auto}details{margin:.3rem 0}.facts td{text-align:left;white-space:normal}"
+	"svg.chart{display:block;width:100%;height:auto}.barval{font-size:10px;fill:#111}details{margin:.3rem 0}.facts td{text-align:left;white-space:normal}"
 	"@media print{body{max-width:none;font-size:10pt}.scroll{overflow:visible}a{color:inherit}}";
 
 void html_page_open(struct strbuf *o, const char *title)
@@ -391,6 +448,69 @@ static json_t *peak_map(const struct compare_side *s, const char *suite)
 
 static const char *palette[] = { "#1f4e96", "#c75b12", "#2a8a3e", "#8a2a7a", "#6b6b6b", "#b8a200" };
 
+/* Every case of a suite above its chart, one row per run and case: the headline scaled for a person (1.17 GFLOP/s,
+ * not 0.00117 TFLOP/s), the number of samples, their coefficient of variation, the percent of the datasheet peak
+ * from the run's summary.json and the runner's own correctness check; a case that did not measure shows its
+ * status instead of a value. */
+static void case_table(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite)
+{
+	const char *k;
+	json_t *rec;
+
+	strbuf_addf(o, "<div class=\"scroll\"><table class=\"cases\" id=\"table-%s\"><thead><tr><th>run</th><th>case</th>"
+		       "<th>value</th><th>n</th><th>CV</th><th>%% of peak</th><th>check</th></tr></thead><tbody>\n", suite);
+	for (size_t s = 0; s < n; s++) {
+		json_t *pm = peak_map(&sides[s], suite);
+
+		json_object_foreach(sides[s].records, k, rec) {
+			json_t *st = json_object_get(rec, "stats"), *chk = json_object_get(json_object_get(rec, "extra"), "check");
+			int ok = !strcmp(str(rec, "status"), "ok");
+
+			if (strcmp(str(rec, "suite"), suite))
+				continue;
+			strbuf_addstr(o, "<tr><td>");
+			esc(o, sides[s].label);
+			strbuf_addstr(o, "</td><td class=\"case\"><code>");
+			esc(o, str(rec, "case"));
+			strbuf_addstr(o, "</code></td><td class=\"val\">");
+			if (ok && json_is_number(json_object_get(rec, "value"))) {
+				fmt_value(o, json_number_value(json_object_get(rec, "value")), str(rec, "unit"));
+			} else {
+				strbuf_addf(o, "<span class=\"%s\" title=\"", is_failure(str(rec, "status")) ? "failed" : "skipped");
+				esc(o, compare_case_reason(rec));
+				strbuf_addstr(o, "\">");
+				esc(o, str(rec, "status"));
+				strbuf_addstr(o, "</span>");
+			}
+			strbuf_addstr(o, "</td><td>");
+			if (json_is_integer(json_object_get(st, "n")))
+				strbuf_addf(o, "%lld", (long long)json_integer_value(json_object_get(st, "n")));
+			else if (json_array_size(json_object_get(rec, "samples_ms")))
+				strbuf_addf(o, "%zu", json_array_size(json_object_get(rec, "samples_ms")));
+			else
+				strbuf_addstr(o, "&ndash;");
+			strbuf_addstr(o, "</td><td>");
+			if (json_is_number(json_object_get(st, "cv")))
+				strbuf_addf(o, "%.1f%%", 100 * json_number_value(json_object_get(st, "cv")));
+			else
+				strbuf_addstr(o, "&ndash;");
+			strbuf_addstr(o, "</td><td>");
+			if (json_is_number(json_object_get(pm, str(rec, "case"))))
+				strbuf_addf(o, "%.1f%%", json_number_value(json_object_get(pm, str(rec, "case"))));
+			else
+				strbuf_addstr(o, "&ndash;");
+			strbuf_addstr(o, "</td><td>");
+			if (json_is_string(chk))
+				esc(o, json_string_value(chk));
+			else
+				strbuf_addstr(o, "&ndash;");
+			strbuf_addstr(o, "</td></tr>\n");
+		}
+		json_decref(pm);
+	}
+	strbuf_addstr(o, "</tbody></table></div>\n");
+}
+
 /* Horizontal bars: one group per case (in the first side's order, then the others'), one bar per side, a
  * whisker from the 5th to the 95th percentile of the samples, and dashed lines at the datasheet peaks. */
 static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite)
@@ -398,8 +518,9 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 	json_t *keys = json_array(), *seen = json_object(), *peaks = json_object(), *pmaps = json_array(), *rec, *v;
 	const char *k, *unit = "";
 	size_t i, nk, row = 0;
-	double vmax = 0, lo, hi;
-	const double label_w = 300, plot_w = 420, bar_h = 12, gap = 8;
+	double vmax = 0, lo, hi, k_unit, step, top;
+	const double label_w = 300, plot_w = 560, val_w = 100, bar_h = 12, gap = 8;
+	char su[32];
 
 	/* only the cases that measured a value on some side: a failure is listed under the chart, never drawn */
 	for (i = 0; i < n; i++)
@@ -421,38 +542,42 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 			metric_range(&lo, &hi, rec);
 			vmax = fmax(vmax, hi);
 			if ((pct = json_number_value(json_object_get(json_array_get(pmaps, s), str(rec, "case")))) > 0) {
-				char *pk = xstrfmt("%s peak %.4g", json_string_value(json_object_get(json_object_get(rec, "params"), "dtype"))
-						   ? json_string_value(json_object_get(json_object_get(rec, "params"), "dtype")) : "",
-						   json_number_value(json_object_get(rec, "value")) * 100 / pct);
+				struct strbuf pk = STRBUF_INIT;
+				double peak = json_number_value(json_object_get(rec, "value")) * 100 / pct;
 
-				json_object_set_new(peaks, pk, json_real(json_number_value(json_object_get(rec, "value")) * 100 / pct));
-				free(pk);
+				strbuf_addf(&pk, "%s peak ", str(json_object_get(rec, "params"), "dtype"));
+				fmt_value(&pk, peak, str(rec, "unit"));
+				json_object_set_new(peaks, pk.buf, json_real(peak));
+				strbuf_release(&pk);
 			}
 		}
 	json_object_foreach(peaks, k, v)
 		vmax = fmax(vmax, json_real_value(v));
 	if (vmax <= 0)
 		vmax = 1;
-	vmax *= 1.05;
+	/* the axis in the unit a person reads (GFLOP/s rather than 0.001 TFLOP/s), ticks on 1-2-5 steps */
+	k_unit = unit_scale(vmax, unit, su, sizeof(su));
+	step = nice_step(vmax * k_unit, 5);
+	top = ceil(vmax * k_unit / step - 1e-9) * step;
+	vmax = top / k_unit;
 	{
 		double h = (double)nk * ((double)n * bar_h + gap) + 40;
 
-		strbuf_addf(o, "<div class=\"scroll\"><svg class=\"chart\" id=\"chart-");
+		strbuf_addf(o, "<svg class=\"chart\" id=\"chart-");
 		esc(o, suite);
-		strbuf_addf(o, "\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"", label_w + plot_w + 20, h,
-			    label_w + plot_w + 20, h);
+		strbuf_addf(o, "\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\" "
+			       "aria-label=\"", label_w + plot_w + val_w, h);
 		esc(o, suite);
 		strbuf_addstr(o, " headline per case\">");
-		/* axis: 0, half, max */
-		for (int t = 0; t <= 4; t++) {
-			double x = label_w + plot_w * t / 4.0;
+		for (int t = 0; t * step <= top * (1 + 1e-9); t++) {
+			double x = label_w + plot_w * t * step / top;
 
 			strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"grid\"/>"
-				       "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%.4g</text>", x, x, h - 28, x, h - 16,
-				    vmax * t / 4.0);
+				       "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%g</text>", x, x, h - 28, x, h - 16,
+				    t * step);
 		}
 		strbuf_addf(o, "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">", label_w + plot_w / 2, h - 3);
-		esc(o, unit);
+		esc(o, su);
 		strbuf_addstr(o, "</text>");
 		json_object_foreach(peaks, k, v) {
 			double x = label_w + plot_w * json_real_value(v) / vmax;
@@ -491,10 +616,15 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 				strbuf_addf(o, ": %.4g (5th-95th percentile %.4g-%.4g)</title></rect>", val, lo, hi);
 				strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"wk\"/>", label_w + plot_w * lo / vmax,
 					    label_w + plot_w * hi / vmax, y + bar_h / 2, y + bar_h / 2);
+				/* the value at the bar's end, past its whisker */
+				strbuf_addf(o, "<text x=\"%.1f\" y=\"%.1f\" class=\"barval\">", label_w + plot_w * fmin(fmax(val, hi), vmax) / vmax + 4,
+					    y + bar_h - 2);
+				fmt_value(o, val, str(rec, "unit"));
+				strbuf_addstr(o, "</text>");
 			}
 			row++;
 		}
-		strbuf_addstr(o, "</svg></div>\n");
+		strbuf_addstr(o, "</svg>\n");
 	}
 	json_decref(keys);
 	json_decref(seen);
@@ -722,10 +852,19 @@ static void cost_table(struct strbuf *o, const struct compare_side *sides, size_
 	strbuf_release(&rows);
 }
 
+/* 1 when a run's target is a GPU (its plan's vendor is not cpu): only then is its memory HBM */
+static int report_on_gpu(const struct compare_side *sides, size_t n)
+{
+	for (size_t s = 0; s < n; s++)
+		if (*str(sides[s].plan, "vendor") && strcmp(str(sides[s].plan, "vendor"), "cpu"))
+			return 1;
+	return 0;
+}
+
 void html_render_report(struct strbuf *o, const struct compare_side *sides, size_t n, json_t *cmp)
 {
 	static const char *suites[] = { "gemm", "membw", "collectives", "attention", "ssm", "training" };
-	static const char *titles[] = { "GEMM", "HBM / memory bandwidth", "Collectives", "Attention", "SSM (Mamba2 SSD)", "Training" };
+	static const char *titles[] = { "GEMM", "Memory bandwidth", "Collectives", "Attention", "SSM (Mamba2 SSD)", "Training" };
 	char *title = xstrfmt("bench report: %s%s", sides[0].label, n > 1 ? " and others" : "");
 	const char *k;
 	json_t *v;
@@ -789,7 +928,9 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 				}
 		if (!any)
 			continue;
-		strbuf_addf(o, "<h2 id=\"suite-%s\">%s</h2>\n", suites[t], titles[t]);
+		strbuf_addf(o, "<h2 id=\"suite-%s\">%s%s</h2>\n", suites[t], titles[t],
+			    !strcmp(suites[t], "membw") && report_on_gpu(sides, n) ? " (HBM)" : "");
+		case_table(o, sides, n, suites[t]);
 		measured = 0;
 		for (size_t s = 0; s < n && !measured; s++)
 			json_object_foreach(sides[s].records, k, v)
