@@ -174,7 +174,7 @@ static const char *style =
 	"h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}"
 	".scroll{overflow-x:auto}table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
 	"th,td{padding:.25rem .5rem;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}"
-	"th:nth-child(-n+2),td:nth-child(-n+2),td:nth-child(5){text-align:left}table.cases td:nth-child(5){text-align:right}"
+	"th:nth-child(-n+2),td:nth-child(-n+2),td:nth-child(5){text-align:left}table.cases td:nth-child(5){text-align:right}table.nccl th,table.nccl td{text-align:right}caption{text-align:left;font-weight:600;padding:.6rem 0 .2rem}"
 	".faster{color:#05620f;font-weight:600}.slower{color:#a50e0e;font-weight:600}.nc{color:#666}"
 	".warn{background:#fff4d6;border-left:4px solid #d99a00;padding:.5rem .75rem}"
 	".bad{background:#fde8e8;border-left:4px solid #a50e0e;padding:.5rem .75rem}"
@@ -632,27 +632,35 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 	json_decref(pmaps);
 }
 
-/* Collectives: bus bandwidth against message size on a log2 axis, one line per side and op. */
+static const char *op_palette[] = { "#0b7a75", "#d1495b", "#edae49", "#5c4d7d", "#00798c", "#8c564b", "#30638e" };
+static const char *run_dashes[] = { "", "7 4", "2 3", "9 3 2 3", "1 5", "12 6" };
+
+/* Collectives: bus bandwidth against message size on a log2 axis, one line per run, op and placement: the op
+ * its colour (a palette of its own, not the runs'), the run its dash; in-place thinner than out-of-place. */
 static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_t n)
 {
-	json_t *series = json_object(), *rec, *v;
+	json_t *series = json_object(), *ops = json_object(), *rec, *v;
 	const char *k;
-	double xmin = 1e300, xmax = 0, ymax = 0;
-	const double w = 640, h = 300, l = 56, b = 36;
-	size_t si = 0;
+	double xmin = 1e300, xmax = 0, ymax = 0, step, top;
+	const double w = 760, h = 300, l = 56, b = 36;
 
 	for (size_t s = 0; s < n; s++)
 		json_object_foreach(sides[s].records, k, rec) {
-			json_t *p = json_object_get(rec, "params");
+			json_t *p = json_object_get(rec, "params"), *se;
 			double bytes = json_number_value(json_object_get(p, "bytes"));
 			char *name;
 
 			if (strcmp(str(rec, "suite"), "collectives") || strcmp(str(rec, "status"), "ok") || bytes <= 0)
 				continue;
 			name = xstrfmt("%s %s%s%s", sides[s].label, str(p, "op"), *str(p, "placement") ? " " : "", str(p, "placement"));
-			if (!json_object_get(series, name))
-				json_object_set_new(series, name, json_array());
-			json_array_append_new(json_object_get(series, name),
+			if (!json_object_get(ops, str(p, "op")))
+				json_object_set_new(ops, str(p, "op"), json_integer((json_int_t)json_object_size(ops)));
+			if (!(se = json_object_get(series, name))) {
+				se = json_pack("{s:i, s:s, s:b, s:[]}", "run", (int)s, "op", str(p, "op"), "in_place",
+					       !strcmp(str(p, "placement"), "in-place"), "pts");
+				json_object_set_new(series, name, se);
+			}
+			json_array_append_new(json_object_get(se, "pts"),
 					      json_pack("[f, f]", log2(bytes), json_number_value(json_object_get(rec, "value"))));
 			xmin = fmin(xmin, log2(bytes));
 			xmax = fmax(xmax, log2(bytes));
@@ -661,18 +669,21 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 		}
 	if (!json_object_size(series)) {
 		json_decref(series);
+		json_decref(ops);
 		return;
 	}
 	if (xmax <= xmin)
 		xmax = xmin + 1;
-	ymax = ymax > 0 ? ymax * 1.05 : 1;
-	strbuf_addf(o, "<div class=\"scroll\"><svg class=\"chart\" id=\"chart-collectives\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
-		       "height=\"%.0f\" role=\"img\" aria-label=\"bus bandwidth against message size\">", w + 180, h, w + 180, h);
-	for (int t = 0; t <= 4; t++) {
-		double y = (h - b) - (h - b - 10) * t / 4.0;
+	step = nice_step(ymax > 0 ? ymax : 1, 4);
+	top = ceil((ymax > 0 ? ymax : 1) / step - 1e-9) * step;
+	strbuf_addf(o, "<svg class=\"chart\" id=\"chart-collectives\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" "
+		       "preserveAspectRatio=\"xMinYMin meet\" role=\"img\" aria-label=\"bus bandwidth against message size\">",
+		    w + 200, h);
+	for (int t = 0; t * step <= top * (1 + 1e-9); t++) {
+		double y = (h - b) - (h - b - 10) * t * step / top;
 
 		strbuf_addf(o, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/><text x=\"%.0f\" y=\"%.1f\" "
-			       "class=\"tick\" text-anchor=\"end\">%.3g</text>", l, w, y, y, l - 4, y + 4, ymax * t / 4.0);
+			       "class=\"tick\" text-anchor=\"end\">%g</text>", l, w, y, y, l - 4, y + 4, t * step);
 	}
 	for (double e = ceil(xmin); e <= xmax; e += fmax(1, floor((xmax - xmin) / 8))) {
 		double x = l + (w - l) * (e - xmin) / (xmax - xmin), by = pow(2, e);
@@ -692,11 +703,12 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 	strbuf_addf(o, "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">message size (bytes, log2) &mdash; "
 		       "bus bandwidth GB/s</text>", (l + w) / 2, h - 4);
 	json_object_foreach(series, k, v) {
-		size_t i, m = json_array_size(v);
+		json_t *pts = json_object_get(v, "pts"), *q;
+		size_t i, m = json_array_size(pts), run = (size_t)json_integer_value(json_object_get(v, "run"));
+		size_t op = (size_t)json_integer_value(json_object_get(ops, str(v, "op")));
 		double (*pt)[2] = xmalloc((m ? m : 1) * sizeof(*pt));
-		json_t *q;
 
-		json_array_foreach(v, i, q) {
+		json_array_foreach(pts, i, q) {
 			pt[i][0] = json_number_value(json_array_get(q, 0));
 			pt[i][1] = json_number_value(json_array_get(q, 1));
 		}
@@ -707,22 +719,124 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 				pt[j][0] = pt[j - 1][0], pt[j][1] = pt[j - 1][1];
 				pt[j - 1][0] = t0, pt[j - 1][1] = t1;
 			}
-		strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", palette[si % 6]);
+		strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\" data-op=\"",
+			    op_palette[op % 7], json_is_true(json_object_get(v, "in_place")) ? "1.2" : "2.2", run_dashes[run % 6]);
+		esc(o, str(v, "op"));
+		strbuf_addf(o, "\" data-run=\"%zu\" points=\"", run);
 		for (i = 0; i < m; i++)
 			strbuf_addf(o, "%s%.1f,%.1f", i ? " " : "", l + (w - l) * (pt[i][0] - xmin) / (xmax - xmin),
-				    (h - b) - (h - b - 10) * pt[i][1] / ymax);
-		strbuf_addf(o, "\"><title>");
+				    (h - b) - (h - b - 10) * pt[i][1] / top);
+		strbuf_addstr(o, "\"><title>");
 		esc(o, k);
-		strbuf_addf(o, "</title></polyline><rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			       "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10, 12 + 16.0 * (double)si, palette[si % 6], w + 24,
-			    21 + 16.0 * (double)si);
-		esc(o, strchr(k, ' ') ? strchr(k, ' ') + 1 : k);
-		strbuf_addstr(o, "</text>");
-		si++;
+		strbuf_addstr(o, "</title></polyline>");
 		free(pt);
 	}
-	strbuf_addstr(o, "</svg></div>\n");
+	/* the legend: ops by colour, then runs by dash */
+	{
+		size_t row = 0;
+
+		json_object_foreach(ops, k, v) {
+			strbuf_addf(o, "<g class=\"legend-op\"><rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"10\" fill=\"%s\"/>"
+				       "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10, 12 + 16.0 * (double)row,
+				    op_palette[json_integer_value(v) % 7], w + 30, 21 + 16.0 * (double)row);
+			esc(o, k);
+			strbuf_addstr(o, "</text></g>");
+			row++;
+		}
+		for (size_t s = 0; s < n && n > 1; s++) {
+			strbuf_addf(o, "<g class=\"legend-run\"><line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#333\" "
+				       "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10,
+				    w + 26, 17 + 16.0 * (double)row, 17 + 16.0 * (double)row, run_dashes[s % 6], w + 30,
+				    21 + 16.0 * (double)row);
+			esc(o, sides[s].label);
+			strbuf_addstr(o, "</text></g>");
+			row++;
+		}
+	}
+	strbuf_addstr(o, "</svg>\n");
 	json_decref(series);
+	json_decref(ops);
+}
+
+static int cmp_rec_bytes(const void *a, const void *b)
+{
+	double x = json_number_value(json_object_get(json_object_get(*(json_t *const *)a, "params"), "bytes"));
+	double y = json_number_value(json_object_get(json_object_get(*(json_t *const *)b, "params"), "bytes"));
+
+	return x < y ? -1 : x > y;
+}
+
+/* Collectives as nccl-tests prints them: per run, op and placement a table of size (bytes), count (elements),
+ * type, time (us, the mean over iterations), algbw and busbw (GB/s, from that mean time) and #wrong (N/A
+ * without a data check). A case that did not measure shows its status in the time column. */
+static void coll_tables(struct strbuf *o, const struct compare_side *sides, size_t n)
+{
+	for (size_t s = 0; s < n; s++) {
+		json_t *groups = json_object(), *rec, *g;
+		const char *k;
+
+		json_object_foreach(sides[s].records, k, rec) {
+			json_t *p = json_object_get(rec, "params");
+			char *name;
+
+			if (strcmp(str(rec, "suite"), "collectives"))
+				continue;
+			name = xstrfmt("%s, %s", str(p, "op"), *str(p, "placement") ? str(p, "placement") : "out-of-place");
+			if (!json_object_get(groups, name))
+				json_object_set_new(groups, name, json_array());
+			json_array_append(json_object_get(groups, name), rec);
+			free(name);
+		}
+		json_object_foreach(groups, k, g) {
+			size_t m = json_array_size(g);
+			json_t **rs = xmalloc((m ? m : 1) * sizeof(*rs));
+
+			for (size_t i = 0; i < m; i++)
+				rs[i] = json_array_get(g, i);
+			qsort(rs, m, sizeof(*rs), cmp_rec_bytes);
+			strbuf_addf(o, "<div class=\"scroll\"><table class=\"nccl\" data-run=\"%zu\"><caption>", s);
+			esc(o, sides[s].label);
+			strbuf_addstr(o, ": ");
+			esc(o, k);
+			strbuf_addstr(o, "</caption><thead><tr><th>size (B)</th><th>count</th><th>type</th><th>time (us)</th>"
+					 "<th>algbw (GB/s)</th><th>busbw (GB/s)</th><th>#wrong</th></tr></thead><tbody>\n");
+			for (size_t i = 0; i < m; i++) {
+				json_t *x = json_object_get(rs[i], "extra"), *p = json_object_get(rs[i], "params");
+				json_t *bus = json_object_get(x, "busbw_mean_gbps");
+
+				strbuf_addf(o, "<tr><td>%.0f</td><td>", json_number_value(json_object_get(p, "bytes")));
+				num(o, json_object_get(x, "count"), "%.0f");
+				strbuf_addstr(o, "</td><td>");
+				if (*str(p, "dtype"))
+					esc(o, str(p, "dtype"));
+				else
+					strbuf_addstr(o, "&ndash;");
+				strbuf_addstr(o, "</td><td>");
+				if (strcmp(str(rs[i], "status"), "ok") && !json_is_number(json_object_get(x, "time_us"))) {
+					strbuf_addf(o, "<span class=\"%s\" title=\"", is_failure(str(rs[i], "status")) ? "failed" : "skipped");
+					esc(o, compare_case_reason(rs[i]));
+					strbuf_addstr(o, "\">");
+					esc(o, str(rs[i], "status"));
+					strbuf_addstr(o, "</span>");
+				} else {
+					num(o, json_object_get(x, "time_us"), "%.2f");
+				}
+				strbuf_addstr(o, "</td><td>");
+				num(o, json_object_get(x, "algbw_gbps"), "%.2f");
+				strbuf_addstr(o, "</td><td>");
+				num(o, json_is_number(bus) ? bus : json_object_get(rs[i], "value"), "%.2f");
+				strbuf_addstr(o, "</td><td>");
+				if (json_is_integer(json_object_get(x, "wrong")))
+					strbuf_addf(o, "%lld", (long long)json_integer_value(json_object_get(x, "wrong")));
+				else
+					strbuf_addstr(o, "N/A");
+				strbuf_addstr(o, "</td></tr>\n");
+			}
+			strbuf_addstr(o, "</tbody></table></div>\n");
+			free(rs);
+		}
+		json_decref(groups);
+	}
 }
 
 /* A run that did not end well says so at the top of its section: in red with the counts when a case failed,
@@ -943,6 +1057,8 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 				       "chart. Why each one did not:</p>\n", suites[t]);
 		else if (!strcmp(suites[t], "collectives"))
 			chart_coll(o, sides, n);
+		if (!strcmp(suites[t], "collectives"))
+			coll_tables(o, sides, n);
 		else
 			chart_bars(o, sides, n, suites[t]);
 		/* the cases that did not measure, each with its reason: failed in red, skipped less prominent */
