@@ -146,7 +146,7 @@ static double at(double r, double lo, double hi, double w)
 /* The ratio and its CI on a common axis, with the band 1 +/- threshold shaded: a verdict one can see. */
 static void whisker(struct strbuf *o, json_t *row, double thr, double lo_ax, double hi_ax)
 {
-	const double w = 160, h = 18;
+	const double w = 110, h = 18;
 	json_t *ci = json_object_get(row, "ci95");
 	double r = json_number_value(json_object_get(row, "ratio"));
 
@@ -170,11 +170,11 @@ static void whisker(struct strbuf *o, json_t *row, double thr, double lo_ax, dou
 }
 
 static const char *style =
-	"body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:72rem;padding:1rem;color:#111}"
+	"body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:86rem;padding:1rem;color:#111}"
 	"h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}"
-	".scroll{overflow-x:auto}table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
+	".scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
 	"th,td{padding:.25rem .5rem;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}"
-	"th:nth-child(-n+2),td:nth-child(-n+2),td:nth-child(5){text-align:left}table.cases td:nth-child(5){text-align:right}table.nccl th,table.nccl td{text-align:right}caption{text-align:left;font-weight:600;padding:.6rem 0 .2rem}"
+	"th:nth-child(-n+2),td:nth-child(-n+2),td.verdict{text-align:left}.grp{border-left:2px solid #bbb}th.run{text-align:center}td.case{white-space:normal;word-break:break-all;min-width:8rem}table.cmp thead th{white-space:normal;word-break:break-all}td.verdict{white-space:normal;min-width:7rem}td.ci{text-align:center}table.stack td{white-space:normal;text-align:left;vertical-align:top}table.cases td:nth-child(5){text-align:right}table.nccl th,table.nccl td{text-align:right}caption{text-align:left;font-weight:600;padding:.6rem 0 .2rem}"
 	".faster{color:#05620f;font-weight:600}.slower{color:#a50e0e;font-weight:600}.nc{color:#666}"
 	".warn{background:#fff4d6;border-left:4px solid #d99a00;padding:.5rem .75rem}"
 	".bad{background:#fde8e8;border-left:4px solid #a50e0e;padding:.5rem .75rem}"
@@ -193,6 +193,163 @@ void html_page_open(struct strbuf *o, const char *title)
 			 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>");
 	esc(o, title);
 	strbuf_addf(o, "</title><style>%s</style></head><body>\n", style);
+}
+
+/* The verdict's class: faster, slower, same; failed when a side did not measure; nc (not comparable) else */
+static const char *verdict_class(json_t *c, json_t *x)
+{
+	const char *v = str(x, "verdict"), *bs = str(json_object_get(c, "baseline"), "status");
+
+	if (!strcmp(v, "faster") || !strcmp(v, "slower") || !strcmp(v, "same"))
+		return v;
+	return (*str(x, "status") && is_failure(str(x, "status"))) || (*bs && is_failure(bs)) ? "failed" : "nc";
+}
+
+/* The case table of a comparison of N runs: one row per case, the baseline's value, then one column group per
+ * other run (value, ratio, 95% CI with its whisker, verdict with the Holm-adjusted p) headed by the run. */
+static void compare_cases_table(struct strbuf *o, json_t *r, int h, double thr, double lo_ax, double hi_ax)
+{
+	json_t *sides = json_object_get(r, "sides"), *others = json_array(), *x, *c;
+	size_t i, j;
+
+	json_array_foreach(sides, i, x)
+		if (!json_is_true(json_object_get(x, "baseline")))
+			json_array_append_new(others, json_string(str(x, "label")));
+	strbuf_addf(o, "<h%d>Cases</h%d>\n", h, h);
+	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"cases\" class=\"cmp\"><thead><tr><th rowspan=\"2\">suite</th>"
+			 "<th rowspan=\"2\">case</th><th rowspan=\"2\" class=\"grp\">baseline<br><small>");
+	esc(o, str(r, "baseline"));
+	strbuf_addstr(o, "</small></th>");
+	json_array_foreach(others, j, x) {
+		strbuf_addstr(o, "<th colspan=\"4\" class=\"grp run\" scope=\"colgroup\">");
+		esc(o, json_string_value(x));
+		strbuf_addstr(o, "</th>");
+	}
+	strbuf_addstr(o, "</tr><tr>");
+	for (j = 0; j < json_array_size(others); j++)
+		strbuf_addstr(o, "<th class=\"grp\">value</th><th>ratio</th><th>95% CI</th><th>verdict</th>");
+	strbuf_addstr(o, "</tr></thead><tbody>\n");
+	json_array_foreach(json_object_get(r, "cases"), i, c) {
+		double cthr = json_is_number(json_object_get(c, "threshold")) ? json_number_value(json_object_get(c, "threshold")) : thr;
+		json_t *bv = json_object_get(json_object_get(c, "baseline"), "value");
+
+		strbuf_addstr(o, "<tr><td>");
+		esc(o, str(c, "suite"));
+		strbuf_addstr(o, "</td><td class=\"case\">");
+		esc(o, str(c, "case"));
+		strbuf_addstr(o, "</td><td class=\"grp\" data-k=\"baseline\">");
+		if (json_is_number(bv))
+			fmt_value(o, json_number_value(bv), str(c, "unit"));
+		else
+			strbuf_addstr(o, "&ndash;");
+		strbuf_addstr(o, "</td>");
+		json_array_foreach(others, j, x) {
+			json_t *y = NULL, *z, *ci;
+			size_t k;
+
+			json_array_foreach(json_object_get(c, "others"), k, z)
+				if (!strcmp(str(z, "label"), json_string_value(x)))
+					y = z;
+			if (!y) {
+				strbuf_addf(o, "<td class=\"grp\" data-run=\"%zu\" data-k=\"value\">&ndash;</td><td data-run=\"%zu\" "
+					       "data-k=\"ratio\">&ndash;</td><td data-run=\"%zu\" data-k=\"ci\">&ndash;</td><td class=\"nc\" "
+					       "data-run=\"%zu\" data-k=\"verdict\">not in this run</td>", j, j, j, j);
+				continue;
+			}
+			ci = json_object_get(y, "ci95");
+			strbuf_addf(o, "<td class=\"grp\" data-run=\"%zu\" data-k=\"value\">", j);
+			if (json_is_number(json_object_get(y, "value")))
+				fmt_value(o, json_number_value(json_object_get(y, "value")), str(c, "unit"));
+			else
+				strbuf_addstr(o, "&ndash;");
+			strbuf_addf(o, "</td><td data-run=\"%zu\" data-k=\"ratio\">", j);
+			num(o, json_object_get(y, "ratio"), "%.3f");
+			strbuf_addf(o, "</td><td class=\"ci\" data-run=\"%zu\" data-k=\"ci\">", j);
+			if (json_is_array(ci))
+				strbuf_addf(o, "[%.3f, %.3f]<br>", json_number_value(json_array_get(ci, 0)), json_number_value(json_array_get(ci, 1)));
+			else
+				strbuf_addstr(o, "&ndash;<br>");
+			whisker(o, y, cthr, lo_ax, hi_ax);
+			strbuf_addf(o, "</td><td class=\"verdict %s\" data-run=\"%zu\" data-k=\"verdict\">", verdict_class(c, y), j);
+			esc(o, str(y, "verdict"));
+			if (*str(y, "why")) {
+				strbuf_addstr(o, " <small>(");
+				esc(o, str(y, "why"));
+				strbuf_addstr(o, ")</small>");
+			}
+			if (json_is_number(json_object_get(y, "p_adjusted")))
+				strbuf_addf(o, " <small class=\"p\">p %.2g</small>", json_number_value(json_object_get(y, "p_adjusted")));
+			strbuf_addstr(o, "</td>");
+		}
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</tbody></table></div>\n");
+	json_decref(others);
+}
+
+/* Stack and environment differences of N runs: one row per fact, the baseline's value, then one column per other
+ * run (its value where it differs, "same" where it does not). */
+static void compare_stack_table(struct strbuf *o, json_t *r, int h)
+{
+	json_t *sides = json_object_get(r, "sides"), *others = json_array(), *whats = json_object(), *x, *w;
+	const char *what;
+	size_t i, j;
+
+	if (!json_array_size(json_object_get(r, "stack_differs"))) {
+		json_decref(others);
+		json_decref(whats);
+		return;
+	}
+	json_array_foreach(sides, i, x)
+		if (!json_is_true(json_object_get(x, "baseline")))
+			json_array_append_new(others, json_string(str(x, "label")));
+	json_array_foreach(json_object_get(r, "stack_differs"), i, x) {
+		if (!(w = json_object_get(whats, str(x, "what")))) {
+			w = json_pack("{s:O, s:{}}", "baseline", json_object_get(x, "baseline"), "by");
+			json_object_set_new(whats, str(x, "what"), w);
+		}
+		json_object_set(json_object_get(w, "by"), str(x, "label"), json_object_get(x, "value"));
+	}
+	strbuf_addf(o, "<h%d>Stack and environment differences</h%d>\n", h, h);
+	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"stack\" class=\"stack\"><thead><tr><th>what</th><th>baseline<br><small>");
+	esc(o, str(r, "baseline"));
+	strbuf_addstr(o, "</small></th>");
+	json_array_foreach(others, j, x) {
+		strbuf_addstr(o, "<th class=\"run\">");
+		esc(o, json_string_value(x));
+		strbuf_addstr(o, "</th>");
+	}
+	strbuf_addstr(o, "</tr></thead><tbody>\n");
+	json_object_foreach(whats, what, w) {
+		char *a = json_dumps(json_object_get(w, "baseline"), JSON_ENCODE_ANY);
+
+		strbuf_addstr(o, "<tr><td>");
+		esc(o, what);
+		strbuf_addstr(o, "</td><td><code>");
+		esc(o, a);
+		strbuf_addstr(o, "</code></td>");
+		free(a);
+		json_array_foreach(others, j, x) {
+			json_t *v = json_object_get(json_object_get(w, "by"), json_string_value(x));
+
+			strbuf_addf(o, "<td data-run=\"%zu\">", j);
+			if (v) {
+				char *b = json_dumps(v, JSON_ENCODE_ANY);
+
+				strbuf_addstr(o, "<code>");
+				esc(o, b);
+				strbuf_addstr(o, "</code>");
+				free(b);
+			} else {
+				strbuf_addstr(o, "<span class=\"nc\">same</span>");
+			}
+			strbuf_addstr(o, "</td>");
+		}
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</tbody></table></div>\n");
+	json_decref(others);
+	json_decref(whats);
 }
 
 /* The comparison: inputs and their verification, the case table with whiskers, one-sided cases, stack
@@ -283,49 +440,7 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 			       "the same, so those ratios compare different measurements.</p>\n",
 			    json_array_size(json_object_get(r, "method_differs")));
 
-	strbuf_addf(o, "<h%d>Cases</h%d>\n", h, h);
-	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"cases\"><thead><tr><th>suite</th><th>case</th>"
-			 "<th>ratio</th><th>interval</th><th>verdict</th><th>95% CI</th><th>p (Holm)</th><th>baseline</th>"
-			 "<th>other</th><th>value</th><th>unit</th></tr></thead><tbody>\n");
-	json_array_foreach(json_object_get(r, "cases"), i, c)
-		json_array_foreach(json_object_get(c, "others"), k, x) {
-			const char *v = str(x, "verdict");
-			json_t *ci = json_object_get(x, "ci95");
-
-			strbuf_addstr(o, "<tr><td>");
-			esc(o, str(c, "suite"));
-			strbuf_addstr(o, "</td><td class=\"case\">");
-			esc(o, str(c, "case"));
-			strbuf_addstr(o, "</td><td>");
-			num(o, json_object_get(x, "ratio"), "%.3f");
-			strbuf_addstr(o, "</td><td>");
-			whisker(o, x, json_is_number(json_object_get(c, "threshold")) ? json_number_value(json_object_get(c, "threshold")) : thr, lo_ax, hi_ax);
-			strbuf_addf(o, "</td><td class=\"%s\">", !strcmp(v, "faster") ? "faster" : !strcmp(v, "slower") ? "slower" : !strcmp(v, "same") ? "same"
-				    : (*str(x, "status") && is_failure(str(x, "status"))) || is_failure(*str(json_object_get(c, "baseline"), "status") ? str(json_object_get(c, "baseline"), "status") : "ok") ? "failed" : "nc");
-			esc(o, v);
-			if (*str(x, "why")) {
-				strbuf_addstr(o, " <small>(");
-				esc(o, str(x, "why"));
-				strbuf_addstr(o, ")</small>");
-			}
-			strbuf_addstr(o, "</td><td>");
-			if (json_is_array(ci))
-				strbuf_addf(o, "[%.3f, %.3f]", json_number_value(json_array_get(ci, 0)), json_number_value(json_array_get(ci, 1)));
-			else
-				strbuf_addstr(o, "&ndash;");
-			strbuf_addstr(o, "</td><td>");
-			num(o, json_object_get(x, "p_adjusted"), "%.2g");
-			strbuf_addstr(o, "</td><td>");
-			num(o, json_object_get(json_object_get(c, "baseline"), "value"), "%.4g");
-			strbuf_addstr(o, "</td><td>");
-			esc(o, str(x, "label"));
-			strbuf_addstr(o, "</td><td>");
-			num(o, json_object_get(x, "value"), "%.4g");
-			strbuf_addstr(o, "</td><td>");
-			esc(o, str(c, "unit"));
-			strbuf_addstr(o, "</td></tr>\n");
-		}
-	strbuf_addstr(o, "</tbody></table></div>\n");
+	compare_cases_table(o, r, h, thr, lo_ax, hi_ax);
 
 	if (json_array_size(json_object_get(r, "not_ok"))) {
 		strbuf_addf(o, "<h%d>Cases that did not measure</h%d>\n<ul class=\"not-ok\" id=\"not-ok\">", h, h);
@@ -344,28 +459,7 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 		}
 		strbuf_addstr(o, "</ul>\n");
 	}
-	if (json_array_size(json_object_get(r, "stack_differs"))) {
-		strbuf_addf(o, "<h%d>Stack and environment differences</h%d>\n", h, h);
-		strbuf_addstr(o, "<div class=\"scroll\"><table id=\"stack\"><thead><tr>"
-				 "<th>what</th><th>side</th><th>baseline</th><th>value</th></tr></thead><tbody>\n");
-		json_array_foreach(json_object_get(r, "stack_differs"), i, x) {
-			char *a = json_dumps(json_object_get(x, "baseline"), JSON_ENCODE_ANY);
-			char *b = json_dumps(json_object_get(x, "value"), JSON_ENCODE_ANY);
-
-			strbuf_addstr(o, "<tr><td>");
-			esc(o, str(x, "what"));
-			strbuf_addstr(o, "</td><td>");
-			esc(o, str(x, "label"));
-			strbuf_addstr(o, "</td><td><code>");
-			esc(o, a);
-			strbuf_addstr(o, "</code></td><td><code>");
-			esc(o, b);
-			strbuf_addstr(o, "</code></td></tr>\n");
-			free(a);
-			free(b);
-		}
-		strbuf_addstr(o, "</tbody></table></div>\n");
-	}
+	compare_stack_table(o, r, h);
 }
 
 void html_render_compare(struct strbuf *o, json_t *r)
