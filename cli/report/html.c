@@ -1151,10 +1151,10 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 				       "chart. Why each one did not:</p>\n", suites[t]);
 		else if (!strcmp(suites[t], "collectives"))
 			chart_coll(o, sides, n);
-		if (!strcmp(suites[t], "collectives"))
-			coll_tables(o, sides, n);
 		else
 			chart_bars(o, sides, n, suites[t]);
+		if (!strcmp(suites[t], "collectives"))
+			coll_tables(o, sides, n);
 		/* the cases that did not measure, each with its reason: failed in red, skipped less prominent */
 		{
 			struct strbuf items = STRBUF_INIT;
