@@ -185,6 +185,8 @@ static const char *style =
 	".failed{color:#a50e0e}.skipped{color:#666;font-size:.9em}ul.not-ok{padding-left:1.2rem}ul.not-ok li{margin:.15rem 0}"
 	".failtxt{font-size:10px;fill:#a50e0e;font-weight:600}"
 	"svg.chart{display:block;width:100%;height:auto}.barval{font-size:10px;fill:#111}details{margin:.3rem 0}.facts td{text-align:left;white-space:normal}"
+	".chartbox{overflow-x:auto;max-width:100%}th.vh{text-align:left}"
+	"@media (max-width:40rem){svg.chart{min-width:38rem}}"
 	"@media print{body{max-width:none;font-size:10pt}.scroll{overflow:visible}a{color:inherit}}";
 
 void html_page_open(struct strbuf *o, const char *title)
@@ -227,7 +229,7 @@ static void compare_cases_table(struct strbuf *o, json_t *r, int h, double thr, 
 	}
 	strbuf_addstr(o, "</tr><tr>");
 	for (j = 0; j < json_array_size(others); j++)
-		strbuf_addstr(o, "<th class=\"grp\">value</th><th>ratio</th><th>95% CI</th><th>verdict</th>");
+		strbuf_addstr(o, "<th class=\"grp\">value</th><th>ratio</th><th>95% CI</th><th class=\"vh\">verdict</th>");
 	strbuf_addstr(o, "</tr></thead><tbody>\n");
 	json_array_foreach(json_object_get(r, "cases"), i, c) {
 		double cthr = json_is_number(json_object_get(c, "threshold")) ? json_number_value(json_object_get(c, "threshold")) : thr;
@@ -657,7 +659,7 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 	{
 		double h = (double)nk * ((double)n * bar_h + gap) + 40;
 
-		strbuf_addf(o, "<svg class=\"chart\" id=\"chart-");
+		strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-");
 		esc(o, suite);
 		strbuf_addf(o, "\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\" "
 			       "aria-label=\"", label_w + plot_w + val_w, h);
@@ -718,7 +720,7 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 			}
 			row++;
 		}
-		strbuf_addstr(o, "</svg>\n");
+		strbuf_addstr(o, "</svg></div>\n");
 	}
 	json_decref(keys);
 	json_decref(seen);
@@ -770,7 +772,7 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 		xmax = xmin + 1;
 	step = nice_step(ymax > 0 ? ymax : 1, 4);
 	top = ceil((ymax > 0 ? ymax : 1) / step - 1e-9) * step;
-	strbuf_addf(o, "<svg class=\"chart\" id=\"chart-collectives\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" "
+	strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-collectives\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" "
 		       "preserveAspectRatio=\"xMinYMin meet\" role=\"img\" aria-label=\"bus bandwidth against message size\">",
 		    w + 200, h);
 	for (int t = 0; t * step <= top * (1 + 1e-9); t++) {
@@ -847,7 +849,7 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 			row++;
 		}
 	}
-	strbuf_addstr(o, "</svg>\n");
+	strbuf_addstr(o, "</svg></div>\n");
 	json_decref(series);
 	json_decref(ops);
 }
