@@ -17,8 +17,9 @@
 static const struct opt_cmd cmd = { "report", "[options] -o DIR RUN_OR_BUNDLE...",
 				    "Write DIR/index.html: a self-contained static page (no script, no external files) with, "
 				    "per run, its signature status, stack, environment and the command to reproduce it; per "
-				    "suite a chart as inline SVG (bars with 5th-95th percentile whiskers and the datasheet "
-				    "peak; collectives as bus bandwidth against log2 message size); energy and cost per case "
+				    "suite a table of every case (value, n, CV, % of peak, check) and a chart as inline SVG "
+				    "(bars with their values, 5th-95th percentile whiskers and the datasheet peak; "
+				    "collectives as bus bandwidth against log2 message size, with nccl-tests tables); energy and cost per case "
 				    "from each run's pricing; with several runs, the "
 				    "comparison against the first. Bundles are verified first." };
 

@@ -45,6 +45,63 @@ static void num(struct strbuf *o, json_t *v, const char *fmt)
 		strbuf_addstr(o, "&ndash;");
 }
 
+/* ---- numbers for people: scaled units and nice axis steps ----------------------------------------------- */
+
+static const char si_prefixes[] = "kMGTPE"; /* 1000^1 .. 1000^6 */
+
+/* The factor that brings v (in unit) to a mantissa in [1, 1000) and, into buf, the unit with its SI prefix
+ * changed to match (0.001167 TFLOP/s: 1000 and "GFLOP/s"). A unit whose base is not FLOP/s, B/s, FLOP or B is
+ * kept as it is (factor 1); so is a zero or non-finite v. */
+static double unit_scale(double v, const char *unit, char *buf, size_t len)
+{
+	static const char *bases[] = { "FLOP/s", "B/s", "FLOP", "B" };
+	const char *base = NULL, *q;
+	int p = 0, e;
+
+	for (size_t i = 0; i < sizeof(bases) / sizeof(*bases) && !base; i++)
+		if (!strcmp(unit, bases[i]))
+			base = unit;
+		else if (*unit && (q = strchr(si_prefixes, *unit)) && !strcmp(unit + 1, bases[i]))
+			base = unit + 1, p = (int)(q - si_prefixes) + 1;
+	if (!base || !isfinite(v) || v == 0) {
+		snprintf(buf, len, "%s", unit);
+		return 1;
+	}
+	e = (int)floor(log10(fabs(v)) / 3 + 1e-9) + p;
+	e = e < 0 ? 0 : e > 6 ? 6 : e;
+	snprintf(buf, len, "%.*s%s", e ? 1 : 0, e ? si_prefixes + e - 1 : "", base);
+	return pow(1000, p - e);
+}
+
+/* three significant figures, never in exponent form above 1 */
+static void fmt_mantissa(struct strbuf *o, double m)
+{
+	double a = fabs(m);
+
+	strbuf_addf(o, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", m);
+}
+
+/* v in unit, scaled for a person: "1.17 GFLOP/s" */
+static void fmt_value(struct strbuf *o, double v, const char *unit)
+{
+	char u[32];
+	double k = unit_scale(v, unit, u, sizeof(u));
+
+	fmt_mantissa(o, v * k);
+	if (*u) {
+		strbuf_addch(o, ' ');
+		esc(o, u);
+	}
+}
+
+/* the 1-2-5 step that cuts span into about nticks intervals */
+static double nice_step(double span, int nticks)
+{
+	double raw = span > 0 ? span / nticks : 1, mag = pow(10, floor(log10(raw))), f = raw / mag;
+
+	return (f <= 1 + 1e-9 ? 1 : f <= 2 + 1e-9 ? 2 : f <= 5 + 1e-9 ? 5 : 10) * mag;
+}
+
 /* 1 for a status that is a failure a person must see (failed, interrupted, pending, unknown); 0 for skipped */
 static int is_failure(const char *status)
 {
@@ -89,7 +146,7 @@ static double at(double r, double lo, double hi, double w)
 /* The ratio and its CI on a common axis, with the band 1 +/- threshold shaded: a verdict one can see. */
 static void whisker(struct strbuf *o, json_t *row, double thr, double lo_ax, double hi_ax)
 {
-	const double w = 160, h = 18;
+	const double w = 110, h = 18;
 	json_t *ci = json_object_get(row, "ci95");
 	double r = json_number_value(json_object_get(row, "ratio"));
 
@@ -113,11 +170,11 @@ static void whisker(struct strbuf *o, json_t *row, double thr, double lo_ax, dou
 }
 
 static const char *style =
-	"body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:72rem;padding:1rem;color:#111}"
+	"body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:86rem;padding:1rem;color:#111}"
 	"h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}"
-	".scroll{overflow-x:auto}table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
+	".scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
 	"th,td{padding:.25rem .5rem;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}"
-	"th:nth-child(-n+2),td:nth-child(-n+2),td:nth-child(5){text-align:left}"
+	"th:nth-child(-n+2),td:nth-child(-n+2),td.verdict{text-align:left}.grp{border-left:2px solid #bbb}th.run{text-align:center}td.case{white-space:normal;word-break:break-all;min-width:8rem}table.cmp thead th{white-space:normal;word-break:break-all}td.verdict{white-space:normal;min-width:7rem}td.ci{text-align:center}table.stack td{white-space:normal;text-align:left;vertical-align:top}table.cases td:nth-child(5){text-align:right}table.nccl th,table.nccl td{text-align:right}caption{text-align:left;font-weight:600;padding:.6rem 0 .2rem}"
 	".faster{color:#05620f;font-weight:600}.slower{color:#a50e0e;font-weight:600}.nc{color:#666}"
 	".warn{background:#fff4d6;border-left:4px solid #d99a00;padding:.5rem .75rem}"
 	".bad{background:#fde8e8;border-left:4px solid #a50e0e;padding:.5rem .75rem}"
@@ -127,7 +184,9 @@ static const char *style =
 	".peak{stroke:#a50e0e;stroke-dasharray:4 3}.sw{display:inline-block;width:.8em;height:.8em;margin-right:.4em}"
 	".failed{color:#a50e0e}.skipped{color:#666;font-size:.9em}ul.not-ok{padding-left:1.2rem}ul.not-ok li{margin:.15rem 0}"
 	".failtxt{font-size:10px;fill:#a50e0e;font-weight:600}"
-	"svg.chart{max-width:100%;height:auto}details{margin:.3rem 0}.facts td{text-align:left;white-space:normal}"
+	"svg.chart{display:block;width:100%;height:auto}.barval{font-size:10px;fill:#111}details{margin:.3rem 0}.facts td{text-align:left;white-space:normal}"
+	".chartbox{overflow-x:auto;max-width:100%}th.vh{text-align:left}"
+	"@media (max-width:40rem){svg.chart{min-width:38rem}}"
 	"@media print{body{max-width:none;font-size:10pt}.scroll{overflow:visible}a{color:inherit}}";
 
 void html_page_open(struct strbuf *o, const char *title)
@@ -136,6 +195,163 @@ void html_page_open(struct strbuf *o, const char *title)
 			 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>");
 	esc(o, title);
 	strbuf_addf(o, "</title><style>%s</style></head><body>\n", style);
+}
+
+/* The verdict's class: faster, slower, same; failed when a side did not measure; nc (not comparable) else */
+static const char *verdict_class(json_t *c, json_t *x)
+{
+	const char *v = str(x, "verdict"), *bs = str(json_object_get(c, "baseline"), "status");
+
+	if (!strcmp(v, "faster") || !strcmp(v, "slower") || !strcmp(v, "same"))
+		return v;
+	return (*str(x, "status") && is_failure(str(x, "status"))) || (*bs && is_failure(bs)) ? "failed" : "nc";
+}
+
+/* The case table of a comparison of N runs: one row per case, the baseline's value, then one column group per
+ * other run (value, ratio, 95% CI with its whisker, verdict with the Holm-adjusted p) headed by the run. */
+static void compare_cases_table(struct strbuf *o, json_t *r, int h, double thr, double lo_ax, double hi_ax)
+{
+	json_t *sides = json_object_get(r, "sides"), *others = json_array(), *x, *c;
+	size_t i, j;
+
+	json_array_foreach(sides, i, x)
+		if (!json_is_true(json_object_get(x, "baseline")))
+			json_array_append_new(others, json_string(str(x, "label")));
+	strbuf_addf(o, "<h%d>Cases</h%d>\n", h, h);
+	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"cases\" class=\"cmp\"><thead><tr><th rowspan=\"2\">suite</th>"
+			 "<th rowspan=\"2\">case</th><th rowspan=\"2\" class=\"grp\">baseline<br><small>");
+	esc(o, str(r, "baseline"));
+	strbuf_addstr(o, "</small></th>");
+	json_array_foreach(others, j, x) {
+		strbuf_addstr(o, "<th colspan=\"4\" class=\"grp run\" scope=\"colgroup\">");
+		esc(o, json_string_value(x));
+		strbuf_addstr(o, "</th>");
+	}
+	strbuf_addstr(o, "</tr><tr>");
+	for (j = 0; j < json_array_size(others); j++)
+		strbuf_addstr(o, "<th class=\"grp\">value</th><th>ratio</th><th>95% CI</th><th class=\"vh\">verdict</th>");
+	strbuf_addstr(o, "</tr></thead><tbody>\n");
+	json_array_foreach(json_object_get(r, "cases"), i, c) {
+		double cthr = json_is_number(json_object_get(c, "threshold")) ? json_number_value(json_object_get(c, "threshold")) : thr;
+		json_t *bv = json_object_get(json_object_get(c, "baseline"), "value");
+
+		strbuf_addstr(o, "<tr><td>");
+		esc(o, str(c, "suite"));
+		strbuf_addstr(o, "</td><td class=\"case\">");
+		esc(o, str(c, "case"));
+		strbuf_addstr(o, "</td><td class=\"grp\" data-k=\"baseline\">");
+		if (json_is_number(bv))
+			fmt_value(o, json_number_value(bv), str(c, "unit"));
+		else
+			strbuf_addstr(o, "&ndash;");
+		strbuf_addstr(o, "</td>");
+		json_array_foreach(others, j, x) {
+			json_t *y = NULL, *z, *ci;
+			size_t k;
+
+			json_array_foreach(json_object_get(c, "others"), k, z)
+				if (!strcmp(str(z, "label"), json_string_value(x)))
+					y = z;
+			if (!y) {
+				strbuf_addf(o, "<td class=\"grp\" data-run=\"%zu\" data-k=\"value\">&ndash;</td><td data-run=\"%zu\" "
+					       "data-k=\"ratio\">&ndash;</td><td data-run=\"%zu\" data-k=\"ci\">&ndash;</td><td class=\"nc\" "
+					       "data-run=\"%zu\" data-k=\"verdict\">not in this run</td>", j, j, j, j);
+				continue;
+			}
+			ci = json_object_get(y, "ci95");
+			strbuf_addf(o, "<td class=\"grp\" data-run=\"%zu\" data-k=\"value\">", j);
+			if (json_is_number(json_object_get(y, "value")))
+				fmt_value(o, json_number_value(json_object_get(y, "value")), str(c, "unit"));
+			else
+				strbuf_addstr(o, "&ndash;");
+			strbuf_addf(o, "</td><td data-run=\"%zu\" data-k=\"ratio\">", j);
+			num(o, json_object_get(y, "ratio"), "%.3f");
+			strbuf_addf(o, "</td><td class=\"ci\" data-run=\"%zu\" data-k=\"ci\">", j);
+			if (json_is_array(ci))
+				strbuf_addf(o, "[%.3f, %.3f]<br>", json_number_value(json_array_get(ci, 0)), json_number_value(json_array_get(ci, 1)));
+			else
+				strbuf_addstr(o, "&ndash;<br>");
+			whisker(o, y, cthr, lo_ax, hi_ax);
+			strbuf_addf(o, "</td><td class=\"verdict %s\" data-run=\"%zu\" data-k=\"verdict\">", verdict_class(c, y), j);
+			esc(o, str(y, "verdict"));
+			if (*str(y, "why")) {
+				strbuf_addstr(o, " <small>(");
+				esc(o, str(y, "why"));
+				strbuf_addstr(o, ")</small>");
+			}
+			if (json_is_number(json_object_get(y, "p_adjusted")))
+				strbuf_addf(o, " <small class=\"p\">p %.2g</small>", json_number_value(json_object_get(y, "p_adjusted")));
+			strbuf_addstr(o, "</td>");
+		}
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</tbody></table></div>\n");
+	json_decref(others);
+}
+
+/* Stack and environment differences of N runs: one row per fact, the baseline's value, then one column per other
+ * run (its value where it differs, "same" where it does not). */
+static void compare_stack_table(struct strbuf *o, json_t *r, int h)
+{
+	json_t *sides = json_object_get(r, "sides"), *others = json_array(), *whats = json_object(), *x, *w;
+	const char *what;
+	size_t i, j;
+
+	if (!json_array_size(json_object_get(r, "stack_differs"))) {
+		json_decref(others);
+		json_decref(whats);
+		return;
+	}
+	json_array_foreach(sides, i, x)
+		if (!json_is_true(json_object_get(x, "baseline")))
+			json_array_append_new(others, json_string(str(x, "label")));
+	json_array_foreach(json_object_get(r, "stack_differs"), i, x) {
+		if (!(w = json_object_get(whats, str(x, "what")))) {
+			w = json_pack("{s:O, s:{}}", "baseline", json_object_get(x, "baseline"), "by");
+			json_object_set_new(whats, str(x, "what"), w);
+		}
+		json_object_set(json_object_get(w, "by"), str(x, "label"), json_object_get(x, "value"));
+	}
+	strbuf_addf(o, "<h%d>Stack and environment differences</h%d>\n", h, h);
+	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"stack\" class=\"stack\"><thead><tr><th>what</th><th>baseline<br><small>");
+	esc(o, str(r, "baseline"));
+	strbuf_addstr(o, "</small></th>");
+	json_array_foreach(others, j, x) {
+		strbuf_addstr(o, "<th class=\"run\">");
+		esc(o, json_string_value(x));
+		strbuf_addstr(o, "</th>");
+	}
+	strbuf_addstr(o, "</tr></thead><tbody>\n");
+	json_object_foreach(whats, what, w) {
+		char *a = json_dumps(json_object_get(w, "baseline"), JSON_ENCODE_ANY);
+
+		strbuf_addstr(o, "<tr><td>");
+		esc(o, what);
+		strbuf_addstr(o, "</td><td><code>");
+		esc(o, a);
+		strbuf_addstr(o, "</code></td>");
+		free(a);
+		json_array_foreach(others, j, x) {
+			json_t *v = json_object_get(json_object_get(w, "by"), json_string_value(x));
+
+			strbuf_addf(o, "<td data-run=\"%zu\">", j);
+			if (v) {
+				char *b = json_dumps(v, JSON_ENCODE_ANY);
+
+				strbuf_addstr(o, "<code>");
+				esc(o, b);
+				strbuf_addstr(o, "</code>");
+				free(b);
+			} else {
+				strbuf_addstr(o, "<span class=\"nc\">same</span>");
+			}
+			strbuf_addstr(o, "</td>");
+		}
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</tbody></table></div>\n");
+	json_decref(others);
+	json_decref(whats);
 }
 
 /* The comparison: inputs and their verification, the case table with whiskers, one-sided cases, stack
@@ -226,49 +442,7 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 			       "the same, so those ratios compare different measurements.</p>\n",
 			    json_array_size(json_object_get(r, "method_differs")));
 
-	strbuf_addf(o, "<h%d>Cases</h%d>\n", h, h);
-	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"cases\"><thead><tr><th>suite</th><th>case</th>"
-			 "<th>ratio</th><th>interval</th><th>verdict</th><th>95% CI</th><th>p (Holm)</th><th>baseline</th>"
-			 "<th>other</th><th>value</th><th>unit</th></tr></thead><tbody>\n");
-	json_array_foreach(json_object_get(r, "cases"), i, c)
-		json_array_foreach(json_object_get(c, "others"), k, x) {
-			const char *v = str(x, "verdict");
-			json_t *ci = json_object_get(x, "ci95");
-
-			strbuf_addstr(o, "<tr><td>");
-			esc(o, str(c, "suite"));
-			strbuf_addstr(o, "</td><td class=\"case\">");
-			esc(o, str(c, "case"));
-			strbuf_addstr(o, "</td><td>");
-			num(o, json_object_get(x, "ratio"), "%.3f");
-			strbuf_addstr(o, "</td><td>");
-			whisker(o, x, json_is_number(json_object_get(c, "threshold")) ? json_number_value(json_object_get(c, "threshold")) : thr, lo_ax, hi_ax);
-			strbuf_addf(o, "</td><td class=\"%s\">", !strcmp(v, "faster") ? "faster" : !strcmp(v, "slower") ? "slower" : !strcmp(v, "same") ? "same"
-				    : (*str(x, "status") && is_failure(str(x, "status"))) || is_failure(*str(json_object_get(c, "baseline"), "status") ? str(json_object_get(c, "baseline"), "status") : "ok") ? "failed" : "nc");
-			esc(o, v);
-			if (*str(x, "why")) {
-				strbuf_addstr(o, " <small>(");
-				esc(o, str(x, "why"));
-				strbuf_addstr(o, ")</small>");
-			}
-			strbuf_addstr(o, "</td><td>");
-			if (json_is_array(ci))
-				strbuf_addf(o, "[%.3f, %.3f]", json_number_value(json_array_get(ci, 0)), json_number_value(json_array_get(ci, 1)));
-			else
-				strbuf_addstr(o, "&ndash;");
-			strbuf_addstr(o, "</td><td>");
-			num(o, json_object_get(x, "p_adjusted"), "%.2g");
-			strbuf_addstr(o, "</td><td>");
-			num(o, json_object_get(json_object_get(c, "baseline"), "value"), "%.4g");
-			strbuf_addstr(o, "</td><td>");
-			esc(o, str(x, "label"));
-			strbuf_addstr(o, "</td><td>");
-			num(o, json_object_get(x, "value"), "%.4g");
-			strbuf_addstr(o, "</td><td>");
-			esc(o, str(c, "unit"));
-			strbuf_addstr(o, "</td></tr>\n");
-		}
-	strbuf_addstr(o, "</tbody></table></div>\n");
+	compare_cases_table(o, r, h, thr, lo_ax, hi_ax);
 
 	if (json_array_size(json_object_get(r, "not_ok"))) {
 		strbuf_addf(o, "<h%d>Cases that did not measure</h%d>\n<ul class=\"not-ok\" id=\"not-ok\">", h, h);
@@ -287,28 +461,7 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 		}
 		strbuf_addstr(o, "</ul>\n");
 	}
-	if (json_array_size(json_object_get(r, "stack_differs"))) {
-		strbuf_addf(o, "<h%d>Stack and environment differences</h%d>\n", h, h);
-		strbuf_addstr(o, "<div class=\"scroll\"><table id=\"stack\"><thead><tr>"
-				 "<th>what</th><th>side</th><th>baseline</th><th>value</th></tr></thead><tbody>\n");
-		json_array_foreach(json_object_get(r, "stack_differs"), i, x) {
-			char *a = json_dumps(json_object_get(x, "baseline"), JSON_ENCODE_ANY);
-			char *b = json_dumps(json_object_get(x, "value"), JSON_ENCODE_ANY);
-
-			strbuf_addstr(o, "<tr><td>");
-			esc(o, str(x, "what"));
-			strbuf_addstr(o, "</td><td>");
-			esc(o, str(x, "label"));
-			strbuf_addstr(o, "</td><td><code>");
-			esc(o, a);
-			strbuf_addstr(o, "</code></td><td><code>");
-			esc(o, b);
-			strbuf_addstr(o, "</code></td></tr>\n");
-			free(a);
-			free(b);
-		}
-		strbuf_addstr(o, "</tbody></table></div>\n");
-	}
+	compare_stack_table(o, r, h);
 }
 
 void html_render_compare(struct strbuf *o, json_t *r)
@@ -391,6 +544,69 @@ static json_t *peak_map(const struct compare_side *s, const char *suite)
 
 static const char *palette[] = { "#1f4e96", "#c75b12", "#2a8a3e", "#8a2a7a", "#6b6b6b", "#b8a200" };
 
+/* Every case of a suite above its chart, one row per run and case: the headline scaled for a person (1.17 GFLOP/s,
+ * not 0.00117 TFLOP/s), the number of samples, their coefficient of variation, the percent of the datasheet peak
+ * from the run's summary.json and the runner's own correctness check; a case that did not measure shows its
+ * status instead of a value. */
+static void case_table(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite)
+{
+	const char *k;
+	json_t *rec;
+
+	strbuf_addf(o, "<div class=\"scroll\"><table class=\"cases\" id=\"table-%s\"><thead><tr><th>run</th><th>case</th>"
+		       "<th>value</th><th>n</th><th>CV</th><th>%% of peak</th><th>check</th></tr></thead><tbody>\n", suite);
+	for (size_t s = 0; s < n; s++) {
+		json_t *pm = peak_map(&sides[s], suite);
+
+		json_object_foreach(sides[s].records, k, rec) {
+			json_t *st = json_object_get(rec, "stats"), *chk = json_object_get(json_object_get(rec, "extra"), "check");
+			int ok = !strcmp(str(rec, "status"), "ok");
+
+			if (strcmp(str(rec, "suite"), suite))
+				continue;
+			strbuf_addstr(o, "<tr><td>");
+			esc(o, sides[s].label);
+			strbuf_addstr(o, "</td><td class=\"case\"><code>");
+			esc(o, str(rec, "case"));
+			strbuf_addstr(o, "</code></td><td class=\"val\">");
+			if (ok && json_is_number(json_object_get(rec, "value"))) {
+				fmt_value(o, json_number_value(json_object_get(rec, "value")), str(rec, "unit"));
+			} else {
+				strbuf_addf(o, "<span class=\"%s\" title=\"", is_failure(str(rec, "status")) ? "failed" : "skipped");
+				esc(o, compare_case_reason(rec));
+				strbuf_addstr(o, "\">");
+				esc(o, str(rec, "status"));
+				strbuf_addstr(o, "</span>");
+			}
+			strbuf_addstr(o, "</td><td>");
+			if (json_is_integer(json_object_get(st, "n")))
+				strbuf_addf(o, "%lld", (long long)json_integer_value(json_object_get(st, "n")));
+			else if (json_array_size(json_object_get(rec, "samples_ms")))
+				strbuf_addf(o, "%zu", json_array_size(json_object_get(rec, "samples_ms")));
+			else
+				strbuf_addstr(o, "&ndash;");
+			strbuf_addstr(o, "</td><td>");
+			if (json_is_number(json_object_get(st, "cv")))
+				strbuf_addf(o, "%.1f%%", 100 * json_number_value(json_object_get(st, "cv")));
+			else
+				strbuf_addstr(o, "&ndash;");
+			strbuf_addstr(o, "</td><td>");
+			if (json_is_number(json_object_get(pm, str(rec, "case"))))
+				strbuf_addf(o, "%.1f%%", json_number_value(json_object_get(pm, str(rec, "case"))));
+			else
+				strbuf_addstr(o, "&ndash;");
+			strbuf_addstr(o, "</td><td>");
+			if (json_is_string(chk))
+				esc(o, json_string_value(chk));
+			else
+				strbuf_addstr(o, "&ndash;");
+			strbuf_addstr(o, "</td></tr>\n");
+		}
+		json_decref(pm);
+	}
+	strbuf_addstr(o, "</tbody></table></div>\n");
+}
+
 /* Horizontal bars: one group per case (in the first side's order, then the others'), one bar per side, a
  * whisker from the 5th to the 95th percentile of the samples, and dashed lines at the datasheet peaks. */
 static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite)
@@ -398,8 +614,9 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 	json_t *keys = json_array(), *seen = json_object(), *peaks = json_object(), *pmaps = json_array(), *rec, *v;
 	const char *k, *unit = "";
 	size_t i, nk, row = 0;
-	double vmax = 0, lo, hi;
-	const double label_w = 300, plot_w = 420, bar_h = 12, gap = 8;
+	double vmax = 0, lo, hi, k_unit, step, top;
+	const double label_w = 300, plot_w = 560, val_w = 100, bar_h = 12, gap = 8;
+	char su[32];
 
 	/* only the cases that measured a value on some side: a failure is listed under the chart, never drawn */
 	for (i = 0; i < n; i++)
@@ -421,38 +638,42 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 			metric_range(&lo, &hi, rec);
 			vmax = fmax(vmax, hi);
 			if ((pct = json_number_value(json_object_get(json_array_get(pmaps, s), str(rec, "case")))) > 0) {
-				char *pk = xstrfmt("%s peak %.4g", json_string_value(json_object_get(json_object_get(rec, "params"), "dtype"))
-						   ? json_string_value(json_object_get(json_object_get(rec, "params"), "dtype")) : "",
-						   json_number_value(json_object_get(rec, "value")) * 100 / pct);
+				struct strbuf pk = STRBUF_INIT;
+				double peak = json_number_value(json_object_get(rec, "value")) * 100 / pct;
 
-				json_object_set_new(peaks, pk, json_real(json_number_value(json_object_get(rec, "value")) * 100 / pct));
-				free(pk);
+				strbuf_addf(&pk, "%s peak ", str(json_object_get(rec, "params"), "dtype"));
+				fmt_value(&pk, peak, str(rec, "unit"));
+				json_object_set_new(peaks, pk.buf, json_real(peak));
+				strbuf_release(&pk);
 			}
 		}
 	json_object_foreach(peaks, k, v)
 		vmax = fmax(vmax, json_real_value(v));
 	if (vmax <= 0)
 		vmax = 1;
-	vmax *= 1.05;
+	/* the axis in the unit a person reads (GFLOP/s rather than 0.001 TFLOP/s), ticks on 1-2-5 steps */
+	k_unit = unit_scale(vmax, unit, su, sizeof(su));
+	step = nice_step(vmax * k_unit, 5);
+	top = ceil(vmax * k_unit / step - 1e-9) * step;
+	vmax = top / k_unit;
 	{
 		double h = (double)nk * ((double)n * bar_h + gap) + 40;
 
-		strbuf_addf(o, "<div class=\"scroll\"><svg class=\"chart\" id=\"chart-");
+		strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-");
 		esc(o, suite);
-		strbuf_addf(o, "\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"", label_w + plot_w + 20, h,
-			    label_w + plot_w + 20, h);
+		strbuf_addf(o, "\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\" "
+			       "aria-label=\"", label_w + plot_w + val_w, h);
 		esc(o, suite);
 		strbuf_addstr(o, " headline per case\">");
-		/* axis: 0, half, max */
-		for (int t = 0; t <= 4; t++) {
-			double x = label_w + plot_w * t / 4.0;
+		for (int t = 0; t * step <= top * (1 + 1e-9); t++) {
+			double x = label_w + plot_w * t * step / top;
 
 			strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"grid\"/>"
-				       "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%.4g</text>", x, x, h - 28, x, h - 16,
-				    vmax * t / 4.0);
+				       "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%g</text>", x, x, h - 28, x, h - 16,
+				    t * step);
 		}
 		strbuf_addf(o, "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">", label_w + plot_w / 2, h - 3);
-		esc(o, unit);
+		esc(o, su);
 		strbuf_addstr(o, "</text>");
 		json_object_foreach(peaks, k, v) {
 			double x = label_w + plot_w * json_real_value(v) / vmax;
@@ -491,6 +712,11 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 				strbuf_addf(o, ": %.4g (5th-95th percentile %.4g-%.4g)</title></rect>", val, lo, hi);
 				strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"wk\"/>", label_w + plot_w * lo / vmax,
 					    label_w + plot_w * hi / vmax, y + bar_h / 2, y + bar_h / 2);
+				/* the value at the bar's end, past its whisker */
+				strbuf_addf(o, "<text x=\"%.1f\" y=\"%.1f\" class=\"barval\">", label_w + plot_w * fmin(fmax(val, hi), vmax) / vmax + 4,
+					    y + bar_h - 2);
+				fmt_value(o, val, str(rec, "unit"));
+				strbuf_addstr(o, "</text>");
 			}
 			row++;
 		}
@@ -502,27 +728,49 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 	json_decref(pmaps);
 }
 
-/* Collectives: bus bandwidth against message size on a log2 axis, one line per side and op. */
+static const char *op_palette[] = { "#0b7a75", "#d1495b", "#edae49", "#5c4d7d", "#00798c", "#8c564b", "#30638e" };
+static const char *run_dashes[] = { "", "7 4", "2 3", "9 3 2 3", "1 5", "12 6" };
+
+/* Collectives: bus bandwidth against message size on a log2 axis, one line per run, op and placement: the op
+ * its colour (a palette of its own, not the runs'), the run its dash; in-place thinner than out-of-place. */
+/* A collectives record's op as its line and table are named: "all_reduce", or "all_reduce g2.1" for group 1 of the
+ * groups of 2 ranks (group_sizes). NULL for the point-to-point pairs (the heat maps draw them). Caller frees. */
+static char *coll_op_label(json_t *p)
+{
+	if (!strcmp(str(p, "op"), "p2p"))
+		return NULL;
+	if (json_is_integer(json_object_get(p, "group_size")))
+		return xstrfmt("%s g%lld.%lld", str(p, "op"), (long long)json_integer_value(json_object_get(p, "group_size")),
+			       (long long)json_integer_value(json_object_get(p, "group")));
+	return xstrdup(str(p, "op"));
+}
+
 static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_t n)
 {
-	json_t *series = json_object(), *rec, *v;
+	json_t *series = json_object(), *ops = json_object(), *rec, *v;
 	const char *k;
-	double xmin = 1e300, xmax = 0, ymax = 0;
-	const double w = 640, h = 300, l = 56, b = 36;
-	size_t si = 0;
+	double xmin = 1e300, xmax = 0, ymax = 0, step, top;
+	const double w = 760, h = 300, l = 56, b = 36;
 
 	for (size_t s = 0; s < n; s++)
 		json_object_foreach(sides[s].records, k, rec) {
-			json_t *p = json_object_get(rec, "params");
+			json_t *p = json_object_get(rec, "params"), *se;
 			double bytes = json_number_value(json_object_get(p, "bytes"));
-			char *name;
+			char *name, *op;
 
-			if (strcmp(str(rec, "suite"), "collectives") || strcmp(str(rec, "status"), "ok") || bytes <= 0)
+			if (strcmp(str(rec, "suite"), "collectives") || strcmp(str(rec, "status"), "ok") || bytes <= 0 ||
+			    !(op = coll_op_label(p)))
 				continue;
-			name = xstrfmt("%s %s%s%s", sides[s].label, str(p, "op"), *str(p, "placement") ? " " : "", str(p, "placement"));
-			if (!json_object_get(series, name))
-				json_object_set_new(series, name, json_array());
-			json_array_append_new(json_object_get(series, name),
+			name = xstrfmt("%s %s%s%s", sides[s].label, op, *str(p, "placement") ? " " : "", str(p, "placement"));
+			free(op);
+			if (!json_object_get(ops, str(p, "op")))
+				json_object_set_new(ops, str(p, "op"), json_integer((json_int_t)json_object_size(ops)));
+			if (!(se = json_object_get(series, name))) {
+				se = json_pack("{s:i, s:s, s:b, s:[]}", "run", (int)s, "op", str(p, "op"), "in_place",
+					       !strcmp(str(p, "placement"), "in-place"), "pts");
+				json_object_set_new(series, name, se);
+			}
+			json_array_append_new(json_object_get(se, "pts"),
 					      json_pack("[f, f]", log2(bytes), json_number_value(json_object_get(rec, "value"))));
 			xmin = fmin(xmin, log2(bytes));
 			xmax = fmax(xmax, log2(bytes));
@@ -531,18 +779,21 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 		}
 	if (!json_object_size(series)) {
 		json_decref(series);
+		json_decref(ops);
 		return;
 	}
 	if (xmax <= xmin)
 		xmax = xmin + 1;
-	ymax = ymax > 0 ? ymax * 1.05 : 1;
-	strbuf_addf(o, "<div class=\"scroll\"><svg class=\"chart\" id=\"chart-collectives\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
-		       "height=\"%.0f\" role=\"img\" aria-label=\"bus bandwidth against message size\">", w + 180, h, w + 180, h);
-	for (int t = 0; t <= 4; t++) {
-		double y = (h - b) - (h - b - 10) * t / 4.0;
+	step = nice_step(ymax > 0 ? ymax : 1, 4);
+	top = ceil((ymax > 0 ? ymax : 1) / step - 1e-9) * step;
+	strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-collectives\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" "
+		       "preserveAspectRatio=\"xMinYMin meet\" role=\"img\" aria-label=\"bus bandwidth against message size\">",
+		    w + 200, h);
+	for (int t = 0; t * step <= top * (1 + 1e-9); t++) {
+		double y = (h - b) - (h - b - 10) * t * step / top;
 
 		strbuf_addf(o, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/><text x=\"%.0f\" y=\"%.1f\" "
-			       "class=\"tick\" text-anchor=\"end\">%.3g</text>", l, w, y, y, l - 4, y + 4, ymax * t / 4.0);
+			       "class=\"tick\" text-anchor=\"end\">%g</text>", l, w, y, y, l - 4, y + 4, t * step);
 	}
 	for (double e = ceil(xmin); e <= xmax; e += fmax(1, floor((xmax - xmin) / 8))) {
 		double x = l + (w - l) * (e - xmin) / (xmax - xmin), by = pow(2, e);
@@ -562,11 +813,12 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 	strbuf_addf(o, "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">message size (bytes, log2) &mdash; "
 		       "bus bandwidth GB/s</text>", (l + w) / 2, h - 4);
 	json_object_foreach(series, k, v) {
-		size_t i, m = json_array_size(v);
+		json_t *pts = json_object_get(v, "pts"), *q;
+		size_t i, m = json_array_size(pts), run = (size_t)json_integer_value(json_object_get(v, "run"));
+		size_t op = (size_t)json_integer_value(json_object_get(ops, str(v, "op")));
 		double (*pt)[2] = xmalloc((m ? m : 1) * sizeof(*pt));
-		json_t *q;
 
-		json_array_foreach(v, i, q) {
+		json_array_foreach(pts, i, q) {
 			pt[i][0] = json_number_value(json_array_get(q, 0));
 			pt[i][1] = json_number_value(json_array_get(q, 1));
 		}
@@ -577,22 +829,125 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 				pt[j][0] = pt[j - 1][0], pt[j][1] = pt[j - 1][1];
 				pt[j - 1][0] = t0, pt[j - 1][1] = t1;
 			}
-		strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", palette[si % 6]);
+		strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\" data-op=\"",
+			    op_palette[op % 7], json_is_true(json_object_get(v, "in_place")) ? "1.2" : "2.2", run_dashes[run % 6]);
+		esc(o, str(v, "op"));
+		strbuf_addf(o, "\" data-run=\"%zu\" points=\"", run);
 		for (i = 0; i < m; i++)
 			strbuf_addf(o, "%s%.1f,%.1f", i ? " " : "", l + (w - l) * (pt[i][0] - xmin) / (xmax - xmin),
-				    (h - b) - (h - b - 10) * pt[i][1] / ymax);
-		strbuf_addf(o, "\"><title>");
+				    (h - b) - (h - b - 10) * pt[i][1] / top);
+		strbuf_addstr(o, "\"><title>");
 		esc(o, k);
-		strbuf_addf(o, "</title></polyline><rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			       "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10, 12 + 16.0 * (double)si, palette[si % 6], w + 24,
-			    21 + 16.0 * (double)si);
-		esc(o, strchr(k, ' ') ? strchr(k, ' ') + 1 : k);
-		strbuf_addstr(o, "</text>");
-		si++;
+		strbuf_addstr(o, "</title></polyline>");
 		free(pt);
+	}
+	/* the legend: ops by colour, then runs by dash */
+	{
+		size_t row = 0;
+
+		json_object_foreach(ops, k, v) {
+			strbuf_addf(o, "<g class=\"legend-op\"><rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"10\" fill=\"%s\"/>"
+				       "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10, 12 + 16.0 * (double)row,
+				    op_palette[json_integer_value(v) % 7], w + 30, 21 + 16.0 * (double)row);
+			esc(o, k);
+			strbuf_addstr(o, "</text></g>");
+			row++;
+		}
+		for (size_t s = 0; s < n && n > 1; s++) {
+			strbuf_addf(o, "<g class=\"legend-run\"><line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#333\" "
+				       "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10,
+				    w + 26, 17 + 16.0 * (double)row, 17 + 16.0 * (double)row, run_dashes[s % 6], w + 30,
+				    21 + 16.0 * (double)row);
+			esc(o, sides[s].label);
+			strbuf_addstr(o, "</text></g>");
+			row++;
+		}
 	}
 	strbuf_addstr(o, "</svg></div>\n");
 	json_decref(series);
+	json_decref(ops);
+}
+
+static int cmp_rec_bytes(const void *a, const void *b)
+{
+	double x = json_number_value(json_object_get(json_object_get(*(json_t *const *)a, "params"), "bytes"));
+	double y = json_number_value(json_object_get(json_object_get(*(json_t *const *)b, "params"), "bytes"));
+
+	return x < y ? -1 : x > y;
+}
+
+/* Collectives as nccl-tests prints them: per run, op and placement a table of size (bytes), count (elements),
+ * type, time (us, the mean over iterations), algbw and busbw (GB/s, from that mean time) and #wrong (N/A
+ * without a data check). A case that did not measure shows its status in the time column. */
+static void coll_tables(struct strbuf *o, const struct compare_side *sides, size_t n)
+{
+	for (size_t s = 0; s < n; s++) {
+		json_t *groups = json_object(), *rec, *g;
+		const char *k;
+
+		json_object_foreach(sides[s].records, k, rec) {
+			json_t *p = json_object_get(rec, "params");
+			char *name, *op;
+
+			if (strcmp(str(rec, "suite"), "collectives") || !(op = coll_op_label(p)))
+				continue;
+			name = xstrfmt("%s, %s", op, *str(p, "placement") ? str(p, "placement") : "out-of-place");
+			free(op);
+			if (!json_object_get(groups, name))
+				json_object_set_new(groups, name, json_array());
+			json_array_append(json_object_get(groups, name), rec);
+			free(name);
+		}
+		json_object_foreach(groups, k, g) {
+			size_t m = json_array_size(g);
+			json_t **rs = xmalloc((m ? m : 1) * sizeof(*rs));
+
+			for (size_t i = 0; i < m; i++)
+				rs[i] = json_array_get(g, i);
+			qsort(rs, m, sizeof(*rs), cmp_rec_bytes);
+			strbuf_addf(o, "<div class=\"scroll\"><table class=\"nccl\" data-run=\"%zu\"><caption>", s);
+			esc(o, sides[s].label);
+			strbuf_addstr(o, ": ");
+			esc(o, k);
+			strbuf_addstr(o, "</caption><thead><tr><th>size (B)</th><th>count</th><th>type</th><th>time (us)</th>"
+					 "<th>algbw (GB/s)</th><th>busbw (GB/s)</th><th>#wrong</th></tr></thead><tbody>\n");
+			for (size_t i = 0; i < m; i++) {
+				json_t *x = json_object_get(rs[i], "extra"), *p = json_object_get(rs[i], "params");
+				json_t *bus = json_object_get(x, "busbw_mean_gbps");
+
+				strbuf_addf(o, "<tr><td>%.0f</td><td>", json_number_value(json_object_get(p, "bytes")));
+				num(o, json_object_get(x, "count"), "%.0f");
+				strbuf_addstr(o, "</td><td>");
+				if (*str(p, "dtype"))
+					esc(o, str(p, "dtype"));
+				else
+					strbuf_addstr(o, "&ndash;");
+				strbuf_addstr(o, "</td><td>");
+				if (strcmp(str(rs[i], "status"), "ok") && !json_is_number(json_object_get(x, "time_us"))) {
+					strbuf_addf(o, "<span class=\"%s\" title=\"", is_failure(str(rs[i], "status")) ? "failed" : "skipped");
+					esc(o, compare_case_reason(rs[i]));
+					strbuf_addstr(o, "\">");
+					esc(o, str(rs[i], "status"));
+					strbuf_addstr(o, "</span>");
+				} else {
+					num(o, json_object_get(x, "time_us"), "%.2f");
+				}
+				strbuf_addstr(o, "</td><td>");
+				num(o, json_object_get(x, "algbw_gbps"), "%.2f");
+				strbuf_addstr(o, "</td><td>");
+				num(o, json_is_number(bus) ? bus : json_object_get(rs[i], "value"), "%.2f");
+				strbuf_addstr(o, "</td><td>");
+				if (json_is_integer(json_object_get(x, "wrong")))
+					strbuf_addf(o, "%lld", (long long)json_integer_value(json_object_get(x, "wrong")));
+				else
+					strbuf_addstr(o, "N/A");
+				strbuf_addstr(o, "</td></tr>\n");
+			}
+			strbuf_addstr(o, "</tbody></table></div>\n");
+			free(rs);
+		}
+		json_decref(groups);
+	}
 }
 
 /* The point-to-point matrix of collectives' pairs: all (op p2p): per run and measure, an SVG table of cells, row the
@@ -790,10 +1145,19 @@ static void cost_table(struct strbuf *o, const struct compare_side *sides, size_
 	strbuf_release(&rows);
 }
 
+/* 1 when a run's target is a GPU (its plan's vendor is not cpu): only then is its memory HBM */
+static int report_on_gpu(const struct compare_side *sides, size_t n)
+{
+	for (size_t s = 0; s < n; s++)
+		if (*str(sides[s].plan, "vendor") && strcmp(str(sides[s].plan, "vendor"), "cpu"))
+			return 1;
+	return 0;
+}
+
 void html_render_report(struct strbuf *o, const struct compare_side *sides, size_t n, json_t *cmp)
 {
 	static const char *suites[] = { "gemm", "membw", "collectives", "attention", "ssm", "training" };
-	static const char *titles[] = { "GEMM", "HBM / memory bandwidth", "Collectives", "Attention", "SSM (Mamba2 SSD)", "Training" };
+	static const char *titles[] = { "GEMM", "Memory bandwidth", "Collectives", "Attention", "SSM (Mamba2 SSD)", "Training" };
 	char *title = xstrfmt("bench report: %s%s", sides[0].label, n > 1 ? " and others" : "");
 	const char *k;
 	json_t *v;
@@ -857,7 +1221,9 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 				}
 		if (!any)
 			continue;
-		strbuf_addf(o, "<h2 id=\"suite-%s\">%s</h2>\n", suites[t], titles[t]);
+		strbuf_addf(o, "<h2 id=\"suite-%s\">%s%s</h2>\n", suites[t], titles[t],
+			    !strcmp(suites[t], "membw") && report_on_gpu(sides, n) ? " (HBM)" : "");
+		case_table(o, sides, n, suites[t]);
 		measured = 0;
 		for (size_t s = 0; s < n && !measured; s++)
 			json_object_foreach(sides[s].records, k, v)
@@ -872,6 +1238,8 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 			chart_coll(o, sides, n);
 		else
 			chart_bars(o, sides, n, suites[t]);
+		if (!strcmp(suites[t], "collectives"))
+			coll_tables(o, sides, n);
 		if (measured && !strcmp(suites[t], "collectives"))
 			heatmap_pairs(o, sides, n);
 		/* the cases that did not measure, each with its reason: failed in red, skipped less prominent */

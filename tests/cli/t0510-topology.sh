@@ -148,5 +148,12 @@ for m, unit in (("bandwidth", "GB/s"), ("latency", "us")):
     assert svg.count("<text") >= 6 + 6 + 1  # a value in each cell, the rank labels, the caption
 PY
 then ok "report: the p2p heat maps (bandwidth and latency), one cell per pair with its value"; else not_ok "report heat map"; fi
+python3 - "$T/rep/index.html" <<'PY' && ok "report: the pairs are not drawn as a collectives line nor tabled as an op" || not_ok "report: p2p or groups in the collectives chart/tables"
+import re, sys
+h = open(sys.argv[1]).read()
+caps = re.findall(r'<table class="nccl"[^>]*><caption>(.*?)</caption>', h)
+assert caps and not [c for c in caps if "p2p" in c], caps
+assert not re.search(r'<title>[^<]*p2p[^<]*</title>', h.split('id="chart-collectives"', 1)[1].split("</svg>", 1)[0])
+PY
 grep -q '<script' "$T/rep/index.html" && not_ok "the report has a script" || ok "the report has no script"
 finish

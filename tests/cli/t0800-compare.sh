@@ -110,28 +110,31 @@ if command -v chromium >/dev/null 2>&1; then
 	python3 - "$T/dom.html" "$(basename "$X")" "$why_crash" <<'PY' && ok "html (chromium DOM): the failed case in red with its reason, no value; too few samples (n=1)" || not_ok "html failed case"
 import html.parser, sys
 x, why = sys.argv[2], sys.argv[3]
-class P(html.parser.HTMLParser):
-    rows, row, cell, cls, li, lis = [], None, None, None, None, []
+class P(html.parser.HTMLParser):  # the case table: a row per case, a column group per other run (data-run, data-k)
+    rows, row, cell, runs, th, li, lis = [], None, None, [], None, None, []
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag == "tr": self.row = []
-        if self.row is not None and tag == "td": self.cell = ""; self.row.append(None)
-        if tag == "td": self.cls = a.get("class")
+        if tag == "th" and "run" in (a.get("class") or "").split(): self.th = ""
+        if tag == "tr": self.row = {"cells": []}
+        if self.row is not None and tag == "td": self.cell = ["", a.get("class"), a.get("data-run"), a.get("data-k")]
         if tag == "li" and a.get("class") == "failed": self.li = ""
     def handle_endtag(self, tag):
-        if tag == "td" and self.cell is not None: self.row[-1] = (self.cell.strip(), self.cls); self.cell = None
-        if tag == "tr" and self.row: self.rows.append(self.row); self.row = None
+        if tag == "th" and self.th is not None: self.runs.append(self.th.strip()); self.th = None
+        if tag == "td" and self.cell is not None: self.cell[0] = " ".join(self.cell[0].split()); self.row["cells"].append(self.cell); self.cell = None
+        if tag == "tr" and self.row and self.row["cells"]: self.rows.append(self.row); self.row = None
         if tag == "li" and self.li is not None: self.lis.append(" ".join(self.li.split())); self.li = None
     def handle_data(self, d):
-        if self.cell is not None: self.cell += d
+        if self.th is not None: self.th += d
+        if self.cell is not None: self.cell[0] += d
         if self.li is not None: self.li += d
 p = P(); p.feed(open(sys.argv[1]).read())
-r = [r for r in p.rows if len(r) == 11 and r[1][0] == "cblas/fp32/tn/32x32x32/default" and r[8][0] == x]
-assert len(r) == 1, p.rows
-r = r[0]
-assert r[4] == ("not comparable (failed in %s: %s)" % (x, why), "failed"), r[4]
-assert r[9][0] == "\u2013" and r[2][0] == "\u2013", r  # no value, no ratio
-assert any(c[0] == "not comparable (too few samples (n=1))" for row in p.rows for c in row if c), p.rows
+assert len(p.runs) == 2 and x in p.runs, p.runs  # three inputs: two column groups, each headed by its run
+r = [r for r in p.rows if r["cells"][1][0] == "cblas/fp32/tn/32x32x32/default"]
+assert len(r) == 1, p.rows  # one row per case
+g = {k: (t, c) for t, c, run, k in r[0]["cells"] if run == str(p.runs.index(x))}
+assert g["verdict"] == ("not comparable (failed in %s: %s)" % (x, why), "verdict failed"), g
+assert g["value"][0] == "\u2013" and g["ratio"][0] == "\u2013", g  # no value, no ratio
+assert any(c[0] == "not comparable (too few samples (n=1))" for row in p.rows for c in row["cells"]), p.rows
 assert p.lis == ["failed in %s: gemm cblas/fp32/tn/32x32x32/default \u2014 %s" % (x, why)], p.lis
 PY
 else
@@ -157,21 +160,28 @@ if command -v chromium >/dev/null 2>&1; then
 	python3 - "$T/cmp.json" "$T/dom.html" <<'PY' && ok "chromium DOM: a row for every case and side, with its verdict" || not_ok "chromium DOM"
 import html.parser, json, sys
 cmp = json.load(open(sys.argv[1]))
+others = [x["label"] for x in cmp["sides"] if not x.get("baseline")]
 want = [(c["case"], o["label"], o["verdict"]) for c in cmp["cases"] for o in c["others"]]
 class P(html.parser.HTMLParser):
-    rows, row, cell, intable = [], None, None, False
+    rows, row, cell, intable, runs, th = [], None, None, False, [], None
     def handle_starttag(self, tag, attrs):
-        if tag == "table" and ("id", "cases") in attrs: self.intable = True
+        a = dict(attrs)
+        if tag == "table" and a.get("id") == "cases": self.intable = True
+        if self.intable and tag == "th" and "run" in (a.get("class") or "").split(): self.th = ""
         if self.intable and tag == "tr": self.row = []
-        if self.row is not None and tag == "td": self.cell = ""
+        if self.row is not None and tag == "td": self.cell = ["", a.get("data-run"), a.get("data-k")]
     def handle_endtag(self, tag):
         if tag == "table": self.intable = False
-        if tag == "td" and self.cell is not None: self.row.append(self.cell.strip()); self.cell = None
+        if tag == "th" and self.th is not None: self.runs.append(self.th.strip()); self.th = None
+        if tag == "td" and self.cell is not None: self.cell[0] = self.cell[0].strip(); self.row.append(self.cell); self.cell = None
         if tag == "tr" and self.row: self.rows.append(self.row); self.row = None
     def handle_data(self, d):
-        if self.cell is not None: self.cell += d
+        if self.th is not None: self.th += d
+        if self.cell is not None: self.cell[0] += d
 p = P(); p.feed(open(sys.argv[2]).read())
-got = [(r[1], r[8], r[4].split(" (")[0]) for r in p.rows]
+assert p.runs == others, (p.runs, others)  # a column group per other run, in input order
+assert [r[1][0] for r in p.rows] == [c["case"] for c in cmp["cases"]]  # one row per case
+got = [(r[1][0], p.runs[int(run)], t.split(" (")[0]) for r in p.rows for t, run, k in r if k == "verdict"]
 assert len(want) >= 2 and got == want, (got, want)
 assert "16x16x16" in open(sys.argv[2]).read()  # a case on one side only is listed
 PY

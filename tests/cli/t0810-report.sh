@@ -48,11 +48,91 @@ for run in sys.argv[2:]:
 assert len(cases) == 4, cases
 missing = [c for c in cases if c not in dom]
 assert not missing, missing
-assert dom.count("<tr><td>gemm</td>") + dom.count("<tr><td>membw</td>") == 2 * len(cases)  # 2 others x cases
+assert dom.count("<tr><td>gemm</td>") + dom.count("<tr><td>membw</td>") == len(cases)  # the comparison: a row per case
 PY
-	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1200 \
-		--screenshot="$T/rep.png" "file://$T/rep/index.html" >/dev/null 2>&1
-	python3 "$PNGCHECK" "$T/rep.png" >"$T/png.out" && ok "screenshot is not blank: $(cat "$T/png.out")" || not_ok "blank: $(cat "$T/png.out")"
+	python3 - "$T/dom.html" "$A" "$B" "$C" <<'PY' && ok "chromium DOM: a table of every case and run (value scaled from the record, n, CV, check), values on bars, 1-2-5 ticks, a column group per other run" || not_ok "report tables and charts"
+import html.parser, json, math, os, re, sys
+dom, runs = open(sys.argv[1]).read(), sys.argv[2:]
+def scaled(v, unit):  # the unit a person reads: 0.001167 TFLOP/s is 1.17 GFLOP/s
+    pre = "kMGTPE"
+    base = next((b for b in ("FLOP/s", "B/s", "FLOP", "B") if unit == b or (unit[1:] == b and unit[0] in pre)), None)
+    if base and v:
+        p = pre.index(unit[0]) + 1 if unit != base else 0
+        e = min(6, max(0, math.floor(math.log10(abs(v)) / 3 + 1e-9) + p))
+        v, unit = v * 1000 ** (p - e), (pre[e - 1] if e else "") + base
+    a = abs(v)
+    m = "%.0f" % v if a >= 100 else "%.1f" % v if a >= 10 else "%.2f" % v if a >= 1 else "%.3g" % v
+    return m + " " + unit
+class P(html.parser.HTMLParser):
+    tables, cur, cell, svg, ticks, barvals, kind = {}, None, None, None, {}, {}, None
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == "table" and a.get("id", "").startswith("table-"): self.cur = a["id"][6:]; self.tables[self.cur] = []
+        if self.cur and tag == "tr": self.tables[self.cur].append([])
+        if self.cur and tag == "td": self.cell = ""
+        if tag == "svg" and a.get("id", "").startswith("chart-"): self.svg = a["id"][6:]; self.ticks[self.svg] = []; self.barvals[self.svg] = []
+        if self.svg and tag == "text" and a.get("class") in ("tick", "barval"): self.cell = ""; self.kind = a["class"]
+    def handle_endtag(self, tag):
+        if tag == "table": self.cur = None
+        if tag == "td" and self.cell is not None and self.cur: self.tables[self.cur][-1].append(" ".join(self.cell.split())); self.cell = None
+        if tag == "text" and self.cell is not None and self.svg:
+            (self.ticks if self.kind == "tick" else self.barvals)[self.svg].append(self.cell.strip()); self.cell = None
+        if tag == "svg": self.svg = None
+    def handle_data(self, d):
+        if self.cell is not None: self.cell += d
+p = P(); p.feed(dom)
+for suite in ("gemm", "membw"):
+    want = []
+    for run in runs:
+        for line in open(os.path.join(run, "results", suite + ".jsonl")):
+            r = json.loads(line)
+            want.append([os.path.basename(run), r["case"], scaled(r["value"], r["unit"]), str(r["stats"]["n"]),
+                         "%.1f%%" % (100 * r["stats"]["cv"]), (r.get("extra") or {}).get("check", "\u2013")])
+    got = [[c for i, c in enumerate(row) if i != 5] for row in p.tables[suite] if row]  # % of peak: none on a cpu
+    assert got == want, (suite, got, want)
+    assert sorted(p.barvals[suite]) == sorted(w[2] for w in want), (p.barvals[suite], want)  # every bar carries its value
+    nums = [float(t) for t in p.ticks[suite] if re.fullmatch(r"[0-9.e+-]+", t)]
+    step = nums[1] - nums[0]
+    mant = step / 10 ** math.floor(math.log10(step))
+    assert nums[0] == 0 and any(abs(mant - m) < 1e-6 for m in (1, 2, 5)), nums  # 1-2-5 steps
+    assert all(abs(b - a - step) < 1e-6 * step for a, b in zip(nums, nums[1:])), nums
+assert '<h2 id="suite-membw">Memory bandwidth</h2>' in dom  # a cpu run: not HBM
+cases = dom[dom.index('<table id="cases"'):]
+cases = cases[:cases.index("</table>")]
+heads = [re.sub("<[^>]+>", "", x) for x in re.findall(r'<th colspan="4" class="grp run"[^>]*>(.*?)</th>', cases)]
+assert heads == [os.path.basename(r) for r in runs[1:]], heads  # three inputs: a column group for each other run
+assert cases.count("<tr><td>") == 4, cases  # one row per case
+PY
+	for ws in 1400,900 390,844; do
+		chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=$ws \
+			--screenshot="$T/rep-$ws.png" "file://$T/rep/index.html" >/dev/null 2>&1
+		python3 "$PNGCHECK" "$T/rep-$ws.png" >"$T/png.out" && grep -q "^${ws%,*}x${ws#*,}," "$T/png.out" &&
+			ok "screenshot at $ws is not blank: $(cat "$T/png.out")" || not_ok "screenshot at $ws: $(cat "$T/png.out")"
+	done
+	# widths: a test-only copy of the page with a script that writes every table's scrollWidth and its container's
+	# clientWidth into the DOM (the report itself has no script)
+	python3 - "$T/rep/index.html" "$T/measure.html" <<'PY'
+import sys
+h = open(sys.argv[1]).read()
+js = ("<script>var r=[];document.querySelectorAll('table').forEach(function(t){r.push((t.id||t.className)+' '+t.scrollWidth+' '"
+      "+t.parentElement.clientWidth+' '+t.parentElement.className)});r.push('page '+document.documentElement.scrollWidth+' '"
+      "+window.innerWidth);var p=document.createElement('pre');p.id='measure';p.textContent=r.join(String.fromCharCode(10));"
+      "document.body.appendChild(p);</script>")
+open(sys.argv[2], "w").write(h.replace("</body>", js + "</body>"))
+PY
+	for ws in 1400,900 390,844; do
+		chromium --headless --no-sandbox --disable-gpu --window-size=$ws --dump-dom "file://$T/measure.html" 2>/dev/null |
+			sed -n '/<pre id="measure">/,/<\/pre>/p' | sed 's/<[^>]*>//g' >"$T/measure-$ws.txt"
+	done
+	python3 - "$T/measure-1400,900.txt" "$T/measure-390,844.txt" <<'PY' && ok "widths: every table fits its container at 1400 px; on a phone the page is no wider than the screen, each table scrolls in its wrapper" || not_ok "widths: $(cat "$T/measure-1400,900.txt" "$T/measure-390,844.txt")"
+import sys
+rows = lambda f: [r for r in (l.split() for l in open(f)) if len(r) >= 3 and r[1].isdigit()]  # not the script's text
+desk, phone = rows(sys.argv[1]), rows(sys.argv[2])
+assert len(desk) > 4 and desk[-1][0] == "page" and phone[-1][0] == "page", desk
+assert all(int(r[1]) <= int(r[2]) for r in desk[:-1]), desk  # no table scrolls at 1400 px
+assert int(desk[-1][1]) <= int(desk[-1][2]) and int(phone[-1][1]) <= int(phone[-1][2]), (desk[-1], phone[-1])
+assert all(r[3:] == ["scroll"] for r in phone[:-1]), phone  # every table in an overflow wrapper
+PY
 else
 	not_ok "chromium is not installed (apt-get install chromium): the report is untested"
 fi
@@ -121,7 +201,8 @@ else
 	not_ok "chromium is not installed (apt-get install chromium): the report is untested"
 fi
 
-# collectives: bus bandwidth against log2 message size, one line per op; a run directory is marked unverified
+# collectives: bus bandwidth against log2 message size, one line per op in a colour of its own (not a run's), and
+# nccl-tests tables per op; a run directory is marked unverified
 mkdir -p "$T/coll/results"
 cp "$A/plan.json" "$T/coll/plan.json"
 python3 - "$T/coll/results/collectives.jsonl" <<'PY'
@@ -130,8 +211,10 @@ with open(sys.argv[1], "w") as f:
     for op in ("all_reduce", "all_gather"):
         for e in (16, 20, 24):
             f.write(json.dumps({"schema": "bench.result/v1", "suite": "collectives", "case": "%s/fp32/%d" % (op, 1 << e),
-                                "params": {"op": op, "bytes": 1 << e}, "status": "ok", "metric": "busbw_gbps",
-                                "unit": "GB/s", "value": e * 2.0, "samples_ms": [1.0, 1.1, 0.9]}) + "\n")
+                                "params": {"op": op, "bytes": 1 << e, "dtype": "fp32"}, "status": "ok", "metric": "busbw_gbps",
+                                "unit": "GB/s", "value": e * 2.0, "samples_ms": [1.0, 1.1, 0.9],
+                                "extra": {"count": (1 << e) // 4, "time_us": e * 10.0, "algbw_gbps": (1 << e) / 1e3 / (e * 10.0),
+                                          "busbw_mean_gbps": 2 * (1 << e) / 1e3 / (e * 10.0), "wrong": 0, "check": "ok"}}) + "\n")
 PY
 expect 0 "report of a run directory with collectives" "$BENCH" report -o "$T/rep2" "$T/coll"
 python3 - "$T/rep2/index.html" <<'PY' && ok "collectives: one polyline per op, 3 points each, log2 ticks" || not_ok "collectives chart"
@@ -145,6 +228,18 @@ xs = [float(p.split(",")[0]) for p in lines[0].split()]
 assert abs((xs[1] - xs[0]) - (xs[2] - xs[1])) < 0.2, xs  # 2^16, 2^20, 2^24: equal steps on a log2 axis
 assert ">64K<" in svg and ">16M<" in svg
 assert "UNVERIFIED" in h
+cols = re.findall(r'<polyline[^>]*stroke="(#[0-9a-f]+)"', svg)
+run_cols = re.findall(r'<span class="sw" style="background:(#[0-9a-f]+)"', h)
+assert len(set(cols)) == 2 and not set(cols) & set(run_cols), (cols, run_cols)  # a colour per op, not a run's
+assert re.findall(r'<g class="legend-op">.*?>([a-z_]+)</text>', svg) == ["all_reduce", "all_gather"], svg
+# nccl-tests tables: one per op (and placement), a row per size with its count, type, time, algbw, busbw, #wrong
+tabs = re.findall(r'<table class="nccl"[^>]*><caption>[^:]*: ([^<]*)</caption>(.*?)</table>', h, re.S)
+assert [t for t, _ in tabs] == ["all_reduce, out-of-place", "all_gather, out-of-place"], tabs
+for _, body in tabs:
+    rows = [re.findall(r"<td>([^<]*)</td>", r) for r in re.findall(r"<tr><td>.*?</tr>", body)]
+    assert [r[0] for r in rows] == [str(1 << e) for e in (16, 20, 24)], rows
+    assert all(r[1] == str((1 << e) // 4) and r[2] == "fp32" and r[6] == "0" for r, e in zip(rows, (16, 20, 24))), rows
+    assert all(abs(float(r[4]) - (1 << e) / 1e3 / float(r[3])) < 0.01 * float(r[4]) for r, e in zip(rows, (16, 20, 24))), rows
 PY
 
 # a tampered bundle: refused, nothing written
