@@ -76,9 +76,19 @@ else not_ok "python3-cryptography missing"; fi
 expect 0 "show reads the run from the archive" "$BENCH" show "$B"
 expect_out "manifest  bundletest (channel custom, cpu)"
 expect_out "cblas/fp32/tn/64x64x64/default"
+expect_out "suite        case                                             status            value     n      cv"
+n=$("$PY" "$(dirname "$0")/terminal_check.py" summary "$T/out" "$D"/results/*.jsonl 2>"$T/tc") && [ "$n" = 3 ] &&
+	ok "show: each of the 3 cases with its value scaled to a readable unit, the record's n and cv" ||
+	{ not_ok "show: case table ($n)"; show "$T/tc"; }
 expect 0 "show --json" "$BENCH" show --json "$B"
 "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['summary']['counts']['ok']==3 and d['plan']['name']=='bundletest'" "$T/out" &&
 	ok "show --json holds plan, status, summary, environment" || not_ok "show --json"
+"$PY" - "$T/out" "$D/summary.json" <<'PY' && ok "show --json keeps the raw values and the units as recorded" || not_ok "show --json values"
+import json, sys
+shown, disk = json.load(open(sys.argv[1]))["summary"]["cases"], json.load(open(sys.argv[2]))["cases"]
+assert [(c["value"], c["unit"]) for c in shown] == [(c["value"], c["unit"]) for c in disk], (shown, disk)
+assert {c["unit"] for c in shown} == {"TFLOP/s", "TB/s"}, shown
+PY
 
 # a run whose runner crashed after one case, and one whose runner skipped a case: show says why for each
 FAKE=$(cd "$(dirname "$0")/../fake" && pwd)/fake-runner.py
