@@ -185,7 +185,8 @@ void terminal_print_coll(FILE *fp, json_t *records)
 		}
 		qsort(rows, nrows, sizeof(*rows), cmp_row);
 		fprintf(fp, "\n# %s\n", label);
-		fprintf(fp, "# %10s  %12s  %8s  %30s  %30s\n", "", "", "", "out-of-place", "in-place");
+		/* each placement's four columns are 33 characters wide: its name over their middle */
+		fprintf(fp, "# %10s  %12s  %8s%-33s%-33s\n", "", "", "", "           out-of-place", "             in-place");
 		fprintf(fp, "# %10s  %12s  %8s  %8s %7s %7s %6s  %8s %7s %7s %6s\n", "size", "count", "type", "time", "algbw",
 			"busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
 		fprintf(fp, "# %10s  %12s  %8s  %8s %7s %7s %6s  %8s %7s %7s %6s\n", "(B)", "(elements)", "", "(us)", "(GB/s)",
