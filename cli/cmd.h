@@ -25,6 +25,7 @@ int cmd_pack(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 int cmd_report(int argc, char **argv);

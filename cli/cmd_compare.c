@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "core/error.h"
 #include "core/opt.h"
+#include "core/units.h"
 #include "core/strbuf.h"
 #include "report/compare.h"
 #include "report/cost.h"
@@ -34,6 +35,15 @@ static const char *num(char *buf, size_t len, json_t *v, const char *fmt)
 	if (!json_is_number(v))
 		return "-";
 	snprintf(buf, len, fmt, json_number_value(v));
+	return buf;
+}
+
+/* a value for reading: its unit re-prefixed (units_format_scaled); CSV and JSON keep the raw number */
+static const char *scaled(char *buf, size_t len, json_t *v, const char *unit)
+{
+	if (!json_is_number(v))
+		return "-";
+	units_format_scaled(buf, len, json_number_value(v), unit ? unit : "");
 	return buf;
 }
 
@@ -72,7 +82,7 @@ static void render_text(json_t *r, int markdown, int csv)
 {
 	json_t *c, *o;
 	size_t i, k;
-	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	char b1[64], b2[64], b3[32], b4[32], b5[32];
 
 	if (csv)
 		printf("suite,case,unit,baseline,other,baseline_value,other_value,ratio,ci_lo,ci_hi,p,p_adjusted,baseline_runs,"
@@ -92,13 +102,14 @@ static void render_text(json_t *r, int markdown, int csv)
 	if (markdown)
 		printf("\n| suite | case | baseline | other | value | ratio | 95%% CI | p (Holm) | verdict |\n|---|---|---|---|---|---|---|---|---|\n");
 	else if (!csv)
-		printf("\n%-12s %-46s %12s %12s %7s %17s %9s  %s\n", "suite", "case", "baseline", "other", "ratio", "95% CI",
+		printf("\n%-12s %-46s %14s %14s %7s %17s %9s  %s\n", "suite", "case", "baseline", "other", "ratio", "95% CI",
 		       "p (Holm)", "verdict");
 	json_array_foreach(json_object_get(r, "cases"), i, c) {
 		json_array_foreach(json_object_get(c, "others"), k, o) {
 			json_t *ci = json_object_get(o, "ci95");
 			const char *suite = json_string_value(json_object_get(c, "suite")), *cs = json_string_value(json_object_get(c, "case"));
 			const char *why = json_string_value(json_object_get(o, "why"));
+			const char *unit = json_string_value(json_object_get(c, "unit"));
 			char cib[48] = "-";
 
 			if (json_is_array(ci))
@@ -130,15 +141,15 @@ static void render_text(json_t *r, int markdown, int csv)
 				putchar('\n');
 			} else if (markdown)
 				printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s%s%s |\n", suite, cs,
-				       num(b1, sizeof(b1), json_object_get(json_object_get(c, "baseline"), "value"), "%.4g"),
-				       json_string_value(json_object_get(o, "label")), num(b2, sizeof(b2), json_object_get(o, "value"), "%.4g"),
+				       scaled(b1, sizeof(b1), json_object_get(json_object_get(c, "baseline"), "value"), unit),
+				       json_string_value(json_object_get(o, "label")), scaled(b2, sizeof(b2), json_object_get(o, "value"), unit),
 				       num(b3, sizeof(b3), json_object_get(o, "ratio"), "%.3f"), cib,
 				       num(b4, sizeof(b4), json_object_get(o, "p_adjusted"), "%.2g"), json_string_value(json_object_get(o, "verdict")),
 				       why ? ": " : "", why ? why : "");
 			else
-				printf("%-12s %-46s %12s %12s %7s %17s %9s  %s%s%s%s%s\n", suite, cs,
-				       num(b1, sizeof(b1), json_object_get(json_object_get(c, "baseline"), "value"), "%.4g"),
-				       num(b2, sizeof(b2), json_object_get(o, "value"), "%.4g"), num(b3, sizeof(b3), json_object_get(o, "ratio"), "%.3f"),
+				printf("%-12s %-46s %14s %14s %7s %17s %9s  %s%s%s%s%s\n", suite, cs,
+				       scaled(b1, sizeof(b1), json_object_get(json_object_get(c, "baseline"), "value"), unit),
+				       scaled(b2, sizeof(b2), json_object_get(o, "value"), unit), num(b3, sizeof(b3), json_object_get(o, "ratio"), "%.3f"),
 				       cib, num(b4, sizeof(b4), json_object_get(o, "p_adjusted"), "%.2g"), verdict_colour(json_string_value(json_object_get(o, "verdict"))),
 				       json_string_value(json_object_get(o, "verdict")), *verdict_colour(json_string_value(json_object_get(o, "verdict"))) ? "\033[0m" : "",
 				       why ? ": " : "", why ? why : "");

@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "core/error.h"
 #include "core/opt.h"
+#include "core/units.h"
 #include "manifest/suite.h"
 #include "report/bundle.h"
 #include "report/compare.h"
@@ -16,10 +17,12 @@
 #include "report/findings.h"
 #include "report/escape.h"
 #include "report/sign.h"
+#include "report/terminal.h"
 
 static const struct opt_cmd cmd = { "show", "[--json] [--key PUB.pem]... [--no-verify] BUNDLE.bench.tar.gz",
 				    "Print a bundle's manifest name and channel, its stack (lock summary), the "
-				    "environment and every case's headline, then every case that failed, was skipped, interrupted or "
+				    "environment and every case's headline (scaled to a readable unit, with the record's sample count n "
+				    "and coefficient of variation), the collectives as nccl-tests tables, then every case that failed, was skipped, interrupted or "
 				    "not run with its reason, then the run's price (its manifest's pricing, with its source) and each case's "
 				    "energy and cost, read from the archive without unpacking it. "
 				    "The bundle is verified first, in the same reading (exit 8 when it does not verify); "
@@ -119,7 +122,7 @@ int cmd_show(int argc, char **argv)
 					    "plan.json", "image/image.json", "manifest.yaml", NULL };
 	const char **names = NULL;
 	size_t nnames = 0;
-	json_t *pricing = NULL, *costs = NULL;
+	json_t *pricing = NULL, *costs = NULL, *records = NULL, *index = NULL;
 	json_t *m = NULL, *summary = NULL, *status = NULL, *env = NULL, *lock = NULL, *plan = NULL, *image = NULL, *out;
 	int json = 0, no_verify = 0, n, err, rc = 0;
 	struct opt_strlist keys = OPT_STRLIST_INIT;
@@ -188,6 +191,7 @@ int cmd_show(int argc, char **argv)
 		pricing = y ? cost_pricing_parse(y, strlen(y)) : NULL;
 	}
 	costs = case_costs(m, pricing);
+	records = terminal_records_of_members(m);
 	if (json) {
 		out = json_pack("{s:s, s:b, s:s?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O*, s:O}", "run", run, "verified", !no_verify,
 				"keyid", no_verify ? NULL : vr.keyid, "plan", plan, "status", status,
@@ -198,7 +202,7 @@ int cmd_show(int argc, char **argv)
 	}
 	/* a terminal is shown text, never the control sequences a bundle may carry */
 	{
-		json_t *shown[] = { summary, status, env, lock, plan, image, pricing, costs };
+		json_t *shown[] = { summary, status, env, lock, plan, image, pricing, costs, records };
 		char *e = esc_text(run);
 
 		for (size_t k = 0; k < sizeof(shown) / sizeof(*shown); k++)
@@ -238,18 +242,21 @@ int cmd_show(int argc, char **argv)
 			printf("gpu       %zu x %s, driver %s\n", json_array_size(json_object_get(env, "gpus")),
 			       json_string_value(json_object_get(g, "name")), json_string_value(json_object_get(g, "driver")));
 	}
-	printf("\n%-12s %-48s %-8s %12s %s\n", "suite", "case", "status", "value", "unit");
+	/* the value scaled for reading (--json keeps the raw number and the unit as recorded); n and CV from the
+	 * case's record */
+	index = terminal_record_index(records);
+	printf("\n%-12s %-48s %-8s %14s %5s %7s\n", "suite", "case", "status", "value", "n", "cv");
 	json_array_foreach(json_object_get(summary, "cases"), i, c) {
-		char val[32] = "-";
+		char val[400] = "-", sn[16] = "-", cv[16] = "-";
 
 		/* a case that did not measure shows no value, whatever its record holds */
-		if (json_is_number(json_object_get(c, "value")) && !strcmp(json_string_value(json_object_get(c, "status")) ?
-									      json_string_value(json_object_get(c, "status")) : "", "ok"))
-			snprintf(val, sizeof(val), "%.4g", json_number_value(json_object_get(c, "value")));
-		printf("%-12s %-48s %-8s %12s %s\n", json_string_value(json_object_get(c, "suite")),
-		       json_string_value(json_object_get(c, "case")), json_string_value(json_object_get(c, "status")), val,
-		       json_string_value(json_object_get(c, "unit")));
+		if (json_is_number(json_object_get(c, "value")) && !strcmp(str(c, "status"), "ok")) {
+			units_format_scaled(val, sizeof(val), json_number_value(json_object_get(c, "value")), str(c, "unit"));
+			terminal_spread(sn, sizeof(sn), cv, sizeof(cv), terminal_record_of(index, str(c, "suite"), str(c, "case")));
+		}
+		printf("%-12s %-48s %-8s %14s %5s %7s\n", str(c, "suite"), str(c, "case"), str(c, "status"), val, sn, cv);
 	}
+	terminal_print_coll(stdout, records);
 	/* energy and cost per case (cost.h): the price from the run's own manifest, with its source */
 	if (pricing) {
 		char *t = cost_pricing_text(pricing);
@@ -337,6 +344,8 @@ cleanup:
 	json_decref(image);
 	json_decref(pricing);
 	json_decref(costs);
+	json_decref(records);
+	json_decref(index);
 	for (i = 0; names && suite_registry[i]; i++)
 		free((char *)names[sizeof(docs) / sizeof(*docs) - 1 + i]);
 	free(names);

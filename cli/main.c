@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "keygen", cmd_keygen, "create the Ed25519 key pair that signs bundles" },
 	{ "verify", cmd_verify, "check a bundle's signature, digests and members" },
 	{ "show", cmd_show, "print a bundle's run, stack, environment and headline results" },
+	{ "ls", cmd_ls, "list the runs and bundles under a directory, with their counts and whether they verify" },
 	{ "compare", cmd_compare, "compare runs or bundles case by case, with confidence intervals" },
 	{ "reproduce", cmd_reproduce, "verify a bundle, run its cases again here and judge each against it" },
 	{ "report", cmd_report, "write a self-contained HTML report of runs or bundles" },

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -175,4 +176,87 @@ void units_format_duration(char *buf, size_t len, uint64_t ns)
 		}
 	}
 	snprintf(buf, len, "0s");
+}
+
+/* The SI prefixes a scaled unit may take, by power of 1000 (index 0: 10^-9). */
+static const char *const si_prefix[] = { "n", "u", "m", "", "k", "M", "G", "T", "P" };
+#define SI_ONE 3 /* index of the bare unit */
+
+struct scaled_base {
+	const char *base; /* the unit without its prefix */
+	int lo, hi;       /* the prefixes it may take (indices into si_prefix) */
+};
+
+static const struct scaled_base scaled_bases[] = {
+	{ "FLOP/s", SI_ONE, 8 },
+	{ "B/s", SI_ONE, 8 },
+	{ "s", 0, SI_ONE },
+};
+
+/* Which base unit and prefix index unit spells; -1 when it is none of them. */
+static int scaled_split(const char *unit, const struct scaled_base **base)
+{
+	for (size_t b = 0; b < sizeof(scaled_bases) / sizeof(*scaled_bases); b++) {
+		size_t ul = strlen(unit), bl = strlen(scaled_bases[b].base);
+
+		if (ul < bl || strcmp(unit + ul - bl, scaled_bases[b].base))
+			continue;
+		for (int p = scaled_bases[b].lo; p <= scaled_bases[b].hi; p++)
+			if (strlen(si_prefix[p]) == ul - bl && !strncmp(unit, si_prefix[p], ul - bl)) {
+				*base = &scaled_bases[b];
+				return p;
+			}
+	}
+	return -1;
+}
+
+/* Digits after the point that give v 3 significant digits (none for 100 and above). */
+static int sig3_decimals(double v)
+{
+	int d;
+
+	if (v == 0)
+		return 0;
+	d = 2 - (int)floor(log10(fabs(v)));
+	return d < 0 ? 0 : d;
+}
+
+void units_format_scaled(char *buf, size_t len, double value, const char *unit)
+{
+	const struct scaled_base *base = NULL;
+	int p = unit ? scaled_split(unit, &base) : -1, e, d;
+	double v;
+
+	if (!isfinite(value)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (p < 0) {
+		snprintf(buf, len, "%.4g%s%s", value, unit && *unit ? " " : "", unit ? unit : "");
+		return;
+	}
+	if (value == 0) {
+		snprintf(buf, len, "0 %s", unit);
+		return;
+	}
+	/* the power of 1000 that puts |value| in [1, 1000), within the prefixes the base takes */
+	e = p + (int)floor(log10(fabs(value)) / 3);
+	if (e < base->lo)
+		e = base->lo;
+	if (e > base->hi)
+		e = base->hi;
+	for (;;) {
+		v = value * pow(1000.0, p - e);
+		d = sig3_decimals(v);
+		/* 999.7 rounds to 1000: one prefix up, when there is one */
+		if (fabs(round(v * pow(10, d)) / pow(10, d)) >= 1000 && e < base->hi) {
+			e++;
+			continue;
+		}
+		break;
+	}
+	/* 0.9997 rounds to 1.000: one digit fewer */
+	if (d > 0 && fabs(round(v * pow(10, d)) / pow(10, d)) >= pow(10, 3 - d))
+		d--;
+	snprintf(buf, len, "%.*f %s%s", d, v, si_prefix[e], base->base);
 }

@@ -22,5 +22,11 @@ int units_parse_duration(uint64_t *out_ns, const char *s, char *why, size_t whyl
 void units_format_size(char *buf, size_t len, uint64_t bytes);
 /* Exact short form of a duration: "30ms", "2h", "1500us". */
 void units_format_duration(char *buf, size_t len, uint64_t ns);
+/* A measured value for a person to read: its unit re-prefixed (SI, powers of 1000) so that the figure lies in
+ * [1, 1000), with 3 significant digits: (0.001167, "TFLOP/s") -> "1.17 GFLOP/s", (0.0186, "TB/s") -> "18.6 GB/s",
+ * (0.25, "ms") -> "250 us". Units it knows: [k|M|G|T|P]FLOP/s, [k|M|G|T|P]B/s, [n|u|m]s; any other unit is kept
+ * as written, the value with 4 significant digits. A value that is not finite is written "-". Machine outputs
+ * (JSON, CSV) keep the raw number and the unit as recorded; this is for text only. */
+void units_format_scaled(char *buf, size_t len, double value, const char *unit);
 
 #endif

@@ -16,11 +16,13 @@
 #include "../core/fs.h"
 #include "../core/spawn.h"
 #include "../core/strbuf.h"
+#include "../core/units.h"
 #include "../manifest/lock.h"
 #include "../manifest/manifest.h"
 #include "../manifest/peaks.h"
 #include "../manifest/plan.h"
 #include "../report/findings.h"
+#include "../report/terminal.h"
 #include "envcap.h"
 #include "exec.h"
 #include "run_int.h"
@@ -308,7 +310,7 @@ static double peak_for(const struct run *r, const struct plan_case *c)
 void run_summarize(struct run *r)
 {
 	size_t counts[5] = { 0 };
-	json_t *cases = json_array(), *root, *records, *findings;
+	json_t *cases = json_array(), *root, *records, *findings, *index;
 
 	for (size_t i = 0; i < r->plan.n; i++) {
 		const struct plan_case *c = &r->plan.cases[i];
@@ -334,26 +336,33 @@ void run_summarize(struct run *r)
 	json_object_set(root, "findings", findings);
 	run_write_json(r->dir, "summary.json", root);
 	json_decref(root);
-	json_decref(records);
 	if (r->o->quiet) {
+		json_decref(records);
 		json_decref(findings);
 		return;
 	}
-	fprintf(stderr, "\n%-12s %-48s %-12s %12s %-8s %s\n", "suite", "case", "status", "value", "unit",
+	/* the value scaled for reading (summary.json keeps the raw number and the suite's unit); n and CV from the
+	 * case's record */
+	index = terminal_record_index(records);
+	fprintf(stderr, "\n%-12s %-48s %-12s %14s %5s %7s %s\n", "suite", "case", "status", "value", "n", "cv",
 		r->peak ? "% peak" : "");
 	for (size_t i = 0; i < r->plan.n; i++) {
 		const struct plan_case *c = &r->plan.cases[i];
 		double pk = peak_for(r, c);
-		char val[32] = "-", pct[32] = "";
+		char val[48] = "-", pct[32] = "", n[16] = "-", cv[16] = "-";
 
 		if (json_is_number(r->headline[i])) {
-			snprintf(val, sizeof(val), "%.4g", json_number_value(r->headline[i]));
+			units_format_scaled(val, sizeof(val), json_number_value(r->headline[i]), c->suite->unit);
 			if (pk > 0)
 				snprintf(pct, sizeof(pct), "%.1f%%", 100.0 * json_number_value(r->headline[i]) / pk);
+			terminal_spread(n, sizeof(n), cv, sizeof(cv), terminal_record_of(index, c->suite->name, c->key));
 		}
-		fprintf(stderr, "%-12s %-48s %-12s %12s %-8s %s\n", c->suite->name, c->key, run_cstate_names[r->st[i]], val,
-			c->suite->unit, pct);
+		fprintf(stderr, "%-12s %-48s %-12s %14s %5s %7s %s\n", c->suite->name, c->key, run_cstate_names[r->st[i]], val,
+			n, cv, pct);
 	}
+	terminal_print_coll(stderr, records);
+	json_decref(index);
+	json_decref(records);
 	/* every case that did not give a figure, with its reason: a person reads why here, not in a log */
 	if (counts[C_FAILED] + counts[C_SKIPPED] + counts[C_INTERRUPTED] + counts[C_PENDING])
 		fprintf(stderr, "\n");

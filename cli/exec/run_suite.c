@@ -16,6 +16,7 @@
 #include "../core/fs.h"
 #include "../core/spawn.h"
 #include "../core/strbuf.h"
+#include "../core/units.h"
 #include "../manifest/lock.h"
 #include "../manifest/manifest.h"
 #include "../manifest/peaks.h"
@@ -67,8 +68,10 @@ static void progress(struct suite_run *sr, const char *key, const char *status, 
 
 	if (sr->r->o->quiet)
 		return;
-	if (json_is_number(value) && !why)
-		snprintf(fig, sizeof(fig), " %.4g %s", json_number_value(value), unit ? unit : "");
+	if (json_is_number(value) && !why) {
+		fig[0] = ' ';
+		units_format_scaled(fig + 1, sizeof(fig) - 1, json_number_value(value), unit ? unit : "");
+	}
 	else if (why)
 		snprintf(fig, sizeof(fig), " (%.360s)", why);
 	if (sr->r->interleave) /* several stacks take turns: say whose line this is */

@@ -42,6 +42,19 @@ assert s["counts"]["ok"] == 8 and s["counts"]["failed"] == 0
 PY
 then ok "status complete, records in plan order, environment captured with secrets redacted, summary"; else not_ok "run content"; fi
 grep -q 'OMP_NUM_THREADS=1' "$D/logs/gemm.log" 2>/dev/null || true
+
+# --- the summary table a person reads: values with a scaled unit, n and cv, recomputed from the records ----------
+expect 0 "a run with its summary table" "$BENCH" run -o "$T/runs-s" "$T/m.yaml"
+DS=$(head -n 1 "$T/out")
+expect_err "suite        case                                             status                value     n      cv"
+n=$(python3 "$(dirname "$0")/terminal_check.py" summary "$T/err" "$DS"/results/*.jsonl 2>"$T/tc") && [ "$n" = 8 ] &&
+	ok "summary: each of the 8 cases with its value scaled to a readable unit, its n and cv" ||
+	{ not_ok "summary table ($n)"; show "$T/tc"; }
+# a CPU's figures are far below a TFLOP/s or a TB/s: never shown as 0.00x of one
+if grep -E '^(gemm|membw) ' "$T/err" | grep -Eq ' 0\.0[0-9]* T(FLOP|B)/s'; then not_ok "summary: an unscaled value"; show "$T/err"
+else ok "summary: no value written as a small fraction of a T unit"; fi
+grep -Eq '^gemm +cblas/fp32/tn/64x64x64/default +ok +[0-9.]+ [kMGT]?FLOP/s +[0-9]+ +[0-9.]+%' "$T/err" &&
+	ok "summary: a gemm line reads value, unit, n, cv" || { not_ok "summary gemm line"; show "$T/err"; }
 expect 0 "--dry-run prints the plan and the exact commands, runs nothing" "$BENCH" run --dry-run -o "$T/dry" "$T/m.yaml"
 expect_out "gemm         cblas/fp32/tn/64x64x64/default"
 expect_out "/bench-gemm --config RUN_DIR/cases/gemm.json"

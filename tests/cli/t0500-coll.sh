@@ -90,4 +90,26 @@ expect 0 "bench run with collectives (mpi, 2 ranks)" "$BENCH" run -q -o "$T/runs
 D=$(head -n 1 "$T/out")
 grep -q -- "-np 2" "$D/logs/collectives.log" && ok "the runner was started with mpirun -np 2" || not_ok "no mpirun in log"
 BENCH_FAULT=coll-wrong expect 7 "bench run exits 7 when the data check fails" "$BENCH" run -q -o "$T/runs" "$T/m2.yaml"
+
+# the collectives as nccl-tests tables: at the end of bench run (stderr) and in bench show, every figure as its record has it
+TC=$(dirname "$0")/terminal_check.py
+expect 0 "bench run with its summary (collectives, 2 ranks)" "$BENCH" run -o "$T/runs3" "$T/m2.yaml"
+D3=$(head -n 1 "$T/out")
+expect_err "#       size         count      type      time   algbw   busbw #wrong      time   algbw   busbw #wrong"
+n=$(python3 "$TC" coll "$T/err" "$D3"/results/collectives.jsonl 2>"$T/tc") &&
+	ok "bench run: the nccl-tests tables hold each of the $n records' size, count, time, algbw, busbw, #wrong" ||
+	{ not_ok "bench run: nccl-tests tables"; show "$T/tc"; }
+for op in all_reduce all_gather reduce_scatter all_to_all broadcast; do
+	grep -q "^# $op, 2 ranks on 1 node$" "$T/err" && ok "bench run: a table for $op" || not_ok "bench run: no table for $op"
+done
+expect 0 "bench show of that bundle" "$BENCH" show "$(sed -n 2p "$T/out")"
+n=$(python3 "$TC" coll "$T/out" "$D3"/results/collectives.jsonl 2>"$T/tc") &&
+	ok "bench show: the nccl-tests tables hold each of the $n records' figures" || { not_ok "bench show: nccl-tests tables"; show "$T/tc"; }
+n=$(python3 "$TC" summary "$T/out" "$D3"/results/collectives.jsonl 2>"$T/tc") &&
+	ok "bench show: each of the $n cases with its scaled value, n and cv" || { not_ok "bench show: case table"; show "$T/tc"; }
+BENCH_FAULT=coll-wrong expect 7 "a run whose data check fails, with its summary" "$BENCH" run -o "$T/runs4" "$T/m2.yaml"
+D4=$(head -n 1 "$T/out")
+n=$(python3 "$TC" coll "$T/err" "$D4"/results/collectives.jsonl 2>"$T/tc") &&
+	grep -Eq '^ +[0-9]+ +[0-9]+ +fp32 +- +- +- +[1-9][0-9]* +- +- +- +[1-9][0-9]*$' "$T/err" &&
+	ok "a failed data check: no figures, the wrong count of each of the $n records" || { not_ok "wrong-count rows"; show "$T/tc"; show "$T/err"; }
 finish

@@ -76,9 +76,19 @@ else not_ok "python3-cryptography missing"; fi
 expect 0 "show reads the run from the archive" "$BENCH" show "$B"
 expect_out "manifest  bundletest (channel custom, cpu)"
 expect_out "cblas/fp32/tn/64x64x64/default"
+expect_out "suite        case                                             status            value     n      cv"
+n=$("$PY" "$(dirname "$0")/terminal_check.py" summary "$T/out" "$D"/results/*.jsonl 2>"$T/tc") && [ "$n" = 3 ] &&
+	ok "show: each of the 3 cases with its value scaled to a readable unit, the record's n and cv" ||
+	{ not_ok "show: case table ($n)"; show "$T/tc"; }
 expect 0 "show --json" "$BENCH" show --json "$B"
 "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['summary']['counts']['ok']==3 and d['plan']['name']=='bundletest'" "$T/out" &&
 	ok "show --json holds plan, status, summary, environment" || not_ok "show --json"
+"$PY" - "$T/out" "$D/summary.json" <<'PY' && ok "show --json keeps the raw values and the units as recorded" || not_ok "show --json values"
+import json, sys
+shown, disk = json.load(open(sys.argv[1]))["summary"]["cases"], json.load(open(sys.argv[2]))["cases"]
+assert [(c["value"], c["unit"]) for c in shown] == [(c["value"], c["unit"]) for c in disk], (shown, disk)
+assert {c["unit"] for c in shown} == {"TFLOP/s", "TB/s"}, shown
+PY
 
 # a run whose runner crashed after one case, and one whose runner skipped a case: show says why for each
 FAKE=$(cd "$(dirname "$0")/../fake" && pwd)/fake-runner.py
@@ -92,7 +102,7 @@ expect_out "state     failed"
 expect_out "cases that did not measure (1 failed, 0 interrupted, 0 not run, 0 skipped), with the reason:"
 grep -E '^gemm +cblas/fp32/tn/32x32x32/default +failed +the runner was killed by signal 11 \(Segmentation fault\) before reporting this case$' "$T/out" >/dev/null &&
 	ok "show: the failed case with the runner's signal as its reason" || { not_ok "show: failed case reason"; show "$T/out"; }
-grep -E '^gemm +cblas/fp32/tn/32x32x32/default +failed +- TFLOP/s$' "$T/out" >/dev/null &&
+grep -E '^gemm +cblas/fp32/tn/32x32x32/default +failed +- +- +-$' "$T/out" >/dev/null &&
 	ok "show: a failed case has no value in the table" || { not_ok "show: failed case value"; show "$T/out"; }
 BENCH_RUNNERS=$T/fake FAKE_MODE=skip expect 0 "a run with a skipped case" "$BENCH" run -q -o "$T/skip" "$T/m.yaml"
 BS=$(sed -n 2p "$T/out")

@@ -74,7 +74,7 @@ ONE=$(run one 1.00)
 why_crash="the runner was killed by signal 11 (Segmentation fault) before reporting this case"
 expect 0 "compare against a run with a failed case" "$BENCH" compare "$A" "$X"
 why_re=$(printf '%s' "$why_crash" | sed 's/[()]/\\&/g')
-grep -E "^gemm +cblas/fp32/tn/32x32x32/default +[0-9.]+ +- +- +- +-  not comparable: failed in $(basename "$X"): $why_re\$" "$T/out" >/dev/null &&
+grep -E "^gemm +cblas/fp32/tn/32x32x32/default +[0-9.]+ [kMGT]?FLOP/s +- +- +- +-  not comparable: failed in $(basename "$X"): $why_re\$" "$T/out" >/dev/null &&
 	ok "text: the failed case is not comparable, with its reason and no value" || { not_ok "text: failed case"; show "$T/out"; }
 expect_out "failed in $(basename "$X"): gemm cblas/fp32/tn/32x32x32/default: $why_crash"
 expect 0 "the failed run as the baseline" "$BENCH" compare "$X" "$A"
@@ -91,6 +91,20 @@ expect_out "- failed in $(basename "$X"): gemm cblas/fp32/tn/32x32x32/default: $
 expect 0 "csv with a failed case" "$BENCH" compare --format csv "$A" "$X" "$ONE"
 expect_out "gemm,cblas/fp32/tn/32x32x32/default,TFLOP/s,$(basename "$A"),$(basename "$X"),1,-,-,,,-,-,1,0,0.02,not comparable,failed in $(basename "$X"): $why_crash"
 expect_out ",not comparable,too few samples (n=1)"
+# the text shows the values CSV gives raw, each with its unit scaled for reading
+cp "$T/out" "$T/cmp.csv"
+expect 0 "text of the same comparison" "$BENCH" compare "$A" "$X" "$ONE"
+python3 - "$T/cmp.csv" "$T/out" "$(dirname "$0")/terminal_check.py" <<'PY' && ok "text: baseline and other values scaled from CSV's raw values and unit" || { not_ok "text values"; show "$T/out"; }
+import csv, importlib.util, re, sys
+spec = importlib.util.spec_from_file_location("tc", sys.argv[3]); tc = importlib.util.module_from_spec(spec); spec.loader.exec_module(tc)
+text, n = open(sys.argv[2]).read(), 0
+for r in csv.DictReader(open(sys.argv[1])):
+    b = tc.scaled(float(r["baseline_value"]), r["unit"])
+    o = tc.scaled(float(r["other_value"]), r["unit"]) if r["other_value"] not in ("", "-") else "-"
+    assert re.search(r"^%s +%s +%s +%s " % (re.escape(r["suite"]), re.escape(r["case"]), re.escape(b), re.escape(o)), text, re.M), (b, o)
+    n += 1
+assert n >= 3, n
+PY
 expect 0 "json with a failed case" "$BENCH" compare --format json "$A" "$X" "$ONE"
 python3 - "$T/out" "$(basename "$X")" "$why_crash" <<'PY' && ok "json: the failed side has status, error, why and no value; too few samples says n; not_ok lists it" || not_ok "json failed case"
 import json, sys

@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -119,6 +120,53 @@ static void test_format_is_exact(void **state)
 	assert_string_equal(b, "2h");
 }
 
+#define SCALED(v, u) (units_format_scaled(b, sizeof(b), (v), (u)), b)
+
+static void test_scaled_moves_the_prefix_down(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(SCALED(0.001167, "TFLOP/s"), "1.17 GFLOP/s");
+	assert_string_equal(SCALED(0.0186, "TB/s"), "18.6 GB/s");
+	assert_string_equal(SCALED(0.5541, "GB/s"), "554 MB/s");
+	assert_string_equal(SCALED(0.000042, "GB/s"), "42.0 kB/s");
+	assert_string_equal(SCALED(0.25, "ms"), "250 us");
+	assert_string_equal(SCALED(0.0005, "s"), "500 us");
+	assert_string_equal(SCALED(0.00000123, "s"), "1.23 us");
+}
+
+static void test_scaled_moves_the_prefix_up(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(SCALED(1234.5, "GB/s"), "1.23 TB/s");
+	assert_string_equal(SCALED(1500, "ms"), "1.50 s");
+	assert_string_equal(SCALED(2.5e6, "B/s"), "2.50 MB/s");
+	/* 999.7 rounds to 1000 at 3 digits: the next prefix instead */
+	assert_string_equal(SCALED(999.7, "GB/s"), "1.00 TB/s");
+}
+
+static void test_scaled_keeps_what_it_cannot_scale(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(SCALED(4.45, "GB/s"), "4.45 GB/s");
+	assert_string_equal(SCALED(712.4, "TFLOP/s"), "712 TFLOP/s");
+	/* no prefix beyond P, none above the bare second, none below the bare byte */
+	assert_string_equal(SCALED(5000, "PFLOP/s"), "5000 PFLOP/s");
+	assert_string_equal(SCALED(7200, "s"), "7200 s");
+	assert_string_equal(SCALED(0.5, "B/s"), "0.500 B/s");
+	assert_string_equal(SCALED(0, "TB/s"), "0 TB/s");
+	assert_string_equal(SCALED(-0.0186, "TB/s"), "-18.6 GB/s");
+	assert_string_equal(SCALED(12345.6, "tokens/s"), "1.235e+04 tokens/s");
+	assert_string_equal(SCALED(0.25, "%"), "0.25 %");
+	assert_string_equal(SCALED(NAN, "GB/s"), "-");
+	assert_string_equal(SCALED(INFINITY, "GB/s"), "-");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +175,9 @@ int main(void)
 		cmocka_unit_test(test_duration_units),
 		cmocka_unit_test(test_duration_needs_a_unit),
 		cmocka_unit_test(test_format_is_exact),
+		cmocka_unit_test(test_scaled_moves_the_prefix_down),
+		cmocka_unit_test(test_scaled_moves_the_prefix_up),
+		cmocka_unit_test(test_scaled_keeps_what_it_cannot_scale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

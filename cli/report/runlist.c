@@ -1,0 +1,195 @@
+/* runlist.c — the runs and bundles under a directory (runlist.h). */
+#include "runlist.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bundle.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
+#include "sign.h"
+
+#define BUNDLE_SUFFIX ".bench.tar.gz"
+
+/* The facts of plan.json and status.json (either may be NULL) into e; a member that is not JSON says so. */
+static void take_docs(json_t *e, const char *plan_text, const char *status_text)
+{
+	json_t *plan = plan_text ? json_loads(plan_text, 0, NULL) : NULL;
+	json_t *status = status_text ? json_loads(status_text, 0, NULL) : NULL, *c;
+	static const char *const states[] = { "ok", "failed", "skipped", "interrupted", "pending" };
+	size_t i;
+
+	if (plan_text && !json_is_object(plan))
+		json_object_set_new(e, "error", json_string("plan.json is not a JSON object"));
+	if (status_text && !json_is_object(status))
+		json_object_set_new(e, "error", json_string("status.json is not a JSON object"));
+	if (!status_text && !json_object_get(e, "error"))
+		json_object_set_new(e, "error", json_string("no status.json"));
+	if (json_is_string(json_object_get(plan, "name")))
+		json_object_set(e, "manifest", json_object_get(plan, "name"));
+	else if (json_is_string(json_object_get(status, "run")))
+		json_object_set(e, "manifest", json_object_get(status, "run"));
+	if (json_is_string(json_object_get(plan, "channel")))
+		json_object_set(e, "channel", json_object_get(plan, "channel"));
+	if (json_is_string(json_object_get(status, "started")))
+		json_object_set(e, "started", json_object_get(status, "started"));
+	if (json_is_string(json_object_get(status, "state")))
+		json_object_set(e, "state", json_object_get(status, "state"));
+	if (json_is_array(json_object_get(status, "cases"))) {
+		json_t *counts = json_object();
+
+		for (i = 0; i < sizeof(states) / sizeof(*states); i++)
+			json_object_set_new(counts, states[i], json_integer(0));
+		json_array_foreach(json_object_get(status, "cases"), i, c) {
+			json_t *n = json_object_get(counts, json_string_value(json_object_get(c, "status")) ?
+								    json_string_value(json_object_get(c, "status")) : "");
+
+			if (n)
+				json_integer_set(n, json_integer_value(n) + 1);
+		}
+		json_object_set_new(e, "counts", counts);
+	}
+	json_decref(plan);
+	json_decref(status);
+}
+
+static void list_run(json_t *e, const char *path)
+{
+	char *plan = NULL, *status = NULL, *p;
+	size_t len;
+
+	p = xstrfmt("%s/plan.json", path);
+	if (!access(p, F_OK) && fs_read_file(&plan, &len, p, BUNDLE_MAX_MEMBER) < 0)
+		json_object_set_new(e, "error", json_string(bench_error_last()));
+	free(p);
+	p = xstrfmt("%s/status.json", path);
+	if (!access(p, F_OK) && fs_read_file(&status, &len, p, BUNDLE_MAX_MEMBER) < 0)
+		json_object_set_new(e, "error", json_string(bench_error_last()));
+	free(p);
+	if (!json_object_get(e, "error"))
+		take_docs(e, plan, status);
+	free(plan);
+	free(status);
+}
+
+static void list_bundle(json_t *e, const char *path, char *const *keys)
+{
+	static const char *const names[] = { "plan.json", "status.json", NULL };
+	char *env = xstrfmt("%s.intoto.jsonl", path), *run = NULL;
+	json_t *m = NULL;
+	struct stat st;
+	int err;
+
+	if (stat(env, &st) < 0) { /* no envelope beside it: not signed; its contents are still read */
+		json_object_set_new(e, "verify", json_string("not signed"));
+	} else {
+		struct bundle_verify_result vr = BUNDLE_VERIFY_RESULT_INIT;
+		struct bundle_members bm;
+		struct bundle_sink sink;
+		struct bundle_limits lim;
+
+		bundle_limits_default(&lim);
+		bundle_members_init(&bm, &sink, names, BUNDLE_MAX_MEMBER);
+		if ((err = bundle_verify_read(&vr, path, NULL, keys, sign_home(), &lim, &sink)) == 0) {
+			m = json_incref(bm.out);
+			json_object_set_new(e, "verify", json_string("verified"));
+			json_object_set_new(e, "keyid", json_string(vr.keyid));
+		} else {
+			json_object_set_new(e, "verify", json_string("UNVERIFIED"));
+			json_object_set_new(e, "error", json_string(bench_error_last()));
+		}
+		bundle_members_release(&bm);
+		bundle_verify_result_release(&vr);
+	}
+	/* not verified: what it says of itself, read without trusting it, when it can be read at all */
+	if (!m && (err = bundle_read_members(&m, &run, path, names, BUNDLE_MAX_MEMBER)) < 0 && !json_object_get(e, "error"))
+		json_object_set_new(e, "error", json_string(bench_error_last()));
+	if (m) {
+		const char *err_before = json_string_value(json_object_get(e, "error"));
+		char *keep = err_before ? xstrdup(err_before) : NULL;
+
+		take_docs(e, json_string_value(json_object_get(m, "plan.json")), json_string_value(json_object_get(m, "status.json")));
+		if (keep) /* the verification failure is the reason that matters */
+			json_object_set_new(e, "error", json_string(keep));
+		free(keep);
+	}
+	json_decref(m);
+	free(run);
+	free(env);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	const char *sx = json_string_value(json_object_get(x, "started")), *sy = json_string_value(json_object_get(y, "started"));
+	int c;
+
+	if (!sx != !sy)
+		return sx ? -1 : 1;
+	if (sx && (c = strcmp(sx, sy)))
+		return c;
+	return strcmp(json_string_value(json_object_get(x, "name")), json_string_value(json_object_get(y, "name")));
+}
+
+int runlist_collect(json_t **out, const char *dir, char *const *keys)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	json_t **v = NULL, *arr;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!d)
+		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		char *path;
+		struct stat st;
+		json_t *e;
+
+		if (de->d_name[0] == '.')
+			continue;
+		path = xstrfmt("%s/%s", dir, de->d_name);
+		if (stat(path, &st) < 0) {
+			free(path);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			char *a = xstrfmt("%s/status.json", path), *b = xstrfmt("%s/plan.json", path), *c = xstrfmt("%s/summary.json", path);
+			int is_run = !access(a, F_OK) || !access(b, F_OK) || !access(c, F_OK);
+
+			free(a);
+			free(b);
+			free(c);
+			if (!is_run) {
+				free(path);
+				continue;
+			}
+			e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "run", "path", path);
+			list_run(e, path);
+		} else if (S_ISREG(st.st_mode) && l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX)) {
+			e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "bundle", "path", path);
+			list_bundle(e, path, keys);
+		} else {
+			free(path);
+			continue;
+		}
+		free(path);
+		v = xrealloc(v, (n + 1) * sizeof(*v));
+		v[n++] = e;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_entry);
+	arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, v[i]);
+	free(v);
+	*out = arr;
+	return 0;
+}
