@@ -31,29 +31,20 @@ static const struct opt_cmd cmd = { "show", "[--json] [--key PUB.pem]... [--no-v
 
 /* Every result record's energy and cost figures (cost.h), in the order of the results files:
  * [{suite, case, ...figures}] (a new array). */
-static json_t *case_costs(json_t *members, json_t *pricing)
+static json_t *case_costs(json_t *records, json_t *pricing)
 {
-	json_t *out = json_array();
+	json_t *out = json_array(), *rec;
+	size_t i;
 
-	for (size_t i = 0; suite_registry[i]; i++) {
-		char *rel = xstrfmt("results/%s.jsonl", suite_registry[i]->name);
-		const char *p = json_string_value(json_object_get(members, rel)), *nl;
+	json_array_foreach(records, i, rec) {
+		json_t *f = cost_of_record(pricing, rec, NAN);
 
-		free(rel);
-		for (; p && *p; p = nl ? nl + 1 : NULL) {
-			json_t *rec, *f;
-
-			nl = strchr(p, '\n');
-			rec = json_loadb(p, nl ? (size_t)(nl - p) : strlen(p), 0, NULL);
-			f = cost_of_record(pricing, rec, NAN);
-			if (f && json_is_string(json_object_get(rec, "suite")) && json_is_string(json_object_get(rec, "case"))) {
-				json_object_set(f, "suite", json_object_get(rec, "suite"));
-				json_object_set(f, "case", json_object_get(rec, "case"));
-				json_array_append(out, f);
-			}
-			json_decref(f);
-			json_decref(rec);
+		if (f && json_is_string(json_object_get(rec, "suite")) && json_is_string(json_object_get(rec, "case"))) {
+			json_object_set(f, "suite", json_object_get(rec, "suite"));
+			json_object_set(f, "case", json_object_get(rec, "case"));
+			json_array_append(out, f);
 		}
+		json_decref(f);
 	}
 	return out;
 }
@@ -190,8 +181,8 @@ int cmd_show(int argc, char **argv)
 
 		pricing = y ? cost_pricing_parse(y, strlen(y)) : NULL;
 	}
-	costs = case_costs(m, pricing);
 	records = terminal_records_of_members(m);
+	costs = case_costs(records, pricing);
 	if (json) {
 		out = json_pack("{s:s, s:b, s:s?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O*, s:O}", "run", run, "verified", !no_verify,
 				"keyid", no_verify ? NULL : vr.keyid, "plan", plan, "status", status,
