@@ -143,9 +143,15 @@ void terminal_print_coll(FILE *fp, json_t *records)
 		char *k;
 
 		if (strcmp(json_string_value(json_object_get(rec, "suite")) ? json_string_value(json_object_get(rec, "suite")) : "",
-			   "collectives") || !json_is_string(json_object_get(p, "op")) || !extra_num(rec, "bytes"))
+			   "collectives") || !json_is_string(json_object_get(p, "op")) || !extra_num(rec, "bytes") ||
+		    !strcmp(json_string_value(json_object_get(p, "op")), "p2p")) /* pairs: all is a matrix, not a sweep */
 			continue;
-		k = xstrfmt("%s, %lld rank%s on %lld node%s", json_string_value(json_object_get(p, "op")),
+		if (json_is_integer(json_object_get(p, "group_size"))) /* group_sizes: one table per group */
+			k = xstrfmt("%s, group %lld of %lld ranks", json_string_value(json_object_get(p, "op")),
+				    (long long)json_integer_value(json_object_get(p, "group")),
+				    (long long)json_integer_value(json_object_get(p, "group_size")));
+		else
+			k = xstrfmt("%s, %lld rank%s on %lld node%s", json_string_value(json_object_get(p, "op")),
 			    (long long)json_integer_value(json_object_get(p, "ranks")),
 			    json_integer_value(json_object_get(p, "ranks")) == 1 ? "" : "s",
 			    (long long)json_integer_value(json_object_get(p, "nodes")),

@@ -155,5 +155,8 @@ caps = re.findall(r'<table class="nccl"[^>]*><caption>(.*?)</caption>', h)
 assert caps and not [c for c in caps if "p2p" in c], caps
 assert not re.search(r'<title>[^<]*p2p[^<]*</title>', h.split('id="chart-collectives"', 1)[1].split("</svg>", 1)[0])
 PY
+expect 0 "show the run's bundle" "$BENCH" show "$D.bench.tar.gz"
+grep -q "^p2p, \|p2p, [0-9]* rank" "$T/out" && { not_ok "show: the pairs tabled as a collective sweep"; show "$T/out"; } ||
+	ok "show: the pairs are not tabled as a collective sweep"
 grep -q '<script' "$T/rep/index.html" && not_ok "the report has a script" || ok "the report has no script"
 finish
