@@ -19,6 +19,7 @@
 #include "../core/strbuf.h"
 #include "bundle.h"
 #include "compare.h"
+#include "dashboard.h"
 #include "html.h"
 #include "sign.h"
 
@@ -217,7 +218,9 @@ static void free_list(char **v, size_t n)
 static int site_build(const char *repo, int repofd, char *const *keys, struct written *w)
 {
 	struct compare_opts co = { 0.02, 0.01, 2000, 1, keys };
-	struct strbuf idx = STRBUF_INIT;
+	struct strbuf idx = STRBUF_INIT, dash = STRBUF_INIT;
+	struct compare_side *all = NULL; /* every run loaded, for the dashboard */
+	size_t nall = 0, all_alloc = 0;
 	char **names = NULL, *runs_dir = xstrfmt("%s/runs", repo);
 	size_t nn = list(&names, runs_dir);
 	int err = 0, site = -1, pages = -1;
@@ -227,7 +230,9 @@ static int site_build(const char *repo, int repofd, char *const *keys, struct wr
 		goto cleanup;
 	html_page_open(&idx, "bench results");
 	strbuf_addstr(&idx, "<h1>bench results</h1>\n<p>Every run published here, grouped by manifest and channel. Each "
-			    "bundle is kept as signed under <code>runs/</code>; verify one with <code>bench verify</code>.</p>\n");
+			    "bundle is kept as signed under <code>runs/</code>; verify one with <code>bench verify</code>.</p>\n"
+			    "<p><a href=\"dashboard.html\">Dashboard</a>: what changed last night, every case over time per "
+			    "channel and machine.</p>\n");
 	for (size_t a = 0; a < nn && !err; a++) {
 		char **chans = NULL, *nd = xstrfmt("%s/%s", runs_dir, names[a]);
 		size_t nc = list(&chans, nd);
@@ -263,8 +268,9 @@ static int site_build(const char *repo, int repofd, char *const *keys, struct wr
 				free(name);
 				free(rel);
 			}
-			for (size_t s = 0; s < ns; s++)
-				compare_side_release(&sides[s]);
+			ALLOC_GROW(all, nall + ns, all_alloc);
+			memcpy(all + nall, sides, ns * sizeof(*sides)); /* kept for the dashboard, released below */
+			nall += ns;
 			free(sides);
 			free_list(files, nf);
 			free(cd);
@@ -275,7 +281,16 @@ static int site_build(const char *repo, int repofd, char *const *keys, struct wr
 	strbuf_addstr(&idx, "</body></html>\n");
 	if (!err && !(err = write_at(site, "site/index.html", "index.html", idx.buf, idx.len)))
 		written_add(w, "site/index.html");
+	if (!err) {
+		dashboard_render(&dash, all, nall, &co);
+		if (!(err = write_at(site, "site/dashboard.html", "dashboard.html", dash.buf, dash.len)))
+			written_add(w, "site/dashboard.html");
+	}
 cleanup:
+	for (size_t s = 0; s < nall; s++)
+		compare_side_release(&all[s]);
+	free(all);
+	strbuf_release(&dash);
 	if (site >= 0)
 		close(site);
 	if (pages >= 0)

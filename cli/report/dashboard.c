@@ -1,0 +1,829 @@
+#include "dashboard.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cost.h"
+#include "html.h"
+
+/* one run as the dashboard sees it */
+struct drun {
+	size_t side;
+	char date[11];  /* YYYY-MM-DD, UTC */
+	long day;       /* days since 1970-01-01 */
+	const char *machine, *name, *channel;
+	json_t *health; /* compare_run_health() */
+};
+
+/* the nightly dates of one machine, and compare's verdicts of each date against the one before */
+struct dmachine {
+	const char *name;
+	char (*dates)[11];
+	size_t ndates;
+	json_t **cmp; /* cmp[j]: date j against date j - 1 (cmp[0] NULL) */
+};
+
+struct dash {
+	const struct compare_side *sides;
+	struct drun *runs; /* sorted by date, then run name */
+	size_t n;
+	struct dmachine *m;
+	size_t nm;
+	const struct compare_opts *o;
+};
+
+static const char *jstr(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+static void esc(struct strbuf *o, const char *s)
+{
+	for (; s && *s; s++)
+		switch (*s) {
+		case '&':
+			strbuf_addstr(o, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(o, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(o, "&gt;");
+			break;
+		case '"':
+			strbuf_addstr(o, "&quot;");
+			break;
+		default:
+			strbuf_addch(o, *s);
+		}
+}
+
+/* days since 1970-01-01 of a civil date (H. Hinnant's algorithm) */
+static long days_from_civil(long y, unsigned m, unsigned d)
+{
+	long era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (long)doe - 719468;
+}
+
+static void run_date(struct drun *r, const struct compare_side *s)
+{
+	json_t *epoch = json_object_get(s->lock, "source_date_epoch");
+	const char *started = jstr(s->status, "started");
+	int y = 1970, m = 1, d = 1;
+
+	if (json_is_integer(epoch)) {
+		time_t t = (time_t)json_integer_value(epoch);
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		y = tm.tm_year + 1900, m = tm.tm_mon + 1, d = tm.tm_mday;
+	} else if (sscanf(started, "%4d-%2d-%2d", &y, &m, &d) != 3 || m < 1 || m > 12 || d < 1 || d > 31) {
+		y = 1970, m = 1, d = 1;
+	}
+	{
+		char buf[48];
+
+		snprintf(buf, sizeof(buf), "%04d-%02d-%02d", y < 0 || y > 9999 ? 1970 : y, m, d);
+		memcpy(r->date, buf, 10);
+		r->date[10] = '\0';
+	}
+	r->day = days_from_civil(y, (unsigned)m, (unsigned)d);
+}
+
+static const char *run_machine(const struct compare_side *s)
+{
+	const char *g = json_string_value(json_object_get(json_array_get(json_object_get(s->env, "gpus"), 0), "name"));
+	const char *c = json_string_value(json_object_get(json_object_get(s->env, "host"), "cpu_model"));
+
+	return g && *g ? g : c && *c ? c : "unknown machine";
+}
+
+static const struct compare_side *cmp_sides; /* for the qsort comparators below (single-threaded) */
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct drun *x = a, *y = b;
+	int c = strcmp(x->date, y->date);
+
+	return c ? c : strcmp(cmp_sides[x->side].label, cmp_sides[y->side].label);
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int rec_ok(json_t *rec)
+{
+	return rec && !strcmp(jstr(rec, "status"), "ok") && json_is_number(json_object_get(rec, "value"));
+}
+
+static int run_bad(const struct drun *r)
+{
+	json_t *cn = json_object_get(r->health, "counts");
+
+	return json_is_true(json_object_get(r->health, "incomplete")) || !strcmp(jstr(r->health, "state"), "failed") ||
+	       json_integer_value(json_object_get(cn, "failed")) + json_integer_value(json_object_get(cn, "interrupted")) +
+		       json_integer_value(json_object_get(cn, "pending")) > 0;
+}
+
+/* distinct strings, sorted; *out a new array of borrowed pointers */
+static size_t distinct(const char ***out, const char **v, size_t n)
+{
+	size_t k = 0;
+
+	qsort(v, n, sizeof(*v), cmp_cstr);
+	for (size_t i = 0; i < n; i++)
+		if (!k || strcmp(v[k - 1], v[i]))
+			v[k++] = v[i];
+	*out = v;
+	return k;
+}
+
+static struct dmachine *machine_of(const struct dash *d, const char *name)
+{
+	for (size_t i = 0; i < d->nm; i++)
+		if (!strcmp(d->m[i].name, name))
+			return &d->m[i];
+	return NULL;
+}
+
+/* the runs of a machine, channel and date (NULL: any) in side indices; a new array */
+static size_t runs_of(size_t **out, const struct dash *d, const char *machine, const char *channel, const char *date)
+{
+	size_t k = 0;
+
+	*out = xcalloc(d->n ? d->n : 1, sizeof(**out));
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->runs[i].machine, machine) && (!channel || !strcmp(d->runs[i].channel, channel)) &&
+		    (!date || !strcmp(d->runs[i].date, date)))
+			(*out)[k++] = d->runs[i].side;
+	return k;
+}
+
+/* compare's verdicts of every nightly date against the nightly date before it, per machine */
+static void machines_build(struct dash *d)
+{
+	const char **names = xcalloc(d->n ? d->n : 1, sizeof(*names)), **u;
+
+	for (size_t i = 0; i < d->n; i++)
+		names[i] = d->runs[i].machine;
+	d->nm = distinct(&u, names, d->n);
+	d->m = xcalloc(d->nm ? d->nm : 1, sizeof(*d->m));
+	for (size_t i = 0; i < d->nm; i++) {
+		struct dmachine *m = &d->m[i];
+
+		m->name = u[i];
+		m->dates = xcalloc(d->n ? d->n : 1, sizeof(*m->dates));
+		for (size_t r = 0; r < d->n; r++) /* runs are in date order */
+			if (!strcmp(d->runs[r].machine, m->name) && !strcmp(d->runs[r].channel, "nightly") &&
+			    (!m->ndates || strcmp(m->dates[m->ndates - 1], d->runs[r].date)))
+				memcpy(m->dates[m->ndates++], d->runs[r].date, 11);
+		m->cmp = xcalloc(m->ndates ? m->ndates : 1, sizeof(*m->cmp));
+		for (size_t j = 1; j < m->ndates; j++) {
+			struct compare_group g[2];
+
+			g[0].label = xstrfmt("nightly %s", m->dates[j - 1]);
+			g[1].label = xstrfmt("nightly %s", m->dates[j]);
+			g[0].nruns = runs_of(&g[0].runs, d, m->name, "nightly", m->dates[j - 1]);
+			g[1].nruns = runs_of(&g[1].runs, d, m->name, "nightly", m->dates[j]);
+			m->cmp[j] = compare_build_groups(d->sides, g, 2, 0, d->o);
+			for (int k = 0; k < 2; k++) {
+				free(g[k].label);
+				free(g[k].runs);
+			}
+		}
+	}
+	free(names); /* the machines' names point into the sides */
+}
+
+/* compare's row for the case (suite, case) against the previous nightly: others[0] of its row, or NULL */
+static json_t *verdict_of(const struct dmachine *m, size_t j, json_t *rec)
+{
+	json_t *row;
+	size_t i;
+
+	if (!m || !j || j >= m->ndates || !m->cmp[j])
+		return NULL;
+	json_array_foreach(json_object_get(m->cmp[j], "cases"), i, row)
+		if (!strcmp(jstr(row, "suite"), jstr(rec, "suite")) && !strcmp(jstr(row, "case"), jstr(rec, "case")))
+			return json_array_get(json_object_get(row, "others"), 0);
+	return NULL;
+}
+
+static size_t date_index(const struct dmachine *m, const char *date)
+{
+	for (size_t j = 0; m && j < m->ndates; j++)
+		if (!strcmp(m->dates[j], date))
+			return j;
+	return (size_t)-1;
+}
+
+/* the median value of case key over the ok runs of machine, channel and date; NAN when none; *rec: one record */
+static double value_at(const struct dash *d, const char *key, const char *machine, const char *channel, const char *date,
+		       json_t **rec)
+{
+	double v[256];
+	size_t k = 0;
+
+	if (rec)
+		*rec = NULL;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct drun *r = &d->runs[i];
+		json_t *x = json_object_get(d->sides[r->side].records, key);
+
+		if (strcmp(r->machine, machine) || strcmp(r->channel, channel) || strcmp(r->date, date) || !rec_ok(x))
+			continue;
+		if (k < 256)
+			v[k++] = json_number_value(json_object_get(x, "value"));
+		if (rec)
+			*rec = x;
+	}
+	return median(v, k);
+}
+
+/* the latest date of channel on machine where key measured; "" when none */
+static const char *latest_ok(const struct dash *d, const char *key, const char *machine, const char *channel)
+{
+	for (size_t i = d->n; i-- > 0;) {
+		const struct drun *r = &d->runs[i];
+
+		if (!strcmp(r->machine, machine) && !strcmp(r->channel, channel) &&
+		    rec_ok(json_object_get(d->sides[r->side].records, key)))
+			return r->date;
+	}
+	return "";
+}
+
+static const char *channel_colour(const char *c)
+{
+	return !strcmp(c, "nightly") ? "#1f4e96" : !strcmp(c, "stable") ? "#2a7d2a" : !strcmp(c, "dev") ? "#8a5a00" : "#666";
+}
+
+static double nice_step(double span)
+{
+	double p = pow(10, floor(log10(span))), f = span / p;
+
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
+}
+
+static void pct(struct strbuf *o, double now, double then)
+{
+	if (isfinite(now) && isfinite(then) && then > 0)
+		strbuf_addf(o, "%+.1f%%", 100 * (now / then - 1));
+	else
+		strbuf_addstr(o, "n/a");
+}
+
+#define CW 640.0
+#define CH 300.0
+#define PL 64.0
+#define PR 16.0
+#define PT 34.0
+#define PB 40.0
+
+/* one chart: case key on one machine, one series per channel */
+static void chart(struct strbuf *o, const struct dash *d, const char *key, const char *machine, size_t ci)
+{
+	const char **chans = xcalloc(d->n + 1, sizeof(*chans)), **uc;
+	const struct dmachine *m = machine_of(d, machine);
+	double lo = INFINITY, hi = -INFINITY, step, ylo, yhi;
+	long dmin = 0, dmax = 0;
+	size_t nc = 0, nu, npts = 0;
+	struct strbuf bad = STRBUF_INIT, flags = STRBUF_INIT;
+	json_t *unitrec = NULL;
+	const char *last = latest_ok(d, key, machine, "nightly"), *stable = latest_ok(d, key, machine, "stable");
+	double vlast = NAN, vprev = NAN, vstable = NAN;
+	const char *prevdate = "";
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct drun *r = &d->runs[i];
+		json_t *x = json_object_get(d->sides[r->side].records, key);
+
+		if (!x || strcmp(r->machine, machine))
+			continue;
+		chans[nc++] = r->channel;
+		if (!npts++)
+			dmin = dmax = r->day;
+		dmin = r->day < dmin ? r->day : dmin;
+		dmax = r->day > dmax ? r->day : dmax;
+		if (rec_ok(x)) {
+			double v = json_number_value(json_object_get(x, "value"));
+
+			lo = fmin(lo, v);
+			hi = fmax(hi, v);
+			unitrec = x;
+		}
+	}
+	nu = distinct(&uc, chans, nc);
+	if (!isfinite(lo))
+		lo = 0, hi = 1;
+	if (hi - lo < 1e-9 * fabs(hi) || hi == lo)
+		lo -= fabs(lo) * 0.05 + 1e-9, hi += fabs(hi) * 0.05 + 1e-9;
+	step = nice_step((hi - lo) / 4);
+	ylo = floor(lo / step) * step;
+	yhi = ceil(hi / step) * step;
+	if (dmax == dmin)
+		dmin--, dmax++;
+#define X(day) (PL + (CW - PL - PR) * (double)((day) - dmin) / (double)(dmax - dmin))
+#define Y(v) (CH - PB - (CH - PT - PB) * ((v) - ylo) / (yhi - ylo))
+	if (*last) {
+		size_t j = date_index(m, last);
+
+		vlast = value_at(d, key, machine, "nightly", last, NULL);
+		for (size_t q = j; q-- > 0 && j != (size_t)-1;)
+			if (isfinite(value_at(d, key, machine, "nightly", m->dates[q], NULL))) {
+				prevdate = m->dates[q];
+				vprev = value_at(d, key, machine, "nightly", prevdate, NULL);
+				break;
+			}
+	}
+	if (*stable)
+		vstable = value_at(d, key, machine, "stable", stable, NULL);
+
+	strbuf_addstr(o, "<figure class=\"dchart\" data-case=\"");
+	esc(o, key);
+	strbuf_addstr(o, "\" data-machine=\"");
+	esc(o, machine);
+	strbuf_addstr(o, "\"><figcaption><strong>");
+	esc(o, machine);
+	strbuf_addstr(o, "</strong></figcaption>\n");
+	/* the last nightly point, written out */
+	strbuf_addstr(o, "<p class=\"last\">");
+	if (*last) {
+		strbuf_addstr(o, "latest nightly ");
+		esc(o, last);
+		strbuf_addf(o, ": <strong class=\"v\">%.4g</strong> ", vlast);
+		esc(o, jstr(unitrec, "unit"));
+		strbuf_addstr(o, " &middot; <span class=\"vs-prev\">");
+		pct(o, vlast, vprev);
+		strbuf_addstr(o, "</span> vs previous nightly");
+		if (*prevdate) {
+			strbuf_addstr(o, " (");
+			esc(o, prevdate);
+			strbuf_addstr(o, ")");
+		}
+		strbuf_addstr(o, " &middot; <span class=\"vs-stable\">");
+		pct(o, vlast, vstable);
+		strbuf_addstr(o, "</span> vs stable");
+		if (*stable) {
+			strbuf_addstr(o, " (");
+			esc(o, stable);
+			strbuf_addstr(o, ")");
+		}
+	} else {
+		strbuf_addstr(o, "<span class=\"failed\">no nightly measured this case</span>");
+	}
+	strbuf_addstr(o, "</p>\n");
+
+	strbuf_addf(o, "<svg class=\"dchart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", CW, CH);
+	esc(o, key);
+	strbuf_addstr(o, " on ");
+	esc(o, machine);
+	strbuf_addstr(o, "\">\n");
+	/* value axis: 1-2-5 ticks, labelled, with the unit */
+	for (double t = ylo; t <= yhi + step / 2; t += step)
+		strbuf_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text class=\"tick\" x=\"%.1f\" "
+			       "y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n", PL, Y(t), CW - PR, Y(t), PL - 4, Y(t) + 4, t);
+	strbuf_addf(o, "<text class=\"unit\" x=\"4\" y=\"14\">");
+	esc(o, jstr(unitrec, "unit"));
+	strbuf_addstr(o, "</text>\n");
+	/* time axis: up to 5 dates */
+	for (int k = 0; k < 5; k++) {
+		long day = dmin + (long)llround((double)(dmax - dmin) * k / 4.0);
+		time_t t = (time_t)day * 86400;
+		struct tm tm;
+		char lab[16];
+
+		if (k && day == dmin + (long)llround((double)(dmax - dmin) * (k - 1) / 4.0))
+			continue;
+		gmtime_r(&t, &tm);
+		strftime(lab, sizeof(lab), k ? "%m-%d" : "%Y-%m-%d", &tm);
+		strbuf_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/><text class=\"tick\" x=\"%.1f\" "
+			       "y=\"%.1f\" text-anchor=\"%s\">%s</text>\n", X(day), CH - PB, X(day), CH - PB + 4, X(day), CH - PB + 18,
+			    k == 0 ? "start" : k == 4 ? "end" : "middle", lab);
+	}
+	strbuf_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", PL, CH - PB, CW - PR, CH - PB);
+	/* one series per channel */
+	for (size_t c = 0; c < nu; c++) {
+		const char *ch = uc[c], *col = channel_colour(ch);
+		int nightly = !strcmp(ch, "nightly");
+		const char *prev = "";
+		size_t np = 0;
+
+		strbuf_addstr(o, "<g class=\"series\" data-channel=\"");
+		esc(o, ch);
+		strbuf_addstr(o, "\">");
+		if (nightly)
+			strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" points=\"", col);
+		for (size_t i = 0; nightly && i < d->n; i++) {
+			const struct drun *r = &d->runs[i];
+			double v;
+
+			if (strcmp(r->machine, machine) || strcmp(r->channel, ch) || !strcmp(r->date, prev))
+				continue;
+			prev = r->date;
+			if (isfinite(v = value_at(d, key, machine, ch, r->date, NULL)))
+				strbuf_addf(o, "%s%.1f,%.1f", np++ ? " " : "", X(r->day), Y(v));
+		}
+		if (nightly)
+			strbuf_addstr(o, "\"/>");
+		prev = "";
+		for (size_t i = 0; i < d->n; i++) {
+			const struct drun *r = &d->runs[i];
+			json_t *x = json_object_get(d->sides[r->side].records, key);
+			double v;
+
+			if (!x || strcmp(r->machine, machine) || strcmp(r->channel, ch))
+				continue;
+			if (!rec_ok(x)) { /* did not measure: a red cross at the foot, and its reason written out below */
+				strbuf_addf(o, "<g class=\"failed-point\"><title>");
+				esc(o, compare_case_reason(x));
+				strbuf_addf(o, "</title><path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"#c0392b\" stroke-width=\"2.5\"/></g>",
+					    X(r->day) - 4, CH - PB - 12);
+				strbuf_addstr(&bad, "<li class=\"failed\">");
+				esc(&bad, r->date);
+				strbuf_addstr(&bad, " ");
+				esc(&bad, ch);
+				strbuf_addstr(&bad, " <a href=\"runs/");
+				esc(&bad, d->sides[r->side].label);
+				strbuf_addstr(&bad, ".html\">");
+				esc(&bad, d->sides[r->side].label);
+				strbuf_addstr(&bad, "</a>: <strong>");
+				esc(&bad, jstr(x, "status"));
+				strbuf_addstr(&bad, "</strong> &mdash; <span class=\"reason\">");
+				esc(&bad, compare_case_reason(x));
+				strbuf_addstr(&bad, "</span></li>\n");
+				continue;
+			}
+			if (json_is_true(json_object_get(r->health, "incomplete"))) {
+				strbuf_addstr(&bad, "<li class=\"failed\">");
+				esc(&bad, r->date);
+				strbuf_addstr(&bad, " ");
+				esc(&bad, ch);
+				strbuf_addstr(&bad, " ");
+				esc(&bad, d->sides[r->side].label);
+				strbuf_addstr(&bad, ": <strong>INCOMPLETE</strong> &mdash; <span class=\"reason\">run state ");
+				esc(&bad, jstr(r->health, "state"));
+				strbuf_addstr(&bad, "</span></li>\n");
+			}
+			if (!strcmp(r->date, prev))
+				continue;
+			prev = r->date;
+			v = value_at(d, key, machine, ch, r->date, NULL);
+			if (nightly) {
+				size_t j = date_index(m, r->date);
+				json_t *vd = verdict_of(m, j, x);
+
+				strbuf_addf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", X(r->day), Y(v), col);
+				if (vd && (!strcmp(jstr(vd, "verdict"), "slower") || !strcmp(jstr(vd, "verdict"), "faster"))) {
+					int slower = !strcmp(jstr(vd, "verdict"), "slower");
+
+					strbuf_addf(o, "<text class=\"flag %s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"%s\">%s</text>",
+						    jstr(vd, "verdict"), X(r->day), slower ? Y(v) + 16 : Y(v) - 8, slower ? "#c0392b" : "#2a7d2a",
+						    slower ? "&#9660; slower" : "&#9650; faster");
+					strbuf_addf(&flags, "<li class=\"%s\">", jstr(vd, "verdict"));
+					esc(&flags, r->date);
+					strbuf_addstr(&flags, ": <strong>");
+					esc(&flags, jstr(vd, "verdict"));
+					strbuf_addstr(&flags, "</strong> than ");
+					esc(&flags, m->dates[j - 1]);
+					strbuf_addf(&flags, " (ratio %.3f, 95%% CI %.3f&ndash;%.3f, p %.2g adjusted)</li>\n",
+						    json_number_value(json_object_get(vd, "ratio")),
+						    json_number_value(json_array_get(json_object_get(vd, "ci95"), 0)),
+						    json_number_value(json_array_get(json_object_get(vd, "ci95"), 1)),
+						    json_number_value(json_object_get(vd, "p_adjusted")));
+				}
+			} else {
+				strbuf_addf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>",
+					    X(r->day) - 3.5, Y(v) - 3.5, col);
+			}
+		}
+		if (!nightly) { /* the reference line: this channel's latest value, labelled */
+			const char *ld = latest_ok(d, key, machine, ch);
+
+			if (*ld) {
+				double v = value_at(d, key, machine, ch, ld, NULL);
+
+				strbuf_addf(o, "<line class=\"ref\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+					       "stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/><text class=\"reflabel\" x=\"%.1f\" y=\"%.1f\" "
+					       "fill=\"%s\">", PL, Y(v), CW - PR, Y(v), col, PL + 6, Y(v) - 5, col);
+				esc(o, ch);
+				strbuf_addf(o, " %.4g (", v);
+				esc(o, ld);
+				strbuf_addstr(o, ")</text>");
+			}
+		}
+		strbuf_addstr(o, "</g>\n");
+	}
+	/* the last nightly point's label, on the chart */
+	if (*last) {
+		long day = 0;
+
+		for (size_t i = 0; i < d->n; i++)
+			if (!strcmp(d->runs[i].date, last))
+				day = d->runs[i].day;
+		strbuf_addf(o, "<text class=\"lastlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.4g (", X(day), PT - 12, vlast);
+		pct(o, vlast, vprev);
+		strbuf_addstr(o, " vs prev, ");
+		pct(o, vlast, vstable);
+		strbuf_addf(o, " vs stable)</text><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" "
+			       "stroke-width=\"0.8\"/>\n", X(day), PT - 8, X(day), Y(vlast) - 4);
+	}
+	strbuf_addstr(o, "</svg>\n<p class=\"legend\">");
+	for (size_t c = 0; c < nu; c++) {
+		strbuf_addf(o, "%s<span style=\"color:%s\">%s</span> ", c ? "&middot; " : "", channel_colour(uc[c]),
+			    !strcmp(uc[c], "nightly") ? "&#9679; nightly by build date" : "&#9633; - - ");
+		if (strcmp(uc[c], "nightly"))
+			esc(o, uc[c]);
+	}
+	strbuf_addstr(o, "&middot; <span class=\"failed\">&#10005; did not measure</span></p>\n");
+	if (flags.len) {
+		strbuf_addstr(o, "<ul class=\"flags\">");
+		strbuf_add(o, flags.buf, flags.len);
+		strbuf_addstr(o, "</ul>\n");
+	}
+	if (bad.len) {
+		strbuf_addstr(o, "<ul class=\"bad\">");
+		strbuf_add(o, bad.buf, bad.len);
+		strbuf_addstr(o, "</ul>\n");
+	}
+	strbuf_addstr(o, "</figure>\n");
+	(void)ci;
+#undef X
+#undef Y
+	strbuf_release(&bad);
+	strbuf_release(&flags);
+	free(chans);
+}
+
+/* what changed last night: the latest nightly date against the nightly date before it, per machine */
+static void last_night(struct strbuf *o, const struct dash *d)
+{
+	const char *latest = "";
+	size_t unchanged = 0, rows = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->runs[i].channel, "nightly"))
+			latest = d->runs[i].date;
+	strbuf_addstr(o, "<section class=\"lastnight\"><h2>What changed last night");
+	if (*latest) {
+		strbuf_addstr(o, " (");
+		esc(o, latest);
+		strbuf_addstr(o, ")");
+	}
+	strbuf_addstr(o, "</h2>\n");
+	if (!*latest) {
+		strbuf_addstr(o, "<p>No nightly run is published yet.</p></section>\n");
+		return;
+	}
+	strbuf_addstr(o, "<div class=\"scroll\"><table class=\"changes\"><thead><tr><th>machine</th><th>case</th><th>last night</th>"
+			 "<th>change</th><th>verdict</th></tr></thead><tbody>\n");
+	for (size_t mi = 0; mi < d->nm; mi++) {
+		const struct dmachine *m = &d->m[mi];
+		size_t j = date_index(m, latest);
+		size_t *rs, nr = runs_of(&rs, d, m->name, "nightly", latest);
+		json_t *seen = json_object();
+
+		for (size_t q = 0; q < nr; q++) {
+			const char *key;
+			json_t *x;
+
+			json_object_foreach(d->sides[rs[q]].records, key, x) {
+				json_t *vd = verdict_of(m, j, x);
+				const char *verdict = vd ? jstr(vd, "verdict") : "";
+				int isbad = !rec_ok(x), changed = !strcmp(verdict, "slower") || !strcmp(verdict, "faster");
+
+				if (json_object_get(seen, key) || (!isbad && json_object_get(json_object_get(seen, "\x01ok"), key)))
+					continue;
+				if (!isbad && !changed) {
+					json_t *okset = json_object_get(seen, "\x01ok");
+
+					if (!okset)
+						json_object_set_new(seen, "\x01ok", okset = json_object());
+					json_object_set_new(okset, key, json_true());
+					continue;
+				}
+				json_object_set_new(seen, key, json_true());
+				rows++;
+				strbuf_addf(o, "<tr class=\"%s\"><td>", isbad ? "failed" : verdict);
+				esc(o, m->name);
+				strbuf_addstr(o, "</td><td>");
+				esc(o, key);
+				strbuf_addstr(o, "</td><td>");
+				if (isbad) {
+					strbuf_addstr(o, "<strong class=\"failed\">");
+					esc(o, jstr(x, "status"));
+					strbuf_addstr(o, "</strong> &mdash; <span class=\"reason\">");
+					esc(o, compare_case_reason(x));
+					strbuf_addstr(o, "</span></td><td></td><td></td></tr>\n");
+					continue;
+				}
+				strbuf_addf(o, "%.4g ", value_at(d, key, m->name, "nightly", latest, NULL));
+				esc(o, jstr(x, "unit"));
+				strbuf_addstr(o, "</td><td>");
+				strbuf_addf(o, "%+.1f%% vs ", 100 * (json_number_value(json_object_get(vd, "ratio")) - 1));
+				esc(o, m->dates[j - 1]);
+				strbuf_addf(o, "</td><td class=\"%s\"><strong>", verdict);
+				esc(o, verdict);
+				strbuf_addstr(o, "</strong></td></tr>\n");
+			}
+		}
+		unchanged += json_object_size(json_object_get(seen, "\x01ok"));
+		json_decref(seen);
+		free(rs);
+	}
+	strbuf_addstr(o, "</tbody></table></div>\n");
+	strbuf_addf(o, "<p class=\"unchanged\">%s%zu case%s on %zu machine%s unchanged (compare: same, or inconclusive with "
+		       "fewer than 3 runs a side).</p>\n", rows ? "" : "Nothing changed. ", unchanged, unchanged == 1 ? "" : "s", d->nm,
+		    d->nm == 1 ? "" : "s");
+	for (size_t i = 0; i < d->n; i++) /* failed or incomplete runs of last night */
+		if (!strcmp(d->runs[i].date, latest) && run_bad(&d->runs[i])) {
+			strbuf_addstr(o, "<p class=\"failed\">Run <a href=\"runs/");
+			esc(o, d->sides[d->runs[i].side].label);
+			strbuf_addstr(o, ".html\">");
+			esc(o, d->sides[d->runs[i].side].label);
+			strbuf_addstr(o, "</a> (");
+			esc(o, d->runs[i].machine);
+			strbuf_addstr(o, "): ");
+			strbuf_addstr(o, json_is_true(json_object_get(d->runs[i].health, "incomplete")) ? "INCOMPLETE" : "FAILED");
+			strbuf_addstr(o, ", run state ");
+			esc(o, jstr(d->runs[i].health, "state"));
+			strbuf_addstr(o, "</p>\n");
+		}
+	strbuf_addstr(o, "</section>\n");
+}
+
+/* the machine view: each case on every machine, latest nightly and stable, and its price per effective PFLOP/s */
+static void machine_view(struct strbuf *o, const struct dash *d, const char **keys, size_t nk)
+{
+	strbuf_addstr(o, "<section class=\"machines\"><h2>Machines</h2>\n<p>Each case on every GPU model it ran on. "
+			 COST_DEFINITION ".</p>\n<div class=\"scroll\"><table class=\"machines\"><thead><tr><th>case</th>"
+			 "<th>machine</th><th>latest nightly</th><th>latest stable</th><th>USD/h per effective PFLOP/s</th></tr></thead>"
+			 "<tbody>\n");
+	for (size_t k = 0; k < nk; k++)
+		for (size_t mi = 0; mi < d->nm; mi++) {
+			const char *mach = d->m[mi].name, *ln = latest_ok(d, keys[k], mach, "nightly"),
+				   *ls = latest_ok(d, keys[k], mach, "stable");
+			int has = 0;
+			json_t *rec = NULL, *fig = NULL;
+			double v = NAN;
+			const struct compare_side *side = NULL;
+
+			for (size_t i = 0; i < d->n && !has; i++)
+				has = !strcmp(d->runs[i].machine, mach) && json_object_get(d->sides[d->runs[i].side].records, keys[k]);
+			if (!has)
+				continue;
+			strbuf_addstr(o, "<tr data-case=\"");
+			esc(o, keys[k]);
+			strbuf_addstr(o, "\"><td>");
+			esc(o, keys[k]);
+			strbuf_addstr(o, "</td><td class=\"machine\">");
+			esc(o, mach);
+			strbuf_addstr(o, "</td><td>");
+			if (*ln) {
+				v = value_at(d, keys[k], mach, "nightly", ln, &rec);
+				strbuf_addf(o, "%.4g ", v);
+				esc(o, jstr(rec, "unit"));
+				strbuf_addstr(o, " (");
+				esc(o, ln);
+				strbuf_addstr(o, ")");
+				for (size_t i = d->n; i-- > 0 && !side;)
+					if (!strcmp(d->runs[i].machine, mach) && !strcmp(d->runs[i].date, ln) &&
+					    !strcmp(d->runs[i].channel, "nightly") && json_object_get(d->sides[d->runs[i].side].records, keys[k]) == rec)
+						side = &d->sides[d->runs[i].side];
+			} else {
+				strbuf_addstr(o, "<span class=\"failed\">never measured</span>");
+			}
+			strbuf_addstr(o, "</td><td>");
+			if (*ls) {
+				json_t *sr;
+				double sv = value_at(d, keys[k], mach, "stable", ls, &sr);
+
+				strbuf_addf(o, "%.4g ", sv);
+				esc(o, jstr(sr, "unit"));
+				strbuf_addstr(o, " (");
+				esc(o, ls);
+				strbuf_addstr(o, ")");
+			} else {
+				strbuf_addstr(o, "&ndash;");
+			}
+			strbuf_addstr(o, "</td><td class=\"cost\">");
+			if (side && side->pricing && (fig = cost_of_record(side->pricing, rec, v)) &&
+			    json_is_number(json_object_get(fig, "usd_per_hour_per_pflops")))
+				strbuf_addf(o, "%.3g", json_number_value(json_object_get(fig, "usd_per_hour_per_pflops")));
+			else
+				strbuf_addstr(o, side && side->pricing ? "not a TFLOP/s metric" : "no pricing");
+			json_decref(fig);
+			strbuf_addstr(o, "</td></tr>\n");
+		}
+	strbuf_addstr(o, "</tbody></table></div></section>\n");
+}
+
+static const char dash_style[] =
+	".dcharts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:1em}"
+	"figure.dchart{margin:0;min-width:0}svg.dchart{width:100%;height:auto;display:block}"
+	"svg.dchart text{font:12px sans-serif}svg.dchart text.lastlabel{font-weight:bold}"
+	"svg.dchart text.flag{font-weight:bold}p.last{margin:.2em 0}p.legend{font-size:.85em;margin:.2em 0}"
+	".failed,.failed a,tr.failed td{color:#c0392b}.slower{color:#c0392b}.faster{color:#2a7d2a}"
+	"ul.bad,ul.flags{margin:.2em 0;padding-left:1.2em;font-size:.9em}"
+	"section.case{border-top:1px solid #ccc;margin-top:1em}section.case h3{overflow-wrap:anywhere}"
+	"td{overflow-wrap:anywhere}";
+
+void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t n, const struct compare_opts *opts)
+{
+	struct dash d = { sides, NULL, 0, NULL, 0, opts };
+	const char **keys = NULL, **uk;
+	size_t nkeys = 0, alloc = 0, nk;
+
+	d.runs = xcalloc(n ? n : 1, sizeof(*d.runs));
+	for (size_t i = 0; i < n; i++) {
+		struct drun *r = &d.runs[d.n++];
+		const char *k;
+		json_t *x;
+
+		r->side = i;
+		run_date(r, &sides[i]);
+		r->machine = run_machine(&sides[i]);
+		r->name = jstr(sides[i].plan, "name");
+		r->channel = *jstr(sides[i].plan, "channel") ? jstr(sides[i].plan, "channel") : "none";
+		r->health = compare_run_health(sides[i].status);
+		json_object_foreach(sides[i].records, k, x) {
+			ALLOC_GROW(keys, nkeys + 1, alloc);
+			keys[nkeys++] = k;
+		}
+	}
+	cmp_sides = sides;
+	if (d.n)
+		qsort(d.runs, d.n, sizeof(*d.runs), cmp_run);
+	nk = distinct(&uk, keys, nkeys);
+	machines_build(&d);
+
+	html_page_open(o, "bench dashboard");
+	strbuf_addf(o, "<style>%s</style>\n<h1>bench dashboard</h1>\n<p>%zu run%s on %zu machine%s. <a href=\"index.html\">Every "
+		       "run</a> &middot; <a href=\"#machines\">machines</a>. A nightly is dated by its lock's resolved date, else "
+		       "its start (UTC); verdicts are <code>bench compare</code>'s between consecutive nightly dates on one machine.</p>\n",
+		    dash_style, d.n, d.n == 1 ? "" : "s", d.nm, d.nm == 1 ? "" : "s");
+	last_night(o, &d);
+	strbuf_addstr(o, "<h2>Cases</h2>\n");
+	for (size_t k = 0; k < nk; k++) {
+		strbuf_addstr(o, "<section class=\"case\" data-case=\"");
+		esc(o, uk[k]);
+		strbuf_addstr(o, "\"><h3>");
+		esc(o, uk[k]);
+		strbuf_addstr(o, "</h3><div class=\"dcharts\">\n");
+		for (size_t mi = 0; mi < d.nm; mi++) {
+			int has = 0;
+
+			for (size_t i = 0; i < d.n && !has; i++)
+				has = !strcmp(d.runs[i].machine, d.m[mi].name) && json_object_get(sides[d.runs[i].side].records, uk[k]);
+			if (has)
+				chart(o, &d, uk[k], d.m[mi].name, k);
+		}
+		strbuf_addstr(o, "</div></section>\n");
+	}
+	strbuf_addstr(o, "<div id=\"machines\"></div>");
+	machine_view(o, &d, uk, nk);
+	strbuf_addstr(o, "</body></html>\n");
+
+	for (size_t i = 0; i < d.nm; i++) {
+		for (size_t j = 0; j < d.m[i].ndates; j++)
+			json_decref(d.m[i].cmp[j]);
+		free(d.m[i].cmp);
+		free(d.m[i].dates);
+	}
+	for (size_t i = 0; i < d.n; i++)
+		json_decref(d.runs[i].health);
+	free(d.m);
+	free(d.runs);
+	free(keys);
+}

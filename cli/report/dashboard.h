@@ -1,0 +1,30 @@
+/*
+ * dashboard.h — the results site's dashboard (site/dashboard.html of `bench publish`): a static page, no script,
+ * readable at phone width. At the top, what changed last night: the latest nightly date's runs per machine against
+ * the previous nightly date on the same machine (compare's verdicts), and every case that did not measure, in red
+ * with its reason. Per case and machine, one chart over time with a labelled value axis and one series per
+ * channel: nightly points by their date, every other channel (stable, dev) as labelled points and a dashed
+ * reference line at its latest value; the last nightly point carries its value and its % change against the
+ * previous nightly and against the latest stable, written out; a nightly that compare finds slower than the one
+ * before is flagged; failed and incomplete runs are marked in red with their reason. Then the machine view: each
+ * case on every GPU model, with USD per hour per effective PFLOP/s where the run's manifest has pricing.
+ *
+ * A run's date: its lock's source_date_epoch (a nightly's resolved date), else status.json's "started", as
+ * YYYY-MM-DD (UTC). Its machine: the first GPU's model (environment.json), else the host's CPU model. Runs of one
+ * date, machine and channel are pooled as repeats (the median of their values; compare groups them).
+ *
+ * Ownership: dashboard_render() appends to a strbuf the caller owns and only reads the sides; the output depends on
+ * nothing but the sides (same repository, same bytes).
+ */
+#ifndef BENCH_DASHBOARD_H
+#define BENCH_DASHBOARD_H
+
+#include <stddef.h>
+
+#include "../core/strbuf.h"
+#include "compare.h"
+
+/* The whole page (from <!DOCTYPE html> to </html>) for sides[0..n), in any order. */
+void dashboard_render(struct strbuf *out, const struct compare_side *sides, size_t n, const struct compare_opts *o);
+
+#endif
