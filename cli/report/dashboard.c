@@ -739,8 +739,11 @@ static void machine_view(struct strbuf *o, const struct dash *d, const char **ke
 			}
 			strbuf_addstr(o, "</td><td class=\"cost\">");
 			if (side && side->pricing && (fig = cost_of_record(side->pricing, rec, v)) &&
-			    json_is_number(json_object_get(fig, "usd_per_hour_per_pflops")))
-				strbuf_addf(o, "%.3g", json_number_value(json_object_get(fig, "usd_per_hour_per_pflops")));
+			    json_is_number(json_object_get(fig, "usd_per_hour_per_pflops"))) {
+				double c = json_number_value(json_object_get(fig, "usd_per_hour_per_pflops"));
+
+				strbuf_addf(o, c >= 100 ? "%.0f" : "%.3g", c);
+			}
 			else
 				strbuf_addstr(o, side && side->pricing ? "not a TFLOP/s metric" : "no pricing");
 			json_decref(fig);
