@@ -508,8 +508,8 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 				if (vd && (!strcmp(jstr(vd, "verdict"), "slower") || !strcmp(jstr(vd, "verdict"), "faster"))) {
 					int slower = !strcmp(jstr(vd, "verdict"), "slower");
 
-					strbuf_addf(o, "<text class=\"flag %s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"%s\">%s</text>",
-						    jstr(vd, "verdict"), X(r->day), slower ? Y(v) + 16 : Y(v) - 8, slower ? "#c0392b" : "#2a7d2a",
+					strbuf_addf(o, "<text class=\"flag %s\" x=\"%.1f\" text-anchor=\"%s\" y=\"%.1f\" fill=\"%s\">%s</text>",
+						    jstr(vd, "verdict"), X(r->day), X(r->day) > CW - 70 ? "end" : X(r->day) < PL + 50 ? "start" : "middle", slower ? Y(v) + 16 : Y(v) - 8, slower ? "#c0392b" : "#2a7d2a",
 						    slower ? "&#9660; slower" : "&#9650; faster");
 					strbuf_addf(&flags, "<li class=\"%s\">", jstr(vd, "verdict"));
 					esc(&flags, r->date);
@@ -639,13 +639,13 @@ static void last_night(struct strbuf *o, const struct dash *d)
 				esc(o, m->name);
 				strbuf_addstr(o, "</td><td>");
 				esc(o, key);
-				strbuf_addstr(o, "</td><td>");
+				strbuf_addstr(o, isbad ? "</td><td colspan=\"3\">" : "</td><td>");
 				if (isbad) {
 					strbuf_addstr(o, "<strong class=\"failed\">");
 					esc(o, jstr(x, "status"));
 					strbuf_addstr(o, "</strong> &mdash; <span class=\"reason\">");
 					esc(o, compare_case_reason(x));
-					strbuf_addstr(o, "</span></td><td></td><td></td></tr>\n");
+					strbuf_addstr(o, "</span></td></tr>\n");
 					continue;
 				}
 				strbuf_addf(o, "%.4g ", value_at(d, key, m->name, "nightly", latest, NULL));
@@ -760,7 +760,12 @@ static const char dash_style[] =
 	".failed,.failed a,tr.failed td{color:#c0392b}.slower{color:#c0392b}.faster{color:#2a7d2a}"
 	"ul.bad,ul.flags{margin:.2em 0;padding-left:1.2em;font-size:.9em}"
 	"section.case{border-top:1px solid #ccc;margin-top:1em}section.case h3{overflow-wrap:anywhere}"
-	"td{overflow-wrap:anywhere}";
+	"table.changes td,table.machines td{white-space:normal;text-align:left;overflow-wrap:break-word;vertical-align:top}"
+	"table.changes th,table.machines th{text-align:left}"
+	"@media (max-width:600px){table.changes,table.changes tbody,table.changes tr,table.changes td,table.machines,"
+	"table.machines tbody,table.machines tr,table.machines td{display:block;border:0;padding:0 .2rem}"
+	"table.changes thead,table.machines thead{display:none}table.changes tr,table.machines tr{border-bottom:1px solid #ddd;"
+	"padding:.3rem 0}table.changes td:empty{display:none}}";
 
 void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t n, const struct compare_opts *opts)
 {
