@@ -6,7 +6,7 @@
  * Ownership: publish_bundles() reads the bundles and writes only under repo; nothing is written unless every
  * bundle verifies. Layout of the repository:
  *   runs/<name>/<channel>/<run>.bench.tar.gz (+ .intoto.jsonl)   the published bundles, as signed
- *   site/index.html, site/runs/<run>.html                          the static site
+ *   site/index.html, site/dashboard.html, site/runs/<run>.html     the static site (dashboard.h)
  */
 #ifndef BENCH_PUBLISH_H
 #define BENCH_PUBLISH_H
