@@ -312,7 +312,7 @@ static void pct(struct strbuf *o, double now, double then)
 #define PB 40.0
 
 /* one chart: case key on one machine, one series per channel */
-static void chart(struct strbuf *o, const struct dash *d, const char *key, const char *machine, size_t ci)
+static void chart(struct strbuf *o, const struct dash *d, const char *key, const char *machine)
 {
 	const char **chans = xcalloc(d->n + 1, sizeof(*chans)), **uc;
 	const struct dmachine *m = machine_of(d, machine);
@@ -578,7 +578,6 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 		strbuf_addstr(o, "</ul>\n");
 	}
 	strbuf_addstr(o, "</figure>\n");
-	(void)ci;
 #undef X
 #undef Y
 	strbuf_release(&bad);
@@ -815,7 +814,7 @@ void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t
 			for (size_t i = 0; i < d.n && !has; i++)
 				has = !strcmp(d.runs[i].machine, d.m[mi].name) && json_object_get(sides[d.runs[i].side].records, uk[k]);
 			if (has)
-				chart(o, &d, uk[k], d.m[mi].name, k);
+				chart(o, &d, uk[k], d.m[mi].name);
 		}
 		strbuf_addstr(o, "</div></section>\n");
 	}
