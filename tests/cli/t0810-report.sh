@@ -242,6 +242,45 @@ for _, body in tabs:
     assert all(abs(float(r[4]) - (1 << e) / 1e3 / float(r[3])) < 0.01 * float(r[4]) for r, e in zip(rows, (16, 20, 24))), rows
 PY
 
+# the report of the signed H200 bundle in docs/results/data (docs/report-h200.png is its screenshot): every case of
+# every suite in its table with the value, n and CV the records hold, the peaks from summary.json, the findings
+HB=$BENCH_DATA/docs/results/data/h200-host-bundle
+expect 0 "report of the H200 bundle" "$BENCH" report -k "$HB/signing.pub.pem" -o "$T/reph" "$HB/h200-host-20261130T092639Z.bench.tar.gz"
+if command -v chromium >/dev/null 2>&1; then
+	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/reph/index.html" >"$T/domh.html" 2>/dev/null
+	python3 - "$T/domh.html" "$HB/h200-host-20261130T092639Z.bench.tar.gz" <<'PY' >"$T/h.txt" 2>&1 && ok "H200 report DOM: $(cat "$T/h.txt")" || { not_ok "H200 report DOM"; show "$T/h.txt"; }
+import html, json, re, sys, tarfile
+dom = open(sys.argv[1]).read()
+recs = []
+with tarfile.open(sys.argv[2]) as t:
+    for m in t.getmembers():
+        if re.search(r"/results/[a-z_]+\.jsonl$", m.name):
+            recs += [json.loads(l) for l in t.extractfile(m).read().decode().splitlines() if l.strip()]
+suites = sorted({r["suite"] for r in recs})
+n = 0
+for s in suites:
+    tab = re.search(r'<table class="cases" id="table-%s">(.*?)</table>' % s, dom, re.S)
+    assert tab, s
+    rows = {html.unescape(c): (nn, cv) for c, nn, cv in re.findall(
+        r'<td class="case"><code>(.*?)</code></td><td class="val">.*?</td><td>([^<]*)</td><td>([^<]*)</td>', tab.group(1))}
+    for r in (r for r in recs if r["suite"] == s):
+        assert r["case"] in rows, (s, r["case"])
+        if r["status"] == "ok":
+            assert rows[r["case"]] == (str(r["stats"]["n"]), "%.1f%%" % (100 * r["stats"]["cv"])), (r["case"], rows[r["case"]])
+        n += 1
+print("%d cases of %s in the tables, n and CV as recorded" % (n, ", ".join(suites)))
+PY
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,1800 \
+		--screenshot="$T/reph-desktop.png" "file://$T/reph/index.html" >/dev/null 2>&1
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=390,1600 \
+		--screenshot="$T/reph-phone.png" "file://$T/reph/index.html" >/dev/null 2>&1
+	python3 "$PNGCHECK" "$T/reph-desktop.png" | grep -q "^1400x1800," && python3 "$PNGCHECK" "$T/reph-phone.png" | grep -q "^390x1600," &&
+		ok "H200 report screenshots at desktop and phone width" || not_ok "H200 report screenshots"
+	[ -n "${REPORT_SHOTS:-}" ] && cp "$T/reph-desktop.png" "$REPORT_SHOTS/report-h200.png" && cp "$T/reph-phone.png" "$REPORT_SHOTS/report-h200-phone.png"
+else
+	not_ok "chromium is not installed (apt-get install chromium): the H200 report is untested"
+fi
+
 # a tampered bundle: refused, nothing written
 cp "$B.bench.tar.gz" "$T/bad.bench.tar.gz"
 cp "$B.bench.tar.gz.intoto.jsonl" "$T/bad.bench.tar.gz.intoto.jsonl"
