@@ -161,11 +161,12 @@ grep -q '^\.BI "reproduce ' "$(dirname "$0")/../../docs/bench.1" && ok "docs/ben
 
 # 1b. the real CPU quickstart (gemm cblas, membw, MPI collectives, training), as the README runs it, reproduced here:
 # every case it measured is reproduced, and every verdict is the rule applied to the printed numbers.
-# This 2-core machine has transients: measured on it, 1 quickstart in 8 holds one case 1.2x-3.8x off its usual figure
-# for the few seconds it runs (its samples uniformly slow, not one outlier), and three back-to-back rounds here cannot
-# know that; the reproduction then says `faster`, which is true of that original. So the check makes one more original
-# when the first reproduction is not all `reproduced` (the first attempt's verdicts are printed); every verdict must
-# follow the rule both times, and a rule or a pipeline that is wrong fails both.
+# This 2-core machine has transients: measured on it, about 1 quickstart in 8 holds one case 1.2x-3.8x off its usual
+# figure for the few seconds it runs (its samples uniformly slow, not one outlier), and three back-to-back rounds here
+# cannot know that; the reproduction then says `faster`, which is true of that original. So the check makes a new
+# original when a reproduction is not all `reproduced`, up to three (each earlier attempt's verdicts are printed;
+# three in a row at 1 in 8 is 1 in 500); every verdict must follow the rule every time, and a rule or a pipeline that
+# is wrong fails all three.
 unset FAKE_MODE FAKE_SEQ FAKE_RUN_SD FAKE_WITHIN_SD FAKE_N FAKE_SEED
 cat >"$T/quick.py" <<'PY'
 import json, math, sys
@@ -195,14 +196,14 @@ print("all %d measured cases of %d reproduced, exit 0; run-to-run CV here %.0f%%
 PY
 if [ -x "${BENCH_RUNNERS:-}/bench-gemm" ] && [ -x "${BENCH_RUNNERS:-}/bench-membw" ]; then
 	"$BENCH" run -q --no-pack -o "$T/warm" "$BENCH_DATA/manifests/quickstart.yaml" >/dev/null 2>&1 # the machine warm first
-	for attempt in 1 2; do
+	for attempt in 1 2 3; do
 		expect 0 "a quickstart bundle made with the real runners (attempt $attempt)" "$BENCH" run -q -o "$T/cpu$attempt" "$BENCH_DATA/manifests/quickstart.yaml"
 		CPU=$(ls "$T"/cpu$attempt/quickstart-*.bench.tar.gz)
 		"$BENCH" reproduce -q --json -o "$T/cpunew$attempt" "$CPU" >"$T/cpu.json" 2>"$T/err"
 		rc=$?
 		python3 "$T/quick.py" "$T/cpu.json" "$rc" >"$T/cpu.txt" 2>&1
 		qrc=$?
-		[ "$qrc" = 3 ] && [ "$attempt" = 1 ] && { echo "# attempt 1: $(cat "$T/cpu.txt")"; continue; }
+		[ "$qrc" = 3 ] && [ "$attempt" != 3 ] && { echo "# attempt $attempt: $(cat "$T/cpu.txt")"; continue; }
 		break
 	done
 	[ "$qrc" = 0 ] && ok "real quickstart (attempt $attempt): $(cat "$T/cpu.txt")" || { not_ok "real quickstart (attempt $attempt)"; show "$T/cpu.txt"; show "$T/err"; }
