@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "cost.h"
+#include "escape.h"
 #include "html.h"
 
 /* one run as the dashboard sees it */
@@ -46,23 +47,7 @@ static const char *jstr(json_t *o, const char *k)
 
 static void esc(struct strbuf *o, const char *s)
 {
-	for (; s && *s; s++)
-		switch (*s) {
-		case '&':
-			strbuf_addstr(o, "&amp;");
-			break;
-		case '<':
-			strbuf_addstr(o, "&lt;");
-			break;
-		case '>':
-			strbuf_addstr(o, "&gt;");
-			break;
-		case '"':
-			strbuf_addstr(o, "&quot;");
-			break;
-		default:
-			strbuf_addch(o, *s);
-		}
+	esc_html(o, s);
 }
 
 /* days since 1970-01-01 of a civil date (H. Hinnant's algorithm) */

@@ -103,3 +103,27 @@ void esc_csv_field(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+void esc_html(struct strbuf *o, const char *s)
+{
+	for (; s && *s; s++)
+		switch (*s) {
+		case '&':
+			strbuf_addstr(o, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(o, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(o, "&gt;");
+			break;
+		case '"':
+			strbuf_addstr(o, "&quot;");
+			break;
+		case '\'':
+			strbuf_addstr(o, "&#39;");
+			break;
+		default:
+			strbuf_addch(o, *s);
+		}
+}

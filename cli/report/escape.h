@@ -1,7 +1,7 @@
 /*
- * escape.h — text from a bundle made safe for a terminal, a markdown table and a spreadsheet: control
+ * escape.h — text from a bundle made safe for a terminal, a markdown table, a spreadsheet and an HTML page: control
  * characters (C0, DEL, C1) shown as \xNN, CSV fields quoted (RFC 4180) with formula prefixes (= + - @, tab, CR at
- * a field's start) neutralised by a leading apostrophe.
+ * a field's start) neutralised by a leading apostrophe, HTML's five special characters as entities.
  *
  * Ownership: esc_text() returns a malloc'd string the caller frees; esc_json_tree() rewrites the strings (values
  * and keys) of a document it is given in place; esc_csv_field() writes to the stream given.
@@ -13,6 +13,8 @@
 
 #include <jansson.h>
 
+struct strbuf;
+
 /* s with every control character as \xNN (a new string; NULL gives NULL) */
 char *esc_text(const char *s);
 /* 1 when s holds a character esc_text() would rewrite */
@@ -21,5 +23,7 @@ int esc_needed(const char *s);
 void esc_json_tree(json_t *j);
 /* one CSV field of text (nothing for NULL) */
 void esc_csv_field(FILE *f, const char *s);
+/* s appended to o as HTML text or an attribute value: & < > " ' as entities (nothing for NULL) */
+void esc_html(struct strbuf *o, const char *s);
 
 #endif

@@ -5,29 +5,11 @@
 #include <string.h>
 
 #include "cost.h"
+#include "escape.h"
 
 static void esc(struct strbuf *o, const char *s)
 {
-	for (; s && *s; s++)
-		switch (*s) {
-		case '&':
-			strbuf_addstr(o, "&amp;");
-			break;
-		case '<':
-			strbuf_addstr(o, "&lt;");
-			break;
-		case '>':
-			strbuf_addstr(o, "&gt;");
-			break;
-		case '"':
-			strbuf_addstr(o, "&quot;");
-			break;
-		case '\'':
-			strbuf_addstr(o, "&#39;");
-			break;
-		default:
-			strbuf_addch(o, *s);
-		}
+	esc_html(o, s);
 }
 
 static const char *str(json_t *o, const char *k)
