@@ -66,6 +66,19 @@ def torch_build():
     return {"torch": d}
 
 
+def run_cases(suite, prog, run_case):
+    """The main loop of a case-by-case runner: every case of the config in order through run_case(case, first,
+    checked) -> record (checked: a dict the runner keeps its correctness checks in, shared by the cases), a progress
+    line on stderr per case, each record emitted as it is made."""
+    _, cases = load_config(suite)
+    print(f"{prog}: {len(cases)} case(s), torch {torch.__version__}", file=sys.stderr)
+    checked = {}
+    for i, c in enumerate(cases):
+        rec = run_case(c, i == 0, checked)
+        print(f"{prog}: [{i + 1}/{len(cases)}] {c['case']}: {rec['status']} {rec['value'] or ''}", file=sys.stderr)
+        emit(rec)
+
+
 def emit(rec):
     # joules and work per joule from the timed window's telemetry (runners/torch/energy.py)
     energy.add_energy(rec)

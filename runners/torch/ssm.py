@@ -315,13 +315,7 @@ def run_case(case, first, checked):
 
 
 def main():
-    _, cases = bl.load_config(SUITE)
-    print(f"ssm.py: {len(cases)} case(s), torch {torch.__version__}", file=sys.stderr)
-    checked = {}
-    for i, c in enumerate(cases):
-        rec = run_case(c, i == 0, checked)
-        print(f"ssm.py: [{i + 1}/{len(cases)}] {c['case']}: {rec['status']} {rec['value'] or ''}", file=sys.stderr)
-        bl.emit(rec)
+    bl.run_cases(SUITE, "ssm.py", run_case)
 
 
 if __name__ == "__main__":
