@@ -45,11 +45,6 @@ static const char *jstr(json_t *o, const char *k)
 	return s ? s : "";
 }
 
-static void esc(struct strbuf *o, const char *s)
-{
-	esc_html(o, s);
-}
-
 /* days since 1970-01-01 of a civil date (H. Hinnant's algorithm) */
 static long days_from_civil(long y, unsigned m, unsigned d)
 {
@@ -356,25 +351,25 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 		vstable = value_at(d, key, machine, "stable", stable, NULL);
 
 	strbuf_addstr(o, "<figure class=\"dchart\" data-case=\"");
-	esc(o, key);
+	esc_html(o, key);
 	strbuf_addstr(o, "\" data-machine=\"");
-	esc(o, machine);
+	esc_html(o, machine);
 	strbuf_addstr(o, "\"><figcaption><strong>");
-	esc(o, machine);
+	esc_html(o, machine);
 	strbuf_addstr(o, "</strong></figcaption>\n");
 	/* the last nightly point, written out */
 	strbuf_addstr(o, "<p class=\"last\">");
 	if (*last) {
 		strbuf_addstr(o, "latest nightly ");
-		esc(o, last);
+		esc_html(o, last);
 		strbuf_addf(o, ": <strong class=\"v\">%.4g</strong> ", vlast);
-		esc(o, jstr(unitrec, "unit"));
+		esc_html(o, jstr(unitrec, "unit"));
 		strbuf_addstr(o, " &middot; <span class=\"vs-prev\">");
 		pct(o, vlast, vprev);
 		strbuf_addstr(o, "</span> vs previous nightly");
 		if (*prevdate) {
 			strbuf_addstr(o, " (");
-			esc(o, prevdate);
+			esc_html(o, prevdate);
 			strbuf_addstr(o, ")");
 		}
 		strbuf_addstr(o, " &middot; <span class=\"vs-stable\">");
@@ -382,7 +377,7 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 		strbuf_addstr(o, "</span> vs stable");
 		if (*stable) {
 			strbuf_addstr(o, " (");
-			esc(o, stable);
+			esc_html(o, stable);
 			strbuf_addstr(o, ")");
 		}
 	} else {
@@ -391,16 +386,16 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 	strbuf_addstr(o, "</p>\n");
 
 	strbuf_addf(o, "<svg class=\"dchart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", CW, CH);
-	esc(o, key);
+	esc_html(o, key);
 	strbuf_addstr(o, " on ");
-	esc(o, machine);
+	esc_html(o, machine);
 	strbuf_addstr(o, "\">\n");
 	/* value axis: 1-2-5 ticks, labelled, with the unit */
 	for (double t = ylo; t <= yhi + step / 2; t += step)
 		strbuf_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text class=\"tick\" x=\"%.1f\" "
 			       "y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n", PL, Y(t), CW - PR, Y(t), PL - 4, Y(t) + 4, t);
 	strbuf_addf(o, "<text class=\"unit\" x=\"4\" y=\"14\">");
-	esc(o, jstr(unitrec, "unit"));
+	esc_html(o, jstr(unitrec, "unit"));
 	strbuf_addstr(o, "</text>\n");
 	/* time axis: up to 5 dates */
 	for (int k = 0; k < 5; k++) {
@@ -426,7 +421,7 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 		size_t np = 0;
 
 		strbuf_addstr(o, "<g class=\"series\" data-channel=\"");
-		esc(o, ch);
+		esc_html(o, ch);
 		strbuf_addstr(o, "\">");
 		if (nightly)
 			strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" points=\"", col);
@@ -452,33 +447,33 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 				continue;
 			if (!rec_ok(x)) { /* did not measure: a red cross at the foot, and its reason written out below */
 				strbuf_addf(o, "<g class=\"failed-point\"><title>");
-				esc(o, compare_case_reason(x));
+				esc_html(o, compare_case_reason(x));
 				strbuf_addf(o, "</title><path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"#c0392b\" stroke-width=\"2.5\"/></g>",
 					    X(r->day) - 4, CH - PB - 12);
 				strbuf_addstr(&bad, "<li class=\"failed\">");
-				esc(&bad, r->date);
+				esc_html(&bad, r->date);
 				strbuf_addstr(&bad, " ");
-				esc(&bad, ch);
+				esc_html(&bad, ch);
 				strbuf_addstr(&bad, " <a href=\"runs/");
-				esc(&bad, d->sides[r->side].label);
+				esc_html(&bad, d->sides[r->side].label);
 				strbuf_addstr(&bad, ".html\">");
-				esc(&bad, d->sides[r->side].label);
+				esc_html(&bad, d->sides[r->side].label);
 				strbuf_addstr(&bad, "</a>: <strong>");
-				esc(&bad, jstr(x, "status"));
+				esc_html(&bad, jstr(x, "status"));
 				strbuf_addstr(&bad, "</strong> &mdash; <span class=\"reason\">");
-				esc(&bad, compare_case_reason(x));
+				esc_html(&bad, compare_case_reason(x));
 				strbuf_addstr(&bad, "</span></li>\n");
 				continue;
 			}
 			if (json_is_true(json_object_get(r->health, "incomplete"))) {
 				strbuf_addstr(&bad, "<li class=\"failed\">");
-				esc(&bad, r->date);
+				esc_html(&bad, r->date);
 				strbuf_addstr(&bad, " ");
-				esc(&bad, ch);
+				esc_html(&bad, ch);
 				strbuf_addstr(&bad, " ");
-				esc(&bad, d->sides[r->side].label);
+				esc_html(&bad, d->sides[r->side].label);
 				strbuf_addstr(&bad, ": <strong>INCOMPLETE</strong> &mdash; <span class=\"reason\">run state ");
-				esc(&bad, jstr(r->health, "state"));
+				esc_html(&bad, jstr(r->health, "state"));
 				strbuf_addstr(&bad, "</span></li>\n");
 			}
 			if (!strcmp(r->date, prev))
@@ -497,11 +492,11 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 						    jstr(vd, "verdict"), X(r->day), X(r->day) > CW - 70 ? "end" : X(r->day) < PL + 50 ? "start" : "middle", slower ? Y(v) + 16 : Y(v) - 8, slower ? "#c0392b" : "#2a7d2a",
 						    slower ? "&#9660; slower" : "&#9650; faster");
 					strbuf_addf(&flags, "<li class=\"%s\">", jstr(vd, "verdict"));
-					esc(&flags, r->date);
+					esc_html(&flags, r->date);
 					strbuf_addstr(&flags, ": <strong>");
-					esc(&flags, jstr(vd, "verdict"));
+					esc_html(&flags, jstr(vd, "verdict"));
 					strbuf_addstr(&flags, "</strong> than ");
-					esc(&flags, m->dates[j - 1]);
+					esc_html(&flags, m->dates[j - 1]);
 					strbuf_addf(&flags, " (ratio %.3f, 95%% CI %.3f&ndash;%.3f, p %.2g adjusted)</li>\n",
 						    json_number_value(json_object_get(vd, "ratio")),
 						    json_number_value(json_array_get(json_object_get(vd, "ci95"), 0)),
@@ -522,9 +517,9 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 				strbuf_addf(o, "<line class=\"ref\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 					       "stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/><text class=\"reflabel\" x=\"%.1f\" y=\"%.1f\" "
 					       "fill=\"%s\">", PL, Y(v), CW - PR, Y(v), col, PL + 6, Y(v) - 5, col);
-				esc(o, ch);
+				esc_html(o, ch);
 				strbuf_addf(o, " %.4g (", v);
-				esc(o, ld);
+				esc_html(o, ld);
 				strbuf_addstr(o, ")</text>");
 			}
 		}
@@ -549,7 +544,7 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 		strbuf_addf(o, "%s<span style=\"color:%s\">%s</span> ", c ? "&middot; " : "", channel_colour(uc[c]),
 			    !strcmp(uc[c], "nightly") ? "&#9679; nightly by build date" : "&#9633; - - ");
 		if (strcmp(uc[c], "nightly"))
-			esc(o, uc[c]);
+			esc_html(o, uc[c]);
 	}
 	strbuf_addstr(o, "&middot; <span class=\"failed\">&#10005; did not measure</span></p>\n");
 	if (flags.len) {
@@ -582,7 +577,7 @@ static void last_night(struct strbuf *o, const struct dash *d)
 	strbuf_addstr(o, "<section class=\"lastnight\"><h2>What changed last night");
 	if (*latest) {
 		strbuf_addstr(o, " (");
-		esc(o, latest);
+		esc_html(o, latest);
 		strbuf_addstr(o, ")");
 	}
 	strbuf_addstr(o, "</h2>\n");
@@ -620,25 +615,25 @@ static void last_night(struct strbuf *o, const struct dash *d)
 				json_object_set_new(seen, key, json_true());
 				rows++;
 				strbuf_addf(o, "<tr class=\"%s\"><td>", isbad ? "failed" : verdict);
-				esc(o, m->name);
+				esc_html(o, m->name);
 				strbuf_addstr(o, "</td><td>");
-				esc(o, key);
+				esc_html(o, key);
 				strbuf_addstr(o, isbad ? "</td><td colspan=\"3\">" : "</td><td>");
 				if (isbad) {
 					strbuf_addstr(o, "<strong class=\"failed\">");
-					esc(o, jstr(x, "status"));
+					esc_html(o, jstr(x, "status"));
 					strbuf_addstr(o, "</strong> &mdash; <span class=\"reason\">");
-					esc(o, compare_case_reason(x));
+					esc_html(o, compare_case_reason(x));
 					strbuf_addstr(o, "</span></td></tr>\n");
 					continue;
 				}
 				strbuf_addf(o, "%.4g ", value_at(d, key, m->name, "nightly", latest, NULL));
-				esc(o, jstr(x, "unit"));
+				esc_html(o, jstr(x, "unit"));
 				strbuf_addstr(o, "</td><td>");
 				strbuf_addf(o, "%+.1f%% vs ", 100 * (json_number_value(json_object_get(vd, "ratio")) - 1));
-				esc(o, m->dates[j - 1]);
+				esc_html(o, m->dates[j - 1]);
 				strbuf_addf(o, "</td><td class=\"%s\"><strong>", verdict);
-				esc(o, verdict);
+				esc_html(o, verdict);
 				strbuf_addstr(o, "</strong></td></tr>\n");
 			}
 		}
@@ -653,15 +648,15 @@ static void last_night(struct strbuf *o, const struct dash *d)
 	for (size_t i = 0; i < d->n; i++) /* failed or incomplete runs of last night */
 		if (!strcmp(d->runs[i].date, latest) && run_bad(&d->runs[i])) {
 			strbuf_addstr(o, "<p class=\"failed\">Run <a href=\"runs/");
-			esc(o, d->sides[d->runs[i].side].label);
+			esc_html(o, d->sides[d->runs[i].side].label);
 			strbuf_addstr(o, ".html\">");
-			esc(o, d->sides[d->runs[i].side].label);
+			esc_html(o, d->sides[d->runs[i].side].label);
 			strbuf_addstr(o, "</a> (");
-			esc(o, d->runs[i].machine);
+			esc_html(o, d->runs[i].machine);
 			strbuf_addstr(o, "): ");
 			strbuf_addstr(o, json_is_true(json_object_get(d->runs[i].health, "incomplete")) ? "INCOMPLETE" : "FAILED");
 			strbuf_addstr(o, ", run state ");
-			esc(o, jstr(d->runs[i].health, "state"));
+			esc_html(o, jstr(d->runs[i].health, "state"));
 			strbuf_addstr(o, "</p>\n");
 		}
 	strbuf_addstr(o, "</section>\n");
@@ -688,18 +683,18 @@ static void machine_view(struct strbuf *o, const struct dash *d, const char **ke
 			if (!has)
 				continue;
 			strbuf_addstr(o, "<tr data-case=\"");
-			esc(o, keys[k]);
+			esc_html(o, keys[k]);
 			strbuf_addstr(o, "\"><td>");
-			esc(o, keys[k]);
+			esc_html(o, keys[k]);
 			strbuf_addstr(o, "</td><td class=\"machine\">");
-			esc(o, mach);
+			esc_html(o, mach);
 			strbuf_addstr(o, "</td><td>");
 			if (*ln) {
 				v = value_at(d, keys[k], mach, "nightly", ln, &rec);
 				strbuf_addf(o, "%.4g ", v);
-				esc(o, jstr(rec, "unit"));
+				esc_html(o, jstr(rec, "unit"));
 				strbuf_addstr(o, " (");
-				esc(o, ln);
+				esc_html(o, ln);
 				strbuf_addstr(o, ")");
 				for (size_t i = d->n; i-- > 0 && !side;)
 					if (!strcmp(d->runs[i].machine, mach) && !strcmp(d->runs[i].date, ln) &&
@@ -714,9 +709,9 @@ static void machine_view(struct strbuf *o, const struct dash *d, const char **ke
 				double sv = value_at(d, keys[k], mach, "stable", ls, &sr);
 
 				strbuf_addf(o, "%.4g ", sv);
-				esc(o, jstr(sr, "unit"));
+				esc_html(o, jstr(sr, "unit"));
 				strbuf_addstr(o, " (");
-				esc(o, ls);
+				esc_html(o, ls);
 				strbuf_addstr(o, ")");
 			} else {
 				strbuf_addstr(o, "&ndash;");
@@ -789,9 +784,9 @@ void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t
 	strbuf_addstr(o, "<h2>Cases</h2>\n");
 	for (size_t k = 0; k < nk; k++) {
 		strbuf_addstr(o, "<section class=\"case\" data-case=\"");
-		esc(o, uk[k]);
+		esc_html(o, uk[k]);
 		strbuf_addstr(o, "\"><h3>");
-		esc(o, uk[k]);
+		esc_html(o, uk[k]);
 		strbuf_addstr(o, "</h3><div class=\"dcharts\">\n");
 		for (size_t mi = 0; mi < d.nm; mi++) {
 			int has = 0;

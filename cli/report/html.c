@@ -7,11 +7,6 @@
 #include "cost.h"
 #include "escape.h"
 
-static void esc(struct strbuf *o, const char *s)
-{
-	esc_html(o, s);
-}
-
 static const char *str(json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
@@ -72,7 +67,7 @@ static void fmt_value(struct strbuf *o, double v, const char *unit)
 	fmt_mantissa(o, v * k);
 	if (*u) {
 		strbuf_addch(o, ' ');
-		esc(o, u);
+		esc_html(o, u);
 	}
 }
 
@@ -98,22 +93,22 @@ static void not_ok_item(struct strbuf *o, const char *label, const char *suite, 
 	strbuf_addf(o, "<li class=\"%s\">", is_failure(status) ? "failed" : "skipped");
 	if (is_failure(status))
 		strbuf_addstr(o, "<strong>");
-	esc(o, status);
+	esc_html(o, status);
 	if (is_failure(status))
 		strbuf_addstr(o, "</strong>");
 	if (label) {
 		strbuf_addstr(o, " in ");
-		esc(o, label);
+		esc_html(o, label);
 	}
 	strbuf_addstr(o, ": ");
 	if (suite) {
-		esc(o, suite);
+		esc_html(o, suite);
 		strbuf_addch(o, ' ');
 	}
 	strbuf_addstr(o, "<code>");
-	esc(o, cs);
+	esc_html(o, cs);
 	strbuf_addstr(o, "</code> &mdash; <span class=\"why\">");
-	esc(o, reason);
+	esc_html(o, reason);
 	strbuf_addstr(o, "</span></li>");
 }
 
@@ -175,7 +170,7 @@ void html_page_open(struct strbuf *o, const char *title)
 {
 	strbuf_addstr(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 			 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>");
-	esc(o, title);
+	esc_html(o, title);
 	strbuf_addf(o, "</title><style>%s</style></head><body>\n", style);
 }
 
@@ -202,11 +197,11 @@ static void compare_cases_table(struct strbuf *o, json_t *r, int h, double thr, 
 	strbuf_addf(o, "<h%d>Cases</h%d>\n", h, h);
 	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"cases\" class=\"cmp\"><thead><tr><th rowspan=\"2\">suite</th>"
 			 "<th rowspan=\"2\">case</th><th rowspan=\"2\" class=\"grp\">baseline<br><small>");
-	esc(o, str(r, "baseline"));
+	esc_html(o, str(r, "baseline"));
 	strbuf_addstr(o, "</small></th>");
 	json_array_foreach(others, j, x) {
 		strbuf_addstr(o, "<th colspan=\"4\" class=\"grp run\" scope=\"colgroup\">");
-		esc(o, json_string_value(x));
+		esc_html(o, json_string_value(x));
 		strbuf_addstr(o, "</th>");
 	}
 	strbuf_addstr(o, "</tr><tr>");
@@ -218,9 +213,9 @@ static void compare_cases_table(struct strbuf *o, json_t *r, int h, double thr, 
 		json_t *bv = json_object_get(json_object_get(c, "baseline"), "value");
 
 		strbuf_addstr(o, "<tr><td>");
-		esc(o, str(c, "suite"));
+		esc_html(o, str(c, "suite"));
 		strbuf_addstr(o, "</td><td class=\"case\">");
-		esc(o, str(c, "case"));
+		esc_html(o, str(c, "case"));
 		strbuf_addstr(o, "</td><td class=\"grp\" data-k=\"baseline\">");
 		if (json_is_number(bv))
 			fmt_value(o, json_number_value(bv), str(c, "unit"));
@@ -255,10 +250,10 @@ static void compare_cases_table(struct strbuf *o, json_t *r, int h, double thr, 
 				strbuf_addstr(o, "&ndash;<br>");
 			whisker(o, y, cthr, lo_ax, hi_ax);
 			strbuf_addf(o, "</td><td class=\"verdict %s\" data-run=\"%zu\" data-k=\"verdict\">", verdict_class(c, y), j);
-			esc(o, str(y, "verdict"));
+			esc_html(o, str(y, "verdict"));
 			if (*str(y, "why")) {
 				strbuf_addstr(o, " <small>(");
-				esc(o, str(y, "why"));
+				esc_html(o, str(y, "why"));
 				strbuf_addstr(o, ")</small>");
 			}
 			if (json_is_number(json_object_get(y, "p_adjusted")))
@@ -296,11 +291,11 @@ static void compare_stack_table(struct strbuf *o, json_t *r, int h)
 	}
 	strbuf_addf(o, "<h%d>Stack and environment differences</h%d>\n", h, h);
 	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"stack\" class=\"stack\"><thead><tr><th>what</th><th>baseline<br><small>");
-	esc(o, str(r, "baseline"));
+	esc_html(o, str(r, "baseline"));
 	strbuf_addstr(o, "</small></th>");
 	json_array_foreach(others, j, x) {
 		strbuf_addstr(o, "<th class=\"run\">");
-		esc(o, json_string_value(x));
+		esc_html(o, json_string_value(x));
 		strbuf_addstr(o, "</th>");
 	}
 	strbuf_addstr(o, "</tr></thead><tbody>\n");
@@ -308,9 +303,9 @@ static void compare_stack_table(struct strbuf *o, json_t *r, int h)
 		char *a = json_dumps(json_object_get(w, "baseline"), JSON_ENCODE_ANY);
 
 		strbuf_addstr(o, "<tr><td>");
-		esc(o, what);
+		esc_html(o, what);
 		strbuf_addstr(o, "</td><td><code>");
-		esc(o, a);
+		esc_html(o, a);
 		strbuf_addstr(o, "</code></td>");
 		free(a);
 		json_array_foreach(others, j, x) {
@@ -321,7 +316,7 @@ static void compare_stack_table(struct strbuf *o, json_t *r, int h)
 				char *b = json_dumps(v, JSON_ENCODE_ANY);
 
 				strbuf_addstr(o, "<code>");
-				esc(o, b);
+				esc_html(o, b);
 				strbuf_addstr(o, "</code>");
 				free(b);
 			} else {
@@ -358,7 +353,7 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 	hi_ax = fmax(hi_ax, 1 + 2 * thr) + 0.01;
 
 	strbuf_addstr(o, "<p>Verdicts: ");
-	esc(o, str(r, "rule"));
+	esc_html(o, str(r, "rule"));
 	strbuf_addf(o, " (threshold %.3g%%, alpha %g, %lld test(s) Holm-adjusted, %lld bootstrap resamples, seeded by each "
 		       "case key).</p>\n", 100 * thr, json_number_value(json_object_get(r, "alpha")),
 		    (long long)json_integer_value(json_object_get(r, "tests")), (long long)json_integer_value(json_object_get(r, "resamples")));
@@ -368,14 +363,14 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 		int first = 1;
 
 		strbuf_addstr(o, "<p id=\"noise\">Noise floor from the A/A pair ");
-		esc(o, str(nz, "a"));
+		esc_html(o, str(nz, "a"));
 		strbuf_addstr(o, " / ");
-		esc(o, str(nz, "b"));
+		esc_html(o, str(nz, "b"));
 		strbuf_addf(o, " (the %.0fth percentile of |ratio &minus; 1| over a suite's cases; the threshold of that suite):",
 			    100 * json_number_value(json_object_get(nz, "quantile")));
 		json_object_foreach(json_object_get(nz, "suites"), suite, v) {
 			strbuf_addstr(o, first ? " " : ", ");
-			esc(o, suite);
+			esc_html(o, suite);
 			strbuf_addf(o, " %.2f%% (%lld cases)", 100 * json_number_value(json_object_get(v, "floor")),
 				    (long long)json_integer_value(json_object_get(v, "cases")));
 			first = 0;
@@ -389,7 +384,7 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 	strbuf_addf(o, "<h%d>Inputs</h%d>\n<ul id=\"sides\">", h, h);
 	json_array_foreach(sides, i, x) {
 		strbuf_addstr(o, "<li>");
-		esc(o, str(x, "label"));
+		esc_html(o, str(x, "label"));
 		strbuf_addstr(o, json_is_true(json_object_get(x, "baseline")) ? " (baseline)" : "");
 		if (json_integer_value(json_object_get(x, "nruns")) > 1) {
 			json_t *run;
@@ -398,18 +393,18 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 			strbuf_addstr(o, ": runs");
 			json_array_foreach(json_object_get(x, "runs"), k2, run) {
 				strbuf_addstr(o, k2 ? ", " : " ");
-				esc(o, str(run, "label"));
+				esc_html(o, str(run, "label"));
 			}
 		}
 		if (json_is_true(json_object_get(x, "verified"))) {
 			strbuf_addstr(o, " &mdash; <span class=\"ok\">signature verified</span>, key <code>");
-			esc(o, str(x, "keyid"));
+			esc_html(o, str(x, "keyid"));
 			strbuf_addstr(o, "</code>");
 		} else {
 			strbuf_addstr(o, " &mdash; <span class=\"slower\">UNVERIFIED</span> (a run directory or a bundle that did not verify)");
 		}
 		strbuf_addstr(o, "<br><code>");
-		esc(o, str(x, "path"));
+		esc_html(o, str(x, "path"));
 		strbuf_addstr(o, "</code></li>");
 	}
 	strbuf_addstr(o, "</ul>\n");
@@ -436,9 +431,9 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 		strbuf_addf(o, "<h%d>Cases on one side only</h%d>\n<ul id=\"only\">", h, h);
 		json_array_foreach(json_object_get(r, "only_in_one"), i, x) {
 			strbuf_addstr(o, "<li><code>");
-			esc(o, str(x, "case"));
+			esc_html(o, str(x, "case"));
 			strbuf_addstr(o, "</code> only in ");
-			esc(o, str(x, "only_in"));
+			esc_html(o, str(x, "only_in"));
 			strbuf_addstr(o, "</li>");
 		}
 		strbuf_addstr(o, "</ul>\n");
@@ -456,7 +451,7 @@ void html_render_compare(struct strbuf *o, json_t *r)
 	html_page_open(o, title);
 	free(title);
 	strbuf_addstr(o, "<h1>bench compare &mdash; baseline ");
-	esc(o, str(r, "baseline"));
+	esc_html(o, str(r, "baseline"));
 	strbuf_addstr(o, "</h1>\n");
 	compare_section(o, r, 2);
 	strbuf_addstr(o, "<h2>Reproduce</h2>\n<p><code>bench compare --format html");
@@ -473,7 +468,7 @@ void html_render_compare(struct strbuf *o, json_t *r)
 			strbuf_addstr(o, " --vs");
 		json_array_foreach(json_object_get(x, "runs"), k, run) {
 			strbuf_addch(o, ' ');
-			esc(o, str(run, "path"));
+			esc_html(o, str(run, "path"));
 		}
 	}
 	strbuf_addstr(o, "</code></p>\n</body></html>\n");
@@ -547,17 +542,17 @@ static void case_table(struct strbuf *o, const struct compare_side *sides, size_
 			if (strcmp(str(rec, "suite"), suite))
 				continue;
 			strbuf_addstr(o, "<tr><td>");
-			esc(o, sides[s].label);
+			esc_html(o, sides[s].label);
 			strbuf_addstr(o, "</td><td class=\"case\"><code>");
-			esc(o, str(rec, "case"));
+			esc_html(o, str(rec, "case"));
 			strbuf_addstr(o, "</code></td><td class=\"val\">");
 			if (ok && json_is_number(json_object_get(rec, "value"))) {
 				fmt_value(o, json_number_value(json_object_get(rec, "value")), str(rec, "unit"));
 			} else {
 				strbuf_addf(o, "<span class=\"%s\" title=\"", is_failure(str(rec, "status")) ? "failed" : "skipped");
-				esc(o, compare_case_reason(rec));
+				esc_html(o, compare_case_reason(rec));
 				strbuf_addstr(o, "\">");
-				esc(o, str(rec, "status"));
+				esc_html(o, str(rec, "status"));
 				strbuf_addstr(o, "</span>");
 			}
 			strbuf_addstr(o, "</td><td>");
@@ -579,7 +574,7 @@ static void case_table(struct strbuf *o, const struct compare_side *sides, size_
 				strbuf_addstr(o, "&ndash;");
 			strbuf_addstr(o, "</td><td>");
 			if (json_is_string(chk))
-				esc(o, json_string_value(chk));
+				esc_html(o, json_string_value(chk));
 			else
 				strbuf_addstr(o, "&ndash;");
 			strbuf_addstr(o, "</td></tr>\n");
@@ -642,10 +637,10 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 		double h = (double)nk * ((double)n * bar_h + gap) + 40;
 
 		strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-");
-		esc(o, suite);
+		esc_html(o, suite);
 		strbuf_addf(o, "\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\" "
 			       "aria-label=\"", label_w + plot_w + val_w, h);
-		esc(o, suite);
+		esc_html(o, suite);
 		strbuf_addstr(o, " headline per case\">");
 		for (int t = 0; t * step <= top * (1 + 1e-9); t++) {
 			double x = label_w + plot_w * t * step / top;
@@ -655,21 +650,21 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 				    t * step);
 		}
 		strbuf_addf(o, "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">", label_w + plot_w / 2, h - 3);
-		esc(o, su);
+		esc_html(o, su);
 		strbuf_addstr(o, "</text>");
 		json_object_foreach(peaks, k, v) {
 			double x = label_w + plot_w * json_real_value(v) / vmax;
 
 			strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"peak\"/><text x=\"%.1f\" y=\"10\" "
 				       "class=\"tick\" text-anchor=\"end\">", x, x, h - 28, x - 3);
-			esc(o, k);
+			esc_html(o, k);
 			strbuf_addstr(o, "</text>");
 		}
 		json_array_foreach(keys, i, v) {
 			double y0 = (double)row * ((double)n * bar_h + gap) + 14;
 
 			strbuf_addf(o, "<text x=\"%.0f\" y=\"%.1f\" class=\"lbl\" text-anchor=\"end\">", label_w - 6, y0 + (double)n * bar_h / 2 + 4);
-			esc(o, strchr(json_string_value(v), ' ') ? strchr(json_string_value(v), ' ') + 1 : json_string_value(v));
+			esc_html(o, strchr(json_string_value(v), ' ') ? strchr(json_string_value(v), ' ') + 1 : json_string_value(v));
 			strbuf_addstr(o, "</text>");
 			for (size_t s = 0; s < n; s++) {
 				double y = y0 + (double)s * bar_h, val;
@@ -678,11 +673,11 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 					continue;
 				if (strcmp(str(rec, "status"), "ok")) { /* no bar: the word, and the reason on hover */
 					strbuf_addf(o, "<text x=\"%.0f\" y=\"%.1f\" class=\"failtxt\">", label_w + 4, y + bar_h - 3);
-					esc(o, str(rec, "status"));
+					esc_html(o, str(rec, "status"));
 					strbuf_addstr(o, "<title>");
-					esc(o, sides[s].label);
+					esc_html(o, sides[s].label);
 					strbuf_addstr(o, ": ");
-					esc(o, compare_case_reason(rec));
+					esc_html(o, compare_case_reason(rec));
 					strbuf_addstr(o, "</title></text>");
 					continue;
 				}
@@ -690,7 +685,7 @@ static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_
 				metric_range(&lo, &hi, rec);
 				strbuf_addf(o, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", label_w, y + 1,
 					    plot_w * val / vmax, bar_h - 2, palette[s % 6]);
-				esc(o, sides[s].label);
+				esc_html(o, sides[s].label);
 				strbuf_addf(o, ": %.4g (5th-95th percentile %.4g-%.4g)</title></rect>", val, lo, hi);
 				strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"wk\"/>", label_w + plot_w * lo / vmax,
 					    label_w + plot_w * hi / vmax, y + bar_h / 2, y + bar_h / 2);
@@ -813,13 +808,13 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 			}
 		strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\" data-op=\"",
 			    op_palette[op % 7], json_is_true(json_object_get(v, "in_place")) ? "1.2" : "2.2", run_dashes[run % 6]);
-		esc(o, str(v, "op"));
+		esc_html(o, str(v, "op"));
 		strbuf_addf(o, "\" data-run=\"%zu\" points=\"", run);
 		for (i = 0; i < m; i++)
 			strbuf_addf(o, "%s%.1f,%.1f", i ? " " : "", l + (w - l) * (pt[i][0] - xmin) / (xmax - xmin),
 				    (h - b) - (h - b - 10) * pt[i][1] / top);
 		strbuf_addstr(o, "\"><title>");
-		esc(o, k);
+		esc_html(o, k);
 		strbuf_addstr(o, "</title></polyline>");
 		free(pt);
 	}
@@ -831,7 +826,7 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 			strbuf_addf(o, "<g class=\"legend-op\"><rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"10\" fill=\"%s\"/>"
 				       "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10, 12 + 16.0 * (double)row,
 				    op_palette[json_integer_value(v) % 7], w + 30, 21 + 16.0 * (double)row);
-			esc(o, k);
+			esc_html(o, k);
 			strbuf_addstr(o, "</text></g>");
 			row++;
 		}
@@ -840,7 +835,7 @@ static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_
 				       "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10,
 				    w + 26, 17 + 16.0 * (double)row, 17 + 16.0 * (double)row, run_dashes[s % 6], w + 30,
 				    21 + 16.0 * (double)row);
-			esc(o, sides[s].label);
+			esc_html(o, sides[s].label);
 			strbuf_addstr(o, "</text></g>");
 			row++;
 		}
@@ -888,9 +883,9 @@ static void coll_tables(struct strbuf *o, const struct compare_side *sides, size
 				rs[i] = json_array_get(g, i);
 			qsort(rs, m, sizeof(*rs), cmp_rec_bytes);
 			strbuf_addf(o, "<div class=\"scroll\"><table class=\"nccl\" data-run=\"%zu\"><caption>", s);
-			esc(o, sides[s].label);
+			esc_html(o, sides[s].label);
 			strbuf_addstr(o, ": ");
-			esc(o, k);
+			esc_html(o, k);
 			strbuf_addstr(o, "</caption><thead><tr><th>size (B)</th><th>count</th><th>type</th><th>time (us)</th>"
 					 "<th>algbw (GB/s)</th><th>busbw (GB/s)</th><th>#wrong</th></tr></thead><tbody>\n");
 			for (size_t i = 0; i < m; i++) {
@@ -901,15 +896,15 @@ static void coll_tables(struct strbuf *o, const struct compare_side *sides, size
 				num(o, json_object_get(x, "count"), "%.0f");
 				strbuf_addstr(o, "</td><td>");
 				if (*str(p, "dtype"))
-					esc(o, str(p, "dtype"));
+					esc_html(o, str(p, "dtype"));
 				else
 					strbuf_addstr(o, "&ndash;");
 				strbuf_addstr(o, "</td><td>");
 				if (strcmp(str(rs[i], "status"), "ok") && !json_is_number(json_object_get(x, "time_us"))) {
 					strbuf_addf(o, "<span class=\"%s\" title=\"", is_failure(str(rs[i], "status")) ? "failed" : "skipped");
-					esc(o, compare_case_reason(rs[i]));
+					esc_html(o, compare_case_reason(rs[i]));
 					strbuf_addstr(o, "\">");
-					esc(o, str(rs[i], "status"));
+					esc_html(o, str(rs[i], "status"));
 					strbuf_addstr(o, "</span>");
 				} else {
 					num(o, json_object_get(x, "time_us"), "%.2f");
@@ -971,7 +966,7 @@ static void heatmap_pairs(struct strbuf *o, const struct compare_side *sides, si
 			strbuf_addf(o, "<div class=\"scroll\"><svg class=\"chart heatmap\" id=\"p2p-%s-%zu\" viewBox=\"0 0 %.0f %.0f\" "
 				       "width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"", measures[w], s, pad + cell * size + 4,
 				    pad + cell * size + 18, pad + cell * size + 4, pad + cell * size + 18);
-			esc(o, sides[s].label);
+			esc_html(o, sides[s].label);
 			strbuf_addf(o, ": point-to-point %s, row sends to column (%s)\">", measures[w], units[w]);
 			for (int i = 0; i < size; i++)
 				strbuf_addf(o, "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%d</text><text x=\"%.0f\" "
@@ -995,7 +990,7 @@ static void heatmap_pairs(struct strbuf *o, const struct compare_side *sides, si
 				}
 			strbuf_addf(o, "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">", pad + cell * size / 2,
 				    pad + cell * size + 14);
-			esc(o, sides[s].label);
+			esc_html(o, sides[s].label);
 			strbuf_addf(o, " &mdash; p2p %s (%s), row = sender</text></svg></div>\n", measures[w], units[w]);
 		}
 }
@@ -1018,7 +1013,7 @@ static void run_health(struct strbuf *o, const struct compare_side *side, size_t
 		strbuf_addf(o, "<div class=\"bad run-state\" id=\"state-%zu\"><p><strong class=\"failed\">", idx);
 		strbuf_addstr(o, json_is_true(json_object_get(h, "incomplete")) ? "INCOMPLETE" : "FAILED");
 		strbuf_addstr(o, "</strong>: run state <code>");
-		esc(o, state);
+		esc_html(o, state);
 		strbuf_addf(o, "</code>; of %lld cases %lld failed, %lld interrupted, %lld not run, %lld skipped.</p>"
 			       "<ul class=\"not-ok\">", (long long)total, (long long)failed, (long long)intr, (long long)pend,
 			    (long long)skip);
@@ -1048,15 +1043,15 @@ static void run_findings(struct strbuf *o, const struct compare_side *side, size
 		       "<ul>", idx, json_array_size(f), json_array_size(f) == 1 ? "finding" : "findings");
 	json_array_foreach(f, i, x) {
 		strbuf_addstr(o, "<li><code class=\"finding-id\">");
-		esc(o, str(x, "id"));
+		esc_html(o, str(x, "id"));
 		strbuf_addstr(o, "</code> ");
 		if (*str(x, "suite")) {
-			esc(o, str(x, "suite"));
+			esc_html(o, str(x, "suite"));
 			strbuf_addstr(o, " <code>");
-			esc(o, str(x, "case"));
+			esc_html(o, str(x, "case"));
 			strbuf_addstr(o, "</code>: ");
 		}
-		esc(o, str(x, "message"));
+		esc_html(o, str(x, "message"));
 		strbuf_addstr(o, "</li>");
 	}
 	strbuf_addstr(o, "</ul></details>\n");
@@ -1082,11 +1077,11 @@ static void cost_table(struct strbuf *o, const struct compare_side *sides, size_
 
 			if (f && (json_object_size(f) > 1 || !json_object_get(f, "energy_why"))) {
 				strbuf_addstr(&rows, "<tr><td>");
-				esc(&rows, sides[s].label);
+				esc_html(&rows, sides[s].label);
 				strbuf_addstr(&rows, "</td><td>");
-				esc(&rows, str(rec, "suite"));
+				esc_html(&rows, str(rec, "suite"));
 				strbuf_addstr(&rows, "</td><td>");
-				esc(&rows, str(rec, "case"));
+				esc_html(&rows, str(rec, "case"));
 				strbuf_addstr(&rows, "</td>");
 				for (size_t c = 0; c < sizeof(cols) / sizeof(*cols); c++) {
 					strbuf_addf(&rows, "<td class=\"num\" data-k=\"%s\">", cols[c].key);
@@ -1103,15 +1098,15 @@ static void cost_table(struct strbuf *o, const struct compare_side *sides, size_
 		return;
 	}
 	strbuf_addstr(o, "<h2 id=\"cost\">Energy and cost</h2>\n<p>");
-	esc(o, COST_DEFINITION);
+	esc_html(o, COST_DEFINITION);
 	strbuf_addstr(o, ".</p>\n<ul class=\"pricing\">");
 	for (size_t s = 0; s < n; s++) {
 		char *t = sides[s].pricing ? cost_pricing_text(sides[s].pricing) : NULL;
 
 		strbuf_addstr(o, "<li>");
-		esc(o, sides[s].label);
+		esc_html(o, sides[s].label);
 		strbuf_addstr(o, ": ");
-		esc(o, t ? t : "no pricing in its manifest: no cost figures");
+		esc_html(o, t ? t : "no pricing in its manifest: no cost figures");
 		strbuf_addstr(o, "</li>");
 		free(t);
 	}
@@ -1151,20 +1146,20 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 		json_t *facts = compare_stack_facts(&sides[s]);
 
 		strbuf_addf(o, "<section class=\"run\" id=\"run-%zu\"><h3><span class=\"sw\" style=\"background:%s\"></span>", s, palette[s % 6]);
-		esc(o, sides[s].label);
+		esc_html(o, sides[s].label);
 		strbuf_addstr(o, "</h3>\n<p>");
 		if (sides[s].verified) {
 			strbuf_addstr(o, "<span class=\"ok\">signature verified</span>, key <code>");
-			esc(o, sides[s].keyid);
+			esc_html(o, sides[s].keyid);
 			strbuf_addstr(o, "</code>");
 		} else {
 			strbuf_addstr(o, "<span class=\"slower\">UNVERIFIED</span>: a run directory or a bundle that did not verify; "
 					 "nothing proves these numbers were not edited");
 		}
 		strbuf_addstr(o, "<br>channel ");
-		esc(o, str(sides[s].plan, "channel"));
+		esc_html(o, str(sides[s].plan, "channel"));
 		strbuf_addstr(o, ", source <code>");
-		esc(o, sides[s].path);
+		esc_html(o, sides[s].path);
 		strbuf_addstr(o, "</code></p>\n");
 		run_health(o, &sides[s], s);
 		run_findings(o, &sides[s], s);
@@ -1173,22 +1168,22 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 			char *t = json_is_string(v) ? xstrdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
 
 			strbuf_addstr(o, "<tr><td>");
-			esc(o, k);
+			esc_html(o, k);
 			strbuf_addstr(o, "</td><td><code>");
-			esc(o, t);
+			esc_html(o, t);
 			strbuf_addstr(o, "</code></td></tr>");
 			free(t);
 		}
 		strbuf_addstr(o, "</table></div></details>\n<p>Reproduce: <code>");
 		if (strstr(sides[s].path, ".bench.tar.gz")) {
 			strbuf_addstr(o, "bench verify ");
-			esc(o, sides[s].path);
+			esc_html(o, sides[s].path);
 			strbuf_addstr(o, " &amp;&amp; tar xzf ");
-			esc(o, sides[s].path);
+			esc_html(o, sides[s].path);
 			strbuf_addstr(o, " &amp;&amp; ");
 		}
 		strbuf_addstr(o, "bench run ");
-		esc(o, sides[s].label);
+		esc_html(o, sides[s].label);
 		strbuf_addstr(o, "/manifest.yaml</code></p></section>\n");
 		json_decref(facts);
 	}
@@ -1254,21 +1249,21 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 			json_array_foreach(groups, gi, g) {
 				strbuf_addf(o, "<div class=\"scroll\"><table class=\"cells\" id=\"cells-%s-%zu\"><caption>", suites[t], s);
 				if (n > 1) {
-					esc(o, sides[s].label);
+					esc_html(o, sides[s].label);
 					strbuf_addstr(o, ": ");
 				}
 				strbuf_addstr(o, "by env cell (");
-				esc(o, str(g, "unit"));
+				esc_html(o, str(g, "unit"));
 				strbuf_addstr(o, ")</caption>\n<tr><th>case</th>");
 				json_array_foreach(json_object_get(g, "cells"), j, cell) {
 					strbuf_addstr(o, "<th><code>");
-					esc(o, json_string_value(cell));
+					esc_html(o, json_string_value(cell));
 					strbuf_addstr(o, "</code></th>");
 				}
 				strbuf_addstr(o, "</tr>\n");
 				json_array_foreach(json_object_get(g, "rows"), r, row) {
 					strbuf_addstr(o, "<tr><td><code>");
-					esc(o, str(row, "case"));
+					esc_html(o, str(row, "case"));
 					strbuf_addstr(o, "</code></td>");
 					json_array_foreach(json_object_get(row, "values"), j, val) {
 						strbuf_addstr(o, "<td class=\"num\">");
@@ -1290,9 +1285,9 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 				json_object_foreach(sides[s].records, k, v)
 					if (!strcmp(str(v, "suite"), "training") && json_is_number(json_object_get(json_object_get(v, "extra"), "mfu"))) {
 						strbuf_addstr(o, "<p class=\"mfu\">");
-						esc(o, sides[s].label);
+						esc_html(o, sides[s].label);
 						strbuf_addstr(o, " &middot; ");
-						esc(o, str(v, "case"));
+						esc_html(o, str(v, "case"));
 						strbuf_addf(o, ": MFU %.1f%%</p>\n",
 							    100 * json_number_value(json_object_get(json_object_get(v, "extra"), "mfu")));
 					}
@@ -1305,7 +1300,7 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 	strbuf_addstr(o, "<h2>Reproduce this page</h2>\n<p><code>bench report -o DIR");
 	for (size_t s = 0; s < n; s++) {
 		strbuf_addch(o, ' ');
-		esc(o, sides[s].path);
+		esc_html(o, sides[s].path);
 	}
 	strbuf_addstr(o, "</code></p>\n</body></html>\n");
 }
@@ -1319,19 +1314,19 @@ void html_render_index_group(struct strbuf *o, const char *name, const char *cha
 	json_t *rec;
 
 	strbuf_addstr(o, "<h2 class=\"group\">");
-	esc(o, name);
+	esc_html(o, name);
 	strbuf_addstr(o, " &middot; ");
-	esc(o, channel);
+	esc_html(o, channel);
 	strbuf_addf(o, " <small>(%zu run%s)</small></h2>\n<ul class=\"runs\">", n, n == 1 ? "" : "s");
 	for (size_t s = n; s-- > 0;) { /* newest first: run names end in their UTC start time */
 		strbuf_addstr(o, "<li><a href=\"runs/");
-		esc(o, sides[s].label);
+		esc_html(o, sides[s].label);
 		strbuf_addstr(o, ".html\">");
-		esc(o, sides[s].label);
+		esc_html(o, sides[s].label);
 		strbuf_addstr(o, "</a> &mdash; ");
 		if (sides[s].verified) {
 			strbuf_addstr(o, "<span class=\"ok\">verified</span>, key <code>");
-			esc(o, sides[s].keyid);
+			esc_html(o, sides[s].keyid);
 			strbuf_addstr(o, "</code>");
 		} else {
 			strbuf_addstr(o, "<span class=\"slower\">UNVERIFIED</span>");
@@ -1370,21 +1365,21 @@ void html_render_index_group(struct strbuf *o, const char *name, const char *cha
 			}
 		}
 		strbuf_addstr(o, "<tr><td>");
-		esc(o, str(rec, "suite"));
+		esc_html(o, str(rec, "suite"));
 		strbuf_addstr(o, "</td><td>");
-		esc(o, str(rec, "case"));
+		esc_html(o, str(rec, "case"));
 		strbuf_addstr(o, "</td><td>");
 		if (strcmp(str(rec, "status"), "ok")) { /* the latest run did not measure it: the status, not a value */
 			strbuf_addf(o, "<span class=\"%s\" title=\"", is_failure(str(rec, "status")) ? "failed" : "skipped");
-			esc(o, compare_case_reason(rec));
+			esc_html(o, compare_case_reason(rec));
 			strbuf_addstr(o, "\">");
-			esc(o, str(rec, "status"));
+			esc_html(o, str(rec, "status"));
 			strbuf_addstr(o, "</span>");
 		} else {
 			num(o, json_object_get(rec, "value"), "%.4g");
 		}
 		strbuf_addstr(o, "</td><td>");
-		esc(o, str(rec, "unit"));
+		esc_html(o, str(rec, "unit"));
 		strbuf_addf(o, "</td><td><svg class=\"trend\" viewBox=\"0 0 120 20\" width=\"120\" height=\"20\" role=\"img\" "
 			       "aria-label=\"%zu runs\"><polyline fill=\"none\" stroke=\"#1f4e96\" stroke-width=\"1.5\" points=\"", m);
 		for (size_t i = 0; i < m; i++)
