@@ -33,7 +33,7 @@ static const struct param_def train_params[] = {
 	  "of N); auto = the model's own" },
 	{ "precision", PARAM_ENUM_LIST, "[bf16]", NULL, NULL, precisions, 0, 0, 0,
 	  "bf16 (autocast), fp8 (block linears in fp8 with tensorwise scaling: torchao's recipe when importable, else "
-	  "bench's native float8 linear; output head in bf16), fp32 (MFU against the fp32 peak)" },
+	  "bench's native float8 linear; output head in bf16 unless fp8_head), fp32 (MFU against the fp32 peak)" },
 	{ "param_dtype", PARAM_ENUM, "fp32", NULL, NULL, param_dtypes, 0, 0, 0,
 	  "parameter and optimizer-state type: fp32 (master weights, bf16 through autocast) or bf16 (everything in bf16)" },
 	{ "seq_len", PARAM_INT, "4096", "256", NULL, NULL, 8, 1 << 20, 0,
@@ -43,7 +43,13 @@ static const struct param_def train_params[] = {
 	{ "warmup_steps", PARAM_INT, "10", NULL, NULL, NULL, 1, 1000000, 0, "steps excluded from the timing" },
 	{ "parallel", PARAM_ENUM_LIST, "[fsdp]", NULL, NULL, parallels, 0, 0, PARAM_SCALAR_OK,
 	  "data parallelism with more than one GPU: ddp, fsdp (FSDP2), or both as a list (one case each)" },
-	{ "compile", PARAM_BOOL, "true", "false", NULL, NULL, 0, 0, 0, "wrap the model in torch.compile" },
+	{ "compile", PARAM_BOOL, "true", "false", NULL, NULL, 0, 0, 0,
+	  "torch.compile the step's forward: the model and its cross-entropy loss" },
+	{ "fp8_head", PARAM_BOOL, "false", NULL, NULL, NULL, 0, 0, 0,
+	  "precision fp8 runs the output head in fp8 too (the key says fp8+head); by default it stays in bf16" },
+	{ "scaling", PARAM_BOOL, "false", NULL, NULL, NULL, 0, 0, 0,
+	  "with more than one GPU, measure each case on one GPU first: records carry extra.scaling, the tokens/s per "
+	  "GPU against it" },
 	{ NULL, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL },
 };
 
@@ -93,7 +99,7 @@ static int train_plan(struct plan *out, const struct suite_cfg *cfg, const struc
 	const struct param_value *par = suite_cfg_get(cfg, "parallel");
 	const struct param_value *layers = suite_cfg_get(cfg, "layers");
 	long long seq = suite_cfg_get(cfg, "seq_len")->i, mb = suite_cfg_get(cfg, "micro_batch")->i;
-	int compile = (int)suite_cfg_get(cfg, "compile")->i;
+	int compile = (int)suite_cfg_get(cfg, "compile")->i, fp8_head = (int)suite_cfg_get(cfg, "fp8_head")->i;
 
 	(void)m;
 	for (size_t mi = 0; mi < mo->n; mi++)
@@ -110,7 +116,8 @@ static int train_plan(struct plan *out, const struct suite_cfg *cfg, const struc
 				json_object_set_new(p, "precision", json_string(pr->sv[pi]));
 				json_object_set_new(p, "parallel", json_string(par->sv[di]));
 				plan_add(out, &suite_training,
-					 xstrfmt("%s/%s/%s/s%lld/mb%lld/%s/%s", mo->sv[mi], l, pr->sv[pi], seq, mb, par->sv[di],
+					 xstrfmt("%s/%s/%s%s/s%lld/mb%lld/%s/%s", mo->sv[mi], l, pr->sv[pi],
+						 fp8_head && !strcmp(pr->sv[pi], "fp8") ? "+head" : "", seq, mb, par->sv[di],
 						 compile ? "compile" : "eager"),
 					 p);
 			}

@@ -9,7 +9,7 @@ float32 emulation (values rounded onto the fp8 grid, products in float32): the s
 wiring are tested that way on the CPU.
 
 convert(model) swaps the linears of model.blocks (every block linear; the output head stays in bf16, as torchao
-and torchtitan leave it) and returns what the record states: the implementation, the layers, the share of N.
+and torchtitan leave it, unless head=True: training's fp8_head) and returns what the record states: the implementation, the layers, the share of N.
 When torchao imports, its own convert_to_float8_training does the swap instead, with the same filter."""
 import math
 
@@ -186,16 +186,16 @@ def torchao_convert():
     return lambda model, keep: convert_to_float8_training(model, config=config, module_filter_fn=keep)
 
 
-def convert(model, n_flop, fnuz=False, emulate=False, prefer_torchao=True):
-    """Swap every linear of model.blocks to fp8 (in place); the output head stays in bf16. Returns the record's
-    description: implementation, formats, layers in fp8 and kept, the share of N in fp8."""
+def convert(model, n_flop, fnuz=False, emulate=False, prefer_torchao=True, head=False):
+    """Swap every linear of model.blocks to fp8 (in place); the output head too with head=True, else it stays in
+    bf16. Returns the record's description: implementation, formats, layers in fp8 and kept, the share of N in fp8."""
     e4m3, e5m2 = formats(fnuz)
     names = {id(m): n for n, m in model.named_modules()}
     fp8, kept = [], []
     for n, m in model.named_modules():
-        if isinstance(m, nn.Linear) and n.startswith("blocks."):
+        if isinstance(m, nn.Linear) and (n.startswith("blocks.") or (head and n == "head")):
             (fp8 if fits(m) else kept).append(n)
-    if "head" in names.values():
+    if "head" in names.values() and not head:
         kept.append("head")
     n_fp8 = sum(model.get_submodule(n).weight.numel() for n in fp8)
     ao = torchao_convert() if prefer_torchao and not emulate else None
@@ -210,11 +210,13 @@ def convert(model, n_flop, fnuz=False, emulate=False, prefer_torchao=True):
             setattr(owner, leaf, Float8Linear.from_linear(getattr(owner, leaf), fnuz, emulate))
         impl = ("bench native Float8Linear (float32 emulation of the fp8 grid)" if emulate else
                 "bench native Float8Linear (torch._scaled_mm)")
-    blocks = sorted({".".join(n.split(".")[2:]) for n in fp8})
+    blocks = sorted({".".join(n.split(".")[2:]) for n in fp8 if n.startswith("blocks.")})
+    head_fp8 = "head" in fp8
     return {"fp8_impl": impl, "fp8_recipe": "tensorwise dynamic scaling, amax of the current step",
             "fp8_formats": {"forward": e4m3.name, "gradients": e5m2.name},
-            "fp8_layers": f"every block linear ({', '.join(blocks)}) in fp8; "
-                          f"{', '.join(kept) or 'nothing'} kept in bf16" if fp8 else "none",
+            "fp8_layers": f"every block linear ({', '.join(blocks)}){' and the output head' if head_fp8 else ''} in "
+                          f"fp8; {', '.join(kept) or 'nothing'} kept in bf16" if fp8 else "none",
+            "fp8_head": head_fp8,
             "fp8_linear_count": len(fp8), "fp8_kept": kept, "fp8_share_of_n": n_fp8 / n_flop if n_flop else 0.0}
 
 

@@ -6,6 +6,7 @@ CLI passes in, peak memory, first and last loss (must be finite and falling).
   train.py --config CASES.json
 """
 import dataclasses
+import json
 import math
 import os
 import sys
@@ -58,6 +59,22 @@ def wrap_parallel(model, parallel, dev):
     return DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None)
 
 
+def make_optimizer(net, cuda):
+    """AdamW over the parameters the (wrapped) model trains: fused on a GPU where torch has it."""
+    opt_kw = {"lr": 3e-4, "betas": (0.9, 0.95), "weight_decay": 0.1}
+    if cuda and torch_version() >= (2, 0):
+        opt_kw["fused"] = True
+    return torch.optim.AdamW(net.parameters(), **opt_kw)
+
+
+def loss_fn(net, vocab):
+    """The step's forward: the model, then the cross-entropy of its logits in float32 against the next tokens."""
+    def step_loss(x, y):
+        logits = net(x)
+        return F.cross_entropy(logits.float().reshape(-1, vocab), y.reshape(-1))
+    return step_loss
+
+
 def run_case(case, cfg_all, first):
     p = case["params"]
     rank, world, local = dist_info()
@@ -105,15 +122,17 @@ def run_case(case, cfg_all, first):
         n = model.flop_params()
         flex_window = model.prepare_window(seq, dev)
         if prec == "fp8":
-            ex.update(fp8.convert(model, n, fnuz=fp8.is_gfx942(dev)))
+            ex.update(fp8.convert(model, n, fnuz=fp8.is_gfx942(dev), head=bool(p.get("fp8_head", False))))
         if p.get("param_dtype") == "bf16":  # parameters, gradients and AdamW state in bf16 (else fp32 masters)
             model = model.to(torch.bfloat16)
-        opt_kw = {"lr": 3e-4, "betas": (0.9, 0.95), "weight_decay": 0.1}
-        if cuda and torch_version() >= (2, 0):
-            opt_kw["fused"] = True
-        opt = torch.optim.AdamW(model.parameters(), **opt_kw)
         net = wrap_parallel(model, p.get("parallel", "fsdp"), dev) if world > 1 else model
-        step_model = torch.compile(net) if compile_ else net
+        # the optimizer after the wrap: FSDP2's fully_shard replaces every parameter by a sharded DTensor, and an
+        # optimizer made before it would step the old, unsharded tensors that no forward reads (issue 17: the loss
+        # stayed at 12.5906 from the first step to the last)
+        opt = make_optimizer(net, cuda)
+        step_loss = loss_fn(net, cfg.vocab)
+        if compile_:  # the loss with the model: the float32 logits and the cross-entropy fuse, not 3 passes over V x T
+            step_loss = torch.compile(step_loss)
         amp = torch.autocast(device_type=dev.type, dtype=torch.bfloat16, enabled=(prec in ("bf16", "fp8")))
         if cuda:
             torch.cuda.reset_peak_memory_stats()
@@ -124,8 +143,7 @@ def run_case(case, cfg_all, first):
                 torch.cuda.synchronize()
             t0 = time.perf_counter()
             with amp:
-                logits = step_model(batch[:, :-1])
-                loss = F.cross_entropy(logits.float().view(-1, cfg.vocab), batch[:, 1:].reshape(-1))
+                loss = step_loss(batch[:, :-1], batch[:, 1:])
             loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
@@ -309,11 +327,53 @@ def launch_ranks(n):
     return max(codes) if all(c >= 0 for c in codes) else 1
 
 
+def measure_single(path):
+    """The cases that ask for scaling, run once more on one rank (GPU 0, or one CPU process) before the ranks start:
+    their records go to path, one JSON line each, for the ranks' records to compare with."""
+    import subprocess
+
+    env = dict(os.environ, BENCH_TRAIN_SINGLE="1")
+    for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+        env.pop(k, None)
+    print("train.py: scaling: the cases on one rank first", file=sys.stderr)
+    with open(path, "w") as f:
+        return subprocess.run([sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env=env, stdout=f).returncode
+
+
+def scaling_fields(rec, single, world):
+    """extra.scaling of a record of `world` ranks against the same case on one rank (single: its record or None):
+    efficiency = tokens/s per rank here / tokens/s on one rank."""
+    ex = rec["extra"]
+    out = {"ranks": world, "reference": "the same case on one rank (GPU 0), measured just before, in the same run"}
+    if rec["status"] != "ok":
+        return dict(out, available=False, why="this case did not measure")
+    if not single or single.get("status") != "ok":
+        why = (single or {}).get("error") or "no one-rank record"
+        return dict(out, available=False, why=f"the one-rank measurement failed: {why}")
+    one = single["extra"]["tokens_per_s"]
+    return dict(out, available=True, efficiency=ex["tokens_per_s"] / one, tokens_per_s_per_rank=ex["tokens_per_s"],
+                single_tokens_per_s=one, single_tflops=single["value"], single_mfu=single["extra"].get("mfu"))
+
+
 def main():
     cfg, cases = bl.load_config(SUITE)
     ranks = int(cfg.get("ranks", 1)) if isinstance(cfg, dict) else 1
     rank, world, _ = dist_info()
+    single = os.environ.get("BENCH_TRAIN_SINGLE") == "1"
+    if single:  # measure_single's process: one rank, the scaling cases only
+        ranks, cases = 1, [c for c in cases if c["params"].get("scaling")]
     if ranks > 1 and world == 1:
+        if any(c["params"].get("scaling") for c in cases):
+            import tempfile
+            fd, path = tempfile.mkstemp(prefix="bench-train-single-", suffix=".jsonl")
+            os.close(fd)
+            try:
+                measure_single(path)
+                os.environ["BENCH_TRAIN_SINGLE_RECORDS"] = path
+                code = launch_ranks(ranks)
+            finally:
+                os.unlink(path)
+            sys.exit(code)
         sys.exit(launch_ranks(ranks))
     if world > 1:
         import torch.distributed as dist
@@ -322,8 +382,17 @@ def main():
             torch.cuda.set_device(dist_info()[2])
     if rank == 0:
         print(f"train.py: {len(cases)} case(s), torch {torch.__version__}, {world} rank(s)", file=sys.stderr)
+    singles = {}
+    if world > 1 and rank == 0 and os.environ.get("BENCH_TRAIN_SINGLE_RECORDS"):
+        with open(os.environ["BENCH_TRAIN_SINGLE_RECORDS"]) as f:
+            for line in f:
+                r = json.loads(line)
+                singles[r["case"]] = r
     for i, c in enumerate(cases):
         rec = run_case(c, cfg if isinstance(cfg, dict) else {}, i == 0)
+        if rank == 0 and c["params"].get("scaling"):
+            rec["extra"]["scaling"] = (scaling_fields(rec, singles.get(c["case"]), world) if world > 1 else
+                                       {"ranks": 1, "available": False, "why": "one rank: nothing to scale"})
         if rank == 0:
             bl.emit(rec)
     if world > 1:

@@ -222,13 +222,57 @@ def test_tiny_training_step_trains():
     assert abs(ex["tokens_per_s"] - 64 / (bl.percentile(sorted(rec["samples_ms"]), 0.5) * 1e-3)) < 1e-6 * ex["tokens_per_s"]
 
 
+def test_scaling_against_one_rank():
+    """train.py with 2 ranks (gloo on the CPU) and scaling: the case runs on one rank first, and the 2-rank record
+    carries the tokens/s per rank against it; a case without scaling carries none."""
+    import json
+    import subprocess
+    import tempfile
+    base = {"model": "tiny", "layers": "auto", "precision": "fp32", "seq_len": 32, "micro_batch": 2, "steps": 4,
+            "warmup_steps": 1, "compile": False, "parallel": "ddp"}
+    cases = [{"suite": "training", "case": "a", "params": dict(base, scaling=True)},
+             {"suite": "training", "case": "b", "params": dict(base)}]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "cases.json")
+        with open(path, "w") as f:
+            json.dump({"schema": "bench.cases/v1", "suite": "training", "ranks": 2, "cases": cases}, f)
+        prog = os.path.join(os.path.dirname(__file__), "..", "..", "runners", "torch", "train.py")
+        r = subprocess.run([sys.executable, prog, "--config", path], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    recs = {x["case"]: x for x in map(json.loads, r.stdout.splitlines())}
+    assert sorted(recs) == ["a", "b"], r.stdout  # the one-rank measurement is not a record of its own
+    a, b = recs["a"], recs["b"]
+    assert a["status"] == "ok" and a["extra"]["world_size"] == 2, a.get("error")
+    sc = a["extra"]["scaling"]
+    assert sc["available"] and sc["ranks"] == 2 and sc["single_tokens_per_s"] > 0, sc
+    assert abs(sc["efficiency"] - a["extra"]["tokens_per_s"] / sc["single_tokens_per_s"]) < 1e-9
+    assert "scaling" not in b["extra"]
+    assert "scaling: the cases on one rank first" in r.stderr
+
+
+def test_scaling_fields_say_why_not():
+    import train
+    ok = {"status": "ok", "value": 1.0, "extra": {"tokens_per_s": 90.0}}
+    one = {"status": "ok", "value": 1.0, "extra": {"tokens_per_s": 100.0, "mfu": 0.5}}
+    assert abs(train.scaling_fields(ok, one, 2)["efficiency"] - 0.9) < 1e-12
+    f = train.scaling_fields(ok, {"status": "failed", "error": "out of memory: x"}, 2)
+    assert not f["available"] and f["why"] == "the one-rank measurement failed: out of memory: x"
+    assert not train.scaling_fields({"status": "failed", "extra": {}}, one, 2)["available"]
+
+
 # ---- fp8 training (runners/torch/fp8.py): the scaling math and the autograd wiring, in float32 emulation here ----
 
 class Skip(Exception):
     pass
 
 
-FP8_LOSS_TOL = 0.02  # docs/architecture.md: max |fp8 - reference| / reference loss over 50 steps
+FP8_LOSS_REL, FP8_LOSS_ABS = 0.02, 0.02  # docs/architecture.md: |fp8 - reference| <= 2% of reference + 0.02 nats
+
+
+def fp8_loss_within(ref, got):
+    """The loss-curve tolerance of fp8 training: every step within 2% of the reference loss plus 0.02 nats (the
+    absolute term for a loss near zero, where a relative one compares two roundings of almost nothing)."""
+    return all(abs(a - b) <= FP8_LOSS_REL * abs(a) + FP8_LOSS_ABS for a, b in zip(ref, got))
 
 
 def test_fp8_grid_rounding():
@@ -312,7 +356,7 @@ def test_fp8_convert_keeps_the_head_and_states_the_share():
     cfg = MODELS["tiny"]
     block_linears = cfg.layers * (cfg.hidden * cfg.hidden * 2 + 2 * cfg.hidden * cfg.hidden // 2 + 3 * cfg.hidden * cfg.ffn)
     assert abs(info["fp8_share_of_n"] - block_linears / n) < 1e-12
-    assert "head kept in bf16" in info["fp8_layers"] and "mlp.gate" in info["fp8_layers"]
+    assert "head kept in bf16" in info["fp8_layers"] and "mlp.gate" in info["fp8_layers"] and not info["fp8_head"]
     assert info["fp8_formats"] == {"forward": "e4m3fn", "gradients": "e5m2"}
 
 
@@ -337,8 +381,26 @@ def test_fp8_training_follows_the_reference_loss_curve():
         return out
     ref, got = run(False), run(True)
     diff = max(abs(a - b) / a for a, b in zip(ref, got))
-    assert diff < FP8_LOSS_TOL and got[-1] < got[0] - 1.0, (diff, got[0], got[-1])
+    assert fp8_loss_within(ref, got) and got[-1] < got[0] - 1.0, (diff, got[0], got[-1])
     assert diff > 0  # the fp8 path really rounded
+    # the tolerance can fail: a curve 3% above the reference (a wrong scale's loss) is outside it
+    assert not fp8_loss_within(ref, [a * 1.03 + 0.01 for a in ref])
+    # near zero the absolute term decides: 0.0132 against 0.0070 (H200, llama3-8b 4 layers, step 5) is within
+    assert fp8_loss_within([0.0070], [0.0132]) and not fp8_loss_within([0.0070], [0.05])
+
+
+def test_fp8_convert_head_in_fp8_on_request():
+    import fp8
+    m = Model(MODELS["tiny"])
+    n = m.flop_params()
+    info = fp8.convert(m, n, emulate=True, head=True)
+    assert isinstance(m.head, fp8.Float8Linear) and info["fp8_head"] and info["fp8_kept"] == []
+    assert info["fp8_linear_count"] == 2 * 7 + 1 and "and the output head in fp8" in info["fp8_layers"]
+    cfg = MODELS["tiny"]
+    assert abs(info["fp8_share_of_n"] - (fp8.convert(Model(cfg), n, emulate=True)["fp8_share_of_n"] +
+                                         cfg.vocab * cfg.hidden / n)) < 1e-12
+    x = torch.randint(0, cfg.vocab, (1, 9))
+    assert m(x).shape == (1, 9, cfg.vocab)  # the model still runs with its head swapped
 
 
 def test_fp8_case_is_skipped_with_the_reason_here():
