@@ -45,15 +45,21 @@ def fsdp2():
                       f"import on torch {torch.__version__}: {type(e).__name__}: {first}")
 
 
-def wrap_parallel(model, parallel, dev):
-    """DDP, or FSDP2 (fully_shard per block, then the root), across the torchrun world."""
+def wrap_parallel(model, parallel, dev, mixed=False):
+    """DDP, or FSDP2 (fully_shard per block, then the root), across the torchrun world. mixed (fp32 parameters
+    under bf16 autocast): FSDP2 gathers the parameters in bf16 and reduces gradients in fp32 (torchtitan's policy),
+    so the all-gathers move half the bytes; the shards and the optimizer stay fp32."""
     if parallel == "fsdp":
         fully_shard, why = fsdp2()
         if why:
             raise RuntimeError(why)
+        kw = {}
+        if mixed:
+            from torch.distributed.fsdp import MixedPrecisionPolicy
+            kw["mp_policy"] = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
         for blk in model.blocks:
-            fully_shard(blk)
-        fully_shard(model)
+            fully_shard(blk, **kw)
+        fully_shard(model, **kw)
         return model
     from torch.nn.parallel import DistributedDataParallel as DDP
     return DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None)
@@ -125,7 +131,11 @@ def run_case(case, cfg_all, first):
             ex.update(fp8.convert(model, n, fnuz=fp8.is_gfx942(dev), head=bool(p.get("fp8_head", False))))
         if p.get("param_dtype") == "bf16":  # parameters, gradients and AdamW state in bf16 (else fp32 masters)
             model = model.to(torch.bfloat16)
-        net = wrap_parallel(model, p.get("parallel", "fsdp"), dev) if world > 1 else model
+        mixed = prec in ("bf16", "fp8") and p.get("param_dtype", "fp32") == "fp32"
+        net = wrap_parallel(model, p.get("parallel", "fsdp"), dev, mixed) if world > 1 else model
+        if world > 1 and p.get("parallel", "fsdp") == "fsdp":
+            ex["fsdp_mixed_precision"] = ("parameters gathered in bf16, gradients reduced in fp32, fp32 shards"
+                                          if mixed else "none (parameters in their own dtype)")
         # the optimizer after the wrap: FSDP2's fully_shard replaces every parameter by a sharded DTensor, and an
         # optimizer made before it would step the old, unsharded tensors that no forward reads (issue 17: the loss
         # stayed at 12.5906 from the first step to the last)
