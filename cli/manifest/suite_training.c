@@ -24,6 +24,7 @@ static const struct train_model {
 static const char *const precisions[] = { "bf16", "fp8", "fp32", NULL };
 static const char *const parallels[] = { "ddp", "fsdp", NULL };
 static const char *const param_dtypes[] = { "fp32", "bf16", NULL };
+static const char *const data_kinds[] = { "fixed", "zipf", NULL };
 
 static const struct param_def train_params[] = {
 	{ "models", PARAM_ENUM_LIST, "[llama3-8b]", "[tiny]", NULL, models, 0, 0, 0,
@@ -45,6 +46,10 @@ static const struct param_def train_params[] = {
 	  "data parallelism with more than one GPU: ddp, fsdp (FSDP2), or both as a list (one case each)" },
 	{ "compile", PARAM_BOOL, "true", "false", NULL, NULL, 0, 0, 0,
 	  "torch.compile the step's forward: the model and its cross-entropy loss" },
+	{ "data", PARAM_ENUM, "fixed", NULL, NULL, data_kinds, 0, 0, 0,
+	  "fixed: one batch of random tokens every step (memorised: the loss falls to ~0 in a few steps); zipf: a "
+	  "fresh batch every step from a Zipf(1.1) unigram distribution (the loss falls smoothly to its entropy; the key "
+	  "ends /zipf)" },
 	{ "fp8_head", PARAM_BOOL, "false", NULL, NULL, NULL, 0, 0, 0,
 	  "precision fp8 runs the output head in fp8 too (the key says fp8+head); by default it stays in bf16" },
 	{ "scaling", PARAM_BOOL, "false", NULL, NULL, NULL, 0, 0, 0,
@@ -100,6 +105,7 @@ static int train_plan(struct plan *out, const struct suite_cfg *cfg, const struc
 	const struct param_value *layers = suite_cfg_get(cfg, "layers");
 	long long seq = suite_cfg_get(cfg, "seq_len")->i, mb = suite_cfg_get(cfg, "micro_batch")->i;
 	int compile = (int)suite_cfg_get(cfg, "compile")->i, fp8_head = (int)suite_cfg_get(cfg, "fp8_head")->i;
+	int zipf = !strcmp(suite_cfg_get(cfg, "data")->str, "zipf");
 
 	(void)m;
 	for (size_t mi = 0; mi < mo->n; mi++)
@@ -116,9 +122,9 @@ static int train_plan(struct plan *out, const struct suite_cfg *cfg, const struc
 				json_object_set_new(p, "precision", json_string(pr->sv[pi]));
 				json_object_set_new(p, "parallel", json_string(par->sv[di]));
 				plan_add(out, &suite_training,
-					 xstrfmt("%s/%s/%s%s/s%lld/mb%lld/%s/%s", mo->sv[mi], l, pr->sv[pi],
+					 xstrfmt("%s/%s/%s%s/s%lld/mb%lld/%s/%s%s", mo->sv[mi], l, pr->sv[pi],
 						 fp8_head && !strcmp(pr->sv[pi], "fp8") ? "+head" : "", seq, mb, par->sv[di],
-						 compile ? "compile" : "eager"),
+						 compile ? "compile" : "eager", zipf ? "/zipf" : ""),
 					 p);
 			}
 	return 0;

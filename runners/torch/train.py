@@ -65,6 +65,28 @@ def wrap_parallel(model, parallel, dev, mixed=False):
     return DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None)
 
 
+ZIPF_S = 1.1
+
+
+def make_batches(kind, vocab, steps, mb, seq, g):
+    """The tokens of every step, made before the first: (a list of steps x [mb, seq + 1] tensors, what the record
+    says of them). fixed: one batch of uniform random tokens for every step. zipf: a fresh batch per step, tokens
+    drawn from p(k) ~ 1 / k^ZIPF_S over the vocabulary (k = 1..V, a random permutation of the ids), whose entropy is
+    the lowest loss a model can reach on them."""
+    if kind == "zipf":
+        w = 1.0 / torch.arange(1, vocab + 1, dtype=torch.float64) ** ZIPF_S
+        prob = w / w.sum()
+        floor = float(-(prob * prob.log()).sum())
+        ids = torch.randperm(vocab, generator=g)
+        draw = torch.multinomial(prob.float(), steps * mb * (seq + 1), replacement=True, generator=g)
+        tok = ids[draw].view(steps, mb, seq + 1)
+        return list(tok), {"kind": "zipf", "exponent": ZIPF_S, "loss_floor": floor,
+                           "what": f"a fresh batch every step, tokens from a Zipf({ZIPF_S}) unigram distribution "
+                                   f"(entropy {floor:.4f} nats: the loss floor)"}
+    one = torch.randint(0, vocab, (mb, seq + 1), generator=g)
+    return [one] * steps, {"kind": "fixed", "what": "one batch of uniform random tokens, every step (memorised)"}
+
+
 def make_optimizer(net, cuda):
     """AdamW over the parameters the (wrapped) model trains: fused on a GPU where torch has it."""
     opt_kw = {"lr": 3e-4, "betas": (0.9, 0.95), "weight_decay": 0.1}
@@ -120,10 +142,14 @@ def run_case(case, cfg_all, first):
     try:
         model = Model(cfg).to(dev)
         g = torch.Generator(device="cpu").manual_seed(1234 + rank)  # each rank its own data
-        # one fixed batch of random tokens, every step: the loss must fall (the model memorises it), which checks
-        # that the step really trains; throughput does not depend on the token values
-        data = torch.randint(0, cfg.vocab, (mb, seq + 1), generator=g)
-        ref = reference_check(model, cfg, data[:1, :REF_TOKENS + 1], dev)
+        # data fixed: one batch of random tokens, every step: the loss must fall (the model memorises it, within
+        # two or three steps), which checks that the step really trains. data zipf: a fresh batch every step from a
+        # Zipf unigram distribution: the loss falls smoothly towards the distribution's entropy and cannot reach
+        # zero, the curve fp8 and bf16 are compared on. Throughput depends on neither (all batches are made first).
+        data, ex["data"] = make_batches(p.get("data", "fixed"), cfg.vocab, steps, mb, seq, g)
+        if "loss_floor" in ex["data"]:
+            ex["loss_floor"] = ex["data"]["loss_floor"]
+        ref = reference_check(model, cfg, data[0][:1, :REF_TOKENS + 1], dev)
         ex["reference_check"] = ref
         n = model.flop_params()
         flex_window = model.prepare_window(seq, dev)
@@ -148,7 +174,7 @@ def run_case(case, cfg_all, first):
             torch.cuda.reset_peak_memory_stats()
         losses, times = [], []
         for s in range(steps):
-            batch = data.to(dev, non_blocking=True)
+            batch = data[s].to(dev, non_blocking=True)
             if cuda:
                 torch.cuda.synchronize()
             t0 = time.perf_counter()
@@ -229,7 +255,7 @@ def reference_check(model, cfg, tokens, dev):
         params = list(model.parameters())
         grads = torch.autograd.grad(loss, params, allow_unused=True)
         gn = math.sqrt(sum(float((x.double() ** 2).sum()) for x in grads if x is not None))
-        ours = (float(loss), gn)
+        ours = (float(loss.detach()), gn)
         del logits, loss, grads
         dtype = torch.float32 if dev.type == "cuda" else torch.float64
         want = reference.loss_and_grad_norm(cfg, model.state_dict(), tokens, dtype=dtype, device=dev)

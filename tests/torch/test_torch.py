@@ -222,6 +222,32 @@ def test_tiny_training_step_trains():
     assert abs(ex["tokens_per_s"] - 64 / (bl.percentile(sorted(rec["samples_ms"]), 0.5) * 1e-3)) < 1e-6 * ex["tokens_per_s"]
 
 
+def test_zipf_batches_fresh_every_step_with_their_entropy():
+    import train
+    g = torch.Generator().manual_seed(5)
+    b, info = train.make_batches("zipf", 256, 3, 2, 999, g)
+    assert len(b) == 3 and b[0].shape == (2, 1000) and not torch.equal(b[0], b[1])
+    w = 1.0 / torch.arange(1, 257, dtype=torch.float64) ** train.ZIPF_S
+    p = w / w.sum()
+    assert abs(info["loss_floor"] - float(-(p * p.log()).sum())) < 1e-12 and info["kind"] == "zipf"
+    counts = torch.bincount(torch.cat([x.reshape(-1) for x in b]), minlength=256).double()
+    top = counts.sort(descending=True).values / counts.sum()
+    assert abs(top[0].item() - p[0].item()) < 0.02, (top[0], p[0])  # the most frequent id: p(1) ~ 0.17
+    f, info = train.make_batches("fixed", 256, 3, 2, 9, torch.Generator().manual_seed(5))
+    assert all(x is f[0] for x in f) and info["kind"] == "fixed"
+
+
+def test_tiny_training_on_zipf_data_falls_toward_its_floor():
+    import train
+    case = {"case": "tiny", "params": {"model": "tiny", "layers": "auto", "precision": "fp32", "seq_len": 64,
+                                       "micro_batch": 4, "steps": 12, "warmup_steps": 2, "compile": False,
+                                       "data": "zipf"}}
+    rec = train.run_case(case, {}, False)
+    assert rec["status"] == "ok", rec["error"]
+    ex = rec["extra"]
+    assert ex["data"]["kind"] == "zipf" and ex["loss_floor"] < ex["loss_last"] < ex["loss_first"], ex["losses"]
+
+
 def test_scaling_against_one_rank():
     """train.py with 2 ranks (gloo on the CPU) and scaling: the case runs on one rank first, and the 2-rank record
     carries the tokens/s per rank against it; a case without scaling carries none."""
