@@ -256,6 +256,11 @@ static double tflops_of_ms(double ms, void *arg)
 	return *(double *)arg / (ms * 1e-3) / 1e12;
 }
 
+static double gbps_of_ms(double ms, void *arg)
+{
+	return *(double *)arg / (ms * 1e-3) / 1e9;
+}
+
 /* extra.energy: per rep (one timed call), joules = median board power x median time; TFLOP/J = TFLOP/s / W */
 static void test_energy_from_telemetry(void **state)
 {
@@ -286,6 +291,29 @@ static void test_energy_from_telemetry(void **state)
 	assert_true(fabs(json_real_value(json_object_get(e, "gb_per_joule")) - 1e3 * 1000.0 / 400.0) < 1e-9);
 	assert_null(json_object_get(e, "tflop_per_joule"));
 	json_decref(rec);
+
+	/* GB/s (collectives' busbw) on two GPUs: the power is the sum of the GPUs' medians (power_w_total), not the
+	 * per-GPU median; GB of bus traffic per joule = busbw / W */
+	{
+		double bytes = 1e9; /* median 2 ms: 500 GB/s */
+
+		rec = record_new("collectives", "x", params);
+		record_set_samples(rec, "busbw_gbps", "GB/s", ms, 3, gbps_of_ms, &bytes);
+		record_add_extra(rec, "telemetry", json_pack("{s:b, s:f, s:f, s:i}", "available", 1, "power_w_median", 350.0,
+							     "power_w_total", 700.0, "gpus", 2));
+		record_add_energy(rec);
+		e = json_object_get(json_object_get(rec, "extra"), "energy");
+		assert_true(json_is_true(json_object_get(e, "available")));
+		assert_true(json_real_value(json_object_get(e, "power_w")) == 700.0);
+		assert_int_equal(json_integer_value(json_object_get(e, "gpus")), 2);
+		assert_true(fabs(json_real_value(json_object_get(e, "joules")) - 700.0 * 2e-3) < 1e-12);
+		assert_true(fabs(json_real_value(json_object_get(e, "gb_per_joule")) - 500.0 / 700.0) < 1e-12);
+		/* one call moves 500 GB/s x 2 ms = 1 GB of bus traffic over its joules */
+		assert_true(fabs(500.0 * 2e-3 / json_real_value(json_object_get(e, "joules")) -
+				 json_real_value(json_object_get(e, "gb_per_joule"))) < 1e-9);
+		assert_null(json_object_get(e, "tflop_per_joule"));
+		json_decref(rec);
+	}
 
 	/* no power reading: available false with the telemetry's reason */
 	rec = record_new("gemm", "x", params);
