@@ -38,6 +38,7 @@
 #define CCL_NAME "nccl"
 #endif
 #define BENCH_CCL 1
+#include "../common/telemetry.h"
 int gpu_coll_fill(void *p, int dtype, size_t count, int rank, size_t base, gpuStream_t s);
 long long gpu_coll_check(const void *p, int dtype, size_t count, int op, int rank, int n, size_t chunk, int root,
 			 gpuStream_t s);
@@ -121,6 +122,7 @@ struct ccase {
 };
 
 struct outcome {
+	json_t *telemetry; /* rank 0: the case's extra.telemetry (every active GPU's window), or NULL */
 	double *iter_ms; /* per-iteration time of each sample (a batch of `every` iterations), mean over ranks */
 	size_t nsamples;
 	double loop_ms;  /* whole timed loop / iters, mean over ranks (nccl-tests' time) */
@@ -129,6 +131,11 @@ struct outcome {
 	char why[256];
 	struct coll_sizes sz;
 };
+
+/* One rank's telemetry over a case's timed loop, as numbers a team sum carries: rank r fills slot r of an n x TEL_K
+ * vector of zeros, and the sum hands every slot to rank 0. */
+enum { TEL_ACTIVE, TEL_OK, TEL_N, TEL_SM_MIN, TEL_SM_MEDIAN, TEL_SM_MAX, TEL_POWER, TEL_TEMP_MAX, TEL_REASONS_LO,
+       TEL_REASONS_HI, TEL_K };
 
 struct backend {
 	const char *name;
@@ -143,6 +150,12 @@ struct backend {
 	/* a communicator of the ranks with the same color (groups of gsize), called by every rank; it becomes the
 	 * one the next calls use (gsize 0: the world again); 1 = not available (why set) */
 	int (*split)(void *ctx, int gsize, int color, int key, char *why, size_t whylen);
+	/* telemetry of this rank's device over the timed loop: window_begin and window_end (which fills one TEL_K
+	 * slot) are NULL where there is none (the CPU); telemetry_json, on rank 0, makes the case's extra.telemetry
+	 * of every rank's slot (NULL slots where there are no windows) */
+	void (*window_begin)(void *ctx);
+	void (*window_end)(void *ctx, double *slot);
+	json_t *(*telemetry_json)(void *ctx, const double *slots, int n);
 	void *ctx;
 };
 
@@ -163,11 +176,29 @@ static int case_active(const struct ccase *c, const struct team *t, int *cr, int
 	return 1;
 }
 
+/* Rank 0's extra.telemetry of a case from every active rank's window (mine: this rank's slot); every rank calls it. */
+static json_t *case_telemetry(struct team *t, const struct backend *b, int act, const double *mine)
+{
+	double *all = NULL;
+	json_t *out = NULL;
+
+	if (b->window_end) {
+		all = calloc((size_t)t->n * TEL_K, sizeof(*all));
+		if (act)
+			memcpy(all + (size_t)t->rank * TEL_K, mine, TEL_K * sizeof(*all));
+		team_sum(t, all, (size_t)t->n * TEL_K);
+	}
+	if (t->rank == 0)
+		out = b->telemetry_json(b->ctx, all, t->n);
+	free(all);
+	return out;
+}
+
 static int run_case(struct outcome *o, struct team *t, const struct backend *b, const struct ccase *c)
 {
-	double flags[2] = { 0, 0 }, wrong;
+	double flags[2] = { 0, 0 }, wrong, tel[TEL_K] = { 0 };
 	size_t elem = dtype_size(c->dt);
-	int rc = 0, cr, cn, act, nact, sgroup;
+	int rc = 0, cr, cn, act, nact, sgroup, win = 0;
 
 	memset(o, 0, sizeof(*o));
 	act = case_active(c, t, &cr, &cn);
@@ -249,11 +280,21 @@ static int run_case(struct outcome *o, struct team *t, const struct backend *b, 
 			goto fail;
 		team_barrier(t);
 	}
+	/* The telemetry window (each active GPU's own) opens right before the timed loop is enqueued and closes once
+	 * finish() has synced: on GPU streams the tail of the warm-up may still run when it opens. */
+	if (act && b->window_begin) {
+		b->window_begin(b->ctx);
+		win = 1;
+	}
 	for (int i = 0; act && i < c->iters; i++)
 		if (b->run(b->ctx, c, &o->sz, cr, cn, 1, (size_t)i) < 0)
 			goto fail;
 	if (act && b->finish(b->ctx, c, o->iter_ms, &o->nsamples, &o->loop_ms) < 0)
 		goto fail;
+	if (win) {
+		b->window_end(b->ctx, tel);
+		win = 0;
+	}
 	/* idle ranks add zeros: the means are over the ranks that ran the case (p2p: the receiver) */
 	o->nsamples = (size_t)((c->iters + c->every - 1) / c->every);
 	if (c->op == OP_P2P && t->rank != c->dst) {
@@ -265,6 +306,7 @@ static int run_case(struct outcome *o, struct team *t, const struct backend *b, 
 		o->iter_ms[i] /= nact;
 	team_sum(t, &o->loop_ms, 1);
 	o->loop_ms /= nact;
+	o->telemetry = case_telemetry(t, b, act, tel);
 	wrong = 0;
 	if (c->check) {
 		team_barrier(t);
@@ -280,6 +322,8 @@ static int run_case(struct outcome *o, struct team *t, const struct backend *b, 
 	o->wrong = (long long)wrong;
 	return 0;
 fail:
+	if (win)
+		b->window_end(b->ctx, tel);
 	o->status = 2;
 	if (!o->why[0])
 		snprintf(o->why, sizeof(o->why), "%s %s failed", b->name, coll_op_name(c->op));
@@ -513,6 +557,14 @@ static int mpi_finish(void *ctx, const struct ccase *c, double *iter_ms, size_t 
 	return 0;
 }
 
+static json_t *mpi_telemetry_json(void *ctx, const double *slots, int n)
+{
+	(void)ctx;
+	(void)slots;
+	(void)n;
+	return json_pack("{s:b, s:s}", "available", 0, "why", "no telemetry on the CPU (backend mpi: host buffers)");
+}
+
 static long long mpi_check(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n)
 {
 	struct mpi_ctx *m = ctx;
@@ -543,7 +595,122 @@ struct ccl_ctx {
 	size_t nev;
 	ncclComm_t world;      /* the communicator of every rank */
 	ncclComm_t split[65];  /* by group size, made on first use (ncclCommSplit) */
+	struct telemetry tel;  /* NVML on this rank's GPU */
 };
+
+/* NVML on this rank's own GPU, found by its PCI bus id; nothing else (NVML's index 0 may be another rank's GPU). */
+static void ccl_telemetry_open(struct ccl_ctx *g, int rank)
+{
+	char bus[32] = "";
+
+	if (gpuDeviceGetPCIBusId(bus, (int)sizeof(bus), g->dev) != gpuSuccess) {
+		gpuGetLastError();
+		bus[0] = '\0';
+	}
+	if (!bus[0]) {
+		telemetry_close(&g->tel);
+		snprintf(g->tel.why, sizeof(g->tel.why), "telemetry unavailable: cannot read GPU %d's PCI bus id", g->dev);
+	} else if (telemetry_open(&g->tel, bus) == 0 && strncmp(g->tel.match, "pci bus id", 10)) {
+		telemetry_close(&g->tel);
+		snprintf(g->tel.why, sizeof(g->tel.why), "telemetry unavailable: NVML has no GPU at PCI bus id %s", bus);
+	}
+	if (!g->tel.ok)
+		fprintf(stderr, "bench-coll: rank %d: %s\n", rank, g->tel.why);
+}
+
+static void ccl_window_begin(void *ctx)
+{
+	struct ccl_ctx *g = ctx;
+
+	telemetry_window_begin(&g->tel);
+}
+
+static void ccl_window_end(void *ctx, double *slot)
+{
+	struct ccl_ctx *g = ctx;
+	struct telemetry_summary s;
+
+	telemetry_window_end(&g->tel, &s);
+	memset(slot, 0, TEL_K * sizeof(*slot));
+	slot[TEL_ACTIVE] = 1;
+	slot[TEL_OK] = g->tel.ok && s.available;
+	slot[TEL_N] = (double)s.n;
+	if (s.n) {
+		slot[TEL_SM_MIN] = s.sm_mhz_min;
+		slot[TEL_SM_MEDIAN] = s.sm_mhz_median;
+		slot[TEL_SM_MAX] = s.sm_mhz_max;
+		slot[TEL_POWER] = s.power_w_median;
+		slot[TEL_TEMP_MAX] = s.temp_c_max;
+		slot[TEL_REASONS_LO] = (double)(s.reasons & 0xffffffffULL); /* 32 bits each: exact in a double */
+		slot[TEL_REASONS_HI] = (double)(s.reasons >> 32);
+	}
+}
+
+/* The case's telemetry over its active GPUs (docs/manifest-format.md, "Energy and cost"): available when every
+ * one had samples; samples summed; SM clock: the lowest minimum, the mean of the medians, the highest maximum;
+ * power_w_median the mean of the GPUs' median powers (per GPU, the key GEMM's records use), power_w_total their
+ * sum (the energy of a collective is that of every GPU that ran it); the hottest temperature; the union of the
+ * throttle reasons. */
+static json_t *ccl_telemetry_json(void *ctx, const double *all, int n)
+{
+	struct ccl_ctx *g = ctx;
+	struct telemetry_summary s;
+	int gpus = 0, measured = 0, bad = -1, empty = -1;
+	double sm = 0, power = 0;
+	char why[sizeof(g->tel.why) + 16] = "";
+	json_t *out;
+
+	memset(&s, 0, sizeof(s));
+	for (int r = 0; r < n; r++) {
+		const double *v = all + (size_t)r * TEL_K;
+
+		if (!v[TEL_ACTIVE])
+			continue;
+		gpus++;
+		if (!v[TEL_OK]) {
+			bad = bad < 0 ? r : bad;
+			continue;
+		}
+		if (v[TEL_N] < 1) {
+			empty = empty < 0 ? r : empty;
+			continue;
+		}
+		if (!measured || v[TEL_SM_MIN] < s.sm_mhz_min)
+			s.sm_mhz_min = v[TEL_SM_MIN];
+		if (!measured || v[TEL_SM_MAX] > s.sm_mhz_max)
+			s.sm_mhz_max = v[TEL_SM_MAX];
+		if (!measured || v[TEL_TEMP_MAX] > s.temp_c_max)
+			s.temp_c_max = v[TEL_TEMP_MAX];
+		s.n += (size_t)v[TEL_N];
+		s.reasons |= (unsigned long long)v[TEL_REASONS_LO] | (unsigned long long)v[TEL_REASONS_HI] << 32;
+		sm += v[TEL_SM_MEDIAN];
+		power += v[TEL_POWER];
+		measured++;
+	}
+	if (bad >= 0 && !g->tel.ok)
+		snprintf(why, sizeof(why), "rank 0: %s", g->tel.why); /* the others' reason is most likely the same */
+	else if (bad >= 0)
+		snprintf(why, sizeof(why), "telemetry unavailable on rank %d (its reason is on the runner's stderr)", bad);
+	else if (empty >= 0)
+		snprintf(why, sizeof(why), "the timed window saw no sample on rank %d", empty);
+	else if (!measured)
+		snprintf(why, sizeof(why), "no GPU ran the case");
+	if (why[0])
+		return json_pack("{s:b, s:s, s:i}", "available", 0, "why", why, "gpus", gpus);
+	s.available = 1;
+	s.source = g->tel.ok ? g->tel.src.name : "nvml";
+	s.sm_mhz_median = sm / measured;
+	s.power_w_median = power / measured;
+	out = telemetry_summary_json(&s);
+	json_object_set_new(out, "gpus", json_integer(gpus));
+	json_object_set_new(out, "power_w_total", json_real(power));
+	json_object_set_new(out, "combined", json_string("over the case's GPUs, each sampled on its own: samples summed; "
+							 "sm_clock_mhz the lowest min, the mean of the medians, the "
+							 "highest max; power_w_median the mean of the GPUs' median "
+							 "powers, power_w_total their sum; temp_c_max the hottest; "
+							 "throttle_reasons the union"));
+	return out;
+}
 
 #if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
 #define CCL_HAVE_SPLIT 1
@@ -832,6 +999,8 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 	if (c->op == OP_ALL_TO_ALL && sh->a2a_call)
 		record_add_extra(rec, "call", json_string(sh->a2a_call));
 	record_add_extra(rec, "nranks", json_integer(t->n));
+	if (o->telemetry) /* extra.energy follows from it (record_emit) */
+		record_add_extra(rec, "telemetry", json_incref(o->telemetry));
 	if (sh->nodes) {
 		record_add_extra(rec, "nodes", json_integer((json_int_t)json_array_size(sh->nodes)));
 		record_add_extra(rec, "node_names", json_incref(sh->nodes));
@@ -939,6 +1108,7 @@ static void run_all(struct team *t, const struct shared *sh, const struct backen
 			run_case(&o, t, b, &c);
 		}
 		emit(t, sh, i, &c, &o);
+		json_decref(o.telemetry);
 		free(o.iter_ms);
 		if (o.status == 2 && !strstr(o.why, "root") && !strstr(o.why, "bad case"))
 			break; /* a failed collective leaves the communicator unusable: stop; the CLI marks the rest */
@@ -956,7 +1126,8 @@ static void *ccl_thread(void *arg)
 {
 	struct thread_arg *a = arg;
 	struct ccl_ctx g;
-	struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, ccl_split, &g };
+	struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, ccl_split,
+			     ccl_window_begin, ccl_window_end, ccl_telemetry_json, &g };
 
 	memset(&g, 0, sizeof(g));
 	g.dev = a->t.rank;
@@ -967,7 +1138,9 @@ static void *ccl_thread(void *arg)
 		return NULL;
 	}
 	g.world = g.comm;
+	ccl_telemetry_open(&g, a->t.rank);
 	run_all(&a->t, a->sh, &b);
+	telemetry_close(&g.tel);
 	ccl_release_splits(&g);
 	ncclCommDestroy(g.world);
 	gpuFree(g.send);
@@ -1049,7 +1222,8 @@ int main(int argc, char **argv)
 	if (!strcmp(sh.backend, "mpi")) {
 #ifdef BENCH_MPI
 		struct mpi_ctx m;
-		struct backend b = { "mpi", 0, mpi_prepare, mpi_fill, mpi_run, mpi_finish, mpi_check, mpi_split, &m };
+		struct backend b = { "mpi", 0, mpi_prepare, mpi_fill, mpi_run, mpi_finish, mpi_check, mpi_split, NULL, NULL,
+				     mpi_telemetry_json, &m };
 		struct team t = { rank, world, 1, NULL, NULL };
 		int len = 0;
 		char lib[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -1106,7 +1280,8 @@ int main(int argc, char **argv)
 		if (sh.use_mpi_team && world > 1) {
 #ifdef BENCH_MPI
 			struct ccl_ctx g;
-			struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, ccl_split, &g };
+			struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, ccl_split,
+					     ccl_window_begin, ccl_window_end, ccl_telemetry_json, &g };
 			struct team t = { rank, world, 1, NULL, NULL };
 			const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
 
@@ -1124,7 +1299,9 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			g.world = g.comm;
+			ccl_telemetry_open(&g, rank);
 			run_all(&t, &sh, &b);
+			telemetry_close(&g.tel);
 			ccl_release_splits(&g);
 			ncclCommDestroy(g.world);
 #endif
