@@ -646,69 +646,43 @@ static void ccl_window_end(void *ctx, double *slot)
 	}
 }
 
-/* The case's telemetry over its active GPUs (docs/manifest-format.md, "Energy and cost"): available when every
- * one had samples; samples summed; SM clock: the lowest minimum, the mean of the medians, the highest maximum;
- * power_w_median the mean of the GPUs' median powers (per GPU, the key GEMM's records use), power_w_total their
- * sum (the energy of a collective is that of every GPU that ran it); the hottest temperature; the union of the
- * throttle reasons. */
+/* The case's telemetry over its active GPUs, from their slots (telemetry_combined_json: docs/manifest-format.md,
+ * "Energy and cost"). A rank without telemetry or without a sample makes it unavailable, with the reason: rank 0
+ * knows only its own (another rank's is on the runner's stderr, and most likely the same). */
 static json_t *ccl_telemetry_json(void *ctx, const double *all, int n)
 {
 	struct ccl_ctx *g = ctx;
-	struct telemetry_summary s;
-	int gpus = 0, measured = 0, bad = -1, empty = -1;
-	double sm = 0, power = 0;
-	char why[sizeof(g->tel.why) + 16] = "";
+	struct telemetry_summary *per = calloc((size_t)n + 1, sizeof(*per));
+	size_t k = 0;
 	json_t *out;
 
-	memset(&s, 0, sizeof(s));
 	for (int r = 0; r < n; r++) {
 		const double *v = all + (size_t)r * TEL_K;
+		struct telemetry_summary *s = &per[k];
 
 		if (!v[TEL_ACTIVE])
 			continue;
-		gpus++;
-		if (!v[TEL_OK]) {
-			bad = bad < 0 ? r : bad;
-			continue;
-		}
-		if (v[TEL_N] < 1) {
-			empty = empty < 0 ? r : empty;
-			continue;
-		}
-		if (!measured || v[TEL_SM_MIN] < s.sm_mhz_min)
-			s.sm_mhz_min = v[TEL_SM_MIN];
-		if (!measured || v[TEL_SM_MAX] > s.sm_mhz_max)
-			s.sm_mhz_max = v[TEL_SM_MAX];
-		if (!measured || v[TEL_TEMP_MAX] > s.temp_c_max)
-			s.temp_c_max = v[TEL_TEMP_MAX];
-		s.n += (size_t)v[TEL_N];
-		s.reasons |= (unsigned long long)v[TEL_REASONS_LO] | (unsigned long long)v[TEL_REASONS_HI] << 32;
-		sm += v[TEL_SM_MEDIAN];
-		power += v[TEL_POWER];
-		measured++;
+		k++;
+		s->available = v[TEL_OK] != 0;
+		s->n = (size_t)v[TEL_N];
+		s->source = g->tel.ok ? g->tel.src.name : "nvml";
+		if (!s->available && r == 0)
+			snprintf(s->why, sizeof(s->why), "rank 0: %.180s", g->tel.why[0] ? g->tel.why : "telemetry unavailable");
+		else if (!s->available && !g->tel.ok)
+			snprintf(s->why, sizeof(s->why), "rank %d: telemetry unavailable (rank 0's reason: %.120s)", r, g->tel.why);
+		else if (!s->available)
+			snprintf(s->why, sizeof(s->why), "rank %d: telemetry unavailable (its reason is on the runner's stderr)", r);
+		else if (!s->n)
+			snprintf(s->why, sizeof(s->why), "rank %d: the timed window saw no sample", r);
+		s->sm_mhz_min = v[TEL_SM_MIN];
+		s->sm_mhz_median = v[TEL_SM_MEDIAN];
+		s->sm_mhz_max = v[TEL_SM_MAX];
+		s->power_w_median = v[TEL_POWER];
+		s->temp_c_max = v[TEL_TEMP_MAX];
+		s->reasons = (unsigned long long)v[TEL_REASONS_LO] | (unsigned long long)v[TEL_REASONS_HI] << 32;
 	}
-	if (bad >= 0 && !g->tel.ok)
-		snprintf(why, sizeof(why), "rank 0: %s", g->tel.why); /* the others' reason is most likely the same */
-	else if (bad >= 0)
-		snprintf(why, sizeof(why), "telemetry unavailable on rank %d (its reason is on the runner's stderr)", bad);
-	else if (empty >= 0)
-		snprintf(why, sizeof(why), "the timed window saw no sample on rank %d", empty);
-	else if (!measured)
-		snprintf(why, sizeof(why), "no GPU ran the case");
-	if (why[0])
-		return json_pack("{s:b, s:s, s:i}", "available", 0, "why", why, "gpus", gpus);
-	s.available = 1;
-	s.source = g->tel.ok ? g->tel.src.name : "nvml";
-	s.sm_mhz_median = sm / measured;
-	s.power_w_median = power / measured;
-	out = telemetry_summary_json(&s);
-	json_object_set_new(out, "gpus", json_integer(gpus));
-	json_object_set_new(out, "power_w_total", json_real(power));
-	json_object_set_new(out, "combined", json_string("over the case's GPUs, each sampled on its own: samples summed; "
-							 "sm_clock_mhz the lowest min, the mean of the medians, the "
-							 "highest max; power_w_median the mean of the GPUs' median "
-							 "powers, power_w_total their sum; temp_c_max the hottest; "
-							 "throttle_reasons the union"));
+	out = telemetry_combined_json(per, k);
+	free(per);
 	return out;
 }
 
