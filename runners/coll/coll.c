@@ -11,6 +11,8 @@
  * Besides the collectives: send_recv (nccl-tests sendrecv_perf: a ring of sends, factor 1); p2p, one ordered pair
  * alone (the cells of pairs: all, timed on the receiver); and any case on one group of consecutive ranks
  * (group_sizes) over a split communicator. Ranks outside a case's pair or group join only its barriers and sums.
+ * Telemetry (NCCL/RCCL): each rank that runs a case samples its own GPU over the timed loop; rank 0 writes their
+ * combination as the record's extra.telemetry, and extra.energy follows (every GPU's power: power_w_total).
  */
 #include <math.h>
 #include <pthread.h>
