@@ -11,6 +11,8 @@
  * Besides the collectives: send_recv (nccl-tests sendrecv_perf: a ring of sends, factor 1); p2p, one ordered pair
  * alone (the cells of pairs: all, timed on the receiver); and any case on one group of consecutive ranks
  * (group_sizes) over a split communicator. Ranks outside a case's pair or group join only its barriers and sums.
+ * Telemetry (NCCL/RCCL): each rank that runs a case samples its own GPU over the timed loop; rank 0 writes their
+ * combination as the record's extra.telemetry, and extra.energy follows (every GPU's power: power_w_total).
  */
 #include <math.h>
 #include <pthread.h>
@@ -38,6 +40,7 @@
 #define CCL_NAME "nccl"
 #endif
 #define BENCH_CCL 1
+#include "../common/telemetry.h"
 int gpu_coll_fill(void *p, int dtype, size_t count, int rank, size_t base, gpuStream_t s);
 long long gpu_coll_check(const void *p, int dtype, size_t count, int op, int rank, int n, size_t chunk, int root,
 			 gpuStream_t s);
@@ -47,7 +50,13 @@ static const char *const usage = "bench-coll --config CASES.json  (under mpirun:
 
 /* Test hook: BENCH_FAULT=coll-wrong plants one wrong element on rank 0 before the data check, so the tests
  * can prove the check catches it. */
-static int fault_wrong(int rank)
+#if !defined(BENCH_MPI) && !defined(BENCH_CCL)
+#define COLL_NO_BACKEND __attribute__((unused)) /* built with neither: every case fails with the reason, none runs */
+#else
+#define COLL_NO_BACKEND
+#endif
+
+COLL_NO_BACKEND static int fault_wrong(int rank)
 {
 	const char *f = getenv("BENCH_FAULT");
 
@@ -121,6 +130,7 @@ struct ccase {
 };
 
 struct outcome {
+	json_t *telemetry; /* rank 0: the case's extra.telemetry (every active GPU's window), or NULL */
 	double *iter_ms; /* per-iteration time of each sample (a batch of `every` iterations), mean over ranks */
 	size_t nsamples;
 	double loop_ms;  /* whole timed loop / iters, mean over ranks (nccl-tests' time) */
@@ -129,6 +139,11 @@ struct outcome {
 	char why[256];
 	struct coll_sizes sz;
 };
+
+/* One rank's telemetry over a case's timed loop, as numbers a team sum carries: rank r fills slot r of an n x TEL_K
+ * vector of zeros, and the sum hands every slot to rank 0. */
+enum { TEL_ACTIVE, TEL_OK, TEL_N, TEL_SM_MIN, TEL_SM_MEDIAN, TEL_SM_MAX, TEL_POWER, TEL_TEMP_MAX, TEL_REASONS_LO,
+       TEL_REASONS_HI, TEL_K };
 
 struct backend {
 	const char *name;
@@ -143,6 +158,12 @@ struct backend {
 	/* a communicator of the ranks with the same color (groups of gsize), called by every rank; it becomes the
 	 * one the next calls use (gsize 0: the world again); 1 = not available (why set) */
 	int (*split)(void *ctx, int gsize, int color, int key, char *why, size_t whylen);
+	/* telemetry of this rank's device over the timed loop: window_begin and window_end (which fills one TEL_K
+	 * slot) are NULL where there is none (the CPU); telemetry_json, on rank 0, makes the case's extra.telemetry
+	 * of every rank's slot (NULL slots where there are no windows) */
+	void (*window_begin)(void *ctx);
+	void (*window_end)(void *ctx, double *slot);
+	json_t *(*telemetry_json)(void *ctx, const double *slots, int n);
 	void *ctx;
 };
 
@@ -163,11 +184,29 @@ static int case_active(const struct ccase *c, const struct team *t, int *cr, int
 	return 1;
 }
 
+/* Rank 0's extra.telemetry of a case from every active rank's window (mine: this rank's slot); every rank calls it. */
+static json_t *case_telemetry(struct team *t, const struct backend *b, int act, const double *mine)
+{
+	double *all = NULL;
+	json_t *out = NULL;
+
+	if (b->window_end) {
+		all = calloc((size_t)t->n * TEL_K, sizeof(*all));
+		if (act)
+			memcpy(all + (size_t)t->rank * TEL_K, mine, TEL_K * sizeof(*all));
+		team_sum(t, all, (size_t)t->n * TEL_K);
+	}
+	if (t->rank == 0)
+		out = b->telemetry_json(b->ctx, all, t->n);
+	free(all);
+	return out;
+}
+
 static int run_case(struct outcome *o, struct team *t, const struct backend *b, const struct ccase *c)
 {
-	double flags[2] = { 0, 0 }, wrong;
+	double flags[2] = { 0, 0 }, wrong, tel[TEL_K] = { 0 };
 	size_t elem = dtype_size(c->dt);
-	int rc = 0, cr, cn, act, nact, sgroup;
+	int rc = 0, cr, cn, act, nact, sgroup, win = 0;
 
 	memset(o, 0, sizeof(*o));
 	act = case_active(c, t, &cr, &cn);
@@ -249,11 +288,21 @@ static int run_case(struct outcome *o, struct team *t, const struct backend *b, 
 			goto fail;
 		team_barrier(t);
 	}
+	/* The telemetry window (each active GPU's own) opens right before the timed loop is enqueued and closes once
+	 * finish() has synced: on GPU streams the tail of the warm-up may still run when it opens. */
+	if (act && b->window_begin) {
+		b->window_begin(b->ctx);
+		win = 1;
+	}
 	for (int i = 0; act && i < c->iters; i++)
 		if (b->run(b->ctx, c, &o->sz, cr, cn, 1, (size_t)i) < 0)
 			goto fail;
 	if (act && b->finish(b->ctx, c, o->iter_ms, &o->nsamples, &o->loop_ms) < 0)
 		goto fail;
+	if (win) {
+		b->window_end(b->ctx, tel);
+		win = 0;
+	}
 	/* idle ranks add zeros: the means are over the ranks that ran the case (p2p: the receiver) */
 	o->nsamples = (size_t)((c->iters + c->every - 1) / c->every);
 	if (c->op == OP_P2P && t->rank != c->dst) {
@@ -265,6 +314,7 @@ static int run_case(struct outcome *o, struct team *t, const struct backend *b, 
 		o->iter_ms[i] /= nact;
 	team_sum(t, &o->loop_ms, 1);
 	o->loop_ms /= nact;
+	o->telemetry = case_telemetry(t, b, act, tel);
 	wrong = 0;
 	if (c->check) {
 		team_barrier(t);
@@ -280,6 +330,8 @@ static int run_case(struct outcome *o, struct team *t, const struct backend *b, 
 	o->wrong = (long long)wrong;
 	return 0;
 fail:
+	if (win)
+		b->window_end(b->ctx, tel);
 	o->status = 2;
 	if (!o->why[0])
 		snprintf(o->why, sizeof(o->why), "%s %s failed", b->name, coll_op_name(c->op));
@@ -513,6 +565,14 @@ static int mpi_finish(void *ctx, const struct ccase *c, double *iter_ms, size_t 
 	return 0;
 }
 
+static json_t *mpi_telemetry_json(void *ctx, const double *slots, int n)
+{
+	(void)ctx;
+	(void)slots;
+	(void)n;
+	return json_pack("{s:b, s:s}", "available", 0, "why", "no telemetry on the CPU (backend mpi: host buffers)");
+}
+
 static long long mpi_check(void *ctx, const struct ccase *c, const struct coll_sizes *sz, int rank, int n)
 {
 	struct mpi_ctx *m = ctx;
@@ -543,7 +603,96 @@ struct ccl_ctx {
 	size_t nev;
 	ncclComm_t world;      /* the communicator of every rank */
 	ncclComm_t split[65];  /* by group size, made on first use (ncclCommSplit) */
+	struct telemetry tel;  /* NVML on this rank's GPU */
 };
+
+/* NVML on this rank's own GPU, found by its PCI bus id; nothing else (NVML's index 0 may be another rank's GPU). */
+static void ccl_telemetry_open(struct ccl_ctx *g, int rank)
+{
+	char bus[32] = "";
+
+	if (gpuDeviceGetPCIBusId(bus, (int)sizeof(bus), g->dev) != gpuSuccess) {
+		gpuGetLastError();
+		bus[0] = '\0';
+	}
+	if (!bus[0]) {
+		telemetry_close(&g->tel);
+		snprintf(g->tel.why, sizeof(g->tel.why), "telemetry unavailable: cannot read GPU %d's PCI bus id", g->dev);
+	} else if (telemetry_open(&g->tel, bus) == 0 && strncmp(g->tel.match, "pci bus id", 10)) {
+		telemetry_close(&g->tel);
+		snprintf(g->tel.why, sizeof(g->tel.why), "telemetry unavailable: NVML has no GPU at PCI bus id %s", bus);
+	}
+	if (!g->tel.ok)
+		fprintf(stderr, "bench-coll: rank %d: %s\n", rank, g->tel.why);
+}
+
+static void ccl_window_begin(void *ctx)
+{
+	struct ccl_ctx *g = ctx;
+
+	telemetry_window_begin(&g->tel);
+}
+
+static void ccl_window_end(void *ctx, double *slot)
+{
+	struct ccl_ctx *g = ctx;
+	struct telemetry_summary s;
+
+	telemetry_window_end(&g->tel, &s);
+	memset(slot, 0, TEL_K * sizeof(*slot));
+	slot[TEL_ACTIVE] = 1;
+	slot[TEL_OK] = g->tel.ok && s.available;
+	slot[TEL_N] = (double)s.n;
+	if (s.n) {
+		slot[TEL_SM_MIN] = s.sm_mhz_min;
+		slot[TEL_SM_MEDIAN] = s.sm_mhz_median;
+		slot[TEL_SM_MAX] = s.sm_mhz_max;
+		slot[TEL_POWER] = s.power_w_median;
+		slot[TEL_TEMP_MAX] = s.temp_c_max;
+		slot[TEL_REASONS_LO] = (double)(s.reasons & 0xffffffffULL); /* 32 bits each: exact in a double */
+		slot[TEL_REASONS_HI] = (double)(s.reasons >> 32);
+	}
+}
+
+/* The case's telemetry over its active GPUs, from their slots (telemetry_combined_json: docs/manifest-format.md,
+ * "Energy and cost"). A rank without telemetry or without a sample makes it unavailable, with the reason: rank 0
+ * knows only its own (another rank's is on the runner's stderr, and most likely the same). */
+static json_t *ccl_telemetry_json(void *ctx, const double *all, int n)
+{
+	struct ccl_ctx *g = ctx;
+	struct telemetry_summary *per = calloc((size_t)n + 1, sizeof(*per));
+	size_t k = 0;
+	json_t *out;
+
+	for (int r = 0; r < n; r++) {
+		const double *v = all + (size_t)r * TEL_K;
+		struct telemetry_summary *s = &per[k];
+
+		if (!v[TEL_ACTIVE])
+			continue;
+		k++;
+		s->available = v[TEL_OK] != 0;
+		s->n = (size_t)v[TEL_N];
+		s->source = g->tel.ok ? g->tel.src.name : "nvml";
+		if (!s->available && r == 0)
+			snprintf(s->why, sizeof(s->why), "rank 0: %.180s", g->tel.why[0] ? g->tel.why : "telemetry unavailable");
+		else if (!s->available && !g->tel.ok)
+			snprintf(s->why, sizeof(s->why), "rank %d: telemetry unavailable (rank 0's reason: %.120s)", r, g->tel.why);
+		else if (!s->available)
+			snprintf(s->why, sizeof(s->why), "rank %d: telemetry unavailable (its reason is on the runner's stderr)", r);
+		else if (!s->n)
+			snprintf(s->why, sizeof(s->why), "rank %d: the timed window saw no sample", r);
+		s->sm_mhz_min = v[TEL_SM_MIN];
+		s->sm_mhz_median = v[TEL_SM_MEDIAN];
+		s->sm_mhz_max = v[TEL_SM_MAX];
+		s->power_w_median = v[TEL_POWER];
+		s->temp_c_max = v[TEL_TEMP_MAX];
+		s->reasons = (unsigned long long)v[TEL_REASONS_LO] | (unsigned long long)v[TEL_REASONS_HI] << 32;
+	}
+	out = telemetry_combined_json(per, k);
+	free(per);
+	return out;
+}
 
 #if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
 #define CCL_HAVE_SPLIT 1
@@ -832,6 +981,8 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 	if (c->op == OP_ALL_TO_ALL && sh->a2a_call)
 		record_add_extra(rec, "call", json_string(sh->a2a_call));
 	record_add_extra(rec, "nranks", json_integer(t->n));
+	if (o->telemetry) /* extra.energy follows from it (record_emit) */
+		record_add_extra(rec, "telemetry", json_incref(o->telemetry));
 	if (sh->nodes) {
 		record_add_extra(rec, "nodes", json_integer((json_int_t)json_array_size(sh->nodes)));
 		record_add_extra(rec, "node_names", json_incref(sh->nodes));
@@ -916,7 +1067,7 @@ static int case_from(struct ccase *c, const char *key, json_t *p, char *why, siz
 	return 0;
 }
 
-static void run_all(struct team *t, const struct shared *sh, const struct backend *b)
+COLL_NO_BACKEND static void run_all(struct team *t, const struct shared *sh, const struct backend *b)
 {
 	for (size_t i = 0; i < sh->cfg->n; i++) {
 		struct ccase c;
@@ -939,6 +1090,7 @@ static void run_all(struct team *t, const struct shared *sh, const struct backen
 			run_case(&o, t, b, &c);
 		}
 		emit(t, sh, i, &c, &o);
+		json_decref(o.telemetry);
 		free(o.iter_ms);
 		if (o.status == 2 && !strstr(o.why, "root") && !strstr(o.why, "bad case"))
 			break; /* a failed collective leaves the communicator unusable: stop; the CLI marks the rest */
@@ -956,7 +1108,8 @@ static void *ccl_thread(void *arg)
 {
 	struct thread_arg *a = arg;
 	struct ccl_ctx g;
-	struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, ccl_split, &g };
+	struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, ccl_split,
+			     ccl_window_begin, ccl_window_end, ccl_telemetry_json, &g };
 
 	memset(&g, 0, sizeof(g));
 	g.dev = a->t.rank;
@@ -967,7 +1120,9 @@ static void *ccl_thread(void *arg)
 		return NULL;
 	}
 	g.world = g.comm;
+	ccl_telemetry_open(&g, a->t.rank);
 	run_all(&a->t, a->sh, &b);
+	telemetry_close(&g.tel);
 	ccl_release_splits(&g);
 	ncclCommDestroy(g.world);
 	gpuFree(g.send);
@@ -1049,7 +1204,8 @@ int main(int argc, char **argv)
 	if (!strcmp(sh.backend, "mpi")) {
 #ifdef BENCH_MPI
 		struct mpi_ctx m;
-		struct backend b = { "mpi", 0, mpi_prepare, mpi_fill, mpi_run, mpi_finish, mpi_check, mpi_split, &m };
+		struct backend b = { "mpi", 0, mpi_prepare, mpi_fill, mpi_run, mpi_finish, mpi_check, mpi_split, NULL, NULL,
+				     mpi_telemetry_json, &m };
 		struct team t = { rank, world, 1, NULL, NULL };
 		int len = 0;
 		char lib[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -1106,7 +1262,8 @@ int main(int argc, char **argv)
 		if (sh.use_mpi_team && world > 1) {
 #ifdef BENCH_MPI
 			struct ccl_ctx g;
-			struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, ccl_split, &g };
+			struct backend b = { CCL_NAME, 1, ccl_prepare, ccl_fill, ccl_run, ccl_finish, ccl_check, ccl_split,
+					     ccl_window_begin, ccl_window_end, ccl_telemetry_json, &g };
 			struct team t = { rank, world, 1, NULL, NULL };
 			const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
 
@@ -1124,7 +1281,9 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			g.world = g.comm;
+			ccl_telemetry_open(&g, rank);
 			run_all(&t, &sh, &b);
+			telemetry_close(&g.tel);
 			ccl_release_splits(&g);
 			ncclCommDestroy(g.world);
 #endif

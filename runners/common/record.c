@@ -168,17 +168,21 @@ void record_add_extra(json_t *rec, const char *key, json_t *value)
 
 void record_add_energy(json_t *rec)
 {
-	json_t *extra = json_object_get(rec, "extra"), *tel = json_object_get(extra, "telemetry"), *arr, *v, *e;
+	json_t *extra = json_object_get(rec, "extra"), *tel = json_object_get(extra, "telemetry"), *arr, *v, *e, *pw;
 	const char *status = json_string_value(json_object_get(rec, "status"));
 	const char *unit = json_string_value(json_object_get(rec, "unit"));
-	double power = json_number_value(json_object_get(tel, "power_w_median")), value, *ms, t;
+	double power, value, *ms, t;
 	size_t n = 0, i;
 	struct stats st;
 
 	if (!json_is_object(tel) || json_object_get(extra, "energy"))
 		return;
-	if (!json_is_true(json_object_get(tel, "available")) || !(power > 0) ||
-	    !json_is_number(json_object_get(tel, "power_w_median"))) {
+	/* a case on several GPUs (collectives): the sum of their median powers; else the one GPU's median */
+	pw = json_object_get(tel, "power_w_total");
+	if (!json_is_number(pw))
+		pw = json_object_get(tel, "power_w_median");
+	power = json_number_value(pw);
+	if (!json_is_true(json_object_get(tel, "available")) || !json_is_number(pw) || !(power > 0)) {
 		const char *why = json_string_value(json_object_get(tel, "why"));
 
 		record_add_extra(rec, "energy", json_pack("{s:b, s:s}", "available", 0, "why",
@@ -199,12 +203,16 @@ void record_add_energy(json_t *rec)
 	free(ms);
 	t = st.median;
 	e = json_pack("{s:b, s:f, s:f, s:f}", "available", 1, "power_w", power, "time_ms", t, "joules", power * t / 1e3);
+	if (json_is_integer(json_object_get(tel, "gpus")))
+		json_object_set(e, "gpus", json_object_get(tel, "gpus"));
 	value = json_number_value(json_object_get(rec, "value"));
 	if (json_is_number(json_object_get(rec, "value")) && value > 0 && unit) {
 		if (!strcmp(unit, "TFLOP/s"))
 			json_object_set_new(e, "tflop_per_joule", json_real(value / power));
 		else if (!strcmp(unit, "TB/s"))
 			json_object_set_new(e, "gb_per_joule", json_real(1e3 * value / power));
+		else if (!strcmp(unit, "GB/s")) /* collectives: bus bandwidth, GB of bus traffic per joule */
+			json_object_set_new(e, "gb_per_joule", json_real(value / power));
 	}
 	record_add_extra(rec, "energy", e);
 }

@@ -362,6 +362,52 @@ json_t *telemetry_summary_json(const struct telemetry_summary *s)
 	return o;
 }
 
+json_t *telemetry_combined_json(const struct telemetry_summary *in, size_t n)
+{
+	struct telemetry_summary c;
+	double sm = 0, power = 0;
+	json_t *o;
+
+	memset(&c, 0, sizeof(c));
+	for (size_t i = 0; i < n && !c.why[0]; i++) {
+		const struct telemetry_summary *s = &in[i];
+
+		if (!s->available || !s->n) {
+			snprintf(c.why, sizeof(c.why), "%s", s->why[0] ? s->why : !s->available ? "telemetry unavailable" :
+				 "the window saw no sample");
+			break;
+		}
+		if (!i || s->sm_mhz_min < c.sm_mhz_min)
+			c.sm_mhz_min = s->sm_mhz_min;
+		if (!i || s->sm_mhz_max > c.sm_mhz_max)
+			c.sm_mhz_max = s->sm_mhz_max;
+		if (!i || s->temp_c_max > c.temp_c_max)
+			c.temp_c_max = s->temp_c_max;
+		if (!c.source)
+			c.source = s->source;
+		c.n += s->n;
+		c.reasons |= s->reasons;
+		sm += s->sm_mhz_median;
+		power += s->power_w_median;
+	}
+	if (!n)
+		snprintf(c.why, sizeof(c.why), "no GPU ran the work");
+	if (c.why[0])
+		return json_pack("{s:b, s:s, s:I}", "available", 0, "why", c.why, "gpus", (json_int_t)n);
+	c.available = 1;
+	c.sm_mhz_median = sm / (double)n;
+	c.power_w_median = power / (double)n;
+	o = telemetry_summary_json(&c);
+	json_object_set_new(o, "gpus", json_integer((json_int_t)n));
+	json_object_set_new(o, "power_w_total", json_real(power));
+	json_object_set_new(o, "combined", json_string("over the GPUs, each sampled on its own: samples summed; "
+						       "sm_clock_mhz the lowest min, the mean of the medians, the highest "
+						       "max; power_w_median the mean of the GPUs' median powers, "
+						       "power_w_total their sum; temp_c_max the hottest; throttle_reasons "
+						       "the union"));
+	return o;
+}
+
 void telemetry_close(struct telemetry *t)
 {
 	if (t->running)

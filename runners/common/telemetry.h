@@ -86,6 +86,15 @@ const char *telemetry_reason_names(unsigned long long bits, char *buf, size_t le
  *  throttle_reasons [names]} or {available: false, why} (new reference). */
 json_t *telemetry_summary_json(const struct telemetry_summary *s);
 
+/* Several GPUs' windows over the same work (a collective: one summary per GPU, each sampled on its own GPU) as one:
+ * {available, source, samples, interval_ms, sm_clock_mhz, power_w_median, temp_c_max, throttle_reasons} with the
+ * keys of telemetry_summary_json(), plus gpus (n), power_w_total and combined (how, in words): samples summed;
+ * sm_clock_mhz the lowest minimum, the mean of the medians, the highest maximum; power_w_median the mean of the
+ * GPUs' median powers (per GPU), power_w_total their sum; temp_c_max the hottest; throttle_reasons the union. When a
+ * GPU has no telemetry or its window saw no sample: {available: false, why (that GPU's, the first such), gpus}.
+ * New reference. */
+json_t *telemetry_combined_json(const struct telemetry_summary *per_gpu, size_t n);
+
 /* A dobench probe over t: read = SM clock and power now; timed = the sampler window around the timed calls
  * (its summary lands in t->last). */
 void telemetry_probe_ops(struct dobench_probe *out, struct telemetry *t);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench-coll, backend mpi, under mpirun with 2 and 4 ranks (as root, oversubscribed): every op, dtype and
-# placement; the data check passes, and catches a planted wrong element; records follow the schema.
+# placement; the data check passes, and catches a planted wrong element; records follow the schema and say why
+# they carry no telemetry and no energy (host buffers).
 . "$(dirname "$0")/lib.sh"
 R=${BENCH_RUNNERS:?set BENCH_RUNNERS to the runners directory}
 MPIRUN=$(command -v mpirun)
@@ -33,6 +34,9 @@ for r in recs:
     assert r["value"] == r["stats"]["median"] and len(r["samples_ms"]) == r["params"]["iters"]
     assert e["in_place"] == (r["params"]["placement"] == "in-place")
     assert e.get("call") == ("MPI_Alltoall" if op == "all_to_all" else None), e.get("call")
+    # no telemetry on the CPU: the record says so, and so its energy does
+    assert e["telemetry"] == {"available": False, "why": "no telemetry on the CPU (backend mpi: host buffers)"}, e.get("telemetry")
+    assert e["energy"] == {"available": False, "why": e["telemetry"]["why"]}, e.get("energy")
 print("ok")
 PY
 }

@@ -256,6 +256,11 @@ static double tflops_of_ms(double ms, void *arg)
 	return *(double *)arg / (ms * 1e-3) / 1e12;
 }
 
+static double gbps_of_ms(double ms, void *arg)
+{
+	return *(double *)arg / (ms * 1e-3) / 1e9;
+}
+
 /* extra.energy: per rep (one timed call), joules = median board power x median time; TFLOP/J = TFLOP/s / W */
 static void test_energy_from_telemetry(void **state)
 {
@@ -286,6 +291,29 @@ static void test_energy_from_telemetry(void **state)
 	assert_true(fabs(json_real_value(json_object_get(e, "gb_per_joule")) - 1e3 * 1000.0 / 400.0) < 1e-9);
 	assert_null(json_object_get(e, "tflop_per_joule"));
 	json_decref(rec);
+
+	/* GB/s (collectives' busbw) on two GPUs: the power is the sum of the GPUs' medians (power_w_total), not the
+	 * per-GPU median; GB of bus traffic per joule = busbw / W */
+	{
+		double bytes = 1e9; /* median 2 ms: 500 GB/s */
+
+		rec = record_new("collectives", "x", params);
+		record_set_samples(rec, "busbw_gbps", "GB/s", ms, 3, gbps_of_ms, &bytes);
+		record_add_extra(rec, "telemetry", json_pack("{s:b, s:f, s:f, s:i}", "available", 1, "power_w_median", 350.0,
+							     "power_w_total", 700.0, "gpus", 2));
+		record_add_energy(rec);
+		e = json_object_get(json_object_get(rec, "extra"), "energy");
+		assert_true(json_is_true(json_object_get(e, "available")));
+		assert_true(json_real_value(json_object_get(e, "power_w")) == 700.0);
+		assert_int_equal(json_integer_value(json_object_get(e, "gpus")), 2);
+		assert_true(fabs(json_real_value(json_object_get(e, "joules")) - 700.0 * 2e-3) < 1e-12);
+		assert_true(fabs(json_real_value(json_object_get(e, "gb_per_joule")) - 500.0 / 700.0) < 1e-12);
+		/* one call moves 500 GB/s x 2 ms = 1 GB of bus traffic over its joules */
+		assert_true(fabs(500.0 * 2e-3 / json_real_value(json_object_get(e, "joules")) -
+				 json_real_value(json_object_get(e, "gb_per_joule"))) < 1e-9);
+		assert_null(json_object_get(e, "tflop_per_joule"));
+		json_decref(rec);
+	}
 
 	/* no power reading: available false with the telemetry's reason */
 	rec = record_new("gemm", "x", params);
@@ -499,6 +527,60 @@ static void test_telemetry_summary_of_samples(void **state)
 	assert_true(json_number_value(json_object_get(json_object_get(j, "sm_clock_mhz"), "median")) == 1757.5);
 	assert_int_equal(json_integer_value(json_object_get(j, "samples")), 4);
 	json_decref(j);
+}
+
+/* Two GPUs' windows over one collective: one summary, the energy from the sum of their median powers. */
+static void test_telemetry_combined_over_gpus(void **state)
+{
+	const struct telemetry_sample a[] = { { 1500, 300, 60, 0x4 }, { 1600, 310, 58, 0 }, { 1700, 290, 59, 0 } };
+	const struct telemetry_sample b[] = { { 1550, 400, 66, 0x1 }, { 1800, 420, 61, 0 }, { 1700, 380, 62, 0 },
+					      { 1710, 400, 63, 0 } };
+	struct telemetry_summary per[2];
+	json_t *j, *params = json_object(), *rec, *e;
+	double ms[] = { 2.0, 1.0, 4.0 }, bytes = 1e9; /* median 2 ms: 500 GB/s */
+
+	(void)state;
+	telemetry_summarise(&per[0], a, 3); /* medians: 1600 MHz, 300 W */
+	telemetry_summarise(&per[1], b, 4); /* 1705 MHz, 400 W */
+	per[0].source = per[1].source = "nvml";
+	j = telemetry_combined_json(per, 2);
+	assert_true(json_is_true(json_object_get(j, "available")));
+	assert_int_equal(json_integer_value(json_object_get(j, "gpus")), 2);
+	assert_int_equal(json_integer_value(json_object_get(j, "samples")), 7);
+	assert_string_equal(json_string_value(json_object_get(j, "source")), "nvml");
+	assert_true(json_number_value(json_object_get(json_object_get(j, "sm_clock_mhz"), "min")) == 1500);
+	assert_true(json_number_value(json_object_get(json_object_get(j, "sm_clock_mhz"), "median")) == (1600 + 1705) / 2.0);
+	assert_true(json_number_value(json_object_get(json_object_get(j, "sm_clock_mhz"), "max")) == 1800);
+	assert_true(json_number_value(json_object_get(j, "power_w_median")) == 350);
+	assert_true(json_number_value(json_object_get(j, "power_w_total")) == 700);
+	assert_true(json_number_value(json_object_get(j, "temp_c_max")) == 66);
+	assert_int_equal(json_array_size(json_object_get(j, "throttle_reasons")), 2); /* gpu_idle, sw_power_cap */
+	/* the record's energy: both GPUs' power over the median iteration */
+	rec = record_new("collectives", "x", params);
+	record_set_samples(rec, "busbw_gbps", "GB/s", ms, 3, gbps_of_ms, &bytes);
+	record_add_extra(rec, "telemetry", j);
+	record_add_energy(rec);
+	e = json_object_get(json_object_get(rec, "extra"), "energy");
+	assert_true(fabs(json_real_value(json_object_get(e, "joules")) - 700.0 * 2e-3) < 1e-12);
+	assert_true(fabs(json_real_value(json_object_get(e, "gb_per_joule")) - 500.0 / 700.0) < 1e-12);
+	json_decref(rec);
+
+	/* one GPU without a sample: unavailable, with that GPU's reason; so is the energy */
+	telemetry_summarise(&per[1], b, 0);
+	snprintf(per[1].why, sizeof(per[1].why), "rank 1: the timed window saw no sample");
+	j = telemetry_combined_json(per, 2);
+	assert_true(json_is_false(json_object_get(j, "available")));
+	assert_string_equal(json_string_value(json_object_get(j, "why")), "rank 1: the timed window saw no sample");
+	assert_null(json_object_get(j, "power_w_total"));
+	rec = record_new("collectives", "x", params);
+	record_set_samples(rec, "busbw_gbps", "GB/s", ms, 3, gbps_of_ms, &bytes);
+	record_add_extra(rec, "telemetry", j);
+	record_add_energy(rec);
+	e = json_object_get(json_object_get(rec, "extra"), "energy");
+	assert_true(json_is_false(json_object_get(e, "available")));
+	assert_string_equal(json_string_value(json_object_get(e, "why")), "rank 1: the timed window saw no sample");
+	json_decref(rec);
+	json_decref(params);
 }
 
 static void test_telemetry_window_samples_in_the_background(void **state)
@@ -822,6 +904,7 @@ int main(void)
 		cmocka_unit_test(test_fp8_encoders_invert_the_decoders),
 		cmocka_unit_test(test_gemm_operand_dtypes),
 		cmocka_unit_test(test_energy_from_telemetry),
+		cmocka_unit_test(test_telemetry_combined_over_gpus),
 		cmocka_unit_test(test_loaded_names_libc_with_its_version),
 	};
 
