@@ -31,4 +31,22 @@ Y
 timeout 90 "$B" run -o /tmp/tr /tmp/em.yaml > $OUT/t/em.txt 2>&1; echo "em rc=$?"
 for d in /tmp/tr/*/; do cp "$d/results/collectives.jsonl" "$OUT/t/$(basename "$d").jsonl"; done
 "$B" report -o $OUT/t/report /tmp/tr/*/ > $OUT/t/report.txt 2>&1
+# energy: every ok record's extra.energy (the GPUs that ran the case, their median power summed)
+python3 - $OUT/t/*.jsonl > $OUT/t/energy.txt <<'PY'
+import json, sys
+n = ok = 0
+for f in sys.argv[1:]:
+    for r in map(json.loads, open(f)):
+        if r["status"] != "ok":
+            continue
+        n += 1
+        e, t = r["extra"].get("energy", {}), r["extra"].get("telemetry", {})
+        ok += bool(e.get("available"))
+        print(f"{r['case']}: {r['value']:.1f} GB/s, {t.get('gpus')} GPU(s), {e.get('power_w', 0):.0f} W "
+              f"(median per GPU {t.get('power_w_median', 0):.0f} W), {e.get('joules', 0):.4g} J/iteration, "
+              f"{e.get('gb_per_joule', 0):.3f} GB/J, SM {t.get('sm_clock_mhz', {}).get('median', 0):.0f} MHz, "
+              f"{t.get('samples')} samples{'' if e.get('available') else ' NO ENERGY: ' + str(e.get('why'))}")
+print(f"{ok} of {n} ok records carry extra.energy")
+PY
+tail -1 $OUT/t/energy.txt
 cd $OUT && tar -czf t.tgz t && rm -rf t
