@@ -66,6 +66,7 @@ def wrap_parallel(model, parallel, dev, mixed=False):
 
 
 ZIPF_S = 1.1
+LR = 3e-4  # AdamW's learning rate after the linear warm-up over warmup_steps
 
 
 def make_batches(kind, vocab, steps, mb, seq, g):
@@ -89,7 +90,7 @@ def make_batches(kind, vocab, steps, mb, seq, g):
 
 def make_optimizer(net, cuda):
     """AdamW over the parameters the (wrapped) model trains: fused on a GPU where torch has it."""
-    opt_kw = {"lr": 3e-4, "betas": (0.9, 0.95), "weight_decay": 0.1}
+    opt_kw = {"lr": LR, "betas": (0.9, 0.95), "weight_decay": 0.1}
     if cuda and torch_version() >= (2, 0):
         opt_kw["fused"] = True
     return torch.optim.AdamW(net.parameters(), **opt_kw)
@@ -174,6 +175,8 @@ def run_case(case, cfg_all, first):
             torch.cuda.reset_peak_memory_stats()
         losses, times = [], []
         for s in range(steps):
+            for grp in opt.param_groups:  # linear warm-up of the learning rate over the warm-up steps, then flat
+                grp["lr"] = LR * min(1.0, (s + 1) / max(warm, 1))
             batch = data[s].to(dev, non_blocking=True)
             if cuda:
                 torch.cuda.synchronize()
