@@ -66,7 +66,7 @@ def wrap_parallel(model, parallel, dev, mixed=False):
 
 
 ZIPF_S = 1.1
-LR = 3e-4  # AdamW's learning rate after the linear warm-up over warmup_steps
+LR = 3e-4  # AdamW's default learning rate (param lr) after the linear warm-up over warmup_steps
 
 
 def make_batches(kind, vocab, steps, mb, seq, g):
@@ -88,9 +88,9 @@ def make_batches(kind, vocab, steps, mb, seq, g):
     return [one] * steps, {"kind": "fixed", "what": "one batch of uniform random tokens, every step (memorised)"}
 
 
-def make_optimizer(net, cuda):
+def make_optimizer(net, cuda, lr=None):
     """AdamW over the parameters the (wrapped) model trains: fused on a GPU where torch has it."""
-    opt_kw = {"lr": LR, "betas": (0.9, 0.95), "weight_decay": 0.1}
+    opt_kw = {"lr": lr or LR, "betas": (0.9, 0.95), "weight_decay": 0.1}
     if cuda and torch_version() >= (2, 0):
         opt_kw["fused"] = True
     return torch.optim.AdamW(net.parameters(), **opt_kw)
@@ -166,7 +166,9 @@ def run_case(case, cfg_all, first):
         # the optimizer after the wrap: FSDP2's fully_shard replaces every parameter by a sharded DTensor, and an
         # optimizer made before it would step the old, unsharded tensors that no forward reads (issue 17: the loss
         # stayed at 12.5906 from the first step to the last)
-        opt = make_optimizer(net, cuda)
+        lr = float(p.get("lr", LR))
+        ex["lr"] = lr
+        opt = make_optimizer(net, cuda, lr)
         step_loss = loss_fn(net, cfg.vocab)
         if compile_:  # the loss with the model: the float32 logits and the cross-entropy fuse, not 3 passes over V x T
             step_loss = torch.compile(step_loss)
@@ -176,7 +178,7 @@ def run_case(case, cfg_all, first):
         losses, times = [], []
         for s in range(steps):
             for grp in opt.param_groups:  # linear warm-up of the learning rate over the warm-up steps, then flat
-                grp["lr"] = LR * min(1.0, (s + 1) / max(warm, 1))
+                grp["lr"] = lr * min(1.0, (s + 1) / max(warm, 1))
             batch = data[s].to(dev, non_blocking=True)
             if cuda:
                 torch.cuda.synchronize()

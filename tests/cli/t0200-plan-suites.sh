@@ -164,6 +164,17 @@ for f in "$T"/p-*.yaml; do
 done
 [ "$n" -ge 40 ] && ok "bench suites documents $n parameters" || not_ok "only $n parameters documented"
 
+# training keys: the head in fp8 and the zipf data are part of a case's name (compare never matches them with others)
+printf 'bench: 1\nname: k\ntarget: {vendor: cuda, gpu: h200}\nruntime: {engine: host}\nsuites:\n  training: {layers: 4, precision: [bf16, fp8], fp8_head: true, data: zipf, lr: 3e-5, scaling: true}\n' >"$T/keys.yaml"
+expect 0 "plan of training with fp8_head, data zipf, lr, scaling" "$BENCH" plan --json "$T/keys.yaml"
+python3 - "$T/out" <<'PY' && ok "training keys: bf16 plain, fp8+head, /zipf; params lr 3e-05, scaling true" || not_ok "training keys"
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+keys = [c["case"] for c in cases]
+assert keys == ["llama3-8b/L4/bf16/s4096/mb1/fsdp/compile/zipf", "llama3-8b/L4/fp8+head/s4096/mb1/fsdp/compile/zipf"], keys
+assert all(c["params"]["lr"] == 3e-5 and c["params"]["scaling"] is True and c["params"]["data"] == "zipf" for c in cases)
+PY
+
 # docs/manifest-format.md carries the current parameter reference
 "$BENCH" suites >"$T/suites.txt"
 missing=0

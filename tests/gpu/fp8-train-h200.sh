@@ -3,7 +3,7 @@
 # $STEPS steps each (default 50), in the order bf16, fp8 (head in bf16), fp8+head (fp8_head: the output head in fp8
 # too), bf16 again -- so that each fp8 case has a bf16 reference before and after it; prints the tokens/s ratios, each
 # MFU and the loss curves against the tolerance (every step within 2% + 0.02 nats of bf16, docs/architecture.md).
-# DATA=zipf: a fresh batch every step from a Zipf unigram distribution (a smooth loss curve; default fixed: one batch
+# LR: the learning rate (default 3e-4). DATA=zipf: a fresh batch every step from a Zipf unigram distribution (a smooth loss curve; default fixed: one batch
 # the model memorises within two or three steps). About 5-7 minutes of GPU time (four compiles).
 # Needs python3 with torch >= 2.1 on the GPU machine; no bench binary (the cases are written here, as bench plan
 # writes them). Records and the summary under $OUT (default ./gpu-out).
@@ -17,7 +17,8 @@ import json, sys
 import os
 mb, steps = int(os.environ.get("MB", "2")), int(os.environ.get("STEPS", "50"))
 base = {"models": ["llama3-8b"], "layers": 4, "param_dtype": "fp32", "seq_len": 4096, "micro_batch": mb, "steps": steps,
-        "warmup_steps": 10, "parallel": "fsdp", "compile": True, "model": "llama3-8b", "data": os.environ.get("DATA", "fixed")}
+        "warmup_steps": 10, "parallel": "fsdp", "compile": True, "model": "llama3-8b", "data": os.environ.get("DATA", "fixed"),
+        "lr": float(os.environ.get("LR", "3e-4"))}
 order = [("bf16", False, "bf16-1"), ("fp8", False, "fp8"), ("fp8", True, "fp8+head"), ("bf16", False, "bf16-2")]
 cases = [{"suite": "training", "case": f"llama3-8b/L4/{label}/s4096/mb{mb}/fsdp/compile",
           "params": dict(base, precision=p, fp8_head=h)} for p, h, label in order]
