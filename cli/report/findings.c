@@ -281,17 +281,25 @@ next:
 	}
 }
 
-/* The collectives key without its size segment: op/dtype/placement/rRnN. */
+/* Two collectives records of one size sweep: their case keys equal but for the size, the third segment
+ * (op/dtype/SIZE/placement/rRnN, with a group /gG.K, a pair's I-J or an env_matrix variant after it): a group of one
+ * GPU or another NCCL_ALGO is another sweep. */
 static int same_sweep(const json_t *a, const json_t *b)
 {
-	const json_t *pa = json_object_get(a, "params"), *pb = json_object_get(b, "params");
-	static const char *const keys[] = { "op", "dtype", "placement", NULL };
+	const char *ka = str(a, "case"), *kb = str(b, "case");
+	const char *sa = ka, *sb = kb;
 
-	for (size_t i = 0; keys[i]; i++)
-		if (strcmp(str(pa, keys[i]), str(pb, keys[i])))
+	for (int seg = 0; seg < 2; seg++) { /* past "op/" and "dtype/" */
+		const char *na = strchr(sa, '/'), *nb = strchr(sb, '/');
+
+		if (!na || !nb || na - sa != nb - sb || strncmp(sa, sb, (size_t)(na - sa)))
 			return 0;
-	return json_equal(json_object_get(pa, "ranks"), json_object_get(pb, "ranks")) &&
-	       json_equal(json_object_get(pa, "nodes"), json_object_get(pb, "nodes"));
+		sa = na + 1;
+		sb = nb + 1;
+	}
+	sa = strchr(sa, '/');
+	sb = strchr(sb, '/');
+	return sa && sb && !strcmp(sa, sb);
 }
 
 static void rule_busbw(json_t *out, json_t *recs)

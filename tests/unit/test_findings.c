@@ -184,6 +184,17 @@ static void test_busbw_dip(void **state)
 		 "]", NULL);
 	assert_int_equal(json_array_size(f), 0);
 	json_decref(f);
+	/* another sweep of the same op, dtype and placement: a group of one GPU (busbw 0 by nccl-tests' factor) or an
+	 * env_matrix variant; its sizes are no dip of the whole-node sweep (seen on two H200: "falls 100%") */
+	f = eval("[" COLL("16MiB", "16777216", "300") ","
+		 "{\"suite\": \"collectives\", \"case\": \"all_reduce/bf16/64MiB/out-of-place/r8n1/g1.0\", \"status\": \"ok\", "
+		 "\"value\": 0, \"params\": {\"op\": \"all_reduce\", \"dtype\": \"bf16\", \"placement\": \"out-of-place\", "
+		 "\"ranks\": 8, \"nodes\": 1, \"bytes\": 67108864, \"group_size\": 1, \"group\": 0}},"
+		 "{\"suite\": \"collectives\", \"case\": \"all_reduce/bf16/64MiB/out-of-place/r8n1/env:NCCL_ALGO=Tree\", "
+		 "\"status\": \"ok\", \"value\": 100, \"params\": {\"op\": \"all_reduce\", \"dtype\": \"bf16\", "
+		 "\"placement\": \"out-of-place\", \"ranks\": 8, \"nodes\": 1, \"bytes\": 67108864}}]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
 }
 
 static void test_loaded_not_pinned(void **state)
