@@ -143,7 +143,7 @@ struct outcome {
 /* One rank's telemetry over a case's timed loop, as numbers a team sum carries: rank r fills slot r of an n x TEL_K
  * vector of zeros, and the sum hands every slot to rank 0. */
 enum { TEL_ACTIVE, TEL_OK, TEL_N, TEL_SM_MIN, TEL_SM_MEDIAN, TEL_SM_MAX, TEL_POWER, TEL_TEMP_MAX, TEL_REASONS_LO,
-       TEL_REASONS_HI, TEL_K };
+       TEL_REASONS_HI, TEL_WINDOW_MS, TEL_K };
 
 struct backend {
 	const char *name;
@@ -651,6 +651,7 @@ static void ccl_window_end(void *ctx, double *slot)
 		slot[TEL_TEMP_MAX] = s.temp_c_max;
 		slot[TEL_REASONS_LO] = (double)(s.reasons & 0xffffffffULL); /* 32 bits each: exact in a double */
 		slot[TEL_REASONS_HI] = (double)(s.reasons >> 32);
+		slot[TEL_WINDOW_MS] = s.window_ms;
 	}
 }
 
@@ -688,6 +689,7 @@ static json_t *ccl_telemetry_json(void *ctx, const double *all, int n)
 		s->power_w_median = v[TEL_POWER];
 		s->temp_c_max = v[TEL_TEMP_MAX];
 		s->reasons = (unsigned long long)v[TEL_REASONS_LO] | (unsigned long long)v[TEL_REASONS_HI] << 32;
+		s->window_ms = v[TEL_WINDOW_MS];
 	}
 	out = telemetry_combined_json(per, k);
 	free(per);

@@ -205,6 +205,20 @@ void record_add_energy(json_t *rec)
 	e = json_pack("{s:b, s:f, s:f, s:f}", "available", 1, "power_w", power, "time_ms", t, "joules", power * t / 1e3);
 	if (json_is_integer(json_object_get(tel, "gpus")))
 		json_object_set(e, "gpus", json_object_get(tel, "gpus"));
+	if (json_is_number(json_object_get(tel, "window_ms"))) {
+		double w = json_number_value(json_object_get(tel, "window_ms"));
+
+		json_object_set_new(e, "window_ms", json_real(w));
+		if (w < RECORD_POWER_AVERAGE_MS) {
+			char note[320];
+
+			snprintf(note, sizeof(note), "the timed window lasted %.0f ms, less than the %.0f ms over which the "
+				 "driver averages power: up to %.0f%% of the reading is from the time before the window (a "
+				 "steady-state warm-up of the same work, or the previous case)", w, RECORD_POWER_AVERAGE_MS,
+				 100.0 * (1.0 - w / RECORD_POWER_AVERAGE_MS));
+			json_object_set_new(e, "power_window_note", json_string(note));
+		}
+	}
 	value = json_number_value(json_object_get(rec, "value"));
 	if (json_is_number(json_object_get(rec, "value")) && value > 0 && unit) {
 		if (!strcmp(unit, "TFLOP/s"))

@@ -60,6 +60,9 @@ void record_emit(json_t *rec);
  * tflop_per_joule = value / power, with TB/s gb_per_joule = 1000 x value / power, with GB/s (collectives' busbw)
  * gb_per_joule = value / power. Without a usable power reading or a measurement: {available: false, why}. Nothing
  * when the record has no extra.telemetry (not a GPU record) or already has extra.energy. record_emit() calls it. */
+/* NVML's power reading on Ampere (but GA100) and newer, Hopper included, is the average of the last second: a
+ * timed window shorter than this gets extra.energy.power_window_note. */
+#define RECORD_POWER_AVERAGE_MS 1000.0
 void record_add_energy(json_t *rec);
 /* extra.timing = {mode, steady_reached, steady_after_ms, method} of a finished dobench_run(). */
 void record_add_timing(json_t *rec, const struct dobench_result *r);

@@ -227,6 +227,14 @@ static void *sampler(void *arg)
 	return NULL;
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 int telemetry_window_begin(struct telemetry *t)
 {
 	struct telemetry_sample s;
@@ -238,6 +246,7 @@ int telemetry_window_begin(struct telemetry *t)
 	t->n = 0;
 	t->stop = 0;
 	t->running = 1;
+	t->t0_ms = now_ms();
 	if (t->src.read(t->src.ctx, &s) == 0)
 		append(t, &s);
 	t->threaded = pthread_create(&t->thread, NULL, sampler, t) == 0; /* else the one sample stands for it */
@@ -265,6 +274,7 @@ void telemetry_window_end(struct telemetry *t, struct telemetry_summary *out)
 		}
 		telemetry_summarise(&s, t->samples, t->n);
 		s.source = t->src.name;
+		s.window_ms = t->t0_ms > 0 ? now_ms() - t->t0_ms : 0;
 	}
 	t->last = s;
 	if (out)
@@ -359,6 +369,8 @@ json_t *telemetry_summary_json(const struct telemetry_summary *s)
 		      s->source ? s->source : "?", "samples", (json_int_t)s->n, "interval_ms", TELEMETRY_INTERVAL_MS,
 		      "sm_clock_mhz", "min", s->sm_mhz_min, "median", s->sm_mhz_median, "max", s->sm_mhz_max,
 		      "power_w_median", s->power_w_median, "temp_c_max", s->temp_c_max, "throttle_reasons", names);
+	if (s->window_ms > 0)
+		json_object_set_new(o, "window_ms", json_real(s->window_ms));
 	return o;
 }
 
@@ -387,6 +399,8 @@ json_t *telemetry_combined_json(const struct telemetry_summary *in, size_t n)
 			c.source = s->source;
 		c.n += s->n;
 		c.reasons |= s->reasons;
+		if (s->window_ms > c.window_ms)
+			c.window_ms = s->window_ms; /* the longest: the ranks' windows overlap */
 		sm += s->sm_mhz_median;
 		power += s->power_w_median;
 	}

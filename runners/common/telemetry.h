@@ -43,6 +43,7 @@ struct telemetry_summary {
 	double power_w_median;
 	double temp_c_max;
 	unsigned long long reasons; /* OR of every sample's reasons */
+	double window_ms;  /* the window's wall time, begin to end (0: not a timed window) */
 };
 
 struct telemetry {
@@ -60,6 +61,7 @@ struct telemetry {
 	struct telemetry_sample *samples;
 	size_t n, cap;
 	struct telemetry_summary last; /* the last closed window */
+	double t0_ms;                  /* when the open window began (CLOCK_MONOTONIC) */
 };
 
 #define TELEMETRY_INIT { 0 }
@@ -82,7 +84,7 @@ void telemetry_summarise(struct telemetry_summary *out, const struct telemetry_s
 
 /* Names of the set throttle-reason bits, comma-separated ("" when none); returns buf. */
 const char *telemetry_reason_names(unsigned long long bits, char *buf, size_t len);
-/* {available, source, samples, interval_ms, sm_clock_mhz {min, median, max}, power_w_median, temp_c_max,
+/* {available, source, samples, interval_ms, window_ms, sm_clock_mhz {min, median, max}, power_w_median, temp_c_max,
  *  throttle_reasons [names]} or {available: false, why} (new reference). */
 json_t *telemetry_summary_json(const struct telemetry_summary *s);
 

@@ -221,6 +221,7 @@ class Telemetry:
         if not self.ok:
             return
         self._samples, self._stop = [], threading.Event()
+        self._t0 = time.perf_counter()
         s = self._read()
         if s is not None:
             self._samples.append(s)
@@ -242,6 +243,8 @@ class Telemetry:
             self._thread.join()
             self._thread = None
         self.last = summarise(self._samples, self.name)
+        if self._samples:
+            self.last["window_ms"] = (time.perf_counter() - self._t0) * 1e3
         if self.match:
             self.last["device_match"] = self.match
         return self.last

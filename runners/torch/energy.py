@@ -12,6 +12,9 @@ def _median(xs):
     return s[lo] if lo + 1 >= n else s[lo] + (s[lo + 1] - s[lo]) * (idx - lo)
 
 
+POWER_AVERAGE_MS = 1000.0  # NVML's power reading on Ampere (but GA100) and newer is the average of the last second
+
+
 def energy(rec):
     """Per rep (one timed call): joules = the timed window's median board power (W) x the median of samples_ms (s);
     with unit TFLOP/s, tflop_per_joule = value / power; with TB/s, gb_per_joule = 1000 x value / power. Without a
@@ -27,6 +30,14 @@ def energy(rec):
         return {"available": False, "why": "the case did not measure"}
     t = _median(ms)
     e = {"available": True, "power_w": float(power), "time_ms": t, "joules": power * t / 1e3}
+    w = tel.get("window_ms")
+    if isinstance(w, (int, float)) and not isinstance(w, bool):
+        e["window_ms"] = float(w)
+        if w < POWER_AVERAGE_MS:
+            e["power_window_note"] = (f"the timed window lasted {w:.0f} ms, less than the {POWER_AVERAGE_MS:.0f} ms over "
+                                      f"which the driver averages power: up to {100 * (1 - w / POWER_AVERAGE_MS):.0f}% "
+                                      f"of the reading is from the time before the window (a steady-state warm-up of the "
+                                      f"same work, or the previous case)")
     value = rec.get("value")
     if isinstance(value, (int, float)) and value > 0:
         if rec.get("unit") == "TFLOP/s":

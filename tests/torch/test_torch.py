@@ -222,6 +222,18 @@ def test_tiny_training_step_trains():
     assert abs(ex["tokens_per_s"] - 64 / (bl.percentile(sorted(rec["samples_ms"]), 0.5) * 1e-3)) < 1e-6 * ex["tokens_per_s"]
 
 
+def test_energy_says_when_the_window_is_shorter_than_the_power_average():
+    import energy
+    rec = {"status": "ok", "value": 100.0, "unit": "TFLOP/s", "samples_ms": [2.0, 2.0, 2.0],
+           "extra": {"telemetry": {"available": True, "power_w_median": 500.0, "window_ms": 200.0}}}
+    e = energy.energy(rec)
+    assert e["window_ms"] == 200.0 and "lasted 200 ms" in e["power_window_note"] and "up to 80%" in e["power_window_note"]
+    rec["extra"]["telemetry"]["window_ms"] = 1200.0
+    assert "power_window_note" not in energy.energy(rec)
+    del rec["extra"]["telemetry"]["window_ms"]
+    assert "window_ms" not in energy.energy(rec)
+
+
 def test_zipf_batches_fresh_every_step_with_their_entropy():
     import train
     g = torch.Generator().manual_seed(5)

@@ -312,6 +312,28 @@ static void test_energy_from_telemetry(void **state)
 		assert_true(fabs(500.0 * 2e-3 / json_real_value(json_object_get(e, "joules")) -
 				 json_real_value(json_object_get(e, "gb_per_joule"))) < 1e-9);
 		assert_null(json_object_get(e, "tflop_per_joule"));
+		assert_null(json_object_get(e, "power_window_note")); /* no window length given: nothing to say */
+		json_decref(rec);
+
+		/* a window shorter than the driver's 1 s power average says how much of the reading came from before it */
+		rec = record_new("collectives", "x", params);
+		record_set_samples(rec, "busbw_gbps", "GB/s", ms, 3, gbps_of_ms, &bytes);
+		record_add_extra(rec, "telemetry", json_pack("{s:b, s:f, s:f}", "available", 1, "power_w_median", 350.0,
+							     "window_ms", 250.0));
+		record_add_energy(rec);
+		e = json_object_get(json_object_get(rec, "extra"), "energy");
+		assert_true(json_real_value(json_object_get(e, "window_ms")) == 250.0);
+		assert_non_null(strstr(json_string_value(json_object_get(e, "power_window_note")), "lasted 250 ms, less than "
+											      "the 1000 ms"));
+		assert_non_null(strstr(json_string_value(json_object_get(e, "power_window_note")), "up to 75% of the reading"));
+		json_decref(rec);
+		rec = record_new("collectives", "x", params);
+		record_set_samples(rec, "busbw_gbps", "GB/s", ms, 3, gbps_of_ms, &bytes);
+		record_add_extra(rec, "telemetry", json_pack("{s:b, s:f, s:f}", "available", 1, "power_w_median", 350.0,
+							     "window_ms", 1500.0));
+		record_add_energy(rec);
+		e = json_object_get(json_object_get(rec, "extra"), "energy");
+		assert_null(json_object_get(e, "power_window_note"));
 		json_decref(rec);
 	}
 
