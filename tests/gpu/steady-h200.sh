@@ -3,7 +3,8 @@
 # (tests/gpu/prepare-carry.sh) and run from the checkout:
 #   PART=twin sh tests/gpu/steady-h200.sh   native cuBLASLt GEMM vs its PyTorch twin (F.linear bf16, torch._scaled_mm
 #                                            fp8), llama70b shapes tn, steady mode, 2 interleaved rounds: round 1
-#                                            native first, round 2 PyTorch first (ABBA); tune 8 beside the heuristic
+#                                            native first, round 2 PyTorch first (ABBA); tune 8 beside the heuristic;
+#                                            REP=1s for a 1 s timed window per case
 #   PART=aab sh tests/gpu/steady-h200.sh    A/A/B of h200-host's GEMM (heuristic) and memory suites, 3 rounds: A and A2
 #                                            are the same stack, B gives cuBLASLt a 1 KiB workspace
 #   PART=splitk sh tests/gpu/steady-h200.sh A/B, 3 rounds: B's 1 KiB workspace on split-K shapes and two that need none
@@ -35,9 +36,12 @@ hdr() { # name
 }
 case $PART in
 twin)
-	{ hdr native; echo '  gemm: {backends: [blaslt], dtypes: [bf16, fp8e4m3], layouts: [tn], shapes: llama70b, tune: 8}'; } >"$M/native.yaml"
-	{ hdr torch-bf16; echo '  gemm: {backends: [torch-linear], dtypes: [bf16], layouts: [tn], shapes: llama70b}'; } >"$M/torch-bf16.yaml"
-	{ hdr torch-fp8; echo '  gemm: {backends: [torch-scaled-mm], dtypes: [fp8e4m3], layouts: [tn], shapes: llama70b}'; } >"$M/torch-fp8.yaml"
+	# REP: the timed window per case (default the suite's 200 ms); under the power cap the clock swings by a few
+	# percent from one 10 ms probe to the next, and a longer window averages more of it
+	r=${REP:+, rep: $REP}
+	{ hdr native; echo "  gemm: {backends: [blaslt], dtypes: [bf16, fp8e4m3], layouts: [tn], shapes: llama70b, tune: 8$r}"; } >"$M/native.yaml"
+	{ hdr torch-bf16; echo "  gemm: {backends: [torch-linear], dtypes: [bf16], layouts: [tn], shapes: llama70b$r}"; } >"$M/torch-bf16.yaml"
+	{ hdr torch-fp8; echo "  gemm: {backends: [torch-scaled-mm], dtypes: [fp8e4m3], layouts: [tn], shapes: llama70b$r}"; } >"$M/torch-fp8.yaml"
 	set -- "$M/native.yaml" "$M/torch-bf16.yaml" "$M/torch-fp8.yaml"
 	ROUNDS=${ROUNDS:-2}
 	;;
