@@ -10,16 +10,17 @@ extern const struct suite_ops suite_training;
 static const char *const models[] = { "tiny", "gpt-1.5b", "llama3-8b", "llama3-70b", "mistral-7b", NULL };
 
 /* What each model allows, as runners/torch/models.py defines it (tests/torch/test_torch.py compares the two):
- * learned positions cap seq_len (0: rotary, no cap); heads must divide the width, kv_heads the heads. */
+ * learned positions cap seq_len (0: rotary, no cap); heads must divide the width, kv_heads the heads; an fp8 output
+ * head needs a vocabulary that is a multiple of 16 (torch._scaled_mm's rule). */
 static const struct train_model {
 	const char *name;
-	int layers, hidden, heads, kv_heads, positions;
+	int layers, hidden, heads, kv_heads, positions, vocab;
 } train_models[] = {
-	{ "tiny", 2, 64, 4, 2, 0 },
-	{ "gpt-1.5b", 48, 1600, 25, 25, 1024 },
-	{ "llama3-8b", 32, 4096, 32, 8, 0 },
-	{ "llama3-70b", 80, 8192, 64, 8, 0 },
-	{ "mistral-7b", 32, 4096, 32, 8, 0 },
+	{ "tiny", 2, 64, 4, 2, 0, 256 },
+	{ "gpt-1.5b", 48, 1600, 25, 25, 1024, 50257 },
+	{ "llama3-8b", 32, 4096, 32, 8, 0, 128256 },
+	{ "llama3-70b", 80, 8192, 64, 8, 0, 128256 },
+	{ "mistral-7b", 32, 4096, 32, 8, 0, 32000 },
 };
 static const char *const precisions[] = { "bf16", "fp8", "fp32", NULL };
 static const char *const parallels[] = { "ddp", "fsdp", NULL };
@@ -41,7 +42,8 @@ static const struct param_def train_params[] = {
 	  "tokens per sequence (at most the model's learned positions: gpt-1.5b has 1024)" },
 	{ "micro_batch", PARAM_INT, "1", NULL, NULL, NULL, 1, 4096, 0, "sequences per GPU per step" },
 	{ "steps", PARAM_INT, "30", NULL, NULL, NULL, 2, 1000000, 0, "optimizer steps in all, warm-up included" },
-	{ "warmup_steps", PARAM_INT, "10", NULL, NULL, NULL, 1, 1000000, 0, "steps excluded from the timing" },
+	{ "warmup_steps", PARAM_INT, "10", NULL, NULL, NULL, 1, 1000000, 0,
+	  "steps excluded from the timing, over which the learning rate rises linearly to lr" },
 	{ "parallel", PARAM_ENUM_LIST, "[fsdp]", NULL, NULL, parallels, 0, 0, PARAM_SCALAR_OK,
 	  "data parallelism with more than one GPU: ddp, fsdp (FSDP2), or both as a list (one case each)" },
 	{ "compile", PARAM_BOOL, "true", "false", NULL, NULL, 0, 0, 0,
@@ -75,6 +77,8 @@ static void train_check(struct suite_check *c, const struct manifest *m)
 	const struct param_value *mo = suite_cfg_get(c->cfg, "models"), *seq = suite_cfg_get(c->cfg, "seq_len");
 	const struct param_value *layers = suite_cfg_get(c->cfg, "layers"), *pr = suite_cfg_get(c->cfg, "precision");
 	const struct param_value *mb = suite_cfg_get(c->cfg, "micro_batch"), *lr = suite_cfg_get(c->cfg, "lr");
+	const struct param_value *head = suite_cfg_get(c->cfg, "fp8_head");
+	int has_fp8 = 0;
 
 	(void)m;
 	if (!(lr->num > 0))
@@ -96,10 +100,23 @@ static void train_check(struct suite_check *c, const struct manifest *m)
 			suite_check_error(c, layers, "'layers' (%lld) exceeds the %d layers of model '%s' (a proxy has fewer)",
 					  layers->i, tm->layers, tm->name);
 	}
-	for (size_t i = 0; i < pr->n; i++)
-		if (!strcmp(pr->sv[i], "fp8") && (seq->i * mb->i) % 16)
+	for (size_t i = 0; i < pr->n; i++) {
+		if (strcmp(pr->sv[i], "fp8"))
+			continue;
+		has_fp8 = 1;
+		if ((seq->i * mb->i) % 16)
 			suite_check_error(c, seq, "fp8 GEMMs need micro_batch x seq_len (%lld x %lld) to be a multiple of 16",
 					  mb->i, seq->i);
+	}
+	if (head->i && !has_fp8)
+		suite_check_error(c, head, "'fp8_head' puts the output head in fp8, but 'precision' has no fp8");
+	for (size_t i = 0; head->i && has_fp8 && i < mo->n; i++) {
+		const struct train_model *tm = train_model_find(mo->sv[i]);
+
+		if (tm && tm->vocab % 16)
+			suite_check_error(c, head, "'fp8_head': model '%s' has a vocabulary of %d, not a multiple of 16, so its "
+					  "head cannot run in fp8", tm->name, tm->vocab);
+	}
 }
 
 static int train_plan(struct plan *out, const struct suite_cfg *cfg, const struct manifest *m)

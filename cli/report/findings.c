@@ -372,9 +372,23 @@ static void rule_scaling(json_t *out, json_t *recs)
 
 	json_array_foreach(recs, i, r) {
 		double wn = xnum(r, "world_size"), tn = xnum(r, "tokens_per_s");
+		const json_t *sc = json_object_get(json_object_get(r, "extra"), "scaling");
 
 		if (!is_ok(r, "training") || !(wn > 1) || !(tn > 0))
 			continue;
+		if (json_is_true(json_object_get(sc, "available"))) { /* scaling: true measured it in the same run */
+			double eff = json_number_value(json_object_get(sc, "efficiency"));
+			double t1 = json_number_value(json_object_get(sc, "single_tokens_per_s"));
+
+			if (eff < SCALING_MIN)
+				add(out, "scaling-poor", r,
+				    json_pack("{s:f, s:f, s:f, s:I, s:s}", "efficiency", eff, "tokens_per_s_per_gpu", tn,
+					      "tokens_per_s_one_gpu", t1, "world_size", (json_int_t)wn, "one_gpu_case",
+					      "this case on one GPU (scaling: true)"),
+				    "%.0f GPUs reach %.0f%% of one GPU's tokens/s each (%.0f vs %.0f; at least %.0f%% expected)",
+				    wn, 100.0 * eff, tn, t1, 100.0 * SCALING_MIN);
+			continue;
+		}
 		json_array_foreach(recs, j, one) {
 			double t1 = xnum(one, "tokens_per_s"), eff;
 

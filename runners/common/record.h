@@ -53,6 +53,9 @@ void record_add_extra(json_t *rec, const char *key, json_t *value);
 /* Prints rec as one line and frees it; first sets "loaded" (loaded_libraries()) and "stack_libs"
  * (loaded_stack_libs()) where the record has none. */
 void record_emit(json_t *rec);
+/* NVML's power reading on Ampere (but GA100) and newer, Hopper included, is the average of the last second: a
+ * timed window shorter than this from NVML gets extra.energy.power_window_note. */
+#define RECORD_POWER_AVERAGE_MS 1000.0
 /* extra.energy from the record's extra.telemetry (docs/manifest-format.md, "Energy"): per rep (one timed call),
  * joules = the timed window's board power (W) x the median of samples_ms (s), where the power is
  * telemetry.power_w_total when present (a case on several GPUs: the sum of their median powers; extra.energy.gpus
@@ -60,9 +63,6 @@ void record_emit(json_t *rec);
  * tflop_per_joule = value / power, with TB/s gb_per_joule = 1000 x value / power, with GB/s (collectives' busbw)
  * gb_per_joule = value / power. Without a usable power reading or a measurement: {available: false, why}. Nothing
  * when the record has no extra.telemetry (not a GPU record) or already has extra.energy. record_emit() calls it. */
-/* NVML's power reading on Ampere (but GA100) and newer, Hopper included, is the average of the last second: a
- * timed window shorter than this gets extra.energy.power_window_note. */
-#define RECORD_POWER_AVERAGE_MS 1000.0
 void record_add_energy(json_t *rec);
 /* extra.timing = {mode, steady_reached, steady_after_ms, method} of a finished dobench_run(). */
 void record_add_timing(json_t *rec, const struct dobench_result *r);

@@ -33,7 +33,7 @@ def energy(rec):
     w = tel.get("window_ms")
     if isinstance(w, (int, float)) and not isinstance(w, bool):
         e["window_ms"] = float(w)
-        if w < POWER_AVERAGE_MS:
+        if w < POWER_AVERAGE_MS and tel.get("source") == "nvml":
             e["power_window_note"] = (f"the timed window lasted {w:.0f} ms, less than the {POWER_AVERAGE_MS:.0f} ms over "
                                       f"which the driver averages power: up to {100 * (1 - w / POWER_AVERAGE_MS):.0f}% "
                                       f"of the reading is from the time before the window (a steady-state warm-up of the "

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Training throughput and MFU (runner contract: docs/architecture.md): one fixed batch of synthetic random tokens, AdamW, bf16 autocast
+"""Training throughput and MFU (runner contract: docs/architecture.md): synthetic tokens (one fixed batch, or a fresh
+Zipf-distributed batch every step), AdamW with a linear warm-up, bf16 autocast
 (or fp32), optional torch.compile. Per case: tokens/s, TFLOP/s per GPU by 6N + 12 L H d T density (density
 0.5 causal, the sliding-window fraction for Mistral; stated in the record), MFU against the dense bf16 peak the
 CLI passes in, peak memory, first and last loss (must be finite and falling).
   train.py --config CASES.json
 """
 import dataclasses
+import importlib
 import json
 import math
 import os
@@ -69,23 +71,28 @@ ZIPF_S = 1.1
 LR = 3e-4  # AdamW's default learning rate (param lr) after the linear warm-up over warmup_steps
 
 
-def make_batches(kind, vocab, steps, mb, seq, g):
-    """The tokens of every step, made before the first: (a list of steps x [mb, seq + 1] tensors, what the record
-    says of them). fixed: one batch of uniform random tokens for every step. zipf: a fresh batch per step, tokens
-    drawn from p(k) ~ 1 / k^ZIPF_S over the vocabulary (k = 1..V, a random permutation of the ids), whose entropy is
-    the lowest loss a model can reach on them."""
+def make_batches(kind, vocab, mb, seq, g):
+    """The tokens of each step: (batch_of(step) -> an [mb, seq + 1] tensor, made before the step's clock starts; what
+    the record says of them). fixed: one batch of uniform random tokens for every step. zipf: a fresh batch per
+    step, tokens drawn from p(k) ~ 1 / k^ZIPF_S over the vocabulary (k = 1..V, a random permutation of the ids) with a
+    generator seeded per step (deterministic, and no step's tokens kept longer than its step), whose entropy is the
+    lowest loss a model can reach on them."""
     if kind == "zipf":
         w = 1.0 / torch.arange(1, vocab + 1, dtype=torch.float64) ** ZIPF_S
         prob = w / w.sum()
         floor = float(-(prob * prob.log()).sum())
         ids = torch.randperm(vocab, generator=g)
-        draw = torch.multinomial(prob.float(), steps * mb * (seq + 1), replacement=True, generator=g)
-        tok = ids[draw].view(steps, mb, seq + 1)
-        return list(tok), {"kind": "zipf", "exponent": ZIPF_S, "loss_floor": floor,
-                           "what": f"a fresh batch every step, tokens from a Zipf({ZIPF_S}) unigram distribution "
-                                   f"(entropy {floor:.4f} nats: the loss floor)"}
+        base = int(torch.randint(0, 2 ** 31 - 1, (1,), generator=g))
+        prob32 = prob.float()
+
+        def batch_of(step):
+            gs = torch.Generator().manual_seed(base + step)
+            return ids[torch.multinomial(prob32, mb * (seq + 1), replacement=True, generator=gs)].view(mb, seq + 1)
+        return batch_of, {"kind": "zipf", "exponent": ZIPF_S, "loss_floor": floor,
+                          "what": f"a fresh batch every step, tokens from a Zipf({ZIPF_S}) unigram distribution "
+                                  f"(entropy {floor:.4f} nats: the loss floor)"}
     one = torch.randint(0, vocab, (mb, seq + 1), generator=g)
-    return [one] * steps, {"kind": "fixed", "what": "one batch of uniform random tokens, every step (memorised)"}
+    return (lambda step: one), {"kind": "fixed", "what": "one batch of uniform random tokens, every step (memorised)"}
 
 
 def make_optimizer(net, cuda, lr=None):
@@ -147,10 +154,10 @@ def run_case(case, cfg_all, first):
         # two or three steps), which checks that the step really trains. data zipf: a fresh batch every step from a
         # Zipf unigram distribution: the loss falls smoothly towards the distribution's entropy and cannot reach
         # zero, the curve fp8 and bf16 are compared on. Throughput depends on neither (all batches are made first).
-        data, ex["data"] = make_batches(p.get("data", "fixed"), cfg.vocab, steps, mb, seq, g)
+        batch_of, ex["data"] = make_batches(p.get("data", "fixed"), cfg.vocab, mb, seq, g)
         if "loss_floor" in ex["data"]:
             ex["loss_floor"] = ex["data"]["loss_floor"]
-        ref = reference_check(model, cfg, data[0][:1, :REF_TOKENS + 1], dev)
+        ref = reference_check(model, cfg, batch_of(0)[:1, :REF_TOKENS + 1], dev)
         ex["reference_check"] = ref
         n = model.flop_params()
         flex_window = model.prepare_window(seq, dev)
@@ -170,7 +177,11 @@ def run_case(case, cfg_all, first):
         ex["lr"] = lr
         opt = make_optimizer(net, cuda, lr)
         step_loss = loss_fn(net, cfg.vocab)
-        if compile_:  # the loss with the model: the float32 logits and the cross-entropy fuse, not 3 passes over V x T
+        if compile_:
+            # the loss with the model: the float32 logits and the cross-entropy fuse, not 3 passes over V x T. Each
+            # case compiles the same step function over a new model: without a reset, dynamo's recompile limit would
+            # run later cases eager while their records say compile
+            importlib.import_module("torch._dynamo").reset()
             step_loss = torch.compile(step_loss)
         amp = torch.autocast(device_type=dev.type, dtype=torch.bfloat16, enabled=(prec in ("bf16", "fp8")))
         if cuda:
@@ -179,7 +190,7 @@ def run_case(case, cfg_all, first):
         for s in range(steps):
             for grp in opt.param_groups:  # linear warm-up of the learning rate over the warm-up steps, then flat
                 grp["lr"] = lr * min(1.0, (s + 1) / max(warm, 1))
-            batch = data[s].to(dev, non_blocking=True)
+            batch = batch_of(s).to(dev, non_blocking=True)
             if cuda:
                 torch.cuda.synchronize()
             t0 = time.perf_counter()
@@ -370,7 +381,10 @@ def launch_ranks(n):
 
 def measure_single(path):
     """The cases that ask for scaling, run once more on one rank (GPU 0, or one CPU process) before the ranks start:
-    their records go to path, one JSON line each, for the ranks' records to compare with."""
+    their records go to path, one JSON line each, for the ranks' records to compare with. Returns the one-rank
+    records by case key that parse (a line cut short or a stray print is skipped) and why there are none, if so.
+    Under a Slurm job of several nodes each node's task runs it (node 0's copy is the one compared with), which
+    keeps the nodes in step for the rendezvous that follows."""
     import subprocess
 
     env = dict(os.environ, BENCH_TRAIN_SINGLE="1")
@@ -378,18 +392,31 @@ def measure_single(path):
         env.pop(k, None)
     print("train.py: scaling: the cases on one rank first", file=sys.stderr)
     with open(path, "w") as f:
-        return subprocess.run([sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env=env, stdout=f).returncode
+        code = subprocess.run([sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env=env, stdout=f).returncode
+    recs = {}
+    with open(path) as f:
+        for line in f:
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(r, dict) and isinstance(r.get("case"), str):
+                recs[r["case"]] = r
+    why = f"the one-rank process exited {code}" if code else ""
+    if code:
+        print(f"train.py: scaling: {why}", file=sys.stderr)
+    return recs, why
 
 
-def scaling_fields(rec, single, world):
-    """extra.scaling of a record of `world` ranks against the same case on one rank (single: its record or None):
-    efficiency = tokens/s per rank here / tokens/s on one rank."""
+def scaling_fields(rec, single, world, single_why=""):
+    """extra.scaling of a record of `world` ranks against the same case on one rank (single: its record or None;
+    single_why: why the one-rank process gave none): efficiency = tokens/s per rank here / tokens/s on one rank."""
     ex = rec["extra"]
     out = {"ranks": world, "reference": "the same case on one rank (GPU 0), measured just before, in the same run"}
     if rec["status"] != "ok":
-        return dict(out, available=False, why="this case did not measure")
+        return dict(out, available=False, why=f"this case is {rec['status']}: {rec.get('error') or 'no reason'}")
     if not single or single.get("status") != "ok":
-        why = (single or {}).get("error") or "no one-rank record"
+        why = (single or {}).get("error") or single_why or "no one-rank record"
         return dict(out, available=False, why=f"the one-rank measurement failed: {why}")
     one = single["extra"]["tokens_per_s"]
     return dict(out, available=True, efficiency=ex["tokens_per_s"] / one, tokens_per_s_per_rank=ex["tokens_per_s"],
@@ -409,7 +436,9 @@ def main():
             fd, path = tempfile.mkstemp(prefix="bench-train-single-", suffix=".jsonl")
             os.close(fd)
             try:
-                measure_single(path)
+                recs, why = measure_single(path)
+                with open(path, "w") as f:  # only what parsed, for rank 0
+                    json.dump({"records": recs, "why": why}, f)
                 os.environ["BENCH_TRAIN_SINGLE_RECORDS"] = path
                 code = launch_ranks(ranks)
             finally:
@@ -423,17 +452,19 @@ def main():
             torch.cuda.set_device(dist_info()[2])
     if rank == 0:
         print(f"train.py: {len(cases)} case(s), torch {torch.__version__}, {world} rank(s)", file=sys.stderr)
-    singles = {}
+    singles, single_why = {}, "the one-rank measurement did not run"
     if world > 1 and rank == 0 and os.environ.get("BENCH_TRAIN_SINGLE_RECORDS"):
-        with open(os.environ["BENCH_TRAIN_SINGLE_RECORDS"]) as f:
-            for line in f:
-                r = json.loads(line)
-                singles[r["case"]] = r
+        try:
+            with open(os.environ["BENCH_TRAIN_SINGLE_RECORDS"]) as f:
+                got = json.load(f)
+            singles, single_why = got["records"], got["why"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            single_why = f"the one-rank records cannot be read: {e}"
     for i, c in enumerate(cases):
         rec = run_case(c, cfg if isinstance(cfg, dict) else {}, i == 0)
         if rank == 0 and c["params"].get("scaling"):
-            rec["extra"]["scaling"] = (scaling_fields(rec, singles.get(c["case"]), world) if world > 1 else
-                                       {"ranks": 1, "available": False, "why": "one rank: nothing to scale"})
+            rec["extra"]["scaling"] = (scaling_fields(rec, singles.get(c["case"]), world, single_why) if world > 1
+                                       else {"ranks": 1, "available": False, "why": "one rank: nothing to scale"})
         if rank == 0:
             bl.emit(rec)
     if world > 1:

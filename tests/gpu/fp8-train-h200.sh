@@ -58,8 +58,9 @@ for k in ("fp8", "fp8+head"):
         tail = (sum(lf[-10:]) - sum(lb[-10:])) / sum(lb[-10:])
         print(f"  loss vs {ref}: worst step {worst + 1} ({lb[worst]:.4f} vs {lf[worst]:.4f}); tolerance 2% + 0.02 nats: "
               f"{'within' if within else 'OUTSIDE'}; mean of the last 10 steps {tail * 100:+.2f}%")
-lb1, lb2 = r["bf16-1"]["extra"]["losses"], r["bf16-2"]["extra"]["losses"]
-print(f"bf16 against itself (run to run): largest step difference {max(abs(a - b) / a for a, b in zip(lb1, lb2)) * 100:.2f}%")
+if ok("bf16-1") and ok("bf16-2"):
+    lb1, lb2 = r["bf16-1"]["extra"]["losses"], r["bf16-2"]["extra"]["losses"]
+    print(f"bf16 against itself (run to run): largest step difference {max(abs(a - b) / a for a, b in zip(lb1, lb2)) * 100:.2f}%")
 for k in r:
     print(f"{k:9s} " + " ".join(f"{x:.3f}" for x in r[k]["extra"].get("losses", [])[::5]))
 PY

@@ -318,8 +318,8 @@ static void test_energy_from_telemetry(void **state)
 		/* a window shorter than the driver's 1 s power average says how much of the reading came from before it */
 		rec = record_new("collectives", "x", params);
 		record_set_samples(rec, "busbw_gbps", "GB/s", ms, 3, gbps_of_ms, &bytes);
-		record_add_extra(rec, "telemetry", json_pack("{s:b, s:f, s:f}", "available", 1, "power_w_median", 350.0,
-							     "window_ms", 250.0));
+		record_add_extra(rec, "telemetry", json_pack("{s:b, s:s, s:f, s:f}", "available", 1, "source", "nvml",
+							     "power_w_median", 350.0, "window_ms", 250.0));
 		record_add_energy(rec);
 		e = json_object_get(json_object_get(rec, "extra"), "energy");
 		assert_true(json_real_value(json_object_get(e, "window_ms")) == 250.0);
@@ -329,8 +329,8 @@ static void test_energy_from_telemetry(void **state)
 		json_decref(rec);
 		rec = record_new("collectives", "x", params);
 		record_set_samples(rec, "busbw_gbps", "GB/s", ms, 3, gbps_of_ms, &bytes);
-		record_add_extra(rec, "telemetry", json_pack("{s:b, s:f, s:f}", "available", 1, "power_w_median", 350.0,
-							     "window_ms", 1500.0));
+		record_add_extra(rec, "telemetry", json_pack("{s:b, s:s, s:f, s:f}", "available", 1, "source", "nvml",
+							     "power_w_median", 350.0, "window_ms", 1500.0));
 		record_add_energy(rec);
 		e = json_object_get(json_object_get(rec, "extra"), "energy");
 		assert_null(json_object_get(e, "power_window_note"));

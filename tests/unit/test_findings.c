@@ -195,6 +195,15 @@ static void test_busbw_dip(void **state)
 		 "\"placement\": \"out-of-place\", \"ranks\": 8, \"nodes\": 1, \"bytes\": 67108864}}]", NULL);
 	assert_int_equal(json_array_size(f), 0);
 	json_decref(f);
+	/* within one group's (or one variant's) own sweep a dip is still a dip; 8 ranks and 16 are two sweeps */
+	f = eval("[{\"suite\": \"collectives\", \"case\": \"all_reduce/bf16/16MiB/out-of-place/r8n1/g2.0\", \"status\": \"ok\", "
+		 "\"value\": 300, \"params\": {\"bytes\": 16777216}},"
+		 "{\"suite\": \"collectives\", \"case\": \"all_reduce/bf16/64MiB/out-of-place/r8n1/g2.0\", \"status\": \"ok\", "
+		 "\"value\": 200, \"params\": {\"bytes\": 67108864}},"
+		 "{\"suite\": \"collectives\", \"case\": \"all_reduce/bf16/64MiB/out-of-place/r16n2\", \"status\": \"ok\", "
+		 "\"value\": 100, \"params\": {\"bytes\": 67108864}}]", NULL);
+	assert_true(only(f, "busbw-dip", "all_reduce/bf16/64MiB/out-of-place/r8n1/g2.0"));
+	json_decref(f);
 }
 
 static void test_loaded_not_pinned(void **state)
@@ -248,6 +257,18 @@ static void test_scaling_poor(void **state)
 	assert_true(num(f, "efficiency") > 0.79 && num(f, "efficiency") < 0.81);
 	json_decref(f);
 	f = eval("[" TRAIN("fsdp", "8", "45000") "," TRAIN("none", "1", "50000") "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+	/* scaling: true: the record's own one-GPU measurement (extra.scaling), no one-GPU record needed */
+	f = eval("[{\"suite\": \"training\", \"case\": \"t/fsdp\", \"status\": \"ok\", \"value\": 400, \"params\": {}, "
+		 "\"extra\": {\"world_size\": 2, \"tokens_per_s\": 40000, \"scaling\": {\"available\": true, "
+		 "\"efficiency\": 0.8, \"single_tokens_per_s\": 50000}}}]", NULL);
+	assert_true(only(f, "scaling-poor", "t/fsdp"));
+	assert_true(num(f, "efficiency") == 0.8 && num(f, "tokens_per_s_one_gpu") == 50000);
+	json_decref(f);
+	f = eval("[{\"suite\": \"training\", \"case\": \"t/fsdp\", \"status\": \"ok\", \"value\": 400, \"params\": {}, "
+		 "\"extra\": {\"world_size\": 2, \"tokens_per_s\": 45000, \"scaling\": {\"available\": true, "
+		 "\"efficiency\": 0.9, \"single_tokens_per_s\": 50000}}}]", NULL);
 	assert_int_equal(json_array_size(f), 0);
 	json_decref(f);
 }
