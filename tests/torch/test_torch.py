@@ -261,6 +261,10 @@ def test_tiny_training_on_zipf_data_falls_toward_its_floor():
     assert ex["data"]["kind"] == "zipf" and ex["loss_floor"] < ex["loss_last"] < ex["loss_first"], ex["losses"]
 
 
+def a_single(recs):
+    return recs["a"]["extra"]["scaling"]["single_tokens_per_s"]
+
+
 def test_scaling_against_one_rank():
     """train.py with 2 ranks (gloo on the CPU) and scaling: the case runs on one rank first, and the 2-rank record
     carries the tokens/s per rank against it; a case without scaling carries none."""
@@ -270,7 +274,8 @@ def test_scaling_against_one_rank():
     base = {"model": "tiny", "layers": "auto", "precision": "fp32", "seq_len": 32, "micro_batch": 2, "steps": 4,
             "warmup_steps": 1, "compile": False, "parallel": "ddp"}
     cases = [{"suite": "training", "case": "a", "params": dict(base, scaling=True)},
-             {"suite": "training", "case": "b", "params": dict(base)}]
+             {"suite": "training", "case": "b", "params": dict(base)},
+             {"suite": "training", "case": "c", "params": dict(base, scaling=True, parallel="fsdp")}]
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "cases.json")
         with open(path, "w") as f:
@@ -279,7 +284,12 @@ def test_scaling_against_one_rank():
         r = subprocess.run([sys.executable, prog, "--config", path], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     recs = {x["case"]: x for x in map(json.loads, r.stdout.splitlines())}
-    assert sorted(recs) == ["a", "b"], r.stdout  # the one-rank measurement is not a record of its own
+    assert sorted(recs) == ["a", "b", "c"], r.stdout  # the one-rank measurement is not a record of its own
+    # a and c differ only in parallel: one one-rank measurement serves both (c itself may skip: FSDP2 may not import)
+    assert r.stderr.count("train.py: a step 1/") == 2 and "train.py: c step 1/" not in r.stderr.split("starting ranks")[0]
+    c = recs["c"]
+    if c["status"] == "ok":
+        assert c["extra"]["scaling"]["single_tokens_per_s"] == a_single(recs)
     a, b = recs["a"], recs["b"]
     assert a["status"] == "ok" and a["extra"]["world_size"] == 2, a.get("error")
     sc = a["extra"]["scaling"]
