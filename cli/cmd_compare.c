@@ -97,8 +97,19 @@ static void render_text(json_t *r, int markdown, int csv)
 		       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(r, "rule")),
 		       100 * json_number_value(json_object_get(r, "threshold")), json_number_value(json_object_get(r, "alpha")),
 		       (long long)json_integer_value(json_object_get(r, "tests")));
-	if (!csv)
+	if (!csv) {
+		json_t *res = json_object_get(r, "resolution");
+
 		render_noise(r, markdown);
+		if (json_is_object(res))
+			printf("%sresolution: with these runs a case can be called faster or slower only for a change of at least "
+			       "%.1f%% (median over %lld tested cases, %.1f%% to %.1f%%: each case's run-to-run spread, Welch's t at "
+			       "alpha / tests); smaller changes read same\n", markdown ? "\n" : "",
+			       100 * json_number_value(json_object_get(res, "median")),
+			       (long long)json_integer_value(json_object_get(res, "cases")),
+			       100 * json_number_value(json_object_get(res, "min")),
+			       100 * json_number_value(json_object_get(res, "max")));
+	}
 	if (markdown)
 		printf("\n| suite | case | baseline | other | value | ratio | 95%% CI | p (Holm) | verdict |\n|---|---|---|---|---|---|---|---|---|\n");
 	else if (!csv)

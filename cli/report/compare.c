@@ -791,6 +791,7 @@ struct pair {
 	int stats;          /* both sides measured: ratio and CI computed */
 	int tested;         /* 3 runs or more on both sides: p computed */
 	double ratio, lo, hi, t, df, p, padj;
+	double se; /* the standard error of the difference of the two sides' mean log run medians (Welch's) */
 };
 
 struct pair_pool {
@@ -809,7 +810,7 @@ static void pair_compute(struct pair *c, unsigned resamples)
 	/* the seed from the case key: deterministic, whatever thread runs it, and different for every case */
 	stats_hier_bootstrap_ratio_ci(&c->lo, &c->hi, (const double *const *)o->s, o->n, o->nok,
 				      (const double *const *)b->s, b->n, b->nok, resamples, stats_seed_from_key(c->key));
-	c->t = c->df = c->p = c->padj = NAN;
+	c->t = c->df = c->p = c->padj = c->se = NAN;
 	if (!c->tested)
 		return;
 	lb = xcalloc(b->nok, sizeof(double));
@@ -819,6 +820,13 @@ static void pair_compute(struct pair *c, unsigned resamples)
 	for (size_t i = 0; i < o->nok; i++)
 		lo_[i] = log(stats_median(o->s[i], o->n[i]));
 	stats_welch(&c->t, &c->df, &c->p, lo_, o->nok, lb, b->nok);
+	{
+		double mb, vb, mo, vo;
+
+		stats_mean_var(&mb, &vb, lb, b->nok);
+		stats_mean_var(&mo, &vo, lo_, o->nok);
+		c->se = sqrt(vb / (double)b->nok + vo / (double)o->nok);
+	}
 	free(lb);
 	free(lo_);
 }
@@ -857,6 +865,29 @@ static void pairs_compute(struct pair *pairs, size_t n, unsigned resamples)
 	for (size_t t = 0; t < started; t++)
 		pthread_join(th[t], NULL);
 	pthread_mutex_destroy(&pool.lock);
+}
+
+static int cmp_double_asc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The smallest change a tested pair could be called at: the first Holm step asks p < alpha / tests, i.e. |t| at least
+ * the two-sided t quantile of alpha / tests at the pair's Welch degrees of freedom, so |log ratio| at least that
+ * times the pair's standard error; and beyond the threshold. As a fraction (0.05: 5%); NAN when untested. */
+static double pair_resolution(const struct pair *c, size_t tests, double alpha, double threshold)
+{
+	double q, r;
+
+	if (!c->tested || !isfinite(c->se) || !isfinite(c->df) || !tests)
+		return NAN;
+	q = stats_t_quantile_two_sided(alpha / (double)tests, c->df);
+	if (!isfinite(q))
+		return NAN;
+	r = 1.0 - exp(-q * c->se);
+	return r > threshold ? r : threshold;
 }
 
 /* ---- the comparison -------------------------------------------------------------------------------------- */
@@ -979,8 +1010,8 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 	size_t slower = 0, faster = 0, inconclusive = 0, ncases = json_object_size(bkeys), npairs = 0, pi = 0, ntests;
 	struct gcase *bcases = xcalloc(ncases ? ncases : 1, sizeof(*bcases));
 	struct pair *pairs = xcalloc(ncases * ng + 1, sizeof(*pairs));
-	double *p, *padj;
-	size_t ci = 0;
+	double *p, *padj, *resv = xcalloc(ncases * ng + 1, sizeof(*resv));
+	size_t ci = 0, nres = 0;
 
 	for (size_t i = 0; i < ng; i++)
 		json_array_append_new(sj, side_json(sides, &groups[i], i == base));
@@ -1102,6 +1133,14 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 					json_object_set_new(o_row, "p_adjusted", json_real(c->padj));
 					json_object_set_new(o_row, "t", json_real(c->t));
 					json_object_set_new(o_row, "df", json_real(c->df));
+					{
+						double res = pair_resolution(c, ntests, o->alpha, thr);
+
+						if (isfinite(res)) {
+							json_object_set_new(o_row, "resolvable", json_real(res));
+							resv[nres++] = res;
+						}
+					}
 					if (c->padj < o->alpha && c->ratio > 1 + thr)
 						verdict = "faster", faster++;
 					else if (c->padj < o->alpha && c->ratio < 1 - thr)
@@ -1175,6 +1214,17 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 	json_object_set_new(root, "alpha", json_real(o->alpha));
 	json_object_set_new(root, "resamples", json_integer(o->resamples));
 	json_object_set_new(root, "tests", json_integer((json_int_t)ntests));
+	/* what this comparison can resolve: the median over its tested pairs of the smallest change each could be
+	 * called at (pair_resolution) */
+	if (nres) {
+		qsort(resv, nres, sizeof(*resv), cmp_double_asc);
+		json_object_set_new(root, "resolution", json_pack("{s:f, s:I, s:f, s:f}", "median",
+								 nres % 2 ? resv[nres / 2] : (resv[nres / 2 - 1] + resv[nres / 2]) / 2,
+								 "cases", (json_int_t)nres, "min", resv[0], "max", resv[nres - 1]));
+	} else {
+		json_object_set_new(root, "resolution", json_null());
+	}
+	free(resv);
 	json_object_set_new(root, "noise", o->noise ? json_deep_copy(o->noise) : json_null());
 	json_object_set_new(root, "rule", json_string("ratio of the medians of run medians (other / baseline; above 1 is "
 						      "faster), its 95% CI by a hierarchical bootstrap (runs, then samples); "

@@ -357,6 +357,15 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 	strbuf_addf(o, " (threshold %.3g%%, alpha %g, %lld test(s) Holm-adjusted, %lld bootstrap resamples, seeded by each "
 		       "case key).</p>\n", 100 * thr, json_number_value(json_object_get(r, "alpha")),
 		    (long long)json_integer_value(json_object_get(r, "tests")), (long long)json_integer_value(json_object_get(r, "resamples")));
+	if (json_is_object(json_object_get(r, "resolution"))) {
+		json_t *res = json_object_get(r, "resolution");
+
+		strbuf_addf(o, "<p id=\"resolution\">Resolution: with these runs a case can be called faster or slower only for "
+			       "a change of at least %.1f%% (median over %lld tested cases, %.1f%% to %.1f%%); smaller changes read "
+			       "same.</p>\n", 100 * json_number_value(json_object_get(res, "median")),
+			    (long long)json_integer_value(json_object_get(res, "cases")),
+			    100 * json_number_value(json_object_get(res, "min")), 100 * json_number_value(json_object_get(res, "max")));
+	}
 	if (json_is_object(json_object_get(r, "noise"))) {
 		json_t *nz = json_object_get(r, "noise"), *v;
 		const char *suite;
