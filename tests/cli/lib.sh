@@ -76,3 +76,33 @@ finish() {
 	echo "1..$t_n"
 	[ "$t_fail" -eq 0 ]
 }
+
+# dom_measure PAGE JS OUT: a test-only copy of PAGE (beside it, removed after) with a script before </body>; JS
+# pushes lines onto the array r. Chromium loads the copy at 1400x900 and at 390x844 (a phone) and the lines land in
+# OUT-1400,900.txt and OUT-390,844.txt. The pages themselves carry no script.
+dom_measure() {
+	python3 - "$1" "$1.measure.html" "$2" <<'PY'
+import sys
+h = open(sys.argv[1]).read()
+js = ("<script>var r=[];" + sys.argv[3] + "var p=document.createElement('pre');p.id='measure';"
+      "p.textContent=r.join(String.fromCharCode(10));document.body.appendChild(p);</script>")
+open(sys.argv[2], "w").write(h.replace("</body>", js + "</body>"))
+PY
+	for ws in 1400,900 390,844; do
+		chromium --headless --no-sandbox --disable-gpu --window-size=$ws --dump-dom "file://$1.measure.html" 2>/dev/null |
+			sed -n '/<pre id="measure">/,/<\/pre>/p' | sed 's/<[^>]*>//g' >"$3-$ws.txt"
+	done
+	rm -f "$1.measure.html"
+}
+
+# mpi_env: Open MPI as these tests run it, as root on a small machine: oversubscribed, no single-copy mechanism;
+# MPIRUN and MPIOPTS for a direct mpirun. Open MPI's components keep allocations past MPI_Finalize: under
+# `make asan` leak detection stays on for every other program but not for MPI ranks.
+mpi_env() {
+	MPIRUN=$(command -v mpirun)
+	MPIOPTS="--oversubscribe"
+	[ "$(id -u)" = 0 ] && MPIOPTS="$MPIOPTS --allow-run-as-root"
+	export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+	[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+	return 0
+}

@@ -4,14 +4,8 @@
 # they carry no telemetry and no energy (host buffers).
 . "$(dirname "$0")/lib.sh"
 R=${BENCH_RUNNERS:?set BENCH_RUNNERS to the runners directory}
-MPIRUN=$(command -v mpirun)
+mpi_env
 [ -n "$MPIRUN" ] || { not_ok "mpirun is not installed"; finish; exit 1; }
-MPIOPTS="--oversubscribe"
-[ "$(id -u)" = 0 ] && MPIOPTS="$MPIOPTS --allow-run-as-root"
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
-# Open MPI's components keep allocations past MPI_Finalize; under `make asan` leak detection stays on for
-# every other program but not for MPI ranks
-[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
 
 check_records() { # file nranks expected-count
 	python3 - "$@" <<'PY'

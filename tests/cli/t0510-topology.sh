@@ -4,12 +4,8 @@
 # pair and measure), group_sizes (the ops on groups of consecutive ranks), the manifest errors, the report's heat map.
 . "$(dirname "$0")/lib.sh"
 R=${BENCH_RUNNERS:?set BENCH_RUNNERS to the runners directory}
-MPIRUN=$(command -v mpirun)
+mpi_env
 [ -n "$MPIRUN" ] || { not_ok "mpirun is not installed"; finish; exit 1; }
-MPIOPTS="--oversubscribe"
-[ "$(id -u)" = 0 ] && MPIOPTS="$MPIOPTS --allow-run-as-root"
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
-[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
 
 manifest() { # file ranks suite-body (placements: out-of-place unless the body names them)
 	case $3 in *placements:*) pl="" ;; *) pl="placements: [out-of-place], " ;; esac

@@ -109,21 +109,8 @@ PY
 		python3 "$PNGCHECK" "$T/rep-$ws.png" >"$T/png.out" && grep -q "^${ws%,*}x${ws#*,}," "$T/png.out" &&
 			ok "screenshot at $ws is not blank: $(cat "$T/png.out")" || not_ok "screenshot at $ws: $(cat "$T/png.out")"
 	done
-	# widths: a test-only copy of the page with a script that writes every table's scrollWidth and its container's
-	# clientWidth into the DOM (the report itself has no script)
-	python3 - "$T/rep/index.html" "$T/measure.html" <<'PY'
-import sys
-h = open(sys.argv[1]).read()
-js = ("<script>var r=[];document.querySelectorAll('table').forEach(function(t){r.push((t.id||t.className)+' '+t.scrollWidth+' '"
-      "+t.parentElement.clientWidth+' '+t.parentElement.className)});r.push('page '+document.documentElement.scrollWidth+' '"
-      "+window.innerWidth);var p=document.createElement('pre');p.id='measure';p.textContent=r.join(String.fromCharCode(10));"
-      "document.body.appendChild(p);</script>")
-open(sys.argv[2], "w").write(h.replace("</body>", js + "</body>"))
-PY
-	for ws in 1400,900 390,844; do
-		chromium --headless --no-sandbox --disable-gpu --window-size=$ws --dump-dom "file://$T/measure.html" 2>/dev/null |
-			sed -n '/<pre id="measure">/,/<\/pre>/p' | sed 's/<[^>]*>//g' >"$T/measure-$ws.txt"
-	done
+	# widths: every table's scrollWidth and its container's clientWidth, and the page's, measured in Chromium
+	dom_measure "$T/rep/index.html" "document.querySelectorAll('table').forEach(function(t){r.push((t.id||t.className)+' '+t.scrollWidth+' '+t.parentElement.clientWidth+' '+t.parentElement.className)});r.push('page '+document.documentElement.scrollWidth+' '+window.innerWidth);" "$T/measure"
 	python3 - "$T/measure-1400,900.txt" "$T/measure-390,844.txt" <<'PY' && ok "widths: every table fits its container at 1400 px; on a phone the page is no wider than the screen, each table scrolls in its wrapper" || not_ok "widths: $(cat "$T/measure-1400,900.txt" "$T/measure-390,844.txt")"
 import sys
 rows = lambda f: [r for r in (l.split() for l in open(f)) if len(r) >= 3 and r[1].isdigit()]  # not the script's text

@@ -171,19 +171,9 @@ for key in keys:
         c = 3.5 / (v / 1000)
         assert cost == (("%.0f" if c >= 100 else "%.3g") % c if m == H200 else "no pricing"), (key, m, cost, v)
 PY
-# red: the computed colour of the failed entries, and the page's width on a phone (a test-only copy with a script)
-python3 - "$R/site/dashboard.html" "$R/site/measure.html" <<'PY'
-import sys
-h = open(sys.argv[1]).read()
-js = ("<script>var r=[];document.querySelectorAll('li.failed,tr.failed td').forEach(function(e){r.push('colour '+"
-      "getComputedStyle(e).color.replace(/ /g,''))});r.push('page '+document.documentElement.scrollWidth+' '+window.innerWidth);"
-      "var p=document.createElement('pre');p.id='measure';p.textContent=r.join(String.fromCharCode(10));"
-      "document.body.appendChild(p);</script>")
-open(sys.argv[2], "w").write(h.replace("</body>", js + "</body>"))
-PY
+# red: the computed colour of the failed entries, and the page's width on a phone, measured in Chromium
+dom_measure "$R/site/dashboard.html" "document.querySelectorAll('li.failed,tr.failed td').forEach(function(e){r.push('colour '+getComputedStyle(e).color.replace(/ /g,''))});r.push('page '+document.documentElement.scrollWidth+' '+window.innerWidth);" "$T/measure"
 for ws in 1400,900 390,844; do
-	chromium --headless --no-sandbox --disable-gpu --window-size=$ws --dump-dom "file://$R/site/measure.html" 2>/dev/null |
-		sed -n '/<pre id="measure">/,/<\/pre>/p' | sed 's/<[^>]*>//g' >"$T/measure-$ws.txt"
 	python3 - "$T/measure-$ws.txt" <<'PY' && ok "at $ws: failed entries are red, the page is no wider than the window" || not_ok "at $ws: $(cat "$T/measure-$ws.txt")"
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.startswith(("colour ", "page "))]
@@ -193,7 +183,6 @@ page = [r for r in rows if r[0] == "page"][0]
 assert int(page[1]) <= int(page[2]), page
 PY
 done
-rm -f "$R/site/measure.html"
 for ws in 1400,900 390,844; do
 	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=$ws \
 		--screenshot="$T/dash-$ws.png" "file://$R/site/dashboard.html" >/dev/null 2>&1

@@ -180,8 +180,7 @@ PY
 
 # --- collectives all_reduce under mpirun: a cell's variables reach every rank ------------------------------------
 if command -v mpirun >/dev/null; then
-	export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
-	[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+	mpi_env
 	cat >"$T/c.yaml" <<'Y'
 bench: 1
 name: collmx
