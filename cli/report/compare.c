@@ -819,14 +819,7 @@ static void pair_compute(struct pair *c, unsigned resamples)
 		lb[i] = log(stats_median(b->s[i], b->n[i]));
 	for (size_t i = 0; i < o->nok; i++)
 		lo_[i] = log(stats_median(o->s[i], o->n[i]));
-	stats_welch(&c->t, &c->df, &c->p, lo_, o->nok, lb, b->nok);
-	{
-		double mb, vb, mo, vo;
-
-		stats_mean_var(&mb, &vb, lb, b->nok);
-		stats_mean_var(&mo, &vo, lo_, o->nok);
-		c->se = sqrt(vb / (double)b->nok + vo / (double)o->nok);
-	}
+	stats_welch(&c->t, &c->df, &c->p, &c->se, lo_, o->nok, lb, b->nok);
 	free(lb);
 	free(lo_);
 }
@@ -865,13 +858,6 @@ static void pairs_compute(struct pair *pairs, size_t n, unsigned resamples)
 	for (size_t t = 0; t < started; t++)
 		pthread_join(th[t], NULL);
 	pthread_mutex_destroy(&pool.lock);
-}
-
-static int cmp_double_asc(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* The smallest change a tested pair could be called at: the first Holm step asks p < alpha / tests, i.e. |t| at least
@@ -1217,10 +1203,12 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 	/* what this comparison can resolve: the median over its tested pairs of the smallest change each could be
 	 * called at (pair_resolution) */
 	if (nres) {
-		qsort(resv, nres, sizeof(*resv), cmp_double_asc);
-		json_object_set_new(root, "resolution", json_pack("{s:f, s:I, s:f, s:f}", "median",
-								 nres % 2 ? resv[nres / 2] : (resv[nres / 2 - 1] + resv[nres / 2]) / 2,
-								 "cases", (json_int_t)nres, "min", resv[0], "max", resv[nres - 1]));
+		double lo = resv[0], hi = resv[0];
+
+		for (size_t k = 1; k < nres; k++)
+			lo = fmin(lo, resv[k]), hi = fmax(hi, resv[k]);
+		json_object_set_new(root, "resolution", json_pack("{s:f, s:I, s:f, s:f}", "median", stats_median(resv, nres),
+								 "cases", (json_int_t)nres, "min", lo, "max", hi));
 	} else {
 		json_object_set_new(root, "resolution", json_null());
 	}

@@ -621,11 +621,12 @@ void stats_mean_var(double *mean, double *var, const double *x, size_t n)
 	*var = n > 1 ? v / (double)(n - 1) : NAN;
 }
 
-void stats_welch(double *out_t, double *out_df, double *out_p, const double *a, size_t na, const double *b, size_t nb)
+void stats_welch(double *out_t, double *out_df, double *out_p, double *out_se, const double *a, size_t na,
+		 const double *b, size_t nb)
 {
 	double ma, va, mb, vb, sa, sb, se2;
 
-	*out_t = *out_df = *out_p = NAN;
+	*out_t = *out_df = *out_p = *out_se = NAN;
 	if (na < 2 || nb < 2)
 		return;
 	stats_mean_var(&ma, &va, a, na);
@@ -633,13 +634,14 @@ void stats_welch(double *out_t, double *out_df, double *out_p, const double *a, 
 	sa = va / (double)na;
 	sb = vb / (double)nb;
 	se2 = sa + sb;
+	*out_se = sqrt(se2);
 	if (se2 <= 0) { /* no spread at all: any difference is certain, none is no evidence */
 		*out_t = ma == mb ? 0 : ma > mb ? INFINITY : -INFINITY;
 		*out_df = (double)(na + nb - 2);
 		*out_p = ma == mb ? 1 : 0;
 		return;
 	}
-	*out_t = (ma - mb) / sqrt(se2);
+	*out_t = (ma - mb) / *out_se;
 	*out_df = se2 * se2 / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
 	*out_p = stats_t_two_sided_p(*out_t, *out_df);
 }

@@ -31,9 +31,10 @@ void stats_hier_bootstrap_ratio_ci(double *lo, double *hi, const double *const *
 double stats_median_of_medians(const double *const *runs, const size_t *n, size_t nruns);
 /* A bootstrap seed from a case key (FNV-1a and a splitmix64 step): deterministic, different per case. */
 uint64_t stats_seed_from_key(const char *key);
-/* Welch's unequal-variance t test of mean(a) - mean(b): t, its Welch–Satterthwaite degrees of freedom and
- * the two-sided p-value (all NAN with fewer than 2 values on a side). */
-void stats_welch(double *out_t, double *out_df, double *out_p, const double *a, size_t na, const double *b, size_t nb);
+/* Welch's unequal-variance t test of mean(a) - mean(b): t, its Welch–Satterthwaite degrees of freedom, the
+ * two-sided p-value and the standard error of the difference (all NAN with fewer than 2 values on a side). */
+void stats_welch(double *out_t, double *out_df, double *out_p, double *out_se, const double *a, size_t na,
+		 const double *b, size_t nb);
 /* The mean of x[0..n) and its sample variance (n - 1 in the denominator; NAN for n < 2). */
 void stats_mean_var(double *mean, double *var, const double *x, size_t n);
 /* P(|T| >= |t|) for Student's t with df degrees of freedom. */

@@ -171,19 +171,19 @@ static void test_holm(void **state)
 static void test_welch_and_t(void **state)
 {
 	const double a[] = { 1, 2, 3, 4 }, b[] = { 3, 5, 7 }, same[] = { 2, 2, 2 };
-	double t, df, p;
+	double t, df, p, se;
 
 	(void)state;
 	assert_true(fabs(stats_t_two_sided_p(1, 1) - 0.5) < 1e-12);
 	assert_true(fabs(stats_t_two_sided_p(2, 2) - (1 - 2 / sqrt(6.0))) < 1e-12);
 	assert_true(fabs(stats_t_two_sided_p(1.96, 1e7) - 0.05) < 1e-4); /* the normal limit */
-	stats_welch(&t, &df, &p, a, 4, b, 3);
-	assert_true(fabs(t + 2.5 / sqrt(1.75)) < 1e-12);
+	stats_welch(&t, &df, &p, &se, a, 4, b, 3);
+	assert_true(fabs(t + 2.5 / sqrt(1.75)) < 1e-12 && fabs(se - sqrt(1.75)) < 1e-12); /* var 5/3 / 4 + 4 / 3 */
 	assert_true(fabs(df - 3.0625 / (pow(5.0 / 12, 2) / 3 + pow(4.0 / 3, 2) / 2)) < 1e-12);
 	assert_true(fabs(p - stats_t_two_sided_p(t, df)) < 1e-15 && p > 0.1 && p < 0.2);
-	stats_welch(&t, &df, &p, same, 3, same, 3);
+	stats_welch(&t, &df, &p, &se, same, 3, same, 3);
 	assert_true(p == 1);
-	stats_welch(&t, &df, &p, a, 1, b, 3);
+	stats_welch(&t, &df, &p, &se, a, 1, b, 3);
 	assert_true(isnan(p));
 }
 
