@@ -92,14 +92,6 @@ static int no_control(const char *s)
 
 /* ---- vendor data ------------------------------------------------------------------------------------------------- */
 
-static const struct ynode *yget(const struct ynode *map, const char *k)
-{
-	for (size_t i = 0; map && map->type == YNODE_MAP && i < map->n; i++)
-		if (!strcmp(map->pairs[i].key->value, k))
-			return map->pairs[i].value;
-	return NULL;
-}
-
 static int load_vendor(struct ynode **out, const char *vendor)
 {
 	struct diag_list d = DIAG_LIST_INIT;
@@ -123,7 +115,7 @@ static int load_vendor(struct ynode **out, const char *vendor)
 /* One RUN that installs the vendor's build packages and the stack's pinned apt packages. */
 static int apt_run(struct recipe *out, const struct ynode *vd, const struct manifest *m, json_t *comps)
 {
-	const struct ynode *bp = yget(vd, "build_packages");
+	const struct ynode *bp = ynode_map_get(vd, "build_packages");
 	char **argv = xcalloc(4, sizeof(*argv));
 	size_t argc = 0;
 	int err = 0;
@@ -169,7 +161,7 @@ int recipe_run_flags(char ***out, size_t *n, const struct manifest *m, const cha
 	*n = 0;
 	if ((err = load_vendor(&vd, vendors[m->target.vendor])) < 0)
 		return err;
-	fl = yget(yget(vd, "run_flags"), engine);
+	fl = ynode_map_get(ynode_map_get(vd, "run_flags"), engine);
 	for (size_t i = 0; fl && fl->type == YNODE_SEQ && i < fl->n; i++) {
 		if (fl->items[i]->type != YNODE_SCALAR)
 			continue;
@@ -249,7 +241,7 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 	if ((err = load_vendor(&vd, vendors[m->target.vendor])) < 0)
 		return err;
 	if (!base)
-		base = yget(vd, "base") ? yget(vd, "base")->value : NULL;
+		base = ynode_map_get(vd, "base") ? ynode_map_get(vd, "base")->value : NULL;
 	if (!json_is_string(json_object_get(lock, "manifest_sha256")) ||
 	    strcmp(json_string_value(json_object_get(lock, "manifest_sha256")), manifest_sha)) {
 		err = bench_error_set(BENCH_E_MANIFEST, "the lock is not of this manifest (its manifest_sha256 differs): run "
@@ -336,7 +328,7 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 	 * PKG_CONFIG_PATH, in manifest order, in front of the base's own; before the env below, which can override */
 	stack_paths(out, m);
 	/* env: the vendor's defaults, then the manifest's (which win); sorted */
-	venv = yget(vd, "env");
+	venv = ynode_map_get(vd, "env");
 	for (size_t i = 0; venv && venv->type == YNODE_MAP && i < venv->n; i++) {
 		int overridden = 0;
 

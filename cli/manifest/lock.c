@@ -116,14 +116,6 @@ static char *normalise(const char *name)
 
 /* ---- the wheel target ----------------------------------------------------------------------------------------- */
 
-static const struct ynode *ymap_get(const struct ynode *map, const char *k)
-{
-	for (size_t i = 0; map && map->type == YNODE_MAP && i < map->n; i++)
-		if (!strcmp(map->pairs[i].key->value, k))
-			return map->pairs[i].value;
-	return NULL;
-}
-
 void lock_target_release(struct lock_target *t)
 {
 	for (size_t i = 0; i < t->nplatforms; i++)
@@ -155,7 +147,7 @@ int lock_target_load(struct lock_target *out, const struct manifest *m)
 		goto cleanup;
 	}
 	for (int i = 0; i < 4; i++) {
-		const struct ynode *v = ymap_get(ymap_get(vd, "wheel_target"), keys[i]);
+		const struct ynode *v = ynode_map_get(ynode_map_get(vd, "wheel_target"), keys[i]);
 
 		if (mine[i])
 			vals[i] = xstrdup(mine[i]);
@@ -500,14 +492,12 @@ int lock_today(char out[11])
 	struct tm tm;
 
 	if (fixed && *fixed) {
-		int y, m, d, n = 0;
-
-		memset(&tm, 0, sizeof(tm));
-		if (strlen(fixed) != 10 || sscanf(fixed, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || n != 10 || y < 2000 ||
-		    (tm.tm_year = y - 1900, tm.tm_mon = m - 1, tm.tm_mday = d, tm.tm_hour = 12, now = timegm(&tm)) == (time_t)-1 ||
-		    !gmtime_r(&now, &tm) || tm.tm_year != y - 1900 || tm.tm_mon != m - 1 || tm.tm_mday != d)
+		if (!manifest_date_ok(fixed))
 			return bench_error_set(BENCH_E_FAIL, "BENCH_TODAY must be a date YYYY-MM-DD, got '%s'", fixed);
-	} else if (!gmtime_r(&now, &tm)) {
+		memcpy(out, fixed, 11);
+		return 0;
+	}
+	if (!gmtime_r(&now, &tm)) {
 		return bench_error_set(BENCH_E_FAIL, "cannot tell today's date (SOURCE_DATE_EPOCH '%s')", sde ? sde : "");
 	}
 	if (strftime(out, 11, "%Y-%m-%d", &tm) != 10)
@@ -528,6 +518,7 @@ int lock_pip(char **out_version, char out_date[11], const char *index, const cha
 	int err = 0, newest = !strcmp(version, "latest") || (!strcmp(version, "nightly") && !date);
 	int last_night = !strcmp(version, "nightly") && date && !strcmp(date, "latest");
 	int dated = !strcmp(version, "nightly") && date && !last_night, any_final = 0;
+	int exact = !newest && !dated && !last_night; /* a version asked for by number */
 	const char *p;
 
 	*out_version = NULL;
@@ -535,7 +526,7 @@ int lock_pip(char **out_version, char out_date[11], const char *index, const cha
 		out_date[0] = '\0';
 	if (dated)
 		dkey = atol(date) * 10000 + atol(date + 5) * 100 + atol(date + 8);
-	if (!newest && !dated && !last_night && pep440_parse(&want, version) < 0) {
+	if (exact && pep440_parse(&want, version) < 0) {
 		err = bench_error_set(BENCH_E_RESOLVE, "'%s' is not a version (PEP 440), 'nightly' or 'latest' (pip component "
 				      "'%s')", version, name);
 		goto cleanup;
@@ -562,7 +553,7 @@ int lock_pip(char **out_version, char out_date[11], const char *index, const cha
 		file = pct_decode(xstrdup(strrchr(href, '/') ? strrchr(href, '/') + 1 : href));
 		if (wheel_split(file, &wn, &wv, &py, &abi, &plat) == 0 && (wnorm = normalise(wn)) != NULL) {
 			if (!strcmp(wnorm, norm) && pep440_parse(&v, wv) == 0) {
-				if (!newest && !dated && !last_night && !pep440_cmp(&v, &want, 0) && !strstr(seen.buf ? seen.buf : "", wv) &&
+				if (exact && !pep440_cmp(&v, &want, 0) && !strstr(seen.buf ? seen.buf : "", wv) &&
 				    seen.len < 200)
 					strbuf_addf(&seen, "%s%s", seen.len ? ", " : "", wv);
 				if (wheel_fits(href, t)) {
@@ -592,7 +583,7 @@ int lock_pip(char **out_version, char out_date[11], const char *index, const cha
 				best = k;
 			continue;
 		}
-		if (!newest && !dated && !last_night && (pep440_cmp(&k->v, &want, 0) || (want.local[0] ? strcmp(k->v.local, want.local) : rank < 0)))
+		if (exact && (pep440_cmp(&k->v, &want, 0) || (want.local[0] ? strcmp(k->v.local, want.local) : rank < 0)))
 			continue;
 		/* the newest public version; within it the target's own build, then the newest label */
 		if (!best) {

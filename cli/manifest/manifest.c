@@ -215,7 +215,7 @@ static int url_ok(const char *s, int git)
 	return 0;
 }
 
-static int date_ok(const char *s)
+int manifest_date_ok(const char *s)
 {
 	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 	int y, m, d;
@@ -339,7 +339,7 @@ static void parse_component(struct vctx *c, const struct ynode *n, struct compon
 		string_of(c, get(n, "pip"), "pip", &out->pip, 0);
 		if ((v = get(n, "index")) && string_of(c, v, "index", &out->index, 0) == 0 && !url_ok(out->index, 0))
 			verr(c, v, "'index' must be an http:// or https:// URL, got '%s'", out->index);
-		if ((v = get(n, "date")) && string_of(c, v, "date", &out->date, 0) == 0 && !date_ok(out->date) &&
+		if ((v = get(n, "date")) && string_of(c, v, "date", &out->date, 0) == 0 && !manifest_date_ok(out->date) &&
 		    strcmp(out->date, "today") && strcmp(out->date, "latest"))
 			verr(c, v, "'date' must be a date YYYY-MM-DD, 'today' or 'latest', got '%s'", out->date);
 		if (out->pip && !strcmp(out->pip, "nightly")) {

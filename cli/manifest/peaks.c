@@ -8,14 +8,6 @@
 #include "../core/strbuf.h"
 #include "ynode.h"
 
-static const struct ynode *lookup(const struct ynode *map, const char *key)
-{
-	for (size_t i = 0; i < map->n; i++)
-		if (!strcmp(map->pairs[i].key->value, key))
-			return map->pairs[i].value;
-	return NULL;
-}
-
 static double number(const struct ynode *n)
 {
 	if (!n || n->type != YNODE_SCALAR)
@@ -48,7 +40,7 @@ int peaks_load(struct peaks *out, struct diag_list *diags, const char *path)
 		const struct ynode *name, *vendor;
 		struct peak *p;
 
-		if (!v || v->type != YNODE_MAP || !(name = lookup(v, "name")) || !(vendor = lookup(v, "vendor")) ||
+		if (!v || v->type != YNODE_MAP || !(name = ynode_map_get(v, "name")) || !(vendor = ynode_map_get(v, "vendor")) ||
 		    name->type != YNODE_SCALAR || vendor->type != YNODE_SCALAR) {
 			diag_add(diags, path, root->pairs[i].key->line, root->pairs[i].key->col,
 				 "entry '%s' needs a mapping with 'name' and 'vendor'", root->pairs[i].key->value);
@@ -59,11 +51,11 @@ int peaks_load(struct peaks *out, struct diag_list *diags, const char *path)
 		p->key = xstrdup(root->pairs[i].key->value);
 		p->name = xstrdup(name->value);
 		p->vendor = xstrdup(vendor->value);
-		p->bf16_tflops = number(lookup(v, "bf16_tflops"));
-		p->fp8_tflops = number(lookup(v, "fp8_tflops"));
-		p->tf32_tflops = number(lookup(v, "tf32_tflops"));
-		p->fp32_tflops = number(lookup(v, "fp32_tflops"));
-		p->hbm_tbps = number(lookup(v, "hbm_tbps"));
+		p->bf16_tflops = number(ynode_map_get(v, "bf16_tflops"));
+		p->fp8_tflops = number(ynode_map_get(v, "fp8_tflops"));
+		p->tf32_tflops = number(ynode_map_get(v, "tf32_tflops"));
+		p->fp32_tflops = number(ynode_map_get(v, "fp32_tflops"));
+		p->hbm_tbps = number(ynode_map_get(v, "hbm_tbps"));
 	}
 cleanup:
 	if (err < 0)
