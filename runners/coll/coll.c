@@ -255,7 +255,6 @@ static int run_case(struct outcome *o, struct team *t, const struct backend *b, 
 			snprintf(o->why, sizeof(o->why), "another rank could not split the communicator");
 		return 0;
 	}
-	act = case_active(c, t, &cr, &cn);
 	if (c->op == OP_ALL_TO_ALL && c->in_place && strcmp(b->name, "mpi")) {
 		o->status = 1;
 		snprintf(o->why, sizeof(o->why), "all_to_all has no in-place form in %s (send/recv need distinct buffers)",
@@ -947,27 +946,6 @@ static double to_busbw(double ms, void *arg)
 	return coll_algbw_gbps((size_t)f[0], ms * 1e-3) * f[1];
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of n per-iteration times (the headline's sample, as a time). */
-static double median_ms(const double *v, size_t n)
-{
-	double *c, m;
-
-	if (!n || !(c = malloc(n * sizeof(*c))))
-		return 0;
-	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_double);
-	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-	free(c);
-	return m;
-}
-
 static void emit(struct team *t, const struct shared *sh, size_t ci, const struct ccase *c, const struct outcome *o)
 {
 	json_t *rec;
@@ -1005,9 +983,12 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 		record_add_extra(rec, "in_place", json_boolean(c->in_place));
 		record_add_extra(rec, "time_us", json_real(o->loop_ms * 1e3));
 		if (c->op == OP_P2P) { /* the pair matrix: bandwidth from the large size, latency from the small one */
+			struct stats st;
+
 			record_add_extra(rec, "src", json_integer(c->src));
 			record_add_extra(rec, "dst", json_integer(c->dst));
-			record_add_extra(rec, "latency_us", json_real(median_ms(o->iter_ms, o->nsamples) * 1e3));
+			stats_compute(&st, o->iter_ms, o->nsamples); /* the median of the per-message times */
+			record_add_extra(rec, "latency_us", json_real(st.median * 1e3));
 		}
 		if (c->gsize) {
 			record_add_extra(rec, "group_size", json_integer(c->gsize));

@@ -207,10 +207,11 @@ void record_add_energy(json_t *rec)
 		json_object_set(e, "gpus", json_object_get(tel, "gpus"));
 	if (json_is_number(json_object_get(tel, "window_ms"))) {
 		double w = json_number_value(json_object_get(tel, "window_ms"));
+		const char *src = json_string_value(json_object_get(tel, "source"));
 
 		json_object_set_new(e, "window_ms", json_real(w));
-		if (w < RECORD_POWER_AVERAGE_MS && !strcmp(json_string_value(json_object_get(tel, "source")) ?
-							   json_string_value(json_object_get(tel, "source")) : "", "nvml")) {
+
+		if (w < RECORD_POWER_AVERAGE_MS && src && !strcmp(src, "nvml")) {
 			char note[320];
 
 			snprintf(note, sizeof(note), "the timed window lasted %.0f ms, less than the %.0f ms over which the "
