@@ -11,13 +11,14 @@
 #include "cost.h"
 #include "escape.h"
 #include "html.h"
+#include "stats.h"
 
 /* one run as the dashboard sees it */
 struct drun {
 	size_t side;
 	char date[11];  /* YYYY-MM-DD, UTC */
 	long day;       /* days since 1970-01-01 */
-	const char *machine, *name, *channel;
+	const char *machine, *channel;
 	json_t *health; /* compare_run_health() */
 };
 
@@ -105,21 +106,6 @@ static int cmp_run(const void *a, const void *b)
 static int cmp_cstr(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static int rec_ok(json_t *rec)
@@ -248,7 +234,7 @@ static double value_at(const struct dash *d, const char *key, const char *machin
 		if (rec)
 			*rec = x;
 	}
-	return median(v, k);
+	return stats_median(v, k);
 }
 
 /* the latest date of channel on machine where key measured; "" when none */
@@ -340,12 +326,15 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 		size_t j = date_index(m, last);
 
 		vlast = value_at(d, key, machine, "nightly", last, NULL);
-		for (size_t q = j; q-- > 0 && j != (size_t)-1;)
-			if (isfinite(value_at(d, key, machine, "nightly", m->dates[q], NULL))) {
+		for (size_t q = j; q-- > 0 && j != (size_t)-1;) {
+			double v = value_at(d, key, machine, "nightly", m->dates[q], NULL);
+
+			if (isfinite(v)) {
 				prevdate = m->dates[q];
-				vprev = value_at(d, key, machine, "nightly", prevdate, NULL);
+				vprev = v;
 				break;
 			}
+		}
 	}
 	if (*stable)
 		vstable = value_at(d, key, machine, "stable", stable, NULL);
@@ -761,7 +750,6 @@ void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t
 		r->side = i;
 		run_date(r, &sides[i]);
 		r->machine = run_machine(&sides[i]);
-		r->name = jstr(sides[i].plan, "name");
 		r->channel = *jstr(sides[i].plan, "channel") ? jstr(sides[i].plan, "channel") : "none";
 		r->health = compare_run_health(sides[i].status);
 		json_object_foreach(sides[i].records, k, x) {

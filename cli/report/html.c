@@ -184,16 +184,25 @@ static const char *verdict_class(json_t *c, json_t *x)
 	return (*str(x, "status") && is_failure(str(x, "status"))) || (*bs && is_failure(bs)) ? "failed" : "nc";
 }
 
+/* The labels of a comparison's sides other than the baseline, in order (a new array). */
+static json_t *other_labels(json_t *r)
+{
+	json_t *others = json_array(), *x;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "sides"), i, x)
+		if (!json_is_true(json_object_get(x, "baseline")))
+			json_array_append_new(others, json_string(str(x, "label")));
+	return others;
+}
+
 /* The case table of a comparison of N runs: one row per case, the baseline's value, then one column group per
  * other run (value, ratio, 95% CI with its whisker, verdict with the Holm-adjusted p) headed by the run. */
 static void compare_cases_table(struct strbuf *o, json_t *r, int h, double thr, double lo_ax, double hi_ax)
 {
-	json_t *sides = json_object_get(r, "sides"), *others = json_array(), *x, *c;
+	json_t *others = other_labels(r), *x, *c;
 	size_t i, j;
 
-	json_array_foreach(sides, i, x)
-		if (!json_is_true(json_object_get(x, "baseline")))
-			json_array_append_new(others, json_string(str(x, "label")));
 	strbuf_addf(o, "<h%d>Cases</h%d>\n", h, h);
 	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"cases\" class=\"cmp\"><thead><tr><th rowspan=\"2\">suite</th>"
 			 "<th rowspan=\"2\">case</th><th rowspan=\"2\" class=\"grp\">baseline<br><small>");
@@ -270,18 +279,14 @@ static void compare_cases_table(struct strbuf *o, json_t *r, int h, double thr, 
  * run (its value where it differs, "same" where it does not). */
 static void compare_stack_table(struct strbuf *o, json_t *r, int h)
 {
-	json_t *sides = json_object_get(r, "sides"), *others = json_array(), *whats = json_object(), *x, *w;
+	json_t *others, *whats, *x, *w;
 	const char *what;
 	size_t i, j;
 
-	if (!json_array_size(json_object_get(r, "stack_differs"))) {
-		json_decref(others);
-		json_decref(whats);
+	if (!json_array_size(json_object_get(r, "stack_differs")))
 		return;
-	}
-	json_array_foreach(sides, i, x)
-		if (!json_is_true(json_object_get(x, "baseline")))
-			json_array_append_new(others, json_string(str(x, "label")));
+	others = other_labels(r);
+	whats = json_object();
 	json_array_foreach(json_object_get(r, "stack_differs"), i, x) {
 		if (!(w = json_object_get(whats, str(x, "what")))) {
 			w = json_pack("{s:O, s:{}}", "baseline", json_object_get(x, "baseline"), "by");

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bundle.h"
+#include "compare.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/strbuf.h"
@@ -20,9 +21,7 @@
 static void take_docs(json_t *e, const char *plan_text, const char *status_text)
 {
 	json_t *plan = plan_text ? json_loads(plan_text, 0, NULL) : NULL;
-	json_t *status = status_text ? json_loads(status_text, 0, NULL) : NULL, *c;
-	static const char *const states[] = { "ok", "failed", "skipped", "interrupted", "pending" };
-	size_t i;
+	json_t *status = status_text ? json_loads(status_text, 0, NULL) : NULL;
 
 	if (plan_text && !json_is_object(plan))
 		json_object_set_new(e, "error", json_string("plan.json is not a JSON object"));
@@ -40,19 +39,11 @@ static void take_docs(json_t *e, const char *plan_text, const char *status_text)
 		json_object_set(e, "started", json_object_get(status, "started"));
 	if (json_is_string(json_object_get(status, "state")))
 		json_object_set(e, "state", json_object_get(status, "state"));
-	if (json_is_array(json_object_get(status, "cases"))) {
-		json_t *counts = json_object();
+	if (json_is_array(json_object_get(status, "cases"))) { /* the counts compare reads a run's health by */
+		json_t *h = compare_run_health(status);
 
-		for (i = 0; i < sizeof(states) / sizeof(*states); i++)
-			json_object_set_new(counts, states[i], json_integer(0));
-		json_array_foreach(json_object_get(status, "cases"), i, c) {
-			json_t *n = json_object_get(counts, json_string_value(json_object_get(c, "status")) ?
-								    json_string_value(json_object_get(c, "status")) : "");
-
-			if (n)
-				json_integer_set(n, json_integer_value(n) + 1);
-		}
-		json_object_set_new(e, "counts", counts);
+		json_object_set(e, "counts", json_object_get(h, "counts"));
+		json_decref(h);
 	}
 	json_decref(plan);
 	json_decref(status);

@@ -99,7 +99,7 @@ static json_t *extra_num(json_t *rec, const char *key)
 /* The four figures of one placement: time (us), algbw, busbw (GB/s), #wrong; dashes where it was not measured. */
 static void coll_cells(FILE *fp, json_t *rec)
 {
-	json_t *t = extra_num(rec, "time_us"), *alg = extra_num(rec, "algbw_gbps"), *bus = extra_num(rec, "busbw_gbps");
+	json_t *t = extra_num(rec, "time_us"), *alg = extra_num(rec, "algbw_gbps"), *bus = extra_num(rec, "busbw_mean_gbps");
 	json_t *w = json_object_get(json_object_get(rec, "extra"), "wrong");
 	const char *st = json_string_value(json_object_get(rec, "status"));
 	double busbw = NAN;
@@ -113,12 +113,8 @@ static void coll_cells(FILE *fp, json_t *rec)
 			fprintf(fp, "%6s", "-");
 		return;
 	}
-	if (!bus)
-		bus = extra_num(rec, "busbw_mean_gbps");
-	if (bus)
+	if (bus) /* nccl-tests' busbw: of the mean time, as bench-coll writes it beside algbw */
 		busbw = json_number_value(bus);
-	else if (extra_num(rec, "bus_factor"))
-		busbw = json_number_value(alg) * json_number_value(extra_num(rec, "bus_factor"));
 	fprintf(fp, "  %8.2f %7.2f ", json_number_value(t), json_number_value(alg));
 	if (isfinite(busbw))
 		fprintf(fp, "%7.2f", busbw);
