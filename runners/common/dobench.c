@@ -117,6 +117,10 @@ int dobench_steady_warmup(struct dobench_warm *out, double estimate_ms, const st
 		now += ms;
 		out->n_calls += per_burst;
 		out->n_bursts++;
+		/* the estimate may come from an idle board (a few times slower than under load): the next burst is sized
+		 * from this one's own rate, so bursts last ~burst_ms whatever the clock was at the start */
+		if (ms > 0)
+			per_burst = dobench_count(st->burst_ms, ms / (double)per_burst, o->max_repeat);
 		if (probing) {
 			double c = 0, p = 0;
 			int rc = pr->read(pr->ctx, &c, &p);
@@ -173,6 +177,9 @@ int dobench_steady_warmup(struct dobench_warm *out, double estimate_ms, const st
 		}
 	}
 	out->steady_after_ms = now;
+	/* the estimate again, in the state the timed window runs in: it sizes that window (the first one may have run
+	 * at idle clocks, several times slower, and would shrink the window to a fraction of rep_ms) */
+	TRY(dobench_estimate(&out->estimate_ms, o, fn, clk));
 cleanup:
 	free(t);
 	free(clock);
@@ -219,6 +226,9 @@ int dobench_run(struct dobench_result *out, const struct dobench_opts *o, const 
 	if (o->mode == DOBENCH_STEADY) {
 		TRY(dobench_steady_warmup(&out->warm, out->estimate_ms, o, fn, clk));
 		out->n_warmup = out->warm.n_calls;
+		out->warm.estimate_first_ms = out->estimate_ms;
+		out->estimate_ms = out->warm.estimate_ms;
+		out->n_repeat = dobench_count(o->rep_ms, out->estimate_ms, o->max_repeat);
 	} else {
 		out->n_warmup = dobench_count(o->warmup_ms, out->estimate_ms, o->max_repeat);
 		TRY(clk->reserve(clk->ctx, out->n_repeat));

@@ -10,8 +10,11 @@
  * runs in bursts of ~burst_ms (each timed on the clock, without flush), the probe is read after each, and the
  * warm-up ends when the medians of the SM clock and of the power over the last window_ms of sustained load are
  * within clock_tol and power_tol of their medians over the window before (after at least min_ms; at most
- * budget_ms): under a power cap the clock swings from probe to probe, but its median holds. The timed window follows
- * at once. Without a probe (or when it cannot read), a fixed fallback_ms of sustained load replaces the detector.
+ * budget_ms): under a power cap the clock swings from probe to probe, but its median holds. Each burst is sized from
+ * the previous one's rate (the first estimate may come from an idle board). The estimate is then taken again (the
+ * same 5 flushed calls), in the sustained state, and it sizes the timed window, which follows at once: rep_ms means
+ * rep_ms of the steady state. Without a probe (or when it cannot read), a fixed fallback_ms of sustained load
+ * replaces the detector.
  *
  * Ownership: dobench_run() allocates out->samples_ms; dobench_result_release() frees it. The clock, the
  * function and the probe are borrowed for the call.
@@ -73,6 +76,8 @@ struct dobench_warm {
 	int steady_reached;
 	double steady_after_ms; /* sustained load (clock time of the bursts) until it ended */
 	size_t n_calls, n_bursts;
+	double estimate_ms;       /* the estimate taken again after the warm-up (flush included when o->flush) */
+	double estimate_first_ms; /* dobench_run(): the one before the warm-up, which sized only the first burst */
 	char method[256];
 };
 

@@ -259,10 +259,11 @@ void record_emit(json_t *rec)
 void record_add_timing(json_t *rec, const struct dobench_result *r)
 {
 	if (r->mode == DOBENCH_STEADY)
-		record_add_extra(rec, "timing", json_pack("{s:s, s:b, s:f, s:s, s:I}", "mode", "steady", "steady_reached",
-							  r->warm.steady_reached, "steady_after_ms",
+		record_add_extra(rec, "timing", json_pack("{s:s, s:b, s:f, s:s, s:I, s:f}", "mode", "steady",
+							  "steady_reached", r->warm.steady_reached, "steady_after_ms",
 							  r->warm.steady_after_ms, "method", r->warm.method, "warmup_calls",
-							  (json_int_t)r->warm.n_calls));
+							  (json_int_t)r->warm.n_calls, "estimate_before_warmup_ms",
+							  r->warm.estimate_first_ms));
 	else
 		record_add_extra(rec, "timing", json_pack("{s:s, s:b, s:n, s:s}", "mode", "burst", "steady_reached", 0,
 							  "steady_after_ms", "method",

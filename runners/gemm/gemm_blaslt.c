@@ -592,6 +592,9 @@ static int run_tune_steady(const struct gemm_problem *p, char *why, size_t whyle
 		snprintf(why, whylen, "%s matmul failed: %s", LT_NAME, gpuGetErrorString(gpuGetLastError()));
 		goto cleanup;
 	}
+	/* the screen's bursts are sized in the state they run in (the first estimate may come from an idle board) */
+	g.tuned.timing.warm.estimate_first_ms = est;
+	est = g.tuned.timing.warm.estimate_ms;
 	g.tuned.timing.estimate_ms = est;
 	per = dobench_count(p->rep_ms < 25 ? p->rep_ms : 25, est, 1000);
 	samples = (double *)calloc(per > 1000000 ? per : 1000000, sizeof(double));

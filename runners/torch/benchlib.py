@@ -342,7 +342,9 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
     """Triton's do_bench schedule: one untimed call; the estimate is 5 flushed calls timed together; then
     max(1, int(warmup/estimate)) unflushed warm-up calls and max(1, int(rep/estimate)) timed calls, each after a
     flush outside its own timed region. mode steady replaces the warm-up with steady_warmup() (bursts of calls
-    until the telemetry's SM clock and power hold steady; a fixed warm-up without telemetry). Returns
+    until the telemetry's SM clock and power hold steady; a fixed warm-up without telemetry), then takes the
+    estimate again (one untimed call, 5 flushed calls) so that the timed window lasts rep_ms of the steady state,
+    as runners/common/dobench.c does. Returns
     (samples_ms, schedule); schedule["timing"] is extra.timing, schedule["telemetry"] the timed window's summary
     (when a telemetry is given)."""
     cuda = torch.cuda.is_available()
@@ -357,46 +359,62 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
         if cache is not None:
             cache.zero_()
 
-    fn()
-    sync()
-    if cuda:
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(5):
-            clear()
-            fn()
-        e.record()
+    def estimate():
+        fn()
         sync()
-        est = s.elapsed_time(e) / 5
-    else:
+        if cuda:
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            for _ in range(5):
+                clear()
+                fn()
+            e.record()
+            sync()
+            return s.elapsed_time(e) / 5
         t0 = time.perf_counter()
         for _ in range(5):
             clear()
             fn()
-        est = (time.perf_counter() - t0) * 1e3 / 5
-    n_rep = min(max(1, int(rep_ms / est)) if est > 0 else 1, max_repeat)
+        return (time.perf_counter() - t0) * 1e3 / 5
+
+    def count(budget, est):
+        return min(max(1, int(budget / est)) if est > 0 else 1, max_repeat)
+
+    est = estimate()
+    n_rep = count(rep_ms, est)
     if mode == "steady":
-        per = min(max(1, int(steady["burst_ms"] / est)) if est > 0 else 1, max_repeat)
+        # the first estimate may come from an idle board (several times slower): each burst is sized from the one
+        # before, and the estimate is taken again after the warm-up, in the state the timed window runs in
+        per, calls = [count(steady["burst_ms"], est)], [0]
 
         def burst():
+            k = per[0]
             if cuda:
                 a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 a.record()
-                for _ in range(per):
+                for _ in range(k):
                     fn()
                 b.record()
                 sync()
-                return a.elapsed_time(b)
-            t1 = time.perf_counter()
-            for _ in range(per):
-                fn()
-            return (time.perf_counter() - t1) * 1e3
+                ms = a.elapsed_time(b)
+            else:
+                t1 = time.perf_counter()
+                for _ in range(k):
+                    fn()
+                ms = (time.perf_counter() - t1) * 1e3
+            calls[0] += k
+            if ms > 0:
+                per[0] = count(steady["burst_ms"], ms / k)
+            return ms
         tel_ok = telemetry is not None and telemetry.ok
         why = (telemetry.why if telemetry is not None else "") or ("no telemetry on the CPU" if not cuda else "no telemetry")
         timing = steady_warmup(burst, telemetry.probe if tel_ok else None, steady, why)
-        n_warm = timing["bursts"] * per
+        n_warm = calls[0]
         timing["warmup_calls"] = n_warm
+        timing["estimate_before_warmup_ms"] = est
         del timing["bursts"]
+        est = estimate()
+        n_rep = count(rep_ms, est)
     else:
         timing = dict(BURST_TIMING)
         n_warm = max(1, int(warmup_ms / est)) if est > 0 else 1

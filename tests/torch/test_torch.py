@@ -160,11 +160,29 @@ def test_do_bench_steady_on_cpu_and_the_telemetry_window():
                                  mode="steady", telemetry=tel, steady=short)
     tm, w = sched["timing"], sched["telemetry"]
     assert tm["mode"] == "steady" and tm["steady_after_ms"] >= 20.0 and tm["warmup_calls"] == sched["n_warmup"]
-    assert len(calls) == 1 + 5 + sched["n_warmup"] + sched["n_repeat"] and len(samples) == sched["n_repeat"]
+    # the estimate again after the warm-up (1 untimed + 5 calls): 12 calls beside the warm-up and the timed ones
+    assert len(calls) == 2 * (1 + 5) + sched["n_warmup"] + sched["n_repeat"] and len(samples) == sched["n_repeat"]
+    assert tm["estimate_before_warmup_ms"] > 0
     assert w["available"] and w["samples"] >= 1 and w["sm_clock_mhz"]["min"] >= 1700 and w["source"] == "fake"
     assert "sw_power_cap" in w["throttle_reasons"]
     _, sched = bl.do_bench(lambda: None, warmup_ms=1.0, rep_ms=2.0, flush=False)
     assert sched["timing"] == bl.BURST_TIMING  # burst stays the default of do_bench
+
+
+def test_do_bench_steady_sizes_the_window_after_the_warmup():
+    # a board idle at first: the first 6 calls (the untimed one and the estimate) take 10 ms, every later one 0.5 ms;
+    # the timed window must hold rep_ms of the loaded board, not rep_ms / 10 ms calls (the H200's torch twin timed
+    # 180 ms of a 1 s window so)
+    n = [0]
+
+    def fn():
+        n[0] += 1
+        time.sleep(0.010 if n[0] <= 6 else 0.0005)
+    short = dict(bl.STEADY, min_ms=20.0, window_ms=10.0, budget_ms=100.0, burst_ms=5.0, fallback_ms=20.0)
+    samples, sched = bl.do_bench(fn, rep_ms=40.0, flush=False, mode="steady", steady=short)
+    assert sched["timing"]["estimate_before_warmup_ms"] >= 9.0
+    assert sched["estimate_ms"] < 3.0
+    assert sched["n_repeat"] >= 14 and sum(samples) >= 0.5 * 40.0, (sched, sum(samples))
 
 
 def test_telemetry_without_the_library_degrades():

@@ -177,6 +177,11 @@ static double drift_mhz(double t) /* never settles: falls 60 MHz every second */
 	return 1980 - 60 * t / 1000;
 }
 
+static double cold_mhz(double t) /* an idle board: 400 MHz for its first 20 ms of load, then 1755 */
+{
+	return t < 20 ? 400 : 1755;
+}
+
 static double flat_w(double t)
 {
 	(void)t;
@@ -378,8 +383,11 @@ static void test_steady_is_declared_after_the_plateau_not_before(void **state)
 	assert_true(r.warm.steady_after_ms >= 3000);
 	assert_true(r.warm.steady_after_ms <= 3000 + 1000 + 2 * 50);
 	assert_non_null(strstr(r.warm.method, "steady:"));
-	assert_true(r.estimate_ms < 0.5 + 0.9); /* the estimate ran at boost (flush 0.5 + a 0.886 ms call) */
-	assert_int_equal(r.n, dobench_count(20, r.estimate_ms, 0));
+	/* the first estimate ran at boost (flush 0.5 + a 0.886 ms call); the one that sizes the window was taken again
+	 * on the plateau (flush 0.5 + 1 ms), so the window is rep_ms of the steady state */
+	assert_true(r.warm.estimate_first_ms < 0.5 + 0.9);
+	assert_true(fabs(r.estimate_ms - 1.5) < 1e-9);
+	assert_int_equal(r.n, dobench_count(20, 1.5, 0));
 	for (size_t i = 0; i < r.n; i++)
 		assert_true(fabs(r.samples_ms[i] - 1.0) < 1e-9); /* every timed call at the plateau's speed */
 	assert_int_equal(v.timed_begins, 1);
@@ -390,6 +398,30 @@ static void test_steady_is_declared_after_the_plateau_not_before(void **state)
 	assert_string_equal(json_string_value(json_object_get(t, "mode")), "steady");
 	assert_true(json_is_true(json_object_get(t, "steady_reached")));
 	assert_true(json_real_value(json_object_get(t, "steady_after_ms")) == r.warm.steady_after_ms);
+	json_decref(rec);
+	json_decref(params);
+	dobench_result_release(&r);
+}
+
+/* An estimate taken on an idle board (4.4x slower) sizes neither the bursts nor the timed window: the window holds
+ * rep_ms of the loaded board, not a quarter of it (the H200's torch twin measured 180 ms of a 1 s window so). */
+static void test_steady_window_is_sized_in_the_steady_state(void **state)
+{
+	struct vgpu v = { 0, 1.0, 0.5, 1755, cold_mhz, flat_w };
+	struct dobench_result r = DOBENCH_RESULT_INIT;
+	json_t *params = json_object(), *rec = record_new("gemm", "x", params), *t;
+
+	(void)state;
+	assert_int_equal(run_vgpu(&v, &r, DOBENCH_STEADY, 1), 0);
+	assert_true(r.warm.estimate_first_ms > 2.0); /* 5 flushed calls, mostly at 400 MHz */
+	assert_true(fabs(r.estimate_ms - 1.5) < 1e-9);
+	assert_int_equal(r.n_repeat, dobench_count(20, 1.5, 0));
+	assert_int_equal(r.n, r.n_repeat);
+	/* bursts after the first last ~50 ms: 1000 ms of load in about 20 of them, not 70 of ~14 ms */
+	assert_true(r.warm.n_bursts < 30);
+	record_add_timing(rec, &r);
+	t = json_object_get(json_object_get(rec, "extra"), "timing");
+	assert_true(json_real_value(json_object_get(t, "estimate_before_warmup_ms")) == r.warm.estimate_first_ms);
 	json_decref(rec);
 	json_decref(params);
 	dobench_result_release(&r);
@@ -908,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_schedule_without_flush),
 		cmocka_unit_test(test_schedule_stops_on_a_failed_call),
 		cmocka_unit_test(test_steady_is_declared_after_the_plateau_not_before),
+		cmocka_unit_test(test_steady_window_is_sized_in_the_steady_state),
 		cmocka_unit_test(test_steady_holds_a_power_cap_swing),
 		cmocka_unit_test(test_steady_budget_ends_a_probe_that_never_settles),
 		cmocka_unit_test(test_steady_without_probe_sustains_the_fixed_warmup),
