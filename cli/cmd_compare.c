@@ -24,7 +24,7 @@ static const struct opt_cmd cmd = { "compare", "[options] RUN_OR_BUNDLE... [--vs
 				    "interleaved `bench run --rounds` (grouped by themselves), or the runs between --vs "
 				    "separators. Per case: the ratio of the medians of run medians to the baseline's, its 95% "
 				    "hierarchical-bootstrap confidence interval, Welch's t test across runs with the p-value "
-				    "Holm-adjusted over every test, and a verdict (faster / slower / same with 3 runs or more "
+				    "adjusted over every test (step-down max-T: a run's machine state is shared by its cases), and a verdict (faster / slower / same with 3 runs or more "
 				    "per side; inconclusive with fewer; not comparable). Beside the numbers: cases on one side "
 				    "only, too few samples, differences in method (parameters) and in stack and environment; each "
 				    "side's price and, per case, the priced sides cheapest first and their energy per timed call. "
@@ -88,12 +88,12 @@ static void render_text(json_t *r, int markdown, int csv)
 		printf("suite,case,unit,baseline,other,baseline_value,other_value,ratio,ci_lo,ci_hi,p,p_adjusted,baseline_runs,"
 		       "other_runs,threshold,verdict,why\n");
 	else if (markdown)
-		printf("Baseline: **%s**. %s (threshold %.1f%%, alpha %g; %lld test(s), Holm-adjusted).\n",
+		printf("Baseline: **%s**. %s (threshold %.1f%%, alpha %g; %lld test(s), adjusted together).\n",
 		       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(r, "rule")),
 		       100 * json_number_value(json_object_get(r, "threshold")), json_number_value(json_object_get(r, "alpha")),
 		       (long long)json_integer_value(json_object_get(r, "tests")));
 	else
-		printf("baseline %s; verdicts: %s (threshold %.1f%%, alpha %g; %lld test(s), Holm-adjusted)\n",
+		printf("baseline %s; verdicts: %s (threshold %.1f%%, alpha %g; %lld test(s), adjusted together)\n",
 		       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(r, "rule")),
 		       100 * json_number_value(json_object_get(r, "threshold")), json_number_value(json_object_get(r, "alpha")),
 		       (long long)json_integer_value(json_object_get(r, "tests")));
@@ -103,18 +103,18 @@ static void render_text(json_t *r, int markdown, int csv)
 		render_noise(r, markdown);
 		if (json_is_object(res))
 			printf("%sresolution: with these runs a case can be called faster or slower only for a change of at least "
-			       "%.1f%% (median over %lld tested cases, %.1f%% to %.1f%%: each case's run-to-run spread, Welch's t at "
-			       "alpha / tests); smaller changes read same\n", markdown ? "\n" : "",
+			       "%.1f%% (median over %lld tested cases, %.1f%% to %.1f%%: each case's run-to-run spread, the adjustment's "
+			       "critical t); smaller changes read same\n", markdown ? "\n" : "",
 			       100 * json_number_value(json_object_get(res, "median")),
 			       (long long)json_integer_value(json_object_get(res, "cases")),
 			       100 * json_number_value(json_object_get(res, "min")),
 			       100 * json_number_value(json_object_get(res, "max")));
 	}
 	if (markdown)
-		printf("\n| suite | case | baseline | other | value | ratio | 95%% CI | p (Holm) | verdict |\n|---|---|---|---|---|---|---|---|---|\n");
+		printf("\n| suite | case | baseline | other | value | ratio | 95%% CI | p (adj.) | verdict |\n|---|---|---|---|---|---|---|---|---|\n");
 	else if (!csv)
 		printf("\n%-12s %-46s %14s %14s %7s %17s %9s  %s\n", "suite", "case", "baseline", "other", "ratio", "95% CI",
-		       "p (Holm)", "verdict");
+		       "p (adj.)", "verdict");
 	json_array_foreach(json_object_get(r, "cases"), i, c) {
 		json_array_foreach(json_object_get(c, "others"), k, o) {
 			json_t *ci = json_object_get(o, "ci95");
@@ -348,7 +348,7 @@ int cmd_compare(int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_STRING('b', "baseline", &base, "N", "which side is the baseline (1-based; default 1)"),
 		OPT_STRING('t', "threshold", &thr, "X", "relative change that counts (default 0.02)"),
-		OPT_STRING('a', "alpha", &alpha, "P", "significance level of the Holm-adjusted p-values (default 0.01)"),
+		OPT_STRING('a', "alpha", &alpha, "P", "significance level of the adjusted p-values (default 0.01)"),
 		OPT_LIST(0, "noise-from", &noise, "RUN,RUN", "an A/A pair of one stack: its run-to-run spread is each suite's threshold"),
 		OPT_STRING('f', "format", &fmt, "FMT", "text, markdown, json, csv or html"),
 		OPT_BOOL(0, "fail-on-regression", &fail_reg, "exit 9 when a case is significantly slower"),

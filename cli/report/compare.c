@@ -653,6 +653,8 @@ struct gcase {
 	size_t minrun;  /* the fewest samples of one of those runs */
 	double **s;     /* [nok] each run's metric samples */
 	size_t *n;
+	size_t *run;    /* [nok] each one's index among the group's runs */
+	double *lm;     /* [nok] the log of each one's median */
 	double value;   /* the median of the ok runs' recorded values */
 };
 
@@ -664,6 +666,8 @@ static void gcase_load(struct gcase *g, const struct compare_side *sides, const 
 	memset(g, 0, sizeof(*g));
 	g->s = xcalloc(grp->nruns, sizeof(*g->s));
 	g->n = xcalloc(grp->nruns, sizeof(*g->n));
+	g->run = xcalloc(grp->nruns, sizeof(*g->run));
+	g->lm = xcalloc(grp->nruns, sizeof(*g->lm));
 	g->minrun = (size_t)-1;
 	for (size_t r = 0; r < grp->nruns; r++) {
 		json_t *rec = json_object_get(sides[grp->runs[r]].records, key), *arr, *v;
@@ -688,6 +692,8 @@ static void gcase_load(struct gcase *g, const struct compare_side *sides, const 
 			free(g->s[g->nok]);
 			continue;
 		}
+		g->run[g->nok] = r;
+		g->lm[g->nok] = log(stats_median(g->s[g->nok], m));
 		g->n[g->nok++] = m;
 		g->total += m;
 		if (m < g->minrun)
@@ -705,6 +711,8 @@ static void gcase_release(struct gcase *g)
 		free(g->s[i]);
 	free(g->s);
 	free(g->n);
+	free(g->run);
+	free(g->lm);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -788,10 +796,14 @@ struct pair {
 	const char *key;
 	struct gcase *base; /* the case's baseline side (shared by its pairs) */
 	struct gcase other;
+	size_t side;        /* the other side's group index */
 	int stats;          /* both sides measured: ratio and CI computed */
 	int tested;         /* 3 runs or more on both sides: p computed */
 	double ratio, lo, hi, t, df, p, padj;
 	double se; /* the standard error of the difference of the two sides' mean log run medians (Welch's) */
+	/* the run-effect model (pairs_adjust): the difference's standard error as the run effect shared by the cases of
+	 * a run plus the case's own, the statistic, the shared part's share of it, and the own part's degrees of freedom */
+	double sem, tm, a, dfo;
 };
 
 struct pair_pool {
@@ -804,7 +816,6 @@ struct pair_pool {
 static void pair_compute(struct pair *c, unsigned resamples)
 {
 	const struct gcase *b = c->base, *o = &c->other;
-	double *lb, *lo_;
 
 	c->ratio = gcase_stat(o) / gcase_stat(b);
 	/* the seed from the case key: deterministic, whatever thread runs it, and different for every case */
@@ -813,15 +824,7 @@ static void pair_compute(struct pair *c, unsigned resamples)
 	c->t = c->df = c->p = c->padj = c->se = NAN;
 	if (!c->tested)
 		return;
-	lb = xcalloc(b->nok, sizeof(double));
-	lo_ = xcalloc(o->nok, sizeof(double));
-	for (size_t i = 0; i < b->nok; i++)
-		lb[i] = log(stats_median(b->s[i], b->n[i]));
-	for (size_t i = 0; i < o->nok; i++)
-		lo_[i] = log(stats_median(o->s[i], o->n[i]));
-	stats_welch(&c->t, &c->df, &c->p, &c->se, lo_, o->nok, lb, b->nok);
-	free(lb);
-	free(lo_);
+	stats_welch(&c->t, &c->df, &c->p, &c->se, o->lm, o->nok, b->lm, b->nok);
 }
 
 static void *pair_worker(void *arg)
@@ -860,19 +863,158 @@ static void pairs_compute(struct pair *pairs, size_t n, unsigned resamples)
 	pthread_mutex_destroy(&pool.lock);
 }
 
-/* The smallest change a tested pair could be called at: the first Holm step asks p < alpha / tests, i.e. |t| at least
- * the two-sided t quantile of alpha / tests at the pair's Welch degrees of freedom, so |log ratio| at least that
- * times the pair's standard error; and beyond the threshold. As a fraction (0.05: 5%); NAN when untested. */
-static double pair_resolution(const struct pair *c, size_t tests, double alpha, double threshold)
-{
-	double q, r;
+/* ---- the adjustment over the tests of a comparison ------------------------------------------------------------ */
 
-	if (!c->tested || !isfinite(c->se) || !isfinite(c->df) || !tests)
+/* The effect of each run of one side over a set of tested pairs: the mean, over the cases it measured, of its log
+ * median less the case's mean over the side's runs (NAN for a run without one). On a GPU it is the machine state a
+ * run met (clocks, power, thermals), which moves every case of the run together. */
+static void side_run_effects(double *eff, size_t nruns, struct pair *const *pp, size_t m, int other)
+{
+	size_t *cnt = xcalloc(nruns ? nruns : 1, sizeof(*cnt));
+
+	for (size_t r = 0; r < nruns; r++)
+		eff[r] = 0;
+	for (size_t k = 0; k < m; k++) {
+		const struct gcase *g = other ? &pp[k]->other : pp[k]->base;
+		double mean, var;
+
+		stats_mean_var(&mean, &var, g->lm, g->nok);
+		for (size_t j = 0; j < g->nok; j++) {
+			eff[g->run[j]] += g->lm[j] - mean;
+			cnt[g->run[j]]++;
+		}
+	}
+	for (size_t r = 0; r < nruns; r++)
+		eff[r] = cnt[r] ? eff[r] / (double)cnt[r] : NAN;
+	free(cnt);
+}
+
+/* The variance of a side's run effects over its runs, divided by their number (the shared part of the variance of
+ * the side's mean), and that number. */
+static void side_shared_var(double *v_over_n, size_t *nr, const double *eff, size_t nruns)
+{
+	double *x = xcalloc(nruns ? nruns : 1, sizeof(*x)), mean, var;
+	size_t k = 0;
+
+	for (size_t r = 0; r < nruns; r++)
+		if (!isnan(eff[r]))
+			x[k++] = eff[r];
+	stats_mean_var(&mean, &var, x, k);
+	*v_over_n = k > 1 ? var / (double)k : NAN;
+	*nr = k;
+	free(x);
+}
+
+/* A case's own run-to-run variance on one side, divided by its runs: what its runs' log medians vary by beyond their
+ * runs' effects. */
+static double case_own_var(const struct gcase *g, const double *eff)
+{
+	double *w = xcalloc(g->nok ? g->nok : 1, sizeof(*w)), mean, var;
+
+	stats_mean_var(&mean, &var, g->lm, g->nok);
+	for (size_t j = 0; j < g->nok; j++)
+		w[j] = g->lm[j] - mean - eff[g->run[j]];
+	stats_mean_var(&mean, &var, w, g->nok);
+	free(w);
+	return var / (double)g->nok;
+}
+
+static double welch_df(double va, size_t na, double vb, size_t nb)
+{
+	double den = (na > 1 ? va * va / (double)(na - 1) : 0) + (nb > 1 ? vb * vb / (double)(nb - 1) : 0);
+
+	return den > 0 ? (va + vb) * (va + vb) / den : (double)(na + nb - 2);
+}
+
+/* Adjusts the p-values of the tested pairs for their number, per other side, by Westfall and Young's step-down max-T
+ * under the run-effect model: the difference of a case's two mean log run medians is the difference of the two
+ * sides' mean run effects, shared by every case, plus the case's own noise (stats_maxt_stepdown). Tests that share
+ * a machine state are not counted as independent evidence, nor as independent chances of a false call; tests that
+ * share nothing are adjusted as Holm's procedure adjusts them. Over several other sides, Bonferroni; an adjusted p is
+ * never below the pair's own Welch p. qside[i]: side i's critical |t| (NAN: no test). Returns the number of tests. */
+static size_t pairs_adjust(double *qside, struct pair *pairs, size_t npairs, const struct compare_group *groups, size_t ng,
+			   size_t base, double alpha)
+{
+	size_t ntests = 0, nsides = 0;
+	struct pair **pp = xcalloc(npairs + 1, sizeof(*pp));
+	double *t = xcalloc(npairs + 1, sizeof(double)), *a = xcalloc(npairs + 1, sizeof(double));
+	double *df = xcalloc(npairs + 1, sizeof(double)), *adj = xcalloc(npairs + 1, sizeof(double));
+
+	for (size_t i = 0; i < ng; i++) {
+		qside[i] = NAN;
+		for (size_t k = 0; k < npairs && i != base; k++)
+			if (pairs[k].tested && pairs[k].side == i) {
+				nsides++;
+				break;
+			}
+	}
+	for (size_t i = 0; i < ng; i++) {
+		double *eb, *eo, gb, go, seg2, dfg;
+		size_t m = 0, nb, no;
+		unsigned draws;
+
+		if (i == base)
+			continue;
+		for (size_t k = 0; k < npairs; k++)
+			if (pairs[k].tested && pairs[k].side == i)
+				pp[m++] = &pairs[k];
+		if (!m)
+			continue;
+		eb = xcalloc(groups[base].nruns, sizeof(double));
+		eo = xcalloc(groups[i].nruns, sizeof(double));
+		side_run_effects(eb, groups[base].nruns, pp, m, 0);
+		side_run_effects(eo, groups[i].nruns, pp, m, 1);
+		side_shared_var(&gb, &nb, eb, groups[base].nruns);
+		side_shared_var(&go, &no, eo, groups[i].nruns);
+		seg2 = gb + go;
+		dfg = welch_df(gb, nb, go, no);
+		for (size_t k = 0; k < m; k++) {
+			struct pair *c = pp[k];
+			double db = case_own_var(c->base, eb), dn = case_own_var(&c->other, eo), se2 = seg2 + db + dn, mb, mo, v;
+
+			stats_mean_var(&mb, &v, c->base->lm, c->base->nok);
+			stats_mean_var(&mo, &v, c->other.lm, c->other.nok);
+			c->sem = sqrt(se2);
+			c->dfo = db + dn > 0 ? welch_df(db, c->base->nok, dn, c->other.nok) : 1;
+			if (!(se2 > 0)) { /* no spread at all: any difference is certain, none is no evidence */
+				c->tm = mo == mb ? 0 : mo > mb ? INFINITY : -INFINITY;
+				c->a = 1;
+			} else {
+				c->tm = (mo - mb) / c->sem;
+				c->a = sqrt(seg2 / se2);
+			}
+			t[k] = c->tm;
+			a[k] = c->a;
+			df[k] = c->dfo;
+		}
+		/* enough draws that alpha = 0.01 is 100 draws or more; fewer per test when there are many */
+		draws = m > 2000 ? 2000 : m < 200 ? 20000 : (unsigned)(4000000 / m);
+		stats_maxt_stepdown(adj, &qside[i], t, a, df, m, dfg > 0 ? dfg : 1, alpha / (double)nsides, draws,
+				    stats_seed_from_key(groups[i].label));
+		for (size_t k = 0; k < m; k++)
+			pp[k]->padj = fmax(pp[k]->p, fmin(1, adj[k] * (double)nsides));
+		ntests += m;
+		free(eb);
+		free(eo);
+	}
+	free(pp);
+	free(t);
+	free(a);
+	free(df);
+	free(adj);
+	return ntests;
+}
+
+/* The smallest change a tested pair could be called at: the first step of the adjustment asks |t| at least its
+ * side's critical value q (the 1 - alpha quantile of the max of |T| over the side's tests), so |log ratio| at least
+ * q times the pair's standard error; and beyond the threshold. As a fraction (0.05: 5%); NAN when untested. */
+static double pair_resolution(const struct pair *c, double q, double threshold)
+{
+	double r;
+
+	if (!c->tested || !isfinite(c->sem) || !isfinite(q))
 		return NAN;
-	q = stats_t_quantile_two_sided(alpha / (double)tests, c->df);
-	if (!isfinite(q))
-		return NAN;
-	r = 1.0 - exp(-q * c->se);
+	r = 1.0 - exp(-q * c->sem);
 	return r > threshold ? r : threshold;
 }
 
@@ -996,7 +1138,7 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 	size_t slower = 0, faster = 0, inconclusive = 0, ncases = json_object_size(bkeys), npairs = 0, pi = 0, ntests;
 	struct gcase *bcases = xcalloc(ncases ? ncases : 1, sizeof(*bcases));
 	struct pair *pairs = xcalloc(ncases * ng + 1, sizeof(*pairs));
-	double *p, *padj, *resv = xcalloc(ncases * ng + 1, sizeof(*resv));
+	double *qside = xcalloc(ng + 1, sizeof(double)), *resv = xcalloc(ncases * ng + 1, sizeof(*resv));
 	size_t ci = 0, nres = 0;
 
 	for (size_t i = 0; i < ng; i++)
@@ -1011,6 +1153,7 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 				continue;
 			c = &pairs[npairs++];
 			c->key = key;
+			c->side = i;
 			c->base = &bcases[ci];
 			gcase_load(&c->other, sides, &groups[i], key);
 			c->stats = c->base->nok && c->other.nok &&
@@ -1020,15 +1163,7 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 		ci++;
 	}
 	pairs_compute(pairs, npairs, o->resamples);
-	p = xcalloc(npairs + 1, sizeof(double));
-	padj = xcalloc(npairs + 1, sizeof(double));
-	for (size_t k = 0; k < npairs; k++)
-		p[k] = pairs[k].tested ? pairs[k].p : NAN;
-	ntests = stats_holm(padj, p, npairs);
-	for (size_t k = 0; k < npairs; k++)
-		pairs[k].padj = padj[k];
-	free(p);
-	free(padj);
+	ntests = pairs_adjust(qside, pairs, npairs, groups, ng, base, o->alpha);
 	/* pass 2: the rows, in the baseline's order of keys (sorted: deterministic output) */
 	ci = 0;
 	json_object_foreach(bkeys, key, brec) {
@@ -1120,7 +1255,7 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 					json_object_set_new(o_row, "t", json_real(c->t));
 					json_object_set_new(o_row, "df", json_real(c->df));
 					{
-						double res = pair_resolution(c, ntests, o->alpha, thr);
+						double res = pair_resolution(c, qside[i], thr);
 
 						if (isfinite(res)) {
 							json_object_set_new(o_row, "resolvable", json_real(res));
@@ -1213,12 +1348,15 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 		json_object_set_new(root, "resolution", json_null());
 	}
 	free(resv);
+	free(qside);
 	json_object_set_new(root, "noise", o->noise ? json_deep_copy(o->noise) : json_null());
 	json_object_set_new(root, "rule", json_string("ratio of the medians of run medians (other / baseline; above 1 is "
 						      "faster), its 95% CI by a hierarchical bootstrap (runs, then samples); "
 						      "with 3 runs or more per side, Welch's t test on the runs' log medians, "
-						      "Holm-adjusted over every test: faster or slower when the adjusted p < alpha "
-						      "and the ratio lies beyond 1 +/- threshold; fewer runs: inconclusive"));
+						      "adjusted over every test by step-down max-T under a run effect shared by "
+						      "the cases of a run (Westfall-Young; Holm where cases share nothing): faster "
+						      "or slower when the adjusted p < alpha and the ratio lies beyond 1 +/- "
+						      "threshold; fewer runs: inconclusive"));
 	json_object_set_new(root, "sides", sj);
 	json_object_set_new(root, "cost_rank", cost_rank(cases, groups[base].label));
 	json_object_set_new(root, "cases", cases);

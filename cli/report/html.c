@@ -197,7 +197,7 @@ static json_t *other_labels(json_t *r)
 }
 
 /* The case table of a comparison of N runs: one row per case, the baseline's value, then one column group per
- * other run (value, ratio, 95% CI with its whisker, verdict with the Holm-adjusted p) headed by the run. */
+ * other run (value, ratio, 95% CI with its whisker, verdict with the adjusted p) headed by the run. */
 static void compare_cases_table(struct strbuf *o, json_t *r, int h, double thr, double lo_ax, double hi_ax)
 {
 	json_t *others = other_labels(r), *x, *c;
@@ -359,7 +359,7 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 
 	strbuf_addstr(o, "<p>Verdicts: ");
 	esc_html(o, str(r, "rule"));
-	strbuf_addf(o, " (threshold %.3g%%, alpha %g, %lld test(s) Holm-adjusted, %lld bootstrap resamples, seeded by each "
+	strbuf_addf(o, " (threshold %.3g%%, alpha %g, %lld test(s) adjusted together, %lld bootstrap resamples, seeded by each "
 		       "case key).</p>\n", 100 * thr, json_number_value(json_object_get(r, "alpha")),
 		    (long long)json_integer_value(json_object_get(r, "tests")), (long long)json_integer_value(json_object_get(r, "resamples")));
 	if (json_is_object(json_object_get(r, "resolution"))) {

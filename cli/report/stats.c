@@ -679,3 +679,98 @@ size_t stats_holm(double *adj, const double *p, size_t n)
 	free(s);
 	return m;
 }
+
+/* ---- step-down max-T with a shared component ------------------------------------------------------------------- */
+
+static double unif01(uint64_t *s) /* in (0, 1) */
+{
+	return ((double)(next(s) >> 11) + 0.5) * 0x1.0p-53;
+}
+
+static double normal01(uint64_t *s)
+{
+	return sqrt(-2.0 * log(unif01(s))) * cos(6.283185307179586 * unif01(s));
+}
+
+/* Gamma(k, 1) by Marsaglia and Tsang (2000); k < 1 through Gamma(k + 1) U^(1/k). */
+static double gamma_draw(double k, uint64_t *s)
+{
+	double d, c;
+
+	if (k < 1)
+		return gamma_draw(k + 1, s) * pow(unif01(s), 1.0 / k);
+	d = k - 1.0 / 3;
+	c = 1.0 / sqrt(9 * d);
+	for (;;) {
+		double z = normal01(s), v = 1 + c * z, u;
+
+		if (v <= 0)
+			continue;
+		v = v * v * v;
+		u = unif01(s);
+		if (log(u) < 0.5 * z * z + d - d * v + d * log(v))
+			return d * v;
+	}
+}
+
+static double t_draw(double df, uint64_t *s)
+{
+	return normal01(s) / sqrt(2 * gamma_draw(df / 2, s) / df);
+}
+
+struct tidx {
+	double t;
+	size_t i;
+};
+
+static int cmp_tidx(const void *x, const void *y) /* |t| descending, then index */
+{
+	const struct tidx *a = x, *b = y;
+
+	return a->t > b->t ? -1 : a->t < b->t ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+size_t stats_maxt_stepdown(double *adj, double *out_q, const double *t, const double *a, const double *df, size_t n,
+			   double df_shared, double alpha, unsigned draws, uint64_t seed)
+{
+	struct tidx *o = xmalloc((n ? n : 1) * sizeof(*o));
+	double *mx = xmalloc((draws ? draws : 1) * sizeof(*mx)), run = 0;
+	size_t m = 0, *count;
+	uint64_t s = seed;
+
+	*out_q = NAN;
+	for (size_t i = 0; i < n; i++) {
+		adj[i] = NAN;
+		if (!isnan(t[i]))
+			o[m++] = (struct tidx){ fabs(t[i]), i };
+	}
+	count = xcalloc(m + 1, sizeof(*count));
+	qsort(o, m, sizeof(*o), cmp_tidx);
+	for (unsigned r = 0; r < draws && m; r++) {
+		double g = t_draw(df_shared, &s), q = 0;
+
+		/* from the smallest |t| up: q is the max of |T| over the tests from j on, the set step j adjusts over */
+		for (size_t j = m; j-- > 0;) {
+			size_t i = o[j].i;
+			double b = sqrt(fmax(0, 1 - a[i] * a[i])), v = a[i] * g;
+
+			if (b > 0)
+				v += b * t_draw(df[i], &s);
+			q = fmax(q, fabs(v));
+			count[j] += q >= o[j].t;
+		}
+		mx[r] = q;
+	}
+	for (size_t j = 0; j < m; j++) {
+		run = fmax(run, fmin(1, ((double)count[j] + 1) / ((double)draws + 1)));
+		adj[o[j].i] = run;
+	}
+	if (m && draws) {
+		qsort(mx, draws, sizeof(*mx), cmp_d);
+		*out_q = mx[(size_t)fmin((double)draws - 1, ceil((1 - alpha) * (double)draws))];
+	}
+	free(count);
+	free(mx);
+	free(o);
+	return m;
+}

@@ -39,7 +39,7 @@ assert all(o["why"] == "1 run per side: run-to-run noise unknown" and "p" not in
 assert d["baseline"].startswith("cmp-") and d["counts"] == {"faster": 0, "slower": 0, "inconclusive": 2} and d["tests"] == 0
 PY
 expect 0 "compare 3 runs against 3 runs twice as fast" "$BENCH" compare --format json "$A" "$A2" "$A3" --vs "$F" "$F2" "$F3"
-python3 - "$T/out" <<'PY' && ok "twice as fast: ratio 2, CI above 1.02, Holm-adjusted p < 0.01 over 2 tests, verdict faster" || not_ok "faster"
+python3 - "$T/out" <<'PY' && ok "twice as fast: ratio 2, CI above 1.02, adjusted p < 0.01 over 2 tests, verdict faster" || not_ok "faster"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["tests"] == 2 and [s["nruns"] for s in d["sides"]] == [3, 3] and d["sides"][0]["label"] == "cmp (3 runs)", d["sides"]
@@ -50,7 +50,7 @@ for c in d["cases"]:
 PY
 expect 0 "the other way round, without --fail-on-regression" "$BENCH" compare "$F" "$F2" "$F3" --vs "$A" "$A2" "$A3"
 expect_out "slower"
-expect_out "2 test(s), Holm-adjusted"
+expect_out "2 test(s), adjusted together"
 expect 9 "--fail-on-regression exits 9 when slower" "$BENCH" compare --fail-on-regression "$F" "$F2" "$F3" --vs "$A" "$A2" "$A3"
 expect_err "significantly slower"
 expect 0 "--baseline 2" "$BENCH" compare --baseline 2 --format csv "$F" "$F2" "$F3" --vs "$A" "$A2" "$A3"

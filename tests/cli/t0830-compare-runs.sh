@@ -1,8 +1,10 @@
 #!/bin/sh
 # bench compare over runs, as issue 16 states it: a fake runner whose samples carry a run-level offset drawn once
-# per run (2%) and a within-run noise (1%), 200 cases. An A/A of 5 runs per side calls at most 2 cases faster or
-# slower; a slowdown the runs can resolve is called slower in at least 195 cases; 1 run per side is inconclusive
-# everywhere; --noise-from reports the A/A floor. Runs made by `bench run A B --rounds 5` group by themselves.
+# per run (2%, shared by the run's cases) and a within-run noise (1%), 200 cases. An A/A of 5 runs per side calls
+# at most 2 cases faster or slower; a 5% slowdown at 5 runs per side is reported with compare's resolution, and at
+# 12 runs per side (the A/A too) called slower in at least 195 cases; a 20% slowdown at 5 runs everywhere; 1 run
+# per side is inconclusive everywhere; --noise-from reports the A/A floor. Runs made by `bench run A B --rounds 5`
+# group by themselves.
 . "$(dirname "$0")/lib.sh"
 FAKE=$(cd "$(dirname "$0")/../fake" && pwd)/fake-runner.py
 mkdir -p "$T/fake"
@@ -52,12 +54,31 @@ set -- $(cat "$T/slow.txt")
 if [ $rc != 0 ]; then not_ok "5% slower: a case faster or a ratio above 1"
 else
 	ok "5% slower: no case faster, every ratio below 1; $1 of 200 called slower (median ratio $2; compare's resolution: $3)"
-	# The issue asks for 195 of 200 here. 5 runs of 2% run-to-run noise put a 5% slowdown about 4 standard errors
-	# out, and Holm over 200 tests at alpha 0.01 asks for 4.4 or more (docs/architecture.md, "Comparison
-	# statistics"): no valid test reaches it, so the count is reported, not asserted; 20% below is. compare says
-	# so itself: its resolution (the smallest change a case of the comparison can be called at) is above 5%.
-	[ "$1" -ge 195 ] || echo "# 5% slower at 5 runs per side: $1 of 200 called slower (195 asked; not resolvable at this noise)"
+	# The issue asks for 195 of 200 here. The run offsets are shared by a run's 200 cases, so the 200 verdicts are
+	# about one test: 5 runs of 2% put a 5% slowdown about 4 standard errors out, with 8 degrees of freedom, and no
+	# valid test at alpha 0.01 calls that every time (docs/architecture.md, "Comparison statistics"; over 40 seeds,
+	# docs/results/compare-runs-seeds.sh). The count of this seed is reported, not asserted; at 12 runs (below)
+	# it is.
+	echo "# 5% slower at 5 runs per side: $1 of 200 called slower (the issue's bar: 195)"
 fi
+# 12 runs per side: an A/A still calls at most 2, and a 5% slowdown is called slower in at least 195 of 200
+FAKE_SEED=4 expect 0 "A/A: two stacks, twelve rounds" "$BENCH" run -q --no-pack -o "$T/aa12" --rounds 12 "$T/base.yaml" "$T/same.yaml"
+FAKE_SEED=5 FAKE_SLOWDOWN=0.05 expect 0 "a stack 5% slower, twelve runs" "$BENCH" run -q --no-pack -o "$T/slow12" --rounds 12 "$T/slow.yaml"
+# shellcheck disable=SC2046
+expect 0 "A/A, 12 runs per side" "$BENCH" compare --format json $(ls -d "$T"/aa12/base-* | sort) --vs $(ls -d "$T"/aa12/same-* | sort)
+cp "$T/out" "$T/aa12.json"
+# shellcheck disable=SC2046
+expect 0 "5% slower, 12 runs per side" "$BENCH" compare --format json $(ls -d "$T"/aa12/base-* | sort) --vs $(ls -d "$T"/slow12/slow-* | sort)
+python3 - "$T/aa12.json" "$T/out" >"$T/s12.txt" <<'PY' && ok "12 runs per side: $(cat "$T/s12.txt")" || { not_ok "12 runs per side"; show "$T/s12.txt"; }
+import json, sys
+aa, sl = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+a = sum(c["others"][0]["verdict"] in ("faster", "slower") for c in aa["cases"])
+v = [c["others"][0] for c in sl["cases"]]
+b = sum(o["verdict"] == "slower" for o in v)
+print("A/A %d of 200 called (at most 2); 5%% slower: %d of 200 called slower (at least 195), resolution %.1f%%"
+      % (a, b, 100 * sl["resolution"]["median"]))
+assert all(o["runs"] == 12 for o in v) and a <= 2 and b >= 195 and not any(o["verdict"] == "faster" for o in v)
+PY
 # shellcheck disable=SC2086
 expect 0 "20% slower, 5 runs per side" "$BENCH" compare --format json $BASE --vs $(ls -d "$T"/big/big-* | sort)
 python3 - "$T/out" >"$T/big.txt" <<'PY' && ok "20% slower: $(cat "$T/big.txt")" || { not_ok "20% slower"; show "$T/big.txt"; }
@@ -74,7 +95,7 @@ S1=$(ls -d "$T"/slow/slow-* | sort | sed -n 1p)
 expect 0 "1 run per side" "$BENCH" compare "$B1" "$S1"
 n=$(grep -c "inconclusive: 1 run per side: run-to-run noise unknown$" "$T/out")
 [ "$n" = 200 ] && ok "1 run per side: all 200 cases inconclusive" || { not_ok "1 run per side: $n inconclusive"; show "$T/out"; }
-expect_out "0 test(s), Holm-adjusted"
+expect_out "0 test(s), adjusted together"
 grep -q "^resolution:" "$T/out" && not_ok "1 run per side: a resolution line without a test" || ok "1 run per side: no resolution line (nothing tested)"
 # shellcheck disable=SC2086
 expect 0 "3 runs against 1" "$BENCH" compare --format csv $(echo "$BASE" | sed -n 1,3p) --vs "$S1"
