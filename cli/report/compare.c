@@ -804,6 +804,7 @@ struct pair {
 	/* the run-effect model (pairs_adjust): the difference's standard error as the run effect shared by the cases of
 	 * a run plus the case's own, the statistic, the shared part's share of it, and the own part's degrees of freedom */
 	double sem, tm, a, dfo;
+	double crit; /* the |t| the first step of the adjustment asks of it (NAN: untested) */
 };
 
 struct pair_pool {
@@ -821,7 +822,7 @@ static void pair_compute(struct pair *c, unsigned resamples)
 	/* the seed from the case key: deterministic, whatever thread runs it, and different for every case */
 	stats_hier_bootstrap_ratio_ci(&c->lo, &c->hi, (const double *const *)o->s, o->n, o->nok,
 				      (const double *const *)b->s, b->n, b->nok, resamples, stats_seed_from_key(c->key));
-	c->t = c->df = c->p = c->padj = c->se = NAN;
+	c->t = c->df = c->p = c->padj = c->se = c->crit = NAN;
 	if (!c->tested)
 		return;
 	stats_welch(&c->t, &c->df, &c->p, &c->se, o->lm, o->nok, b->lm, b->nok);
@@ -889,9 +890,8 @@ static void side_run_effects(double *eff, size_t nruns, struct pair *const *pp, 
 	free(cnt);
 }
 
-/* The variance of a side's run effects over its runs, divided by their number (the shared part of the variance of
- * the side's mean), and that number. */
-static void side_shared_var(double *v_over_n, size_t *nr, const double *eff, size_t nruns)
+/* The sum of squares of a side's run effects about their mean, and their number. */
+static void side_shared_ss(double *ss, size_t *nr, const double *eff, size_t nruns)
 {
 	double *x = xcalloc(nruns ? nruns : 1, sizeof(*x)), mean, var;
 	size_t k = 0;
@@ -900,48 +900,61 @@ static void side_shared_var(double *v_over_n, size_t *nr, const double *eff, siz
 		if (!isnan(eff[r]))
 			x[k++] = eff[r];
 	stats_mean_var(&mean, &var, x, k);
-	*v_over_n = k > 1 ? var / (double)k : NAN;
+	*ss = k > 1 ? var * (double)(k - 1) : 0;
 	*nr = k;
 	free(x);
 }
 
-/* A case's own run-to-run variance on one side, divided by its runs: what its runs' log medians vary by beyond their
- * runs' effects. */
-static double case_own_var(const struct gcase *g, const double *eff)
+/* A case's loading on the run effect, over both sides: the least-squares slope of its runs' deviations from their
+ * side's mean on their runs' effects (about 1 for a GEMM under a power cap, about 0 for a memory copy that the
+ * clock does not move; 0 when the runs have no effect at all). */
+static double case_loading(const struct gcase *b, const double *eb, const struct gcase *o, const double *eo)
 {
-	double *w = xcalloc(g->nok ? g->nok : 1, sizeof(*w)), mean, var;
+	double sxy = 0, sxx = 0, mean, var;
+
+	stats_mean_var(&mean, &var, b->lm, b->nok);
+	for (size_t j = 0; j < b->nok; j++)
+		sxy += (b->lm[j] - mean) * eb[b->run[j]], sxx += eb[b->run[j]] * eb[b->run[j]];
+	stats_mean_var(&mean, &var, o->lm, o->nok);
+	for (size_t j = 0; j < o->nok; j++)
+		sxy += (o->lm[j] - mean) * eo[o->run[j]], sxx += eo[o->run[j]] * eo[o->run[j]];
+	return sxx > 0 ? sxy / sxx : 0;
+}
+
+/* The sum of squares of a case's runs on one side about their mean and `beta` times their runs' effects: what they
+ * vary by beyond the machine state they met. */
+static double case_own_ss(const struct gcase *g, const double *eff, double beta)
+{
+	double ss = 0, mean, var;
 
 	stats_mean_var(&mean, &var, g->lm, g->nok);
-	for (size_t j = 0; j < g->nok; j++)
-		w[j] = g->lm[j] - mean - eff[g->run[j]];
-	stats_mean_var(&mean, &var, w, g->nok);
-	free(w);
-	return var / (double)g->nok;
+	for (size_t j = 0; j < g->nok; j++) {
+		double w = g->lm[j] - mean - beta * eff[g->run[j]];
+
+		ss += w * w;
+	}
+	return ss;
 }
 
-static double welch_df(double va, size_t na, double vb, size_t nb)
-{
-	double den = (na > 1 ? va * va / (double)(na - 1) : 0) + (nb > 1 ? vb * vb / (double)(nb - 1) : 0);
-
-	return den > 0 ? (va + vb) * (va + vb) / den : (double)(na + nb - 2);
-}
-
-/* Adjusts the p-values of the tested pairs for their number, per other side, by Westfall and Young's step-down max-T
- * under the run-effect model: the difference of a case's two mean log run medians is the difference of the two
- * sides' mean run effects, shared by every case, plus the case's own noise (stats_maxt_stepdown). Tests that share
- * a machine state are not counted as independent evidence, nor as independent chances of a false call; tests that
- * share nothing are adjusted as Holm's procedure adjusts them. Over several other sides, Bonferroni; an adjusted p is
- * never below the pair's own Welch p. qside[i]: side i's critical |t| (NAN: no test). Returns the number of tests. */
-static size_t pairs_adjust(double *qside, struct pair *pairs, size_t npairs, const struct compare_group *groups, size_t ng,
+/* Adjusts the p-values of the tested pairs for their number, per other side, by Westfall and Young's step-down min-P
+ * under the run-effect model: the difference of a case's two mean log run medians is its loading times the
+ * difference of the two sides' mean run effects, shared by every case, plus the case's own noise
+ * (stats_minp_stepdown). Both parts' variances are pooled over the two sides (one machine, one case: Student's
+ * degrees of freedom, n_a + n_b - 2 for the shared part and one fewer for a case's own, steadier than Welch's with
+ * 3 runs a side). Tests that share a machine state are not counted as independent evidence, nor as independent
+ * chances of a false call; tests that share nothing are adjusted as Holm's procedure adjusts them. Over several
+ * other sides, Bonferroni; an adjusted p is never below the pair's own Welch p; each pair's crit is the |t| its
+ * first step asks. Returns the number of tests. */
+static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compare_group *groups, size_t ng,
 			   size_t base, double alpha)
 {
 	size_t ntests = 0, nsides = 0;
 	struct pair **pp = xcalloc(npairs + 1, sizeof(*pp));
 	double *t = xcalloc(npairs + 1, sizeof(double)), *a = xcalloc(npairs + 1, sizeof(double));
 	double *df = xcalloc(npairs + 1, sizeof(double)), *adj = xcalloc(npairs + 1, sizeof(double));
+	double *crit = xcalloc(npairs + 1, sizeof(double));
 
 	for (size_t i = 0; i < ng; i++) {
-		qside[i] = NAN;
 		for (size_t k = 0; k < npairs && i != base; k++)
 			if (pairs[k].tested && pairs[k].side == i) {
 				nsides++;
@@ -949,7 +962,7 @@ static size_t pairs_adjust(double *qside, struct pair *pairs, size_t npairs, con
 			}
 	}
 	for (size_t i = 0; i < ng; i++) {
-		double *eb, *eo, gb, go, seg2, dfg;
+		double *eb, *eo, gb, go, seg2, dfg, inv;
 		size_t m = 0, nb, no;
 		unsigned draws;
 
@@ -964,35 +977,42 @@ static size_t pairs_adjust(double *qside, struct pair *pairs, size_t npairs, con
 		eo = xcalloc(groups[i].nruns, sizeof(double));
 		side_run_effects(eb, groups[base].nruns, pp, m, 0);
 		side_run_effects(eo, groups[i].nruns, pp, m, 1);
-		side_shared_var(&gb, &nb, eb, groups[base].nruns);
-		side_shared_var(&go, &no, eo, groups[i].nruns);
-		seg2 = gb + go;
-		dfg = welch_df(gb, nb, go, no);
+		side_shared_ss(&gb, &nb, eb, groups[base].nruns);
+		side_shared_ss(&go, &no, eo, groups[i].nruns);
+		dfg = nb + no > 2 ? (double)(nb + no - 2) : 1;
+		seg2 = (gb + go) / dfg * (1.0 / (double)(nb ? nb : 1) + 1.0 / (double)(no ? no : 1));
 		for (size_t k = 0; k < m; k++) {
 			struct pair *c = pp[k];
-			double db = case_own_var(c->base, eb), dn = case_own_var(&c->other, eo), se2 = seg2 + db + dn, mb, mo, v;
+			double beta = case_loading(c->base, eb, &c->other, eo), mb, mo, v, own, sh2, se2;
 
+			/* the own part: the two sides' residuals pooled, less one degree of freedom for the loading */
+			c->dfo = c->base->nok + c->other.nok > 3 ? (double)(c->base->nok + c->other.nok - 3) : 1;
+			inv = 1.0 / (double)c->base->nok + 1.0 / (double)c->other.nok;
+			own = (case_own_ss(c->base, eb, beta) + case_own_ss(&c->other, eo, beta)) / c->dfo * inv;
+			sh2 = beta * beta * seg2;
+			se2 = sh2 + own;
 			stats_mean_var(&mb, &v, c->base->lm, c->base->nok);
 			stats_mean_var(&mo, &v, c->other.lm, c->other.nok);
 			c->sem = sqrt(se2);
-			c->dfo = db + dn > 0 ? welch_df(db, c->base->nok, dn, c->other.nok) : 1;
 			if (!(se2 > 0)) { /* no spread at all: any difference is certain, none is no evidence */
 				c->tm = mo == mb ? 0 : mo > mb ? INFINITY : -INFINITY;
 				c->a = 1;
 			} else {
 				c->tm = (mo - mb) / c->sem;
-				c->a = sqrt(seg2 / se2);
+				c->a = (beta < 0 ? -1 : 1) * sqrt(sh2 / se2);
 			}
 			t[k] = c->tm;
 			a[k] = c->a;
 			df[k] = c->dfo;
 		}
-		/* enough draws that alpha = 0.01 is 100 draws or more; fewer per test when there are many */
-		draws = m > 2000 ? 2000 : m < 200 ? 20000 : (unsigned)(4000000 / m);
-		stats_maxt_stepdown(adj, &qside[i], t, a, df, m, dfg > 0 ? dfg : 1, alpha / (double)nsides, draws,
+		/* enough draws that alpha = 0.01 is 20 draws or more; about 2 million p-values in all */
+		draws = m > 1000 ? 2000 : m < 100 ? 20000 : (unsigned)(2000000 / m);
+		stats_minp_stepdown(adj, crit, t, a, df, m, dfg > 0 ? dfg : 1, alpha / (double)nsides, draws,
 				    stats_seed_from_key(groups[i].label));
-		for (size_t k = 0; k < m; k++)
+		for (size_t k = 0; k < m; k++) {
 			pp[k]->padj = fmax(pp[k]->p, fmin(1, adj[k] * (double)nsides));
+			pp[k]->crit = crit[k];
+		}
 		ntests += m;
 		free(eb);
 		free(eo);
@@ -1002,19 +1022,21 @@ static size_t pairs_adjust(double *qside, struct pair *pairs, size_t npairs, con
 	free(a);
 	free(df);
 	free(adj);
+	free(crit);
 	return ntests;
 }
 
-/* The smallest change a tested pair could be called at: the first step of the adjustment asks |t| at least its
- * side's critical value q (the 1 - alpha quantile of the max of |T| over the side's tests), so |log ratio| at least
- * q times the pair's standard error; and beyond the threshold. As a fraction (0.05: 5%); NAN when untested. */
-static double pair_resolution(const struct pair *c, double q, double threshold)
+/* The change a tested pair is called at whatever the other cases show: the first step of the adjustment asks |t| at
+ * least the pair's critical value, so |log ratio| at least that times the pair's standard error; and beyond the
+ * threshold (a step-down can call a smaller change once larger ones are called). As a fraction (0.05: 5%); NAN when
+ * untested. */
+static double pair_resolution(const struct pair *c, double threshold)
 {
 	double r;
 
-	if (!c->tested || !isfinite(c->sem) || !isfinite(q))
+	if (!c->tested || !isfinite(c->sem) || !isfinite(c->crit))
 		return NAN;
-	r = 1.0 - exp(-q * c->sem);
+	r = 1.0 - exp(-c->crit * c->sem);
 	return r > threshold ? r : threshold;
 }
 
@@ -1138,7 +1160,7 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 	size_t slower = 0, faster = 0, inconclusive = 0, ncases = json_object_size(bkeys), npairs = 0, pi = 0, ntests;
 	struct gcase *bcases = xcalloc(ncases ? ncases : 1, sizeof(*bcases));
 	struct pair *pairs = xcalloc(ncases * ng + 1, sizeof(*pairs));
-	double *qside = xcalloc(ng + 1, sizeof(double)), *resv = xcalloc(ncases * ng + 1, sizeof(*resv));
+	double *resv = xcalloc(ncases * ng + 1, sizeof(*resv));
 	size_t ci = 0, nres = 0;
 
 	for (size_t i = 0; i < ng; i++)
@@ -1163,7 +1185,7 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 		ci++;
 	}
 	pairs_compute(pairs, npairs, o->resamples);
-	ntests = pairs_adjust(qside, pairs, npairs, groups, ng, base, o->alpha);
+	ntests = pairs_adjust(pairs, npairs, groups, ng, base, o->alpha);
 	/* pass 2: the rows, in the baseline's order of keys (sorted: deterministic output) */
 	ci = 0;
 	json_object_foreach(bkeys, key, brec) {
@@ -1255,7 +1277,7 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 					json_object_set_new(o_row, "t", json_real(c->t));
 					json_object_set_new(o_row, "df", json_real(c->df));
 					{
-						double res = pair_resolution(c, qside[i], thr);
+						double res = pair_resolution(c, thr);
 
 						if (isfinite(res)) {
 							json_object_set_new(o_row, "resolvable", json_real(res));
@@ -1348,7 +1370,6 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 		json_object_set_new(root, "resolution", json_null());
 	}
 	free(resv);
-	free(qside);
 	json_object_set_new(root, "noise", o->noise ? json_deep_copy(o->noise) : json_null());
 	json_object_set_new(root, "rule", json_string("ratio of the medians of run medians (other / baseline; above 1 is "
 						      "faster), its 95% CI by a hierarchical bootstrap (runs, then samples); "

@@ -718,59 +718,70 @@ static double t_draw(double df, uint64_t *s)
 	return normal01(s) / sqrt(2 * gamma_draw(df / 2, s) / df);
 }
 
-struct tidx {
-	double t;
+struct pidx2 {
+	double p;
 	size_t i;
 };
 
-static int cmp_tidx(const void *x, const void *y) /* |t| descending, then index */
+static int cmp_pidx2(const void *x, const void *y) /* p ascending, then index */
 {
-	const struct tidx *a = x, *b = y;
+	const struct pidx2 *a = x, *b = y;
 
-	return a->t > b->t ? -1 : a->t < b->t ? 1 : (a->i > b->i) - (a->i < b->i);
+	return a->p < b->p ? -1 : a->p > b->p ? 1 : (a->i > b->i) - (a->i < b->i);
 }
 
-size_t stats_maxt_stepdown(double *adj, double *out_q, const double *t, const double *a, const double *df, size_t n,
+double stats_df_effective(double a, double df_shared, double df_own)
+{
+	double a2 = a * a, b2 = 1 - a2, den = a2 * a2 / df_shared + (b2 > 0 ? b2 * b2 / df_own : 0);
+
+	return den > 0 ? 1 / den : df_shared;
+}
+
+size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const double *a, const double *df, size_t n,
 			   double df_shared, double alpha, unsigned draws, uint64_t seed)
 {
-	struct tidx *o = xmalloc((n ? n : 1) * sizeof(*o));
-	double *mx = xmalloc((draws ? draws : 1) * sizeof(*mx)), run = 0;
+	struct pidx2 *o = xmalloc((n ? n : 1) * sizeof(*o));
+	double *mn = xmalloc((draws ? draws : 1) * sizeof(*mn)), *dfe = xcalloc(n ? n : 1, sizeof(*dfe)), run = 0, pc;
 	size_t m = 0, *count;
 	uint64_t s = seed;
 
-	*out_q = NAN;
 	for (size_t i = 0; i < n; i++) {
-		adj[i] = NAN;
-		if (!isnan(t[i]))
-			o[m++] = (struct tidx){ fabs(t[i]), i };
+		adj[i] = crit_t[i] = NAN;
+		if (isnan(t[i]))
+			continue;
+		dfe[i] = stats_df_effective(a[i], df_shared, df[i]);
+		o[m++] = (struct pidx2){ stats_t_two_sided_p(t[i], dfe[i]), i };
 	}
 	count = xcalloc(m + 1, sizeof(*count));
-	qsort(o, m, sizeof(*o), cmp_tidx);
+	qsort(o, m, sizeof(*o), cmp_pidx2);
 	for (unsigned r = 0; r < draws && m; r++) {
-		double g = t_draw(df_shared, &s), q = 0;
+		double g = t_draw(df_shared, &s), q = 1;
 
-		/* from the smallest |t| up: q is the max of |T| over the tests from j on, the set step j adjusts over */
+		/* from the largest p down: q is the least p over the tests from j on, the set step j adjusts over */
 		for (size_t j = m; j-- > 0;) {
 			size_t i = o[j].i;
 			double b = sqrt(fmax(0, 1 - a[i] * a[i])), v = a[i] * g;
 
 			if (b > 0)
 				v += b * t_draw(df[i], &s);
-			q = fmax(q, fabs(v));
-			count[j] += q >= o[j].t;
+			q = fmin(q, stats_t_two_sided_p(v, dfe[i]));
+			count[j] += q <= o[j].p;
 		}
-		mx[r] = q;
+		mn[r] = q;
 	}
 	for (size_t j = 0; j < m; j++) {
 		run = fmax(run, fmin(1, ((double)count[j] + 1) / ((double)draws + 1)));
 		adj[o[j].i] = run;
 	}
-	if (m && draws) {
-		qsort(mx, draws, sizeof(*mx), cmp_d);
-		*out_q = mx[(size_t)fmin((double)draws - 1, ceil((1 - alpha) * (double)draws))];
+	if (m && draws) { /* the first step's critical p, and the |t| that reaches it for each test */
+		qsort(mn, draws, sizeof(*mn), cmp_d);
+		pc = mn[(size_t)fmin((double)draws - 1, floor(alpha * (double)draws))];
+		for (size_t j = 0; j < m; j++)
+			crit_t[o[j].i] = pc > 0 && pc < 1 ? stats_t_quantile_two_sided(pc, dfe[o[j].i]) : NAN;
 	}
 	free(count);
-	free(mx);
+	free(mn);
+	free(dfe);
 	free(o);
 	return m;
 }

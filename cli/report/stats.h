@@ -44,16 +44,20 @@ double stats_t_quantile_two_sided(double p, double df);
 /* Holm's step-down adjustment of p[0..n) into adj[0..n) (monotone, at most 1); a NAN p is not a test and stays
  * NAN. Returns the number of tests (the p-values that are not NAN). */
 size_t stats_holm(double *adj, const double *p, size_t n);
-/* Westfall and Young's step-down max-T adjustment (1993, algorithm 2.8) for statistics that share one random
- * component: under the null, test i's statistic is T_i = a[i] G + sqrt(1 - a[i]^2) D_i, with G ~ t(df_shared)
- * common to every test and D_i ~ t(df[i]) its own (in a comparison of runs: the run effect shared by every case of
- * a run, and the case's own run-to-run noise). With the tests ordered by |t| descending, adj of the j-th is the
- * chance that the max of |T| over the j-th and every later test reaches its |t|, (count + 1) / (draws + 1), made
+/* Westfall and Young's step-down min-P adjustment (1993, algorithm 2.8 on p-values) for statistics that share one
+ * random component: under the null, test i's statistic is T_i = a[i] G + sqrt(1 - a[i]^2) D_i, with G ~ t(df_shared)
+ * common to every test and D_i ~ t(df[i]) its own (in a comparison of runs: the run effect shared by the cases of
+ * a run, and the case's own run-to-run noise). Each statistic is put on the scale of its own p-value (Student's t
+ * at the Welch–Satterthwaite degrees of freedom of its two parts, stats_df_effective), so that a test with few
+ * degrees of freedom, and heavy tails, weighs on its own p only. With the tests ordered by p, adj of the j-th is the
+ * chance that the least p over the j-th and every later test is at most its p, (count + 1) / (draws + 1), made
  * monotone; `draws` draws from `seed`. When the tests share nothing (a = 0) this is Holm's procedure with the exact
- * joint law in place of Bonferroni's bound; when they share everything (a = 1) it is one t test. *out_q: the
- * (1 - alpha) quantile of the max of |T| over every test (the first step's critical |t|). A NAN t is not a test
- * (adj NAN). Returns the number of tests. */
-size_t stats_maxt_stepdown(double *adj, double *out_q, const double *t, const double *a, const double *df, size_t n,
+ * joint law in place of Bonferroni's bound; when they share everything (a = 1) every test is adjusted as the one
+ * test they are. crit_t[i]: the |t| at which test i reaches the first step's critical p (the alpha quantile of the
+ * least p over every test): a larger |t| is significant whatever the other tests show. A NAN t is not a test (adj
+ * and crit_t NAN). Returns the number of tests. */
+size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const double *a, const double *df, size_t n,
 			   double df_shared, double alpha, unsigned draws, uint64_t seed);
-
+/* The degrees of freedom of a G + sqrt(1 - a^2) D with G ~ t(df_shared), D ~ t(df_own), by Welch–Satterthwaite. */
+double stats_df_effective(double a, double df_shared, double df_own);
 #endif

@@ -168,12 +168,13 @@ static void test_holm(void **state)
 /* Welch by hand: a = 1,2,3,4 (mean 2.5, var 5/3), b = 3,5,7 (mean 5, var 4): se^2 = 5/12 + 4/3 = 1.75,
  * t = -2.5 / 1.3229 = -1.8898, df = 1.75^2 / ((5/12)^2/3 + (4/3)^2/2) = 3.0625 / 0.94676 = 3.2347;
  * p from Student's t: at df 1, p(t = 1) = 0.5 exactly; at df 2, p(t) = 1 - t / sqrt(2 + t^2). */
-/* Step-down max-T: with nothing shared it is Holm's procedure with the exact joint law (Holm–Šidák for independent
- * tests); with everything shared, every test is adjusted as the one test they are; untested stays NAN. */
-static void test_maxt_stepdown(void **state)
+/* Step-down min-P: with nothing shared it is Holm's procedure with the exact joint law (Holm–Šidák for independent
+ * tests); with everything shared, every test is adjusted as the one test they are; a test with heavy tails weighs
+ * on its own p only; untested stays NAN. */
+static void test_minp_stepdown(void **state)
 {
-	double t[4], a[4] = { 0, 0, 0, 0 }, df[4] = { 1e6, 1e6, 1e6, 1e6 }, adj[4], adj2[4], q, p[4];
-	double t200[200], a200[200], df200[200], adj200[200];
+	double t[4], a[4] = { 0, 0, 0, 0 }, df[4] = { 1e6, 1e6, 1e6, 1e6 }, adj[4], adj2[4], q[4], p[4];
+	double t200[200], a200[200], df200[200], adj200[200], q200[200];
 
 	(void)state;
 	/* independent normal tests at two-sided p = 0.001, 0.01, 0.03, 0.2; Šidák step-down: 1 - (1 - p)^k */
@@ -181,7 +182,7 @@ static void test_maxt_stepdown(void **state)
 	t[1] = 2.5758293;
 	t[2] = 2.1700904;
 	t[3] = 1.2815516;
-	assert_int_equal(stats_maxt_stepdown(adj, &q, t, a, df, 4, 1e6, 0.05, 20000, 42), 4);
+	assert_int_equal(stats_minp_stepdown(adj, q, t, a, df, 4, 1e6, 0.05, 20000, 42), 4);
 	p[0] = 1 - pow(1 - 0.001, 4);
 	p[1] = 1 - pow(1 - 0.01, 3);
 	p[2] = 1 - pow(1 - 0.03, 2);
@@ -189,9 +190,10 @@ static void test_maxt_stepdown(void **state)
 	for (int i = 0; i < 4; i++)
 		assert_true(fabs(adj[i] - fmax(p[i], i ? p[i - 1] : 0)) < 3 * sqrt(p[i] * (1 - p[i]) / 20000) + 0.002);
 	/* the first step's critical |t|: the Šidák quantile of alpha over 4 tests, 2.49 for 0.05 */
-	assert_true(fabs(q - 2.4909) < 0.05);
+	for (int i = 0; i < 4; i++)
+		assert_true(fabs(q[i] - 2.4909) < 0.05);
 	/* deterministic from the seed */
-	stats_maxt_stepdown(adj2, &q, t, a, df, 4, 1e6, 0.05, 20000, 42);
+	stats_minp_stepdown(adj2, q, t, a, df, 4, 1e6, 0.05, 20000, 42);
 	assert_memory_equal(adj, adj2, sizeof(adj));
 	/* 200 tests that share everything: each one's adjusted p is its own t test's (df 8), not 200 times it */
 	for (int i = 0; i < 200; i++) {
@@ -199,20 +201,30 @@ static void test_maxt_stepdown(void **state)
 		a200[i] = 1;
 		df200[i] = 8;
 	}
-	assert_int_equal(stats_maxt_stepdown(adj200, &q, t200, a200, df200, 200, 8, 0.01, 20000, 7), 199);
-	assert_true(isnan(adj200[7]));
+	assert_int_equal(stats_minp_stepdown(adj200, q200, t200, a200, df200, 200, 8, 0.01, 20000, 7), 199);
+	assert_true(isnan(adj200[7]) && isnan(q200[7]));
 	for (int i = 0; i < 200; i++)
 		if (i != 7)
 			assert_true(fabs(adj200[i] - stats_t_two_sided_p(t200[i], 8)) < 0.004);
-	assert_true(fabs(q - stats_t_quantile_two_sided(0.01, 8)) < 0.15);
+	assert_true(fabs(q200[0] - stats_t_quantile_two_sided(0.01, 8)) < 0.15);
 	/* 200 tests sharing half their variance sit between the two: above one test's p, far below Bonferroni's */
 	for (int i = 0; i < 200; i++) {
 		t200[i] = 4.0;
 		a200[i] = sqrt(0.5);
 		df200[i] = 8;
 	}
-	stats_maxt_stepdown(adj200, &q, t200, a200, df200, 200, 8, 0.01, 20000, 7);
-	assert_true(adj200[0] > stats_t_two_sided_p(4.0, 8) && adj200[0] < fmin(1, 200 * stats_t_two_sided_p(4.0, 8)));
+	stats_minp_stepdown(adj200, q200, t200, a200, df200, 200, 8, 0.01, 20000, 7);
+	assert_true(adj200[0] > stats_t_two_sided_p(4.0, stats_df_effective(sqrt(0.5), 8, 8)));
+	assert_true(adj200[0] < fmin(1, 200 * stats_t_two_sided_p(4.0, 8)));
+	/* one test of 13 with 1.5 degrees of freedom (a Cauchy-like tail) does not raise the others' critical |t| */
+	for (int i = 0; i < 13; i++) {
+		t200[i] = 2.0;
+		a200[i] = 0;
+		df200[i] = i ? 30 : 1.5;
+	}
+	stats_minp_stepdown(adj200, q200, t200, a200, df200, 13, 8, 0.01, 20000, 9);
+	assert_true(fabs(q200[1] - stats_t_quantile_two_sided(1 - pow(0.99, 1.0 / 13), 30)) < 0.1);
+	assert_true(q200[0] > q200[1]);
 }
 
 static void test_welch_and_t(void **state)
@@ -291,7 +303,7 @@ int main(void)
 		cmocka_unit_test(test_bootstrap_ci_is_deterministic_and_brackets_the_ratio),
 		cmocka_unit_test(test_bootstrap_ci_matches_the_textbook_bootstrap),
 		cmocka_unit_test(test_holm),
-		cmocka_unit_test(test_maxt_stepdown),
+		cmocka_unit_test(test_minp_stepdown),
 		cmocka_unit_test(test_welch_and_t),
 		cmocka_unit_test(test_t_quantile),
 		cmocka_unit_test(test_hierarchical_bootstrap),
