@@ -24,7 +24,7 @@ static const struct opt_cmd cmd = { "compare", "[options] RUN_OR_BUNDLE... [--vs
 				    "interleaved `bench run --rounds` (grouped by themselves), or the runs between --vs "
 				    "separators. Per case: the ratio of the medians of run medians to the baseline's, its 95% "
 				    "hierarchical-bootstrap confidence interval, Welch's t test across runs with the p-value "
-				    "adjusted over every test (step-down max-T: a run's machine state is shared by its cases), and a verdict (faster / slower / same with 3 runs or more "
+				    "adjusted over every test (step-down min-P: a run's machine state is shared by its cases), and a verdict (faster / slower / same with 3 runs or more "
 				    "per side; inconclusive with fewer; not comparable). Beside the numbers: cases on one side "
 				    "only, too few samples, differences in method (parameters) and in stack and environment; each "
 				    "side's price and, per case, the priced sides cheapest first and their energy per timed call. "

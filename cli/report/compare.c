@@ -1374,7 +1374,7 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 	json_object_set_new(root, "rule", json_string("ratio of the medians of run medians (other / baseline; above 1 is "
 						      "faster), its 95% CI by a hierarchical bootstrap (runs, then samples); "
 						      "with 3 runs or more per side, Welch's t test on the runs' log medians, "
-						      "adjusted over every test by step-down max-T under a run effect shared by "
+						      "adjusted over every test by step-down min-P under a run effect shared by "
 						      "the cases of a run (Westfall-Young; Holm where cases share nothing): faster "
 						      "or slower when the adjusted p < alpha and the ratio lies beyond 1 +/- "
 						      "threshold; fewer runs: inconclusive"));

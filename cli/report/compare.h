@@ -90,7 +90,7 @@ json_t *compare_stack_facts(const struct compare_side *s);
 json_t *compare_build(const struct compare_side *sides, size_t n, size_t baseline, const struct compare_opts *o);
 /* Compares every group with the baseline group (docs/architecture.md, "Statistics"): the ratio of the medians of
  * run medians with its hierarchical-bootstrap 95% CI; with 3 runs or more on both sides Welch's t test on the
- * runs' log medians, adjusted over every test of the comparison by step-down max-T under a run effect shared by
+ * runs' log medians, adjusted over every test of the comparison by step-down min-P under a run effect shared by
  * the cases of a run; fewer runs: inconclusive. */
 json_t *compare_build_groups(const struct compare_side *sides, const struct compare_group *groups, size_t ng,
 			     size_t baseline, const struct compare_opts *o);

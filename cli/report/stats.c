@@ -680,7 +680,7 @@ size_t stats_holm(double *adj, const double *p, size_t n)
 	return m;
 }
 
-/* ---- step-down max-T with a shared component ------------------------------------------------------------------- */
+/* ---- step-down min-P with a shared component ------------------------------------------------------------------- */
 
 static double unif01(uint64_t *s) /* in (0, 1) */
 {

@@ -2,7 +2,7 @@
  * stats.h — comparison statistics (docs/architecture.md): the ratio of medians with a percentile-bootstrap 95%
  * confidence interval (fixed seed), and the Mann–Whitney U test (exact for small samples without ties,
  * normal approximation with tie and continuity correction otherwise), two-sided; for sides made of several
- * runs, the hierarchical bootstrap, Welch's t test and Holm's adjustment.
+ * runs, the hierarchical bootstrap, Welch's t test, Holm's adjustment and Westfall and Young's step-down min-P.
  *
  * Ownership: functions read caller arrays and write out-parameters; nothing is retained.
  */
