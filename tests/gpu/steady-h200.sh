@@ -8,6 +8,7 @@
 #   PART=aab sh tests/gpu/steady-h200.sh    A/A/B of h200-host's GEMM (heuristic) and memory suites, 3 rounds: A and A2
 #                                            are the same stack, B gives cuBLASLt a 1 KiB workspace
 #   PART=splitk sh tests/gpu/steady-h200.sh A/B, 3 rounds: B's 1 KiB workspace on split-K shapes and two that need none
+# ROUNDS=N overrides a part's rounds (the split-K A/B of 2026-12-01's third session ran ROUNDS=5).
 # The run directories are packed into $OUT/runs.tar.gz; analyse with tests/gpu/steady_twin.py or bench compare.
 set -eu
 OUT=${OUT:-gpu-out}
