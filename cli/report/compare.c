@@ -804,6 +804,7 @@ struct pair {
 	/* the run-effect model (pairs_adjust): the difference's standard error as the run effect shared by the cases of
 	 * a run plus the case's own, the statistic, the shared part's share of it, and the own part's degrees of freedom */
 	double sem, tm, a, dfo;
+	double dfe;  /* the degrees of freedom of its statistic's two parts (stats_df_effective) */
 	double crit; /* the |t| the first step of the adjustment asks of it (NAN: untested) */
 };
 
@@ -822,7 +823,7 @@ static void pair_compute(struct pair *c, unsigned resamples)
 	/* the seed from the case key: deterministic, whatever thread runs it, and different for every case */
 	stats_hier_bootstrap_ratio_ci(&c->lo, &c->hi, (const double *const *)o->s, o->n, o->nok,
 				      (const double *const *)b->s, b->n, b->nok, resamples, stats_seed_from_key(c->key));
-	c->t = c->df = c->p = c->padj = c->se = c->crit = NAN;
+	c->t = c->df = c->p = c->padj = c->se = c->crit = c->dfe = NAN;
 	if (!c->tested)
 		return;
 	stats_welch(&c->t, &c->df, &c->p, &c->se, o->lm, o->nok, b->lm, b->nok);
@@ -905,43 +906,105 @@ static void side_shared_ss(double *ss, size_t *nr, const double *eff, size_t nru
 	free(x);
 }
 
-/* A case's loading on the run effect, over both sides: the least-squares slope of its runs' deviations from their
- * side's mean on their runs' effects (about 1 for a GEMM under a power cap, about 0 for a memory copy that the
- * clock does not move; 0 when the runs have no effect at all). */
-static double case_loading(const struct gcase *b, const double *eb, const struct gcase *o, const double *eo)
+static double welch_df(double va, size_t na, double vb, size_t nb)
 {
-	double sxy = 0, sxx = 0, mean, var;
+	double den = (na > 1 ? va * va / (double)(na - 1) : 0) + (nb > 1 ? vb * vb / (double)(nb - 1) : 0);
 
-	stats_mean_var(&mean, &var, b->lm, b->nok);
-	for (size_t j = 0; j < b->nok; j++)
-		sxy += (b->lm[j] - mean) * eb[b->run[j]], sxx += eb[b->run[j]] * eb[b->run[j]];
-	stats_mean_var(&mean, &var, o->lm, o->nok);
-	for (size_t j = 0; j < o->nok; j++)
-		sxy += (o->lm[j] - mean) * eo[o->run[j]], sxx += eo[o->run[j]] * eo[o->run[j]];
-	return sxx > 0 ? sxy / sxx : 0;
+	return den > 0 ? (va + vb) * (va + vb) / den : (double)(na + nb - 2);
 }
 
-/* The sum of squares of a case's runs on one side about their mean and `beta` times their runs' effects: what they
- * vary by beyond the machine state they met. */
-static double case_own_ss(const struct gcase *g, const double *eff, double beta)
-{
-	double ss = 0, mean, var;
+/* One side of a case in the run-effect model: its runs' deviations from their mean, and their runs' effects centred
+ * on those runs (a case measured on some runs only carries the mean effect of its own runs). */
+struct case_side {
+	size_t n;
+	double *dev, *eff;
+};
 
+static void case_side_init(struct case_side *cs, const struct gcase *g, const double *eff)
+{
+	double mean, var, emean = 0;
+
+	cs->n = g->nok;
+	cs->dev = xcalloc(g->nok ? g->nok : 1, sizeof(double));
+	cs->eff = xcalloc(g->nok ? g->nok : 1, sizeof(double));
 	stats_mean_var(&mean, &var, g->lm, g->nok);
 	for (size_t j = 0; j < g->nok; j++) {
-		double w = g->lm[j] - mean - beta * eff[g->run[j]];
-
-		ss += w * w;
+		cs->dev[j] = g->lm[j] - mean;
+		emean += eff[g->run[j]] / (double)g->nok;
 	}
+	for (size_t j = 0; j < g->nok; j++)
+		cs->eff[j] = eff[g->run[j]] - emean;
+}
+
+static void case_side_release(struct case_side *cs)
+{
+	free(cs->dev);
+	free(cs->eff);
+}
+
+/* The sum of squares of a side's deviations beyond `beta` times their runs' effects: what the case's runs vary by
+ * beyond the machine state they met. */
+static double case_side_ss(const struct case_side *cs, double beta)
+{
+	double ss = 0;
+
+	for (size_t j = 0; j < cs->n; j++)
+		ss += (cs->dev[j] - beta * cs->eff[j]) * (cs->dev[j] - beta * cs->eff[j]);
 	return ss;
+}
+
+/* The run-effect model of one tested pair: its loading on the run effect (the least-squares slope of its runs'
+ * deviations on their runs' effects, over both sides: about 1 for a GEMM at the power cap, about 0 for a memory copy
+ * that the clock does not move), the standard error of its difference of mean log run medians as a shared part
+ * (the loading times the run effects' spread vb, vo per run on each side, over the case's own runs) and its own, and
+ * its statistic. With as many runs on both sides the variances are pooled (Student's degrees of freedom, robust to
+ * unequal spreads when the counts are equal); otherwise Welch's. */
+static void pair_model(struct pair *c, const double *eb, const double *eo, double vb, double vo, int pooled, double dfg)
+{
+	struct case_side sb, so;
+	double sxy = 0, sxx = 0, beta, own, sh2, se2, mb, mo, v, kb, ko;
+
+	case_side_init(&sb, c->base, eb);
+	case_side_init(&so, &c->other, eo);
+	for (size_t j = 0; j < sb.n; j++)
+		sxy += sb.dev[j] * sb.eff[j], sxx += sb.eff[j] * sb.eff[j];
+	for (size_t j = 0; j < so.n; j++)
+		sxy += so.dev[j] * so.eff[j], sxx += so.eff[j] * so.eff[j];
+	beta = sxx > 0 ? sxy / sxx : 0;
+	kb = (double)sb.n;
+	ko = (double)so.n;
+	if (pooled && sb.n == so.n) {
+		/* the own part less one degree of freedom for the loading */
+		c->dfo = kb + ko > 3 ? kb + ko - 3 : 1;
+		own = (case_side_ss(&sb, beta) + case_side_ss(&so, beta)) / c->dfo * (1 / kb + 1 / ko);
+		sh2 = beta * beta * (vb + vo) / 2 * (1 / kb + 1 / ko);
+	} else {
+		double ob = case_side_ss(&sb, beta) / (kb - 1) / kb, oo = case_side_ss(&so, beta) / (ko - 1) / ko;
+
+		own = ob + oo;
+		c->dfo = own > 0 ? fmax(1, welch_df(ob, sb.n, oo, so.n) - 1) : 1;
+		sh2 = beta * beta * (vb / kb + vo / ko);
+	}
+	se2 = sh2 + own;
+	stats_mean_var(&mb, &v, c->base->lm, c->base->nok);
+	stats_mean_var(&mo, &v, c->other.lm, c->other.nok);
+	c->sem = sqrt(se2);
+	if (!(se2 > 0)) { /* no spread at all: any difference is certain, none is no evidence */
+		c->tm = mo == mb ? 0 : mo > mb ? INFINITY : -INFINITY;
+		c->a = 1;
+	} else {
+		c->tm = (mo - mb) / c->sem;
+		c->a = (beta < 0 ? -1 : 1) * sqrt(sh2 / se2);
+	}
+	c->dfe = stats_df_effective(c->a, dfg, c->dfo);
+	case_side_release(&sb);
+	case_side_release(&so);
 }
 
 /* Adjusts the p-values of the tested pairs for their number, per other side, by Westfall and Young's step-down min-P
  * under the run-effect model: the difference of a case's two mean log run medians is its loading times the
  * difference of the two sides' mean run effects, shared by every case, plus the case's own noise
- * (stats_minp_stepdown). Both parts' variances are pooled over the two sides (one machine, one case: Student's
- * degrees of freedom, n_a + n_b - 2 for the shared part and one fewer for a case's own, steadier than Welch's with
- * 3 runs a side). Tests that share a machine state are not counted as independent evidence, nor as independent
+ * (stats_minp_stepdown; pair_model). Tests that share a machine state are not counted as independent evidence, nor as independent
  * chances of a false call; tests that share nothing are adjusted as Holm's procedure adjusts them. Over several
  * other sides, Bonferroni; an adjusted p is never below the pair's own Welch p; each pair's crit is the |t| its
  * first step asks. Returns the number of tests. */
@@ -962,9 +1025,11 @@ static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compa
 			}
 	}
 	for (size_t i = 0; i < ng; i++) {
-		double *eb, *eo, gb, go, seg2, dfg, inv;
+		double *eb, *eo, gb, go, vb, vo, dfg, need;
 		size_t m = 0, nb, no;
 		unsigned draws;
+		uint64_t seed = 0;
+		int pooled;
 
 		if (i == base)
 			continue;
@@ -979,36 +1044,33 @@ static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compa
 		side_run_effects(eo, groups[i].nruns, pp, m, 1);
 		side_shared_ss(&gb, &nb, eb, groups[base].nruns);
 		side_shared_ss(&go, &no, eo, groups[i].nruns);
-		dfg = nb + no > 2 ? (double)(nb + no - 2) : 1;
-		seg2 = (gb + go) / dfg * (1.0 / (double)(nb ? nb : 1) + 1.0 / (double)(no ? no : 1));
+		/* the run effects' variance per run on each side; pooled when both sides have as many runs */
+		pooled = nb == no;
+		vb = nb > 1 ? gb / (double)(nb - 1) : 0;
+		vo = no > 1 ? go / (double)(no - 1) : 0;
+		if (pooled)
+			vb = vo = nb + no > 2 ? (gb + go) / (double)(nb + no - 2) : 0;
+		dfg = pooled ? (nb + no > 2 ? (double)(nb + no - 2) : 1)
+			     : welch_df(vb / (double)(nb ? nb : 1), nb, vo / (double)(no ? no : 1), no);
+		if (!(dfg > 0))
+			dfg = 1;
 		for (size_t k = 0; k < m; k++) {
 			struct pair *c = pp[k];
-			double beta = case_loading(c->base, eb, &c->other, eo), mb, mo, v, own, sh2, se2;
 
-			/* the own part: the two sides' residuals pooled, less one degree of freedom for the loading */
-			c->dfo = c->base->nok + c->other.nok > 3 ? (double)(c->base->nok + c->other.nok - 3) : 1;
-			inv = 1.0 / (double)c->base->nok + 1.0 / (double)c->other.nok;
-			own = (case_own_ss(c->base, eb, beta) + case_own_ss(&c->other, eo, beta)) / c->dfo * inv;
-			sh2 = beta * beta * seg2;
-			se2 = sh2 + own;
-			stats_mean_var(&mb, &v, c->base->lm, c->base->nok);
-			stats_mean_var(&mo, &v, c->other.lm, c->other.nok);
-			c->sem = sqrt(se2);
-			if (!(se2 > 0)) { /* no spread at all: any difference is certain, none is no evidence */
-				c->tm = mo == mb ? 0 : mo > mb ? INFINITY : -INFINITY;
-				c->a = 1;
-			} else {
-				c->tm = (mo - mb) / c->sem;
-				c->a = (beta < 0 ? -1 : 1) * sqrt(sh2 / se2);
-			}
+			pair_model(c, eb, eo, vb, vo, pooled, dfg);
+			/* the draws' seed from the tested cases' keys: the same comparison draws the same whatever its labels */
+			seed = seed * 0x9e3779b97f4a7c15ull + stats_seed_from_key(c->key);
 			t[k] = c->tm;
 			a[k] = c->a;
 			df[k] = c->dfo;
 		}
-		/* enough draws that alpha = 0.01 is 20 draws or more; about 2 million p-values in all */
+		/* about 2 million p-values in all, and enough draws that the least adjusted p, nsides / (draws + 1),
+		 * is 20 times under alpha */
 		draws = m > 1000 ? 2000 : m < 100 ? 20000 : (unsigned)(2000000 / m);
-		stats_minp_stepdown(adj, crit, t, a, df, m, dfg > 0 ? dfg : 1, alpha / (double)nsides, draws,
-				    stats_seed_from_key(groups[i].label));
+		need = ceil(20 * (double)nsides / alpha);
+		if (need > draws)
+			draws = need > 200000 ? 200000 : (unsigned)need;
+		stats_minp_stepdown(adj, crit, t, a, df, m, dfg, alpha / (double)nsides, draws, seed);
 		for (size_t k = 0; k < m; k++) {
 			pp[k]->padj = fmax(pp[k]->p, fmin(1, adj[k] * (double)nsides));
 			pp[k]->crit = crit[k];
@@ -1027,16 +1089,19 @@ static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compa
 }
 
 /* The change a tested pair is called at whatever the other cases show: the first step of the adjustment asks |t| at
- * least the pair's critical value, so |log ratio| at least that times the pair's standard error; and beyond the
- * threshold (a step-down can call a smaller change once larger ones are called). As a fraction (0.05: 5%); NAN when
- * untested. */
-static double pair_resolution(const struct pair *c, double threshold)
+ * least the pair's critical value, so |log ratio| at least that times the pair's standard error; its own Welch p
+ * (the adjusted p's floor) under alpha; and beyond the threshold (a step-down can call a smaller change once larger
+ * ones are called). As a fraction (0.05: 5%); NAN when untested. */
+static double pair_resolution(const struct pair *c, double alpha, double threshold)
 {
-	double r;
+	double r, qw;
 
 	if (!c->tested || !isfinite(c->sem) || !isfinite(c->crit))
 		return NAN;
 	r = 1.0 - exp(-c->crit * c->sem);
+	qw = stats_t_quantile_two_sided(alpha, c->df);
+	if (isfinite(qw) && isfinite(c->se))
+		r = fmax(r, 1.0 - exp(-qw * c->se));
 	return r > threshold ? r : threshold;
 }
 
@@ -1276,8 +1341,13 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 					json_object_set_new(o_row, "p_adjusted", json_real(c->padj));
 					json_object_set_new(o_row, "t", json_real(c->t));
 					json_object_set_new(o_row, "df", json_real(c->df));
+					/* the statistic the adjustment ranks: the run-effect model's t, its degrees of freedom, and
+					 * the share of its variance the run effect holds (signed by the loading) */
+					json_object_set_new(o_row, "adjustment", json_pack("{s:o, s:f, s:f}", "t",
+											  isfinite(c->tm) ? json_real(c->tm) : json_null(),
+											  "df", c->dfe, "shared", c->a));
 					{
-						double res = pair_resolution(c, thr);
+						double res = pair_resolution(c, o->alpha, thr);
 
 						if (isfinite(res)) {
 							json_object_set_new(o_row, "resolvable", json_real(res));

@@ -775,7 +775,10 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 	}
 	if (m && draws) { /* the first step's critical p, and the |t| that reaches it for each test */
 		qsort(mn, draws, sizeof(*mn), cmp_d);
-		pc = mn[(size_t)fmin((double)draws - 1, floor(alpha * (double)draws))];
+		/* p < mn[k] has count <= k, and (count + 1) / (draws + 1) < alpha asks count <= ceil(alpha (draws + 1)) - 2 */
+		double kq = ceil(alpha * ((double)draws + 1)) - 2;
+
+		pc = mn[kq < 0 ? 0 : kq > (double)draws - 1 ? draws - 1 : (size_t)kq];
 		for (size_t j = 0; j < m; j++)
 			crit_t[o[j].i] = pc > 0 && pc < 1 ? stats_t_quantile_two_sided(pc, dfe[o[j].i]) : NAN;
 	}

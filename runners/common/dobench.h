@@ -12,7 +12,7 @@
  * within clock_tol and power_tol of their medians over the window before (after at least min_ms; at most
  * budget_ms): under a power cap the clock swings from probe to probe, but its median holds. Each burst is sized from
  * the previous one's rate (the first estimate may come from an idle board). The estimate is then taken again (the
- * same 5 flushed calls), in the sustained state, and it sizes the timed window, which follows at once: rep_ms means
+ * same 5 flushed calls), in the sustained state, and it sizes the timed window, which follows it at once: rep_ms means
  * rep_ms of the steady state. Without a probe (or when it cannot read), a fixed fallback_ms of sustained load
  * replaces the detector.
  *
