@@ -92,6 +92,28 @@ assert n >= 195 and all(o["ci95"][1] < 1 for o in v if o["verdict"] == "slower")
 # a change beyond a case's resolution (the first step's critical t) is called whatever the others show
 assert all(o["verdict"] == "slower" for o in v if 1 - o["ratio"] > 1.5 * o["resolvable"])
 PY
+# a case measured on some runs only: drop the first case from 6 of the 12 A/A base runs; it is tested over its own
+# 6 runs (its run effects centred on them), called nothing, and the other 199 keep their verdicts
+i=0
+for d in $(ls -d "$T"/aa12/base-* | sort); do
+	i=$((i + 1))
+	if [ $((i % 2)) = 0 ]; then
+		grep -v '"cblas/fp32/tn/16x16x16/default"' "$d/results/gemm.jsonl" >"$T/g"
+		cp "$T/g" "$d/results/gemm.jsonl"
+	fi
+done
+# shellcheck disable=SC2046
+expect 0 "A/A, 12 runs per side, a case on 6 of the baseline's runs" "$BENCH" compare --format json $(ls -d "$T"/aa12/base-* | sort) --vs $(ls -d "$T"/aa12/same-* | sort)
+python3 - "$T/out" <<'PY' && ok "a case measured on 6 of 12 runs: tested on its own runs, nothing called" || not_ok "partial runs"
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = {c["case"]: c["others"][0] for c in d["cases"]}
+o = v["cblas/fp32/tn/16x16x16/default"]
+b = [c["baseline"] for c in d["cases"] if c["case"] == "cblas/fp32/tn/16x16x16/default"][0]
+assert b["runs"] == 6 and o["runs"] == 12 and "p_adjusted" in o and o["adjustment"]["df"] > 0, (b, o)
+assert sum(x["verdict"] in ("faster", "slower") for x in v.values()) <= 2
+assert d["tests"] == 200
+PY
 B1=$(echo "$BASE" | sed -n 1p)
 S1=$(ls -d "$T"/slow/slow-* | sort | sed -n 1p)
 expect 0 "1 run per side" "$BENCH" compare "$B1" "$S1"
