@@ -655,12 +655,13 @@ struct gcase {
 	size_t *n;
 	size_t *run;    /* [nok] each one's index among the group's runs */
 	double *lm;     /* [nok] the log of each one's median */
+	double lmean;   /* their mean */
 	double value;   /* the median of the ok runs' recorded values */
 };
 
 static void gcase_load(struct gcase *g, const struct compare_side *sides, const struct compare_group *grp, const char *key)
 {
-	double *vals = xcalloc(grp->nruns, sizeof(double));
+	double *vals = xcalloc(grp->nruns, sizeof(double)), var;
 	size_t nv = 0;
 
 	memset(g, 0, sizeof(*g));
@@ -700,6 +701,9 @@ static void gcase_load(struct gcase *g, const struct compare_side *sides, const 
 			g->minrun = m;
 	}
 	g->value = nv ? stats_median(vals, nv) : NAN;
+	g->lmean = NAN;
+	if (g->nok)
+		stats_mean_var(&g->lmean, &var, g->lm, g->nok);
 	if (!g->nok)
 		g->minrun = 0;
 	free(vals);
@@ -878,11 +882,9 @@ static void side_run_effects(double *eff, size_t nruns, struct pair *const *pp, 
 		eff[r] = 0;
 	for (size_t k = 0; k < m; k++) {
 		const struct gcase *g = other ? &pp[k]->other : pp[k]->base;
-		double mean, var;
 
-		stats_mean_var(&mean, &var, g->lm, g->nok);
 		for (size_t j = 0; j < g->nok; j++) {
-			eff[g->run[j]] += g->lm[j] - mean;
+			eff[g->run[j]] += g->lm[j] - g->lmean;
 			cnt[g->run[j]]++;
 		}
 	}
@@ -906,13 +908,6 @@ static void side_shared_ss(double *ss, size_t *nr, const double *eff, size_t nru
 	free(x);
 }
 
-static double welch_df(double va, size_t na, double vb, size_t nb)
-{
-	double den = (na > 1 ? va * va / (double)(na - 1) : 0) + (nb > 1 ? vb * vb / (double)(nb - 1) : 0);
-
-	return den > 0 ? (va + vb) * (va + vb) / den : (double)(na + nb - 2);
-}
-
 /* One side of a case in the run-effect model: its runs' deviations from their mean, and their runs' effects centred
  * on those runs (a case measured on some runs only carries the mean effect of its own runs). */
 struct case_side {
@@ -922,14 +917,13 @@ struct case_side {
 
 static void case_side_init(struct case_side *cs, const struct gcase *g, const double *eff)
 {
-	double mean, var, emean = 0;
+	double emean = 0;
 
 	cs->n = g->nok;
 	cs->dev = xcalloc(g->nok ? g->nok : 1, sizeof(double));
 	cs->eff = xcalloc(g->nok ? g->nok : 1, sizeof(double));
-	stats_mean_var(&mean, &var, g->lm, g->nok);
 	for (size_t j = 0; j < g->nok; j++) {
-		cs->dev[j] = g->lm[j] - mean;
+		cs->dev[j] = g->lm[j] - g->lmean;
 		emean += eff[g->run[j]] / (double)g->nok;
 	}
 	for (size_t j = 0; j < g->nok; j++)
@@ -962,7 +956,7 @@ static double case_side_ss(const struct case_side *cs, double beta)
 static void pair_model(struct pair *c, const double *eb, const double *eo, double vb, double vo, int pooled, double dfg)
 {
 	struct case_side sb, so;
-	double sxy = 0, sxx = 0, beta, own, sh2, se2, mb, mo, v, kb, ko;
+	double sxy = 0, sxx = 0, beta, own, sh2, se2, mb = c->base->lmean, mo = c->other.lmean, kb, ko;
 
 	case_side_init(&sb, c->base, eb);
 	case_side_init(&so, &c->other, eo);
@@ -977,17 +971,14 @@ static void pair_model(struct pair *c, const double *eb, const double *eo, doubl
 		/* the own part less one degree of freedom for the loading */
 		c->dfo = kb + ko > 3 ? kb + ko - 3 : 1;
 		own = (case_side_ss(&sb, beta) + case_side_ss(&so, beta)) / c->dfo * (1 / kb + 1 / ko);
-		sh2 = beta * beta * (vb + vo) / 2 * (1 / kb + 1 / ko);
 	} else {
 		double ob = case_side_ss(&sb, beta) / (kb - 1) / kb, oo = case_side_ss(&so, beta) / (ko - 1) / ko;
 
 		own = ob + oo;
-		c->dfo = own > 0 ? fmax(1, welch_df(ob, sb.n, oo, so.n) - 1) : 1;
-		sh2 = beta * beta * (vb / kb + vo / ko);
+		c->dfo = own > 0 ? fmax(1, stats_welch_df(ob, sb.n, oo, so.n) - 1) : 1;
 	}
+	sh2 = beta * beta * (vb / kb + vo / ko); /* vb == vo when pooled */
 	se2 = sh2 + own;
-	stats_mean_var(&mb, &v, c->base->lm, c->base->nok);
-	stats_mean_var(&mo, &v, c->other.lm, c->other.nok);
 	c->sem = sqrt(se2);
 	if (!(se2 > 0)) { /* no spread at all: any difference is certain, none is no evidence */
 		c->tm = mo == mb ? 0 : mo > mb ? INFINITY : -INFINITY;
@@ -1017,12 +1008,12 @@ static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compa
 	double *df = xcalloc(npairs + 1, sizeof(double)), *adj = xcalloc(npairs + 1, sizeof(double));
 	double *crit = xcalloc(npairs + 1, sizeof(double));
 
-	for (size_t i = 0; i < ng; i++) {
-		for (size_t k = 0; k < npairs && i != base; k++)
-			if (pairs[k].tested && pairs[k].side == i) {
-				nsides++;
-				break;
-			}
+	for (size_t i = 0; i < ng; i++) { /* the other sides with a test */
+		size_t k = 0;
+
+		while (k < npairs && !(pairs[k].tested && pairs[k].side == i))
+			k++;
+		nsides += i != base && k < npairs;
 	}
 	for (size_t i = 0; i < ng; i++) {
 		double *eb, *eo, gb, go, vb, vo, dfg, need;
@@ -1051,7 +1042,7 @@ static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compa
 		if (pooled)
 			vb = vo = nb + no > 2 ? (gb + go) / (double)(nb + no - 2) : 0;
 		dfg = pooled ? (nb + no > 2 ? (double)(nb + no - 2) : 1)
-			     : welch_df(vb / (double)(nb ? nb : 1), nb, vo / (double)(no ? no : 1), no);
+			     : stats_welch_df(vb / (double)(nb ? nb : 1), nb, vo / (double)(no ? no : 1), no);
 		if (!(dfg > 0))
 			dfg = 1;
 		for (size_t k = 0; k < m; k++) {

@@ -621,6 +621,13 @@ void stats_mean_var(double *mean, double *var, const double *x, size_t n)
 	*var = n > 1 ? v / (double)(n - 1) : NAN;
 }
 
+double stats_welch_df(double va, size_t na, double vb, size_t nb)
+{
+	double den = (na > 1 ? va * va / (double)(na - 1) : 0) + (nb > 1 ? vb * vb / (double)(nb - 1) : 0);
+
+	return den > 0 ? (va + vb) * (va + vb) / den : (double)(na + nb - 2);
+}
+
 void stats_welch(double *out_t, double *out_df, double *out_p, double *out_se, const double *a, size_t na,
 		 const double *b, size_t nb)
 {
@@ -642,7 +649,7 @@ void stats_welch(double *out_t, double *out_df, double *out_p, double *out_se, c
 		return;
 	}
 	*out_t = (ma - mb) / *out_se;
-	*out_df = se2 * se2 / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
+	*out_df = stats_welch_df(sa, na, sb, nb);
 	*out_p = stats_t_two_sided_p(*out_t, *out_df);
 }
 
@@ -718,18 +725,6 @@ static double t_draw(double df, uint64_t *s)
 	return normal01(s) / sqrt(2 * gamma_draw(df / 2, s) / df);
 }
 
-struct pidx2 {
-	double p;
-	size_t i;
-};
-
-static int cmp_pidx2(const void *x, const void *y) /* p ascending, then index */
-{
-	const struct pidx2 *a = x, *b = y;
-
-	return a->p < b->p ? -1 : a->p > b->p ? 1 : (a->i > b->i) - (a->i < b->i);
-}
-
 double stats_df_effective(double a, double df_shared, double df_own)
 {
 	double a2 = a * a, b2 = 1 - a2, den = a2 * a2 / df_shared + (b2 > 0 ? b2 * b2 / df_own : 0);
@@ -740,7 +735,7 @@ double stats_df_effective(double a, double df_shared, double df_own)
 size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const double *a, const double *df, size_t n,
 			   double df_shared, double alpha, unsigned draws, uint64_t seed)
 {
-	struct pidx2 *o = xmalloc((n ? n : 1) * sizeof(*o));
+	struct pidx *o = xmalloc((n ? n : 1) * sizeof(*o));
 	double *mn = xmalloc((draws ? draws : 1) * sizeof(*mn)), *dfe = xcalloc(n ? n : 1, sizeof(*dfe)), run = 0, pc;
 	size_t m = 0, *count;
 	uint64_t s = seed;
@@ -750,10 +745,10 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 		if (isnan(t[i]))
 			continue;
 		dfe[i] = stats_df_effective(a[i], df_shared, df[i]);
-		o[m++] = (struct pidx2){ stats_t_two_sided_p(t[i], dfe[i]), i };
+		o[m++] = (struct pidx){ stats_t_two_sided_p(t[i], dfe[i]), i };
 	}
 	count = xcalloc(m + 1, sizeof(*count));
-	qsort(o, m, sizeof(*o), cmp_pidx2);
+	qsort(o, m, sizeof(*o), cmp_pidx); /* p ascending, then index */
 	for (unsigned r = 0; r < draws && m; r++) {
 		double g = t_draw(df_shared, &s), q = 1;
 

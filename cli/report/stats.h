@@ -35,6 +35,9 @@ uint64_t stats_seed_from_key(const char *key);
  * two-sided p-value and the standard error of the difference (all NAN with fewer than 2 values on a side). */
 void stats_welch(double *out_t, double *out_df, double *out_p, double *out_se, const double *a, size_t na,
 		 const double *b, size_t nb);
+/* The Welch–Satterthwaite degrees of freedom of va + vb, the variances of two means of na and nb values (va, vb:
+ * each sample variance / its count); na + nb - 2 when both are 0. */
+double stats_welch_df(double va, size_t na, double vb, size_t nb);
 /* The mean of x[0..n) and its sample variance (n - 1 in the denominator; NAN for n < 2). */
 void stats_mean_var(double *mean, double *var, const double *x, size_t n);
 /* P(|T| >= |t|) for Student's t with df degrees of freedom. */

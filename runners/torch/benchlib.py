@@ -385,10 +385,11 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
     if mode == "steady":
         # the first estimate may come from an idle board (several times slower): each burst is sized from the one
         # before, and the estimate is taken again after the warm-up, in the state the timed window runs in
-        per, calls = [count(steady["burst_ms"], est)], [0]
+        per, calls = count(steady["burst_ms"], est), 0
 
         def burst():
-            k = per[0]
+            nonlocal per, calls
+            k = per
             if cuda:
                 a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 a.record()
@@ -402,14 +403,14 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
                 for _ in range(k):
                     fn()
                 ms = (time.perf_counter() - t1) * 1e3
-            calls[0] += k
+            calls += k
             if ms > 0:
-                per[0] = count(steady["burst_ms"], ms / k)
+                per = count(steady["burst_ms"], ms / k)
             return ms
         tel_ok = telemetry is not None and telemetry.ok
         why = (telemetry.why if telemetry is not None else "") or ("no telemetry on the CPU" if not cuda else "no telemetry")
         timing = steady_warmup(burst, telemetry.probe if tel_ok else None, steady, why)
-        n_warm = calls[0]
+        n_warm = calls
         timing["warmup_calls"] = n_warm
         timing["estimate_before_warmup_ms"] = est
         del timing["bursts"]
