@@ -104,6 +104,7 @@ int dobench_steady_warmup(struct dobench_warm *out, double estimate_ms, const st
 	size_t n = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->estimate_first_ms = estimate_ms;
 	TRY(clk->reserve(clk->ctx, 1));
 	for (;;) {
 		double ms = 0;
@@ -222,14 +223,13 @@ int dobench_run(struct dobench_result *out, const struct dobench_opts *o, const 
 	memset(out, 0, sizeof(*out));
 	out->mode = o->mode;
 	TRY(dobench_estimate(&out->estimate_ms, o, fn, clk));
-	out->n_repeat = dobench_count(o->rep_ms, out->estimate_ms, o->max_repeat);
 	if (o->mode == DOBENCH_STEADY) {
 		TRY(dobench_steady_warmup(&out->warm, out->estimate_ms, o, fn, clk));
 		out->n_warmup = out->warm.n_calls;
-		out->warm.estimate_first_ms = out->estimate_ms;
-		out->estimate_ms = out->warm.estimate_ms;
+		out->estimate_ms = out->warm.estimate_ms; /* the window is sized in the steady state */
 		out->n_repeat = dobench_count(o->rep_ms, out->estimate_ms, o->max_repeat);
 	} else {
+		out->n_repeat = dobench_count(o->rep_ms, out->estimate_ms, o->max_repeat);
 		out->n_warmup = dobench_count(o->warmup_ms, out->estimate_ms, o->max_repeat);
 		TRY(clk->reserve(clk->ctx, out->n_repeat));
 		for (size_t i = 0; i < out->n_warmup; i++)

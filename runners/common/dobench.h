@@ -77,7 +77,7 @@ struct dobench_warm {
 	double steady_after_ms; /* sustained load (clock time of the bursts) until it ended */
 	size_t n_calls, n_bursts;
 	double estimate_ms;       /* the estimate taken again after the warm-up (flush included when o->flush) */
-	double estimate_first_ms; /* dobench_run(): the one before the warm-up, which sized only the first burst */
+	double estimate_first_ms; /* the one it was given, from before the warm-up, which sized only the first burst */
 	char method[256];
 };
 

@@ -593,7 +593,6 @@ static int run_tune_steady(const struct gemm_problem *p, char *why, size_t whyle
 		goto cleanup;
 	}
 	/* the screen's bursts are sized in the state they run in (the first estimate may come from an idle board) */
-	g.tuned.timing.warm.estimate_first_ms = est;
 	est = g.tuned.timing.warm.estimate_ms;
 	g.tuned.timing.estimate_ms = est;
 	per = dobench_count(p->rep_ms < 25 ? p->rep_ms : 25, est, 1000);
