@@ -57,6 +57,38 @@ static int print_closure_drift(const char *comp, json_t *old, json_t *now)
 	return n;
 }
 
+/* What changed in a path component's prefix, library by library: "bench: moved: blas: /opt/x: libfoo.so.1 sha256
+ * 1234abcd... -> 5678ef01..." (a library added or gone likewise). */
+static void print_libs_drift(const char *comp, json_t *path, json_t *old, json_t *now)
+{
+	const char *p = json_string_value(path);
+	size_t i, j;
+	json_t *a, *b;
+
+	json_array_foreach(now, i, b) {
+		const char *so = json_string_value(json_object_get(b, "soname"));
+		json_t *was = NULL;
+
+		json_array_foreach(old, j, a)
+			if (json_equal(json_object_get(a, "soname"), json_object_get(b, "soname")))
+				was = a;
+		if (!was)
+			fprintf(stderr, "bench: moved: %s: %s: %s added\n", comp, p, so);
+		else if (!json_equal(was, b))
+			fprintf(stderr, "bench: moved: %s: %s: %s sha256 %.16s... -> %.16s...%s\n", comp, p, so,
+				json_string_value(json_object_get(was, "sha256")), json_string_value(json_object_get(b, "sha256")),
+				json_equal(json_object_get(was, "file"), json_object_get(b, "file")) ? "" : " (another file)");
+	}
+	json_array_foreach(old, j, a) {
+		int gone = 1;
+
+		json_array_foreach(now, i, b)
+			gone &= !json_equal(json_object_get(a, "soname"), json_object_get(b, "soname"));
+		if (gone)
+			fprintf(stderr, "bench: moved: %s: %s: %s removed\n", comp, p, json_string_value(json_object_get(a, "soname")));
+	}
+}
+
 int cmd_lock(int argc, char **argv)
 {
 	struct manifest m = MANIFEST_INIT;
@@ -112,7 +144,9 @@ int cmd_lock(int argc, char **argv)
 					json_string_value(json_object_get(v, "date")),
 					json_string_value(json_object_get(o, "date_resolved")),
 					json_string_value(json_object_get(v, "date_resolved")));
-			if (!json_is_array(json_object_get(o, "packages")) ||
+			if (json_is_array(json_object_get(o, "libs")) && json_equal(json_object_get(o, "path"), json_object_get(v, "path")))
+				print_libs_drift(k, json_object_get(o, "path"), json_object_get(o, "libs"), json_object_get(v, "libs"));
+			else if (!json_is_array(json_object_get(o, "packages")) ||
 			    !print_closure_drift(k, json_object_get(o, "packages"), json_object_get(v, "packages"))) {
 				char *a = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 				char *b = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
@@ -122,7 +156,8 @@ int cmd_lock(int argc, char **argv)
 				free(b);
 			}
 		}
-		if (!json_equal(json_object_get(old, "wheel_target"), json_object_get(lock, "wheel_target"))) {
+		if ((json_object_get(old, "wheel_target") || json_object_get(lock, "wheel_target")) &&
+		    !json_equal(json_object_get(old, "wheel_target"), json_object_get(lock, "wheel_target"))) {
 			char *a = json_dumps(json_object_get(old, "wheel_target"), JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 			char *b = json_dumps(json_object_get(lock, "wheel_target"), JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 

@@ -235,6 +235,36 @@ cleanup:
 	return err;
 }
 
+/* Engine host with components: the stack built on this machine (git components into their prefixes, pip closures
+ * into an environment; host_stack_build), loaded as the runners will see it, its lock copied into the run. */
+static int prepare_host_stack(struct run *r)
+{
+	const char *lp = r->o->resume ? NULL : r->o->lock ? r->o->lock : r->o->image_lock;
+	char *lockp = lp ? xstrdup(lp) : xstrfmt("%s/manifest.lock.json", r->dir), *lbuf = NULL;
+	size_t llen = 0;
+	json_error_t je;
+	int err;
+
+	if (fs_read_file(&lbuf, &llen, lockp, 16u << 20) < 0) {
+		err = bench_error_set(BENCH_E_MANIFEST, "the stack's components are pinned by a lock, and there is no readable "
+				      "lock at '%s' (run 'bench lock %s')", lockp, r->o->manifest ? r->o->manifest : "MANIFEST");
+		goto cleanup;
+	}
+	if (!(r->hs_lock = json_loadb(lbuf, llen, 0, &je))) {
+		err = bench_error_set(BENCH_E_MANIFEST, "%s:%d:%d: error: not a lock: %s", lockp, je.line, je.column, je.text);
+		goto cleanup;
+	}
+	if ((err = host_stack_build(&r->m, r->hs_lock, 0, r->o->quiet ? NULL : stderr, &run_stop_flag)) < 0 ||
+	    (err = host_stack_load(&r->hs, &r->m, r->hs_lock)) < 0)
+		goto cleanup;
+	if (!r->o->resume)
+		err = run_write_atomic(r->dir, "manifest.lock.json", lbuf, llen);
+cleanup:
+	free(lockp);
+	free(lbuf);
+	return err;
+}
+
 /* ---- the phases of a run: plan, prepare, execute (run_execute_suite above), collect ---------------------------------- */
 
 /* The manifest's stack.env, set in this process while the environment is captured, then put back. */
@@ -395,7 +425,8 @@ static int run_prepare(struct run *r)
 	json_t *env;
 	int err;
 
-	if (eng_container(r) && (err = prepare_image(r, r->o->resume ? NULL : r->mbuf, r->mlen)) < 0) {
+	if ((eng_container(r) && (err = prepare_image(r, r->o->resume ? NULL : r->mbuf, r->mlen)) < 0) ||
+	    (r->m.runtime.engine == ENGINE_HOST && r->m.stack.ncomponents && (err = prepare_host_stack(r)) < 0)) {
 		r->fatal = xstrfmt("not started: %s", bench_error_last());
 		run_write_status(r, "not-started");
 		return err;
@@ -406,6 +437,8 @@ static int run_prepare(struct run *r)
 	env = envcap_collect(r->dir);
 	env_restore(&saved);
 	json_object_set_new(env, "bench", json_pack("{s:s}", "run_started", r->started));
+	if (r->hs.n) /* the host stack: each component's prefix and pinned libraries, what was prepended to which variable */
+		json_object_set_new(env, "host_stack", host_stack_json(&r->hs));
 	{ /* where the stack's variables came from: its env profiles (the stack's, then its variant's) */
 		json_t *b = json_object_get(env, "bench"), *pr = json_array();
 
@@ -511,6 +544,9 @@ static void run_release(struct run *r)
 	free(r->mpath);
 	free(r->mbuf);
 	built_image_release(&r->img);
+	host_stack_release(&r->hs);
+	json_decref(r->hs_lock);
+	json_decref(r->lib_sha);
 	json_decref(r->plan_json);
 	json_decref(r->runner_devices);
 	json_decref(r->runner_loaded);

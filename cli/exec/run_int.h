@@ -20,6 +20,7 @@
 #include "../manifest/peaks.h"
 #include "../manifest/plan.h"
 #include "run.h"
+#include "../image/hoststack.h"
 
 enum cstate { C_PENDING, C_OK, C_FAILED, C_SKIPPED, C_INTERRUPTED };
 extern const char *const run_cstate_names[];
@@ -52,6 +53,9 @@ struct run {
 	char *started;
 	char *fatal; /* why the run stopped before any suite started */
 	struct built_image img; /* container engines: the stack's image */
+	struct host_stack hs;   /* engine host with components: the stack's prefixes (docs/stacks.md, "Host stacks") */
+	json_t *hs_lock;        /* its lock */
+	json_t *lib_sha;        /* real path -> sha256 of the stack's libraries the runners loaded (hashed once) */
 	int lock_fd;            /* the run directory, flock'ed while this bench owns it (valid when locked) */
 	int locked;
 	char *reserve;          /* <dir>/.bench-reserve: space held back for the last status.json on a full disk */

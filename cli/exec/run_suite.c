@@ -225,7 +225,7 @@ static json_t *loaded_not_pinned(const struct manifest *m, json_t *lock, json_t 
 	for (size_t k = 0; k < m->stack.ncomponents; k++) {
 		const struct component *c = &m->stack.components[k];
 
-		if (c->source == SOURCE_GIT) {
+		if (c->source == SOURCE_GIT || c->source == SOURCE_PATH) {
 			json_array_foreach(prov, i, e) {
 				const char *so = json_string_value(json_object_get(e, "soname"));
 				const char *real = json_string_value(json_object_get(e, "real"));
@@ -274,6 +274,59 @@ static json_t *loaded_not_pinned(const struct manifest *m, json_t *lock, json_t 
 		}
 	}
 	return reasons;
+}
+
+/* The sha256 of a library file the runner loaded, hashed once per run. */
+static const char *lib_sha256(struct run *r, const char *real)
+{
+	char sha[65];
+
+	if (!r->lib_sha)
+		r->lib_sha = json_object();
+	if (!json_object_get(r->lib_sha, real))
+		json_object_set_new(r->lib_sha, real, fs_sha256_file(sha, real) == 0 ? json_string(sha) : json_null());
+	return json_string_value(json_object_get(r->lib_sha, real));
+}
+
+/* A host stack's proof of what ran (docs/stacks.md, "Host stacks"): each loaded library a component provides gets
+ * the component's name and the sha256 of the file loaded; the record's stack_libs are the stack's libraries, so
+ * that loaded_not_pinned() holds a soname loaded from elsewhere against them; a library loaded from the stack's own
+ * file whose bytes are not the pinned ones (a prefix changed after lock, a rebuilt prefix) is a reason of its own. */
+static void host_stack_annotate(struct run *r, json_t *rec)
+{
+	json_t *prov = json_array(), *reasons = json_object_get(rec, "loaded_not_pinned"), *l;
+	size_t i;
+
+	for (size_t k = 0; k < r->hs.n; k++)
+		json_array_foreach(r->hs.c[k].libs, i, l)
+			json_array_append_new(prov, json_pack("{s:s, s:s, s:O, s:O, s:O}", "component", r->hs.c[k].name,
+							      "path", json_string_value(json_object_get(l, "real")),
+							      "real", json_object_get(l, "real"), "soname",
+							      json_object_get(l, "soname"), "sha256", json_object_get(l, "sha256")));
+	json_object_set_new(rec, "stack_libs", prov);
+	json_array_foreach(json_object_get(rec, "loaded"), i, l) {
+		const char *so = json_string_value(json_object_get(l, "soname")), *path = json_string_value(json_object_get(l, "path"));
+		json_t *pin = NULL;
+		const struct host_component *c = so && path ? host_stack_provider(&r->hs, so, &pin) : NULL;
+		const char *want = json_string_value(json_object_get(pin, "sha256")), *have;
+		char buf[2048];
+
+		if (!c || strcmp(path, json_string_value(json_object_get(pin, "real"))))
+			continue; /* not the stack's, or loaded from another file: loaded_not_pinned() says so */
+		have = lib_sha256(r, path);
+		json_object_set_new(l, "component", json_string(c->name));
+		json_object_set_new(l, "sha256", have ? json_string(have) : json_null());
+		if (want && (!have || strcmp(have, want))) {
+			snprintf(buf, sizeof(buf), "loaded-not-pinned: %s: loaded %s with sha256 %.16s..., the %s pins %.16s... "
+				 "(the prefix changed after it was %s)", c->name, path, have ? have : "(unreadable)",
+				 c->source == SOURCE_PATH ? "lock" : "build", want, c->source == SOURCE_PATH ? "locked" : "built");
+			if (!reasons) {
+				reasons = json_array();
+				json_object_set_new(rec, "host_not_pinned", reasons);
+			}
+			add_reason(reasons, buf);
+		}
+	}
 }
 
 /* What this runner loaded, over all its records: libraries by path and packages by name in first-seen order, the
@@ -380,16 +433,23 @@ static int on_record(void *ctx, const char *line, size_t len)
 		if (!sr->device)
 			sr->device = json_incref(dev);
 	}
+	if (r->hs.n) {
+		host_stack_annotate(r, rec);
+		rewrite = 1;
+	}
 	{
-		json_t *reasons = loaded_not_pinned(&r->m, sr->lock, rec);
+		json_t *reasons = loaded_not_pinned(&r->m, sr->lock, rec), *e;
+		size_t k;
+
+		json_array_foreach(json_object_get(rec, "host_not_pinned"), k, e)
+			add_reason(reasons, json_string_value(e));
+		json_object_del(rec, "host_not_pinned");
 
 		note_loaded(sr, rec, reasons);
 		if (json_array_size(reasons)) {
 			json_object_set(rec, "loaded_not_pinned", reasons);
 			if (r->o->lock) { /* --locked: what ran is not the pinned stack: the figure is not the stack's */
 				struct strbuf why = STRBUF_INIT;
-				size_t k;
-				json_t *e;
 
 				json_array_foreach(reasons, k, e) {
 					if (k)
@@ -742,6 +802,12 @@ start:
 	setvbuf(sr.log, NULL, _IOLBF, 0);
 	logfd = fileno(sr.log);
 	build_env(&env, &r->m);
+	host_stack_apply_env(&env, &r->hs); /* a host stack's prefixes first on PATH, LD_LIBRARY_PATH, PYTHONPATH */
+	for (size_t i = 0; r->hs.python && i + 1 < argv.n; i++) /* a pip stack's interpreter runs the Python runners */
+		if (!strcmp(argv.v[i], exec_python()) && strstr(argv.v[i + 1], ".py")) {
+			free(argv.v[i]);
+			argv.v[i] = xstrdup(r->hs.python);
+		}
 	{
 		struct strbuf cmd = STRBUF_INIT;
 
@@ -770,7 +836,7 @@ start:
 		strbuf_release(&cmd);
 	}
 	if (strstr(program, ".py") && !eng->exec_prefix) /* a Python suite: what pip has installed is part of the stack */
-		envcap_pip_list(r->dir, exec_python());
+		envcap_pip_list(r->dir, r->hs.python ? r->hs.python : exec_python());
 	tag = xstrfmt("before-%s", tag_name);
 	envcap_gpu_snapshot(r->dir, tag);
 	free(tag);

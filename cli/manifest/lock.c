@@ -1,6 +1,7 @@
 #include "lock.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <curl/curl.h>
 #include <git2.h>
@@ -16,6 +18,7 @@
 #include "../core/diag.h"
 #include "../core/error.h"
 #include "../core/fs.h"
+#include "../core/libscan.h"
 #include "../core/spawn.h"
 #include "../core/strbuf.h"
 #include "../core/strvec.h"
@@ -1016,6 +1019,65 @@ cleanup:
 	return err;
 }
 
+/* A path component: the shared libraries its prefix provides (libscan_dir: soname, file, sha256), all of them or
+ * those its 'libs' patterns name; a prefix that changes under the same path is then a moved pin. */
+static int lock_path(json_t **out, const struct component *c, FILE *progress)
+{
+	json_t *libs = NULL, *l;
+	struct stat sb;
+	char real[PATH_MAX];
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if (stat(c->path, &sb) != 0 || !S_ISDIR(sb.st_mode) || !realpath(c->path, real))
+		return bench_error_set(BENCH_E_RESOLVE, "component '%s': path '%s' %s", c->name, c->path,
+				       errno == ENOENT ? "does not exist" : "is not a directory that can be read");
+	if ((err = libscan_dir(&libs, c->path, c->libs, c->nlibs)) < 0)
+		return err;
+	if (!json_array_size(libs)) {
+		json_decref(libs);
+		return bench_error_set(BENCH_E_RESOLVE, "component '%s': path '%s' holds no shared library%s%s (looked in "
+				       "its lib and lib64, else the directory itself)", c->name, c->path,
+				       c->nlibs ? " matching " : "", c->nlibs ? c->libs[0] : "");
+	}
+	json_array_foreach(libs, i, l) /* the real path is the machine's business, not the pin's */
+		json_object_del(l, "real");
+	*out = json_pack("{s:s, s:s, s:o}", "source", "path", "path", c->path, "libs", libs);
+	if (progress) {
+		fprintf(progress, "bench: lock: %s: path %s -> %zu librar%s:", c->name, c->path, json_array_size(libs),
+			json_array_size(libs) == 1 ? "y" : "ies");
+		json_array_foreach(libs, i, l)
+			if (i < 8)
+				fprintf(progress, " %s (sha256 %.12s)", json_string_value(json_object_get(l, "soname")),
+					json_string_value(json_object_get(l, "sha256")));
+		fprintf(progress, "%s\n", i > 8 ? " ..." : "");
+	}
+	return 0;
+}
+
+/* Two path components that provide one soname: the loader would take whichever is first on LD_LIBRARY_PATH, and
+ * the lock would pin a file the runners never load. Refused (a git component's prefix is checked when built). */
+static int lock_one_provider(json_t *comps, const struct manifest *m)
+{
+	for (size_t a = 0; a < m->stack.ncomponents; a++)
+		for (size_t b = a + 1; b < m->stack.ncomponents; b++) {
+			json_t *la = json_object_get(json_object_get(comps, m->stack.components[a].name), "libs");
+			json_t *lb = json_object_get(json_object_get(comps, m->stack.components[b].name), "libs"), *x, *y;
+			size_t i, j;
+
+			json_array_foreach(la, i, x)
+				json_array_foreach(lb, j, y)
+					if (json_equal(json_object_get(x, "soname"), json_object_get(y, "soname")))
+						return bench_error_set(BENCH_E_MANIFEST, "components '%s' and '%s' both provide %s: "
+								       "the runners would load only the first; narrow one with "
+								       "'libs' or drop it", m->stack.components[a].name,
+								       m->stack.components[b].name,
+								       json_string_value(json_object_get(x, "soname")));
+		}
+	return 0;
+}
+
 int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size_t len, FILE *progress)
 {
 	json_t *lock = json_object(), *comps = json_object();
@@ -1036,6 +1098,8 @@ int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size
 				e = json_pack("{s:s, s:s, s:s, s:s}", "source", "git", "git", c->git, "ref", c->ref, "commit", commit);
 			if (e && progress)
 				fprintf(progress, "bench: lock: %s: git %s of %s -> %s\n", c->name, c->ref, c->git, commit);
+		} else if (c->source == SOURCE_PATH) {
+			err = lock_path(&e, c, progress);
 		} else if (c->source == SOURCE_APT) {
 			if (!c->version)
 				err = bench_error_set(BENCH_E_RESOLVE, "apt component '%s' has no version: pin one ('version:') to lock "
@@ -1050,6 +1114,8 @@ int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size
 	}
 	if (!err)
 		err = lock_pips(lock, comps, m, progress);
+	if (!err)
+		err = lock_one_provider(comps, m);
 	if (err) {
 		json_decref(lock);
 		json_decref(comps);

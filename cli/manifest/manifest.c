@@ -18,7 +18,7 @@ const char *const vendor_names[] = { "cuda", "rocm", "cpu", NULL };
 const char *const channel_names[] = { "stable", "nightly", "dev", "custom", NULL };
 const char *const engine_names[] = { "host", "podman", "docker", "apptainer", NULL };
 const char *const launcher_names[] = { "local", "mpirun", "slurm", NULL };
-const char *const source_names[] = { "pip", "git", "apt", NULL };
+const char *const source_names[] = { "pip", "git", "apt", "path", NULL };
 static const char *const container_names[] = { "pyxis", "apptainer", "none", NULL };
 static const char *const slurm_mpi_names[] = { "pmix", "pmi2", "none", NULL };
 
@@ -29,7 +29,7 @@ static const char *const stack_keys[] = { "base", "components", "env_profiles", 
 static const char *const variant_keys[] = { "name", "env_profiles", "env", NULL };
 static const char *const wheel_target_keys[] = { "python", "abi", "platform", "accelerator", NULL };
 static const char *const component_keys[] = { "name", "pip", "date", "index", "git", "ref", "build", "apt",
-					      "version", NULL };
+					      "version", "path", "libs", NULL };
 static const char *const runtime_keys[] = { "engine", "launcher", "timeout", "slurm", NULL };
 static const char *const slurm_keys[] = { "partition", "time", "account", "container", "mpi", "extra_args", NULL };
 static const char *const pricing_keys[] = { "usd_per_gpu_hour", "source", NULL };
@@ -202,7 +202,7 @@ static int name_ok(const char *s, int allow_upper)
 
 static int url_ok(const char *s, int git)
 {
-	static const char *const http[] = { "https://", "http://", NULL };
+	static const char *const http[] = { "https://", "http://", "file:///", NULL };
 	static const char *const gitp[] = { "https://", "http://", "ssh://", "git://", "file://", NULL };
 	const char *const *pre = git ? gitp : http;
 
@@ -279,6 +279,10 @@ static void component_free_fields(struct component *c)
 	free(c->build);
 	free(c->apt);
 	free(c->version);
+	free(c->path);
+	for (size_t i = 0; i < c->nlibs; i++)
+		free(c->libs[i]);
+	free(c->libs);
 }
 
 static void parse_component(struct vctx *c, const struct ynode *n, struct component *out, size_t idx)
@@ -286,7 +290,8 @@ static void parse_component(struct vctx *c, const struct ynode *n, struct compon
 	static const char *const pip_only[] = { "date", "index", NULL };
 	static const char *const git_only[] = { "ref", "build", NULL };
 	static const char *const apt_only[] = { "version", NULL };
-	static const char *const *const only[] = { pip_only, git_only, apt_only };
+	static const char *const path_only[] = { "libs", NULL };
+	static const char *const *const only[] = { pip_only, git_only, apt_only, path_only };
 	const struct ynode *src_node = NULL, *v;
 	char label[80];
 	int nsrc = 0, src = -1;
@@ -304,7 +309,7 @@ static void parse_component(struct vctx *c, const struct ynode *n, struct compon
 	else if (string_of(c, v, "name", &out->name, 0) == 0 && !name_ok(out->name, 1))
 		verr(c, v, "component name '%s' must match [A-Za-z0-9][A-Za-z0-9._+-]* (at most 64 characters)", out->name);
 	snprintf(label, sizeof(label), "%s", out->name ? out->name : "?");
-	for (int s = 0; s < 3; s++) {
+	for (int s = 0; source_names[s]; s++) {
 		const struct ynode *k = get_key(n, source_names[s]);
 
 		if (!k)
@@ -318,12 +323,12 @@ static void parse_component(struct vctx *c, const struct ynode *n, struct compon
 		}
 	}
 	if (nsrc == 0) {
-		verr(c, n, "component '%s' needs one source key: pip, git or apt", label);
+		verr(c, n, "component '%s' needs one source key: pip, git, apt or path", label);
 		return;
 	}
 	(void)src_node;
 	out->source = (enum source)src;
-	for (int s = 0; s < 3; s++) {
+	for (int s = 0; source_names[s]; s++) {
 		if (s == src)
 			continue;
 		for (size_t j = 0; only[s][j]; j++) {
@@ -338,7 +343,7 @@ static void parse_component(struct vctx *c, const struct ynode *n, struct compon
 	case SOURCE_PIP:
 		string_of(c, get(n, "pip"), "pip", &out->pip, 0);
 		if ((v = get(n, "index")) && string_of(c, v, "index", &out->index, 0) == 0 && !url_ok(out->index, 0))
-			verr(c, v, "'index' must be an http:// or https:// URL, got '%s'", out->index);
+			verr(c, v, "'index' must be an http://, https:// or file:/// URL, got '%s'", out->index);
 		if ((v = get(n, "date")) && string_of(c, v, "date", &out->date, 0) == 0 && !manifest_date_ok(out->date) &&
 		    strcmp(out->date, "today") && strcmp(out->date, "latest"))
 			verr(c, v, "'date' must be a date YYYY-MM-DD, 'today' or 'latest', got '%s'", out->date);
@@ -386,6 +391,24 @@ static void parse_component(struct vctx *c, const struct ynode *n, struct compon
 			verr(c, get(n, "apt"), "'apt' must be a Debian package name, got '%s'", out->apt);
 		if ((v = get(n, "version")))
 			string_of(c, v, "version", &out->version, 0);
+		break;
+	case SOURCE_PATH:
+		if (string_of(c, get(n, "path"), "path", &out->path, 0) == 0 && (out->path[0] != '/' || strstr(out->path, "/../") ||
+										 strpbrk(out->path, "\t\r\n:;")))
+			verr(c, get(n, "path"), "'path' of component '%s' must be an absolute directory without ':', ';' or "
+			     "'..' (a prefix such as /opt/spack/view, or a library directory), got '%s'", label, out->path);
+		if ((v = get(n, "libs")) && v->type == YNODE_SEQ && v->n) {
+			out->libs = xcalloc(v->n, sizeof(*out->libs));
+			for (size_t i = 0; i < v->n; i++) {
+				char *g = NULL;
+
+				if (string_of(c, v->items[i], "libs", &g, 0) == 0)
+					out->libs[out->nlibs++] = g;
+			}
+		} else if (v) {
+			verr(c, v, "'libs' of component '%s' must be a non-empty list of library file patterns such as "
+			     "[\"libcublasLt.so*\"]", label);
+		}
 		break;
 	}
 }
@@ -1007,6 +1030,20 @@ static void parse_root(struct vctx *c, const struct ynode *root, struct manifest
 		verr(c, get(get(root, "target"), "nodes"),
 		     "target.nodes is %lld but launcher 'local' runs on one machine; use launcher mpirun or slurm",
 		     m->target.nodes);
+	for (size_t i = 0; i < m->stack.ncomponents; i++) { /* what a stack on the host can and cannot be made of */
+		const struct component *cp = &m->stack.components[i];
+		const struct ynode *cn = get(get(root, "stack"), "components");
+
+		cn = cn && cn->type == YNODE_SEQ && i < cn->n ? cn->items[i] : root;
+		if (!cp->name)
+			continue;
+		if (cp->source == SOURCE_PATH && m->runtime.engine != ENGINE_HOST)
+			verr(c, cn, "component '%s' is a path on this machine, which only engine 'host' runs; an image's "
+			     "components are pip, git or apt", cp->name);
+		else if (cp->source == SOURCE_APT && m->runtime.engine == ENGINE_HOST)
+			verr(c, cn, "component '%s' is an apt package, which only an image installs; on the host give the "
+			     "installed package's directory as a path component (path: /usr/lib/x86_64-linux-gnu/...)", cp->name);
+	}
 	if (m->runtime.engine != ENGINE_HOST && !m->stack.base && !get(get(root, "stack"), "base")) {
 		const struct ynode *at = get(get(root, "runtime"), "engine");
 

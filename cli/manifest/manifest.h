@@ -20,7 +20,7 @@ enum vendor { VENDOR_CUDA, VENDOR_ROCM, VENDOR_CPU };
 enum channel { CHANNEL_STABLE, CHANNEL_NIGHTLY, CHANNEL_DEV, CHANNEL_CUSTOM };
 enum engine { ENGINE_HOST, ENGINE_PODMAN, ENGINE_DOCKER, ENGINE_APPTAINER };
 enum launcher { LAUNCHER_LOCAL, LAUNCHER_MPIRUN, LAUNCHER_SLURM };
-enum source { SOURCE_PIP, SOURCE_GIT, SOURCE_APT };
+enum source { SOURCE_PIP, SOURCE_GIT, SOURCE_APT, SOURCE_PATH };
 
 extern const char *const vendor_names[];   /* indexed by enum vendor, NULL-terminated */
 extern const char *const channel_names[];
@@ -40,6 +40,9 @@ struct component {
 	size_t nbuild;
 	char *apt;     /* Debian/Ubuntu package */
 	char *version; /* apt version */
+	char *path;    /* engine host: an existing prefix or library directory (docs/stacks.md, "Host stacks") */
+	char **libs;   /* path: the library file names it pins (fnmatch patterns); none: every shared object */
+	size_t nlibs;
 	int line, col;
 };
 
