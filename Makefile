@@ -75,7 +75,7 @@ RUNNER_COMMON := runners/common/dobench.c runners/common/record.c runners/common
 ifneq ($(NVCC),)
 GPU_DEFS := -DBENCH_CUDA
 GPU_INC  := -isystem $(CUDA_HOME)/include
-GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcudart -lstdc++ -ldl
+GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,--enable-new-dtags,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcudart -lstdc++ -ldl
 GPU_OBJ  := $(BUILD)/runners/obj/gpu_kernels.o
 # telemetry: NVML through dlopen (no link-time dependency on the driver's library)
 RUNNER_COMMON += runners/common/gpu_common.c runners/common/telemetry.c
@@ -89,7 +89,7 @@ endif
 ROCM_SYS := $(filter-out /usr,$(ROCM_PATH))
 GPU_DEFS := -DBENCH_HIP -D__HIP_PLATFORM_AMD__
 GPU_INC  := $(if $(ROCM_SYS),-isystem $(ROCM_SYS)/include)
-ROCM_LIB := $(if $(ROCM_SYS),-L$(ROCM_SYS)/lib -Wl$(comma)-rpath$(comma)$(ROCM_SYS)/lib)
+ROCM_LIB := $(if $(ROCM_SYS),-L$(ROCM_SYS)/lib -Wl$(comma)--enable-new-dtags$(comma)-rpath$(comma)$(ROCM_SYS)/lib)
 GPU_LIBS := $(ROCM_LIB) -lamdhip64 -lstdc++ -ldl
 GPU_OBJ  := $(BUILD)/runners/obj/gpu_kernels.o
 RUNNER_COMMON += runners/common/gpu_common.c runners/common/telemetry.c
@@ -110,7 +110,7 @@ MPI_LIBS   := $(if $(MPICC),$(shell $(MPICC) --showme:link 2>/dev/null))
 NCCL_HOME ?= $(or $(shell $(PKG_CONFIG) --variable=prefix nccl 2>/dev/null),$(if $(wildcard $(CUDA_HOME)/include/nccl.h),$(CUDA_HOME),/usr))
 ifneq ($(NVCC),)
 CCL_FLAGS := -isystem $(NCCL_HOME)/include
-CCL_LIBS  := -L$(NCCL_HOME)/lib -L$(NCCL_HOME)/lib64 -L$(NCCL_HOME)/lib/x86_64-linux-gnu -Wl,-rpath,$(NCCL_HOME)/lib64 -lnccl
+CCL_LIBS  := -L$(NCCL_HOME)/lib -L$(NCCL_HOME)/lib64 -L$(NCCL_HOME)/lib/x86_64-linux-gnu -Wl,--enable-new-dtags,-rpath,$(NCCL_HOME)/lib64 -lnccl
 endif
 ifeq ($(BENCH_HIP),1)
 CCL_LIBS  := $(ROCM_LIB) -lrccl

@@ -98,20 +98,32 @@ static int extract_snapshot(const char *tarball, const char *dir)
 
 	archive_read_support_format_tar(in);
 	archive_read_support_filter_gzip(in);
+	/* the names are checked below before dir is put in front of them */
 	archive_write_disk_set_options(out, ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-				       ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS);
+				       ARCHIVE_EXTRACT_SECURE_SYMLINKS);
 	if (archive_read_open_filename(in, tarball, 1 << 16) != ARCHIVE_OK) {
 		err = bench_error_set(BENCH_E_IO, "cannot read the snapshot '%s': %s", tarball, archive_error_string(in));
 		goto cleanup;
 	}
 	while ((r = archive_read_next_header(in, &e)) == ARCHIVE_OK) {
-		char *p = xstrfmt("%s/%s", dir, archive_entry_pathname(e));
+		const char *name = archive_entry_pathname(e), *hl = archive_entry_hardlink(e);
+		char *p;
 		const void *buf;
 		size_t len;
 		la_int64_t off;
 
+		if (!name || name[0] == '/' || strstr(name, "..") || (hl && (hl[0] == '/' || strstr(hl, "..")))) {
+			err = bench_error_set(BENCH_E_IO, "the snapshot '%s' has an unsafe entry '%s'", tarball, name ? name : "");
+			goto cleanup;
+		}
+		p = xstrfmt("%s/%s", dir, name);
 		archive_entry_set_pathname(e, p);
 		free(p);
+		if (hl) {
+			p = xstrfmt("%s/%s", dir, hl);
+			archive_entry_set_hardlink(e, p);
+			free(p);
+		}
 		if (archive_write_header(out, e) != ARCHIVE_OK)
 			goto fail;
 		while ((r = archive_read_data_block(in, &buf, &len, &off)) == ARCHIVE_OK)
@@ -301,9 +313,9 @@ static int build_git(const struct manifest *m, const struct component *c, json_t
 		fprintf(bl.log, "bench: build step %zu of %zu: %s\n", i + 1, c->nbuild, c->build[i]);
 		strvec_release(&av);
 		/* the manifest's command is an argument of the script, never part of it */
-		strvec_push(&av, "sh");
+		strvec_push(&av, "/bin/sh");
 		strvec_push(&av, "-c");
-		strvec_push(&av, "cd \"$BENCH_SRC\" && exec sh -c \"$1\"");
+		strvec_push(&av, "cd \"$BENCH_SRC\" && exec /bin/sh -c \"$1\"");
 		strvec_push(&av, "sh");
 		strvec_push(&av, c->build[i]);
 		free(what);
@@ -369,7 +381,7 @@ static int build_pip(const struct manifest *m, const struct component *c, json_t
 {
 	char *dir = comp_dir(c, entry), *venv = xstrfmt("%s/venv", dir), *marker = xstrfmt("%s/build.json", dir);
 	char *logp = xstrfmt("%s/build.log", dir), *req = xstrfmt("%s/requirements.txt", dir), *py = NULL;
-	char *started = NULL, *vout = NULL;
+	char *started = NULL, *vout = NULL, *host_py = NULL;
 	const char *want = json_string_value(json_object_get(json_object_get(lock, "wheel_target"), "python"));
 	struct build_log bl = { 0 };
 	struct strvec env = STRVEC_INIT, av = STRVEC_INIT;
@@ -403,7 +415,11 @@ static int build_pip(const struct manifest *m, const struct component *c, json_t
 		fprintf(progress, "bench: build: %s: %zu package%s into %s\n", c->name, json_array_size(json_object_get(entry, "packages")),
 			json_array_size(json_object_get(entry, "packages")) == 1 ? "" : "s", venv);
 	build_env(&env, m, venv, NULL);
-	strvec_push(&av, "python3");
+	if (!(host_py = spawn_which_required("python3", "the interpreter of a pip component's environment", BENCH_E_BUILD))) {
+		err = BENCH_E_BUILD;
+		goto cleanup;
+	}
+	strvec_push(&av, host_py);
 	strvec_push(&av, "-m");
 	strvec_push(&av, "venv");
 	strvec_push(&av, "--without-pip");
@@ -432,7 +448,7 @@ static int build_pip(const struct manifest *m, const struct component *c, json_t
 	if ((err = fs_write_file(req, rq.buf ? rq.buf : "", rq.len, 0644)) < 0)
 		goto cleanup;
 	strvec_release(&av);
-	strvec_push(&av, "python3");
+	strvec_push(&av, host_py);
 	strvec_push(&av, "-m");
 	strvec_push(&av, "pip");
 	strvec_push(&av, "--python");
@@ -480,6 +496,7 @@ cleanup:
 	free(py);
 	free(started);
 	free(vout);
+	free(host_py);
 	return err;
 }
 

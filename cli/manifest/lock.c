@@ -534,12 +534,20 @@ int lock_pip(char **out_version, char out_date[11], const char *index, const cha
 				      "'%s')", version, name);
 		goto cleanup;
 	}
+	/* a local index (file:///DIR, a wheel directory laid out as PEP 503) serves each page as index.html */
+	if (!strncmp(url, "file://", 7) && url[strlen(url) - 1] == '/') {
+		char *u = xstrfmt("%sindex.html", url);
+
+		free(url);
+		url = u;
+	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, curl_sink);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &page);
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-	if (curl_easy_perform(c) != CURLE_OK || (curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code), code != 200)) {
+	if (curl_easy_perform(c) != CURLE_OK || (curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code),
+						 code != 200 && !(code == 0 && !strncmp(url, "file://", 7)))) {
 		err = bench_error_set(BENCH_E_RESOLVE, "cannot read the package index page %s (HTTP %ld)", url, code);
 		goto cleanup;
 	}

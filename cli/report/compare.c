@@ -471,7 +471,7 @@ static void flatten(json_t *out, const char *prefix, json_t *j, int depth)
 }
 
 /* environment.json's "loaded" (what each runner's records said it loaded) as facts: loaded.<runner>.<soname> =
- * "version path" for a library (two files of one soname joined by " | "), loaded.<runner>.<package> = its version */
+ * "version path" for a library (a host stack's: "version path sha256:<12 hex>") (two files of one soname joined by " | "), loaded.<runner>.<package> = its version */
 static void loaded_facts(json_t *f, json_t *loaded)
 {
 	const char *prog;
@@ -482,12 +482,13 @@ static void loaded_facts(json_t *f, json_t *loaded)
 		json_array_foreach(json_object_get(acc, "libraries"), i, e) {
 			const char *so = json_string_value(json_object_get(e, "soname")), *path = json_string_value(json_object_get(e, "path"));
 			const char *ver = json_string_value(json_object_get(e, "version")), *had;
+			const char *sha = json_string_value(json_object_get(e, "sha256")); /* a host stack's library */
 			char *k, *v;
 
 			if (!so || !path)
 				continue;
 			k = xstrfmt("loaded.%s.%s", prog, so);
-			v = ver ? xstrfmt("%s %s", ver, path) : xstrdup(path);
+			v = xstrfmt("%s%s%s%s%.12s", ver ? ver : "", ver ? " " : "", path, sha ? " sha256:" : "", sha ? sha : "");
 			if ((had = json_string_value(json_object_get(f, k)))) {
 				char *both = xstrfmt("%s | %s", had, v);
 
@@ -510,6 +511,22 @@ static void loaded_facts(json_t *f, json_t *loaded)
 			free(k);
 		}
 	}
+}
+
+/* The libraries the runners loaded (loaded.*) lead the stack differences: the first thing to read when two stacks
+ * differ is which library each side really ran. The order among the rest is kept. */
+static void stack_loaded_first(json_t *stack)
+{
+	json_t *lib = json_array(), *rest = json_array(), *e;
+	size_t i;
+
+	json_array_foreach(stack, i, e)
+		json_array_append(strncmp(json_string_value(json_object_get(e, "what")), "loaded.", 7) ? rest : lib, e);
+	json_array_clear(stack);
+	json_array_extend(stack, lib);
+	json_array_extend(stack, rest);
+	json_decref(lib);
+	json_decref(rest);
 }
 
 json_t *compare_stack_facts(const struct compare_side *s)
@@ -1404,6 +1421,7 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 								       "baseline", "value", v));
 		json_decref(facts);
 	}
+	stack_loaded_first(stack);
 	for (size_t k = 0; k < npairs; k++)
 		gcase_release(&pairs[k].other);
 	for (size_t k = 0; k < ncases; k++)
