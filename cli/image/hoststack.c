@@ -587,6 +587,46 @@ const struct host_component *host_stack_provider(const struct host_stack *hs, co
 	return NULL;
 }
 
+/* A path component with 'libs': $BENCH_HOME/stacks/view-<digest of its path and files>/lib holds a link per pinned
+ * library (named by its soname, to the file the lock pins), and only that directory goes on LD_LIBRARY_PATH, so a
+ * library directory that holds more (a wheel's nvidia/cu13/lib: cuBLAS beside cudart, nvrtc, ...) changes no more
+ * than the component names. The links are made anew each time (a rename over the old one). */
+static int link_view(struct host_stack *hs, const struct component *c, json_t *libs)
+{
+	char *text = json_dumps(libs, JSON_COMPACT | JSON_SORT_KEYS), *key = xstrfmt("%s\n%s", c->path, text), sha[65];
+	char *dir, *lib;
+	json_t *l;
+	size_t k;
+	int err = 0;
+
+	lock_sha256_hex(sha, key, strlen(key));
+	dir = xstrfmt("%s/view-%.32s", host_stack_root(), sha);
+	lib = xstrfmt("%s/lib", dir);
+	if ((err = fs_mkdir_p(lib)) < 0)
+		goto cleanup;
+	json_array_foreach(libs, k, l) {
+		const char *so = json_string_value(json_object_get(l, "soname"));
+		char *target = xstrfmt("%s/%s", c->path, json_string_value(json_object_get(l, "file")));
+		char *link = xstrfmt("%s/%s", lib, so), *tmp = xstrfmt("%s/.%s.tmp", lib, so);
+
+		unlink(tmp);
+		if (symlink(target, tmp) != 0 || rename(tmp, link) != 0)
+			err = bench_error_set(BENCH_E_IO, "cannot link '%s' to '%s': %s", link, target, strerror(errno));
+		free(target);
+		free(link);
+		free(tmp);
+		if (err < 0)
+			goto cleanup;
+	}
+	strvec_push(&hs->ld, lib);
+cleanup:
+	free(text);
+	free(key);
+	free(dir);
+	free(lib);
+	return err;
+}
+
 static int load_one(struct host_component *hc, struct host_stack *hs, const struct component *c, json_t *e)
 {
 	char real[PATH_MAX];
@@ -609,6 +649,8 @@ static int load_one(struct host_component *hc, struct host_stack *hs, const stru
 			json_object_set_new(l, "real", json_string(realpath(p, real) ? real : p));
 			free(p);
 		}
+		if (c->nlibs) /* only the libraries it names: a directory of links to them, not the whole lib directory */
+			return link_view(hs, c, hc->libs);
 		add_dirs(hs, c->path, 1);
 		return 0;
 	}
