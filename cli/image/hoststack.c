@@ -546,7 +546,9 @@ static void push_if_dir(struct strvec *sv, const char *p)
 		strvec_push(sv, p);
 }
 
-static void add_dirs(struct host_stack *hs, const char *prefix, int libdirs)
+/* prefix's bin on PATH; its library directories (libdirs) on LD_LIBRARY_PATH; its site-packages on PYTHONPATH
+ * (not a virtual environment's: its own python3 finds them, and no other interpreter should) */
+static void add_dirs(struct host_stack *hs, const char *prefix, int libdirs, int sitepkgs)
 {
 	char *bin = xstrfmt("%s/bin", prefix), *pat = xstrfmt("%s/lib/python3*/site-packages", prefix);
 	char **dirs = NULL;
@@ -562,7 +564,7 @@ static void add_dirs(struct host_stack *hs, const char *prefix, int libdirs)
 		}
 		free(dirs);
 	}
-	if (glob(pat, 0, NULL, &g) == 0) {
+	if (sitepkgs && glob(pat, 0, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc; i++)
 			push_if_dir(&hs->pythonpath, g.gl_pathv[i]);
 		globfree(&g);
@@ -651,7 +653,7 @@ static int load_one(struct host_component *hc, struct host_stack *hs, const stru
 		}
 		if (c->nlibs) /* only the libraries it names: a directory of links to them, not the whole lib directory */
 			return link_view(hs, c, hc->libs);
-		add_dirs(hs, c->path, 1);
+		add_dirs(hs, c->path, 1, 1);
 		return 0;
 	}
 	{
@@ -675,7 +677,7 @@ static int load_one(struct host_component *hc, struct host_stack *hs, const stru
 		free(hs->python);
 		hs->python = xstrdup(json_string_value(json_object_get(hc->build, "python")));
 	}
-	add_dirs(hs, hc->prefix, c->source == SOURCE_GIT);
+	add_dirs(hs, hc->prefix, c->source == SOURCE_GIT, c->source == SOURCE_GIT);
 	return 0;
 }
 

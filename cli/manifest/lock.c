@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
+#include <gnu/libc-version.h>
 
 #include <curl/curl.h>
 #include <git2.h>
@@ -127,6 +129,26 @@ void lock_target_release(struct lock_target *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* Engine host: the wheel target is this machine: python3's version, glibc and architecture (the vendor file's
+ * accelerator). vals[0] python, vals[2] platform; left NULL where they cannot be told. */
+static void host_wheel_target(char *vals[4])
+{
+	char *out = NULL, *py = spawn_which("python3");
+	char *const argv[] = { py, "-c", "import sys; print('%d.%d' % sys.version_info[:2])", NULL };
+	struct utsname u;
+	size_t len;
+
+	if (py && spawn_capture(&out, &len, argv, 64, 60) == 0 && out && !strncmp(out, "3.", 2)) {
+		out[strcspn(out, "\n")] = '\0';
+		vals[0] = xstrdup(out);
+	}
+	if (uname(&u) == 0)
+		vals[2] = xstrfmt("manylinux_2_%d_%s", atoi(strchr(gnu_get_libc_version(), '.') ? strchr(gnu_get_libc_version(), '.') + 1 : "17"),
+				  u.machine);
+	free(out);
+	free(py);
+}
+
 int lock_target_load(struct lock_target *out, const struct manifest *m)
 {
 	const struct wheel_target *mt = &m->stack.wheel_target;
@@ -149,13 +171,17 @@ int lock_target_load(struct lock_target *out, const struct manifest *m)
 		err = bench_error_set(BENCH_E_MANIFEST, "%s: %s", path, d.n ? d.items[0].msg : "invalid");
 		goto cleanup;
 	}
+	if (m->runtime.engine == ENGINE_HOST) /* a host stack's environment is made with this machine's python3 */
+		host_wheel_target(vals);
 	for (int i = 0; i < 4; i++) {
 		const struct ynode *v = ynode_map_get(ynode_map_get(vd, "wheel_target"), keys[i]);
 
-		if (mine[i])
+		if (mine[i]) {
+			free(vals[i]);
 			vals[i] = xstrdup(mine[i]);
-		else if (v && v->type == YNODE_SCALAR && v->value[0])
+		} else if (!vals[i] && v && v->type == YNODE_SCALAR && v->value[0]) {
 			vals[i] = xstrdup(v->value);
+		}
 	}
 	if (!vals[0] || !vals[2] || !vals[3]) {
 		err = bench_error_set(BENCH_E_MANIFEST, "%s has no complete 'wheel_target' (python, platform, accelerator) and "

@@ -148,9 +148,15 @@ expect 3 "a lock without the closure" "$BENCH" recipe --lock "$T/old.lock.json" 
 expect_err "the lock has no package closure for pip component 'torch'"
 
 # a run under that lock: its bundle's provenance lists every package of the closure by wheel URL and sha256
+# (a host stack installs its closure on this machine: the foreign aarch64 target is refused by pip, exit 5; the
+# same component for this machine's own python3 and platform, the default wheel target of engine host, runs)
 sed -e 's/engine: podman/engine: host/' -e 's/^suites: .*/suites: {membw: {ops: [copy], bytes: 1MiB, warmup: 1ms, rep: 5ms}}/' \
-	"$T/arm.yaml" >"$T/armhost.yaml"
-expect 0 "lock a host stack of the same closure" "$BENCH" lock "$T/armhost.yaml"
+	"$T/arm.yaml" >"$T/armforeign.yaml"
+expect 0 "lock a host stack for a foreign target" "$BENCH" lock -q "$T/armforeign.yaml"
+expect 5 "its environment cannot be made here" "$BENCH" run -q --locked -o "$T/runs-foreign" "$T/armforeign.yaml"
+expect_err "is not a supported wheel on this platform"
+sed -e '/wheel_target:/d' "$T/armforeign.yaml" >"$T/armhost.yaml"
+expect 0 "lock a host stack of the same component for this machine" "$BENCH" lock "$T/armhost.yaml"
 expect 0 "run it --locked" "$BENCH" run -q --locked -o "$T/runs" "$T/armhost.yaml"
 B=$(sed -n 2p "$T/out")
 python3 - "$B.intoto.jsonl" "$T/armhost.lock.json" <<'PY' && ok "provenance: torch and each package of its closure, once, by URL and sha256" || not_ok "closure in resolvedDependencies"

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Proof of what ran (docs/architecture.md, "Proof of what ran"): every record names the shared libraries its runner
 # loaded, and bench run --locked fails a case whose runner loaded a pinned component from anywhere but its pinned
-# build. On the host (engine host, cheap): bench-gemm's records carry loaded and stack_libs; a prefix holding a
-# copy of the BLAS the runner loads from elsewhere is a warning, and exit 7 under --locked; so is a pip
-# component whose imported distribution is not the lock's version. With podman
+# build. On the host (engine host, cheap; a host stack, docs/stacks.md): the stand-in below built into its prefix
+# and loaded, named in every record with its sha256; the system's BLAS preloaded instead is a warning, and exit 7
+# under --locked; so is a pip component whose imported distribution is not the lock's version. With podman
 # (setup: tests/setup/podman.sh): a dev component built from a local git repository, a stand-in OpenBLAS
 # (libopenblas.so.0 with naive cblas_sgemm and openblas_get_config) installed into $BENCH_PREFIX; the runner
 # loads it, the record names its path and version, show and compare list it; a stack whose loader picks the
@@ -56,27 +56,31 @@ suites:
   $GEMM
 Y
 expect 0 "lock the host stack" "$BENCH" lock "$T/host.yaml"
-expect 0 "run on the host: no stack prefix" "$BENCH" run -q --locked --no-pack -o "$T/runs" "$T/host.yaml"
+# a host stack (docs/stacks.md, "Host stacks"): bench builds the stand-in into its prefix and puts it first
+expect 0 "run on the host: the stand-in built into its prefix and loaded" "$BENCH" run -q --locked --no-pack -o "$T/runs" "$T/host.yaml"
 D=$(head -n 1 "$T/out")
-python3 - "$D" "$SYSBLAS" <<'PY' && ok "host: every record names its loaded libraries (the system's OpenBLAS with its version, glibc's), no stack_libs" || { not_ok "host records"; show "$D/results/gemm.jsonl"; }
+PIN=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["host_stack"]["components"]["blas-standin"]["prefix"])' "$D/env/environment.json")/lib/libopenblas.so.0
+python3 - "$D" "$PIN" <<'PY' && ok "host: every record names its loaded libraries (the stand-in with its version and sha256, glibc's), stack_libs the stack's" || { not_ok "host records"; show "$D/results/gemm.jsonl"; }
 import json, sys
-d, sysblas = sys.argv[1:]
+d, pin = sys.argv[1:]
 recs = [json.loads(l) for l in open(d + "/results/gemm.jsonl")]
 assert len(recs) == 2 and all(r["status"] == "ok" for r in recs), recs
 for r in recs:
     by = {l["soname"]: l for l in r["loaded"]}
-    assert by["libopenblas.so.0"]["path"] == sysblas and by["libopenblas.so.0"]["version"], by.get("libopenblas.so.0")
+    assert by["libopenblas.so.0"]["path"] == pin and by["libopenblas.so.0"]["version"] == "0.0.0-bench-standin", by.get("libopenblas.so.0")
+    assert by["libopenblas.so.0"]["component"] == "blas-standin" and len(by["libopenblas.so.0"]["sha256"]) == 64
     assert by["libc.so.6"]["version"] and by["libc.so.6"]["path"].startswith("/"), by["libc.so.6"]
-    assert len({l["path"] for l in r["loaded"]}) == len(r["loaded"]) and r["stack_libs"] == [] and "loaded_not_pinned" not in r
+    assert len({l["path"] for l in r["loaded"]}) == len(r["loaded"]) and "loaded_not_pinned" not in r
+    assert [(e["component"], e["soname"]) for e in r["stack_libs"]] == [("blas-standin", "libopenblas.so.0")], r["stack_libs"]
 env = json.load(open(d + "/env/environment.json"))["loaded"]["bench-gemm"]
-assert any(l["path"] == sysblas for l in env["libraries"]) and env["not_pinned"] == [], env
+assert any(l["path"] == pin for l in env["libraries"]) and env["not_pinned"] == [], env
 PY
-# a prefix that provides libopenblas.so.0 (a copy of the system's file) the runner does not load from
-mkdir -p "$T/stack/blas-standin/lib" "$T/stack/other/lib"
-cp "$SYSBLAS" "$T/stack/blas-standin/lib/libopenblas.so.0"
-cp "$SYSBLAS" "$T/stack/other/lib/libopenblas.so.0" # a prefix of no component of this stack: never looked at
-WHY="loaded-not-pinned: blas-standin: loaded $SYSBLAS, the pinned build is $T/stack/blas-standin/lib/libopenblas.so.0"
-BENCH_STACK_ROOT=$T/stack expect 0 "the pinned prefix's library not loaded, without --locked: exit 0" "$BENCH" run -q --no-pack -o "$T/runs" "$T/host.yaml"
+# the system's OpenBLAS preloaded: the runner does not load the stack's build (a prefix of no component, which the
+# runner's own scan of BENCH_STACK_ROOT finds, is never looked at)
+mkdir -p "$T/stack/other/lib"
+cp "$SYSBLAS" "$T/stack/other/lib/libopenblas.so.0"
+WHY="loaded-not-pinned: blas-standin: loaded $SYSBLAS, the pinned build is $PIN"
+LD_PRELOAD=$SYSBLAS BENCH_STACK_ROOT=$T/stack expect 0 "the pinned prefix's library not loaded, without --locked: exit 0" "$BENCH" run -q --no-pack -o "$T/runs" "$T/host.yaml"
 expect_err "bench: warning: gemm: $WHY"
 [ "$(grep -c 'loaded-not-pinned' "$T/err")" = 1 ] && ok "warned once per runner, not per case" || { not_ok "warnings"; show "$T/err"; }
 D=$(head -n 1 "$T/out")
@@ -85,9 +89,9 @@ import json, sys
 d, why = sys.argv[1:]
 recs = [json.loads(l) for l in open(d + "/results/gemm.jsonl")]
 assert all(r["status"] == "ok" and r["loaded_not_pinned"] == [why] for r in recs), recs
-assert {e["component"] for e in recs[0]["stack_libs"]} == {"blas-standin", "other"}, recs[0]["stack_libs"]
+assert {e["component"] for e in recs[0]["stack_libs"]} == {"blas-standin"}, recs[0]["stack_libs"]
 PY
-BENCH_STACK_ROOT=$T/stack expect 7 "the same under --locked: exit 7" "$BENCH" run -q --locked --no-pack -o "$T/runs" "$T/host.yaml"
+LD_PRELOAD=$SYSBLAS expect 7 "the same under --locked: exit 7" "$BENCH" run -q --locked --no-pack -o "$T/runs" "$T/host.yaml"
 expect_err "loaded-not-pinned"
 D=$(head -n 1 "$T/out")
 python3 - "$D" "$WHY" <<'PY' && ok "--locked: every case failed with the loaded-not-pinned reason" || { not_ok "locked status"; show "$D/status.json"; }
@@ -96,8 +100,6 @@ d, why = sys.argv[1:]
 cases = json.load(open(d + "/status.json"))["cases"]
 assert len(cases) == 2 and all(c["status"] == "failed" and c["error"] == why for c in cases), cases
 PY
-LD_LIBRARY_PATH=$T/stack/blas-standin/lib BENCH_STACK_ROOT=$T/stack expect 0 "the loader picks the pinned copy: ok under --locked" \
-	"$BENCH" run -q --locked --no-pack -o "$T/runs" "$T/host.yaml"
 
 # a pip component: the distribution the runner imported (packages, runners/torch/loadedlibs.py through the fake
 # runner) against the lock's version
@@ -130,7 +132,6 @@ suites:
   gemm: {backends: [cblas], dtypes: [fp32], layouts: [nn], shapes: [[64, 64, 64]], warmup: 1ms, rep: 5ms}
 Y
 expect 0 "lock a pip component at 1.1.0" "$BENCH" lock "$T/pip.yaml"
-kill "$srv" 2>/dev/null
 fake_gemm
 WHY="loaded-not-pinned: demo_pinned: loaded demo-pinned 1.0.0, the pinned version is 1.1.0"
 PYTHONPATH=$T/site FAKE_IMPORT=demo_pinned BENCH_RUNNERS=$T/fake expect 7 "the runner imported demo-pinned 1.0.0: exit 7 under --locked" \
@@ -143,6 +144,9 @@ expect_err "bench: warning: gemm: $WHY"
 sed -i 's/Version: 1.0.0/Version: 1.1.0/' "$T/site/demo_pinned-1.0.0.dist-info/METADATA"
 PYTHONPATH=$T/site FAKE_IMPORT=demo_pinned BENCH_RUNNERS=$T/fake expect 0 "the pinned version imported: ok under --locked" \
 	"$BENCH" run -q --locked --no-pack -o "$T/runs" "$T/pip.yaml"
+FAKE_IMPORT=demo_pinned BENCH_RUNNERS=$T/fake expect 0 "nothing in front: the stack's environment (1.1.0) imported, ok under --locked" \
+	"$BENCH" run -q --locked --no-pack -o "$T/runs" "$T/pip.yaml"
+kill "$srv" 2>/dev/null
 
 # ---- podman: a dev component built from git, loaded by the runner in the image ---------------------------------
 BASE=$(sh tests/setup/podman.sh 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }

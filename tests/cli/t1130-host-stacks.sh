@@ -151,12 +151,11 @@ wheel(sys.argv[1], "hello-pkg", "1.0", ("py3", "none", "any"))
 page(sys.argv[1])
 PY
 PYV=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-PYT=$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
 { printf 'bench: 1\nname: piphost\ntarget: {vendor: cpu}\nruntime: {engine: host}\n'
-  printf 'stack:\n  wheel_target: {python: "%s", abi: %s}\n' "$PYV" "$PYT"
-  printf '  components:\n    - {name: hello-pkg, pip: "1.0", index: "file://%s/idx"}\n' "$T"
+  printf 'stack:\n  components:\n    - {name: hello-pkg, pip: "1.0", index: "file://%s/idx"}\n' "$T"
   printf 'suites: {membw: {}}\n'; } >"$T/piphost.yaml"
 expect 0 "lock a pip component from a file:// index" "$BENCH" lock "$T/piphost.yaml"
+expect_err "bench: lock: wheels for python $PYV (cp$(echo "$PYV" | tr -d .), abi cp$(echo "$PYV" | tr -d .)), manylinux_2_"
 expect 0 "build its environment" "$BENCH" build --json "$T/piphost.yaml"
 VPY=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["python"])' "$T/out")
 [ "$("$VPY" -c 'import hello_pkg; print(hello_pkg.__version__)' 2>&1)" = 1.0 ] &&
