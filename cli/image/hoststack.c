@@ -305,6 +305,12 @@ static int build_git(const struct manifest *m, const struct component *c, json_t
 		goto cleanup;
 	}
 	build_env(&env, m, prefix, src);
+	if (!c->nbuild && !exists(src) && (err = fs_mkdir_p(src)) < 0) /* an empty tree has no entry in the archive */
+		goto cleanup;
+	if (!c->nbuild && rename(src, prefix) != 0) { /* no build: the source tree is the prefix */
+		err = bench_error_set(BENCH_E_IO, "cannot move '%s' to '%s': %s", src, prefix, strerror(errno));
+		goto cleanup;
+	}
 	for (size_t i = 0; i < c->nbuild; i++) {
 		double ts = now_s();
 
@@ -326,7 +332,7 @@ static int build_git(const struct manifest *m, const struct component *c, json_t
 		}
 		fprintf(bl.log, "bench: build step %zu took %.1f s\n", i + 1, now_s() - ts);
 	}
-	if (!exists(prefix) || dir_is_empty(prefix)) {
+	if (c->nbuild && (!exists(prefix) || dir_is_empty(prefix))) {
 		err = bench_error_set(BENCH_E_BUILD, "component '%s' installed nothing into %s: its build must install there "
 				      "(make install PREFIX=\"$BENCH_PREFIX\", cmake --install . --prefix \"$BENCH_PREFIX\") "
 				      "(whole log: %s)", c->name, prefix, logp);
