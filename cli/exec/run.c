@@ -450,7 +450,7 @@ static int run_collect(struct run *r)
 	const char *name = r->o->resume ? "env/environment-resume.json" : "env/environment.json";
 	char *path = xstrfmt("%s/%s", r->dir, name);
 	json_t *envj;
-	int any_wrong = 0, any_unpinned = 0, any_bad = 0, err = 0;
+	int any_wrong = 0, any_unpinned = 0, any_bad = 0, any_ok = 0, err = 0;
 
 	if (run_disk_full) { /* the space held back makes the last status.json and summary.json writable */
 		run_release_space(r);
@@ -464,6 +464,7 @@ static int run_collect(struct run *r)
 		any_wrong |= r->wrong[i] == 1;
 		any_unpinned |= r->wrong[i] == 2;
 		any_bad |= r->st[i] == C_FAILED || r->st[i] == C_INTERRUPTED;
+		any_ok |= r->st[i] == C_OK;
 	}
 	run_write_status(r, run_disk_full ? "failed" : run_stop_flag ? "interrupted" : any_bad ? "failed" : "complete");
 	/* what the runners found when they ran: device, driver and the library versions they loaded */
@@ -491,6 +492,9 @@ static int run_collect(struct run *r)
 				      "one (loaded-not-pinned); see %s/status.json", r->dir);
 	else if (any_bad)
 		err = bench_error_set(BENCH_E_SUITE, "some cases failed; see %s/status.json and %s/logs", r->dir, r->dir);
+	else if (!any_ok)
+		err = bench_error_set(BENCH_E_EMPTY, "nothing was measured: every case was skipped; see %s/status.json",
+				      r->dir);
 	return err;
 }
 

@@ -28,7 +28,8 @@ struct run_opts {
 	int verbose;
 };
 
-/* Returns 0 when every case ran ok or was skipped; BENCH_E_CHECK when a correctness check failed;
+/* Returns 0 when every case ran ok or was skipped and one at least was ok; BENCH_E_EMPTY when none was (every case
+ * skipped: nothing measured); BENCH_E_CHECK when a correctness check failed;
  * BENCH_E_SUITE when a case failed or was interrupted; BENCH_E_MANIFEST with diagnostics printed for a bad
  * manifest; other negative codes with the error set. */
 int run_execute(char **out_dir, int *out_started, const struct run_opts *o);

@@ -259,4 +259,25 @@ then ok "after --resume: every case ok once, the records measured before Ctrl-C 
 expect 2 "--resume with a manifest too is a usage error" "$BENCH" run --resume "$ID" "$T/m.yaml"
 expect 1 "--resume of a directory that is not a run" "$BENCH" run --resume "$T"
 expect_err "is not a run directory"
+# --- a run that measures nothing (issue #30) --------------------------------------------------------------------
+# CBLAS has no fp16 GEMM: every case is skipped. Nothing measured is exit 10, the run directory kept (state
+# complete), and no signed bundle unless --pack-empty asks for one.
+cat >"$T/skip.yaml" <<'Y'
+bench: 1
+name: allskip
+target: {vendor: cpu}
+runtime: {engine: host}
+suites:
+  gemm: {backends: [cblas], dtypes: [fp16], layouts: [tn, nn], shapes: [[64, 64, 64]], warmup: 1ms, rep: 5ms}
+Y
+expect 10 "every case skipped: exit 10 (nothing measured)" "$BENCH" run -o "$T/skip" "$T/skip.yaml"
+expect_err "bench: error: nothing was measured: every case was skipped; see $T/skip/allskip-"
+expect_err "bench: no bundle: nothing was measured (--pack-empty writes one)"
+SD=$(head -n 1 "$T/out")
+[ "$(wc -l <"$T/out")" = 1 ] && ! ls "$T"/skip/*.bench.tar.gz >/dev/null 2>&1 && ok "no bundle written, only the run directory printed" ||
+	{ not_ok "a bundle of nothing was written"; show "$T/out"; }
+grep -q '"state": "complete"' "$SD/status.json" && ok "its status.json says complete" || not_ok "state of an all-skipped run"
+expect 10 "--pack-empty: still exit 10" "$BENCH" run -q --pack-empty -o "$T/skip2" "$T/skip.yaml"
+[ -f "$(sed -n 2p "$T/out")" ] && expect 0 "--pack-empty: the bundle is written and verifies" "$BENCH" verify "$(sed -n 2p "$T/out")" ||
+	not_ok "--pack-empty wrote no bundle"
 finish
