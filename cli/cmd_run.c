@@ -1,4 +1,5 @@
 /* cmd_run.c — bench run MANIFEST... | --resume DIR: run manifests' suites into run directories (several: interleaved). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +136,7 @@ int cmd_run(int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_LIST('s', "suite", &only, "NAME", "run only these suites (comma-separated, repeatable)"),
 		OPT_STRING('o', "out", &out, "DIR", "where run directories are created (default: runs)"),
-		OPT_STRING(0, "resume", &resume, "DIR", "complete an interrupted run: run only its cases not ok"),
+		OPT_STRING(0, "resume", &resume, "DIR", "complete an interrupted run: run only its cases not ok (a complete run: nothing)"),
 		OPT_STRING(0, "rounds", &rounds_s, "N", "measure the manifests alternately N times (ABBA order), one run each per round"),
 		OPT_BOOL('n', "dry-run", &dry, "print the plan and the exact commands, run nothing"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or summary table; errors only"),
@@ -146,6 +147,9 @@ int cmd_run(int argc, char **argv)
 		OPT_END(),
 	};
 
+	/* a reader that went away (bench run ... | head -1) ends the run as interrupted (run.c), and after it the bundle is
+	 * still packed and the exit status still says how the run ended: the writes to the closed pipe merely fail */
+	signal(SIGPIPE, SIG_IGN);
 	n = opt_parse(argc - 1, argv + 1, opts, &cmd);
 	if (n == OPT_HELP || n < 0) {
 		status = n < 0 ? 2 : 0;

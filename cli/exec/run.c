@@ -29,11 +29,35 @@ extern char **environ;
 
 
 volatile sig_atomic_t run_stop_flag;
+volatile sig_atomic_t run_stop_signal;
+
+/* Every signal that would end bench ends the run instead: the runner's group is ended and the state says interrupted.
+ * SIGPIPE too (bench run ... 2>&1 | head -1: the reader went away); the writes that follow fail with EPIPE. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+#define NSTOP (sizeof(stop_signals) / sizeof(stop_signals[0]))
 
 static void on_signal(int sig)
 {
-	(void)sig;
+	run_stop_signal = sig;
 	run_stop_flag = 1;
+}
+
+const char *run_stop_reason(void)
+{
+	switch (run_stop_signal) {
+	case SIGINT:
+		return "interrupted (SIGINT)";
+	case SIGTERM:
+		return "interrupted (SIGTERM)";
+	case SIGHUP:
+		return "interrupted (SIGHUP: the terminal went away)";
+	case SIGQUIT:
+		return "interrupted (SIGQUIT)";
+	case SIGPIPE:
+		return "interrupted (SIGPIPE: the reader of bench's output went away)";
+	default:
+		return "interrupted";
+	}
 }
 
 /* ---- the run --------------------------------------------------------------------------------------------------- */
@@ -292,14 +316,19 @@ static int reopen_run_dir(struct run *r)
 				      "this run cannot be resumed by this bench", r->o->resume);
 		goto cleanup;
 	}
+	st = json_load_file(sp, 0, NULL);
+	r->dir = xstrdup(r->o->resume);
+	/* a complete run has nothing to resume: nothing in it is touched, not even the lock file (a skipped case would
+	 * be skipped again, and a re-signed bundle would differ from the one already published) */
+	if ((r->was_complete = !strcmp(json_string_value(json_object_get(st, "state")) ?
+				       json_string_value(json_object_get(st, "state")) : "", "complete")))
+		goto cleanup;
 	/* one bench at a time: nothing is written before the directory is ours */
 	if ((err = run_lock_dir(r, r->o->resume)) < 0)
 		goto cleanup;
-	r->dir = xstrdup(r->o->resume);
 	if ((err = run_reserve_space(r)) < 0)
 		goto cleanup;
 	run_load_previous(r);
-	st = json_load_file(sp, 0, NULL);
 	r->started = xstrdup(json_string_value(json_object_get(st, "started")) ? json_string_value(json_object_get(st, "started")) : "");
 	if (json_is_object(json_object_get(st, "interleave")))
 		r->interleave = json_incref(json_object_get(st, "interleave"));
@@ -527,7 +556,7 @@ static void run_release(struct run *r)
 }
 
 struct signals {
-	struct sigaction old_int, old_term;
+	struct sigaction old[NSTOP];
 };
 
 static void signals_catch(struct signals *s)
@@ -535,20 +564,21 @@ static void signals_catch(struct signals *s)
 	struct sigaction sa;
 
 	run_stop_flag = 0;
+	run_stop_signal = 0;
 	run_disk_full = 0;
 	/* a runner's daemons (setsid) come back to us, to be ended with its suite (run_suite.c) */
 	spawn_become_subreaper();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &s->old_int);
-	sigaction(SIGTERM, &sa, &s->old_term);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_signals[i], &sa, &s->old[i]);
 }
 
 static void signals_restore(struct signals *s)
 {
-	sigaction(SIGINT, &s->old_int, NULL);
-	sigaction(SIGTERM, &s->old_term, NULL);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_signals[i], &s->old[i], NULL);
 }
 
 int run_execute(char **out_dir, int *out_started, const struct run_opts *o)
@@ -565,6 +595,11 @@ int run_execute(char **out_dir, int *out_started, const struct run_opts *o)
 		goto cleanup;
 	if (o->dry_run) {
 		run_print_dry(&r);
+		goto cleanup;
+	}
+	if (r.was_complete) {
+		fprintf(stderr, "bench: '%s' is complete: nothing to resume (its records and bundle are left as they are)\n",
+			r.dir);
 		goto cleanup;
 	}
 	*out_dir = xstrdup(r.dir);

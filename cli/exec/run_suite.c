@@ -822,7 +822,7 @@ start:
 	free(tag);
 	switch (res.end) {
 	case SPAWN_STOPPED:
-		why = run_disk_full ? "not measured: no space left on device" : "interrupted (SIGINT/SIGTERM)";
+		why = run_disk_full ? "not measured: no space left on device" : run_stop_reason();
 		break;
 	case SPAWN_TIMEOUT:
 		snprintf(whybuf, sizeof(whybuf), "the runner did not finish within the suite timeout (%.0fs); its process "
