@@ -17,6 +17,7 @@
 #include "report/findings.h"
 #include "report/escape.h"
 #include "report/sign.h"
+#include "report/quality.h"
 #include "report/terminal.h"
 
 static const struct opt_cmd cmd = { "show", "[--json] [--key PUB.pem]... [--no-verify] BUNDLE.bench.tar.gz",
@@ -247,6 +248,7 @@ int cmd_show(int argc, char **argv)
 		}
 		printf("%-12s %-48s %-8s %14s %5s %7s\n", str(c, "suite"), str(c, "case"), str(c, "status"), val, sn, cv);
 	}
+	quality_print(stdout, json_object_get(summary, "cases"), index);
 	terminal_print_coll(stdout, records);
 	/* energy and cost per case (cost.h): the price from the run's own manifest, with its source */
 	if (pricing) {

@@ -22,6 +22,7 @@
 #include "../manifest/peaks.h"
 #include "../manifest/plan.h"
 #include "../image/recipe.h"
+#include "../report/quality.h"
 #include "envcap.h"
 #include "exec.h"
 #include "run_int.h"
@@ -414,6 +415,14 @@ static int on_record(void *ctx, const char *line, size_t len)
 			json_object_set_new(rec, "status", json_string("failed"));
 			json_object_set_new(rec, "error", json_string(bad));
 			status = "failed";
+			rewrite = 1;
+		}
+	}
+	if (!strcmp(status, "ok")) { /* enough samples, little enough spread (report/quality.h): the record says */
+		json_t *q = quality_eval(rec);
+
+		if (q) {
+			json_object_set_new(rec, "quality", q);
 			rewrite = 1;
 		}
 	}

@@ -280,4 +280,33 @@ grep -q '"state": "complete"' "$SD/status.json" && ok "its status.json says comp
 expect 10 "--pack-empty: still exit 10" "$BENCH" run -q --pack-empty -o "$T/skip2" "$T/skip.yaml"
 [ -f "$(sed -n 2p "$T/out")" ] && expect 0 "--pack-empty: the bundle is written and verifies" "$BENCH" verify "$(sed -n 2p "$T/out")" ||
 	not_ok "--pack-empty wrote no bundle"
+# --- quality flags (issue #30): one sample or a wide spread is flagged in the record, summary.json, run and show ---
+fake_gemm
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_SAMPLES=1.0 expect 0 "one sample per case: flagged, not failed (exit 0)" \
+	"$BENCH" run -s gemm -o "$T/q1" "$T/m.yaml"
+expect_err "flagged: too few timed samples or too much spread to trust the figure alone (the suite's minimum n, cv at most 10%):"
+expect_err "6 of the 6 ok cases flagged: too few samples or too much spread (listed under the table)"
+grep -Eq "^gemm +cblas/fp32/tn/64x64x64/default +n 1 < 10$" "$T/err" && ok "run: the case's line says n 1 < 10" ||
+	{ not_ok "run: no flag line"; show "$T/err"; }
+Q1=$(head -n 1 "$T/out")
+Q1B=$(sed -n 2p "$T/out")
+BENCH_RUNNERS=$T/fake FAKE_MODE=noisy FAKE_N=12 FAKE_CV=0.3 expect 0 "a cv of 30%: flagged" "$BENCH" run -q -s gemm -o "$T/q2" "$T/m.yaml"
+Q2=$(head -n 1 "$T/out")
+BENCH_RUNNERS=$T/fake FAKE_MODE=noisy FAKE_N=12 FAKE_CV=0.02 expect 0 "12 samples at 2%: not flagged" "$BENCH" run -s gemm -o "$T/q3" "$T/m.yaml"
+grep -q "flagged" "$T/err" && { not_ok "a sound run printed flags"; show "$T/err"; } || ok "a sound run prints no flags"
+Q3=$(head -n 1 "$T/out")
+if python3 - "$Q1" "$Q2" "$Q3" <<'PY'
+import json, sys
+for d, want in zip(sys.argv[1:], (["few-samples"], ["high-cv"], [])):
+    recs = [json.loads(l) for l in open(d + "/results/gemm.jsonl")]
+    assert len(recs) == 6
+    for r in recs:
+        assert r["quality"] == {"min_samples": 10, "max_cv": 0.1, "flags": want}, (d, r.get("quality"))
+    for c in json.load(open(d + "/summary.json"))["cases"]:
+        assert c.get("flags", []) == want, (d, c)
+PY
+then ok "records carry quality {min_samples, max_cv, flags}; summary.json cases carry the flags"; else not_ok "quality in record/summary"; fi
+expect 0 "bench show of the one-sample bundle" "$BENCH" show "$Q1B"
+grep -Eq "^gemm +cblas/fp32/nn/32x32x32/default +n 1 < 10$" "$T/out" && ok "show: the flagged case with why" ||
+	{ not_ok "show: no flag line"; show "$T/out"; }
 finish
