@@ -9,6 +9,7 @@
 #include "core/opt.h"
 #include "core/strbuf.h"
 #include "core/strvec.h"
+#include "core/units.h"
 #include "exec/run.h"
 #include "manifest/manifest.h"
 #include "manifest/suite.h"
@@ -123,11 +124,26 @@ static int run_many(char **manifests, char **variants, size_t n, long rounds, co
 	return status;
 }
 
+/* --rep, --warmup: 0, or the usage error's exit status */
+static int check_duration(const char *name, const char *value)
+{
+	uint64_t ns = 0;
+	char why[128], *msg;
+	int status;
+
+	if (!value || (units_parse_duration(&ns, value, why, sizeof(why)) == 0 && ns > 0))
+		return 0;
+	msg = xstrfmt("%s takes a duration above 0 such as 50ms, got '%s'", name, value);
+	status = cli_usage_error(cmd.name, cmd.synopsis, msg);
+	free(msg);
+	return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
-	struct opt_strlist only = OPT_STRLIST_INIT;
+	struct opt_strlist only = OPT_STRLIST_INIT, sel = OPT_STRLIST_INIT;
 	struct run_opts ro;
-	const char *out = NULL, *resume = NULL, *rounds_s = NULL;
+	const char *out = NULL, *resume = NULL, *rounds_s = NULL, *rep = NULL, *warmup = NULL;
 	struct strvec paths = STRVEC_INIT, variants = STRVEC_INIT;
 	int dry = 0, quiet = 0, verbose = 0, no_pack = 0, pack_empty = 0, locked = 0, started = 0, n, err, status = 0;
 	long rounds = 1;
@@ -135,6 +151,12 @@ int cmd_run(int argc, char **argv)
 	char *dir = NULL;
 	const struct opt opts[] = {
 		OPT_LIST('s', "suite", &only, "NAME", "run only these suites (comma-separated, repeatable)"),
+		OPT_LIST('k', "select", &sel, "PATTERN", "run only the cases whose SUITE/CASE key matches PATTERN, a glob "
+			 "matched anywhere (a word: a substring; comma-separated, repeatable); recorded in the run"),
+		OPT_STRING(0, "rep", &rep, "DURATION", "the timed budget of every case (each suite's rep, e.g. 50ms), at least "
+			   "10 timed calls; recorded in the run, and compare shows it as a method difference"),
+		OPT_STRING(0, "warmup", &warmup, "DURATION", "the warm-up budget of every case (each suite's warmup); recorded "
+			   "likewise"),
 		OPT_STRING('o', "out", &out, "DIR", "where run directories are created (default: runs)"),
 		OPT_STRING(0, "resume", &resume, "DIR", "complete an interrupted run: run only its cases not ok (a complete run: nothing)"),
 		OPT_STRING(0, "rounds", &rounds_s, "N", "measure the manifests alternately N times (ABBA order), one run each per round"),
@@ -180,6 +202,12 @@ int cmd_run(int argc, char **argv)
 		status = cli_usage_error(cmd.name, cmd.synopsis, "--dry-run takes one manifest");
 		goto cleanup;
 	}
+	if (resume && (sel.n || rep || warmup)) {
+		status = cli_usage_error(cmd.name, cmd.synopsis, "--resume keeps the run's own -k, --rep and --warmup");
+		goto cleanup;
+	}
+	if ((status = check_duration("--rep", rep)) || (status = check_duration("--warmup", warmup)))
+		goto cleanup;
 	for (size_t i = 0; i < only.n; i++) {
 		if (!suite_find(only.v[i])) {
 			char *msg = xstrfmt("unknown suite '%s' in --suite (see 'bench suites')", only.v[i]);
@@ -194,6 +222,10 @@ int cmd_run(int argc, char **argv)
 	ro.out_parent = out;
 	ro.only = only.v;
 	ro.nonly = only.n;
+	ro.select = sel.v;
+	ro.nselect = sel.n;
+	ro.rep = rep;
+	ro.warmup = warmup;
 	ro.dry_run = dry;
 	ro.quiet = quiet;
 	ro.verbose = verbose;
@@ -236,5 +268,6 @@ cleanup:
 	strvec_release(&paths);
 	strvec_release(&variants);
 	opt_strlist_release(&only);
+	opt_strlist_release(&sel);
 	return status;
 }

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "../core/fs.h"
 #include "../core/spawn.h"
 #include "../core/strbuf.h"
+#include "../core/units.h"
 #include "../manifest/lock.h"
 #include "../manifest/manifest.h"
 #include "../manifest/peaks.h"
@@ -141,6 +143,118 @@ cleanup:
 	json_decref(old);
 	strvec_release(&names);
 	return err;
+}
+
+/* -k, --rep, --warmup, or on --resume those its plan.json recorded: into r->overrides (NULL: none); --rep and
+ * --warmup replace the rep and warmup of every suite that times by budget (their records' params say so). */
+static int run_overrides(struct run *r, const struct run_opts *o)
+{
+	static const char *const budgets[] = { "rep", "warmup", NULL };
+	json_t *ov = NULL;
+	int err = 0;
+
+	if (o->resume) {
+		char *pp = xstrfmt("%s/plan.json", o->resume);
+		json_t *old = json_load_file(pp, 0, NULL);
+
+		if (json_is_object(json_object_get(old, "overrides")))
+			ov = json_incref(json_object_get(old, "overrides"));
+		json_decref(old);
+		free(pp);
+	} else if (o->nselect || o->rep || o->warmup) {
+		ov = json_object();
+		if (o->nselect) {
+			json_t *sel = json_array();
+
+			for (size_t i = 0; i < o->nselect; i++)
+				json_array_append_new(sel, json_string(o->select[i]));
+			json_object_set_new(ov, "select", sel);
+		}
+		if (o->rep)
+			json_object_set_new(ov, "rep", json_string(o->rep));
+		if (o->warmup)
+			json_object_set_new(ov, "warmup", json_string(o->warmup));
+	}
+	for (size_t k = 0; ov && budgets[k]; k++) {
+		const char *text = json_string_value(json_object_get(ov, budgets[k]));
+		uint64_t ns = 0;
+		char why[128];
+
+		if (!text)
+			continue;
+		if (units_parse_duration(&ns, text, why, sizeof(why)) < 0 || ns == 0) {
+			err = bench_error_set(BENCH_E_USAGE, "--%s: %s, got '%s'", budgets[k],
+					      ns ? why : "must be a duration above 0 such as 20ms", text);
+			goto cleanup;
+		}
+		for (size_t s = 0; s < r->m.nsuites; s++) {
+			struct suite_cfg *cfg = &r->m.suites[s];
+
+			for (size_t i = 0; i < cfg->nvalues; i++)
+				if (!strcmp(cfg->values[i].def->name, budgets[k]) && cfg->values[i].def->type == PARAM_DURATION)
+					cfg->values[i].i = (long long)ns;
+		}
+	}
+	r->overrides = ov;
+	ov = NULL;
+cleanup:
+	json_decref(ov);
+	return err;
+}
+
+/* --rep, --warmup on a suite of the run that counts iterations or steps instead: said once, not silently ignored */
+static void warn_overrides(const struct run *r)
+{
+	static const char *const budgets[] = { "rep", "warmup", NULL };
+
+	for (size_t k = 0; r->overrides && !r->o->resume && !r->o->quiet && budgets[k]; k++) {
+		if (!json_object_get(r->overrides, budgets[k]))
+			continue;
+		for (size_t s = 0; s < r->m.nsuites; s++) {
+			const struct suite_cfg *cfg = &r->m.suites[s];
+			int planned = 0;
+
+			for (size_t c = 0; c < r->plan.n && !planned; c++)
+				planned = r->plan.cases[c].suite == cfg->ops;
+			if (planned && !suite_cfg_get(cfg, budgets[k]))
+				fprintf(stderr, "bench: --%s does not apply to suite '%s' (it counts iterations or steps)\n",
+					budgets[k], cfg->ops->name);
+		}
+	}
+}
+
+/* -k: the cases whose SUITE/CASE matches one of the patterns (a glob, matched anywhere: a plain word is a
+ * substring); none matching is a usage error, as -s naming no case is. */
+static int select_cases(struct plan *p, json_t *overrides, const char *mpath)
+{
+	json_t *sel = json_object_get(overrides, "select"), *pat;
+	size_t w = 0, i;
+
+	if (!json_array_size(sel))
+		return 0;
+	for (size_t c = 0; c < p->n; c++) {
+		char *full = xstrfmt("%s/%s", p->cases[c].suite->name, p->cases[c].key);
+		int keep = 0;
+
+		json_array_foreach(sel, i, pat) {
+			char *glob = xstrfmt("*%s*", json_string_value(pat) ? json_string_value(pat) : "");
+
+			keep |= fnmatch(glob, full, 0) == 0;
+			free(glob);
+		}
+		free(full);
+		if (keep) {
+			p->cases[w++] = p->cases[c];
+		} else {
+			free(p->cases[c].key);
+			json_decref(p->cases[c].params);
+		}
+	}
+	p->n = w;
+	if (!p->n)
+		return bench_error_set(BENCH_E_USAGE, "-k: no case of '%s' matches %s", mpath,
+				       json_array_size(sel) == 1 ? "that pattern" : "those patterns");
+	return 0;
 }
 
 static const struct engine_ops *eng_container(const struct run *r)
@@ -380,9 +494,10 @@ static int run_plan(struct run *r, const struct run_opts *o)
 		diag_list_print(&r->diags, stderr);
 		goto cleanup;
 	}
-	if ((err = run_pick_variant(r, o)) < 0 || (err = plan_build(&r->plan, &r->m)) < 0 ||
-	    (err = select_suites(&r->plan, o, r->mpath)) < 0)
+	if ((err = run_pick_variant(r, o)) < 0 || (err = run_overrides(r, o)) < 0 || (err = plan_build(&r->plan, &r->m)) < 0 ||
+	    (err = select_suites(&r->plan, o, r->mpath)) < 0 || (err = select_cases(&r->plan, r->overrides, r->mpath)) < 0)
 		goto cleanup;
+	warn_overrides(r);
 	if (o->lock && (err = check_locked(r)) < 0)
 		goto cleanup;
 	r->st = xcalloc(r->plan.n, sizeof(*r->st));
@@ -395,6 +510,8 @@ static int run_plan(struct run *r, const struct run_opts *o)
 		goto cleanup;
 	r->tty = isatty(2);
 	r->plan_json = plan_json(&r->plan, &r->m);
+	if (r->overrides)
+		json_object_set(r->plan_json, "overrides", r->overrides);
 	if (o->resume) {
 		err = reopen_run_dir(r);
 		goto cleanup;
@@ -548,6 +665,7 @@ static void run_release(struct run *r)
 	json_decref(r->runner_devices);
 	json_decref(r->runner_loaded);
 	json_decref(r->interleave);
+	json_decref(r->overrides);
 	plan_release(&r->plan);
 	manifest_release(&r->m);
 	peaks_release(&r->peaks);

@@ -23,6 +23,10 @@ struct run_opts {
 	const char *variant;   /* the manifest's variant this run measures (manifest_apply_variant); resume: from plan.json */
 	const char *image_id;  /* container engines: an image id ("sha256:...") to run when the engine has it (bench
 				* reproduce: the original's), else the lock's image as usual */
+	char *const *select;   /* -k: case patterns (a glob matched anywhere in SUITE/CASE), or NULL */
+	size_t nselect;
+	const char *rep;       /* --rep, --warmup: durations that replace every suite's rep and warmup, or NULL */
+	const char *warmup;
 	int dry_run;
 	int quiet;
 	int verbose;

@@ -227,6 +227,8 @@ int run_write_status(struct run *r, const char *state)
 		json_object_set_new(root, "error", json_string(r->fatal));
 	if (r->interleave)
 		json_object_set(root, "interleave", r->interleave);
+	if (r->overrides) /* the command line changed the measurement: a method difference (bench compare) */
+		json_object_set(root, "overrides", r->overrides);
 	if (strcmp(state, "running")) {
 		char *fin = run_utc_stamp("%Y-%m-%dT%H:%M:%SZ");
 

@@ -58,6 +58,8 @@ struct run {
 	int locked;
 	char *reserve;          /* <dir>/.bench-reserve: space held back for the last status.json on a full disk */
 	int was_complete;       /* --resume of a run whose status.json says complete: nothing to do */
+	json_t *overrides;      /* -k, --rep, --warmup as plan.json and status.json record them ({"select", "rep",
+				 * "warmup"}), or NULL */
 };
 
 /* run.c */

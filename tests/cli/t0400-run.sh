@@ -309,4 +309,48 @@ then ok "records carry quality {min_samples, max_cv, flags}; summary.json cases 
 expect 0 "bench show of the one-sample bundle" "$BENCH" show "$Q1B"
 grep -Eq "^gemm +cblas/fp32/nn/32x32x32/default +n 1 < 10$" "$T/out" && ok "show: the flagged case with why" ||
 	{ not_ok "show: no flag line"; show "$T/out"; }
+# --- -k, --rep, --warmup (issue #30): case selection and timing without editing the YAML, recorded in the run ---
+expect 0 "-k tn/64,nn/32 --rep 20ms --warmup 2ms" "$BENCH" run -q -k tn/64,nn/32 --rep 20ms --warmup 2ms -o "$T/k" "$T/m.yaml"
+KD=$(head -n 1 "$T/out")
+KB=$(sed -n 2p "$T/out")
+if python3 - "$KD" <<'PY'
+import json, sys
+d = sys.argv[1]
+plan, st = json.load(open(d + "/plan.json")), json.load(open(d + "/status.json"))
+want = {"select": ["tn/64", "nn/32"], "rep": "20ms", "warmup": "2ms"}
+assert plan["overrides"] == want and st["overrides"] == want, (plan.get("overrides"), st.get("overrides"))
+assert [c["case"] for c in plan["cases"]] == ["cblas/fp32/tn/64x64x64/default", "cblas/fp32/nn/32x32x32/default"], plan["cases"]
+assert all(c["params"]["rep_ms"] == 20 and c["params"]["warmup_ms"] == 2 for c in plan["cases"]), plan["cases"]
+recs = [json.loads(l) for l in open(d + "/results/gemm.jsonl")]
+assert len(recs) == 2 and all(r["params"]["rep_ms"] == 20 and r["params"]["warmup_ms"] == 2 for r in recs), recs
+assert st["state"] == "complete" and len(st["cases"]) == 2
+PY
+then ok "plan.json and status.json record the overrides; the plan holds the matching cases, with rep 20ms and warmup 2ms"
+else not_ok "overrides in the run"; fi
+expect 0 "the bundle of that run verifies" "$BENCH" verify "$KB"
+expect 0 "compare a plain run with the -k --rep run" "$BENCH" compare "$D" "$KD"
+expect_out "stack/environment: run.overrides.rep                        null -> \"20ms\""
+expect_out "WARNING: the method differs for 2 case(s)"
+expect 2 "-k matching no case: a usage error" "$BENCH" run -q -k no-such-case -o "$T/k0" "$T/m.yaml"
+expect_err "bench: error: -k: no case of '$T/m.yaml' matches that pattern"
+[ -e "$T/k0" ] && not_ok "-k matching nothing made a run directory" || ok "-k matching nothing makes no run directory"
+expect 2 "--rep that is not a duration" "$BENCH" run -q --rep fast "$T/m.yaml"
+expect_err "--rep takes a duration above 0 such as 50ms, got 'fast'"
+expect 0 "--rep on a plan: the suites without a time budget are named" "$BENCH" run -n --rep 20ms "${BENCH_DATA:-.}/manifests/quickstart.yaml"
+expect_err "bench: --rep does not apply to suite 'collectives' (it counts iterations or steps)"
+# an interrupted -k run resumes with its own selection and budgets (plan.json holds them)
+fake_gemm
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_DELAY=0.5 "$BENCH" run -q --no-pack -k /tn/ --rep 30ms -o "$T/kr" "$T/m.yaml" >/dev/null 2>&1 &
+bp=$!
+n=0; while [ $n -lt 100 ] && ! [ "$(cat "$T"/kr/*/results/gemm.jsonl 2>/dev/null | wc -l)" -ge 1 ]; do sleep 0.1; n=$((n + 1)); done
+kill -INT $bp; wait $bp
+KR=$(ls -d "$T"/kr/runtest-* | head -n 1)
+expect 2 "--resume with -k: a usage error (the run keeps its own)" "$BENCH" run --resume "$KR" -k nn
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok expect 0 "--resume of an interrupted -k --rep run" "$BENCH" run -q --no-pack --resume "$KR"
+python3 -c '
+import json, sys
+st = json.load(open(sys.argv[1] + "/status.json"))
+assert st["state"] == "complete" and st["overrides"] == {"select": ["/tn/"], "rep": "30ms"}, st
+assert sorted(c["case"] for c in st["cases"]) == sorted("cblas/fp32/tn/%s/default" % s for s in ("64x64x64", "96x64x32", "32x32x32")), st["cases"]
+' "$KR" && ok "resumed: the same 3 cases, the overrides kept" || { not_ok "resume of a -k run"; show "$KR/status.json"; }
 finish
