@@ -312,7 +312,7 @@ static double peak_for(const struct run *r, const struct plan_case *c)
 
 void run_summarize(struct run *r)
 {
-	size_t counts[5] = { 0 }, flagged;
+	size_t counts[5] = { 0 }, flagged = 0;
 	json_t *cases = json_array(), *root, *records, *findings, *index;
 
 	/* the records first: each ok case's quality flags go into the summary (report/quality.h) */
@@ -361,7 +361,7 @@ void run_summarize(struct run *r)
 	for (size_t i = 0; i < r->plan.n; i++) {
 		const struct plan_case *c = &r->plan.cases[i];
 		double pk = peak_for(r, c);
-		char val[48] = "-", pct[32] = "", n[16] = "-", cv[16] = "-";
+		char val[48] = "-", pct[32] = "", n[16] = "-", cv[16] = "-", why[128] = "";
 
 		if (json_is_number(r->headline[i])) {
 			units_format_scaled(val, sizeof(val), json_number_value(r->headline[i]), c->suite->unit);
@@ -369,10 +369,12 @@ void run_summarize(struct run *r)
 				snprintf(pct, sizeof(pct), "%.1f%%", 100.0 * json_number_value(r->headline[i]) / pk);
 			terminal_spread(n, sizeof(n), cv, sizeof(cv), terminal_record_of(index, c->suite->name, c->key));
 		}
-		fprintf(stderr, "%-12s %-48s %-12s %14s %5s %7s %s\n", c->suite->name, c->key, run_cstate_names[r->st[i]], val,
-			n, cv, pct);
+		if (r->st[i] == C_OK) /* too few samples, too much spread: said on the row */
+			quality_describe(why, sizeof(why), terminal_record_of(index, c->suite->name, c->key));
+		flagged += *why != 0;
+		fprintf(stderr, "%-12s %-48s %-12s %14s %5s %7s %s%s%s\n", c->suite->name, c->key, run_cstate_names[r->st[i]],
+			val, n, cv, pct, *why ? (*pct ? " ! " : "! ") : "", why);
 	}
-	flagged = quality_print(stderr, json_object_get(root, "cases"), index);
 	terminal_print_coll(stderr, records);
 	json_decref(index);
 	json_decref(records);
@@ -391,9 +393,7 @@ void run_summarize(struct run *r)
 	json_decref(findings);
 	fprintf(stderr, "\n%zu ok, %zu failed, %zu skipped, %zu interrupted — %s\n", counts[C_OK], counts[C_FAILED],
 		counts[C_SKIPPED], counts[C_INTERRUPTED], r->dir);
-	if (flagged)
-		fprintf(stderr, "%zu of the %zu ok case%s flagged: too few samples or too much spread (listed under the table)\n",
-			flagged, counts[C_OK], counts[C_OK] == 1 ? "" : "s");
+	quality_print_note(stderr, flagged, counts[C_OK]);
 }
 
 int run_make_dir(struct run *r, const char *mbuf, size_t mlen)

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "manifest/suite.h"
-#include "terminal.h"
 
 json_t *quality_eval(json_t *rec)
 {
@@ -38,7 +37,7 @@ json_t *quality_of(json_t *rec)
 
 void quality_describe(char *buf, size_t len, json_t *rec)
 {
-	json_t *q = quality_of(rec), *st = json_object_get(rec, "stats"), *f;
+	json_t *q = quality_of(rec), *f;
 	size_t i, off = 0;
 
 	buf[0] = 0;
@@ -48,13 +47,11 @@ void quality_describe(char *buf, size_t len, json_t *rec)
 
 		if (!s || off >= len)
 			continue;
-		if (!strcmp(s, "few-samples"))
-			w = snprintf(buf + off, len - off, "%sn %.0f < %lld", off ? ", " : "",
-				     json_number_value(json_object_get(st, "n")),
+		if (!strcmp(s, "few-samples")) /* the row shows n and cv: the bound is what it adds */
+			w = snprintf(buf + off, len - off, "%sn < %lld", off ? ", " : "",
 				     (long long)json_integer_value(json_object_get(q, "min_samples")));
 		else if (!strcmp(s, "high-cv"))
-			w = snprintf(buf + off, len - off, "%scv %.1f%% > %.0f%%", off ? ", " : "",
-				     100.0 * json_number_value(json_object_get(st, "cv")),
+			w = snprintf(buf + off, len - off, "%scv > %.0f%%", off ? ", " : "",
 				     100.0 * json_number_value(json_object_get(q, "max_cv")));
 		else
 			w = snprintf(buf + off, len - off, "%s%s", off ? ", " : "", s);
@@ -63,25 +60,9 @@ void quality_describe(char *buf, size_t len, json_t *rec)
 	json_decref(q);
 }
 
-size_t quality_print(FILE *fp, json_t *cases, json_t *index)
+void quality_print_note(FILE *fp, size_t flagged, size_t ok)
 {
-	size_t i, n = 0;
-	json_t *c;
-
-	json_array_foreach(cases, i, c) {
-		const char *suite = json_string_value(json_object_get(c, "suite")), *cs = json_string_value(json_object_get(c, "case"));
-		const char *status = json_string_value(json_object_get(c, "status"));
-		char why[160];
-
-		if (!status || strcmp(status, "ok"))
-			continue;
-		quality_describe(why, sizeof(why), terminal_record_of(index, suite, cs));
-		if (!*why)
-			continue;
-		if (!n++)
-			fprintf(fp, "\nflagged: too few timed samples or too much spread to trust the figure alone "
-				    "(the suite's minimum n, cv at most %.0f%%):\n", 100.0 * QUALITY_MAX_CV);
-		fprintf(fp, "%-12s %-48s %s\n", suite, cs, why);
-	}
-	return n;
+	if (flagged)
+		fprintf(fp, "! %zu of %zu ok case%s flagged: fewer timed samples than the suite's minimum, or cv above %.0f%%: "
+			    "the figure alone is not to be trusted\n", flagged, ok, ok == 1 ? "" : "s", 100.0 * QUALITY_MAX_CV);
 }

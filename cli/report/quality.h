@@ -2,7 +2,7 @@
  * quality.h — whether a measured figure can be trusted on its own samples: at least the suite's min_samples timed
  * samples (one sample has no spread; a median of a few is not worth comparing) and a coefficient of variation at
  * most QUALITY_MAX_CV. bench run writes the verdict into each ok record ("quality") and summary.json ("flags");
- * run and show list the flagged cases under their case table.
+ * run and show end a flagged case's row with "! <why>".
  *
  * Ownership: quality_eval() and quality_of() return new references the caller decrefs (or NULL); the printing
  * functions only read what they are given.
@@ -24,10 +24,10 @@
 json_t *quality_eval(json_t *rec);
 /* The record's verdict as bench run recorded it, else evaluated now (records from before it was recorded). */
 json_t *quality_of(json_t *rec);
-/* The flags of rec in words ("n 1 < 10, cv 30.2% > 10%"); "" when it has none. */
+/* The flags of rec in words, beside its n and cv ("n < 10, cv > 10%"); "" when it has none. */
 void quality_describe(char *buf, size_t len, json_t *rec);
-/* Under a case table: each case of cases ([{"suite", "case", "status"}], in order) whose record in index
- * (terminal_record_index) is flagged, with why. Prints nothing when none is; returns how many it listed. */
-size_t quality_print(FILE *fp, json_t *cases, json_t *index);
+/* Under a case table whose flagged rows end "! <why>": one line saying what the mark means and how many of the ok
+ * cases carry it; nothing when none does. */
+void quality_print_note(FILE *fp, size_t flagged, size_t ok);
 
 #endif
