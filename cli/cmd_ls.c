@@ -14,9 +14,9 @@ static const struct opt_cmd cmd = { "ls", "[--json] [--key PUB.pem]... [DIR]",
 				    "List the run directories and bundles under DIR (default: runs), oldest first: the start "
 				    "date, the name, run or bundle, the manifest's name and channel, the run's state (complete, "
 				    "failed, interrupted, not-started, running; killed: says running but no bench holds it), the "
-				    "ok/failed/skipped case counts from status.json and, for a bundle, whether it verifies (verified, UNVERIFIED with the "
-				    "reason, or not signed: no envelope beside it). An entry that cannot be read is listed with the "
-				    "reason. A DIR that cannot be opened: exit 1." };
+				    "ok/failed/skipped case counts from status.json and, for a bundle, whether it verifies "
+				    "(verified, UNVERIFIED with the reason, or not signed: no envelope beside it). An entry that "
+				    "cannot be read is listed with the reason. A DIR that cannot be opened: exit 1." };
 
 static const char *s_or(json_t *o, const char *key, const char *dflt)
 {

@@ -158,7 +158,8 @@ int cmd_run(int argc, char **argv)
 		OPT_STRING(0, "warmup", &warmup, "DURATION", "the warm-up budget of every case (each suite's warmup); recorded "
 			   "likewise"),
 		OPT_STRING('o', "out", &out, "DIR", "where run directories are created (default: runs)"),
-		OPT_STRING(0, "resume", &resume, "DIR", "complete an interrupted run: run only its cases not ok (a complete run: nothing)"),
+		OPT_STRING(0, "resume", &resume, "DIR",
+			   "complete an interrupted run: run only its cases not ok (a complete run: nothing)"),
 		OPT_STRING(0, "rounds", &rounds_s, "N", "measure the manifests alternately N times (ABBA order), one run each per round"),
 		OPT_BOOL('n', "dry-run", &dry, "print the plan and the exact commands, run nothing"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or summary table; errors only"),

@@ -178,13 +178,12 @@ static int run_overrides(struct run *r, const struct run_opts *o)
 	for (size_t k = 0; ov && budgets[k]; k++) {
 		const char *text = json_string_value(json_object_get(ov, budgets[k]));
 		uint64_t ns = 0;
-		char why[128];
+		char why[128] = "must be a duration above 0 such as 20ms";
 
 		if (!text)
 			continue;
 		if (units_parse_duration(&ns, text, why, sizeof(why)) < 0 || ns == 0) {
-			err = bench_error_set(BENCH_E_USAGE, "--%s: %s, got '%s'", budgets[k],
-					      ns ? why : "must be a duration above 0 such as 20ms", text);
+			err = bench_error_set(BENCH_E_USAGE, "--%s: %s, got '%s'", budgets[k], why, text);
 			goto cleanup;
 		}
 		for (size_t s = 0; s < r->m.nsuites; s++) {
