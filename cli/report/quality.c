@@ -53,8 +53,7 @@ void quality_describe(char *buf, size_t len, json_t *rec)
 		else if (!strcmp(s, "high-cv"))
 			w = snprintf(buf + off, len - off, "%scv > %.0f%%", off ? ", " : "",
 				     100.0 * json_number_value(json_object_get(q, "max_cv")));
-		else
-			w = snprintf(buf + off, len - off, "%s%s", off ? ", " : "", s);
+		/* another flag (a later bench's, or a bundle's own text) is not printed: only these two are known */
 		off += w > 0 ? (size_t)w : 0;
 	}
 	json_decref(q);
