@@ -73,22 +73,21 @@ PY
 then ok "membw: bytes counted by op, TB/s from the median"; else not_ok "membw record content"; fi
 
 # issue #30: a 64 MiB copy with a 100 ms budget gave n 1 (the estimate, 111 ms against a real 9.4, held the flush
-# buffer's first touch); now the first touch is outside the estimate and every case has at least 10 timed calls
+# buffer's first touch); now every case has at least 10 timed calls
 cat >"$T/mb64.json" <<'JSON'
 {"cases": [{"suite": "membw", "case": "copy/64MiB", "params": {"op": "copy", "bytes": 67108864, "warmup_ms": 10, "rep_ms": 100}},
            {"suite": "membw", "case": "copy/64MiB-short", "params": {"op": "copy", "bytes": 67108864, "warmup_ms": 1, "rep_ms": 1}}]}
 JSON
 expect 0 "bench-membw: 64 MiB copies" "$R/bench-membw" --config "$T/mb64.json"
 if python3 - "$T/out" <<'PY'
-import json, statistics, sys
+import json, sys
 for r in map(json.loads, open(sys.argv[1])):
     s = r["extra"]["schedule"]
+    # (the estimate without the flush buffer's first touch is tested on a virtual clock, tests/unit/test_dobench.c:
+    # timings on a shared machine prove nothing)
     assert r["status"] == "ok" and s["n_repeat"] == r["stats"]["n"] == len(r["samples_ms"]) >= 10, (r["case"], s)
-    # the estimate is a flush (64 MiB written) and a copy (64 MiB read and written): well under 4 copies, where the
-    # first touch of the 64 MiB flush buffer inside it made it 12 copies
-    assert s["estimate_ms"] < 4 * statistics.median(r["samples_ms"]), (s, statistics.median(r["samples_ms"]))
 PY
-then ok "membw 64 MiB: at least 10 timed calls, even on a 1 ms budget; the estimate holds no first touch"
+then ok "membw 64 MiB: at least 10 timed calls, even on a 1 ms budget"
 else not_ok "membw 64 MiB schedule"; show "$T/out"; fi
 
 # cases the CPU cannot run are records, not crashes
