@@ -12,10 +12,11 @@
 
 static const struct opt_cmd cmd = { "ls", "[--json] [--key PUB.pem]... [DIR]",
 				    "List the run directories and bundles under DIR (default: runs), oldest first: the start "
-				    "date, the name, run or bundle, the manifest's name and channel, the ok/failed/skipped case "
-				    "counts from status.json and, for a bundle, whether it verifies (verified, UNVERIFIED with the "
-				    "reason, or not signed: no envelope beside it). An entry that cannot be read is listed with the "
-				    "reason. A DIR that cannot be opened: exit 1." };
+				    "date, the name, run or bundle, the manifest's name and channel, the run's state (complete, "
+				    "failed, interrupted, not-started, running; killed: says running but no bench holds it), the "
+				    "ok/failed/skipped case counts from status.json and, for a bundle, whether it verifies "
+				    "(verified, UNVERIFIED with the reason, or not signed: no envelope beside it). An entry that "
+				    "cannot be read is listed with the reason. A DIR that cannot be opened: exit 1." };
 
 static const char *s_or(json_t *o, const char *key, const char *dflt)
 {
@@ -59,20 +60,22 @@ int cmd_ls(int argc, char **argv)
 		printf("no runs or bundles in '%s'\n", n ? argv[1] : "runs");
 		goto cleanup;
 	}
-	printf("%-20s %-6s %-48s %-16s %-8s %4s %6s %7s  %s\n", "started", "kind", "name", "manifest", "channel", "ok",
-	       "failed", "skipped", "verify");
+	printf("%-20s %-6s %-48s %-16s %-8s %-11s %4s %6s %7s  %s\n", "started", "kind", "name", "manifest", "channel",
+	       "state", "ok", "failed", "skipped", "verify");
 	json_array_foreach(list, i, e) {
 		json_t *c = json_object_get(e, "counts");
 		char ok[16] = "-", failed[16] = "-", skipped[16] = "-";
 		const char *why = json_string_value(json_object_get(e, "error"));
+		/* a run whose bench was killed still says running: the lock no bench holds tells */
+		const char *state = json_is_true(json_object_get(e, "stale")) ? "killed" : s_or(e, "state", "-");
 
 		if (c) {
 			snprintf(ok, sizeof(ok), "%lld", (long long)json_integer_value(json_object_get(c, "ok")));
 			snprintf(failed, sizeof(failed), "%lld", (long long)json_integer_value(json_object_get(c, "failed")));
 			snprintf(skipped, sizeof(skipped), "%lld", (long long)json_integer_value(json_object_get(c, "skipped")));
 		}
-		printf("%-20s %-6s %-48s %-16s %-8s %4s %6s %7s  %s%s%s%s\n", s_or(e, "started", "-"), s_or(e, "kind", "?"),
-		       s_or(e, "name", "?"), s_or(e, "manifest", "-"), s_or(e, "channel", "-"), ok, failed, skipped,
+		printf("%-20s %-6s %-48s %-16s %-8s %-11s %4s %6s %7s  %s%s%s%s\n", s_or(e, "started", "-"), s_or(e, "kind", "?"),
+		       s_or(e, "name", "?"), s_or(e, "manifest", "-"), s_or(e, "channel", "-"), state, ok, failed, skipped,
 		       s_or(e, "verify", "-"), why ? " (" : "", why ? why : "", why ? ")" : "");
 	}
 cleanup:

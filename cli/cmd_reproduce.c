@@ -130,7 +130,7 @@ int cmd_reproduce(int argc, char **argv)
 	struct compare_side *sides = NULL;
 	struct run_outcome *outs = NULL;
 	struct strvec rounds_j = STRVEC_INIT;
-	struct strvec suites = STRVEC_INIT;
+	struct strvec suites = STRVEC_INIT, select = STRVEC_INIT;
 	const char *out = "runs", *thr = NULL, *rounds_s = NULL, *bname;
 	long rounds = 3;
 	int json = 0, quiet = 0, n, err, rc = 0, loaded = 0, run_rc = 0;
@@ -322,6 +322,18 @@ int cmd_reproduce(int argc, char **argv)
 	ro.image_lock = lpath;
 	ro.lock = lockj ? lpath : NULL;
 	ro.variant = json_string_value(json_object_get(plan, "variant"));
+	{ /* and the original's own case selection and budgets (bench run -k, --rep, --warmup) */
+		json_t *ov = json_object_get(plan, "overrides"), *p;
+		size_t j;
+
+		json_array_foreach(json_object_get(ov, "select"), j, p)
+			if (json_is_string(p))
+				strvec_push(&select, json_string_value(p));
+		ro.select = select.v;
+		ro.nselect = select.n;
+		ro.rep = json_string_value(json_object_get(ov, "rep"));
+		ro.warmup = json_string_value(json_object_get(ov, "warmup"));
+	}
 	/* a container run: the original's image by its recorded id when this machine's engine has it */
 	if (json_is_string(json_object_get(m, "image/image.json"))) {
 		imagej = json_loads(json_string_value(json_object_get(m, "image/image.json")), 0, NULL);
@@ -495,6 +507,7 @@ cleanup:
 	free(lpath);
 	free(orig);
 	strvec_release(&suites);
+	strvec_release(&select);
 	bundle_verify_result_release(&vr);
 	opt_strlist_release(&keys);
 	return rc;

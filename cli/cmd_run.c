@@ -1,4 +1,5 @@
 /* cmd_run.c — bench run MANIFEST... | --resume DIR: run manifests' suites into run directories (several: interleaved). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "core/opt.h"
 #include "core/strbuf.h"
 #include "core/strvec.h"
+#include "core/units.h"
 #include "exec/run.h"
 #include "manifest/manifest.h"
 #include "manifest/suite.h"
@@ -19,10 +21,12 @@ static const struct opt_cmd cmd = { "run", "[options] MANIFEST... | --resume DIR
 				    "summary into runs/<name>-<UTC>-<random>/. With several manifests (or --rounds), the "
 				    "stacks are measured alternately on this machine, suite by suite, in ABBA order, one run "
 				    "per stack per round: how stacks are compared on one machine. Exit 6 when a case failed "
-				    "or was interrupted, 7 when a result was wrong." };
+				    "or was interrupted, 7 when a result was wrong, 10 when nothing was measured (every case skipped: no "
+				    "bundle unless --pack-empty)." };
 
-/* Prints the run directory and packs it when its suites started; returns the exit status of packing. */
-static int finish_run(const char *dir, int started, int no_pack, int quiet)
+/* Prints the run directory and packs it when its suites started and measured something (or --pack-empty); returns
+ * the exit status of packing. */
+static int finish_run(const char *dir, int started, int empty, int no_pack, int pack_empty, int quiet)
 {
 	char *tar = NULL, *env = NULL;
 	int perr, status = 0;
@@ -30,6 +34,10 @@ static int finish_run(const char *dir, int started, int no_pack, int quiet)
 	printf("%s\n", dir);
 	if (!started) {
 		fprintf(stderr, "bench: no bundle: nothing was measured (see %s/status.json)\n", dir);
+		return 0;
+	}
+	if (empty && !no_pack && !pack_empty) {
+		fprintf(stderr, "bench: no bundle: nothing was measured (--pack-empty writes one)\n");
 		return 0;
 	}
 	/* every run ends signed: what was measured is packed whatever the outcome */
@@ -44,12 +52,14 @@ static int finish_run(const char *dir, int started, int no_pack, int quiet)
 	return status;
 }
 
-/* The worse of two exit statuses: a wrong result (7) before a failed case (6) before anything else. */
+/* The worse of two exit statuses: a wrong result (7) before a failed case (6) before anything else; nothing measured
+ * (10) only before success. */
 static int worse(int a, int b)
 {
-	static const int rank[] = { 0, 1, 2, 3, 4, 5, 8, 9, 6, 7 }; /* by exit code 0..9: 7, then 6, then the highest */
+	/* by exit code 0..10: 7, then 6, then the highest, and 10 just above 0 */
+	static const int rank[] = { 0, 2, 3, 4, 5, 6, 9, 10, 7, 8, 1 };
 
-	if (a < 0 || a > 9 || b < 0 || b > 9)
+	if (a < 0 || a > 10 || b < 0 || b > 10)
 		return a ? a : b;
 	return rank[b] > rank[a] ? b : a;
 }
@@ -77,7 +87,7 @@ static void expand_variants(struct strvec *paths, struct strvec *variants, char 
 }
 
 static int run_many(char **manifests, char **variants, size_t n, long rounds, const struct run_opts *base, int locked,
-		    int no_pack)
+		    int no_pack, int pack_empty)
 {
 	struct run_opts *opts = xcalloc(n, sizeof(*opts));
 	struct run_outcome *out = xcalloc(n * (size_t)rounds, sizeof(*out));
@@ -100,7 +110,8 @@ static int run_many(char **manifests, char **variants, size_t n, long rounds, co
 			status = worse(status, bench_exit_code(out[i].err));
 		}
 		if (out[i].dir)
-			status = worse(status, finish_run(out[i].dir, out[i].started, no_pack, base->quiet));
+			status = worse(status, finish_run(out[i].dir, out[i].started, out[i].err == BENCH_E_EMPTY, no_pack,
+							  pack_empty, base->quiet));
 		run_outcome_release(&out[i]);
 	}
 	if (err < 0)
@@ -113,29 +124,55 @@ static int run_many(char **manifests, char **variants, size_t n, long rounds, co
 	return status;
 }
 
+/* --rep, --warmup: 0, or the usage error's exit status */
+static int check_duration(const char *name, const char *value)
+{
+	uint64_t ns = 0;
+	char why[128], *msg;
+	int status;
+
+	if (!value || (units_parse_duration(&ns, value, why, sizeof(why)) == 0 && ns > 0))
+		return 0;
+	msg = xstrfmt("%s takes a duration above 0 such as 50ms, got '%s'", name, value);
+	status = cli_usage_error(cmd.name, cmd.synopsis, msg);
+	free(msg);
+	return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
-	struct opt_strlist only = OPT_STRLIST_INIT;
+	struct opt_strlist only = OPT_STRLIST_INIT, sel = OPT_STRLIST_INIT;
 	struct run_opts ro;
-	const char *out = NULL, *resume = NULL, *rounds_s = NULL;
+	const char *out = NULL, *resume = NULL, *rounds_s = NULL, *rep = NULL, *warmup = NULL;
 	struct strvec paths = STRVEC_INIT, variants = STRVEC_INIT;
-	int dry = 0, quiet = 0, verbose = 0, no_pack = 0, locked = 0, started = 0, n, err, status = 0;
+	int dry = 0, quiet = 0, verbose = 0, no_pack = 0, pack_empty = 0, locked = 0, started = 0, n, err, status = 0;
 	long rounds = 1;
 	char *lockpath = NULL;
 	char *dir = NULL;
 	const struct opt opts[] = {
 		OPT_LIST('s', "suite", &only, "NAME", "run only these suites (comma-separated, repeatable)"),
+		OPT_LIST('k', "select", &sel, "PATTERN", "run only the cases whose SUITE/CASE key matches PATTERN, a glob "
+			 "matched anywhere (a word: a substring; comma-separated, repeatable); recorded in the run"),
+		OPT_STRING(0, "rep", &rep, "DURATION", "the timed budget of every case (each suite's rep, e.g. 50ms), at least "
+			   "10 timed calls; recorded in the run, and compare shows it as a method difference"),
+		OPT_STRING(0, "warmup", &warmup, "DURATION", "the warm-up budget of every case (each suite's warmup); recorded "
+			   "likewise"),
 		OPT_STRING('o', "out", &out, "DIR", "where run directories are created (default: runs)"),
-		OPT_STRING(0, "resume", &resume, "DIR", "complete an interrupted run: run only its cases not ok"),
+		OPT_STRING(0, "resume", &resume, "DIR",
+			   "complete an interrupted run: run only its cases not ok (a complete run: nothing)"),
 		OPT_STRING(0, "rounds", &rounds_s, "N", "measure the manifests alternately N times (ABBA order), one run each per round"),
 		OPT_BOOL('n', "dry-run", &dry, "print the plan and the exact commands, run nothing"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or summary table; errors only"),
 		OPT_COUNT('v', "verbose", &verbose, "also print each runner's command line"),
 		OPT_BOOL(0, "no-pack", &no_pack, "do not write the signed bundle at the end"),
+		OPT_BOOL(0, "pack-empty", &pack_empty, "write the bundle even when nothing was measured (every case skipped)"),
 		OPT_BOOL(0, "locked", &locked, "refuse unless MANIFEST's .lock.json is of this exact manifest; record it"),
 		OPT_END(),
 	};
 
+	/* a reader that went away (bench run ... | head -1) ends the run as interrupted (run.c), and after it the bundle is
+	 * still packed and the exit status still says how the run ended: the writes to the closed pipe merely fail */
+	signal(SIGPIPE, SIG_IGN);
 	n = opt_parse(argc - 1, argv + 1, opts, &cmd);
 	if (n == OPT_HELP || n < 0) {
 		status = n < 0 ? 2 : 0;
@@ -166,6 +203,12 @@ int cmd_run(int argc, char **argv)
 		status = cli_usage_error(cmd.name, cmd.synopsis, "--dry-run takes one manifest");
 		goto cleanup;
 	}
+	if (resume && (sel.n || rep || warmup)) {
+		status = cli_usage_error(cmd.name, cmd.synopsis, "--resume keeps the run's own -k, --rep and --warmup");
+		goto cleanup;
+	}
+	if ((status = check_duration("--rep", rep)) || (status = check_duration("--warmup", warmup)))
+		goto cleanup;
 	for (size_t i = 0; i < only.n; i++) {
 		if (!suite_find(only.v[i])) {
 			char *msg = xstrfmt("unknown suite '%s' in --suite (see 'bench suites')", only.v[i]);
@@ -180,6 +223,10 @@ int cmd_run(int argc, char **argv)
 	ro.out_parent = out;
 	ro.only = only.v;
 	ro.nonly = only.n;
+	ro.select = sel.v;
+	ro.nselect = sel.n;
+	ro.rep = rep;
+	ro.warmup = warmup;
 	ro.dry_run = dry;
 	ro.quiet = quiet;
 	ro.verbose = verbose;
@@ -197,7 +244,7 @@ int cmd_run(int argc, char **argv)
 		goto cleanup;
 	}
 	if (paths.n > 1 || rounds > 1) {
-		status = run_many(paths.v, variants.v, paths.n, rounds, &ro, locked, no_pack);
+		status = run_many(paths.v, variants.v, paths.n, rounds, &ro, locked, no_pack, pack_empty);
 		goto cleanup;
 	}
 	ro.manifest = resume ? NULL : argv[1];
@@ -215,12 +262,13 @@ int cmd_run(int argc, char **argv)
 	else if (err < 0)
 		status = cli_fail(err);
 	if (dir && !dry)
-		status = worse(status, finish_run(dir, started, no_pack, quiet));
+		status = worse(status, finish_run(dir, started, err == BENCH_E_EMPTY, no_pack, pack_empty, quiet));
 cleanup:
 	free(lockpath);
 	free(dir);
 	strvec_release(&paths);
 	strvec_release(&variants);
 	opt_strlist_release(&only);
+	opt_strlist_release(&sel);
 	return status;
 }

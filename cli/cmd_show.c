@@ -17,6 +17,7 @@
 #include "report/findings.h"
 #include "report/escape.h"
 #include "report/sign.h"
+#include "report/quality.h"
 #include "report/terminal.h"
 
 static const struct opt_cmd cmd = { "show", "[--json] [--key PUB.pem]... [--no-verify] BUNDLE.bench.tar.gz",
@@ -125,7 +126,7 @@ int cmd_show(int argc, char **argv)
 	};
 	struct bundle_verify_result vr = BUNDLE_VERIFY_RESULT_INIT;
 	char *run = NULL;
-	size_t i;
+	size_t i, nok = 0, flagged = 0;
 	json_t *c;
 
 	n = opt_parse(argc - 1, argv + 1, opts, &cmd);
@@ -238,15 +239,20 @@ int cmd_show(int argc, char **argv)
 	index = terminal_record_index(records);
 	printf("\n%-12s %-48s %-8s %14s %5s %7s\n", "suite", "case", "status", "value", "n", "cv");
 	json_array_foreach(json_object_get(summary, "cases"), i, c) {
-		char val[400] = "-", sn[16] = "-", cv[16] = "-";
+		char val[400] = "-", sn[16] = "-", cv[16] = "-", why[128] = "";
 
 		/* a case that did not measure shows no value, whatever its record holds */
 		if (json_is_number(json_object_get(c, "value")) && !strcmp(str(c, "status"), "ok")) {
 			units_format_scaled(val, sizeof(val), json_number_value(json_object_get(c, "value")), str(c, "unit"));
 			terminal_spread(sn, sizeof(sn), cv, sizeof(cv), terminal_record_of(index, str(c, "suite"), str(c, "case")));
+			quality_describe(why, sizeof(why), terminal_record_of(index, str(c, "suite"), str(c, "case")));
+			nok++;
+			flagged += *why != 0;
 		}
-		printf("%-12s %-48s %-8s %14s %5s %7s\n", str(c, "suite"), str(c, "case"), str(c, "status"), val, sn, cv);
+		printf("%-12s %-48s %-8s %14s %5s %7s%s%s\n", str(c, "suite"), str(c, "case"), str(c, "status"), val, sn, cv,
+		       *why ? " ! " : "", why);
 	}
+	quality_print_note(stdout, flagged, nok);
 	terminal_print_coll(stdout, records);
 	/* energy and cost per case (cost.h): the price from the run's own manifest, with its source */
 	if (pricing) {

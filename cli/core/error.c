@@ -32,6 +32,8 @@ int bench_exit_code(int err)
 {
 	if (err >= 0)
 		return 0;
+	if (err == BENCH_E_EMPTY)
+		return 10;
 	if (err >= BENCH_E_REGRESSION)
 		return -err;
 	return 1;

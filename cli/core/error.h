@@ -21,6 +21,7 @@ enum bench_err {
 	BENCH_E_REGRESSION = -9, /* exit 9: significant regression */
 	BENCH_E_NOMEM = -10,     /* exit 1: out of memory */
 	BENCH_E_IO = -11,        /* exit 1: file system or I/O failure */
+	BENCH_E_EMPTY = -12,     /* exit 10: nothing was measured (every case skipped) */
 };
 
 #if defined(__GNUC__)

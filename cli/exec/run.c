@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "../core/fs.h"
 #include "../core/spawn.h"
 #include "../core/strbuf.h"
+#include "../core/units.h"
 #include "../manifest/lock.h"
 #include "../manifest/manifest.h"
 #include "../manifest/peaks.h"
@@ -29,11 +31,35 @@ extern char **environ;
 
 
 volatile sig_atomic_t run_stop_flag;
+volatile sig_atomic_t run_stop_signal;
+
+/* Every signal that would end bench ends the run instead: the runner's group is ended and the state says interrupted.
+ * SIGPIPE too (bench run ... 2>&1 | head -1: the reader went away); the writes that follow fail with EPIPE. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+#define NSTOP (sizeof(stop_signals) / sizeof(stop_signals[0]))
 
 static void on_signal(int sig)
 {
-	(void)sig;
+	run_stop_signal = sig;
 	run_stop_flag = 1;
+}
+
+const char *run_stop_reason(void)
+{
+	switch (run_stop_signal) {
+	case SIGINT:
+		return "interrupted (SIGINT)";
+	case SIGTERM:
+		return "interrupted (SIGTERM)";
+	case SIGHUP:
+		return "interrupted (SIGHUP: the terminal went away)";
+	case SIGQUIT:
+		return "interrupted (SIGQUIT)";
+	case SIGPIPE:
+		return "interrupted (SIGPIPE: the reader of bench's output went away)";
+	default:
+		return "interrupted";
+	}
 }
 
 /* ---- the run --------------------------------------------------------------------------------------------------- */
@@ -117,6 +143,117 @@ cleanup:
 	json_decref(old);
 	strvec_release(&names);
 	return err;
+}
+
+/* -k, --rep, --warmup, or on --resume those its plan.json recorded: into r->overrides (NULL: none); --rep and
+ * --warmup replace the rep and warmup of every suite that times by budget (their records' params say so). */
+static int run_overrides(struct run *r, const struct run_opts *o)
+{
+	static const char *const budgets[] = { "rep", "warmup", NULL };
+	json_t *ov = NULL;
+	int err = 0;
+
+	if (o->resume) {
+		char *pp = xstrfmt("%s/plan.json", o->resume);
+		json_t *old = json_load_file(pp, 0, NULL);
+
+		if (json_is_object(json_object_get(old, "overrides")))
+			ov = json_incref(json_object_get(old, "overrides"));
+		json_decref(old);
+		free(pp);
+	} else if (o->nselect || o->rep || o->warmup) {
+		ov = json_object();
+		if (o->nselect) {
+			json_t *sel = json_array();
+
+			for (size_t i = 0; i < o->nselect; i++)
+				json_array_append_new(sel, json_string(o->select[i]));
+			json_object_set_new(ov, "select", sel);
+		}
+		if (o->rep)
+			json_object_set_new(ov, "rep", json_string(o->rep));
+		if (o->warmup)
+			json_object_set_new(ov, "warmup", json_string(o->warmup));
+	}
+	for (size_t k = 0; ov && budgets[k]; k++) {
+		const char *text = json_string_value(json_object_get(ov, budgets[k]));
+		uint64_t ns = 0;
+		char why[128] = "must be a duration above 0 such as 20ms";
+
+		if (!text)
+			continue;
+		if (units_parse_duration(&ns, text, why, sizeof(why)) < 0 || ns == 0) {
+			err = bench_error_set(BENCH_E_USAGE, "--%s: %s, got '%s'", budgets[k], why, text);
+			goto cleanup;
+		}
+		for (size_t s = 0; s < r->m.nsuites; s++) {
+			struct suite_cfg *cfg = &r->m.suites[s];
+
+			for (size_t i = 0; i < cfg->nvalues; i++)
+				if (!strcmp(cfg->values[i].def->name, budgets[k]) && cfg->values[i].def->type == PARAM_DURATION)
+					cfg->values[i].i = (long long)ns;
+		}
+	}
+	r->overrides = ov;
+	ov = NULL;
+cleanup:
+	json_decref(ov);
+	return err;
+}
+
+/* --rep, --warmup on a suite of the run that counts iterations or steps instead: said once, not silently ignored */
+static void warn_overrides(const struct run *r)
+{
+	static const char *const budgets[] = { "rep", "warmup", NULL };
+
+	for (size_t k = 0; r->overrides && !r->o->resume && !r->o->quiet && budgets[k]; k++) {
+		if (!json_object_get(r->overrides, budgets[k]))
+			continue;
+		for (size_t s = 0; s < r->m.nsuites; s++) {
+			const struct suite_cfg *cfg = &r->m.suites[s];
+			int planned = 0;
+
+			for (size_t c = 0; c < r->plan.n && !planned; c++)
+				planned = r->plan.cases[c].suite == cfg->ops;
+			if (planned && !suite_cfg_get(cfg, budgets[k]))
+				fprintf(stderr, "bench: --%s does not apply to suite '%s' (it counts iterations or steps)\n",
+					budgets[k], cfg->ops->name);
+		}
+	}
+}
+
+/* -k: the cases whose SUITE/CASE matches one of the patterns (a glob, matched anywhere: a plain word is a
+ * substring); none matching is a usage error, as -s naming no case is. */
+static int select_cases(struct plan *p, json_t *overrides, const char *mpath)
+{
+	json_t *sel = json_object_get(overrides, "select"), *pat;
+	size_t w = 0, i;
+
+	if (!json_array_size(sel))
+		return 0;
+	for (size_t c = 0; c < p->n; c++) {
+		char *full = xstrfmt("%s/%s", p->cases[c].suite->name, p->cases[c].key);
+		int keep = 0;
+
+		json_array_foreach(sel, i, pat) {
+			char *glob = xstrfmt("*%s*", json_string_value(pat) ? json_string_value(pat) : "");
+
+			keep |= fnmatch(glob, full, 0) == 0;
+			free(glob);
+		}
+		free(full);
+		if (keep) {
+			p->cases[w++] = p->cases[c];
+		} else {
+			free(p->cases[c].key);
+			json_decref(p->cases[c].params);
+		}
+	}
+	p->n = w;
+	if (!p->n)
+		return bench_error_set(BENCH_E_USAGE, "-k: no case of '%s' matches %s", mpath,
+				       json_array_size(sel) == 1 ? "that pattern" : "those patterns");
+	return 0;
 }
 
 static const struct engine_ops *eng_container(const struct run *r)
@@ -322,14 +459,19 @@ static int reopen_run_dir(struct run *r)
 				      "this run cannot be resumed by this bench", r->o->resume);
 		goto cleanup;
 	}
+	st = json_load_file(sp, 0, NULL);
+	r->dir = xstrdup(r->o->resume);
+	/* a complete run has nothing to resume: nothing in it is touched, not even the lock file (a skipped case would
+	 * be skipped again, and a re-signed bundle would differ from the one already published) */
+	if ((r->was_complete = !strcmp(json_string_value(json_object_get(st, "state")) ?
+				       json_string_value(json_object_get(st, "state")) : "", "complete")))
+		goto cleanup;
 	/* one bench at a time: nothing is written before the directory is ours */
 	if ((err = run_lock_dir(r, r->o->resume)) < 0)
 		goto cleanup;
-	r->dir = xstrdup(r->o->resume);
 	if ((err = run_reserve_space(r)) < 0)
 		goto cleanup;
 	run_load_previous(r);
-	st = json_load_file(sp, 0, NULL);
 	r->started = xstrdup(json_string_value(json_object_get(st, "started")) ? json_string_value(json_object_get(st, "started")) : "");
 	if (json_is_object(json_object_get(st, "interleave")))
 		r->interleave = json_incref(json_object_get(st, "interleave"));
@@ -381,9 +523,10 @@ static int run_plan(struct run *r, const struct run_opts *o)
 		diag_list_print(&r->diags, stderr);
 		goto cleanup;
 	}
-	if ((err = run_pick_variant(r, o)) < 0 || (err = plan_build(&r->plan, &r->m)) < 0 ||
-	    (err = select_suites(&r->plan, o, r->mpath)) < 0)
+	if ((err = run_pick_variant(r, o)) < 0 || (err = run_overrides(r, o)) < 0 || (err = plan_build(&r->plan, &r->m)) < 0 ||
+	    (err = select_suites(&r->plan, o, r->mpath)) < 0 || (err = select_cases(&r->plan, r->overrides, r->mpath)) < 0)
 		goto cleanup;
+	warn_overrides(r);
 	if (o->lock && (err = check_locked(r)) < 0)
 		goto cleanup;
 	r->st = xcalloc(r->plan.n, sizeof(*r->st));
@@ -396,6 +539,8 @@ static int run_plan(struct run *r, const struct run_opts *o)
 		goto cleanup;
 	r->tty = isatty(2);
 	r->plan_json = plan_json(&r->plan, &r->m);
+	if (r->overrides)
+		json_object_set(r->plan_json, "overrides", r->overrides);
 	if (o->resume) {
 		err = reopen_run_dir(r);
 		goto cleanup;
@@ -483,7 +628,7 @@ static int run_collect(struct run *r)
 	const char *name = r->o->resume ? "env/environment-resume.json" : "env/environment.json";
 	char *path = xstrfmt("%s/%s", r->dir, name);
 	json_t *envj;
-	int any_wrong = 0, any_unpinned = 0, any_bad = 0, err = 0;
+	int any_wrong = 0, any_unpinned = 0, any_bad = 0, any_ok = 0, err = 0;
 
 	if (run_disk_full) { /* the space held back makes the last status.json and summary.json writable */
 		run_release_space(r);
@@ -497,6 +642,7 @@ static int run_collect(struct run *r)
 		any_wrong |= r->wrong[i] == 1;
 		any_unpinned |= r->wrong[i] == 2;
 		any_bad |= r->st[i] == C_FAILED || r->st[i] == C_INTERRUPTED;
+		any_ok |= r->st[i] == C_OK;
 	}
 	run_write_status(r, run_disk_full ? "failed" : run_stop_flag ? "interrupted" : any_bad ? "failed" : "complete");
 	/* what the runners found when they ran: device, driver and the library versions they loaded */
@@ -524,6 +670,9 @@ static int run_collect(struct run *r)
 				      "one (loaded-not-pinned); see %s/status.json", r->dir);
 	else if (any_bad)
 		err = bench_error_set(BENCH_E_SUITE, "some cases failed; see %s/status.json and %s/logs", r->dir, r->dir);
+	else if (!any_ok)
+		err = bench_error_set(BENCH_E_EMPTY, "nothing was measured: every case was skipped; see %s/status.json",
+				      r->dir);
 	return err;
 }
 
@@ -551,6 +700,7 @@ static void run_release(struct run *r)
 	json_decref(r->runner_devices);
 	json_decref(r->runner_loaded);
 	json_decref(r->interleave);
+	json_decref(r->overrides);
 	plan_release(&r->plan);
 	manifest_release(&r->m);
 	peaks_release(&r->peaks);
@@ -559,7 +709,7 @@ static void run_release(struct run *r)
 }
 
 struct signals {
-	struct sigaction old_int, old_term;
+	struct sigaction old[NSTOP];
 };
 
 static void signals_catch(struct signals *s)
@@ -567,20 +717,21 @@ static void signals_catch(struct signals *s)
 	struct sigaction sa;
 
 	run_stop_flag = 0;
+	run_stop_signal = 0;
 	run_disk_full = 0;
 	/* a runner's daemons (setsid) come back to us, to be ended with its suite (run_suite.c) */
 	spawn_become_subreaper();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &s->old_int);
-	sigaction(SIGTERM, &sa, &s->old_term);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_signals[i], &sa, &s->old[i]);
 }
 
 static void signals_restore(struct signals *s)
 {
-	sigaction(SIGINT, &s->old_int, NULL);
-	sigaction(SIGTERM, &s->old_term, NULL);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_signals[i], &s->old[i], NULL);
 }
 
 int run_execute(char **out_dir, int *out_started, const struct run_opts *o)
@@ -597,6 +748,11 @@ int run_execute(char **out_dir, int *out_started, const struct run_opts *o)
 		goto cleanup;
 	if (o->dry_run) {
 		run_print_dry(&r);
+		goto cleanup;
+	}
+	if (r.was_complete) {
+		fprintf(stderr, "bench: '%s' is complete: nothing to resume (its records and bundle are left as they are)\n",
+			r.dir);
 		goto cleanup;
 	}
 	*out_dir = xstrdup(r.dir);

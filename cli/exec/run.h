@@ -23,12 +23,17 @@ struct run_opts {
 	const char *variant;   /* the manifest's variant this run measures (manifest_apply_variant); resume: from plan.json */
 	const char *image_id;  /* container engines: an image id ("sha256:...") to run when the engine has it (bench
 				* reproduce: the original's), else the lock's image as usual */
+	char *const *select;   /* -k: case patterns (a glob matched anywhere in SUITE/CASE), or NULL */
+	size_t nselect;
+	const char *rep;       /* --rep, --warmup: durations that replace every suite's rep and warmup, or NULL */
+	const char *warmup;
 	int dry_run;
 	int quiet;
 	int verbose;
 };
 
-/* Returns 0 when every case ran ok or was skipped; BENCH_E_CHECK when a correctness check failed;
+/* Returns 0 when every case ran ok or was skipped and one at least was ok; BENCH_E_EMPTY when none was (every case
+ * skipped: nothing measured); BENCH_E_CHECK when a correctness check failed;
  * BENCH_E_SUITE when a case failed or was interrupted; BENCH_E_MANIFEST with diagnostics printed for a bad
  * manifest; other negative codes with the error set. */
 int run_execute(char **out_dir, int *out_started, const struct run_opts *o);

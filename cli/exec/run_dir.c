@@ -22,6 +22,7 @@
 #include "../manifest/peaks.h"
 #include "../manifest/plan.h"
 #include "../report/findings.h"
+#include "../report/quality.h"
 #include "../report/terminal.h"
 #include "envcap.h"
 #include "exec.h"
@@ -226,6 +227,8 @@ int run_write_status(struct run *r, const char *state)
 		json_object_set_new(root, "error", json_string(r->fatal));
 	if (r->interleave)
 		json_object_set(root, "interleave", r->interleave);
+	if (r->overrides) /* the command line changed the measurement: a method difference (bench compare) */
+		json_object_set(root, "overrides", r->overrides);
 	if (strcmp(state, "running")) {
 		char *fin = run_utc_stamp("%Y-%m-%dT%H:%M:%SZ");
 
@@ -309,9 +312,12 @@ static double peak_for(const struct run *r, const struct plan_case *c)
 
 void run_summarize(struct run *r)
 {
-	size_t counts[5] = { 0 };
+	size_t counts[5] = { 0 }, flagged = 0;
 	json_t *cases = json_array(), *root, *records, *findings, *index;
 
+	/* the records first: each ok case's quality flags go into the summary (report/quality.h) */
+	records = findings_load_records(r->dir);
+	index = terminal_record_index(records);
 	for (size_t i = 0; i < r->plan.n; i++) {
 		const struct plan_case *c = &r->plan.cases[i];
 		double pk = peak_for(r, c);
@@ -324,6 +330,13 @@ void run_summarize(struct run *r)
 			json_object_set_new(e, "error", json_string(r->err[i]));
 		if (pk > 0 && json_is_number(r->headline[i]))
 			json_object_set_new(e, "pct_of_peak", json_real(100.0 * json_number_value(r->headline[i]) / pk));
+		if (r->st[i] == C_OK) {
+			json_t *q = quality_of(terminal_record_of(index, c->suite->name, c->key));
+
+			if (json_array_size(json_object_get(q, "flags")))
+				json_object_set(e, "flags", json_object_get(q, "flags"));
+			json_decref(q);
+		}
 		json_array_append_new(cases, e);
 	}
 	root = json_pack("{s:s, s:s, s:s, s:{s:I, s:I, s:I, s:I, s:I}, s:o}", "schema", "bench.summary/v1", "run",
@@ -331,25 +344,24 @@ void run_summarize(struct run *r)
 			 (json_int_t)counts[C_FAILED], "skipped", (json_int_t)counts[C_SKIPPED], "interrupted",
 			 (json_int_t)counts[C_INTERRUPTED], "pending", (json_int_t)counts[C_PENDING], "cases", cases);
 	/* what the records say is wrong with the stack (docs/findings.md) */
-	records = findings_load_records(r->dir);
 	findings = findings_eval(records, cases);
 	json_object_set(root, "findings", findings);
 	run_write_json(r->dir, "summary.json", root);
-	json_decref(root);
 	if (r->o->quiet) {
+		json_decref(index);
 		json_decref(records);
 		json_decref(findings);
+		json_decref(root);
 		return;
 	}
 	/* the value scaled for reading (summary.json keeps the raw number and the suite's unit); n and CV from the
 	 * case's record */
-	index = terminal_record_index(records);
 	fprintf(stderr, "\n%-12s %-48s %-12s %14s %5s %7s %s\n", "suite", "case", "status", "value", "n", "cv",
 		r->peak ? "% peak" : "");
 	for (size_t i = 0; i < r->plan.n; i++) {
 		const struct plan_case *c = &r->plan.cases[i];
 		double pk = peak_for(r, c);
-		char val[48] = "-", pct[32] = "", n[16] = "-", cv[16] = "-";
+		char val[48] = "-", pct[32] = "", n[16] = "-", cv[16] = "-", why[128] = "";
 
 		if (json_is_number(r->headline[i])) {
 			units_format_scaled(val, sizeof(val), json_number_value(r->headline[i]), c->suite->unit);
@@ -357,12 +369,16 @@ void run_summarize(struct run *r)
 				snprintf(pct, sizeof(pct), "%.1f%%", 100.0 * json_number_value(r->headline[i]) / pk);
 			terminal_spread(n, sizeof(n), cv, sizeof(cv), terminal_record_of(index, c->suite->name, c->key));
 		}
-		fprintf(stderr, "%-12s %-48s %-12s %14s %5s %7s %s\n", c->suite->name, c->key, run_cstate_names[r->st[i]], val,
-			n, cv, pct);
+		if (r->st[i] == C_OK) /* too few samples, too much spread: said on the row */
+			quality_describe(why, sizeof(why), terminal_record_of(index, c->suite->name, c->key));
+		flagged += *why != 0;
+		fprintf(stderr, "%-12s %-48s %-12s %14s %5s %7s %s%s%s\n", c->suite->name, c->key, run_cstate_names[r->st[i]],
+			val, n, cv, pct, *why ? (*pct ? " ! " : "! ") : "", why);
 	}
 	terminal_print_coll(stderr, records);
 	json_decref(index);
 	json_decref(records);
+	json_decref(root);
 	/* every case that did not give a figure, with its reason: a person reads why here, not in a log */
 	if (counts[C_FAILED] + counts[C_SKIPPED] + counts[C_INTERRUPTED] + counts[C_PENDING])
 		fprintf(stderr, "\n");
@@ -377,6 +393,7 @@ void run_summarize(struct run *r)
 	json_decref(findings);
 	fprintf(stderr, "\n%zu ok, %zu failed, %zu skipped, %zu interrupted — %s\n", counts[C_OK], counts[C_FAILED],
 		counts[C_SKIPPED], counts[C_INTERRUPTED], r->dir);
+	quality_print_note(stderr, flagged, counts[C_OK]);
 }
 
 int run_make_dir(struct run *r, const char *mbuf, size_t mlen)

@@ -25,8 +25,10 @@
 enum cstate { C_PENDING, C_OK, C_FAILED, C_SKIPPED, C_INTERRUPTED };
 extern const char *const run_cstate_names[];
 
-/* set by SIGINT/SIGTERM while a run is under way, and by a full disk */
+/* set by a signal that would end bench (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE) while a run is under way, and by
+ * a full disk; run_stop_signal says which signal (0: none) */
 extern volatile sig_atomic_t run_stop_flag;
+extern volatile sig_atomic_t run_stop_signal;
 /* set when a write of the run failed for want of space (ENOSPC, EDQUOT): the run ends as failed */
 extern volatile sig_atomic_t run_disk_full;
 
@@ -59,10 +61,15 @@ struct run {
 	int lock_fd;            /* the run directory, flock'ed while this bench owns it (valid when locked) */
 	int locked;
 	char *reserve;          /* <dir>/.bench-reserve: space held back for the last status.json on a full disk */
+	int was_complete;       /* --resume of a run whose status.json says complete: nothing to do */
+	json_t *overrides;      /* -k, --rep, --warmup as plan.json and status.json record them ({"select", "rep",
+				 * "warmup"}), or NULL */
 };
 
 /* run.c */
 struct strvec;
+/* "interrupted (SIGPIPE: ...)": why a stopped run's unmeasured cases are interrupted (static). */
+const char *run_stop_reason(void);
 /* The texts to scrub from what a run records (envcap.h): secret values of this process's environment and of the
  * manifest's stack.env. */
 void run_secret_values(struct strvec *out, const struct run *r);

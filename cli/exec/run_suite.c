@@ -22,6 +22,7 @@
 #include "../manifest/peaks.h"
 #include "../manifest/plan.h"
 #include "../image/recipe.h"
+#include "../report/quality.h"
 #include "envcap.h"
 #include "exec.h"
 #include "run_int.h"
@@ -477,6 +478,14 @@ static int on_record(void *ctx, const char *line, size_t len)
 			rewrite = 1;
 		}
 	}
+	if (!strcmp(status, "ok")) { /* enough samples, little enough spread (report/quality.h): the record says */
+		json_t *q = quality_eval(rec);
+
+		if (q) {
+			json_object_set_new(rec, "quality", q);
+			rewrite = 1;
+		}
+	}
 	if (rewrite && (rewritten = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)))) {
 		line = rewritten;
 		len = strlen(rewritten);
@@ -888,7 +897,7 @@ start:
 	free(tag);
 	switch (res.end) {
 	case SPAWN_STOPPED:
-		why = run_disk_full ? "not measured: no space left on device" : "interrupted (SIGINT/SIGTERM)";
+		why = run_disk_full ? "not measured: no space left on device" : run_stop_reason();
 		break;
 	case SPAWN_TIMEOUT:
 		snprintf(whybuf, sizeof(whybuf), "the runner did not finish within the suite timeout (%.0fs); its process "

@@ -61,6 +61,10 @@ static void coll_check(struct suite_check *c, const struct manifest *m)
 	long long ranks = m->target.nodes * m->target.gpus_per_node;
 	unsigned long long n = 0;
 
+	if (ranks < 2) /* one rank moves no data: busbw 0, and an in-place "transfer" that is a no-op */
+		suite_check_error(c, NULL, "collectives need at least 2 ranks, the target has %lld (target.nodes x "
+				  "target.gpus_per_node; on a cpu target, MPI ranks per node): set target.gpus_per_node: 2 "
+				  "or more", ranks);
 	if (!strcmp(b->str, "nccl") && m->target.vendor != VENDOR_CUDA)
 		suite_check_error(c, b, "backend 'nccl' needs target.vendor cuda (target is %s)", vendor_names[m->target.vendor]);
 	if (!strcmp(b->str, "rccl") && m->target.vendor != VENDOR_ROCM)

@@ -541,6 +541,8 @@ json_t *compare_stack_facts(const struct compare_side *s)
 	flatten(f, "host.cpu_model", json_object_get(json_object_get(env, "host"), "cpu_model"), 0);
 	flatten(f, "env", json_object_get(env, "env"), 0);
 	flatten(f, "channel", json_object_get(s->plan, "channel"), 0);
+	/* what the command line changed in the measurement (bench run -k, --rep, --warmup): a method difference */
+	flatten(f, "run.overrides", json_object_get(s->plan, "overrides"), 0);
 	/* the pins of a --locked run: component versions, commits and wheel digests, the base image digest */
 	flatten(f, "lock.components", json_object_get(s->lock, "components"), 0);
 	flatten(f, "lock.base", json_object_get(s->lock, "base"), 0);

@@ -3,8 +3,10 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,6 +66,17 @@ static void list_run(json_t *e, const char *path)
 	free(p);
 	if (!json_object_get(e, "error"))
 		take_docs(e, plan, status);
+	/* "running" with no bench holding the directory's lock (run.c takes it for the whole run): the bench that ran it
+	 * was killed (SIGKILL, a crash, the machine) and the state will never change */
+	if (!strcmp(json_string_value(json_object_get(e, "state")) ? json_string_value(json_object_get(e, "state")) : "",
+		    "running")) {
+		int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) == 0)
+			json_object_set_new(e, "stale", json_true());
+		if (fd >= 0)
+			close(fd);
+	}
 	free(plan);
 	free(status);
 }

@@ -20,6 +20,16 @@ size_t dobench_count(double budget_ms, double estimate_ms, size_t max)
 	return n;
 }
 
+size_t dobench_repeat(const struct dobench_opts *o, double estimate_ms)
+{
+	size_t n = dobench_count(o->rep_ms, estimate_ms, o->max_repeat);
+	size_t floor = o->min_repeat ? o->min_repeat : DOBENCH_MIN_REPEAT;
+
+	if (o->max_repeat && floor > o->max_repeat)
+		floor = o->max_repeat;
+	return n < floor ? floor : n;
+}
+
 #define TRY(x)                        \
 	do {                          \
 		if ((err = (x)) != 0) \
@@ -32,6 +42,10 @@ int dobench_estimate(double *estimate_ms, const struct dobench_opts *o, const st
 	double est = 0;
 	int err = 0;
 
+	/* first touches outside the estimate: the flush buffer's pages (a first memset of 64 MiB faults them in and
+	 * took 100 ms where the operation took 9) and the operation's own */
+	if (o->flush)
+		TRY(fn->flush(fn->ctx));
 	TRY(fn->call(fn->ctx));
 	TRY(clk->sync(clk->ctx));
 	TRY(clk->reserve(clk->ctx, 1));
@@ -227,9 +241,9 @@ int dobench_run(struct dobench_result *out, const struct dobench_opts *o, const 
 		TRY(dobench_steady_warmup(&out->warm, out->estimate_ms, o, fn, clk));
 		out->n_warmup = out->warm.n_calls;
 		out->estimate_ms = out->warm.estimate_ms; /* the window is sized in the steady state */
-		out->n_repeat = dobench_count(o->rep_ms, out->estimate_ms, o->max_repeat);
+		out->n_repeat = dobench_repeat(o, out->estimate_ms);
 	} else {
-		out->n_repeat = dobench_count(o->rep_ms, out->estimate_ms, o->max_repeat);
+		out->n_repeat = dobench_repeat(o, out->estimate_ms);
 		out->n_warmup = dobench_count(o->warmup_ms, out->estimate_ms, o->max_repeat);
 		TRY(clk->reserve(clk->ctx, out->n_repeat));
 		for (size_t i = 0; i < out->n_warmup; i++)

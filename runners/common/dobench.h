@@ -2,9 +2,12 @@
  * dobench.h — Triton's do_bench schedule (triton-lang/triton, python/triton/testing.py) for any clock, and the
  * summary statistics of its samples.
  *
- * Schedule: one untimed call; estimate = 5 calls, each after a cache flush, timed together / 5;
- * n_warmup = max(1, int(warmup_ms / estimate)), n_repeat = max(1, int(rep_ms / estimate)); warm-up calls
- * without flush; then each timed call after a flush (outside its timed region) with its own start/end mark.
+ * Schedule: one flush and one untimed call (first touches: page faults of the flush buffer and of the operation's
+ * memory, compilation, lazy initialisation); estimate = 5 calls, each after a cache flush, timed together / 5;
+ * n_warmup = max(1, int(warmup_ms / estimate)), n_repeat = max(min_repeat, int(rep_ms / estimate)) (min_repeat
+ * DOBENCH_MIN_REPEAT unless set: one sample has no spread, and a median of 1 to 9 is not worth comparing);
+ * warm-up calls without flush; then each timed call after a flush (outside its timed region) with its own
+ * start/end mark.
  *
  * Modes: burst is the schedule above, unchanged. steady replaces the warm-up: after the estimate, the operation
  * runs in bursts of ~burst_ms (each timed on the clock, without flush), the probe is read after each, and the
@@ -69,7 +72,11 @@ struct dobench_opts {
 	const struct dobench_probe *probe;  /* steady: NULL falls back to the fixed warm-up */
 	const char *probe_why;              /* why there is no probe (for the method string) */
 	struct dobench_steady steady;       /* steady: all zero means DOBENCH_STEADY_DEFAULTS */
+	size_t min_repeat;                  /* the fewest timed calls; 0: DOBENCH_MIN_REPEAT (capped at max_repeat) */
 };
+
+/* The fewest timed calls of a case, whatever its rep budget: the suites' min_samples in bench (suite_ops). */
+#define DOBENCH_MIN_REPEAT 10
 
 /* One steady-state warm-up's outcome. */
 struct dobench_warm {
@@ -99,6 +106,8 @@ struct stats {
 
 /* max(1, int(budget_ms / estimate_ms)), capped at max (0: no cap). */
 size_t dobench_count(double budget_ms, double estimate_ms, size_t max);
+/* The timed calls for o->rep_ms at estimate_ms: dobench_count, at least o->min_repeat (DOBENCH_MIN_REPEAT). */
+size_t dobench_repeat(const struct dobench_opts *o, double estimate_ms);
 /* Returns 0, or the first non-zero code of a clock or function call. */
 int dobench_run(struct dobench_result *out, const struct dobench_opts *o, const struct dobench_fn *fn,
 		const struct dobench_clock *clk);

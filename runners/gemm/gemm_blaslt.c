@@ -631,7 +631,7 @@ static int run_tune_steady(const struct gemm_problem *p, char *why, size_t whyle
 			best = c;
 	}
 	g.cur = best;
-	nrep = dobench_count(p->rep_ms, fig[best], 1000000);
+	nrep = dobench_repeat(&o, fig[best]);
 	g.tuned.timing.n_repeat = nrep;
 	if (dobench_timed(samples, nrep, &o, &fn, &clk) != 0) {
 		snprintf(why, whylen, "%s matmul failed while tuning", LT_NAME);

@@ -129,6 +129,11 @@ static int cpu_run(json_t *rec, struct mb_case *c, double warmup, double rep, js
 	if (!cpu.flush) {
 		cpu.flush_bytes = 64u << 20;
 		cpu.flush = malloc(cpu.flush_bytes);
+		if (!cpu.flush) {
+			record_set_status(rec, "failed", "out of memory for the %zu-byte flush buffer", cpu.flush_bytes);
+			return -1;
+		}
+		memset(cpu.flush, 1, cpu.flush_bytes); /* its pages faulted in now, not inside the estimate */
 	}
 	cpu.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (cpu.threads < 1)

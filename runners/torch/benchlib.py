@@ -337,11 +337,15 @@ def default_mode():
 
 # ---- do_bench -------------------------------------------------------------------------------------------------------
 
+# The fewest timed calls of a case, whatever its rep budget (runners/common/dobench.h, DOBENCH_MIN_REPEAT).
+MIN_REPEAT = 10
+
+
 def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20, max_repeat=100000, mode="burst",
-             telemetry=None, steady=STEADY):
-    """Triton's do_bench schedule: one untimed call; the estimate is 5 flushed calls timed together; then
-    max(1, int(warmup/estimate)) unflushed warm-up calls and max(1, int(rep/estimate)) timed calls, each after a
-    flush outside its own timed region. mode steady replaces the warm-up with steady_warmup() (bursts of calls
+             telemetry=None, steady=STEADY, min_repeat=MIN_REPEAT):
+    """Triton's do_bench schedule: one flush and one untimed call (first touches); the estimate is 5 flushed calls
+    timed together; then max(1, int(warmup/estimate)) unflushed warm-up calls and max(min_repeat,
+    int(rep/estimate)) timed calls, each after a flush outside its own timed region. mode steady replaces the warm-up with steady_warmup() (bursts of calls
     until the telemetry's SM clock and power hold steady; a fixed warm-up without telemetry), then takes the
     estimate again (one untimed call, 5 flushed calls) so that the timed window lasts rep_ms of the steady state,
     as runners/common/dobench.c does. Returns
@@ -360,6 +364,7 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
             cache.zero_()
 
     def estimate():
+        clear()  # first touches outside the estimate: the flush buffer's pages, then the operation's own
         fn()
         sync()
         if cuda:
@@ -380,8 +385,11 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
     def count(budget, est):
         return min(max(1, int(budget / est)) if est > 0 else 1, max_repeat)
 
+    def repeat(est):
+        return max(count(rep_ms, est), min(min_repeat, max_repeat))
+
     est = estimate()
-    n_rep = count(rep_ms, est)
+    n_rep = repeat(est)
     if mode == "steady":
         # the first estimate may come from an idle board (several times slower): each burst is sized from the one
         # before, and the estimate is taken again after the warm-up, in the state the timed window runs in
@@ -415,7 +423,7 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
         timing["estimate_before_warmup_ms"] = est
         del timing["bursts"]
         est = estimate()
-        n_rep = count(rep_ms, est)
+        n_rep = repeat(est)
     else:
         timing = dict(BURST_TIMING)
         n_warm = max(1, int(warmup_ms / est)) if est > 0 else 1

@@ -154,7 +154,7 @@ out = sys.argv[2]
 for s in d["suites"]:
     for p in s["params"]:
         with open(f"{out}/p-{s['name']}-{p['name']}.yaml", "w") as f:
-            f.write("bench: 1\nname: p\ntarget: {vendor: cuda}\nruntime: {engine: host}\n")
+            f.write("bench: 1\nname: p\ntarget: {vendor: cuda, gpus_per_node: 8}\nruntime: {engine: host}\n")
             f.write(f"suites:\n  {s['name']}:\n    {p['name']}: {p['default']}\n")
 PY
 n=0

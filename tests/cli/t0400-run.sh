@@ -259,4 +259,104 @@ then ok "after --resume: every case ok once, the records measured before Ctrl-C 
 expect 2 "--resume with a manifest too is a usage error" "$BENCH" run --resume "$ID" "$T/m.yaml"
 expect 1 "--resume of a directory that is not a run" "$BENCH" run --resume "$T"
 expect_err "is not a run directory"
+# --- a run that measures nothing (issue #30) --------------------------------------------------------------------
+# CBLAS has no fp16 GEMM: every case is skipped. Nothing measured is exit 10, the run directory kept (state
+# complete), and no signed bundle unless --pack-empty asks for one.
+cat >"$T/skip.yaml" <<'Y'
+bench: 1
+name: allskip
+target: {vendor: cpu}
+runtime: {engine: host}
+suites:
+  gemm: {backends: [cblas], dtypes: [fp16], layouts: [tn, nn], shapes: [[64, 64, 64]], warmup: 1ms, rep: 5ms}
+Y
+expect 10 "every case skipped: exit 10 (nothing measured)" "$BENCH" run -o "$T/skip" "$T/skip.yaml"
+expect_err "bench: error: nothing was measured: every case was skipped; see $T/skip/allskip-"
+expect_err "bench: no bundle: nothing was measured (--pack-empty writes one)"
+SD=$(head -n 1 "$T/out")
+[ "$(wc -l <"$T/out")" = 1 ] && ! ls "$T"/skip/*.bench.tar.gz >/dev/null 2>&1 && ok "no bundle written, only the run directory printed" ||
+	{ not_ok "a bundle of nothing was written"; show "$T/out"; }
+grep -q '"state": "complete"' "$SD/status.json" && ok "its status.json says complete" || not_ok "state of an all-skipped run"
+expect 10 "--pack-empty: still exit 10" "$BENCH" run -q --pack-empty -o "$T/skip2" "$T/skip.yaml"
+[ -f "$(sed -n 2p "$T/out")" ] && expect 0 "--pack-empty: the bundle is written and verifies" "$BENCH" verify "$(sed -n 2p "$T/out")" ||
+	not_ok "--pack-empty wrote no bundle"
+# the sections below time nothing: a minute of suite timeout, so that a loaded machine cannot fail them
+sed 's/timeout: 3s}/timeout: 60s}/' "$T/m.yaml" >"$T/m60.yaml"
+# --- quality flags (issue #30): one sample or a wide spread is flagged in the record, summary.json, run and show ---
+fake_gemm
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_SAMPLES=1.0 expect 0 "one sample per case: flagged, not failed (exit 0)" \
+	"$BENCH" run -s gemm -o "$T/q1" "$T/m60.yaml"
+expect_err "! 6 of 6 ok cases flagged: fewer timed samples than the suite's minimum, or cv above 10%: the figure alone is not to be trusted"
+grep -Eq "^gemm +cblas/fp32/tn/64x64x64/default +ok +[0-9.]+ [A-Z]?FLOP/s +1 +[0-9.]+% ! n < 10$" "$T/err" &&
+	ok "run: the case's row ends ! n < 10" || { not_ok "run: no flag on the row"; show "$T/err"; }
+Q1=$(head -n 1 "$T/out")
+Q1B=$(sed -n 2p "$T/out")
+BENCH_RUNNERS=$T/fake FAKE_MODE=noisy FAKE_N=12 FAKE_CV=0.3 expect 0 "a cv of 30%: flagged" "$BENCH" run -q -s gemm -o "$T/q2" "$T/m60.yaml"
+Q2=$(head -n 1 "$T/out")
+BENCH_RUNNERS=$T/fake FAKE_MODE=noisy FAKE_N=12 FAKE_CV=0.02 expect 0 "12 samples at 2%: not flagged" "$BENCH" run -s gemm -o "$T/q3" "$T/m60.yaml"
+grep -q " ! \|^! \|flagged" "$T/err" && { not_ok "a sound run printed flags"; show "$T/err"; } || ok "a sound run prints no flags"
+Q3=$(head -n 1 "$T/out")
+if python3 - "$Q1" "$Q2" "$Q3" <<'PY'
+import json, sys
+for d, want in zip(sys.argv[1:], (["few-samples"], ["high-cv"], [])):
+    recs = [json.loads(l) for l in open(d + "/results/gemm.jsonl")]
+    assert len(recs) == 6
+    for r in recs:
+        assert r["quality"] == {"min_samples": 10, "max_cv": 0.1, "flags": want}, (d, r.get("quality"))
+    for c in json.load(open(d + "/summary.json"))["cases"]:
+        assert c.get("flags", []) == want, (d, c)
+PY
+then ok "records carry quality {min_samples, max_cv, flags}; summary.json cases carry the flags"; else not_ok "quality in record/summary"; fi
+expect 0 "bench show of the one-sample bundle" "$BENCH" show "$Q1B"
+grep -Eq "^gemm +cblas/fp32/nn/32x32x32/default +ok +[0-9.]+ [A-Z]?FLOP/s +1 +[0-9.]+% ! n < 10$" "$T/out" &&
+	grep -q "^! 6 of 6 ok cases flagged" "$T/out" && ok "show: the flagged row with why, and the note" ||
+	{ not_ok "show: no flag on the row"; show "$T/out"; }
+# --- -k, --rep, --warmup (issue #30): case selection and timing without editing the YAML, recorded in the run ---
+# (the fake gemm runner of the section above: it echoes each case's params, and a loaded machine cannot time it out)
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok expect 0 "-k tn/64,nn/32 --rep 20ms --warmup 2ms" \
+	"$BENCH" run -q -k tn/64,nn/32 --rep 20ms --warmup 2ms -o "$T/k" "$T/m60.yaml"
+KD=$(head -n 1 "$T/out")
+KB=$(sed -n 2p "$T/out")
+if python3 - "$KD" <<'PY'
+import json, sys
+d = sys.argv[1]
+plan, st = json.load(open(d + "/plan.json")), json.load(open(d + "/status.json"))
+want = {"select": ["tn/64", "nn/32"], "rep": "20ms", "warmup": "2ms"}
+assert plan["overrides"] == want and st["overrides"] == want, (plan.get("overrides"), st.get("overrides"))
+assert [c["case"] for c in plan["cases"]] == ["cblas/fp32/tn/64x64x64/default", "cblas/fp32/nn/32x32x32/default"], plan["cases"]
+assert all(c["params"]["rep_ms"] == 20 and c["params"]["warmup_ms"] == 2 for c in plan["cases"]), plan["cases"]
+recs = [json.loads(l) for l in open(d + "/results/gemm.jsonl")]
+assert len(recs) == 2 and all(r["params"]["rep_ms"] == 20 and r["params"]["warmup_ms"] == 2 for r in recs), recs
+assert st["state"] == "complete" and len(st["cases"]) == 2
+PY
+then ok "plan.json and status.json record the overrides; the plan holds the matching cases, with rep 20ms and warmup 2ms"
+else not_ok "overrides in the run"; fi
+expect 0 "the bundle of that run verifies" "$BENCH" verify "$KB"
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok expect 0 "the same cases without --rep and --warmup" \
+	"$BENCH" run -q --no-pack -k tn/64,nn/32 -o "$T/k1" "$T/m60.yaml"
+expect 0 "compare it with the --rep run" "$BENCH" compare "$(head -n 1 "$T/out")" "$KD"
+expect_out "stack/environment: run.overrides.rep                        null -> \"20ms\""
+expect_out "stack/environment: run.overrides.warmup                     null -> \"2ms\""
+expect_out "WARNING: the method differs for 2 case(s)"
+expect 2 "-k matching no case: a usage error" "$BENCH" run -q -k no-such-case -o "$T/k0" "$T/m60.yaml"
+expect_err "bench: error: -k: no case of '$T/m60.yaml' matches that pattern"
+[ -e "$T/k0" ] && not_ok "-k matching nothing made a run directory" || ok "-k matching nothing makes no run directory"
+expect 2 "--rep that is not a duration" "$BENCH" run -q --rep fast "$T/m60.yaml"
+expect_err "--rep takes a duration above 0 such as 50ms, got 'fast'"
+expect 0 "--rep on a plan: the suites without a time budget are named" "$BENCH" run -n --rep 20ms "${BENCH_DATA:-.}/manifests/quickstart.yaml"
+expect_err "bench: --rep does not apply to suite 'collectives' (it counts iterations or steps)"
+# an interrupted -k run resumes with its own selection and budgets (plan.json holds them)
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_DELAY=0.5 "$BENCH" run -q --no-pack -k /tn/ --rep 30ms -o "$T/kr" "$T/m60.yaml" >/dev/null 2>&1 &
+bp=$!
+n=0; while [ $n -lt 100 ] && ! [ "$(cat "$T"/kr/*/results/gemm.jsonl 2>/dev/null | wc -l)" -ge 1 ]; do sleep 0.1; n=$((n + 1)); done
+kill -INT $bp; wait $bp
+KR=$(ls -d "$T"/kr/runtest-* | head -n 1)
+expect 2 "--resume with -k: a usage error (the run keeps its own)" "$BENCH" run --resume "$KR" -k nn
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok expect 0 "--resume of an interrupted -k --rep run" "$BENCH" run -q --no-pack --resume "$KR"
+python3 -c '
+import json, sys
+st = json.load(open(sys.argv[1] + "/status.json"))
+assert st["state"] == "complete" and st["overrides"] == {"select": ["/tn/"], "rep": "30ms"}, st
+assert sorted(c["case"] for c in st["cases"]) == sorted("cblas/fp32/tn/%s/default" % s for s in ("64x64x64", "96x64x32", "32x32x32")), st["cases"]
+' "$KR" && ok "resumed: the same 3 cases, the overrides kept" || { not_ok "resume of a -k run"; show "$KR/status.json"; }
 finish

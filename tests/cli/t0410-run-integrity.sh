@@ -151,4 +151,35 @@ echo "pid 1 on elsewhere since 2026-01-01T00:00:00Z" >"$D/.bench-lock"
 expect 0 "pack a run directory with a stale lock file" "$BENCH" pack "$D"
 tar -tzf "$D.bench.tar.gz" | grep -q 'bench-lock\|bench-reserve' && not_ok "the bundle holds .bench-lock or .bench-reserve" ||
 	ok "the bundle holds neither .bench-lock nor .bench-reserve"
+# --- every signal that would end bench ends the run's state (issue #30) ---------------------------------------------
+# a reader that goes away (| head -1) used to kill bench by SIGPIPE mid-run, its status.json left "running"
+{ BENCH_RUNNERS="$T/fake" FAKE_MODE=ok FAKE_DELAY=0.3 "$BENCH" run -o "$T/pipe" "$T/m.yaml"; echo $? >"$T/pipe.rc"; } 2>&1 | head -n 1 >/dev/null
+D=$(ls -d "$T"/pipe/integrity-* | head -n 1)
+[ "$(cat "$T/pipe.rc")" = 6 ] && ok "bench run ... 2>&1 | head -1: bench ends with exit 6, not by SIGPIPE" || not_ok "SIGPIPE exit $(cat "$T/pipe.rc")"
+if python3 - "$D" <<'PY'
+import json, sys
+st = json.load(open(sys.argv[1] + "/status.json"))
+assert st["state"] == "interrupted", st["state"]
+assert any(c["status"] == "interrupted" and c["error"].startswith("interrupted (SIGPIPE") for c in st["cases"]), st["cases"]
+PY
+then ok "its status.json: interrupted, the cases not measured say SIGPIPE"; else not_ok "state after SIGPIPE"; show "$D/status.json"; fi
+[ -f "$D.bench.tar.gz" ] && ok "the interrupted run is still packed" || not_ok "no bundle after SIGPIPE"
+BENCH_RUNNERS="$T/fake" FAKE_MODE=ok FAKE_DELAY=0.5 "$BENCH" run -q --no-pack -o "$T/hup" "$T/m.yaml" >/dev/null 2>&1 &
+bp=$!
+n=0; while [ $n -lt 100 ] && ! [ -f "$T"/hup/*/env/environment.json ]; do sleep 0.1; n=$((n + 1)); done
+kill -HUP $bp; wait $bp
+[ $? = 6 ] && grep -q '"interrupted (SIGHUP' "$T"/hup/*/status.json && grep -q '"state": "interrupted"' "$T"/hup/*/status.json &&
+	ok "SIGHUP: exit 6, state interrupted, the reason names it" || { not_ok "SIGHUP"; show "$(ls "$T"/hup/*/status.json)"; }
+
+# --- --resume of a complete run is a no-op: records, status and the signed bundle untouched -------------------------
+BENCH_RUNNERS="$T/fake" FAKE_MODE=skip expect 0 "a complete run (one case skipped)" "$BENCH" run -q -o "$T/done" "$T/m.yaml"
+D=$(head -n 1 "$T/out")
+snap "$T/before"
+sha256sum "$D.bench.tar.gz" "$D.bench.tar.gz.intoto.jsonl" >>"$T/before"
+BENCH_RUNNERS="$T/fake" FAKE_MODE=ok expect 0 "--resume of a complete run: exit 0" "$BENCH" run --resume "$D"
+expect_err "bench: '$D' is complete: nothing to resume (its records and bundle are left as they are)"
+expect_no_out
+snap "$T/after"
+sha256sum "$D.bench.tar.gz" "$D.bench.tar.gz.intoto.jsonl" >>"$T/after"
+expect_same "the run directory and its bundle are byte for byte as they were" "$T/before" "$T/after"
 finish

@@ -110,4 +110,11 @@ D4=$(head -n 1 "$T/out")
 n=$(python3 "$TC" coll "$T/err" "$D4"/results/collectives.jsonl 2>"$T/tc") &&
 	grep -Eq '^ +[0-9]+ +[0-9]+ +fp32 +- +- +- +[1-9][0-9]* +- +- +- +[1-9][0-9]*$' "$T/err" &&
 	ok "a failed data check: no figures, the wrong count of each of the $n records" || { not_ok "wrong-count rows"; show "$T/tc"; show "$T/err"; }
+# one rank moves no data (busbw 0, an in-place no-op at absurd algbw): refused at validate, placed at the suite
+sed "s/gpus_per_node: 2/gpus_per_node: 1/; s/, broadcast\]/]/; s/, root: 1}/}/" "$T/m2.yaml" >"$T/m1.yaml"
+expect 3 "collectives on one rank: refused by validate" "$BENCH" validate "$T/m1.yaml"
+expect_err "$T/m1.yaml:6:3: error: collectives need at least 2 ranks, the target has 1"
+[ "$(grep -c error "$T/err")" = 1 ] && ok "... and that is its only problem" || { not_ok "m1.yaml has other problems"; show "$T/err"; }
+expect 3 "... and by run, before any run directory" "$BENCH" run -q -o "$T/r1" "$T/m1.yaml"
+[ -e "$T/r1" ] && not_ok "a run directory was made for a refused manifest" || ok "no run directory for a one-rank collectives manifest"
 finish

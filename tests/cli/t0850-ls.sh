@@ -80,7 +80,8 @@ lines = text.splitlines()[1:]
 assert len(lines) == len(got), lines
 for e, l in zip(got, lines):
     c = e.get("counts")
-    cells = [e.get("started", "-"), e["kind"], e["name"], e.get("manifest", "-"), e.get("channel", "-")] + \
+    cells = [e.get("started", "-"), e["kind"], e["name"], e.get("manifest", "-"), e.get("channel", "-"),
+             "killed" if e.get("stale") else e.get("state", "-")] + \
             ([str(c["ok"]), str(c["failed"]), str(c["skipped"])] if c else ["-", "-", "-"]) + [e.get("verify", "-")]
     assert re.match(r"^" + r" +".join(map(re.escape, cells)) + (r" \(" + re.escape(e["error"]) + r"\)$" if "error" in e else "$"), l), (cells, l)
 PY
@@ -88,15 +89,41 @@ then ok "ls and ls --json: every run and bundle once, with manifest, channel, st
 else not_ok "ls content"; show "$T/ls.txt"; fi
 grep -q " bundle *$(basename "$B3") .* UNVERIFIED (.*)$" "$T/ls.txt" &&
 	ok "the tampered bundle is listed UNVERIFIED with the reason" || { not_ok "tampered bundle line"; show "$T/ls.txt"; }
-grep -q " bundle *$(basename "$B4") *lstest *nightly *3 *0 *0  not signed$" "$T/ls.txt" &&
+grep -q " bundle *$(basename "$B4") *lstest *nightly *complete *3 *0 *0  not signed$" "$T/ls.txt" &&
 	ok "the bundle without its envelope: not signed, its counts still read" || { not_ok "unsigned line"; show "$T/ls.txt"; }
 grep -q "^- .*corrupt-run .*(status.json is not a JSON object)$" "$T/ls.txt" &&
 	ok "a corrupt run directory is listed with the reason" || { not_ok "corrupt run line"; show "$T/ls.txt"; }
 
+# the state of each run (issue #30): an interrupted run, one that never started and one whose bench was killed all
+# count 0 0 0 here; the state column tells them apart
+mkdir -p "$T/st"
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_DELAY=0.5 "$BENCH" run -q --no-pack -o "$T/st/int" -s gemm "$T/m.yaml" >/dev/null 2>&1 &
+bp=$!
+n=0; while [ $n -lt 100 ] && ! [ -f "$T"/st/int/*/env/environment.json ]; do sleep 0.1; n=$((n + 1)); done
+kill -INT $bp; wait $bp
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_DELAY=5 "$BENCH" run -q --no-pack -o "$T/st/kill" -s gemm "$T/m.yaml" >/dev/null 2>&1 &
+bp=$!
+n=0; while [ $n -lt 100 ] && ! [ -f "$T"/st/kill/*/env/environment.json ]; do sleep 0.1; n=$((n + 1)); done
+kill -KILL $bp; wait $bp 2>/dev/null
+{ sed 's/^runtime: {engine: host,/runtime: {engine: podman,/' "$T/m.yaml"; echo 'stack: {base: "localhost/debian:bookworm"}'; } >"$T/pod.yaml"
+"$BENCH" run -q -o "$T/st/ns" "$T/pod.yaml" >/dev/null 2>&1 # no lock: not started
+for k in int kill ns; do mv "$T"/st/$k/lstest-* "$T/st/"; done
+expect 0 "bench ls of an interrupted, a killed and a not-started run" "$BENCH" ls "$T/st"
+for state in interrupted killed not-started; do
+	[ "$(grep -c " run  *lstest-[^ ]* *lstest *nightly *$state  *0 *0 *0  -$" "$T/out")" = 1 ] && ok "ls: one run listed $state" ||
+		{ not_ok "ls: no run listed $state"; show "$T/out"; }
+done
+expect 0 "bench ls --json of them" "$BENCH" ls --json "$T/st"
+"$PY" -c '
+import json, sys
+got = json.load(open(sys.argv[1]))
+assert sorted((e["state"], e.get("stale", False)) for e in got) == [("interrupted", False), ("not-started", False), ("running", True)], got' "$T/out" &&
+	ok "ls --json: the states as status.json says, and the killed run stale" || { not_ok "ls --json states"; show "$T/out"; }
+
 # the default directory is runs/
 mkdir -p "$T/cwd/runs"
 cp -r "$(dirname "$B1")/$(basename "$B1" .bench.tar.gz)" "$T/cwd/runs/"
-(cd "$T/cwd" && "$BENCH" ls) >"$T/out" 2>"$T/err" && grep -q " run  *$(basename "$B1" .bench.tar.gz) *lstest *nightly *3 *0 *0  -$" "$T/out" &&
+(cd "$T/cwd" && "$BENCH" ls) >"$T/out" 2>"$T/err" && grep -q " run  *$(basename "$B1" .bench.tar.gz) *lstest *nightly *complete *3 *0 *0  -$" "$T/out" &&
 	ok "bench ls without DIR lists ./runs" || { not_ok "default DIR"; show "$T/out"; }
 
 mkdir -p "$T/empty"

@@ -23,7 +23,7 @@ mkdir -p "$T/io"
 cat >"$T/rocm.yaml" <<'EOF'
 bench: 1
 name: t1400-rocm
-target: {vendor: rocm, gpu: mi300x, nodes: 1, gpus_per_node: 1}
+target: {vendor: rocm, gpu: mi300x, nodes: 1, gpus_per_node: 2}
 stack: {base: "localhost/debian-rocm:unstable"}
 suites:
   gemm: {backends: [blaslt], dtypes: [bf16, fp16, fp8e4m3, fp8e5m2], shapes: [[256, 256, 256]], tune: 2}

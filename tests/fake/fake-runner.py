@@ -22,7 +22,7 @@ A record whose extra holds telemetry gets extra.energy from runners/torch/energy
 Python runners' records do (any mode).
 FAKE_ECHO_ENV=NAME[,NAME] puts the values of those variables as this process sees them (null: unset) into each
 record's extra.env_seen (any mode).
-FAKE_SCALE multiplies every sample (any mode). FAKE_PAD=N adds N bytes of padding to each record's extra (any mode).
+FAKE_SCALE multiplies every sample (any mode). FAKE_CV is the records' stats.cv (default 0.05; any mode). FAKE_PAD=N adds N bytes of padding to each record's extra (any mode).
 """
 import json
 import os
@@ -74,7 +74,7 @@ def record(c, status="ok", extra=None):
     r = {"schema": "bench.result/v1", "suite": suite, "case": c["case"], "params": c["params"], "status": status,
          "metric": "tflops", "unit": "TFLOP/s", "value": 1.0 / med if status == "ok" else None,
          "stats": {"n": len(samples), "median": 1.0 / med, "mean": 1.0 / med, "min": 1.0 / max(samples), "max": 1.0 / min(samples),
-                   "p10": 1.0 / med, "p90": 1.0 / med, "cv": 0.05} if status == "ok" else None,
+                   "p10": 1.0 / med, "p90": 1.0 / med, "cv": float(os.environ.get("FAKE_CV", "0.05"))} if status == "ok" else None,
          "samples_ms": samples if status == "ok" else None,
          "extra": dict(extra or {}, **({"pad": "x" * int(os.environ["FAKE_PAD"])} if os.environ.get("FAKE_PAD") else {})),
          "error": None if status == "ok" else

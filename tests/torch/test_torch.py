@@ -84,10 +84,19 @@ def test_do_bench_schedule_counts():
     calls = []
     samples, sched = bl.do_bench(lambda: calls.append(1), warmup_ms=1.0, rep_ms=2.0, flush=True, flush_bytes=1 << 20)
     assert sched["n_warmup"] == max(1, int(1.0 / sched["estimate_ms"]))
-    assert sched["n_repeat"] == len(samples) == max(1, int(2.0 / sched["estimate_ms"]))
+    assert sched["n_repeat"] == len(samples) == max(bl.MIN_REPEAT, int(2.0 / sched["estimate_ms"]))
     assert len(calls) == 1 + 5 + sched["n_warmup"] + sched["n_repeat"]
     st = bl.stats([7, 1, 10, 3, 5, 2, 9, 4, 8, 6])
     assert st["median"] == 5.5 and abs(st["p10"] - 1.9) < 1e-12 and abs(st["p90"] - 9.1) < 1e-12
+
+
+def test_do_bench_times_at_least_min_repeat_calls():
+    # issue #30: a call longer than the rep budget was timed once (n 1, cv 0); now at least MIN_REPEAT (10) times
+    samples, sched = bl.do_bench(lambda: time.sleep(0.003), warmup_ms=1.0, rep_ms=2.0, flush=False)
+    assert bl.MIN_REPEAT == 10 and sched["n_repeat"] == len(samples) == 10, sched
+    assert sched["n_warmup"] == 1  # the warm-up keeps Triton's max(1, ...)
+    samples, sched = bl.do_bench(lambda: time.sleep(0.003), warmup_ms=1.0, rep_ms=2.0, flush=False, min_repeat=3)
+    assert len(samples) == 3, sched
 
 
 class _VirtualGpu:

@@ -134,6 +134,7 @@ static void test_exit_codes_follow_design(void **state)
 	assert_int_equal(bench_exit_code(BENCH_E_REGRESSION), 9);
 	assert_int_equal(bench_exit_code(BENCH_E_NOMEM), 1);
 	assert_int_equal(bench_exit_code(BENCH_E_IO), 1);
+	assert_int_equal(bench_exit_code(BENCH_E_EMPTY), 10);
 	assert_int_equal(bench_error_set(BENCH_E_IO, "x %d", 5), BENCH_E_IO);
 	assert_string_equal(bench_error_last(), "x 5");
 }

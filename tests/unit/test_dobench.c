@@ -27,6 +27,7 @@ struct virt {
 	int calls, flushes;
 	double start[4096], end[4096];
 	int fail_at_call;
+	double first_touch_ms; /* added to the first flush: its buffer's pages faulted in */
 };
 
 static int v_call(void *ctx)
@@ -43,7 +44,7 @@ static int v_flush(void *ctx)
 	struct virt *v = ctx;
 
 	v->flushes++;
-	v->now += v->flush_ms;
+	v->now += v->flush_ms + (v->flushes == 1 ? v->first_touch_ms : 0);
 	return 0;
 }
 
@@ -113,11 +114,47 @@ static void test_schedule_with_flush_matches_triton(void **state)
 	assert_int_equal(r.n_warmup, 10);
 	assert_int_equal(r.n_repeat, 66);
 	assert_int_equal(v.calls, 1 + 5 + 10 + 66); /* untimed first call, estimate, warm-up, timed */
-	assert_int_equal(v.flushes, 5 + 66);        /* warm-up calls are not flushed */
+	assert_int_equal(v.flushes, 1 + 5 + 66);    /* one before the untimed call; warm-up calls are not flushed */
 	assert_int_equal(r.n, 66);
 	for (size_t i = 0; i < r.n; i++)
 		assert_true(fabs(r.samples_ms[i] - 2.0) < 1e-12); /* the flush is outside each timed region */
 	dobench_result_release(&r);
+}
+
+/* membw copy/64MiB: the flush buffer's first touch (100 ms of page faults) inside the estimate made it 111 ms
+ * against a real 9.4 ms, and n_repeat 1 */
+static void test_estimate_leaves_out_the_first_touch(void **state)
+{
+	struct virt v = { 0, 9.0, 0.4, 0, 0, { 0 }, { 0 }, 0, 500.0 };
+	struct dobench_result r = DOBENCH_RESULT_INIT;
+
+	(void)state;
+	run_virtual(&v, &r, 10, 100, 1);
+	assert_true(fabs(r.estimate_ms - 9.4) < 1e-9);
+	assert_int_equal(r.n_repeat, 10);
+	dobench_result_release(&r);
+}
+
+/* a budget shorter than one call still gives DOBENCH_MIN_REPEAT timed calls (a spread, a median worth comparing) */
+static void test_repeat_has_a_floor(void **state)
+{
+	struct virt v = { 0, 50.0, 1.0, 0, 0, { 0 }, { 0 }, 0, 0 };
+	struct dobench_result r = DOBENCH_RESULT_INIT;
+	struct dobench_opts o = { 10, 20, 1, 0 };
+
+	(void)state;
+	run_virtual(&v, &r, 10, 20, 1);
+	assert_int_equal(r.n_repeat, DOBENCH_MIN_REPEAT);
+	assert_int_equal(r.n, DOBENCH_MIN_REPEAT);
+	assert_int_equal(r.n_warmup, 1); /* the warm-up keeps Triton's max(1, ...) */
+	dobench_result_release(&r);
+	o.min_repeat = 3;
+	assert_int_equal(dobench_repeat(&o, 50.0), 3);
+	o.max_repeat = 2; /* a cap below the floor wins */
+	assert_int_equal(dobench_repeat(&o, 50.0), 2);
+	o.min_repeat = 0;
+	o.max_repeat = 0;
+	assert_int_equal(dobench_repeat(&o, 0.5), 40);
 }
 
 static void test_schedule_without_flush(void **state)
@@ -937,6 +974,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_count_is_max_one_int_quotient),
 		cmocka_unit_test(test_schedule_with_flush_matches_triton),
+		cmocka_unit_test(test_estimate_leaves_out_the_first_touch),
+		cmocka_unit_test(test_repeat_has_a_floor),
 		cmocka_unit_test(test_schedule_without_flush),
 		cmocka_unit_test(test_schedule_stops_on_a_failed_call),
 		cmocka_unit_test(test_steady_is_declared_after_the_plateau_not_before),

@@ -16,6 +16,8 @@
 #include "manifest/ynode.h"
 
 #define HEAD "bench: 1\nname: t\ntarget: {vendor: cpu}\nruntime: {engine: host}\n"
+/* collectives need 2 ranks at least */
+#define HEAD2 "bench: 1\nname: t\ntarget: {vendor: cpu, gpus_per_node: 2}\nruntime: {engine: host}\n"
 
 static int parse(struct manifest *m, struct diag_list *d, const char *text)
 {
@@ -155,8 +157,8 @@ static void test_defaults_depend_on_vendor(void **state)
 {
 	struct diag_list d = DIAG_LIST_INIT;
 	struct manifest m = MANIFEST_INIT;
-	const char *cpu = HEAD "suites: {gemm: {}, collectives: {}, training: {}}\n";
-	const char *rocm = "bench: 1\nname: t\ntarget: {vendor: rocm}\nruntime: {engine: host}\nsuites: {collectives: {}}\n";
+	const char *cpu = HEAD2 "suites: {gemm: {}, collectives: {}, training: {}}\n";
+	const char *rocm = "bench: 1\nname: t\ntarget: {vendor: rocm, gpus_per_node: 2}\nruntime: {engine: host}\nsuites: {collectives: {}}\n";
 
 	(void)state;
 	assert_int_equal(parse(&m, &d, cpu), 0);
@@ -294,14 +296,14 @@ static void test_plan_collective_sweep(void **state)
 	struct plan p = PLAN_INIT;
 
 	(void)state;
-	plan_of(&p, &m, HEAD "suites: {collectives: {backend: mpi, ops: [all_gather], min_bytes: 1MiB, max_bytes: 16MiB, "
+	plan_of(&p, &m, HEAD2 "suites: {collectives: {backend: mpi, ops: [all_gather], min_bytes: 1MiB, max_bytes: 16MiB, "
 			"factor: 4, sizes: [3MiB, 4MiB], placements: [in-place], dtype: fp16}}\n");
 	/* 1, 4, 16 MiB from the sweep, 3 MiB extra, 4 MiB not twice; ascending */
 	assert_int_equal(p.n, 4);
-	assert_string_equal(p.cases[0].key, "all_gather/fp16/1MiB/in-place/r1n1");
-	assert_string_equal(p.cases[1].key, "all_gather/fp16/3MiB/in-place/r1n1");
-	assert_string_equal(p.cases[2].key, "all_gather/fp16/4MiB/in-place/r1n1");
-	assert_string_equal(p.cases[3].key, "all_gather/fp16/16MiB/in-place/r1n1");
+	assert_string_equal(p.cases[0].key, "all_gather/fp16/1MiB/in-place/r2n1");
+	assert_string_equal(p.cases[1].key, "all_gather/fp16/3MiB/in-place/r2n1");
+	assert_string_equal(p.cases[2].key, "all_gather/fp16/4MiB/in-place/r2n1");
+	assert_string_equal(p.cases[3].key, "all_gather/fp16/16MiB/in-place/r2n1");
 	assert_int_equal(json_integer_value(json_object_get(p.cases[3].params, "bytes")), 16 << 20);
 	plan_release(&p);
 	manifest_release(&m);
@@ -313,14 +315,14 @@ static void test_env_matrix_plans_every_case_per_cell(void **state)
 	struct plan p = PLAN_INIT;
 
 	(void)state;
-	plan_of(&p, &m, HEAD "suites: {collectives: {backend: mpi, ops: [all_reduce], min_bytes: 1MiB, max_bytes: 2MiB, factor: 2, "
+	plan_of(&p, &m, HEAD2 "suites: {collectives: {backend: mpi, ops: [all_reduce], min_bytes: 1MiB, max_bytes: 2MiB, factor: 2, "
 			"placements: [in-place], dtype: fp32, env_matrix: {NCCL_ALGO: [Ring, Tree], X: [\"a b/c,d=%\", \"\"]}}}\n");
 	assert_int_equal(p.n, 8);
 	/* cell-major, the first variable slowest; escapes keep the label one unambiguous word */
-	assert_string_equal(p.cases[0].key, "all_reduce/fp32/1MiB/in-place/r1n1/env:NCCL_ALGO=Ring,X=a%20b%2Fc%2Cd%3D%25");
-	assert_string_equal(p.cases[1].key, "all_reduce/fp32/2MiB/in-place/r1n1/env:NCCL_ALGO=Ring,X=a%20b%2Fc%2Cd%3D%25");
-	assert_string_equal(p.cases[2].key, "all_reduce/fp32/1MiB/in-place/r1n1/env:NCCL_ALGO=Ring,X=");
-	assert_string_equal(p.cases[7].key, "all_reduce/fp32/2MiB/in-place/r1n1/env:NCCL_ALGO=Tree,X=");
+	assert_string_equal(p.cases[0].key, "all_reduce/fp32/1MiB/in-place/r2n1/env:NCCL_ALGO=Ring,X=a%20b%2Fc%2Cd%3D%25");
+	assert_string_equal(p.cases[1].key, "all_reduce/fp32/2MiB/in-place/r2n1/env:NCCL_ALGO=Ring,X=a%20b%2Fc%2Cd%3D%25");
+	assert_string_equal(p.cases[2].key, "all_reduce/fp32/1MiB/in-place/r2n1/env:NCCL_ALGO=Ring,X=");
+	assert_string_equal(p.cases[7].key, "all_reduce/fp32/2MiB/in-place/r2n1/env:NCCL_ALGO=Tree,X=");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(p.cases[1].params, "env"), "X")), "a b/c,d=%");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(p.cases[7].params, "env"), "NCCL_ALGO")), "Tree");
 	assert_int_equal(json_integer_value(json_object_get(p.cases[7].params, "bytes")), 2 << 20);
