@@ -24,8 +24,10 @@ static const struct opt_cmd cmd = { "compare", "[options] RUN_OR_BUNDLE... [--vs
 				    "interleaved `bench run --rounds` (grouped by themselves), or the runs between --vs "
 				    "separators. Per case: the ratio of the medians of run medians to the baseline's, its 95% "
 				    "hierarchical-bootstrap confidence interval, Welch's t test across runs with the p-value "
-				    "adjusted over every test (step-down min-P: a run's machine state is shared by its cases), and a verdict (faster / slower / same with 3 runs or more "
-				    "per side; inconclusive with fewer; not comparable). Beside the numbers: cases on one side "
+				    "adjusted over every test (step-down min-P: a run's machine state is shared by its cases), and a verdict: faster / "
+				    "slower when the adjusted p < alpha and the ratio lies beyond 1 +/- threshold; same when the whole "
+				    "interval lies within 1 +/- threshold; otherwise inconclusive, with the reason (always below 3 "
+				    "runs per side); not comparable. Beside the numbers: cases on one side "
 				    "only, too few samples, differences in method (parameters) and in stack and environment; each "
 				    "side's price and, per case, the priced sides cheapest first and their energy per timed call. "
 				    "Exit 9 with --fail-on-regression when a case is significantly slower." };
@@ -88,24 +90,20 @@ static void render_text(json_t *r, int markdown, int csv)
 		printf("suite,case,unit,baseline,other,baseline_value,other_value,ratio,ci_lo,ci_hi,p,p_adjusted,baseline_runs,"
 		       "other_runs,threshold,verdict,why\n");
 	else if (markdown)
-		printf("Baseline: **%s**. %s (threshold %.1f%%, alpha %g; %lld test(s), adjusted together).\n",
-		       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(r, "rule")),
-		       100 * json_number_value(json_object_get(r, "threshold")), json_number_value(json_object_get(r, "alpha")),
-		       (long long)json_integer_value(json_object_get(r, "tests")));
+		printf("Baseline: **%s**; threshold %.1f%%, alpha %g, %lld test(s) adjusted together (the method: `bench compare -h`).\n",
+		       json_string_value(json_object_get(r, "baseline")), 100 * json_number_value(json_object_get(r, "threshold")),
+		       json_number_value(json_object_get(r, "alpha")), (long long)json_integer_value(json_object_get(r, "tests")));
 	else
-		printf("baseline %s; verdicts: %s (threshold %.1f%%, alpha %g; %lld test(s), adjusted together)\n",
-		       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(r, "rule")),
-		       100 * json_number_value(json_object_get(r, "threshold")), json_number_value(json_object_get(r, "alpha")),
-		       (long long)json_integer_value(json_object_get(r, "tests")));
+		printf("baseline %s; threshold %.1f%%, alpha %g, %lld test(s) adjusted together (the method: bench compare -h)\n",
+		       json_string_value(json_object_get(r, "baseline")), 100 * json_number_value(json_object_get(r, "threshold")),
+		       json_number_value(json_object_get(r, "alpha")), (long long)json_integer_value(json_object_get(r, "tests")));
 	if (!csv) {
 		json_t *res = json_object_get(r, "resolution");
 
 		render_noise(r, markdown);
 		if (json_is_object(res))
-			printf("%sresolution: with these runs a case can be called faster or slower only for a change of at least "
-			       "%.1f%% (median over %lld tested cases, %.1f%% to %.1f%%: each case's run-to-run spread, the adjustment's "
-			       "critical t); smaller changes read same\n", markdown ? "\n" : "",
-			       100 * json_number_value(json_object_get(res, "median")),
+			printf("%sresolution: a change under %.1f%% cannot be called with these runs (median over %lld cases, "
+			       "%.1f%% to %.1f%%)\n", markdown ? "\n" : "", 100 * json_number_value(json_object_get(res, "median")),
 			       (long long)json_integer_value(json_object_get(res, "cases")),
 			       100 * json_number_value(json_object_get(res, "min")),
 			       100 * json_number_value(json_object_get(res, "max")));
@@ -168,6 +166,8 @@ static void render_text(json_t *r, int markdown, int csv)
 	}
 	if (csv)
 		return;
+	json_array_foreach(json_object_get(r, "summary"), i, c)
+		printf("%s%s%s\n", i == 0 ? "\n" : "", markdown ? "- " : "", json_string_value(c));
 	render_cost(r, markdown);
 	/* every case that did not measure, with its reason (failed in red on a terminal) */
 	json_array_foreach(json_object_get(r, "not_ok"), i, c) {

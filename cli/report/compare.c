@@ -1213,7 +1213,7 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 	json_t *bkeys = group_keys(sides, &groups[base]), *bfacts = compare_stack_facts(&sides[groups[base].runs[0]]);
 	const char *key;
 	json_t *brec;
-	size_t slower = 0, faster = 0, inconclusive = 0, ncases = json_object_size(bkeys), npairs = 0, pi = 0, ntests;
+	size_t slower = 0, faster = 0, same = 0, inconclusive = 0, ncases = json_object_size(bkeys), npairs = 0, pi = 0, ntests;
 	struct gcase *bcases = xcalloc(ncases ? ncases : 1, sizeof(*bcases));
 	struct pair *pairs = xcalloc(ncases * ng + 1, sizeof(*pairs));
 	double *resv = xcalloc(ncases * ng + 1, sizeof(*resv));
@@ -1345,10 +1345,20 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 							resv[nres++] = res;
 						}
 					}
-					if (c->padj < o->alpha && c->ratio > 1 + thr)
+					if (c->padj < o->alpha && c->ratio > 1 + thr) {
 						verdict = "faster", faster++;
-					else if (c->padj < o->alpha && c->ratio < 1 - thr)
+					} else if (c->padj < o->alpha && c->ratio < 1 - thr) {
 						verdict = "slower", slower++;
+					} else if (c->lo >= 1 - thr && c->hi <= 1 + thr) {
+						verdict = "same", same++; /* a change beyond the threshold is excluded */
+					} else { /* neither called nor excluded: nothing can be told */
+						char *why = xstrfmt("the CI reaches beyond 1 +/- %.1f%%: a change that size is "
+								    "neither shown nor excluded", 100 * thr);
+
+						verdict = "inconclusive", inconclusive++;
+						json_object_set_new(o_row, "why", json_string(why));
+						free(why);
+					}
 				}
 			}
 			json_object_set_new(o_row, "verdict", json_string(verdict));
@@ -1438,7 +1448,8 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 						      "adjusted over every test by step-down min-P under a run effect shared by "
 						      "the cases of a run (Westfall-Young; Holm where cases share nothing): faster "
 						      "or slower when the adjusted p < alpha and the ratio lies beyond 1 +/- "
-						      "threshold; fewer runs: inconclusive"));
+						      "threshold; same when the CI lies within 1 +/- threshold; else, and with "
+						      "fewer runs, inconclusive"));
 	json_object_set_new(root, "sides", sj);
 	json_object_set_new(root, "cost_rank", cost_rank(cases, groups[base].label));
 	json_object_set_new(root, "cases", cases);
@@ -1447,8 +1458,10 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 	json_object_set_new(root, "few_samples", few);
 	json_object_set_new(root, "method_differs", method);
 	json_object_set_new(root, "stack_differs", stack);
-	json_object_set_new(root, "counts", json_pack("{s:I, s:I, s:I}", "faster", (json_int_t)faster, "slower", (json_int_t)slower,
-						      "inconclusive", (json_int_t)inconclusive));
+	json_object_set_new(root, "counts", json_pack("{s:I, s:I, s:I, s:I}", "faster", (json_int_t)faster, "slower",
+						      (json_int_t)slower, "same", (json_int_t)same, "inconclusive",
+						      (json_int_t)inconclusive));
+	json_object_set_new(root, "summary", compare_summary_lines(root));
 	return root;
 }
 
@@ -1465,4 +1478,77 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t baselin
 	compare_groups_free(g, ng);
 	free(starts);
 	return r;
+}
+
+/* the ratios of one verdict: count, geometric mean, least, largest */
+struct verdict_sum {
+	size_t n;
+	double logsum, lo, hi;
+};
+
+static void verdict_add(struct verdict_sum *v, double ratio)
+{
+	if (!(ratio > 0))
+		return;
+	v->lo = v->n ? fmin(v->lo, ratio) : ratio;
+	v->hi = v->n ? fmax(v->hi, ratio) : ratio;
+	v->logsum += log(ratio);
+	v->n++;
+}
+
+static void verdict_text(struct strbuf *sb, const struct verdict_sum *v, size_t n, const char *word)
+{
+	strbuf_addf(sb, "%zu %s", n, word);
+	if (v->n)
+		strbuf_addf(sb, " %.2fx [%.2f, %.2f]", exp(v->logsum / (double)v->n), v->lo, v->hi);
+}
+
+json_t *compare_summary_lines(json_t *r)
+{
+	json_t *out = json_array(), *sides = json_object_get(r, "sides"), *side, *c;
+	const char *base = json_string_value(json_object_get(r, "baseline"));
+	size_t i, k, nside = 0;
+
+	json_array_foreach(sides, i, side) {
+		struct verdict_sum fast = { 0, 0, 0, 0 }, slow = { 0, 0, 0, 0 };
+		size_t nfast = 0, nslow = 0, nsame = 0, ninc = 0, nnc = 0, nmiss = 0;
+		const char *label = json_string_value(json_object_get(side, "label"));
+		struct strbuf sb = STRBUF_INIT;
+
+		if (json_is_true(json_object_get(side, "baseline")))
+			continue;
+		json_array_foreach(json_object_get(r, "cases"), k, c) {
+			json_t *o = json_array_get(json_object_get(c, "others"), nside);
+			const char *v = json_string_value(json_object_get(o, "verdict"));
+			double ratio = json_number_value(json_object_get(o, "ratio"));
+
+			if (!v)
+				continue;
+			if (!strcmp(v, "faster"))
+				nfast++, verdict_add(&fast, ratio);
+			else if (!strcmp(v, "slower"))
+				nslow++, verdict_add(&slow, ratio);
+			else if (!strcmp(v, "same"))
+				nsame++;
+			else if (!strcmp(v, "inconclusive"))
+				ninc++;
+			else if (!strcmp(v, "missing"))
+				nmiss++;
+			else
+				nnc++;
+		}
+		nside++;
+		strbuf_addf(&sb, "%s vs %s: ", label ? label : "?", base ? base : "?");
+		verdict_text(&sb, &fast, nfast, nfast == 1 ? "case faster" : "cases faster");
+		strbuf_addf(&sb, ", %zu same, ", nsame);
+		verdict_text(&sb, &slow, nslow, "slower");
+		strbuf_addf(&sb, ", %zu inconclusive", ninc);
+		if (nnc)
+			strbuf_addf(&sb, ", %zu not comparable", nnc);
+		if (nmiss)
+			strbuf_addf(&sb, ", %zu missing", nmiss);
+		json_array_append_new(out, json_string(sb.buf));
+		strbuf_release(&sb);
+	}
+	return out;
 }

@@ -95,4 +95,10 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t baselin
 json_t *compare_build_groups(const struct compare_side *sides, const struct compare_group *groups, size_t ng,
 			     size_t baseline, const struct compare_opts *o);
 
+/* One line per other side of a comparison (compare_build_groups()'s object), in the manner of hyperfine:
+ * "b (3 runs) vs a (3 runs): 6 cases faster 1.23x [1.20, 1.26], 3 same, 0 slower, 2 inconclusive": for the cases
+ * called faster (slower), the geometric mean of their ratios and in brackets the least and the largest; the cases
+ * not comparable or missing on that side are counted when there are any. A new array of strings. */
+json_t *compare_summary_lines(json_t *r);
+
 #endif
