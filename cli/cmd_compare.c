@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -213,6 +214,22 @@ static void render_text(json_t *r, int markdown, int csv)
 				printf(" %s", json_string_value(json_object_get(run, "label")));
 			putchar('\n');
 		}
+	json_array_foreach(json_object_get(r, "sides"), i, c) {
+		const char *sha;
+		json_t *labels, *l;
+		size_t k2, m = 0;
+
+		if (!json_is_object(json_object_get(c, "mixed_manifests")))
+			continue;
+		printf("\n%sWARNING: side %s mixes %zu manifests, so its runs are not repeats of one stack:", markdown ? "- " : "",
+		       json_string_value(json_object_get(c, "label")), json_object_size(json_object_get(c, "mixed_manifests")));
+		json_object_foreach(json_object_get(c, "mixed_manifests"), sha, labels) {
+			printf("%s manifest %.12s:", m++ ? ";" : "", sha);
+			json_array_foreach(labels, k2, l)
+				printf(" %s", json_string_value(l));
+		}
+		putchar('\n');
+	}
 	json_array_foreach(json_object_get(r, "findings"), i, c) {
 		printf("\n%sfindings of %s (docs/findings.md):\n", markdown ? "- " : "", json_string_value(json_object_get(c, "label")));
 		findings_print(stdout, json_object_get(c, "findings"));
@@ -284,30 +301,57 @@ static void render_cost(json_t *r, int markdown)
 	}
 }
 
-/* The findings of each run (docs/findings.md): those its summary.json carries (signed with it), else evaluated
- * here on its records. [{label, findings: [...]}] for the runs that have any. */
-static json_t *side_findings(const struct compare_side *sides, size_t n)
+/* The findings of each run of every side (docs/findings.md): those its summary.json carries (signed with it), else
+ * evaluated here on its records. [{label, findings: [...]}] for the runs that have any. */
+static json_t *side_findings(const struct compare_side *sides, const struct compare_group *groups, size_t ng)
 {
 	json_t *out = json_array();
 
-	for (size_t i = 0; i < n; i++) {
-		json_t *f = json_incref(json_object_get(sides[i].summary, "findings"));
+	for (size_t gi = 0; gi < ng; gi++)
+		for (size_t ri = 0; ri < groups[gi].nruns; ri++) {
+			const struct compare_side *s = &sides[groups[gi].runs[ri]];
+			json_t *f = json_incref(json_object_get(s->summary, "findings"));
 
-		if (!json_is_array(f)) {
-			json_t *recs = json_array(), *rec;
-			const char *key;
+			if (!json_is_array(f)) {
+				json_t *recs = json_array(), *rec;
+				const char *key;
 
+				json_decref(f);
+				json_object_foreach(s->records, key, rec)
+					json_array_append(recs, rec);
+				f = findings_eval(recs, json_object_get(s->summary, "cases"));
+				json_decref(recs);
+			}
+			if (json_array_size(f))
+				json_array_append_new(out, json_pack("{s:s, s:O}", "label", s->label, "findings", f));
 			json_decref(f);
-			json_object_foreach(sides[i].records, key, rec)
-				json_array_append(recs, rec);
-			f = findings_eval(recs, json_object_get(sides[i].summary, "cases"));
-			json_decref(recs);
 		}
-		if (json_array_size(f))
-			json_array_append_new(out, json_pack("{s:s, s:O}", "label", sides[i].label, "findings", f));
-		json_decref(f);
-	}
 	return out;
+}
+
+/* The bundle an envelope X.intoto.jsonl belongs to (a new string), when X is a file; else NULL. */
+static char *envelope_bundle(const char *path)
+{
+	static const char suffix[] = ".intoto.jsonl";
+	size_t l = strlen(path), sl = sizeof(suffix) - 1;
+	struct stat st;
+	char *b;
+
+	if (l <= sl || strcmp(path + l - sl, suffix))
+		return NULL;
+	b = xstrfmt("%.*s", (int)(l - sl), path);
+	if (stat(b, &st) == 0 && S_ISREG(st.st_mode))
+		return b;
+	free(b);
+	return NULL;
+}
+
+static int arg_given(char **args, int n, const char *path)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(args[i], path))
+			return 1;
+	return 0;
 }
 
 /* A side of several runs: "A1 A2 A3 --vs B1 B2 B3". The separators are swapped for a marker before the options
@@ -357,7 +401,8 @@ int cmd_compare(int argc, char **argv)
 		OPT_END(),
 	};
 	size_t b = 0, ng = 0, np = 0, nstarts = 0, *starts = xcalloc((size_t)argc + 1, sizeof(*starts));
-	char **paths = xcalloc((size_t)argc + 1, sizeof(*paths));
+	char **paths = xcalloc((size_t)argc + 1, sizeof(*paths)), **owned = xcalloc((size_t)argc + 1, sizeof(*owned));
+	size_t nowned = 0;
 	json_t *r = NULL;
 
 	for (int i = 1; i < argc; i++)
@@ -370,7 +415,14 @@ int cmd_compare(int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++) {
 		if (argv[1 + i] != vs_marker) {
-			paths[np++] = argv[1 + i];
+			char *bundle = envelope_bundle(argv[1 + i]);
+
+			/* X.intoto.jsonl is X's envelope, read with X: given beside X (a glob), not a second input */
+			if (!bundle)
+				paths[np++] = argv[1 + i];
+			else if (!arg_given(argv + 1, n, bundle))
+				paths[np++] = owned[nowned++] = bundle, bundle = NULL;
+			free(bundle);
 			continue;
 		}
 		if (np == (nstarts ? starts[nstarts - 1] : 0)) {
@@ -421,7 +473,7 @@ int cmd_compare(int argc, char **argv)
 	if (base)
 		b = (size_t)atoi(base) - 1;
 	r = compare_build_groups(sides, groups, ng, b, &co);
-	json_object_set_new(r, "findings", side_findings(sides, np));
+	json_object_set_new(r, "findings", side_findings(sides, groups, ng));
 	colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	if (!strcmp(fmt, "json")) {
 		cli_print_json(json_incref(r));
@@ -452,5 +504,8 @@ cleanup:
 	opt_strlist_release(&noise);
 	free(starts);
 	free(paths);
+	while (nowned)
+		free(owned[--nowned]);
+	free(owned);
 	return status;
 }

@@ -11,6 +11,7 @@
 #include "../core/error.h"
 #include "../core/fs.h"
 #include "../core/strbuf.h"
+#include "../manifest/lock.h"
 #include "../manifest/suite.h"
 #include "bundle.h"
 #include "cost.h"
@@ -21,6 +22,7 @@ void compare_side_release(struct compare_side *s)
 {
 	free(s->path);
 	free(s->label);
+	free(s->run);
 	free(s->keyid);
 	json_decref(s->records);
 	json_decref(s->env);
@@ -229,6 +231,7 @@ static int side_data(void *ctx, const char *rel, const void *buf, size_t len)
 
 	if (k->json || k->yaml) {
 		if (len == 0 && k->yaml) {
+			lock_sha256_hex(k->s->manifest_sha256, k->buf.buf ? k->buf.buf : "", k->buf.len);
 			json_decref(k->s->pricing);
 			k->s->pricing = cost_pricing_parse(k->buf.buf, k->buf.len);
 			strbuf_reset(&k->buf);
@@ -291,6 +294,7 @@ static void side_reset(struct compare_side *s)
 	}
 	json_decref(s->pricing);
 	s->pricing = NULL;
+	s->manifest_sha256[0] = '\0';
 	json_object_clear(s->records);
 }
 
@@ -379,10 +383,12 @@ static int load_bundle(struct compare_side *s, const char *path, const struct co
 	return err;
 }
 
+/* a label is taken by an earlier side of that label, unless that side is the same run given by another path (its
+ * directory and its bundle: one run, compare_group_runs() keeps one of them) */
 static int label_taken(const struct compare_side *sides, size_t i, const char *l)
 {
 	for (size_t j = 0; j < i; j++)
-		if (!strcmp(sides[j].label, l))
+		if (!strcmp(sides[j].label, l) && (!strcmp(sides[j].path, sides[i].path) || strcmp(sides[j].label, sides[i].label)))
 			return 1;
 	return 0;
 }
@@ -441,8 +447,10 @@ int compare_load(struct compare_side *out, const char *path, const struct compar
 		err = load_dir(out, path);
 	else
 		err = load_bundle(out, path, o);
-	if (err == 0)
+	if (err == 0) {
 		merge_status(out);
+		out->run = xstrdup(out->label);
+	}
 	if (err < 0)
 		compare_side_release(out);
 	return err;
@@ -571,6 +579,30 @@ static int group_label_taken(const struct compare_group *g, size_t i, const char
 	return 0;
 }
 
+static int same_run(const struct compare_side *a, const struct compare_side *b)
+{
+	return a->run && b->run && !strcmp(a->run, b->run);
+}
+
+/* a run given again within a group counts once, in the place it was first given, in its verified form if any */
+static void group_dedupe(struct compare_group *g, const struct compare_side *sides)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < g->nruns; i++) {
+		size_t j;
+
+		for (j = 0; j < kept; j++)
+			if (same_run(&sides[g->runs[j]], &sides[g->runs[i]]))
+				break;
+		if (j == kept)
+			g->runs[kept++] = g->runs[i];
+		else if (sides[g->runs[i]].verified && !sides[g->runs[j]].verified)
+			g->runs[j] = g->runs[i];
+	}
+	g->nruns = kept;
+}
+
 struct compare_group *compare_group_runs(size_t *nout, const struct compare_side *sides, size_t n,
 					 const size_t *starts, size_t nstarts)
 {
@@ -612,6 +644,21 @@ struct compare_group *compare_group_runs(size_t *nout, const struct compare_side
 		}
 		free(of);
 	}
+	for (size_t k = 0; k < ng; k++)
+		group_dedupe(&g[k], sides);
+	if (!nstarts) /* a run given by two paths (its directory, its bundle) is one side */
+		for (size_t k = 0; k < ng; k++)
+			for (size_t j = 0; j < k; j++)
+				if (g[k].nruns == 1 && g[j].nruns == 1 && same_run(&sides[g[j].runs[0]], &sides[g[k].runs[0]]) &&
+				    strcmp(sides[g[j].runs[0]].path, sides[g[k].runs[0]].path)) {
+					if (sides[g[k].runs[0]].verified && !sides[g[j].runs[0]].verified)
+						g[j].runs[0] = g[k].runs[0];
+					free(g[k].runs);
+					memmove(&g[k], &g[k + 1], (ng - k - 1) * sizeof(*g));
+					ng--;
+					k--;
+					break;
+				}
 	for (size_t k = 0; k < ng; k++) {
 		char *l = group_label(sides, g[k].runs, g[k].nruns);
 
@@ -1100,19 +1147,29 @@ static double pair_resolution(const struct pair *c, double alpha, double thresho
 
 static json_t *side_json(const struct compare_side *sides, const struct compare_group *g, int baseline)
 {
-	json_t *runs = json_array();
+	json_t *runs = json_array(), *manifests = json_object(), *side;
 	int verified = 1;
 
 	for (size_t r = 0; r < g->nruns; r++) {
 		const struct compare_side *s = &sides[g->runs[r]];
+		const char *sha = s->manifest_sha256[0] ? s->manifest_sha256 : "none";
 
 		verified &= s->verified;
-		json_array_append_new(runs, json_pack("{s:s, s:s, s:b, s:s?}", "label", s->label, "path", s->path, "verified",
-						      s->verified, "keyid", s->keyid));
+		json_array_append_new(runs, json_pack("{s:s, s:s, s:b, s:s?, s:s?}", "label", s->label, "path", s->path,
+						      "verified", s->verified, "keyid", s->keyid, "manifest_sha256",
+						      s->manifest_sha256[0] ? s->manifest_sha256 : NULL));
+		if (!json_object_get(manifests, sha))
+			json_object_set_new(manifests, sha, json_array());
+		json_array_append_new(json_object_get(manifests, sha), json_string(s->label));
 	}
-	return json_pack("{s:s, s:s, s:b, s:s?, s:b, s:I, s:o, s:O?}", "label", g->label, "path", sides[g->runs[0]].path,
+	side = json_pack("{s:s, s:s, s:b, s:s?, s:b, s:I, s:o, s:O?}", "label", g->label, "path", sides[g->runs[0]].path,
 			 "verified", verified, "keyid", sides[g->runs[0]].keyid, "baseline", baseline, "nruns",
 			 (json_int_t)g->nruns, "runs", runs, "pricing", sides[g->runs[0]].pricing);
+	/* a side is repeats of one stack: runs of different manifests (an older one of the same name) are said */
+	if (json_object_size(manifests) > 1)
+		json_object_set(side, "mixed_manifests", manifests);
+	json_decref(manifests);
+	return side;
 }
 
 /* every key of a group, in sorted order (the union over its runs) */

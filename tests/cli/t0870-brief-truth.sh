@@ -2,7 +2,7 @@
 # Issue 30, "every output tells the truth, briefly": what show, compare and run --rounds print on this machine.
 #  - bench show RUN_DIR shows the run directory as it is, marked unsigned (no .intoto.jsonl is looked for);
 #  - bench show of a CPU run with collectives: the cases without energy as one line, no definitions paragraph;
-#  - bench compare over a glob of run directories and their bundles and statements: one run is one run, whatever
+#  - bench compare over a glob of run directories and their bundles and envelopes: one run is one run, whatever
 #    form it is given in; a side that mixes manifests of one name says so, in text and JSON;
 #  - bench run A B --rounds N ends with one line per stack against the first, not N tables per stack.
 . "$(dirname "$0")/lib.sh"
@@ -48,5 +48,56 @@ long=$(awk 'length > 200' "$T/out" | wc -l)
 [ "$long" = 0 ] && ok "no line over 200 characters" || { not_ok "$long lines over 200 characters"; awk 'length > 200' "$T/out" | cut -c1-120 | sed 's/^/#   /'; }
 expect 0 "the definitions are in show -h" "$BENCH" show -h
 expect_out "J/call = median board"
+
+# 5. sides built from what a glob gives: each run's directory, bundle and envelope (runs/a-* --vs runs/b-*, as the
+# README has it); one run is one run, whatever form it is given in
+printf 'bench: 1\nname: a\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64], [128, 64, 64]]}\n' >"$T/a.yaml"
+sed 's/name: a/name: b/' "$T/a.yaml" >"$T/b.yaml"
+export FAKE_MODE=noisy FAKE_SEQ="$T/seq" FAKE_RUN_SD=0.005 FAKE_WITHIN_SD=0.01 FAKE_N=10 FAKE_SEED=3
+BENCH_RUNNERS=$FAKE expect 0 "two stacks, three rounds, packed" "$BENCH" run -q -o "$T/r" --rounds 3 "$T/a.yaml" "$T/b.yaml"
+[ "$(ls -d "$T"/r/a-* | wc -l)" = 9 ] && ok "the glob runs/a-* gives 9 paths: 3 directories, 3 bundles, 3 envelopes" || { not_ok "glob"; ls "$T/r" | sed 's/^/#   /'; }
+expect 0 "compare runs/a-* --vs runs/b-*" "$BENCH" compare --format json "$T"/r/a-* --vs "$T"/r/b-*
+python3 - "$T/out" <<'PY' && ok "two sides of 3 runs, each run once, in its verified form; no mixed manifests" || { not_ok "glob sides"; show "$T/out"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [s["nruns"] for s in d["sides"]] == [3, 3], [(s["label"], s["nruns"]) for s in d["sides"]]
+for s in d["sides"]:
+    labels = [r["label"] for r in s["runs"]]
+    assert len(set(labels)) == 3 and not [l for l in labels if "(" in l], labels
+    assert s["verified"] is True and all(r["path"].endswith(".bench.tar.gz") for r in s["runs"]), s["runs"]
+    assert "mixed_manifests" not in s, s
+assert all(c["others"][0]["runs"] == 3 and c["baseline"]["runs"] == 3 for c in d["cases"]), d["cases"]
+PY
+A1=$(ls -d "$T"/r/a-* | sed -n 1p)
+expect 0 "a run directory and its own bundle on one side" "$BENCH" compare --format json "$A1" "$A1.bench.tar.gz" \
+	"$(ls -d "$T"/r/a-* | sed -n 4p)" --vs "$T"/r/b-*.bench.tar.gz
+python3 - "$T/out" <<'PY' && ok "they count as one run: side of 2 runs" || { not_ok "directory and bundle"; show "$T/out"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["sides"][0]["nruns"] == 2 and d["sides"][0]["label"] == "a (2 runs)", d["sides"][0]
+PY
+expect 0 "an envelope alone is read as its bundle" "$BENCH" compare "$A1.bench.tar.gz.intoto.jsonl" "$(ls -d "$T"/r/b-* | sed -n 1p).bench.tar.gz"
+expect_out "b-"
+expect 0 "without --vs: a run's directory and bundle are one side" "$BENCH" compare --format json "$A1" "$A1.bench.tar.gz" "$A1.bench.tar.gz.intoto.jsonl" "$(ls -d "$T"/r/b-* | sed -n 1p)"
+python3 - "$T/out" <<'PY' && ok "two sides, not three" || { not_ok "without --vs"; show "$T/out"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["sides"]) == 2 and d["sides"][0]["nruns"] == 1 and d["sides"][0]["verified"], d["sides"]
+PY
+
+# an older manifest of the same name, pooled by the glob: the side says so
+sed 's/\[128, 64, 64\]/[192, 64, 64]/' "$T/a.yaml" >"$T/a-old.yaml"
+BENCH_RUNNERS=$FAKE expect 0 "a run of another manifest named a" "$BENCH" run -q --no-pack -o "$T/r" "$T/a-old.yaml"
+expect 0 "compare with it pooled into side a" "$BENCH" compare "$T"/r/a-* --vs "$T"/r/b-*
+grep -q '^WARNING: side a (4 runs) mixes 2 manifests, so its runs are not repeats of one stack: manifest [0-9a-f]\{12\}: a-.* a-.* a-.*; manifest [0-9a-f]\{12\}: a-[^ ]*$' "$T/out" &&
+	ok "text: a warning line names both manifests and their runs" || { not_ok "no mixed-manifest warning"; show "$T/out"; }
+expect 0 "the same as JSON" "$BENCH" compare --format json "$T"/r/a-* --vs "$T"/r/b-*
+python3 - "$T/out" <<'PY' && ok "json: sides[0].mixed_manifests, digest -> runs (3 and 1)" || { not_ok "json mixed_manifests"; show "$T/out"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["sides"][0]["mixed_manifests"]
+assert sorted(len(v) for v in m.values()) == [1, 3] and all(len(k) == 64 for k in m), m
+assert "mixed_manifests" not in d["sides"][1]
+PY
 
 finish
