@@ -1609,3 +1609,29 @@ json_t *compare_summary_lines(json_t *r)
 	}
 	return out;
 }
+
+int compare_interleave_summary(json_t **out, char *const *dirs, size_t n)
+{
+	struct compare_opts co = { 0.02, 0.01, 2000, 0, NULL, NULL };
+	struct compare_side *sides = NULL;
+	struct compare_group *g = NULL;
+	size_t ng = 0;
+	json_t *r = NULL;
+	int err;
+
+	*out = NULL;
+	if ((err = compare_load_all(&sides, dirs, n, &co)) < 0)
+		goto cleanup;
+	g = compare_group_runs(&ng, sides, n, NULL, 0);
+	if (ng < 2) {
+		*out = json_array();
+		goto cleanup;
+	}
+	r = compare_build_groups(sides, g, ng, 0, &co);
+	*out = json_incref(json_object_get(r, "summary"));
+cleanup:
+	json_decref(r);
+	compare_groups_free(g, ng);
+	compare_sides_free(sides, n);
+	return err;
+}

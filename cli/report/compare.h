@@ -107,5 +107,10 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
  * called faster (slower), the geometric mean of their ratios and in brackets the least and the largest; the cases
  * not comparable or missing on that side are counted when there are any. A new array of strings. */
 json_t *compare_summary_lines(json_t *r);
+/* The summary lines (compare_summary_lines()) of the runs an interleaved `bench run A B --rounds N` made: the run
+ * directories dirs[0..n) grouped by stack (compare_group_runs() without starts), the first group the baseline,
+ * compare's defaults. *out is a new array of strings (empty with fewer than two sides). Returns 0 or a negative
+ * code with the error set. */
+int compare_interleave_summary(json_t **out, char *const *dirs, size_t n);
 
 #endif

@@ -100,4 +100,20 @@ assert sorted(len(v) for v in m.values()) == [1, 3] and all(len(k) == 64 for k i
 assert "mixed_manifests" not in d["sides"][1]
 PY
 
+# 11. bench run A B --rounds 3: a line per run, no table per run; at the end one line per stack against the first
+BENCH_RUNNERS=$FAKE FAKE_SLOW_RUN=a FAKE_SLOWDOWN=0.25 expect 0 "two stacks, three rounds (a 25% slower)" \
+	"$BENCH" run --no-pack -o "$T/ab" --rounds 3 "$T/a.yaml" "$T/b.yaml"
+n=$(grep -c '^suite  ' "$T/err")
+[ "$n" = 0 ] && ok "no per-run summary table" || { not_ok "$n per-run tables"; show "$T/err"; }
+n=$(grep -c '^[ab]: 2 ok, 0 failed, 0 skipped, 0 interrupted, 0 findings — ' "$T/err")
+[ "$n" = 6 ] && ok "a line per run: its counts and directory" || { not_ok "$n run lines"; show "$T/err"; }
+grep -q '^  b (3 runs) vs a (3 runs): 2 cases faster 1\.2[0-9]x \[1\.[0-9][0-9], 1\.[0-9][0-9]\], 0 same, 0 slower, 0 inconclusive$' "$T/err" &&
+	ok "one line: b (3 runs) vs a (3 runs): 2 cases faster 1.2Nx [lo, hi], 0 same, 0 slower" || { not_ok "no stacks line"; show "$T/err"; }
+[ "$(grep -c ' vs ' "$T/err")" = 1 ] && ok "once, at the end" || not_ok "the stacks line more than once"
+BENCH_RUNNERS=$FAKE expect 0 "-v keeps each run's table" "$BENCH" run -v --no-pack -o "$T/ab" --rounds 1 "$T/a.yaml" "$T/b.yaml"
+n=$(grep -c '^suite  ' "$T/err")
+[ "$n" = 2 ] && ok "-v: a table per run" || { not_ok "-v: $n tables"; show "$T/err"; }
+BENCH_RUNNERS=$FAKE expect 0 "-q: nothing but the paths" "$BENCH" run -q --no-pack -o "$T/ab" --rounds 1 "$T/a.yaml" "$T/b.yaml"
+[ ! -s "$T/err" ] && ok "-q: stderr empty" || { not_ok "-q: stderr"; show "$T/err"; }
+
 finish
