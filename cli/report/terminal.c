@@ -99,13 +99,21 @@ static json_t *extra_num(json_t *rec, const char *key)
 int terminal_coll_median(double *time_us, double *algbw, double *busbw, json_t *rec)
 {
 	json_t *v = json_object_get(rec, "value"), *bytes = extra_num(rec, "bytes"), *f = extra_num(rec, "bus_factor");
+	json_t *alg = extra_num(rec, "algbw_gbps"), *busm = extra_num(rec, "busbw_mean_gbps");
 	const char *st = json_string_value(json_object_get(rec, "status"));
+	double factor = 1;
 
 	*time_us = *algbw = *busbw = NAN;
-	if (!st || strcmp(st, "ok") || !json_is_number(v) || !(json_number_value(v) > 0) || !bytes)
+	if (!bytes) /* older records: the size only among the parameters */
+		bytes = json_object_get(json_object_get(rec, "params"), "bytes");
+	if (!st || strcmp(st, "ok") || !json_is_number(v) || !(json_number_value(v) > 0) || !json_is_number(bytes))
 		return -1;
+	if (f && json_number_value(f) > 0)
+		factor = json_number_value(f);
+	else if (alg && busm && json_number_value(alg) > 0) /* older records: the factor the runner applied */
+		factor = json_number_value(busm) / json_number_value(alg);
 	*busbw = json_number_value(v);
-	*algbw = f && json_number_value(f) > 0 ? *busbw / json_number_value(f) : *busbw;
+	*algbw = *busbw / factor;
 	*time_us = json_number_value(bytes) / (*algbw * 1e3); /* B / (GB/s) = ns; /1e3: us */
 	return 0;
 }

@@ -25,7 +25,8 @@ json_t *terminal_record_of(json_t *index, const char *suite, const char *cs);
 void terminal_spread(char *n, size_t nlen, char *cv, size_t cvlen, json_t *rec);
 /* A collectives record's figures in nccl-tests' terms, of the median sample (the statistic of its headline, of
  * show, the report and the findings): busbw = the headline value, algbw = busbw / extra.bus_factor, time (us) =
- * extra.bytes / algbw. nccl-tests' own mean time stays in the record (extra.time_us, extra.busbw_mean_gbps) and
+ * extra.bytes / algbw (records without them: params.bytes, and the factor busbw_mean_gbps / algbw_gbps). nccl-tests'
+ * own mean time stays in the record (extra.time_us, extra.busbw_mean_gbps) and
  * is not printed beside it. -1 (NANs) when the record did not measure. */
 int terminal_coll_median(double *time_us, double *algbw, double *busbw, json_t *rec);
 /* Every collectives record with extra.bytes as nccl-tests prints it (a case that did not measure: dashes, and
