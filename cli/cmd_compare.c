@@ -234,10 +234,20 @@ static void render_text(json_t *r, int markdown, int csv)
 		printf("\n%sfindings of %s (docs/findings.md):\n", markdown ? "- " : "", json_string_value(json_object_get(c, "label")));
 		findings_print(stdout, json_object_get(c, "findings"));
 	}
-	json_array_foreach(json_object_get(r, "sides"), i, c)
-		if (!json_is_true(json_object_get(c, "verified")))
-			printf("\nUNVERIFIED: %s (%s) is a run directory or a bundle that did not verify\n",
-			       json_string_value(json_object_get(c, "label")), json_string_value(json_object_get(c, "path")));
+	json_array_foreach(json_object_get(r, "sides"), i, c) {
+		json_t *run;
+		size_t k2, nu = 0;
+
+		if (json_is_true(json_object_get(c, "verified")))
+			continue;
+		/* the runs that are not verified, by path: a side may mix verified bundles with run directories */
+		printf("\nUNVERIFIED: %s:", json_string_value(json_object_get(c, "label")));
+		json_array_foreach(json_object_get(c, "runs"), k2, run)
+			if (!json_is_true(json_object_get(run, "verified")))
+				printf(" %s", json_string_value(json_object_get(run, "path"))), nu++;
+		printf(" (%s)\n", nu == 1 ? "a run directory or a bundle that did not verify"
+					  : "run directories or bundles that did not verify");
+	}
 }
 
 /* Energy and cost (cost.h): each side's price, then per case the sides cheapest first; every side's energy per

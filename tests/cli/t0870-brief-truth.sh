@@ -76,6 +76,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["sides"][0]["nruns"] == 2 and d["sides"][0]["label"] == "a (2 runs)", d["sides"][0]
 PY
+A2=$(ls -d "$T"/r/a-* | sed -n 4p)
+expect 0 "the same as text" "$BENCH" compare "$A1" "$A1.bench.tar.gz" "$A2" --vs "$T"/r/b-*.bench.tar.gz
+grep -qx "UNVERIFIED: a (2 runs): $A2 (a run directory or a bundle that did not verify)" "$T/out" &&
+	ok "UNVERIFIED names the one run directory kept, not the verified bundle" || { not_ok "UNVERIFIED line"; show "$T/out"; }
 expect 0 "an envelope alone is read as its bundle" "$BENCH" compare "$A1.bench.tar.gz.intoto.jsonl" "$(ls -d "$T"/r/b-* | sed -n 1p).bench.tar.gz"
 expect_out "b-"
 expect 0 "without --vs: a run's directory and bundle are one side" "$BENCH" compare --format json "$A1" "$A1.bench.tar.gz" "$A1.bench.tar.gz.intoto.jsonl" "$(ls -d "$T"/r/b-* | sed -n 1p)"
