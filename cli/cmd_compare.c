@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -339,31 +338,6 @@ static json_t *side_findings(const struct compare_side *sides, const struct comp
 	return out;
 }
 
-/* The bundle an envelope X.intoto.jsonl belongs to (a new string), when X is a file; else NULL. */
-static char *envelope_bundle(const char *path)
-{
-	static const char suffix[] = ".intoto.jsonl";
-	size_t l = strlen(path), sl = sizeof(suffix) - 1;
-	struct stat st;
-	char *b;
-
-	if (l <= sl || strcmp(path + l - sl, suffix))
-		return NULL;
-	b = xstrfmt("%.*s", (int)(l - sl), path);
-	if (stat(b, &st) == 0 && S_ISREG(st.st_mode))
-		return b;
-	free(b);
-	return NULL;
-}
-
-static int arg_given(char **args, int n, const char *path)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(args[i], path))
-			return 1;
-	return 0;
-}
-
 /* A side of several runs: "A1 A2 A3 --vs B1 B2 B3". The separators are swapped for a marker before the options
  * are parsed (opt_parse keeps the positional arguments in order) and give the groups' first indices after. */
 static char vs_marker[] = "\001--vs";
@@ -425,14 +399,12 @@ int cmd_compare(int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++) {
 		if (argv[1 + i] != vs_marker) {
-			char *bundle = envelope_bundle(argv[1 + i]);
+			const char *p = compare_input_path(&owned[nowned], argv[1 + i], argv + 1, (size_t)n);
 
-			/* X.intoto.jsonl is X's envelope, read with X: given beside X (a glob), not a second input */
-			if (!bundle)
-				paths[np++] = argv[1 + i];
-			else if (!arg_given(argv + 1, n, bundle))
-				paths[np++] = owned[nowned++] = bundle, bundle = NULL;
-			free(bundle);
+			if (owned[nowned])
+				nowned++;
+			if (p) /* NULL: an envelope given beside its bundle (a glob), not a second input */
+				paths[np++] = (char *)p;
 			continue;
 		}
 		if (np == (nstarts ? starts[nstarts - 1] : 0)) {

@@ -433,6 +433,30 @@ void compare_sides_free(struct compare_side *sides, size_t n)
 	free(sides);
 }
 
+const char *compare_input_path(char **owned, const char *path, char *const *all, size_t n)
+{
+	static const char suffix[] = ".intoto.jsonl";
+	size_t l = strlen(path), sl = sizeof(suffix) - 1;
+	struct stat st;
+	char *b;
+
+	*owned = NULL;
+	if (l <= sl || strcmp(path + l - sl, suffix))
+		return path;
+	b = xstrfmt("%.*s", (int)(l - sl), path);
+	if (stat(b, &st) < 0 || !S_ISREG(st.st_mode)) {
+		free(b);
+		return path;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (all[i] && !strcmp(all[i], b)) {
+			free(b);
+			return NULL;
+		}
+	*owned = b;
+	return b;
+}
+
 int compare_load(struct compare_side *out, const char *path, const struct compare_opts *o)
 {
 	struct stat st;

@@ -83,6 +83,10 @@ void compare_groups_free(struct compare_group *g, size_t n);
  * {label, runs, quantile, suites: {suite: {floor, cases}}}. */
 json_t *compare_noise_floor(const struct compare_side *sides, const struct compare_group *a, const struct compare_group *b);
 
+/* How compare reads one input path among all those given (all[0..n)): an envelope X.intoto.jsonl, X a file, stands
+ * for its bundle X, and is no input of its own (NULL) when X is given too, as a glob runs/a-* gives both. Otherwise
+ * path. *owned is set to a new string the caller frees when the result is not path, else NULL. */
+const char *compare_input_path(char **owned, const char *path, char *const *all, size_t n);
 /* Loads a run directory or a bundle (verified first, unless opts->allow_unverified; then marked). */
 int compare_load(struct compare_side *out, const char *path, const struct compare_opts *o);
 void compare_side_release(struct compare_side *s);
