@@ -67,9 +67,9 @@ static void render_noise(json_t *r, int markdown)
 
 	if (!json_is_object(nz))
 		return;
-	printf("%snoise floor from the A/A pair %s / %s (the %.0fth percentile of |ratio - 1| over a suite's cases; the "
-	       "threshold of that suite):", markdown ? "\n" : "", json_string_value(json_object_get(nz, "a")),
-	       json_string_value(json_object_get(nz, "b")), 100 * json_number_value(json_object_get(nz, "quantile")));
+	printf("%snoise floor from the A/A pair %s / %s, each suite's threshold (p%.0f of |ratio - 1|):", markdown ? "\n" : "",
+	       json_string_value(json_object_get(nz, "a")), json_string_value(json_object_get(nz, "b")),
+	       100 * json_number_value(json_object_get(nz, "quantile")));
 	json_object_foreach(json_object_get(nz, "suites"), suite, v) {
 		printf("%s %s %.2f%% (%lld cases)", first ? "" : ",", suite, 100 * json_number_value(json_object_get(v, "floor")),
 		       (long long)json_integer_value(json_object_get(v, "cases")));
