@@ -9,7 +9,6 @@
 
 #include "cmd.h"
 #include "core/error.h"
-#include "core/fs.h"
 #include "core/opt.h"
 #include "core/units.h"
 #include "manifest/suite.h"
@@ -32,43 +31,6 @@ static const struct opt_cmd cmd = { "show", "[--json] [--key PUB.pem]... [--no-v
 				    "--no-verify shows it anyway, marked UNVERIFIED. A run directory is shown as it is, "
 				    "marked as an unsigned run directory (nothing to verify). Control characters from the bundle are "
 				    "shown as \\xNN." };
-
-/* A run directory's members by the names a bundle gives them (name -> text), as bundle_read_members() reads
- * them from an archive; a member the directory lacks is left out. *run is the directory's last component. */
-static int dir_read_members(json_t **out, char **run, const char *dir, const char **names, size_t max)
-{
-	const char *base;
-	size_t dl = strlen(dir);
-	int err = 0;
-
-	*out = json_object();
-	while (dl > 1 && dir[dl - 1] == '/')
-		dl--;
-	for (base = dir + dl; base > dir && base[-1] != '/'; base--)
-		;
-	*run = xstrfmt("%.*s", (int)(dir + dl - base), base);
-	for (size_t i = 0; names[i]; i++) {
-		char *path = xstrfmt("%.*s/%s", (int)dl, dir, names[i]), *text = NULL;
-		size_t len = 0;
-		struct stat st;
-
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			if ((err = fs_read_file(&text, &len, path, max)) < 0) {
-				free(path);
-				goto cleanup;
-			}
-			json_object_set_new(*out, names[i], json_stringn(text, len));
-			free(text);
-		}
-		free(path);
-	}
-cleanup:
-	if (err < 0) {
-		json_decref(*out);
-		*out = NULL;
-	}
-	return err;
-}
 
 /* Every result record's energy and cost figures (cost.h), in the order of the results files:
  * [{suite, case, ...figures}] (a new array). */
@@ -193,7 +155,7 @@ int cmd_show(int argc, char **argv)
 		is_dir = stat(argv[1], &st) == 0 && S_ISDIR(st.st_mode);
 	}
 	if (is_dir) {
-		err = dir_read_members(&m, &run, argv[1], names, 64u << 20);
+		err = bundle_read_dir_members(&m, &run, argv[1], names, 64u << 20);
 	} else if (no_verify) {
 		err = bundle_read_members(&m, &run, argv[1], names, 64u << 20);
 	} else { /* what is shown is what verified: one reading of one open file */

@@ -38,6 +38,9 @@ assert len(d["summary"]["cases"]) == 4, d["summary"]
 PY
 expect 0 "bench show RUN_DIR/ (a trailing slash)" "$BENCH" show "$D/"
 grep -q "^run       $(basename "$D")$" "$T/out" && ok "the same name" || not_ok "trailing slash"
+mkdir "$T/empty"
+expect 1 "a directory that is not a run" "$BENCH" show "$T/empty"
+expect_err "'$T/empty' is not a run directory or a bundle (no plan.json)"
 
 # 11. brief: the cases with no energy figure as one line per reason; no 300-character definitions
 expect 0 "bench show of the bundle" "$BENCH" show "$BD"
