@@ -24,8 +24,10 @@ static const struct opt_cmd cmd = { "compare", "[options] RUN_OR_BUNDLE... [--vs
 				    "interleaved `bench run --rounds` (grouped by themselves), or the runs between --vs "
 				    "separators. Per case: the ratio of the medians of run medians to the baseline's, its 95% "
 				    "hierarchical-bootstrap confidence interval, Welch's t test across runs with the p-value "
-				    "adjusted over every test (step-down min-P: a run's machine state is shared by its cases), and a verdict (faster / slower / same with 3 runs or more "
-				    "per side; inconclusive with fewer; not comparable). Beside the numbers: cases on one side "
+				    "adjusted over every test (step-down min-P: a run's machine state is shared by its cases), and a verdict: faster / "
+				    "slower when the adjusted p < alpha and the ratio lies beyond 1 +/- threshold; same when the whole "
+				    "interval lies within 1 +/- threshold; otherwise inconclusive, with the reason (always below 3 "
+				    "runs per side); not comparable. Beside the numbers: cases on one side "
 				    "only, too few samples, differences in method (parameters) and in stack and environment; each "
 				    "side's price and, per case, the priced sides cheapest first and their energy per timed call. "
 				    "Exit 9 with --fail-on-regression when a case is significantly slower." };
@@ -65,9 +67,9 @@ static void render_noise(json_t *r, int markdown)
 
 	if (!json_is_object(nz))
 		return;
-	printf("%snoise floor from the A/A pair %s / %s (the %.0fth percentile of |ratio - 1| over a suite's cases; the "
-	       "threshold of that suite):", markdown ? "\n" : "", json_string_value(json_object_get(nz, "a")),
-	       json_string_value(json_object_get(nz, "b")), 100 * json_number_value(json_object_get(nz, "quantile")));
+	printf("%snoise floor from the A/A pair %s / %s, each suite's threshold (p%.0f of |ratio - 1|):", markdown ? "\n" : "",
+	       json_string_value(json_object_get(nz, "a")), json_string_value(json_object_get(nz, "b")),
+	       100 * json_number_value(json_object_get(nz, "quantile")));
 	json_object_foreach(json_object_get(nz, "suites"), suite, v) {
 		printf("%s %s %.2f%% (%lld cases)", first ? "" : ",", suite, 100 * json_number_value(json_object_get(v, "floor")),
 		       (long long)json_integer_value(json_object_get(v, "cases")));
@@ -88,24 +90,20 @@ static void render_text(json_t *r, int markdown, int csv)
 		printf("suite,case,unit,baseline,other,baseline_value,other_value,ratio,ci_lo,ci_hi,p,p_adjusted,baseline_runs,"
 		       "other_runs,threshold,verdict,why\n");
 	else if (markdown)
-		printf("Baseline: **%s**. %s (threshold %.1f%%, alpha %g; %lld test(s), adjusted together).\n",
-		       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(r, "rule")),
-		       100 * json_number_value(json_object_get(r, "threshold")), json_number_value(json_object_get(r, "alpha")),
-		       (long long)json_integer_value(json_object_get(r, "tests")));
+		printf("Baseline: **%s**; threshold %.1f%%, alpha %g, %lld test(s) adjusted together (the method: `bench compare -h`).\n",
+		       json_string_value(json_object_get(r, "baseline")), 100 * json_number_value(json_object_get(r, "threshold")),
+		       json_number_value(json_object_get(r, "alpha")), (long long)json_integer_value(json_object_get(r, "tests")));
 	else
-		printf("baseline %s; verdicts: %s (threshold %.1f%%, alpha %g; %lld test(s), adjusted together)\n",
-		       json_string_value(json_object_get(r, "baseline")), json_string_value(json_object_get(r, "rule")),
-		       100 * json_number_value(json_object_get(r, "threshold")), json_number_value(json_object_get(r, "alpha")),
-		       (long long)json_integer_value(json_object_get(r, "tests")));
+		printf("baseline %s; threshold %.1f%%, alpha %g, %lld test(s) adjusted together (the method: bench compare -h)\n",
+		       json_string_value(json_object_get(r, "baseline")), 100 * json_number_value(json_object_get(r, "threshold")),
+		       json_number_value(json_object_get(r, "alpha")), (long long)json_integer_value(json_object_get(r, "tests")));
 	if (!csv) {
 		json_t *res = json_object_get(r, "resolution");
 
 		render_noise(r, markdown);
 		if (json_is_object(res))
-			printf("%sresolution: with these runs a case can be called faster or slower only for a change of at least "
-			       "%.1f%% (median over %lld tested cases, %.1f%% to %.1f%%: each case's run-to-run spread, the adjustment's "
-			       "critical t); smaller changes read same\n", markdown ? "\n" : "",
-			       100 * json_number_value(json_object_get(res, "median")),
+			printf("%sresolution: a change under %.1f%% cannot be called with these runs (median over %lld cases, "
+			       "%.1f%% to %.1f%%)\n", markdown ? "\n" : "", 100 * json_number_value(json_object_get(res, "median")),
 			       (long long)json_integer_value(json_object_get(res, "cases")),
 			       100 * json_number_value(json_object_get(res, "min")),
 			       100 * json_number_value(json_object_get(res, "max")));
@@ -168,6 +166,8 @@ static void render_text(json_t *r, int markdown, int csv)
 	}
 	if (csv)
 		return;
+	json_array_foreach(json_object_get(r, "summary"), i, c)
+		printf("%s%s%s\n", i == 0 ? "\n" : "", markdown ? "- " : "", json_string_value(c));
 	render_cost(r, markdown);
 	/* every case that did not measure, with its reason (failed in red on a terminal) */
 	json_array_foreach(json_object_get(r, "not_ok"), i, c) {
@@ -213,14 +213,40 @@ static void render_text(json_t *r, int markdown, int csv)
 				printf(" %s", json_string_value(json_object_get(run, "label")));
 			putchar('\n');
 		}
+	json_array_foreach(json_object_get(r, "sides"), i, c) {
+		const char *sha;
+		json_t *labels, *l;
+		size_t k2, m = 0;
+
+		if (!json_is_object(json_object_get(c, "mixed_manifests")))
+			continue;
+		printf("\n%sWARNING: side %s mixes %zu manifests, so its runs are not repeats of one stack:", markdown ? "- " : "",
+		       json_string_value(json_object_get(c, "label")), json_object_size(json_object_get(c, "mixed_manifests")));
+		json_object_foreach(json_object_get(c, "mixed_manifests"), sha, labels) {
+			printf("%s manifest %.12s:", m++ ? ";" : "", sha);
+			json_array_foreach(labels, k2, l)
+				printf(" %s", json_string_value(l));
+		}
+		putchar('\n');
+	}
 	json_array_foreach(json_object_get(r, "findings"), i, c) {
 		printf("\n%sfindings of %s (docs/findings.md):\n", markdown ? "- " : "", json_string_value(json_object_get(c, "label")));
 		findings_print(stdout, json_object_get(c, "findings"));
 	}
-	json_array_foreach(json_object_get(r, "sides"), i, c)
-		if (!json_is_true(json_object_get(c, "verified")))
-			printf("\nUNVERIFIED: %s (%s) is a run directory or a bundle that did not verify\n",
-			       json_string_value(json_object_get(c, "label")), json_string_value(json_object_get(c, "path")));
+	json_array_foreach(json_object_get(r, "sides"), i, c) {
+		json_t *run;
+		size_t k2, nu = 0;
+
+		if (json_is_true(json_object_get(c, "verified")))
+			continue;
+		/* the runs that are not verified, by path: a side may mix verified bundles with run directories */
+		printf("\nUNVERIFIED: %s:", json_string_value(json_object_get(c, "label")));
+		json_array_foreach(json_object_get(c, "runs"), k2, run)
+			if (!json_is_true(json_object_get(run, "verified")))
+				printf(" %s", json_string_value(json_object_get(run, "path"))), nu++;
+		printf(" (%s)\n", nu == 1 ? "a run directory or a bundle that did not verify"
+					  : "run directories or bundles that did not verify");
+	}
 }
 
 /* Energy and cost (cost.h): each side's price, then per case the sides cheapest first; every side's energy per
@@ -284,29 +310,31 @@ static void render_cost(json_t *r, int markdown)
 	}
 }
 
-/* The findings of each run (docs/findings.md): those its summary.json carries (signed with it), else evaluated
- * here on its records. [{label, findings: [...]}] for the runs that have any. */
-static json_t *side_findings(const struct compare_side *sides, size_t n)
+/* The findings of each run of every side (docs/findings.md): those its summary.json carries (signed with it), else
+ * evaluated here on its records. [{label, findings: [...]}] for the runs that have any. */
+static json_t *side_findings(const struct compare_side *sides, const struct compare_group *groups, size_t ng)
 {
 	json_t *out = json_array();
 
-	for (size_t i = 0; i < n; i++) {
-		json_t *f = json_incref(json_object_get(sides[i].summary, "findings"));
+	for (size_t gi = 0; gi < ng; gi++)
+		for (size_t ri = 0; ri < groups[gi].nruns; ri++) {
+			const struct compare_side *s = &sides[groups[gi].runs[ri]];
+			json_t *f = json_incref(json_object_get(s->summary, "findings"));
 
-		if (!json_is_array(f)) {
-			json_t *recs = json_array(), *rec;
-			const char *key;
+			if (!json_is_array(f)) {
+				json_t *recs = json_array(), *rec;
+				const char *key;
 
+				json_decref(f);
+				json_object_foreach(s->records, key, rec)
+					json_array_append(recs, rec);
+				f = findings_eval(recs, json_object_get(s->summary, "cases"));
+				json_decref(recs);
+			}
+			if (json_array_size(f))
+				json_array_append_new(out, json_pack("{s:s, s:O}", "label", s->label, "findings", f));
 			json_decref(f);
-			json_object_foreach(sides[i].records, key, rec)
-				json_array_append(recs, rec);
-			f = findings_eval(recs, json_object_get(sides[i].summary, "cases"));
-			json_decref(recs);
 		}
-		if (json_array_size(f))
-			json_array_append_new(out, json_pack("{s:s, s:O}", "label", sides[i].label, "findings", f));
-		json_decref(f);
-	}
 	return out;
 }
 
@@ -357,7 +385,8 @@ int cmd_compare(int argc, char **argv)
 		OPT_END(),
 	};
 	size_t b = 0, ng = 0, np = 0, nstarts = 0, *starts = xcalloc((size_t)argc + 1, sizeof(*starts));
-	char **paths = xcalloc((size_t)argc + 1, sizeof(*paths));
+	char **paths = xcalloc((size_t)argc + 1, sizeof(*paths)), **owned = xcalloc((size_t)argc + 1, sizeof(*owned));
+	size_t nowned = 0;
 	json_t *r = NULL;
 
 	for (int i = 1; i < argc; i++)
@@ -370,7 +399,12 @@ int cmd_compare(int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++) {
 		if (argv[1 + i] != vs_marker) {
-			paths[np++] = argv[1 + i];
+			const char *p = compare_input_path(&owned[nowned], argv[1 + i], argv + 1, (size_t)n);
+
+			if (owned[nowned])
+				nowned++;
+			if (p) /* NULL: an envelope given beside its bundle (a glob), not a second input */
+				paths[np++] = (char *)p;
 			continue;
 		}
 		if (np == (nstarts ? starts[nstarts - 1] : 0)) {
@@ -421,7 +455,7 @@ int cmd_compare(int argc, char **argv)
 	if (base)
 		b = (size_t)atoi(base) - 1;
 	r = compare_build_groups(sides, groups, ng, b, &co);
-	json_object_set_new(r, "findings", side_findings(sides, np));
+	json_object_set_new(r, "findings", side_findings(sides, groups, ng));
 	colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	if (!strcmp(fmt, "json")) {
 		cli_print_json(json_incref(r));
@@ -452,5 +486,8 @@ cleanup:
 	opt_strlist_release(&noise);
 	free(starts);
 	free(paths);
+	while (nowned)
+		free(owned[--nowned]);
+	free(owned);
 	return status;
 }

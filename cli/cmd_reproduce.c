@@ -25,26 +25,28 @@
 #include "report/sign.h"
 
 static const struct opt_cmd cmd = {
-	"reproduce", "[--key PUB.pem]... [-o DIR] [-t X] [--rounds N] [--json] [-q] BUNDLE.bench.tar.gz",
+	"reproduce", "[--key PUB.pem]... [-o DIR] [-t X] [--max-band Y] [--rounds N] [--json] [-q] BUNDLE.bench.tar.gz",
 	"Verify the bundle (exit 8 when it does not verify: nothing is run or written), take its manifest and lock, "
 	"check that this machine has the original's GPU model, GPU count and driver (a GPU target; otherwise every "
 	"case is 'not reproducible here', named, nothing is run, exit 6), run the same suites N times (--rounds, "
 	"default 3) into new run directories under DIR (with the bundle's lock when it has one), and judge every case "
 	"against the original within this machine's run-to-run spread: 'reproduced' when the original lies inside "
-	"the 99% prediction interval of the runs here (never narrower than 1 +/- X), 'slower' when the runs here lie "
-	"below it, 'faster' above, 'not comparable' when a side did not measure (one round: compare's 95% CI of the "
-	"ratio against 1 +/- X). Writes reproduce.json into the last run; every run is packed and signed with your key, "
+	"the 99% prediction interval of the runs here (never narrower than 1 +/- X) and that band is no wider than "
+	"1 +/- Y (default 0.10), 'inconclusive' when it lies inside a wider band (nothing can be told), 'slower' when "
+	"the runs here lie below it, 'faster' above, 'not comparable' when a side did not measure (one round: "
+	"compare's 95% CI of the ratio against 1 +/- X, and Y). Writes reproduce.json into the last run; every run is packed and signed with your key, "
 	"the last one's statement names the original bundle and the other rounds' bundles as materials. Exit 9 when "
-	"a case is slower (docs/bench.1)."
+	"a case is slower; else 10 when a case is inconclusive (docs/exit-codes.md)."
 };
 
 #define RULE                                                                                                          \
 	"per case, the figure of each run here in log space: mean m, standard deviation s over R runs, and the "     \
 	"suite's pooled standard deviation S over its cases (D degrees of freedom); the 99% prediction interval of "   \
 	"one more run, m +/- t(D) * max(s, S) * sqrt(1 + 1/R), t at 1% Bonferroni-adjusted over the cases judged "          \
-	"so, never narrower than +/- log(1 + threshold); reproduced when the original lies inside it, "               \
+	"so, never narrower than +/- log(1 + threshold); reproduced when the original lies inside it and it lies "   \
+	"within [1 / (1 + max_band), 1 + max_band], inconclusive when it lies inside a wider one, "                  \
 	"slower when the runs here lie below it, faster above; with one run here, compare's bootstrap 95% CI of the " \
-	"ratio against 1 +/- threshold; not comparable when a side did not measure the case"
+	"ratio against 1 +/- threshold (and max_band); not comparable when a side did not measure the case"
 
 static int write_text(const char *dir, const char *name, const char *text, size_t len)
 {
@@ -63,7 +65,7 @@ static void print_num(char *buf, size_t n, json_t *v, const char *fmt)
 		snprintf(buf, n, "-");
 }
 
-static void print_table(json_t *doc, double thr)
+static void print_table(json_t *doc, double thr, double max_band)
 {
 	json_t *cases = json_object_get(doc, "cases"), *c, *cn = json_object_get(doc, "counts"), *d;
 	size_t i;
@@ -109,15 +111,16 @@ static void print_table(json_t *doc, double thr)
 		printf("\n%lld not reproducible here: nothing was run\n",
 		       (long long)json_integer_value(json_object_get(cn, "not reproducible here")));
 	else
-		printf("\n%lld reproduced, %lld faster, %lld slower, %lld not comparable (%s, at least 1 +/- %.3g%%)\n",
+		printf("\n%lld reproduced, %lld faster, %lld slower, %lld inconclusive, %lld not comparable (band: %s, at "
+		       "least 1 +/- %.3g%%; reproduced only within 1 +/- %.3g%%)\n",
 		       (long long)json_integer_value(json_object_get(cn, "reproduced")),
 		       (long long)json_integer_value(json_object_get(cn, "faster")),
 		       (long long)json_integer_value(json_object_get(cn, "slower")),
+		       (long long)json_integer_value(json_object_get(cn, "inconclusive")),
 		       (long long)json_integer_value(json_object_get(cn, "not comparable")),
-		       json_integer_value(json_object_get(doc, "rounds")) > 1
-			       ? "band: the 99% prediction interval of one more run from this machine's runs, ratio here / original"
-			       : "band: the 95% CI of the ratio here / original, one run here",
-		       100 * thr);
+		       json_integer_value(json_object_get(doc, "rounds")) > 1 ? "99% prediction interval of one more run here"
+									       : "95% CI of the ratio, one run here",
+		       100 * thr, 100 * max_band);
 }
 
 int cmd_reproduce(int argc, char **argv)
@@ -131,13 +134,15 @@ int cmd_reproduce(int argc, char **argv)
 	struct run_outcome *outs = NULL;
 	struct strvec rounds_j = STRVEC_INIT;
 	struct strvec suites = STRVEC_INIT, select = STRVEC_INIT;
-	const char *out = "runs", *thr = NULL, *rounds_s = NULL, *bname;
+	const char *out = "runs", *thr = NULL, *rounds_s = NULL, *band_s = NULL, *bname;
+	double max_band = 0.10;
 	long rounds = 3;
 	int json = 0, quiet = 0, n, err, rc = 0, loaded = 0, run_rc = 0;
 	const struct opt opts[] = {
 		OPT_LIST('k', "key", &keys, "PUB.pem", "verify with this public key (repeatable); default: trusted keys"),
 		OPT_STRING('o', "out", &out, "DIR", "where the new run directory is created (default: runs)"),
 		OPT_STRING('t', "threshold", &thr, "X", "relative change that counts (default 0.02)"),
+		OPT_STRING(0, "max-band", &band_s, "Y", "reproduced only within a band of 1 +/- Y at most (default 0.10)"),
 		OPT_STRING(0, "rounds", &rounds_s, "N", "runs made here, to measure this machine's run-to-run spread (default 3)"),
 		OPT_BOOL(0, "json", &json, "print reproduce.json instead of the table"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress of the run; the verdicts only"),
@@ -170,6 +175,15 @@ int cmd_reproduce(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	if (band_s) {
+		char *end;
+
+		max_band = strtod(band_s, &end);
+		if (*end || end == band_s || !(max_band > 0) || max_band > 10) {
+			rc = cli_usage_error(cmd.name, cmd.synopsis, "--max-band takes a number in (0, 10], e.g. 0.10");
+			goto cleanup;
+		}
+	}
 	if (rounds_s) {
 		char *end;
 
@@ -179,6 +193,8 @@ int cmd_reproduce(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	if (max_band < co.threshold) /* the band is never narrower than the threshold */
+		max_band = co.threshold;
 	co.keys = keys.v;
 	sides = xcalloc((size_t)rounds + 1, sizeof(*sides));
 	bname = strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1];
@@ -398,7 +414,7 @@ int cmd_reproduce(int argc, char **argv)
 		for (long r = 0; r < rounds; r++)
 			hruns[r] = 1 + (size_t)r;
 		cmp = compare_build_groups(sides, g, 2, 0, &co);
-		rows = reproduce_judge(c4, cmp, sides + 1, (size_t)rounds, co.threshold);
+		rows = reproduce_judge(c4, cmp, sides + 1, (size_t)rounds, co.threshold, max_band);
 		json_array_extend(cases, rows);
 		json_decref(rows);
 		for (size_t vi = 0; vi < REPRODUCE_NVERDICTS; vi++)
@@ -450,9 +466,12 @@ int cmd_reproduce(int argc, char **argv)
 	}
 report:
 	json_object_set(doc, "cases", cases);
-	json_object_set_new(doc, "counts", json_pack("{s:I, s:I, s:I, s:I, s:I}", "reproduced", (json_int_t)counts[0], "faster",
-						     (json_int_t)counts[1], "slower", (json_int_t)counts[2], "not comparable",
-						     (json_int_t)counts[3], "not reproducible here", (json_int_t)counts[4]));
+	json_object_set_new(doc, "counts", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "reproduced", (json_int_t)counts[0],
+						     "faster", (json_int_t)counts[1], "slower", (json_int_t)counts[2],
+						     "not comparable", (json_int_t)counts[3], "not reproducible here",
+						     (json_int_t)counts[4], "inconclusive",
+						     (json_int_t)counts[REPRODUCE_INCONCLUSIVE]));
+	json_object_set_new(doc, "max_band", json_real(max_band));
 	if (dir) { /* 6. into the new run, then packed: its statement names the original as a material */
 		char *p = xstrfmt("%s/reproduce.json", dir);
 
@@ -469,14 +488,14 @@ report:
 	if (json) {
 		cli_print_json(json_incref(doc));
 	} else {
-		print_table(doc, co.threshold);
+		print_table(doc, co.threshold, max_band);
 		for (size_t ri = 0; ri < rounds_j.n; ri++)
 			printf("%s\n", rounds_j.v[ri]);
 		if (dir)
 			printf("%s\n%s\n%s\n", dir, tar, env);
 	}
 	if (!rc)
-		rc = run_rc == 7 ? 7 : counts[2] ? 9 : run_rc;
+		rc = run_rc == 7 ? 7 : counts[2] ? 9 : run_rc ? run_rc : counts[REPRODUCE_INCONCLUSIVE] ? 10 : 0;
 cleanup:
 	for (int si = 0; si < loaded; si++)
 		compare_side_release(&sides[si]);

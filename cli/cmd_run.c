@@ -14,6 +14,7 @@
 #include "manifest/manifest.h"
 #include "manifest/suite.h"
 #include "report/bundle.h"
+#include "report/compare.h"
 
 static const struct opt_cmd cmd = { "run", "[options] MANIFEST... | --resume DIR",
 				    "Validate the manifest, plan its cases, run every suite's runner (engine host: the "
@@ -86,6 +87,26 @@ static void expand_variants(struct strvec *paths, struct strvec *variants, char 
 	}
 }
 
+static void print_stacks_summary(const struct run_outcome *out, size_t n)
+{
+	char **dirs = xcalloc(n + 1, sizeof(*dirs));
+	size_t nd = 0, i;
+	json_t *lines = NULL, *l;
+
+	for (i = 0; i < n; i++)
+		if (out[i].dir && out[i].started)
+			dirs[nd++] = out[i].dir;
+	if (compare_interleave_summary(&lines, dirs, nd) < 0) {
+		fprintf(stderr, "bench: no comparison of the stacks: %s\n", bench_error_last());
+	} else if (json_array_size(lines)) {
+		fprintf(stderr, "\nstacks against the first (bench compare RUN... for every case):\n");
+		json_array_foreach(lines, i, l)
+			fprintf(stderr, "  %s\n", json_string_value(l));
+	}
+	json_decref(lines);
+	free(dirs);
+}
+
 static int run_many(char **manifests, char **variants, size_t n, long rounds, const struct run_opts *base, int locked,
 		    int no_pack, int pack_empty)
 {
@@ -102,6 +123,8 @@ static int run_many(char **manifests, char **variants, size_t n, long rounds, co
 		opts[k].lock = locked ? locks[k] : NULL;
 	}
 	err = run_interleave(out, opts, n, rounds);
+	if (n > 1 && !base->quiet) /* the stacks against the first, once: a line each, as hyperfine ends */
+		print_stacks_summary(out, n * (size_t)rounds);
 	for (size_t i = 0; i < n * (size_t)rounds; i++) {
 		if (out[i].err) {
 			if (out[i].err != BENCH_E_MANIFEST || out[i].dir || base->lock || locked)
@@ -163,7 +186,7 @@ int cmd_run(int argc, char **argv)
 		OPT_STRING(0, "rounds", &rounds_s, "N", "measure the manifests alternately N times (ABBA order), one run each per round"),
 		OPT_BOOL('n', "dry-run", &dry, "print the plan and the exact commands, run nothing"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or summary table; errors only"),
-		OPT_COUNT('v', "verbose", &verbose, "also print each runner's command line"),
+		OPT_COUNT('v', "verbose", &verbose, "also print each runner's command line; with several stacks or --rounds, each run's table"),
 		OPT_BOOL(0, "no-pack", &no_pack, "do not write the signed bundle at the end"),
 		OPT_BOOL(0, "pack-empty", &pack_empty, "write the bundle even when nothing was measured (every case skipped)"),
 		OPT_BOOL(0, "locked", &locked, "refuse unless MANIFEST's .lock.json is of this exact manifest; record it"),

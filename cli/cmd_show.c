@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -20,14 +21,16 @@
 #include "report/quality.h"
 #include "report/terminal.h"
 
-static const struct opt_cmd cmd = { "show", "[--json] [--key PUB.pem]... [--no-verify] BUNDLE.bench.tar.gz",
-				    "Print a bundle's manifest name and channel, its stack (lock summary), the "
+static const struct opt_cmd cmd = { "show", "[--json] [--key PUB.pem]... [--no-verify] BUNDLE.bench.tar.gz | RUN_DIR",
+				    "Print a bundle's (or a run directory's) manifest name and channel, its stack (lock summary), the "
 				    "environment and every case's headline (scaled to a readable unit, with the record's sample count n "
 				    "and coefficient of variation), the collectives as nccl-tests tables, then every case that failed, was skipped, interrupted or "
 				    "not run with its reason, then the run's price (its manifest's pricing, with its source) and each case's "
-				    "energy and cost, read from the archive without unpacking it. "
+				    "energy and cost (" COST_DEFINITION "; the cases without one: one line per reason), read "
+				    "from the archive without unpacking it. "
 				    "The bundle is verified first, in the same reading (exit 8 when it does not verify); "
-				    "--no-verify shows it anyway, marked UNVERIFIED. Control characters from the bundle are "
+				    "--no-verify shows it anyway, marked UNVERIFIED. A run directory is shown as it is, "
+				    "marked as an unsigned run directory (nothing to verify). Control characters from the bundle are "
 				    "shown as \\xNN." };
 
 /* Every result record's energy and cost figures (cost.h), in the order of the results files:
@@ -116,7 +119,7 @@ int cmd_show(int argc, char **argv)
 	size_t nnames = 0;
 	json_t *pricing = NULL, *costs = NULL, *records = NULL, *index = NULL;
 	json_t *m = NULL, *summary = NULL, *status = NULL, *env = NULL, *lock = NULL, *plan = NULL, *image = NULL, *out;
-	int json = 0, no_verify = 0, n, err, rc = 0;
+	int json = 0, no_verify = 0, is_dir = 0, n, err, rc = 0;
 	struct opt_strlist keys = OPT_STRLIST_INIT;
 	const struct opt opts[] = {
 		OPT_BOOL(0, "json", &json, "print JSON"),
@@ -147,7 +150,14 @@ int cmd_show(int argc, char **argv)
 		names[nnames++] = docs[i];
 	for (i = 0; suite_registry[i]; i++)
 		names[nnames++] = xstrfmt("results/%s.jsonl", suite_registry[i]->name);
-	if (no_verify) {
+	{
+		struct stat st;
+
+		is_dir = stat(argv[1], &st) == 0 && S_ISDIR(st.st_mode);
+	}
+	if (is_dir) {
+		err = bundle_read_dir_members(&m, &run, argv[1], names, 64u << 20);
+	} else if (no_verify) {
 		err = bundle_read_members(&m, &run, argv[1], names, 64u << 20);
 	} else { /* what is shown is what verified: one reading of one open file */
 		struct bundle_members bm;
@@ -168,7 +178,7 @@ int cmd_show(int argc, char **argv)
 		bundle_members_release(&bm);
 	}
 	if (err < 0) {
-		rc = cli_fail(err) == 1 ? 8 : bench_exit_code(err);
+		rc = cli_fail(err) == 1 && !is_dir ? 8 : bench_exit_code(err);
 		goto cleanup;
 	}
 	summary = parse(m, "summary.json");
@@ -185,8 +195,8 @@ int cmd_show(int argc, char **argv)
 	records = terminal_records_of_members(m);
 	costs = case_costs(records, pricing);
 	if (json) {
-		out = json_pack("{s:s, s:b, s:s?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O*, s:O}", "run", run, "verified", !no_verify,
-				"keyid", no_verify ? NULL : vr.keyid, "plan", plan, "status", status,
+		out = json_pack("{s:s, s:b, s:b, s:s?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O*, s:O}", "run", run, "verified",
+				!no_verify && !is_dir, "signed", !is_dir, "keyid", no_verify || is_dir ? NULL : vr.keyid, "plan", plan, "status", status,
 				"summary", summary, "environment", env, "lock", lock, "image", image, "pricing", pricing,
 				"cost", costs);
 		rc = cli_print_json(out);
@@ -202,7 +212,9 @@ int cmd_show(int argc, char **argv)
 		free(run);
 		run = e;
 	}
-	if (no_verify)
+	if (is_dir)
+		printf("unsigned run directory: shown as it is on disk (its bundle, when packed, is what verifies)\n");
+	else if (no_verify)
 		printf("UNVERIFIED: shown with --no-verify; its signature and contents were not checked\n");
 	else
 		printf("verified  signed by key id %s (%s)\n", vr.keyid, vr.key_origin);
@@ -263,17 +275,31 @@ int cmd_show(int argc, char **argv)
 	} else {
 		printf("\npricing   none in the run's manifest: no cost figures\n");
 	}
-	if (json_array_size(costs)) {
-		printf("energy and cost per case (%s):\n", COST_DEFINITION);
+	/* the cases with a figure (defined in bench show -h and bench(1), not here); the cases without one as one line
+	 * per reason */
+	{
+		json_t *why = json_object(), *cnt;
+		const char *reason;
+		size_t nfig = 0;
+
 		json_array_foreach(costs, i, c) {
 			char *t = cost_figure_text(c);
+			const char *w = json_string_value(json_object_get(c, "energy_why"));
 
-			printf("%-12s %-48s %s%s%s\n", json_string_value(json_object_get(c, "suite")),
-			       json_string_value(json_object_get(c, "case")), t,
-			       json_is_string(json_object_get(c, "energy_why")) ? *t ? "; no energy: " : "no energy: " : "",
-			       json_is_string(json_object_get(c, "energy_why")) ? json_string_value(json_object_get(c, "energy_why")) : "");
+			if (*t) {
+				if (!nfig++)
+					printf("energy and cost per case:\n");
+				printf("%-12s %-48s %s%s%s\n", json_string_value(json_object_get(c, "suite")),
+				       json_string_value(json_object_get(c, "case")), t, w ? "; no energy: " : "", w ? w : "");
+			} else if (w) {
+				json_object_set_new(why, w, json_integer(json_integer_value(json_object_get(why, w)) + 1));
+			}
 			free(t);
 		}
+		json_object_foreach(why, reason, cnt)
+			printf("energy    none for %lld %s: %s\n", (long long)json_integer_value(cnt),
+			       json_integer_value(cnt) == 1 ? "case" : "cases", reason);
+		json_decref(why);
 	}
 	/* an env_matrix: each case's cells side by side */
 	{

@@ -354,6 +354,19 @@ void run_summarize(struct run *r)
 		json_decref(root);
 		return;
 	}
+	if (r->interleave && !r->o->verbose) { /* one of N rounds: its counts and what went wrong; the table with -v,
+						 * the stacks against each other once at the end (cmd_run.c) */
+		for (size_t i = 0; i < r->plan.n; i++)
+			if (r->st[i] != C_OK)
+				fprintf(stderr, "%s %s/%s: %s\n", run_cstate_names[r->st[i]], r->plan.cases[i].suite->name,
+					r->plan.cases[i].key, r->err[i] ? r->err[i] : "no reason recorded");
+		fprintf(stderr, "%s: %zu ok, %zu failed, %zu skipped, %zu interrupted, %zu finding%s — %s\n", r->m.name,
+			counts[C_OK], counts[C_FAILED], counts[C_SKIPPED], counts[C_INTERRUPTED], json_array_size(findings),
+			json_array_size(findings) == 1 ? "" : "s", r->dir);
+		json_decref(records);
+		json_decref(findings);
+		return;
+	}
 	/* the value scaled for reading (summary.json keeps the raw number and the suite's unit); n and CV from the
 	 * case's record */
 	fprintf(stderr, "\n%-12s %-48s %-12s %14s %5s %7s %s\n", "suite", "case", "status", "value", "n", "cv",

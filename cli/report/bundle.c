@@ -1538,3 +1538,48 @@ int bundle_read_members(json_t **out, char **out_run, const char *tar, const cha
 	bundle_members_release(&m);
 	return err;
 }
+
+int bundle_read_dir_members(json_t **out, char **out_run, const char *dir, const char *const *names, size_t max_member)
+{
+	const char *base;
+	size_t dl = strlen(dir);
+	char *plan = NULL;
+	struct stat st;
+	int err = 0;
+
+	*out = json_object();
+	*out_run = NULL;
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	for (base = dir + dl; base > dir && base[-1] != '/'; base--)
+		;
+	plan = xstrfmt("%.*s/plan.json", (int)dl, dir);
+	if (stat(plan, &st) < 0 || !S_ISREG(st.st_mode)) {
+		err = bench_error_set(BENCH_E_FAIL, "'%s' is not a run directory or a bundle (no plan.json)", dir);
+		goto cleanup;
+	}
+	*out_run = xstrfmt("%.*s", (int)(dir + dl - base), base);
+	for (size_t i = 0; names[i]; i++) {
+		char *path = xstrfmt("%.*s/%s", (int)dl, dir, names[i]), *text = NULL;
+		size_t len = 0;
+
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			if ((err = fs_read_file(&text, &len, path, max_member)) < 0) {
+				free(path);
+				goto cleanup;
+			}
+			json_object_set_new(*out, names[i], json_stringn(text, len));
+			free(text);
+		}
+		free(path);
+	}
+cleanup:
+	free(plan);
+	if (err < 0) {
+		json_decref(*out);
+		*out = NULL;
+		free(*out_run);
+		*out_run = NULL;
+	}
+	return err;
+}

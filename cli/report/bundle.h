@@ -103,5 +103,9 @@ void bundle_members_release(struct bundle_members *m);
 
 /* Reads the named members of an unverified bundle into a JSON object name -> string. */
 int bundle_read_members(json_t **out, char **out_run, const char *tar, const char *const *names, size_t max_member);
+/* The same members of a run directory as it is on disk (nothing to verify: bench show RUN_DIR): name -> text for
+ * each of names that the directory holds as a regular file; *out_run is the directory's last component. A
+ * directory without plan.json is not a run directory (BENCH_E_FAIL). */
+int bundle_read_dir_members(json_t **out, char **out_run, const char *dir, const char *const *names, size_t max_member);
 
 #endif

@@ -11,6 +11,7 @@
 #include "../core/error.h"
 #include "../core/fs.h"
 #include "../core/strbuf.h"
+#include "../manifest/lock.h"
 #include "../manifest/suite.h"
 #include "bundle.h"
 #include "cost.h"
@@ -21,6 +22,7 @@ void compare_side_release(struct compare_side *s)
 {
 	free(s->path);
 	free(s->label);
+	free(s->run);
 	free(s->keyid);
 	json_decref(s->records);
 	json_decref(s->env);
@@ -229,6 +231,7 @@ static int side_data(void *ctx, const char *rel, const void *buf, size_t len)
 
 	if (k->json || k->yaml) {
 		if (len == 0 && k->yaml) {
+			lock_sha256_hex(k->s->manifest_sha256, k->buf.buf ? k->buf.buf : "", k->buf.len);
 			json_decref(k->s->pricing);
 			k->s->pricing = cost_pricing_parse(k->buf.buf, k->buf.len);
 			strbuf_reset(&k->buf);
@@ -291,6 +294,7 @@ static void side_reset(struct compare_side *s)
 	}
 	json_decref(s->pricing);
 	s->pricing = NULL;
+	s->manifest_sha256[0] = '\0';
 	json_object_clear(s->records);
 }
 
@@ -379,10 +383,12 @@ static int load_bundle(struct compare_side *s, const char *path, const struct co
 	return err;
 }
 
+/* a label is taken by an earlier side of that label, unless that side is the same run given by another path (its
+ * directory and its bundle: one run, compare_group_runs() keeps one of them) */
 static int label_taken(const struct compare_side *sides, size_t i, const char *l)
 {
 	for (size_t j = 0; j < i; j++)
-		if (!strcmp(sides[j].label, l))
+		if (!strcmp(sides[j].label, l) && (!strcmp(sides[j].path, sides[i].path) || strcmp(sides[j].label, sides[i].label)))
 			return 1;
 	return 0;
 }
@@ -427,6 +433,30 @@ void compare_sides_free(struct compare_side *sides, size_t n)
 	free(sides);
 }
 
+const char *compare_input_path(char **owned, const char *path, char *const *all, size_t n)
+{
+	static const char suffix[] = ".intoto.jsonl";
+	size_t l = strlen(path), sl = sizeof(suffix) - 1;
+	struct stat st;
+	char *b;
+
+	*owned = NULL;
+	if (l <= sl || strcmp(path + l - sl, suffix))
+		return path;
+	b = xstrfmt("%.*s", (int)(l - sl), path);
+	if (stat(b, &st) < 0 || !S_ISREG(st.st_mode)) {
+		free(b);
+		return path;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (all[i] && !strcmp(all[i], b)) {
+			free(b);
+			return NULL;
+		}
+	*owned = b;
+	return b;
+}
+
 int compare_load(struct compare_side *out, const char *path, const struct compare_opts *o)
 {
 	struct stat st;
@@ -441,8 +471,10 @@ int compare_load(struct compare_side *out, const char *path, const struct compar
 		err = load_dir(out, path);
 	else
 		err = load_bundle(out, path, o);
-	if (err == 0)
+	if (err == 0) {
 		merge_status(out);
+		out->run = xstrdup(out->label);
+	}
 	if (err < 0)
 		compare_side_release(out);
 	return err;
@@ -590,6 +622,30 @@ static int group_label_taken(const struct compare_group *g, size_t i, const char
 	return 0;
 }
 
+static int same_run(const struct compare_side *a, const struct compare_side *b)
+{
+	return a->run && b->run && !strcmp(a->run, b->run);
+}
+
+/* a run given again within a group counts once, in the place it was first given, in its verified form if any */
+static void group_dedupe(struct compare_group *g, const struct compare_side *sides)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < g->nruns; i++) {
+		size_t j;
+
+		for (j = 0; j < kept; j++)
+			if (same_run(&sides[g->runs[j]], &sides[g->runs[i]]))
+				break;
+		if (j == kept)
+			g->runs[kept++] = g->runs[i];
+		else if (sides[g->runs[i]].verified && !sides[g->runs[j]].verified)
+			g->runs[j] = g->runs[i];
+	}
+	g->nruns = kept;
+}
+
 struct compare_group *compare_group_runs(size_t *nout, const struct compare_side *sides, size_t n,
 					 const size_t *starts, size_t nstarts)
 {
@@ -631,6 +687,21 @@ struct compare_group *compare_group_runs(size_t *nout, const struct compare_side
 		}
 		free(of);
 	}
+	for (size_t k = 0; k < ng; k++)
+		group_dedupe(&g[k], sides);
+	if (!nstarts) /* a run given by two paths (its directory, its bundle) is one side */
+		for (size_t k = 0; k < ng; k++)
+			for (size_t j = 0; j < k; j++)
+				if (g[k].nruns == 1 && g[j].nruns == 1 && same_run(&sides[g[j].runs[0]], &sides[g[k].runs[0]]) &&
+				    strcmp(sides[g[j].runs[0]].path, sides[g[k].runs[0]].path)) {
+					if (sides[g[k].runs[0]].verified && !sides[g[j].runs[0]].verified)
+						g[j].runs[0] = g[k].runs[0];
+					free(g[k].runs);
+					memmove(&g[k], &g[k + 1], (ng - k - 1) * sizeof(*g));
+					ng--;
+					k--;
+					break;
+				}
 	for (size_t k = 0; k < ng; k++) {
 		char *l = group_label(sides, g[k].runs, g[k].nruns);
 
@@ -1119,19 +1190,29 @@ static double pair_resolution(const struct pair *c, double alpha, double thresho
 
 static json_t *side_json(const struct compare_side *sides, const struct compare_group *g, int baseline)
 {
-	json_t *runs = json_array();
+	json_t *runs = json_array(), *manifests = json_object(), *side;
 	int verified = 1;
 
 	for (size_t r = 0; r < g->nruns; r++) {
 		const struct compare_side *s = &sides[g->runs[r]];
+		const char *sha = s->manifest_sha256[0] ? s->manifest_sha256 : "none";
 
 		verified &= s->verified;
-		json_array_append_new(runs, json_pack("{s:s, s:s, s:b, s:s?}", "label", s->label, "path", s->path, "verified",
-						      s->verified, "keyid", s->keyid));
+		json_array_append_new(runs, json_pack("{s:s, s:s, s:b, s:s?, s:s?}", "label", s->label, "path", s->path,
+						      "verified", s->verified, "keyid", s->keyid, "manifest_sha256",
+						      s->manifest_sha256[0] ? s->manifest_sha256 : NULL));
+		if (!json_object_get(manifests, sha))
+			json_object_set_new(manifests, sha, json_array());
+		json_array_append_new(json_object_get(manifests, sha), json_string(s->label));
 	}
-	return json_pack("{s:s, s:s, s:b, s:s?, s:b, s:I, s:o, s:O?}", "label", g->label, "path", sides[g->runs[0]].path,
+	side = json_pack("{s:s, s:s, s:b, s:s?, s:b, s:I, s:o, s:O?}", "label", g->label, "path", sides[g->runs[0]].path,
 			 "verified", verified, "keyid", sides[g->runs[0]].keyid, "baseline", baseline, "nruns",
 			 (json_int_t)g->nruns, "runs", runs, "pricing", sides[g->runs[0]].pricing);
+	/* a side is repeats of one stack: runs of different manifests (an older one of the same name) are said */
+	if (json_object_size(manifests) > 1)
+		json_object_set(side, "mixed_manifests", manifests);
+	json_decref(manifests);
+	return side;
 }
 
 /* every key of a group, in sorted order (the union over its runs) */
@@ -1232,7 +1313,7 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 	json_t *bkeys = group_keys(sides, &groups[base]), *bfacts = compare_stack_facts(&sides[groups[base].runs[0]]);
 	const char *key;
 	json_t *brec;
-	size_t slower = 0, faster = 0, inconclusive = 0, ncases = json_object_size(bkeys), npairs = 0, pi = 0, ntests;
+	size_t slower = 0, faster = 0, same = 0, inconclusive = 0, ncases = json_object_size(bkeys), npairs = 0, pi = 0, ntests;
 	struct gcase *bcases = xcalloc(ncases ? ncases : 1, sizeof(*bcases));
 	struct pair *pairs = xcalloc(ncases * ng + 1, sizeof(*pairs));
 	double *resv = xcalloc(ncases * ng + 1, sizeof(*resv));
@@ -1364,10 +1445,20 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 							resv[nres++] = res;
 						}
 					}
-					if (c->padj < o->alpha && c->ratio > 1 + thr)
+					if (c->padj < o->alpha && c->ratio > 1 + thr) {
 						verdict = "faster", faster++;
-					else if (c->padj < o->alpha && c->ratio < 1 - thr)
+					} else if (c->padj < o->alpha && c->ratio < 1 - thr) {
 						verdict = "slower", slower++;
+					} else if (c->lo >= 1 - thr && c->hi <= 1 + thr) {
+						verdict = "same", same++; /* a change beyond the threshold is excluded */
+					} else { /* neither called nor excluded: nothing can be told */
+						char *why = xstrfmt("the CI reaches beyond 1 +/- %.1f%%: a change that size is "
+								    "neither shown nor excluded", 100 * thr);
+
+						verdict = "inconclusive", inconclusive++;
+						json_object_set_new(o_row, "why", json_string(why));
+						free(why);
+					}
 				}
 			}
 			json_object_set_new(o_row, "verdict", json_string(verdict));
@@ -1458,7 +1549,8 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 						      "adjusted over every test by step-down min-P under a run effect shared by "
 						      "the cases of a run (Westfall-Young; Holm where cases share nothing): faster "
 						      "or slower when the adjusted p < alpha and the ratio lies beyond 1 +/- "
-						      "threshold; fewer runs: inconclusive"));
+						      "threshold; same when the CI lies within 1 +/- threshold; else, and with "
+						      "fewer runs, inconclusive"));
 	json_object_set_new(root, "sides", sj);
 	json_object_set_new(root, "cost_rank", cost_rank(cases, groups[base].label));
 	json_object_set_new(root, "cases", cases);
@@ -1467,8 +1559,10 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 	json_object_set_new(root, "few_samples", few);
 	json_object_set_new(root, "method_differs", method);
 	json_object_set_new(root, "stack_differs", stack);
-	json_object_set_new(root, "counts", json_pack("{s:I, s:I, s:I}", "faster", (json_int_t)faster, "slower", (json_int_t)slower,
-						      "inconclusive", (json_int_t)inconclusive));
+	json_object_set_new(root, "counts", json_pack("{s:I, s:I, s:I, s:I}", "faster", (json_int_t)faster, "slower",
+						      (json_int_t)slower, "same", (json_int_t)same, "inconclusive",
+						      (json_int_t)inconclusive));
+	json_object_set_new(root, "summary", compare_summary_lines(root));
 	return root;
 }
 
@@ -1485,4 +1579,103 @@ json_t *compare_build(const struct compare_side *sides, size_t n, size_t baselin
 	compare_groups_free(g, ng);
 	free(starts);
 	return r;
+}
+
+/* the ratios of one verdict: count, geometric mean, least, largest */
+struct verdict_sum {
+	size_t n;
+	double logsum, lo, hi;
+};
+
+static void verdict_add(struct verdict_sum *v, double ratio)
+{
+	if (!(ratio > 0))
+		return;
+	v->lo = v->n ? fmin(v->lo, ratio) : ratio;
+	v->hi = v->n ? fmax(v->hi, ratio) : ratio;
+	v->logsum += log(ratio);
+	v->n++;
+}
+
+static void verdict_text(struct strbuf *sb, const struct verdict_sum *v, size_t n, const char *word)
+{
+	strbuf_addf(sb, "%zu %s", n, word);
+	if (v->n)
+		strbuf_addf(sb, " %.2fx [%.2f, %.2f]", exp(v->logsum / (double)v->n), v->lo, v->hi);
+}
+
+json_t *compare_summary_lines(json_t *r)
+{
+	json_t *out = json_array(), *sides = json_object_get(r, "sides"), *side, *c;
+	const char *base = json_string_value(json_object_get(r, "baseline"));
+	size_t i, k, nside = 0;
+
+	json_array_foreach(sides, i, side) {
+		struct verdict_sum fast = { 0, 0, 0, 0 }, slow = { 0, 0, 0, 0 };
+		size_t nfast = 0, nslow = 0, nsame = 0, ninc = 0, nnc = 0, nmiss = 0;
+		const char *label = json_string_value(json_object_get(side, "label"));
+		struct strbuf sb = STRBUF_INIT;
+
+		if (json_is_true(json_object_get(side, "baseline")))
+			continue;
+		json_array_foreach(json_object_get(r, "cases"), k, c) {
+			json_t *o = json_array_get(json_object_get(c, "others"), nside);
+			const char *v = json_string_value(json_object_get(o, "verdict"));
+			double ratio = json_number_value(json_object_get(o, "ratio"));
+
+			if (!v)
+				continue;
+			if (!strcmp(v, "faster"))
+				nfast++, verdict_add(&fast, ratio);
+			else if (!strcmp(v, "slower"))
+				nslow++, verdict_add(&slow, ratio);
+			else if (!strcmp(v, "same"))
+				nsame++;
+			else if (!strcmp(v, "inconclusive"))
+				ninc++;
+			else if (!strcmp(v, "missing"))
+				nmiss++;
+			else
+				nnc++;
+		}
+		nside++;
+		strbuf_addf(&sb, "%s vs %s: ", label ? label : "?", base ? base : "?");
+		verdict_text(&sb, &fast, nfast, nfast == 1 ? "case faster" : "cases faster");
+		strbuf_addf(&sb, ", %zu same, ", nsame);
+		verdict_text(&sb, &slow, nslow, "slower");
+		strbuf_addf(&sb, ", %zu inconclusive", ninc);
+		if (nnc)
+			strbuf_addf(&sb, ", %zu not comparable", nnc);
+		if (nmiss)
+			strbuf_addf(&sb, ", %zu missing", nmiss);
+		json_array_append_new(out, json_string(sb.buf));
+		strbuf_release(&sb);
+	}
+	return out;
+}
+
+int compare_interleave_summary(json_t **out, char *const *dirs, size_t n)
+{
+	struct compare_opts co = { 0.02, 0.01, 2000, 0, NULL, NULL };
+	struct compare_side *sides = NULL;
+	struct compare_group *g = NULL;
+	size_t ng = 0;
+	json_t *r = NULL;
+	int err;
+
+	*out = NULL;
+	if ((err = compare_load_all(&sides, dirs, n, &co)) < 0)
+		goto cleanup;
+	g = compare_group_runs(&ng, sides, n, NULL, 0);
+	if (ng < 2) {
+		*out = json_array();
+		goto cleanup;
+	}
+	r = compare_build_groups(sides, g, ng, 0, &co);
+	*out = json_incref(json_object_get(r, "summary"));
+cleanup:
+	json_decref(r);
+	compare_groups_free(g, ng);
+	compare_sides_free(sides, n);
+	return err;
 }

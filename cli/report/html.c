@@ -6,6 +6,7 @@
 
 #include "cost.h"
 #include "escape.h"
+#include "terminal.h"
 
 static const char *str(json_t *o, const char *k)
 {
@@ -900,11 +901,12 @@ static void coll_tables(struct strbuf *o, const struct compare_side *sides, size
 			esc_html(o, sides[s].label);
 			strbuf_addstr(o, ": ");
 			esc_html(o, k);
-			strbuf_addstr(o, "</caption><thead><tr><th>size (B)</th><th>count</th><th>type</th><th>time (us)</th>"
+			strbuf_addstr(o, "</caption><thead><tr><th>size (B)</th><th>count</th><th>type</th><th>median time (us)</th>"
 					 "<th>algbw (GB/s)</th><th>busbw (GB/s)</th><th>#wrong</th></tr></thead><tbody>\n");
 			for (size_t i = 0; i < m; i++) {
 				json_t *x = json_object_get(rs[i], "extra"), *p = json_object_get(rs[i], "params");
-				json_t *bus = json_object_get(x, "busbw_mean_gbps");
+				double tm, alg, bus; /* of the median sample, as the chart above and the terminal's table */
+				int measured = terminal_coll_median(&tm, &alg, &bus, rs[i]) == 0;
 
 				strbuf_addf(o, "<tr><td>%.0f</td><td>", json_number_value(json_object_get(p, "bytes")));
 				num(o, json_object_get(x, "count"), "%.0f");
@@ -914,19 +916,20 @@ static void coll_tables(struct strbuf *o, const struct compare_side *sides, size
 				else
 					strbuf_addstr(o, "&ndash;");
 				strbuf_addstr(o, "</td><td>");
-				if (strcmp(str(rs[i], "status"), "ok") && !json_is_number(json_object_get(x, "time_us"))) {
+				if (!measured) {
 					strbuf_addf(o, "<span class=\"%s\" title=\"", is_failure(str(rs[i], "status")) ? "failed" : "skipped");
 					esc_html(o, compare_case_reason(rs[i]));
 					strbuf_addstr(o, "\">");
 					esc_html(o, str(rs[i], "status"));
 					strbuf_addstr(o, "</span>");
 				} else {
-					num(o, json_object_get(x, "time_us"), "%.2f");
+					strbuf_addf(o, "%.2f", tm);
 				}
 				strbuf_addstr(o, "</td><td>");
-				num(o, json_object_get(x, "algbw_gbps"), "%.2f");
-				strbuf_addstr(o, "</td><td>");
-				num(o, json_is_number(bus) ? bus : json_object_get(rs[i], "value"), "%.2f");
+				if (measured)
+					strbuf_addf(o, "%.2f</td><td>%.2f", alg, bus);
+				else
+					strbuf_addstr(o, "&ndash;</td><td>&ndash;");
 				strbuf_addstr(o, "</td><td>");
 				if (json_is_integer(json_object_get(x, "wrong")))
 					strbuf_addf(o, "%lld", (long long)json_integer_value(json_object_get(x, "wrong")));

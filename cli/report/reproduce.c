@@ -10,7 +10,7 @@
 #define REPRODUCE_ALPHA 0.01 /* the family's error rate over the cases judged by their spread */
 
 static const char *const verdict_names[REPRODUCE_NVERDICTS] = { "reproduced", "faster", "slower", "not comparable",
-								 "not reproducible here" };
+								 "not reproducible here", "inconclusive" };
 
 json_t *reproduce_gpu_facts(json_t *env)
 {
@@ -102,13 +102,31 @@ static void set_verdict(json_t *row, size_t counts[REPRODUCE_NVERDICTS], enum re
 	counts[v]++;
 }
 
+/* reproduced only where the band (or CI) [lo, hi] lies within [1 / (1 + max_band), 1 + max_band]; else nothing can
+ * be told */
+static void set_within(json_t *row, size_t counts[REPRODUCE_NVERDICTS], double lo, double hi, double max_band)
+{
+	char *why;
+
+	if (lo >= 1 / (1 + max_band) - 1e-12 && hi <= 1 + max_band + 1e-12) { /* a band of exactly 1 +/- Y is within */
+		set_verdict(row, counts, REPRODUCE_REPRODUCED, NULL);
+		return;
+	}
+	why = xstrfmt("band wider than 1 +/- %.0f%%: the runs here spread too much to tell", 100 * max_band);
+	set_verdict(row, counts, REPRODUCE_INCONCLUSIVE, why);
+	free(why);
+}
+
 json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const struct compare_side *here, size_t nhere,
-			double threshold)
+			double threshold, double max_band)
 {
 	json_t *out = json_array(), *row;
 	json_t *pooled = json_object(); /* suite -> [sum of (n - 1) s^2, sum of (n - 1)] */
 	double *logs = xcalloc(nhere + 1, sizeof(double));
 	size_t i, nspread = 0;
+
+	if (max_band < threshold) /* the band is never narrower than the threshold: a lower limit would tell nothing */
+		max_band = threshold;
 
 	/* the cases judged by their spread here, for Bonferroni's share of the error rate, and each suite's pooled
 	 * run-to-run variance (the machine's noise is shared by a suite's cases: one case's runs that happen to agree
@@ -186,14 +204,20 @@ json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const s
 			json_object_set_new(res, "band", json_pack("[f, f]", lo, hi));
 			json_object_set_new(res, "noise_cv", json_real(sqrt(expm1(sd * sd))));
 			vd = d < -tol ? REPRODUCE_SLOWER : d > tol ? REPRODUCE_FASTER : REPRODUCE_REPRODUCED;
-			set_verdict(res, counts, vd, NULL);
+			if (vd == REPRODUCE_REPRODUCED)
+				set_within(res, counts, lo, hi, max_band);
+			else
+				set_verdict(res, counts, vd, NULL);
 		} else if (json_array_size(ci) == 2) {
 			double clo = json_number_value(json_array_get(ci, 0)), chi = json_number_value(json_array_get(ci, 1));
 
 			json_object_set(res, "ci95", ci);
-			set_verdict(res, counts, chi < 1 - threshold ? REPRODUCE_SLOWER : clo > 1 + threshold ? REPRODUCE_FASTER
-												   : REPRODUCE_REPRODUCED,
-				    NULL);
+			if (chi < 1 - threshold)
+				set_verdict(res, counts, REPRODUCE_SLOWER, NULL);
+			else if (clo > 1 + threshold)
+				set_verdict(res, counts, REPRODUCE_FASTER, NULL);
+			else
+				set_within(res, counts, clo, chi, max_band);
 		} else {
 			const char *why = json_string_value(json_object_get(o, "why"));
 

@@ -22,6 +22,7 @@ enum reproduce_verdict {
 	REPRODUCE_SLOWER,
 	REPRODUCE_NOT_COMPARABLE,
 	REPRODUCE_NOT_HERE, /* not reproducible here */
+	REPRODUCE_INCONCLUSIVE, /* the original lies in a band (or CI) wider than the limit: nothing can be told */
 	REPRODUCE_NVERDICTS
 };
 
@@ -41,11 +42,12 @@ char *reproduce_fact_text(json_t *v);
  * (compare's bootstrap) against 1 +/- threshold. With two or more: this machine's run-to-run spread — the case's
  * figure in each run here, in log space, gives a 99% prediction interval for one more run (Student's t,
  * Bonferroni over the cases judged that way: 1% for them all, the degrees of freedom of the suite's pooled spread), from the
- * suite's pooled spread or the case's own, whichever is wider, never narrower than +/- threshold; reproduced when the original lies inside it, slower when the runs
- * here lie below it, faster above. Each row: {suite, case, unit, original, here, threshold, ratio, ci95 | band,
- * runs, noise_cv, suite_noise_cv, verdict, why}.
+ * suite's pooled spread or the case's own, whichever is wider, never narrower than +/- threshold; reproduced when the original lies inside it
+ * and the band lies within [1 / (1 + max_band), 1 + max_band] (max_band at least threshold; one run: the CI), inconclusive (with the reason)
+ * when it lies inside a wider one, slower when the runs here lie below it, faster above. Each row: {suite, case,
+ * unit, original, here, threshold, ratio, ci95 | band, runs, noise_cv, suite_noise_cv, verdict, why}.
  */
 json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const struct compare_side *here, size_t nhere,
-			double threshold);
+			double threshold, double max_band);
 
 #endif

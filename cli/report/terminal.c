@@ -96,15 +96,36 @@ static json_t *extra_num(json_t *rec, const char *key)
 	return json_is_number(v) ? v : NULL;
 }
 
-/* The four figures of one placement: time (us), algbw, busbw (GB/s), #wrong; dashes where it was not measured. */
+int terminal_coll_median(double *time_us, double *algbw, double *busbw, json_t *rec)
+{
+	json_t *v = json_object_get(rec, "value"), *bytes = extra_num(rec, "bytes"), *f = extra_num(rec, "bus_factor");
+	json_t *alg = extra_num(rec, "algbw_gbps"), *busm = extra_num(rec, "busbw_mean_gbps");
+	const char *st = json_string_value(json_object_get(rec, "status"));
+	double factor = 1;
+
+	*time_us = *algbw = *busbw = NAN;
+	if (!bytes) /* older records: the size only among the parameters */
+		bytes = json_object_get(json_object_get(rec, "params"), "bytes");
+	if (!st || strcmp(st, "ok") || !json_is_number(v) || !(json_number_value(v) > 0) || !json_is_number(bytes))
+		return -1;
+	if (f && json_number_value(f) > 0)
+		factor = json_number_value(f);
+	else if (alg && busm && json_number_value(alg) > 0) /* older records: the factor the runner applied */
+		factor = json_number_value(busm) / json_number_value(alg);
+	*busbw = json_number_value(v);
+	*algbw = *busbw / factor;
+	*time_us = json_number_value(bytes) / (*algbw * 1e3); /* B / (GB/s) = ns; /1e3: us */
+	return 0;
+}
+
+/* The four figures of one placement: time (us), algbw, busbw (GB/s), #wrong, all of the median sample (the
+ * headline's statistic, terminal_coll_median()); dashes where it was not measured. */
 static void coll_cells(FILE *fp, json_t *rec)
 {
-	json_t *t = extra_num(rec, "time_us"), *alg = extra_num(rec, "algbw_gbps"), *bus = extra_num(rec, "busbw_mean_gbps");
 	json_t *w = json_object_get(json_object_get(rec, "extra"), "wrong");
-	const char *st = json_string_value(json_object_get(rec, "status"));
-	double busbw = NAN;
+	double t, alg, bus;
 
-	if (!rec || !st || strcmp(st, "ok") || !t || !alg) {
+	if (!rec || terminal_coll_median(&t, &alg, &bus, rec) < 0) {
 		/* a case that did not measure shows no figure, whatever its record holds; its wrong count it does */
 		fprintf(fp, "  %8s %7s %7s ", "-", "-", "-");
 		if (json_is_integer(w))
@@ -113,13 +134,7 @@ static void coll_cells(FILE *fp, json_t *rec)
 			fprintf(fp, "%6s", "-");
 		return;
 	}
-	if (bus) /* nccl-tests' busbw: of the mean time, as bench-coll writes it beside algbw */
-		busbw = json_number_value(bus);
-	fprintf(fp, "  %8.2f %7.2f ", json_number_value(t), json_number_value(alg));
-	if (isfinite(busbw))
-		fprintf(fp, "%7.2f", busbw);
-	else
-		fprintf(fp, "%7s", "-");
+	fprintf(fp, "  %8.2f %7.2f %7.2f", t, alg, bus);
 	if (json_is_integer(w))
 		fprintf(fp, " %6lld", (long long)json_integer_value(w));
 	else
@@ -160,8 +175,8 @@ void terminal_print_coll(FILE *fp, json_t *records)
 		free(k);
 	}
 	if (json_array_size(order))
-		fprintf(fp, "\ncollectives in nccl-tests' layout (time: mean per iteration over the ranks; algbw = size / time; "
-			    "busbw = algbw x the op's bus factor)\n");
+		fprintf(fp, "\ncollectives in nccl-tests' layout, of the median sample like every figure above (time: median "
+			    "per iteration; algbw = size / time; busbw = algbw x the op's bus factor)\n");
 	json_array_foreach(order, i, g) {
 		json_t *recs = json_object_get(groups, json_string_value(g));
 		struct coll_row *rows = xcalloc(json_array_size(recs), sizeof(*rows));

@@ -23,10 +23,16 @@ json_t *terminal_record_index(json_t *records);
 json_t *terminal_record_of(json_t *index, const char *suite, const char *cs);
 /* A record's spread as two table cells: n (stats.n) and CV in percent (stats.cv); "-" where the record has none. */
 void terminal_spread(char *n, size_t nlen, char *cv, size_t cvlen, json_t *rec);
+/* A collectives record's figures in nccl-tests' terms, of the median sample (the statistic of its headline, of
+ * show, the report and the findings): busbw = the headline value, algbw = busbw / extra.bus_factor, time (us) =
+ * extra.bytes / algbw (records without them: params.bytes, and the factor busbw_mean_gbps / algbw_gbps). nccl-tests'
+ * own mean time stays in the record (extra.time_us, extra.busbw_mean_gbps) and
+ * is not printed beside it. -1 (NANs) when the record did not measure. */
+int terminal_coll_median(double *time_us, double *algbw, double *busbw, json_t *rec);
 /* Every collectives record with extra.bytes as nccl-tests prints it (a case that did not measure: dashes, and
  * its wrong count when the data check had one): one table per op and rank count, a row per
  * size and type, out-of-place and in-place side by side: size (B), count (elements), type, time (us), algbw
- * (GB/s), busbw (GB/s), #wrong. Prints nothing when there is no such record. */
+ * (GB/s), busbw (GB/s) (terminal_coll_median()), #wrong. Prints nothing when there is no such record. */
 void terminal_print_coll(FILE *fp, json_t *records);
 
 #endif

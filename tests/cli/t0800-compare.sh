@@ -36,7 +36,7 @@ d = json.load(open(sys.argv[1]))
 v = [o for c in d["cases"] for o in c["others"]]
 assert len(v) == 2 and all(o["verdict"] == "inconclusive" and abs(o["ratio"] - 1) < 1e-12 for o in v), v
 assert all(o["why"] == "1 run per side: run-to-run noise unknown" and "p" not in o for o in v), v
-assert d["baseline"].startswith("cmp-") and d["counts"] == {"faster": 0, "slower": 0, "inconclusive": 2} and d["tests"] == 0
+assert d["baseline"].startswith("cmp-") and d["counts"] == {"faster": 0, "slower": 0, "same": 0, "inconclusive": 2} and d["tests"] == 0
 PY
 expect 0 "compare 3 runs against 3 runs twice as fast" "$BENCH" compare --format json "$A" "$A2" "$A3" --vs "$F" "$F2" "$F3"
 python3 - "$T/out" <<'PY' && ok "twice as fast: ratio 2, CI above 1.02, adjusted p < 0.01 over 2 tests, verdict faster" || not_ok "faster"
@@ -50,7 +50,7 @@ for c in d["cases"]:
 PY
 expect 0 "the other way round, without --fail-on-regression" "$BENCH" compare "$F" "$F2" "$F3" --vs "$A" "$A2" "$A3"
 expect_out "slower"
-expect_out "2 test(s), adjusted together"
+expect_out "2 test(s) adjusted together"
 expect 9 "--fail-on-regression exits 9 when slower" "$BENCH" compare --fail-on-regression "$F" "$F2" "$F3" --vs "$A" "$A2" "$A3"
 expect_err "significantly slower"
 expect 0 "--baseline 2" "$BENCH" compare --baseline 2 --format csv "$F" "$F2" "$F3" --vs "$A" "$A2" "$A3"
@@ -210,11 +210,12 @@ else
 fi
 
 # synthetic sides of 3 run directories each: one case 8% slower with low noise must be flagged; one 1% slower
-# with high noise must not be
+# with high noise must not be, nor called the same (its interval reaches beyond +/- 2%: inconclusive, issue 30);
+# one unchanged with low noise is the same (its interval within +/- 2%)
 python3 - "$T/syn" <<'PY'
 import json, os, random, sys
 rng = random.Random(11)
-for side, scale in [(s + str(k), sc) for s, sc in (("base", {"low": 1.0, "high": 1.0}), ("new", {"low": 1.08, "high": 1.01})) for k in (1, 2, 3)]:
+for side, scale in [(s + str(k), sc) for s, sc in (("base", {"low": 1.0, "high": 1.0, "flat": 1.0}), ("new", {"low": 1.08, "high": 1.01, "flat": 1.0})) for k in (1, 2, 3)]:
     d = os.path.join(sys.argv[1], side)
     os.makedirs(os.path.join(d, "results"))
     json.dump({"schema": "bench.plan/v1", "name": side[:-1], "channel": "stable", "cases": []}, open(os.path.join(d, "plan.json"), "w"))
@@ -224,7 +225,7 @@ for side, scale in [(s + str(k), sc) for s, sc in (("base", {"low": 1.0, "high":
         "numpy": {"source": "pip", "version": "2.1.0", "sha256": "c" * 64}},
         "base": {"ref": "debian:12", "digest": "sha256:" + "d" * 64}}, open(os.path.join(d, "manifest.lock.json"), "w"))
     with open(os.path.join(d, "results", "gemm.jsonl"), "w") as f:
-        for case, noise in (("low", 0.002), ("high", 0.05)):
+        for case, noise in (("low", 0.002), ("high", 0.05), ("flat", 0.002)):
             t = [scale[case] * rng.gauss(1.0, noise) for _ in range(40)]
             med = sorted(t)[20]
             f.write(json.dumps({"schema": "bench.result/v1", "suite": "gemm", "case": case, "params": {}, "status": "ok",
@@ -234,7 +235,7 @@ SB="$T/syn/base1 $T/syn/base2 $T/syn/base3"
 SN="$T/syn/new1 $T/syn/new2 $T/syn/new3"
 # shellcheck disable=SC2086 # the run lists split on purpose
 expect 0 "synthetic sides" "$BENCH" compare --format json $SB --vs $SN
-python3 - "$T/out" <<'PY' && ok "8% slower with low noise: slower; 1% slower with high noise: same; the differing lock pin is listed" || not_ok "synthetic verdicts"
+python3 - "$T/out" <<'PY' && ok "8% slower with low noise: slower; 1% slower with high noise: inconclusive, its CI beyond 2%; unchanged: same; the differing lock pin is listed" || not_ok "synthetic verdicts"
 import json, sys
 d = json.load(open(sys.argv[1]))
 v = {c["case"]: c["others"][0] for c in d["cases"]}
@@ -242,8 +243,23 @@ assert v["low"]["verdict"] == "slower" and v["low"]["ci95"][1] < 0.98 and abs(v[
 st = {x["what"]: x for x in d["stack_differs"]}
 assert st["lock.components.torch.commit"]["baseline"] == "a" * 40 and st["lock.components.torch.commit"]["value"] == "b" * 40, st
 assert not [k for k in st if "numpy" in k or k.startswith("lock.base")], st  # equal pins are not listed
-assert v["high"]["verdict"] == "same", v["high"]
+h = v["high"]
+assert h["verdict"] == "inconclusive" and (h["ci95"][0] < 0.98 or h["ci95"][1] > 1.02), h
+assert h["why"] == "the CI reaches beyond 1 +/- 2.0%: a change that size is neither shown nor excluded", h
+f = v["flat"]
+assert f["verdict"] == "same" and 0.98 <= f["ci95"][0] and f["ci95"][1] <= 1.02, f
+assert d["counts"] == {"faster": 0, "slower": 1, "same": 1, "inconclusive": 1}, d["counts"]
+assert d["summary"] == ["new (3 runs) vs base (3 runs): 0 cases faster, 1 same, 1 slower %.2fx [%.2f, %.2f], 1 inconclusive"
+                        % ((v["low"]["ratio"],) * 3)], d["summary"]
 PY
+# shellcheck disable=SC2086
+expect 0 "the same as text" "$BENCH" compare $SB --vs $SN
+expect_out "inconclusive: the CI reaches beyond 1 +/- 2.0%"
+expect_out "new (3 runs) vs base (3 runs): 0 cases faster, 1 same, 1 slower"
+head -n 1 "$T/out" | grep -q '^baseline base (3 runs); threshold 2.0%, alpha 0.01, 3 test(s) adjusted together (the method: bench compare -h)$' &&
+	ok "the first line: the baseline and the figures, the method left to -h" || { not_ok "first line"; show "$T/out"; }
+long=$(head -n 3 "$T/out" | awk 'length > 160' | wc -l)
+[ "$long" = 0 ] && ok "no opening line over 160 characters" || { not_ok "long opening lines"; show "$T/out"; }
 # shellcheck disable=SC2086
 expect 9 "--fail-on-regression on the synthetic sides" "$BENCH" compare --fail-on-regression $SB --vs $SN
 

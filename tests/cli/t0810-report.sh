@@ -227,6 +227,11 @@ for _, body in tabs:
     assert [r[0] for r in rows] == [str(1 << e) for e in (16, 20, 24)], rows
     assert all(r[1] == str((1 << e) // 4) and r[2] == "fp32" and r[6] == "0" for r, e in zip(rows, (16, 20, 24))), rows
     assert all(abs(float(r[4]) - (1 << e) / 1e3 / float(r[3])) < 0.01 * float(r[4]) for r, e in zip(rows, (16, 20, 24))), rows
+    # of the median sample, as the chart above: busbw is the headline (not nccl-tests' mean, busbw_mean_gbps), and
+    # algbw is it over the bus factor the runner applied (2 here)
+    assert [r[5] for r in rows] == ["%.2f" % (e * 2.0) for e in (16, 20, 24)], rows
+    assert [r[4] for r in rows] == ["%.2f" % e for e in (16, 20, 24)], rows
+assert "<th>median time (us)</th>" in h
 PY
 
 # the report of the signed H200 bundle in docs/results/data (docs/report-h200.png is its screenshot): every case of

@@ -119,7 +119,7 @@ S1=$(ls -d "$T"/slow/slow-* | sort | sed -n 1p)
 expect 0 "1 run per side" "$BENCH" compare "$B1" "$S1"
 n=$(grep -c "inconclusive: 1 run per side: run-to-run noise unknown$" "$T/out")
 [ "$n" = 200 ] && ok "1 run per side: all 200 cases inconclusive" || { not_ok "1 run per side: $n inconclusive"; show "$T/out"; }
-expect_out "0 test(s), adjusted together"
+expect_out "0 test(s) adjusted together"
 grep -q "^resolution:" "$T/out" && not_ok "1 run per side: a resolution line without a test" || ok "1 run per side: no resolution line (nothing tested)"
 # shellcheck disable=SC2086
 expect 0 "3 runs against 1" "$BENCH" compare --format csv $(echo "$BASE" | sed -n 1,3p) --vs "$S1"
@@ -139,7 +139,8 @@ PY
 # shellcheck disable=SC2086
 expect 0 "--noise-from, text" "$BENCH" compare --noise-from "$(echo $BASE $SAME | tr ' ' ,)" $BASE --vs $(ls -d "$T"/big/big-* | sort)
 expect_out "noise floor from the A/A pair base (5 runs) / same (5 runs)"
-expect_out "resolution: with these runs a case can be called faster or slower only for a change of at least"
+expect_out "resolution: a change under "
+expect_out "% cannot be called with these runs (median over 200 cases, "
 # shellcheck disable=SC2086
 expect 0 "--noise-from, html" "$BENCH" compare --noise-from "$(echo $BASE $SAME | tr ' ' ,)" --format html $BASE --vs $(ls -d "$T"/big/big-* | sort)
 expect_out 'id="noise"'

@@ -3,7 +3,9 @@
 of the n/cv columns and of the nccl-tests tables.
 
   terminal_check.py summary OUTPUT RESULTS.jsonl...   every ok record has its line: value scaled, n, cv
-  terminal_check.py coll OUTPUT RESULTS.jsonl...      every collectives record is in its nccl-tests table
+  terminal_check.py coll OUTPUT RESULTS.jsonl...      every collectives record is in its nccl-tests table, with
+                                                      the median sample's figures; every busbw-dip finding
+                                                      printed agrees with the table
   terminal_check.py scaled VALUE UNIT                 prints the scaled value
 Exits 1 with the first line that is wrong or missing."""
 import json
@@ -78,7 +80,10 @@ def check_coll(text, recs):
     coll = [r for r in recs if r["suite"] == "collectives"]
     if not coll:
         fail("no collectives record", text)
+    if not re.search(r"^collectives in nccl-tests' layout, of the median sample", text, re.M):
+        fail("the tables do not name their statistic (the median sample)", text)
     blocks = {}
+    where = {}
     cur = None
     for line in text.splitlines():
         m = re.match(r"^# (\w+), (\d+) ranks? on (\d+) nodes?$", line)
@@ -103,13 +108,21 @@ def check_coll(text, recs):
         if row[1] != str(x["count"]):
             fail("count of %s: %s, record %s" % (r["case"], row[1], x["count"]), text)
         at = 7 if p["placement"] == "in-place" else 3
-        busbw = x.get("busbw_gbps", x.get("busbw_mean_gbps"))
-        want = ["%.2f" % x["time_us"], "%.2f" % x["algbw_gbps"], "%.2f" % busbw,
+        # every figure of the median sample, the headline's statistic (not nccl-tests' mean time_us)
+        busbw = r.get("value") or 0
+        algbw = busbw / x.get("bus_factor", 1)
+        want = ["%.2f" % (x["bytes"] / (algbw * 1e3) if algbw else 0), "%.2f" % algbw, "%.2f" % busbw,
                 str(x["wrong"]) if "wrong" in x else "N/A"]
+        where[r["case"]] = float(row[at + 2]) if r["status"] == "ok" else None
         if r["status"] != "ok":  # no figure from a case that did not measure; its wrong count stays
             want = ["-"] * 3 + [str(x["wrong"]) if "wrong" in x else "-"]
         if row[at:at + 4] != want:
             fail("%s: %s, the record says %s" % (r["case"], row[at:at + 4], want), text)
+    # a busbw-dip finding printed beside the tables agrees with them: the table's busbw falls too
+    for m in re.finditer(r"busbw-dip +(\S+): bus bandwidth falls \d+% from (\S+) ", text):
+        big, small = where.get(m.group(1)), where.get(m.group(2))
+        if big is None or small is None or not big < small:
+            fail("finding %r disagrees with the table (busbw %s after %s)" % (m.group(0), big, small), text)
     # rows by size within each table
     for key, rows in blocks.items():
         order = [k for k in rows]
