@@ -72,4 +72,5 @@ for d in sorted(glob.glob("runs/*/")):
         print(d.split("/")[1][:40], il.get("round"), il.get("position"), r["case"], r["status"], round(r.get("value") or 0, 1))
     print("  loaded:", lib and (lib["path"], lib.get("version"), (lib.get("sha256") or "")[:16], lib.get("component")))
 PY
+cp "$BENCH_HOME/signing.pub.pem" "$OUT/" 2>/dev/null || true # the bundles verify with it: bench verify -k signing.pub.pem
 cd "$OUT" && tar czf "$FINAL/all.tar.gz" .
