@@ -5,7 +5,8 @@
 # finding the bench beside it; DESTDIR honoured, and the installed tree still works after it is moved.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(pwd)
-B=${BENCH_RUNNERS%/runners} # the build tree of the binary under test (build, build/asan)
+B=${BENCH_RUNNERS%/runners} # the build tree of the binary under test (build, build/asan), as the Makefile names it
+B=${B#"$ROOT"/}
 P=$T/prefix
 expect 0 "make install PREFIX=$P" make -s --no-print-directory install BUILD="$B" PREFIX="$P"
 for f in bin/bench bin/bench-nightly libexec/bench/bench-gemm libexec/bench/bench-membw libexec/bench/bench-coll \
