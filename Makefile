@@ -251,13 +251,23 @@ build/fuzz/obj/%.o: %.c $(wildcard cli/*/*.h) $(BUILD)/gen/version.h | check-dep
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS) -lm
 
-install: bench
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bench/images/bases $(DESTDIR)$(PREFIX)/share/bench/manifests \
-	  $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 bench $(DESTDIR)$(PREFIX)/bin/bench
+# make install [PREFIX=/usr/local] [DESTDIR=]: bench and bench-nightly in bin/, the runners in libexec/bench/, the data
+# (images/, manifests/, the runner sources and this Makefile, which 'bench build' copies into an image's context: modes
+# kept, so its digest is the source tree's) in share/bench/, the man page. Relocatable: bench finds share/ and libexec/ beside its own bin/
+# (cli/core/fs.h), nothing of PREFIX is compiled in.
+SHARE := $(DESTDIR)$(PREFIX)/share/bench
+RUNNER_SOURCES := $(sort $(wildcard runners/*/*.c runners/*/*.h runners/*/*.cu runners/*/*.py))
+install: $(BENCH_BIN) $(RUNNERS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/bench $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(SHARE)/images/bases $(SHARE)/images/profiles $(SHARE)/manifests $(sort $(dir $(RUNNER_SOURCES:%=$(SHARE)/%)))
+	install -m 0755 $(BENCH_BIN) $(DESTDIR)$(PREFIX)/bin/bench
 	install -m 0755 tools/nightly.sh $(DESTDIR)$(PREFIX)/bin/bench-nightly
-	install -m 0644 images/bases/*.yaml $(DESTDIR)$(PREFIX)/share/bench/images/bases/
-	install -m 0644 manifests/*.yaml $(DESTDIR)$(PREFIX)/share/bench/manifests/
+	install -m 0755 $(RUNNERS) $(DESTDIR)$(PREFIX)/libexec/bench/
+	install -m 0644 images/bases/*.yaml $(SHARE)/images/bases/
+	install -m 0644 images/profiles/*.yaml $(SHARE)/images/profiles/
+	install -m 0644 manifests/*.yaml $(SHARE)/manifests/
+	install -m 0644 Makefile $(SHARE)/Makefile
+	for f in $(RUNNER_SOURCES); do m=0644; [ -x $$f ] && m=0755; install -m $$m $$f $(SHARE)/$$f || exit 1; done
 	install -m 0644 docs/bench.1 $(DESTDIR)$(PREFIX)/share/man/man1/bench.1
 
 clean:

@@ -7,14 +7,19 @@
 #
 # The lock is MANIFEST with .lock.json (rewritten every night; bench run --locked copies it into the run and its
 # bundle as manifest.lock.json). The run directory and bundle go under RUNS_DIR (default: runs). $BENCH is the bench
-# to run (default: bench on PATH). Nothing read from the manifest is ever put into a shell command line here.
+# to run (default: the bench beside this script, as make install puts it, or ./bench of a source tree; else bench on
+# PATH). Nothing read from the manifest is ever put into a shell command line here.
 #
 # Exit status: 0 when tonight's bundle is published; else that of the step that failed, the step named on stderr
 # ("bench-nightly: lock failed (exit 4)"): bench lock (3 manifest or lock invalid, 4 no nightly of that date on the
 # index), bench run (5 image build, 6 a suite failed, 7 a check failed or what ran is not what the lock pins: the
 # run directory stays, not published), bench publish (6 an incomplete run, 8 the bundle does not verify); 2 usage.
 set -u
-BENCH=${BENCH:-bench}
+if [ -z "${BENCH:-}" ]; then # installed: the bench beside this script; in a source tree ./bench; else bench on PATH
+	here=$(dirname "$0")
+	BENCH=bench
+	for b in "$here/bench" "$here/../bench"; do [ -f "$b" ] && [ -x "$b" ] && { BENCH=$b; break; }; done
+fi
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
 	echo "usage: bench-nightly MANIFEST RESULTS_REPO [RUNS_DIR]" >&2
 	exit 2

@@ -69,13 +69,31 @@ static int has_peaks(const char *dir)
 	return access(path, R_OK) == 0;
 }
 
-const char *fs_data_dir(void)
+const char *fs_exe_dir(void)
 {
 	static char dir[PATH_MAX];
-	const char *env = getenv("BENCH_DATA");
 	char exe[PATH_MAX];
 	ssize_t n;
 	char *slash;
+
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	if (!(slash = strrchr(exe, '/')))
+		return NULL;
+	*slash = '\0';
+	snprintf(dir, sizeof(dir), "%s", exe[0] ? exe : "/");
+	return dir;
+}
+
+const char *fs_data_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("BENCH_DATA"), *exe;
+	char share[PATH_MAX];
 
 	if (dir[0])
 		return dir;
@@ -86,20 +104,16 @@ const char *fs_data_dir(void)
 		free(abs);
 		return dir;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			if (has_peaks(exe)) {
-				snprintf(dir, sizeof(dir), "%s", exe);
-				return dir;
-			}
-			if ((size_t)snprintf(dir, sizeof(dir), "%s/../share/bench", exe) < sizeof(dir) && has_peaks(dir))
-				return dir;
-			dir[0] = '\0';
+	if ((exe = fs_exe_dir())) {
+		if (has_peaks(exe)) { /* a source tree: ./bench beside images/ */
+			snprintf(dir, sizeof(dir), "%s", exe);
+			return dir;
 		}
+		/* make install: PREFIX/bin/bench and PREFIX/share/bench, wherever PREFIX is now */
+		if ((size_t)snprintf(share, sizeof(share), "%s/../share/bench", exe) < sizeof(share) && has_peaks(share) &&
+		    realpath(share, dir))
+			return dir;
+		dir[0] = '\0';
 	}
 	bench_error_set(BENCH_E_IO, "cannot find bench's data directory (images/bases/peaks.yaml); set BENCH_DATA");
 	return NULL;

@@ -12,10 +12,13 @@
 /* Reads a whole regular file of at most max bytes. Returns 0, BENCH_E_IO, or BENCH_E_MANIFEST when the
  * file is larger than max (the caller decides what "too large" means). */
 int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
-/* The directory holding bench's data (images/, manifests/): $BENCH_DATA, else next to the executable,
- * else <exe>/../share/bench; always absolute (a relative $BENCH_DATA is taken against the working directory:
- * the runners found there are started in containers and batch jobs with other working directories).
- * Returns a pointer to a static string, or NULL with the error set. */
+/* The directory of the running executable (/proc/self/exe, symbolic links resolved): a static string, or NULL. */
+const char *fs_exe_dir(void);
+/* The directory holding bench's data (images/, manifests/, runners/): $BENCH_DATA, else next to the executable
+ * (a source tree), else <exe>/../share/bench (make install; relocatable: nothing of PREFIX is compiled in); always
+ * absolute (a relative $BENCH_DATA is taken against the working directory: the runners found there are started in
+ * containers and batch jobs with other working directories). Returns a pointer to a static string, or NULL with the
+ * error set. */
 const char *fs_data_dir(void);
 /* mkdir -p with mode 0755. Returns 0 or BENCH_E_IO with the error naming the directory. */
 int fs_mkdir_p(const char *path);

@@ -59,9 +59,26 @@ int exec_resolve_runner(char **out_path, int *is_python, const char *program)
 		path = xstrfmt("%s/%s", abs, program);
 		free(abs);
 	} else {
+		const char *exe = fs_exe_dir();
+		char *rel = exe ? xstrfmt("%s/../libexec/bench", exe) : NULL, libexec[PATH_MAX];
+		int installed = rel && realpath(rel, libexec) != NULL;
+
+		free(rel);
 		if (!(data = fs_data_dir()))
 			return BENCH_E_FAIL;
 		path = xstrfmt("%s/build/runners/%s", data, program);
+		/* make install puts them in PREFIX/libexec/bench, beside PREFIX/bin/bench */
+		if (access(path, X_OK) != 0 && installed) {
+			free(path);
+			path = xstrfmt("%s/%s", libexec, program);
+			if (access(path, X_OK) != 0) {
+				int err = bench_error_set(BENCH_E_SUITE, "runner '%s' not found at %s (install it with "
+							  "'make install')", program, path);
+
+				free(path);
+				return err;
+			}
+		}
 	}
 	if (access(path, *is_python ? R_OK : X_OK) != 0) {
 		int err = bench_error_set(BENCH_E_SUITE, "runner '%s' not found at %s%s", program, path,

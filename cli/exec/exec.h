@@ -92,7 +92,8 @@ extern const struct launcher_ops *const launcher_registry[];
 const struct engine_ops *engine_find(const char *name);
 const struct launcher_ops *launcher_find(const char *name);
 
-/* Where engine host finds runner executables: $BENCH_RUNNERS, else <data dir>/build/runners. Python runners
+/* Where engine host finds runner executables: $BENCH_RUNNERS, else <data dir>/build/runners (a source tree),
+ * else <exe>/../libexec/bench (make install). Python runners
  * (paths ending in .py) are resolved against the data dir and run with $BENCH_PYTHON (default python3). */
 int exec_resolve_runner(char **out_path, int *is_python, const char *program);
 /* The interpreter for Python runners: $BENCH_PYTHON, else the first of `python3` on PATH and /usr/bin/python3

@@ -514,14 +514,19 @@ static int on_record(void *ctx, const char *line, size_t len)
 		r->headline[i] = json_incref(json_object_get(rec, "value"));
 	} else {
 		const char *e = json_string_value(json_object_get(rec, "error"));
+		/* the reason a person reads is one line: the record keeps the runner's whole text */
+		char *why = e && *e != '\0' && *e != '\n' ? xstrndup(e, strcspn(e, "\n")) : NULL;
 
 		run_set_state(r, (size_t)i, !strcmp(status, "failed") ? C_FAILED : C_SKIPPED,
-			  e && *e ? e : "the runner gave no reason (see the suite's log)");
+			      why ? why : "the runner gave no reason (see the suite's log)");
+		free(why);
 	}
 	/* 1: a wrong result; 2: not the pinned stack under --locked (exit 7 both) */
 	r->wrong[i] = is_wrong(rec) ? 1 : unpinned ? 2 : 0;
 	sr->done++;
-	progress(sr, key, status, json_object_get(rec, "value"), json_string_value(json_object_get(rec, "unit")), r->err[i]);
+	/* a skip is said once, with its reason, in the list after the summary (on a terminal this line is overwritten) */
+	progress(sr, key, status, json_object_get(rec, "value"), json_string_value(json_object_get(rec, "unit")),
+		 r->st[i] == C_SKIPPED ? NULL : r->err[i]);
 	run_write_status(r, "running");
 	json_decref(rec);
 	free(rewritten);

@@ -79,6 +79,22 @@ def run_cases(suite, prog, run_case):
         emit(rec)
 
 
+_import_errors = set()
+
+
+def import_failed(what, e):
+    """A module that does not import: its exception goes to stderr (the suite's log) once per process, and the
+    reason a record gives is one clean line ("mamba_ssm is not installed", "... does not import here ..."), never
+    the exception's own text."""
+    if what not in _import_errors:
+        _import_errors.add(what)
+        first = (str(e).splitlines() or [""])[0][:300]
+        print(f"{what} does not import: {type(e).__name__}: {first}", file=sys.stderr)
+    if isinstance(e, ModuleNotFoundError) and e.name and what.split(".")[0] == e.name.split(".")[0]:
+        return f"{what.split('.')[0]} is not installed"
+    return f"{what} does not import with torch {torch.__version__} (the import error is in the suite's log)"
+
+
 def emit(rec):
     # joules and work per joule from the timed window's telemetry (runners/torch/energy.py)
     energy.add_energy(rec)

@@ -109,7 +109,7 @@ def mamba_kernel():
         from mamba_ssm.ops.triton.ssd_combined import mamba_chunk_scan_combined
         return mamba_chunk_scan_combined, None
     except Exception as e:  # noqa: BLE001 -- not installed, or its extensions do not load here
-        return None, f"mamba_ssm does not import: {type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}"
+        return None, bl.import_failed("mamba_ssm", e)
 
 
 _compiled = {}

@@ -35,16 +35,17 @@ def dist_info():
 
 
 def fsdp2():
-    """(fully_shard, None) where FSDP2 imports, else (None, the reason). Importing torch.distributed.fsdp can fail
-    with other exceptions than ImportError: Debian's torch 1.13 under Python 3.11 raises ValueError (a dataclass
-    with a mutable default), so any exception is a reason, quoted as it was raised."""
+    """(fully_shard, None) where FSDP2 imports, else (None, the reason, one line). Importing torch.distributed.fsdp
+    can fail with other exceptions than ImportError: Debian's torch 1.13 under Python 3.11 raises ValueError (a
+    dataclass with a mutable default); the exception goes to the suite's log, not into the reason."""
     try:
         from torch.distributed.fsdp import fully_shard
         return fully_shard, None
-    except Exception as e:  # noqa: BLE001 -- the reason is what we report
-        first = (str(e).splitlines() or [""])[0][:200]
-        return None, (f"parallel fsdp needs FSDP2 (torch.distributed.fsdp.fully_shard, torch >= 2.6), which does not "
-                      f"import on torch {torch.__version__}: {type(e).__name__}: {first}")
+    except Exception as e:  # noqa: BLE001 -- any failure to import is a reason
+        if torch_version() < (2, 6):
+            bl.import_failed("torch.distributed.fsdp.fully_shard", e)
+            return None, f"parallel fsdp needs FSDP2 (torch >= 2.6); this is torch {torch.__version__}"
+        return None, f"parallel fsdp needs FSDP2: {bl.import_failed('torch.distributed.fsdp.fully_shard', e)}"
 
 
 def wrap_parallel(model, parallel, dev, mixed=False):

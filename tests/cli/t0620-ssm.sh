@@ -57,9 +57,12 @@ mam = [r for r in recs if r["params"]["impl"] == "mamba_ssm"]
 try:
     import mamba_ssm  # noqa: F401
     why = "needs a GPU"
+except ModuleNotFoundError:
+    why = "mamba_ssm is not installed"
 except Exception:
     why = "mamba_ssm does not import"
 assert len(mam) == 6 and all(r["status"] == "skipped" and why in r["error"] for r in mam), mam
+assert all("Error" not in r["error"] and "\n" not in r["error"] for r in mam), mam  # one clean line, no exception text
 at = [json.loads(l) for l in open(f"{d}/results/attention.jsonl")]
 import torch
 want = "ok" if hasattr(torch.nn.functional, "scaled_dot_product_attention") else "skipped"  # Debian's torch 1.13: none

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Stacks end to end with podman (setup: tests/setup/podman.sh): two CPU stacks from one local Debian base
 # (manifests/cpu-openblas.yaml, cpu-blis.yaml) locked, built, the GEMM suite run inside each with the commands
-# of docs/stacks.md as a user types them (relative manifest, default relative runs/), bundles packed
+# of docs/stacks.md as a user types them (relative manifest, default relative runs/), then both interleaved and
+# compared with the README's commands, bundles packed
 # and shown, the two runs' environment captures naming different BLAS libraries; a dev-branch git component (a
 # shared library and a program linked to it) snapshotted, built from source in the image (its steps shown as they
 # happen), installed into its prefix and used from there with no env in the manifest (PATH, the loader, ldconfig,
@@ -59,6 +60,14 @@ PY
 	expect 0 "show the cpu-$s bundle" "$BENCH" show "$D.bench.tar.gz"
 	cp "$T/out" "$T/$s.show"
 done
+# README's two-stack commands as written (its ./bench: the bench under test; its locks are the loop's, unchanged: a
+# second lock would name a new context, and the build checks below are of the first)
+ln -s "$BENCH" ./bench
+expect 0 "README: ./bench run --rounds 3, the two stacks interleaved" ./bench run --rounds 3 manifests/cpu-openblas.yaml manifests/cpu-blis.yaml
+[ "$(ls -d runs/cpu-openblas-*/ | wc -l)" = 4 ] && [ "$(ls -d runs/cpu-blis-*/ | wc -l)" = 4 ] &&
+	ok "README: three more runs of each stack" || { not_ok "README: runs"; ls runs | sed 's/^/#   /'; }
+expect 0 "README: ./bench compare the stacks' runs" sh -c './bench compare runs/cpu-openblas-*/ --vs runs/cpu-blis-*/'
+expect_out "cblas/fp32/tn/512x512x512/default"
 cd "$SRC" || exit 1
 if python3 - "$(cat "$T/openblas.dir")" "$(cat "$T/blis.dir")" <<'PY'
 import json, sys
