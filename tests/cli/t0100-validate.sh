@@ -54,7 +54,7 @@ d = json.load(open(sys.argv[1]))
 assert [x["valid"] for x in d] == [False, True], d
 e = d[0]["errors"]
 assert len(e) == 4 and e[0] == {"line": 2, "col": 7, "message": e[0]["message"]}, e
-assert d[1]["cases"] == 21 and d[1]["errors"] == []
+assert d[1]["cases"] == 20 and d[1]["errors"] == []
 PY
 then ok "--json content"; else not_ok "--json content"; show "$T/out"; fi
 
