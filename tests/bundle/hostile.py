@@ -5,7 +5,8 @@ Variants: absolute, dotdot, symlink, hardlink, device, duplicate, many, huge, tr
 non-canonical names: dotslash (run/./x beside run/x), doubleslash (run//x), trailingslash (a file run/x/), setuid;
 the gzip layer: badcrc, badsize (CRC-32 or length in the trailer wrong), plain (an uncompressed tar), trailing
 (garbage after the gzip stream), afterend (an entry after the tar end marker); bigresults: a 1 GiB
-results/gemm.jsonl (a few MB compressed); escape: a run whose plan, environment and summary hold ESC sequences.
+results/gemm.jsonl (a few MB compressed); escape: a run whose plan, environment and summary hold ESC sequences;
+escape-utf8: the same with multi-byte characters beside the controls (BENCH_ESC, when set, is the text instead).
 Signing uses openssl pkeyutl with BENCH_HOME/signing.key.pem (standard tools)."""
 import base64
 import gzip
@@ -66,8 +67,10 @@ with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
     elif variant == "setuid":
         add(tf, f"{run}/tool", b"#!/bin/sh\n", mode=0o4755)
         members.append((f"{run}/tool", b"#!/bin/sh\n"))
-    elif variant == "escape":
+    elif variant in ("escape", "escape-utf8"):
         esc = "\x1b]0;pwned\x07\x1b[31mRED\x1b[0m"
+        if variant == "escape-utf8":
+            esc = os.environ.get("BENCH_ESC", "\u20ac\x1b]0;pwned\x07\u00e9\r\u65e5\x1b[2J\U0001d11e\u009b31m\u202e")
         plan = json.dumps({"name": "esc" + esc, "channel": "c", "vendor": "cpu" + esc}).encode()
         summary = json.dumps({"cases": [{"suite": "gemm", "case": "k" + esc, "status": "ok", "value": 1.5,
                                          "unit": "TFLOP/s" + esc}]}).encode()
@@ -81,7 +84,7 @@ with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
             members.append((f"{run}/{n}", d))
         members[0] = (f"{run}/status.json", status)
 raw = buf.getvalue()
-if variant == "escape":  # status.json written first above as "{}": write the archive again with the real one
+if variant in ("escape", "escape-utf8"):  # status.json written first above as "{}": write the archive again with the real one
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
         for n, d in members:
