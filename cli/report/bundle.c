@@ -244,8 +244,11 @@ static time_t parse_utc(const char *s)
 static json_t *load_json(const char *dir, const char *name)
 {
 	char *p = xstrfmt("%s/%s", dir, name);
-	json_t *j = json_load_file(p, 0, NULL);
+	int fd = fs_open_regular(p, O_NOFOLLOW);
+	json_t *j = fd >= 0 ? json_loadfd(fd, 0, NULL) : NULL;
 
+	if (fd >= 0)
+		close(fd);
 	free(p);
 	return j;
 }
@@ -383,7 +386,7 @@ static int write_entry(struct archive *a, const char *dir, const char *run, stru
 	if (m->dir)
 		goto cleanup;
 	{
-		int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		int fd = fs_open_regular(path, O_NOFOLLOW);
 		struct stat st;
 
 		if (fd < 0 || !(f = fdopen(fd, "rb"))) {
@@ -1261,15 +1264,10 @@ cleanup:
 
 static int open_bundle(int *fd, const char *tar)
 {
-	struct stat st;
-
-	if ((*fd = open(tar, O_RDONLY | O_CLOEXEC)) < 0)
-		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", tar, strerror(errno));
-	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(*fd);
-		*fd = -1;
+	if ((*fd = fs_open_regular(tar, 0)) < 0 && errno == EINVAL)
 		return bench_error_set(BENCH_E_VERIFY, "'%s' is not a regular file", tar);
-	}
+	if (*fd < 0)
+		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", tar, strerror(errno));
 	return 0;
 }
 
