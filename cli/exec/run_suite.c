@@ -1062,6 +1062,12 @@ void run_print_dry(struct run *r)
 			struct env_var *stack_env = r->m.stack.env, *cell_env = NULL;
 			size_t stack_nenv = r->m.stack.nenv, cell_nenv = 0;
 
+			if (r->m.runtime.engine == ENGINE_HOST) /* stack.env, set in the runner's environment: shown as set */
+				for (size_t i = 0; i < r->m.stack.nenv; i++) {
+					strbuf_addf(&cmd, "%s=", r->m.stack.env[i].name);
+					shell_quote(&cmd, r->m.stack.env[i].value);
+					strbuf_addch(&cmd, ' ');
+				}
 			if (cells[c]) { /* the cell's variables: put over stack.env for its runner (podman -e, mpirun -x) */
 				const char *name;
 				json_t *v;
