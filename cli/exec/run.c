@@ -381,8 +381,14 @@ static int run_plan(struct run *r, const struct run_opts *o)
 		diag_list_print(&r->diags, stderr);
 		goto cleanup;
 	}
-	if ((err = run_pick_variant(r, o)) < 0 || (err = plan_build(&r->plan, &r->m)) < 0 ||
-	    (err = select_suites(&r->plan, o, r->mpath)) < 0)
+	if ((err = run_pick_variant(r, o)) < 0)
+		goto cleanup;
+	if ((err = plan_build_diag(&r->plan, &r->m, &r->diags)) < 0) {
+		if (r->diags.n) /* a manifest past the cap of cases: positioned, printed as validate prints it */
+			diag_list_print(&r->diags, stderr);
+		goto cleanup;
+	}
+	if ((err = select_suites(&r->plan, o, r->mpath)) < 0)
 		goto cleanup;
 	if (o->lock && (err = check_locked(r)) < 0)
 		goto cleanup;
