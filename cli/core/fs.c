@@ -19,13 +19,17 @@
 int fs_open_regular(const char *path, int flags)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags), fl, e;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags), fl, e = 0;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (fl = fcntl(fd, F_GETFL)) < 0 ||
-	    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-		e = S_ISREG(st.st_mode) ? errno : EINVAL;
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	else if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		e = errno;
+	if (e) {
 		close(fd);
 		errno = e;
 		return -1;
