@@ -1062,7 +1062,8 @@ void run_print_dry(struct run *r)
 			struct env_var *stack_env = r->m.stack.env, *cell_env = NULL;
 			size_t stack_nenv = r->m.stack.nenv, cell_nenv = 0;
 
-			if (r->m.runtime.engine == ENGINE_HOST) /* stack.env, set in the runner's environment: shown as set */
+			/* engine host: stack.env is set in the runner's environment, so it is shown set before the command */
+			if (r->m.runtime.engine == ENGINE_HOST && !(lau && lau->batch_script))
 				for (size_t i = 0; i < r->m.stack.nenv; i++) {
 					strbuf_addf(&cmd, "%s=", r->m.stack.env[i].name);
 					shell_quote(&cmd, r->m.stack.env[i].value);
