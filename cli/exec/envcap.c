@@ -365,6 +365,28 @@ static int scrub_json_doc(const char *path, const struct strvec *values)
 	return err;
 }
 
+/* one line (without its newline) of path into sb: a record of a .jsonl file by its strings, else as text */
+static void scrub_one(struct strbuf *sb, const char *path, const char *line, size_t len, const struct strvec *values)
+{
+	if (ends_with(path, ".jsonl") && line[0] == '{') { /* a record: its strings scrubbed, its form kept */
+		json_t *rec = json_loadb(line, len, 0, NULL);
+
+		if (rec && scrub_json(rec, values)) {
+			char *d = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+
+			strbuf_addstr(sb, d ? d : "{}");
+			free(d);
+		} else if (rec) {
+			strbuf_add(sb, line, len);
+		} else {
+			scrub_line(sb, line, len, values);
+		}
+		json_decref(rec);
+	} else {
+		scrub_line(sb, line, len, values);
+	}
+}
+
 int envcap_scrub_file(const char *path, const struct strvec *values)
 {
 	char *tmp = xstrfmt("%s.tmp", path), *line = NULL;
@@ -372,14 +394,11 @@ int envcap_scrub_file(const char *path, const struct strvec *values)
 	struct strbuf sb = STRBUF_INIT;
 	size_t cap = 0;
 	ssize_t n;
-	int err = 0;
+	int err = 0, changed = 0;
 
 	if (ends_with(path, ".json") && (err = scrub_json_doc(path, values)) <= 0)
 		goto cleanup; /* a JSON document, scrubbed as one (or an error) */
 	err = 0;
-	if (in)
-		fclose(in);
-	in = NULL;
 	{
 		int fd = fs_open_regular(path, O_NOFOLLOW); /* a FIFO or a link in the run directory is not followed */
 
@@ -388,6 +407,21 @@ int envcap_scrub_file(const char *path, const struct strvec *values)
 	}
 	if (!in)
 		goto cleanup; /* nothing to scrub */
+	/* a first pass finds whether anything changes: a file with nothing to scrub is left as it is (its bytes and
+	 * its time), and a full disk never costs a clean file */
+	while (!changed && (n = getline(&line, &cap, in)) > 0) {
+		size_t len = (size_t)n - (line[n - 1] == '\n');
+
+		strbuf_reset(&sb);
+		scrub_one(&sb, path, line, len, values);
+		changed = sb.len != len || memcmp(sb.buf, line, len);
+	}
+	if (!changed) {
+		if (ferror(in))
+			err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	rewind(in);
 	if (!(out = fopen(tmp, "wb"))) {
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
 		goto cleanup;
@@ -397,23 +431,7 @@ int envcap_scrub_file(const char *path, const struct strvec *values)
 		int nl = line[len - 1] == '\n';
 
 		strbuf_reset(&sb);
-		if (ends_with(path, ".jsonl") && line[0] == '{') { /* a record: its strings scrubbed, its form kept */
-			json_t *rec = json_loadb(line, len - (size_t)nl, 0, NULL);
-
-			if (rec && scrub_json(rec, values)) {
-				char *d = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-
-				strbuf_addstr(&sb, d ? d : "{}");
-				free(d);
-			} else if (rec) {
-				strbuf_add(&sb, line, len - (size_t)nl);
-			} else {
-				scrub_line(&sb, line, len - (size_t)nl, values);
-			}
-			json_decref(rec);
-		} else {
-			scrub_line(&sb, line, len - (size_t)nl, values);
-		}
+		scrub_one(&sb, path, line, len - (size_t)nl, values);
 		if (nl)
 			strbuf_addch(&sb, '\n');
 		if (fwrite(sb.buf, 1, sb.len, out) != sb.len) {
