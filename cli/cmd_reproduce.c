@@ -25,8 +25,12 @@
 #include "report/sign.h"
 
 static const struct opt_cmd cmd = {
-	"reproduce", "[--key PUB.pem]... [-o DIR] [-t X] [--max-band Y] [--rounds N] [--json] [-q] BUNDLE.bench.tar.gz",
+	"reproduce", "[--key PUB.pem]... [-o DIR] [-t X] [--max-band Y] [--rounds N] [--yes | --dry-run] [--json] [-q] BUNDLE.bench.tar.gz",
 	"Verify the bundle (exit 8 when it does not verify: nothing is run or written), take its manifest and lock, "
+	"print who signed it (key id, the trusted-key file it matched) and everything its manifest executes here "
+	"(engine, launcher and sbatch arguments, base image, components and build commands, stack.env with the "
+	"variables that load code named), and run only once confirmed: --yes, or 'y' at the prompt on a terminal "
+	"(otherwise exit 3, nothing run); --dry-run prints that and the exact commands and runs nothing. Then "
 	"check that this machine has the original's GPU model, GPU count and driver (a GPU target; otherwise every "
 	"case is 'not reproducible here', named, nothing is run, exit 6), run the same suites N times (--rounds, "
 	"default 3) into new run directories under DIR (with the bundle's lock when it has one), and judge every case "
@@ -137,7 +141,7 @@ int cmd_reproduce(int argc, char **argv)
 	const char *out = "runs", *thr = NULL, *rounds_s = NULL, *band_s = NULL, *bname;
 	double max_band = 0.10;
 	long rounds = 3;
-	int json = 0, quiet = 0, n, err, rc = 0, loaded = 0, run_rc = 0;
+	int json = 0, quiet = 0, n, err, rc = 0, loaded = 0, run_rc = 0, yes = 0, dry = 0;
 	const struct opt opts[] = {
 		OPT_LIST('k', "key", &keys, "PUB.pem", "verify with this public key (repeatable); default: trusted keys"),
 		OPT_STRING('o', "out", &out, "DIR", "where the new run directory is created (default: runs)"),
@@ -146,6 +150,8 @@ int cmd_reproduce(int argc, char **argv)
 		OPT_STRING(0, "rounds", &rounds_s, "N", "runs made here, to measure this machine's run-to-run spread (default 3)"),
 		OPT_BOOL(0, "json", &json, "print reproduce.json instead of the table"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress of the run; the verdicts only"),
+		OPT_BOOL('y', "yes", &yes, "run what the signer's manifest executes without asking (it is printed)"),
+		OPT_BOOL('n', "dry-run", &dry, "print the signer, what the manifest executes and the exact commands; run nothing"),
 		OPT_END(),
 	};
 	json_t *m = NULL, *plan = NULL, *oenv = NULL, *hereenv = NULL, *doc = NULL, *cases = json_array(), *differ = NULL;
@@ -295,6 +301,36 @@ int cmd_reproduce(int argc, char **argv)
 	loaded = 1;
 	doc = json_pack("{s:s, s:{s:s, s:s, s:s, s:s}, s:f, s:s}", "schema", "bench.reproduce/v1", "original", "bundle",
 			bname, "sha256", vr.sha256, "run", vr.run, "keyid", vr.keyid, "threshold", co.threshold, "rule", RULE);
+	/* 2b. the trust gate: the signer and everything its manifest executes, shown; run only once confirmed */
+	{
+		json_t *ij = json_loads(json_string_value(json_object_get(m, "image/image.json")) ?
+					json_string_value(json_object_get(m, "image/image.json")) : "null", JSON_DECODE_ANY, NULL);
+		const char *variant = json_string_value(json_object_get(plan, "variant"));
+
+		rc = cli_confirm_signed_manifest(mpath, variant, json_string_value(json_object_get(ij, "digest")), vr.keyid,
+						 vr.key_origin, yes || dry);
+		json_decref(ij);
+		if (rc)
+			goto cleanup;
+		if (dry) { /* bench run --dry-run of the same manifest, variant, suites and lock */
+			char *d = NULL;
+			int started = 0;
+
+			memset(&ro, 0, sizeof(ro));
+			ro.manifest = mpath;
+			ro.out_parent = out;
+			ro.only = suites.v;
+			ro.nonly = suites.n;
+			ro.image_lock = lpath;
+			ro.lock = lockj ? lpath : NULL;
+			ro.variant = variant;
+			ro.dry_run = 1;
+			if ((err = run_execute(&d, &started, &ro)) < 0)
+				rc = err == BENCH_E_MANIFEST ? 3 : cli_fail(err);
+			free(d);
+			goto cleanup;
+		}
+	}
 	/* 3. the hardware of a GPU run: the same GPU model, count and driver, or nothing is run */
 	if (strcmp(json_string_value(json_object_get(plan, "vendor")) ? json_string_value(json_object_get(plan, "vendor")) : "",
 		   "cpu")) {

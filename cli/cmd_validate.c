@@ -39,7 +39,7 @@ int cmd_validate(int argc, char **argv)
 		int err = manifest_parse_file(&m, &diags, path);
 
 		if (!err)
-			err = plan_build(&plan, &m);
+			err = plan_build_diag(&plan, &m, &diags);
 		if (json) {
 			json_t *errs = json_array();
 

@@ -16,22 +16,42 @@
 #include "error.h"
 #include "strbuf.h"
 
+int fs_open_regular(const char *path, int flags)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags), fl, e = 0;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	else if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		e = errno;
+	if (e) {
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
 int fs_read_file(char **out, size_t *out_len, const char *path, size_t max)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct stat st;
 	char buf[65536];
 	int fd = -1, err = 0;
 
 	*out = NULL;
 	*out_len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, strerror(errno));
+	fd = fs_open_regular(path, 0);
+	if (fd < 0 && errno == EINVAL) {
+		err = bench_error_set(BENCH_E_IO, "'%s' is not a regular file", path);
 		goto cleanup;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		err = bench_error_set(BENCH_E_IO, "'%s' is not a regular file", path);
+	if (fd < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
 	for (;;) {
@@ -173,11 +193,16 @@ int fs_sha256_file(char out[65], const char *path)
 {
 	unsigned char md[32], *buf;
 	EVP_MD_CTX *c;
-	FILE *f = fopen(path, "rb");
+	int fd = fs_open_regular(path, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	size_t n;
 
-	if (!f)
-		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, strerror(errno));
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path,
+				       errno == EINVAL ? "not a regular file" : strerror(errno));
+	}
 	buf = xmalloc(256u << 10);
 	c = EVP_MD_CTX_new();
 	EVP_DigestInit_ex(c, EVP_sha256(), NULL);

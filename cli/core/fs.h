@@ -9,6 +9,11 @@
 
 #include <stddef.h>
 
+/* Opens path for reading without blocking on what is not a file: O_NONBLOCK for the open (a FIFO or a device
+ * would block in open() itself), then fstat() and a refusal of anything but a regular file, then O_NONBLOCK
+ * cleared. flags adds O_NOFOLLOW and the like. Returns the descriptor (O_CLOEXEC), or -1 with errno set (EINVAL
+ * for what is not a regular file). Every read of a file bench did not create goes through it. */
+int fs_open_regular(const char *path, int flags);
 /* Reads a whole regular file of at most max bytes. Returns 0, BENCH_E_IO, or BENCH_E_MANIFEST when the
  * file is larger than max (the caller decides what "too large" means). */
 int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,100 @@ char *envcap_redact_url(const char *v)
 	return strbuf_detach(&sb);
 }
 
+/* the delimiters of a token holding credentials: where user:password@host starts and ends */
+static int cred_delim(char c)
+{
+	return !c || isspace((unsigned char)c) || strchr("\"'`/=,;()[]{}<>|&", c);
+}
+
+/* a secret-looking key: a run of [A-Za-z0-9_.-] that envcap_is_secret() names */
+static int secret_key(const char *k, size_t n)
+{
+	char *name;
+	int s;
+
+	if (!n || n > 128)
+		return 0;
+	name = xstrndup(k, n);
+	s = envcap_is_secret(name);
+	free(name);
+	return s;
+}
+
+static int keych(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
+
+char *envcap_redact_value(const char *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *u = envcap_redact_url(v);
+	const char *p = u;
+
+	while (*p) {
+		const char *q;
+
+		/* KEY=VALUE, "KEY": "VALUE", KEY: VALUE, 'KEY': 'VALUE' with a secret-looking KEY: the value goes */
+		if (keych(*p) && (p == u || !keych(p[-1]))) {
+			size_t kn = 0;
+
+			while (keych(p[kn]))
+				kn++;
+			q = p + kn;
+			q += q[0] == '\\' && q[1] == '"' ? 2 : (*q == '"' || *q == '\''); /* "key", 'key', \"key\" (JSON in JSON) */
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if ((*q == '=' || *q == ':') && secret_key(p, kn) && q[1] != '/') {
+				size_t ql;
+				const char *e;
+
+				q++;
+				while (*q == ' ' || *q == '\t')
+					q++;
+				ql = q[0] == '\\' && q[1] == '"' ? 2 : (*q == '"' || *q == '\'');
+				e = q + ql;
+				if (ql == 2) { /* up to the next \" */
+					while (*e && !(e[0] == '\\' && e[1] == '"'))
+						e += e[0] == '\\' && e[1] == '\\' && e[2] ? 2 : 1;
+				} else if (ql == 1) {
+					while (*e && *e != *q)
+						e += e[0] == '\\' && e[1] ? 2 : 1;
+				} else {
+					while (*e && !isspace((unsigned char)*e) && !strchr(",;&}]\"'\\", *e))
+						e++;
+				}
+				if (e > q + ql && strncmp(q + ql, "<redacted>", 10)) {
+					strbuf_add(&sb, p, (size_t)(q - p) + ql);
+					strbuf_addstr(&sb, "<redacted>");
+					p = e;
+					continue;
+				}
+			}
+		}
+		/* user:password@host (a credential without a scheme): the userinfo goes */
+		if (*p == '@' && p > u && (isalnum((unsigned char)p[1]) || p[1] == '[')) {
+			size_t start = sb.len;
+			const char *colon = NULL;
+
+			while (start > 0 && !cred_delim(sb.buf[start - 1]))
+				start--;
+			for (size_t k = start; k < sb.len; k++)
+				if (sb.buf[k] == ':')
+					colon = sb.buf + k;
+			if (colon && colon > sb.buf + start && colon + 1 < sb.buf + sb.len &&
+			    strncmp(sb.buf + start, "<redacted>", 10)) {
+				sb.len = start;
+				sb.buf[sb.len] = 0;
+				strbuf_addstr(&sb, "<redacted>");
+			}
+		}
+		strbuf_addch(&sb, *p++);
+	}
+	free(u);
+	return strbuf_detach(&sb);
+}
+
 void envcap_secret_values(struct strvec *out, char *const *env)
 {
 	for (size_t i = 0; env && env[i]; i++) {
@@ -120,8 +215,17 @@ void envcap_secret_values(struct strvec *out, char *const *env)
 					seen = strlen(out->v[k]) == n && !strncmp(out->v[k], v, n);
 				if (n >= ENVCAP_SCRUB_MIN && !seen) {
 					char *s = xstrndup(v, n);
+					json_t *js = json_string(s);
+					char *esc = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
 
 					strvec_push(out, s);
+					/* as a JSON string spells it (quotes, backslashes escaped): records are JSON */
+					if (esc && strlen(esc) >= 2 && (strlen(esc) - 2 != n || strncmp(esc + 1, s, n))) {
+						esc[strlen(esc) - 1] = 0;
+						strvec_push(out, esc + 1);
+					}
+					free(esc);
+					json_decref(js);
 					free(s);
 				}
 				v += n;
@@ -169,7 +273,7 @@ static void scrub_line(struct strbuf *out, const char *line, size_t len, const s
 			strbuf_addch(&sb, line[i++]);
 		}
 	}
-	url = envcap_redact_url(sb.buf);
+	url = envcap_redact_value(sb.buf);
 	strbuf_addstr(out, url);
 	free(url);
 	strbuf_release(&sb);
@@ -190,17 +294,134 @@ void envcap_scrub_text(struct strbuf *out, const char *text, size_t len, const s
 	}
 }
 
+/* every string of j through the text scrubber, and every string under a secret-looking key redacted whole;
+ * returns how many changed */
+static size_t scrub_json(json_t *j, const struct strvec *values)
+{
+	size_t changed = 0, i;
+	const char *k;
+	json_t *v;
+	void *tmp;
+
+	if (json_is_string(j)) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *s = json_string_value(j);
+
+		envcap_scrub_text(&sb, s, json_string_length(j), values);
+		if (sb.len != json_string_length(j) || memcmp(sb.buf, s, sb.len)) {
+			if (json_string_setn(j, sb.buf, sb.len) < 0)
+				json_string_set(j, "<redacted>");
+			changed++;
+		}
+		strbuf_release(&sb);
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+			changed += scrub_json(v, values);
+	} else if (json_is_object(j)) {
+		json_object_foreach_safe(j, tmp, k, v) {
+			if (json_is_string(v) && strcmp(json_string_value(v), "<redacted>") && secret_key(k, strlen(k))) {
+				json_string_set(v, "<redacted>");
+				changed++;
+			} else {
+				changed += scrub_json(v, values);
+			}
+		}
+	}
+	return changed;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* a whole JSON document: rewritten (bench's JSON style) only when a string in it changed; 1 when it is not
+ * JSON (scrubbed as text then), 0 or a negative code */
+static int scrub_json_doc(const char *path, const struct strvec *values)
+{
+	int fd = fs_open_regular(path, O_NOFOLLOW), err = 0;
+	json_t *j = fd >= 0 ? json_loadfd(fd, JSON_DECODE_ANY, NULL) : NULL;
+	char *s = NULL;
+
+	if (fd >= 0)
+		close(fd);
+	if (!j)
+		return 1;
+	if (scrub_json(j, values)) {
+		s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+		if (!s) {
+			err = bench_error_set(BENCH_E_IO, "cannot scrub '%s'", path);
+		} else { /* bench's JSON files end with a newline */
+			char *nl = xstrfmt("%s\n", s);
+
+			err = fs_write_file(path, nl, strlen(nl), 0644);
+			free(nl);
+		}
+	}
+	free(s);
+	json_decref(j);
+	return err;
+}
+
+/* one line (without its newline) of path into sb: a record of a .jsonl file by its strings, else as text */
+static void scrub_one(struct strbuf *sb, const char *path, const char *line, size_t len, const struct strvec *values)
+{
+	if (ends_with(path, ".jsonl") && line[0] == '{') { /* a record: its strings scrubbed, its form kept */
+		json_t *rec = json_loadb(line, len, 0, NULL);
+
+		if (rec && scrub_json(rec, values)) {
+			char *d = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+
+			strbuf_addstr(sb, d ? d : "{}");
+			free(d);
+		} else if (rec) {
+			strbuf_add(sb, line, len);
+		} else {
+			scrub_line(sb, line, len, values);
+		}
+		json_decref(rec);
+	} else {
+		scrub_line(sb, line, len, values);
+	}
+}
+
 int envcap_scrub_file(const char *path, const struct strvec *values)
 {
 	char *tmp = xstrfmt("%s.tmp", path), *line = NULL;
-	FILE *in = fopen(path, "rb"), *out = NULL;
+	FILE *in = NULL, *out = NULL;
 	struct strbuf sb = STRBUF_INIT;
 	size_t cap = 0;
 	ssize_t n;
-	int err = 0;
+	int err = 0, changed = 0;
 
+	if (ends_with(path, ".json") && (err = scrub_json_doc(path, values)) <= 0)
+		goto cleanup; /* a JSON document, scrubbed as one (or an error) */
+	err = 0;
+	{
+		int fd = fs_open_regular(path, O_NOFOLLOW); /* a FIFO or a link in the run directory is not followed */
+
+		if (fd >= 0 && !(in = fdopen(fd, "rb")))
+			close(fd);
+	}
 	if (!in)
 		goto cleanup; /* nothing to scrub */
+	/* a first pass finds whether anything changes: a file with nothing to scrub is left as it is (its bytes and
+	 * its time), and a full disk never costs a clean file */
+	while (!changed && (n = getline(&line, &cap, in)) > 0) {
+		size_t len = (size_t)n - (line[n - 1] == '\n');
+
+		strbuf_reset(&sb);
+		scrub_one(&sb, path, line, len, values);
+		changed = sb.len != len || memcmp(sb.buf, line, len);
+	}
+	if (!changed) {
+		if (ferror(in))
+			err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	rewind(in);
 	if (!(out = fopen(tmp, "wb"))) {
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
 		goto cleanup;
@@ -210,7 +431,7 @@ int envcap_scrub_file(const char *path, const struct strvec *values)
 		int nl = line[len - 1] == '\n';
 
 		strbuf_reset(&sb);
-		scrub_line(&sb, line, len - (size_t)nl, values);
+		scrub_one(&sb, path, line, len - (size_t)nl, values);
 		if (nl)
 			strbuf_addch(&sb, '\n');
 		if (fwrite(sb.buf, 1, sb.len, out) != sb.len) {
@@ -787,7 +1008,7 @@ json_t *envcap_collect(const char *dir)
 		name = xstrndup(*e, (size_t)(eq - *e));
 		cls = envcap_var_class(name);
 		if (cls == 1) {
-			char *v = envcap_redact_url(eq + 1);
+			char *v = envcap_redact_value(eq + 1);
 
 			json_object_set_new(env, name, json_string(v));
 			free(v);

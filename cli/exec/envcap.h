@@ -44,6 +44,10 @@ int envcap_is_secret(const char *name);
 /* value with the userinfo of every URL in it replaced ("https://u:p@h/" -> "https://<redacted>@h/"); a new
  * string. */
 char *envcap_redact_url(const char *value);
+/* value with every credential in it replaced by <redacted>: URL userinfo (envcap_redact_url()), a credential
+ * without a scheme (user:password@host[:port]), and the value of every KEY=VALUE, KEY: VALUE or "KEY": "VALUE"
+ * inside it whose KEY envcap_is_secret() names (JSON or a query string in a captured variable); a new string. */
+char *envcap_redact_value(const char *value);
 /* The texts to scrub from logs: every value (and every line of a multi-line value) of at least
  * ENVCAP_SCRUB_MIN bytes of a secret variable of env (NAME=VALUE entries, NULL-terminated), added to out. */
 #define ENVCAP_SCRUB_MIN 4

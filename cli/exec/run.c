@@ -77,37 +77,49 @@ void run_secret_values(struct strvec *out, const struct run *r)
 	strvec_release(&menv);
 }
 
-/* Before anything is packed: the secret values and URL credentials scrubbed from the runners' logs (logs/,
- * slurm/). A log that cannot be scrubbed is removed rather than packed with a secret in it. */
-static void scrub_logs(struct run *r)
+/* Every file of dir (recursively, links not followed) scrubbed with the same rules (envcap.h): a file that cannot
+ * be scrubbed is removed rather than packed with a secret in it. The manifest and its lock are the run's inputs,
+ * signed by their digests: they are kept as they are. */
+static void scrub_dir(const char *dir, const char *rel, const struct strvec *secrets)
 {
-	static const char *const dirs[] = { "logs", "slurm", NULL };
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+
+	while (dh && (e = readdir(dh))) {
+		size_t l = strlen(e->d_name);
+		struct stat st;
+		char *p;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".bench-lock") ||
+		    (l > 4 && !strcmp(e->d_name + l - 4, ".tmp")))
+			continue;
+		if (!*rel && (!strcmp(e->d_name, "manifest.yaml") || !strcmp(e->d_name, "manifest.lock.json")))
+			continue;
+		p = xstrfmt("%s/%s", dir, e->d_name);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			char *r2 = xstrfmt("%s%s/", rel, e->d_name);
+
+			scrub_dir(p, r2, secrets);
+			free(r2);
+		} else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && envcap_scrub_file(p, secrets) < 0) {
+			fprintf(stderr, "bench: warning: %s; removing '%s%s' rather than packing it unscrubbed\n",
+				bench_error_last(), rel, e->d_name);
+			unlink(p);
+		}
+		free(p);
+	}
+	if (dh)
+		closedir(dh);
+}
+
+/* Before anything is packed: the secret values and credentials scrubbed from every file of the run (logs,
+ * records, environment, whatever a runner wrote). */
+static void scrub_run(struct run *r)
+{
 	struct strvec secrets = STRVEC_INIT;
 
 	run_secret_values(&secrets, r);
-	for (size_t k = 0; dirs[k]; k++) {
-		char *d = xstrfmt("%s/%s", r->dir, dirs[k]);
-		DIR *dh = opendir(d);
-		struct dirent *e;
-
-		while (dh && (e = readdir(dh))) {
-			size_t l = strlen(e->d_name);
-			char *p;
-
-			if (e->d_name[0] == '.' || (l > 4 && !strcmp(e->d_name + l - 4, ".tmp")))
-				continue;
-			p = xstrfmt("%s/%s", d, e->d_name);
-			if (envcap_scrub_file(p, &secrets) < 0) {
-				fprintf(stderr, "bench: warning: %s; removing the log rather than packing it unscrubbed\n",
-					bench_error_last());
-				unlink(p);
-			}
-			free(p);
-		}
-		if (dh)
-			closedir(dh);
-		free(d);
-	}
+	scrub_dir(r->dir, "", &secrets);
 	strvec_release(&secrets);
 }
 
@@ -523,8 +535,14 @@ static int run_plan(struct run *r, const struct run_opts *o)
 		diag_list_print(&r->diags, stderr);
 		goto cleanup;
 	}
-	if ((err = run_pick_variant(r, o)) < 0 || (err = run_overrides(r, o)) < 0 || (err = plan_build(&r->plan, &r->m)) < 0 ||
-	    (err = select_suites(&r->plan, o, r->mpath)) < 0 || (err = select_cases(&r->plan, r->overrides, r->mpath)) < 0)
+	if ((err = run_pick_variant(r, o)) < 0 || (err = run_overrides(r, o)) < 0)
+		goto cleanup;
+	if ((err = plan_build_diag(&r->plan, &r->m, &r->diags)) < 0) {
+		if (r->diags.n) /* a manifest past the cap of cases: positioned, printed as validate prints it */
+			diag_list_print(&r->diags, stderr);
+		goto cleanup;
+	}
+	if ((err = select_suites(&r->plan, o, r->mpath)) < 0 || (err = select_cases(&r->plan, r->overrides, r->mpath)) < 0)
 		goto cleanup;
 	warn_overrides(r);
 	if (o->lock && (err = check_locked(r)) < 0)
@@ -654,8 +672,8 @@ static int run_collect(struct run *r)
 		json_decref(envj);
 	}
 	free(path);
-	scrub_logs(r);
 	run_summarize(r);
+	scrub_run(r);
 	if (run_disk_full)
 		err = bench_error_set(BENCH_E_IO, "no space left on device in '%s'; the run is marked failed and its "
 				      "measured records are kept: free space, then complete it with 'bench run --resume %s'",

@@ -1090,6 +1090,16 @@ void run_print_dry(struct run *r)
 					strbuf_addch(&cmd, ' ');
 				}
 			}
+			/* engine host: stack.env is set in the runner's environment, so it is shown set before the command
+			 * (after the cell's variables, which win over it) */
+			if (r->m.runtime.engine == ENGINE_HOST && !(lau && lau->batch_script))
+				for (size_t i = 0; i < stack_nenv; i++) {
+					if (cells[c] && json_object_get(cells[c], stack_env[i].name))
+						continue;
+					strbuf_addf(&cmd, "%s=", stack_env[i].name);
+					shell_quote(&cmd, stack_env[i].value);
+					strbuf_addch(&cmd, ' ');
+				}
 			if (!eng)
 				bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[r->m.runtime.engine]);
 			else if (!lau)

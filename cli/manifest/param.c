@@ -208,9 +208,47 @@ static int one_enum(char **out, const struct param_def *def, const struct ynode 
 	return -1;
 }
 
+/* a list entry and its position, sorted to find the entries listed twice (n log n) */
+struct shape_at {
+	struct gemm_shape s;
+	size_t at;
+};
+
+static int cmp_ll(long long a, long long b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_shape_at(const void *pa, const void *pb)
+{
+	const struct shape_at *a = pa, *b = pb;
+	int c = cmp_ll(a->s.m, b->s.m);
+
+	if (!c)
+		c = cmp_ll(a->s.n, b->s.n);
+	if (!c)
+		c = cmp_ll(a->s.k, b->s.k);
+	return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+
+struct value_at {
+	long long v;
+	const char *s;
+	size_t at;
+};
+
+static int cmp_value_at(const void *pa, const void *pb)
+{
+	const struct value_at *a = pa, *b = pb;
+	int c = a->s ? strcmp(a->s, b->s) : cmp_ll(a->v, b->v);
+
+	return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+
 static int parse_shapes(struct param_value *out, const struct param_def *def, const struct ynode *node,
 			struct diag_list *d, const char *file)
 {
+	const struct ynode **src;
 	const char *names[8];
 	size_t np = 0;
 	int bad = 0;
@@ -244,6 +282,7 @@ static int parse_shapes(struct param_value *out, const struct param_def *def, co
 		    node->type == YNODE_SEQ ? "an empty list" : ynode_type_name(node));
 		return -1;
 	}
+	src = NULL;
 	out->shapes = xcalloc(node->n, sizeof(*out->shapes));
 	for (size_t i = 0; i < node->n; i++) {
 		const struct ynode *it = node->items[i];
@@ -259,20 +298,40 @@ static int parse_shapes(struct param_value *out, const struct param_def *def, co
 			bad = 1;
 			continue;
 		}
-		for (size_t j = 0; j < out->n; j++) {
-			if (out->shapes[j].m == dims[0] && out->shapes[j].n == dims[1] && out->shapes[j].k == dims[2]) {
-				err(d, file, it, "'%s' lists %lldx%lldx%lld twice", def->name, dims[0], dims[1], dims[2]);
-				bad = 1;
-				ok = 0;
-			}
-		}
-		if (!ok)
-			continue;
 		out->shapes[out->n].m = dims[0];
 		out->shapes[out->n].n = dims[1];
 		out->shapes[out->n].k = dims[2];
-		out->n++;
+		src = xrealloc(src, (out->n + 1) * sizeof(*src));
+		src[out->n++] = it;
 	}
+	/* a shape listed twice: found by sorting (n log n), refused at each later entry, in list order */
+	{
+		struct shape_at *ix = xcalloc(out->n ? out->n : 1, sizeof(*ix));
+		unsigned char *dup = xcalloc(out->n ? out->n : 1, 1);
+		size_t k = 0;
+
+		for (size_t i = 0; i < out->n; i++) {
+			ix[i].s = out->shapes[i];
+			ix[i].at = i;
+		}
+		qsort(ix, out->n, sizeof(*ix), cmp_shape_at);
+		for (size_t i = 1; i < out->n; i++)
+			if (ix[i - 1].s.m == ix[i].s.m && ix[i - 1].s.n == ix[i].s.n && ix[i - 1].s.k == ix[i].s.k)
+				dup[ix[i].at] = 1; /* sorted by (shape, position): the first of a run is kept */
+		for (size_t i = 0; i < out->n; i++) {
+			if (dup[i]) {
+				err(d, file, src[i], "'%s' lists %lldx%lldx%lld twice", def->name, out->shapes[i].m,
+				    out->shapes[i].n, out->shapes[i].k);
+				bad = 1;
+				continue;
+			}
+			out->shapes[k++] = out->shapes[i];
+		}
+		out->n = k;
+		free(ix);
+		free(dup);
+	}
+	free(src);
 	return bad ? -1 : 0;
 }
 
@@ -282,6 +341,7 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 	char label[96];
 	const struct ynode *one[1] = { node };
 	struct ynode *const *items = node->items;
+	const struct ynode **src;
 	size_t n = node->n;
 	int bad = 0;
 
@@ -304,11 +364,11 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 		out->sv = xcalloc(n, sizeof(*out->sv));
 	else
 		out->iv = xcalloc(n, sizeof(*out->iv));
+	src = xcalloc(n ? n : 1, sizeof(*src));
 	for (size_t i = 0; i < n; i++) {
 		const struct ynode *it = items[i];
 		long long v = 0;
 		char *s = NULL;
-		int dup = 0;
 
 		snprintf(label, sizeof(label), "'%s' entry %zu", def->name, i + 1);
 		switch (def->type) {
@@ -317,14 +377,7 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 				bad = 1;
 				continue;
 			}
-			for (size_t j = 0; j < out->n; j++)
-				dup |= !strcmp(out->sv[j], s);
-			if (dup) {
-				err(d, file, it, "'%s' lists '%s' twice", def->name, s);
-				free(s);
-				bad = 1;
-				continue;
-			}
+			src[out->n] = it;
 			out->sv[out->n++] = s;
 			continue;
 		case PARAM_BOOL_LIST:
@@ -352,15 +405,45 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 		default:
 			break;
 		}
-		for (size_t j = 0; j < out->n; j++)
-			dup |= out->iv[j] == v;
-		if (dup) {
-			err(d, file, it, "'%s' lists '%s' twice", def->name, it->value);
-			bad = 1;
-			continue;
-		}
+		src[out->n] = it;
 		out->iv[out->n++] = v;
 	}
+	/* a value listed twice: found by sorting (n log n), refused at each later entry, in list order */
+	{
+		struct value_at *ix = xcalloc(out->n ? out->n : 1, sizeof(*ix));
+		unsigned char *dup = xcalloc(out->n ? out->n : 1, 1);
+		size_t k = 0;
+
+		for (size_t i = 0; i < out->n; i++) {
+			ix[i].s = out->sv ? out->sv[i] : NULL;
+			ix[i].v = out->sv ? 0 : out->iv[i];
+			ix[i].at = i;
+		}
+		qsort(ix, out->n, sizeof(*ix), cmp_value_at);
+		for (size_t i = 1; i < out->n; i++)
+			if (!(ix[i - 1].s ? strcmp(ix[i - 1].s, ix[i].s) : ix[i - 1].v != ix[i].v))
+				dup[ix[i].at] = 1;
+		for (size_t i = 0; i < out->n; i++) {
+			if (dup[i]) {
+				if (out->sv) {
+					err(d, file, src[i], "'%s' lists '%s' twice", def->name, out->sv[i]);
+					free(out->sv[i]);
+				} else {
+					err(d, file, src[i], "'%s' lists '%s' twice", def->name, src[i]->value);
+				}
+				bad = 1;
+				continue;
+			}
+			if (out->sv)
+				out->sv[k++] = out->sv[i];
+			else
+				out->iv[k++] = out->iv[i];
+		}
+		out->n = k;
+		free(ix);
+		free(dup);
+	}
+	free(src);
 	return bad ? -1 : 0;
 }
 

@@ -7,6 +7,12 @@
 
 void plan_add(struct plan *p, const struct suite_ops *suite, char *key, json_t *params)
 {
+	if (p->n >= PLAN_MAX_CASES) {
+		free(key);
+		json_decref(params);
+		p->dropped++;
+		return;
+	}
 	ALLOC_GROW(p->cases, p->n + 1, p->alloc);
 	p->cases[p->n].suite = suite;
 	p->cases[p->n].key = key;
@@ -43,31 +49,60 @@ static void plan_expand_env(struct plan *p, size_t first, const struct suite_cfg
 	free(base);
 }
 
-int plan_build(struct plan *out, const struct manifest *m)
+static int cmp_key(const void *a, const void *b)
 {
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int plan_build_diag(struct plan *out, const struct manifest *m, struct diag_list *diags)
+{
+	char **keys = NULL;
 	int err = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < m->nsuites; i++) {
-		size_t first = out->n;
+		size_t first = out->n, n;
 
 		if ((err = m->suites[i].ops->plan(out, &m->suites[i], m)) < 0)
 			goto cleanup;
-		if (m->suites[i].nenv_matrix)
+		if (m->suites[i].nenv_matrix && !out->dropped)
 			plan_expand_env(out, first, &m->suites[i]);
-		/* keys are how compare matches cases: they must be unique within a suite */
-		for (size_t a = first; a < out->n; a++)
-			for (size_t b = a + 1; b < out->n; b++)
-				if (!strcmp(out->cases[a].key, out->cases[b].key)) {
-					err = bench_error_set(BENCH_E_FAIL, "suite '%s' planned case '%s' twice",
-							      m->suites[i].ops->name, out->cases[a].key);
-					goto cleanup;
-				}
+		if (out->dropped) {
+			const char *fmt = "suite '%s' takes the plan past %d cases (%zu and more); a manifest may plan at "
+					  "most %d: split it into several manifests";
+
+			if (diags)
+				diag_add(diags, m->path, m->suites[i].line, m->suites[i].col, fmt, m->suites[i].ops->name,
+					 PLAN_MAX_CASES, out->n + out->dropped, PLAN_MAX_CASES);
+			err = bench_error_set(BENCH_E_MANIFEST, "%s:%d:%d: suite '%s' takes the plan past %d cases (%zu and "
+					      "more); a manifest may plan at most %d: split it into several manifests",
+					      m->path ? m->path : "manifest", m->suites[i].line, m->suites[i].col,
+					      m->suites[i].ops->name, PLAN_MAX_CASES, out->n + out->dropped, PLAN_MAX_CASES);
+			goto cleanup;
+		}
+		/* keys are how compare matches cases: they must be unique within a suite (sorted: n log n) */
+		n = out->n - first;
+		keys = xrealloc(keys, (n ? n : 1) * sizeof(*keys));
+		for (size_t a = 0; a < n; a++)
+			keys[a] = out->cases[first + a].key;
+		qsort(keys, n, sizeof(*keys), cmp_key);
+		for (size_t a = 1; a < n; a++)
+			if (!strcmp(keys[a - 1], keys[a])) {
+				err = bench_error_set(BENCH_E_FAIL, "suite '%s' planned case '%s' twice", m->suites[i].ops->name,
+						      keys[a]);
+				goto cleanup;
+			}
 	}
 cleanup:
+	free(keys);
 	if (err < 0)
 		plan_release(out);
 	return err;
+}
+
+int plan_build(struct plan *out, const struct manifest *m)
+{
+	return plan_build_diag(out, m, NULL);
 }
 
 json_t *plan_json(const struct plan *p, const struct manifest *m)

@@ -22,12 +22,21 @@ struct plan_case {
 struct plan {
 	struct plan_case *cases;
 	size_t n, alloc;
+	size_t dropped; /* cases plan_add() refused past PLAN_MAX_CASES */
 };
 
-#define PLAN_INIT { NULL, 0, 0 }
+#define PLAN_INIT { NULL, 0, 0, 0 }
 
+/* The most cases one manifest may plan (every suite, every env cell and variant's cases together): more is an
+ * error at the suite that goes past it. */
+#define PLAN_MAX_CASES 100000
+
+/* Every stage n log n in the cases (duplicate keys found by sorting). Returns 0, or a negative code with the
+ * error set; with diags, a manifest that plans more than PLAN_MAX_CASES gets a positioned diagnostic there
+ * (BENCH_E_MANIFEST), else the message starts with file:line:col. */
+int plan_build_diag(struct plan *out, const struct manifest *m, struct diag_list *diags);
 int plan_build(struct plan *out, const struct manifest *m);
-/* Takes ownership of key and params. */
+/* Takes ownership of key and params (freed at once past PLAN_MAX_CASES, counted in dropped). */
 void plan_add(struct plan *p, const struct suite_ops *suite, char *key, json_t *params);
 /* Keeps only the cases of the suites named in names[0..n) (bench run -s), in plan order. */
 void plan_keep_suites(struct plan *p, char *const *names, size_t n);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,8 +245,11 @@ static time_t parse_utc(const char *s)
 static json_t *load_json(const char *dir, const char *name)
 {
 	char *p = xstrfmt("%s/%s", dir, name);
-	json_t *j = json_load_file(p, 0, NULL);
+	int fd = fs_open_regular(p, O_NOFOLLOW);
+	json_t *j = fd >= 0 ? json_loadfd(fd, 0, NULL) : NULL;
 
+	if (fd >= 0)
+		close(fd);
 	free(p);
 	return j;
 }
@@ -383,7 +387,7 @@ static int write_entry(struct archive *a, const char *dir, const char *run, stru
 	if (m->dir)
 		goto cleanup;
 	{
-		int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		int fd = fs_open_regular(path, O_NOFOLLOW);
 		struct stat st;
 
 		if (fd < 0 || !(f = fdopen(fd, "rb"))) {
@@ -880,6 +884,236 @@ static void strset_release(struct strset *set)
 	memset(set, 0, sizeof(*set));
 }
 
+/* The tar headers as bench writes them, checked on the raw stream before libarchive reads it: libarchive applies
+ * or skips some header kinds silently (a pax global header, GNU long names, sparse maps, volume labels) where GNU
+ * tar and Python apply them, so that two readers would see two archives. bench's writer (libarchive's restricted
+ * pax) emits POSIX ustar headers of regular files ('0') and directories ('5'), each after at most one pax
+ * extended header ('x') holding only the keys 'path', 'mtime' and 'size' (a member over 8 GiB, which the limits
+ * then refuse), each once; anything else is refused, so that the one
+ * reading of a bundle is the reading every common tool makes. */
+#define TARSCAN_PAX_MAX 65536u
+
+struct tar_scan {
+	enum { TS_HEADER, TS_PAX, TS_SKIP, TS_END } state;
+	unsigned char hdr[512];
+	size_t hlen;
+	uint64_t skip;      /* TS_SKIP: bytes left to pass */
+	uint64_t pax_size;  /* TS_PAX: the extended header's data size */
+	char *pax;          /* its bytes so far */
+	size_t pax_len;
+	int after_pax;      /* the previous header was 'x': an entry must follow */
+	int pax_has_size;   /* ... and it set the entry's size to pax_entry_size */
+	uint64_t pax_entry_size;
+	uint64_t off;       /* tar stream offset of the byte being scanned */
+	uint64_t hdr_off;
+	char msg[320];      /* why the archive is refused */
+};
+
+/* the entry's ustar name (prefix/name), for a message */
+static void tarscan_name(const unsigned char *h, char *out, size_t cap)
+{
+	char name[101], prefix[156];
+
+	memcpy(name, h, 100);
+	name[100] = 0;
+	memcpy(prefix, h + 345, 155);
+	prefix[155] = 0;
+	snprintf(out, cap, "%s%s%s", prefix, *prefix ? "/" : "", name);
+}
+
+/* an octal ustar number field (digits, then spaces or NULs); base-256 and anything else refused */
+static int tarscan_octal(uint64_t *out, const unsigned char *f, size_t len)
+{
+	size_t i = 0;
+
+	*out = 0;
+	while (i < len && f[i] == ' ')
+		i++;
+	if (i == len || f[i] < '0' || f[i] > '7')
+		return -1;
+	for (; i < len && f[i] >= '0' && f[i] <= '7'; i++)
+		*out = *out << 3 | (uint64_t)(f[i] - '0');
+	for (; i < len; i++)
+		if (f[i] != ' ' && f[i] != 0)
+			return -1;
+	return 0;
+}
+
+static int tarscan_fail(struct tar_scan *ts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int tarscan_fail(struct tar_scan *ts, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ts->msg, sizeof(ts->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* the records of a pax extended header: "LEN key=value\n", LEN the record's exact length in decimal */
+static int tarscan_pax(struct tar_scan *ts)
+{
+	const char *p = ts->pax, *end = ts->pax + ts->pax_len;
+	int seen_path = 0, seen_mtime = 0;
+
+	ts->pax_has_size = 0;
+	while (p < end) {
+		const char *sp, *eq;
+		size_t len = 0;
+
+		for (sp = p; sp < end && *sp >= '0' && *sp <= '9' && len < TARSCAN_PAX_MAX; sp++)
+			len = len * 10 + (size_t)(*sp - '0');
+		if (sp == p || sp >= end || *sp != ' ' || *p == '0' || len > (size_t)(end - p) || p[len - 1] != '\n')
+			return tarscan_fail(ts, "a malformed pax extended header at byte %llu", (unsigned long long)ts->hdr_off);
+		sp++;
+		eq = memchr(sp, '=', (size_t)(p + len - 1 - sp));
+		if (!eq || memchr(sp, 0, (size_t)(p + len - 1 - sp)))
+			return tarscan_fail(ts, "a malformed pax extended header at byte %llu", (unsigned long long)ts->hdr_off);
+		if ((size_t)(eq - sp) == 4 && !memcmp(sp, "path", 4) && !seen_path++ && eq + 1 < p + len - 1) {
+		} else if ((size_t)(eq - sp) == 5 && !memcmp(sp, "mtime", 5) && !seen_mtime++) {
+		} else if ((size_t)(eq - sp) == 4 && !memcmp(sp, "size", 4) && !ts->pax_has_size) {
+			const char *v = eq + 1, *ve = p + len - 1;
+
+			ts->pax_entry_size = 0;
+			if (v == ve || ve - v > 18)
+				return tarscan_fail(ts, "a pax 'size' that is not a number at byte %llu",
+						    (unsigned long long)ts->hdr_off);
+			for (; v < ve; v++) {
+				if (*v < '0' || *v > '9')
+					return tarscan_fail(ts, "a pax 'size' that is not a number at byte %llu",
+							    (unsigned long long)ts->hdr_off);
+				ts->pax_entry_size = ts->pax_entry_size * 10 + (uint64_t)(*v - '0');
+			}
+			ts->pax_has_size = 1;
+		} else {
+			return tarscan_fail(ts, "a pax extended header at byte %llu with the key '%.*s' (bench writes only "
+					    "'path', 'mtime' and 'size', each once; readers differ on the rest)",
+					    (unsigned long long)ts->hdr_off, (int)(eq - sp > 64 ? 64 : eq - sp), sp);
+		}
+		p += len;
+	}
+	return 0;
+}
+
+static int tarscan_header(struct tar_scan *ts)
+{
+	const unsigned char *h = ts->hdr;
+	char name[260];
+	uint64_t size;
+	size_t k;
+
+	for (k = 0; k < 512 && !h[k]; k++)
+		;
+	if (k == 512) { /* the end marker: what follows is checked to be zeros (nonzero_end) */
+		if (ts->after_pax)
+			return tarscan_fail(ts, "a pax extended header at byte %llu without its entry",
+					    (unsigned long long)ts->hdr_off);
+		ts->state = TS_END;
+		return 0;
+	}
+	tarscan_name(h, name, sizeof(name));
+	if (memcmp(h + 257, "ustar\0" "00", 8))
+		return tarscan_fail(ts, "refused archive entry '%s': not a POSIX ustar header (GNU or old tar format)", name);
+	if (tarscan_octal(&size, h + 124, 12) < 0)
+		return tarscan_fail(ts, "refused archive entry '%s': a size field that is not octal", name);
+	switch (h[156]) {
+	case 'x':
+		if (ts->after_pax)
+			return tarscan_fail(ts, "two pax extended headers in a row at byte %llu", (unsigned long long)ts->hdr_off);
+		if (size == 0 || size > TARSCAN_PAX_MAX)
+			return tarscan_fail(ts, "a pax extended header of %llu bytes at byte %llu", (unsigned long long)size,
+					    (unsigned long long)ts->hdr_off);
+		ts->after_pax = 1;
+		ts->pax_size = size;
+		ts->pax_len = 0;
+		ts->pax = xrealloc(ts->pax, (size_t)size);
+		ts->state = TS_PAX;
+		return 0;
+	case '0':
+	case '5':
+		if (ts->after_pax && ts->pax_has_size)
+			size = ts->pax_entry_size;
+		ts->after_pax = 0;
+		ts->pax_has_size = 0;
+		ts->skip = (size + 511) / 512 * 512;
+		ts->state = ts->skip ? TS_SKIP : TS_HEADER;
+		return 0;
+	case '1':
+		return tarscan_fail(ts, "refused archive entry '%s': a hard link", name);
+	case '2':
+		return tarscan_fail(ts, "refused archive entry '%s': a symbolic link", name);
+	case '3':
+	case '4':
+	case '6':
+		return tarscan_fail(ts, "refused archive entry '%s': a device, fifo or other special file", name);
+	case 'g':
+		return tarscan_fail(ts, "refused archive entry '%s': a pax global header ('g'), which tar readers apply "
+				    "differently (bench writes only files, directories and per-entry pax headers)", name);
+	case 'L':
+	case 'K':
+		return tarscan_fail(ts, "refused archive entry '%s': a GNU long name or link header ('%c')", name, h[156]);
+	case 'S':
+		return tarscan_fail(ts, "refused archive entry '%s': a GNU sparse file ('S')", name);
+	case 'V':
+		return tarscan_fail(ts, "refused archive entry '%s': a volume label ('V')", name);
+	case 0:
+		return tarscan_fail(ts, "refused archive entry '%s': an old-style regular file header (type NUL; bench "
+				    "writes '0')", name);
+	default:
+		if (h[156] > 0x20 && h[156] < 0x7f)
+			return tarscan_fail(ts, "refused archive entry '%s': a tar header of type '%c' (bench writes only files "
+					    "'0', directories '5' and pax headers 'x')", name, h[156]);
+		return tarscan_fail(ts, "refused archive entry '%s': a tar header of type 0x%02x (bench writes only files "
+				    "'0', directories '5' and pax headers 'x')", name, h[156]);
+	}
+}
+
+/* scans n bytes of the tar stream; -1 with ts->msg set when the archive is refused */
+static int tarscan_feed(struct tar_scan *ts, const unsigned char *p, size_t n)
+{
+	while (n) {
+		size_t k;
+
+		switch (ts->state) {
+		case TS_END:
+			return 0;
+		case TS_HEADER:
+			k = 512 - ts->hlen < n ? 512 - ts->hlen : n;
+			if (!ts->hlen)
+				ts->hdr_off = ts->off;
+			memcpy(ts->hdr + ts->hlen, p, k);
+			ts->hlen += k;
+			if (ts->hlen == 512) {
+				ts->hlen = 0;
+				if (tarscan_header(ts) < 0)
+					return -1;
+			}
+			break;
+		case TS_PAX:
+			k = ts->pax_size - ts->pax_len < n ? (size_t)(ts->pax_size - ts->pax_len) : n;
+			memcpy(ts->pax + ts->pax_len, p, k);
+			ts->pax_len += k;
+			if (ts->pax_len == ts->pax_size) {
+				if (tarscan_pax(ts) < 0)
+					return -1;
+				ts->skip = (512 - ts->pax_size % 512) % 512;
+				ts->state = ts->skip ? TS_SKIP : TS_HEADER;
+			}
+			break;
+		default: /* TS_SKIP */
+			k = ts->skip < n ? (size_t)ts->skip : n;
+			ts->skip -= k;
+			if (!ts->skip)
+				ts->state = TS_HEADER;
+			break;
+		}
+		p += k;
+		n -= k;
+		ts->off += k;
+	}
+	return 0;
+}
+
 /* A reader thread reads the whole file from one descriptor and hashes it, handing the bytes through a ring to
  * this thread, which inflates them itself (zlib checks the gzip CRC-32 and length; libarchive's gzip filter does
  * not) and hands the tar stream to libarchive: the archive's digest and the members' (inflate, hash) run on two
@@ -895,7 +1129,9 @@ struct in_stream {
 	unsigned char *out;      /* CHUNK bytes of tar stream for libarchive */
 	uint64_t tar_bytes;      /* tar stream bytes produced so far */
 	uint64_t nonzero_end;    /* offset just past the last non-zero byte of the tar stream */
-	char zmsg[160];          /* why inflating failed */
+	char zmsg[320];          /* why inflating failed, or why the tar headers are refused */
+	struct tar_scan scan;
+	int refused;             /* zmsg says why the tar headers are refused */
 };
 
 static void *in_reader(void *arg)
@@ -972,6 +1208,11 @@ static la_ssize_t in_read(struct archive *a, void *ctx, const void **out)
 	struct in_stream *in = ctx;
 	la_ssize_t n = in_inflate(in);
 
+	if (n > 0 && tarscan_feed(&in->scan, in->out, (size_t)n) < 0) {
+		snprintf(in->zmsg, sizeof(in->zmsg), "%s", in->scan.msg);
+		in->refused = 1;
+		n = -1;
+	}
 	if (n < 0) {
 		archive_set_error(a, EINVAL, "%s", in->zmsg);
 		return -1;
@@ -1030,6 +1271,8 @@ static void in_stop(struct in_stream *in)
 	in->zinit = 0;
 	free(in->out);
 	in->out = NULL;
+	free(in->scan.pax);
+	in->scan.pax = NULL;
 }
 
 static int in_start(struct in_stream *in, int fd)
@@ -1151,7 +1394,9 @@ static int read_pass(struct pass *ps, int fd)
 	a = archive_read_new();
 	archive_read_support_format_tar(a); /* no filter: the stream is inflated by in_read, gzip only */
 	if (archive_read_open(a, &in, NULL, in_read, NULL) != ARCHIVE_OK) {
-		if (in.zmsg[0])
+		if (in.refused)
+			err = bench_error_set(BENCH_E_VERIFY, "%s", in.zmsg);
+		else if (in.zmsg[0])
 			err = bench_error_set(BENCH_E_VERIFY, "'%s': %s", ps->tar, in.zmsg);
 		else
 			err = bench_error_set(BENCH_E_VERIFY, "'%s' is not a gzip-compressed tar archive: %s", ps->tar,
@@ -1212,7 +1457,10 @@ static int read_pass(struct pass *ps, int fd)
 		}
 		sha256_final(md, &c);
 		if (n < 0) {
-			err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt in '%s': %s", name, archive_error_string(a));
+			if (in.refused)
+				err = bench_error_set(BENCH_E_VERIFY, "%s", in.zmsg);
+			else
+				err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt in '%s': %s", name, archive_error_string(a));
 			goto cleanup;
 		}
 		if (want && (err = ps->sink->data(ps->sink->ctx, rel, NULL, 0)) < 0)
@@ -1228,6 +1476,10 @@ static int read_pass(struct pass *ps, int fd)
 		}
 		ps->members++;
 		ps->bytes += size;
+	}
+	if (r != ARCHIVE_EOF && in.refused) {
+		err = bench_error_set(BENCH_E_VERIFY, "%s", in.zmsg);
+		goto cleanup;
 	}
 	if (r != ARCHIVE_EOF) {
 		err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt or truncated: %s", archive_error_string(a));
@@ -1261,15 +1513,10 @@ cleanup:
 
 static int open_bundle(int *fd, const char *tar)
 {
-	struct stat st;
-
-	if ((*fd = open(tar, O_RDONLY | O_CLOEXEC)) < 0)
-		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", tar, strerror(errno));
-	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(*fd);
-		*fd = -1;
+	if ((*fd = fs_open_regular(tar, 0)) < 0 && errno == EINVAL)
 		return bench_error_set(BENCH_E_VERIFY, "'%s' is not a regular file", tar);
-	}
+	if (*fd < 0)
+		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", tar, strerror(errno));
 	return 0;
 }
 

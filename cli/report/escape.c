@@ -5,22 +5,46 @@
 
 #include "../core/strbuf.h"
 
-/* the length of the control character at s (1: C0 or DEL; 2: C1 in UTF-8, or a lone C1 byte 1), 0: none */
-static size_t control_at(const unsigned char *s)
+/* One step of the escaper at s: sets *len to the bytes it covers and returns 1 when they must be shown as \xNN
+ * (C0, DEL, a C1 code point U+0080..U+009F, a byte that does not start a well-formed UTF-8 sequence: an
+ * overlong form, a surrogate, a value past U+10FFFF, a stray continuation byte, a sequence cut short), 0 when
+ * they are a printable character copied as they are. Every escaped byte is one \xNN: the output is ASCII plus
+ * well-formed UTF-8 sequences, so that a terminal in an 8-bit mode never sees a C1 byte and a JSON encoder
+ * never refuses it. */
+static int step_at(const unsigned char *s, size_t *len)
 {
-	if (*s < 0x20 || *s == 0x7f)
+	unsigned cp, need, min;
+
+	*len = 1;
+	if (*s < 0x80)
+		return *s < 0x20 || *s == 0x7f;
+	if (*s >= 0xc2 && *s <= 0xdf)
+		need = 1, cp = *s & 0x1f, min = 0x80;
+	else if (*s >= 0xe0 && *s <= 0xef)
+		need = 2, cp = *s & 0x0f, min = 0x800;
+	else if (*s >= 0xf0 && *s <= 0xf4)
+		need = 3, cp = *s & 0x07, min = 0x10000;
+	else
+		return 1; /* a continuation byte, 0xc0, 0xc1 or 0xf5..0xff: never the start of a character */
+	for (unsigned k = 1; k <= need; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 1; /* cut short (the NUL terminator included): this byte alone, the next one read afresh */
+		cp = cp << 6 | (s[k] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 1;
-	if (*s == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
-		return 2;
-	if (*s >= 0x80 && *s <= 0x9f) /* not UTF-8 there: a terminal in an 8-bit mode takes it as C1 */
-		return 1;
-	return 0;
+	*len = need + 1;
+	/* C1 (two bytes, each shown); the bidirectional embeddings, overrides and isolates, which reorder what a
+	 * terminal shows */
+	return cp <= 0x9f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
 int esc_needed(const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
-		if (control_at(p))
+	size_t n;
+
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; p += n)
+		if (step_at(p, &n))
 			return 1;
 	return 0;
 }
@@ -28,20 +52,27 @@ int esc_needed(const char *s)
 char *esc_text(const char *s)
 {
 	struct strbuf sb = STRBUF_INIT;
+	size_t n;
 
 	if (!s)
 		return NULL;
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = control_at(p);
-
-		if (!n) {
-			strbuf_addch(&sb, *p++);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p += n) {
+		if (!step_at(p, &n)) {
+			strbuf_add(&sb, p, n);
 			continue;
 		}
-		strbuf_addf(&sb, "\\x%02x", n == 2 ? p[1] : *p);
-		p += n;
+		for (size_t k = 0; k < n; k++)
+			strbuf_addf(&sb, "\\x%02x", p[k]);
 	}
 	return strbuf_detach(&sb);
+}
+
+/* j's string set to e; a value jansson still refuses (it cannot be: e is ASCII and well-formed UTF-8) becomes
+ * empty rather than keeping the unescaped original */
+static void set_escaped(json_t *j, const char *e)
+{
+	if (json_string_set(j, e) < 0)
+		json_string_set(j, "");
 }
 
 void esc_json_tree(json_t *j)
@@ -50,7 +81,7 @@ void esc_json_tree(json_t *j)
 		if (esc_needed(json_string_value(j))) {
 			char *e = esc_text(json_string_value(j));
 
-			json_string_set(j, e);
+			set_escaped(j, e);
 			free(e);
 		}
 	} else if (json_is_array(j)) {

@@ -1,6 +1,8 @@
 /*
  * escape.h — text from a bundle made safe for a terminal, a markdown table, a spreadsheet and an HTML page: control
- * characters (C0, DEL, C1) shown as \xNN, CSV fields quoted (RFC 4180) with formula prefixes (= + - @, tab, CR at
+ * characters (C0, DEL, C1 as a code point or a lone byte), bidirectional overrides and every byte that is not part
+ * of well-formed UTF-8 shown as \xNN (the text is decoded as UTF-8, so a multi-byte character passes whole and the
+ * result is always well-formed UTF-8), CSV fields quoted (RFC 4180) with formula prefixes (= + - @, tab, CR at
  * a field's start) neutralised by a leading apostrophe, HTML's five special characters as entities.
  *
  * Ownership: esc_text() returns a malloc'd string the caller frees; esc_json_tree() rewrites the strings (values

@@ -5,7 +5,14 @@ Variants: absolute, dotdot, symlink, hardlink, device, duplicate, many, huge, tr
 non-canonical names: dotslash (run/./x beside run/x), doubleslash (run//x), trailingslash (a file run/x/), setuid;
 the gzip layer: badcrc, badsize (CRC-32 or length in the trailer wrong), plain (an uncompressed tar), trailing
 (garbage after the gzip stream), afterend (an entry after the tar end marker); bigresults: a 1 GiB
-results/gemm.jsonl (a few MB compressed); escape: a run whose plan, environment and summary hold ESC sequences.
+results/gemm.jsonl (a few MB compressed); escape: a run whose plan, environment and summary hold ESC sequences;
+escape-utf8: the same with multi-byte characters beside the controls (BENCH_ESC, when set, is the text instead).
+Tar header kinds bench never writes (one reading must be every reader's): tar-global (a pax 'g' header whose
+path= names status.json: GNU tar and Python read the next entry as a forged status.json), tar-global-comment,
+tar-xcomment, tar-xlinkpath, tar-xattr, tar-xcharset, tar-xsparse ('x' headers with keys bench never writes),
+tar-xdup (two path= records), tar-xx (two 'x' headers in a row), tar-gnulong ('L'), tar-gnulonglink ('K'),
+tar-sparse ('S'), tar-volume ('V'), tar-fifo, tar-blockdev, tar-contig ('7'), tar-v7reg (type NUL),
+tar-gnumagic (a GNU-format header), tar-base256 (a size in base-256).
 Signing uses openssl pkeyutl with BENCH_HOME/signing.key.pem (standard tools)."""
 import base64
 import gzip
@@ -34,8 +41,32 @@ def add(tf, name, data=b"x", **kw):
         tf.addfile(ti)
 
 
+def pax_block(records):
+    """a raw pax 'x' header with exactly these (key, value) records"""
+    data = b""
+    for k, v in records:
+        body = b" %s=%s\n" % (k.encode(), v.encode())
+        n = len(body) + 1
+        while len(str(n)) + len(body) != n:
+            n += 1
+        data += str(n).encode() + body
+    ti = tarfile.TarInfo("PaxHeader/x")
+    ti.type = tarfile.XHDTYPE
+    ti.size = len(data)
+    return ti.tobuf(format=tarfile.USTAR_FORMAT) + data + b"\0" * ((512 - len(data) % 512) % 512)
+
+
+def file_block(name, data, fmt=tarfile.USTAR_FORMAT, **kw):
+    ti = tarfile.TarInfo(name)
+    ti.size = len(data)
+    for k, v in kw.items():
+        setattr(ti, k, v)
+    return ti.tobuf(format=fmt) + data + b"\0" * ((512 - len(data) % 512) % 512)
+
+
 buf = io.BytesIO()
-with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
+gpax = {"path": f"{run}/status.json"} if variant == "tar-global" else {"comment": "x"} if variant == "tar-global-comment" else {}
+with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT, pax_headers=gpax) as tf:
     add(tf, f"{run}/status.json", b"{}")
     members.append((f"{run}/status.json", b"{}"))
     if variant == "absolute":
@@ -66,8 +97,10 @@ with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
     elif variant == "setuid":
         add(tf, f"{run}/tool", b"#!/bin/sh\n", mode=0o4755)
         members.append((f"{run}/tool", b"#!/bin/sh\n"))
-    elif variant == "escape":
+    elif variant in ("escape", "escape-utf8"):
         esc = "\x1b]0;pwned\x07\x1b[31mRED\x1b[0m"
+        if variant == "escape-utf8":
+            esc = os.environ.get("BENCH_ESC", "\u20ac\x1b]0;pwned\x07\u00e9\r\u65e5\x1b[2J\U0001d11e\u009b31m\u202e")
         plan = json.dumps({"name": "esc" + esc, "channel": "c", "vendor": "cpu" + esc}).encode()
         summary = json.dumps({"cases": [{"suite": "gemm", "case": "k" + esc, "status": "ok", "value": 1.5,
                                          "unit": "TFLOP/s" + esc}]}).encode()
@@ -81,7 +114,46 @@ with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
             members.append((f"{run}/{n}", d))
         members[0] = (f"{run}/status.json", status)
 raw = buf.getvalue()
-if variant == "escape":  # status.json written first above as "{}": write the archive again with the real one
+forged = b'{"state": "complete", "cases": [], "forged": true}'
+tar_raw = {  # (blocks after status.json, the members they add to the statement)
+    "tar-global": (file_block(f"{run}/decoy.json", forged), [(f"{run}/decoy.json", forged)]),
+    "tar-global-comment": (b"", []),
+    "tar-xcomment": (pax_block([("comment", "hi")]) + file_block(f"{run}/a.json", b"{}"), [(f"{run}/a.json", b"{}")]),
+    "tar-xlinkpath": (pax_block([("linkpath", f"{run}/status.json")]) + file_block(f"{run}/a.json", b"{}"),
+                      [(f"{run}/a.json", b"{}")]),
+    "tar-xattr": (pax_block([("SCHILY.xattr.user.x", "1")]) + file_block(f"{run}/a.json", b"{}"), [(f"{run}/a.json", b"{}")]),
+    "tar-xcharset": (pax_block([("hdrcharset", "BINARY"), ("path", f"{run}/a.json")]) + file_block(f"{run}/a.json", b"{}"),
+                     [(f"{run}/a.json", b"{}")]),
+    "tar-xsparse": (pax_block([("GNU.sparse.name", f"{run}/status.json")]) + file_block(f"{run}/a.json", b"{}"),
+                    [(f"{run}/a.json", b"{}")]),
+    "tar-xdup": (pax_block([("path", f"{run}/a.json"), ("path", f"{run}/status.json")]) + file_block(f"{run}/b.json", forged),
+                 [(f"{run}/a.json", forged), (f"{run}/b.json", forged)]),
+    "tar-xx": (pax_block([("path", f"{run}/a.json")]) + pax_block([("path", f"{run}/b.json")]) + file_block(f"{run}/c.json", b"{}"),
+               [(f"{run}/a.json", b"{}"), (f"{run}/b.json", b"{}"), (f"{run}/c.json", b"{}")]),
+    "tar-gnulong": (file_block(f"{run}/" + "l" * 120 + ".json", b"{}", fmt=tarfile.GNU_FORMAT), [(f"{run}/" + "l" * 120 + ".json", b"{}")]),
+    "tar-gnulonglink": (file_block(f"{run}/ln", b"", fmt=tarfile.GNU_FORMAT, type=tarfile.SYMTYPE, linkname="/" + "k" * 120), []),
+    "tar-sparse": (file_block(f"{run}/s.json", b"", type=tarfile.GNUTYPE_SPARSE), []),
+    "tar-volume": (file_block(f"{run}/vol", b"", type=b"V"), []),
+    "tar-fifo": (file_block(f"{run}/fifo", b"", type=tarfile.FIFOTYPE), []),
+    "tar-blockdev": (file_block(f"{run}/blk", b"", type=tarfile.BLKTYPE, devmajor=8, devminor=0), []),
+    "tar-contig": (file_block(f"{run}/c.json", b"{}", type=tarfile.CONTTYPE), [(f"{run}/c.json", b"{}")]),
+    "tar-v7reg": (file_block(f"{run}/v.json", b"{}", type=tarfile.AREGTYPE), [(f"{run}/v.json", b"{}")]),
+    "tar-gnumagic": (file_block(f"{run}/g.json", b"{}", fmt=tarfile.GNU_FORMAT), [(f"{run}/g.json", b"{}")]),
+    "tar-base256": (None, [(f"{run}/b.json", b"{}")]),
+}
+if variant in tar_raw:
+    blocks, more = tar_raw[variant]
+    if blocks is None:  # tar-base256: the size field as GNU's base-256 number
+        h = bytearray(file_block(f"{run}/b.json", b"{}")[:512])
+        h[124:136] = b"\x80" + (2).to_bytes(11, "big")
+        h[148:156] = b" " * 8
+        h[148:156] = b"%06o\0 " % sum(h)
+        blocks = bytes(h) + b"{}" + b"\0" * 510
+    members += more
+    end = raw.rstrip(b"\0")
+    end = end + b"\0" * ((512 - len(end) % 512) % 512)
+    raw = end + blocks + b"\0" * 1024
+if variant in ("escape", "escape-utf8"):  # status.json written first above as "{}": write the archive again with the real one
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
         for n, d in members:

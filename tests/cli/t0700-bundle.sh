@@ -120,7 +120,7 @@ for m in $(tar -tzf "$B" | grep -v '/$'); do
 	n=$((n + 1))
 	rm -rf "$T/x" && mkdir "$T/x" && tar -C "$T/x" -xzf "$B"
 	flip_byte "$T/x/$m" 0
-	(cd "$T/x" && tar --sort=name --owner=0 --group=0 --numeric-owner -czf "$T/tamper/$(basename "$B")" "$(basename "$D")")
+	(cd "$T/x" && tar --format=ustar --sort=name --owner=0 --group=0 --numeric-owner -czf "$T/tamper/$(basename "$B")" "$(basename "$D")")
 	cp "$B.intoto.jsonl" "$T/tamper/"
 	refused "one flipped byte in $m" "member '$m' digest differs" "$BENCH" verify "$T/tamper/$(basename "$B")"
 done

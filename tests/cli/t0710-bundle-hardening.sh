@@ -23,6 +23,39 @@ for v in dotslash doubleslash trailingslash setuid badcrc badsize plain trailing
 	refused "hostile archive: $v, compare --allow-unverified" "$why" "$BENCH" compare --allow-unverified "$f" "$f"
 done
 
+# --- tar header kinds bench never writes (issue 31): libarchive skips or applies them where GNU tar and Python do
+# otherwise, so each is refused; one reading of a bundle is every reader's -------------------------------------------
+for v in global global-comment xcomment xlinkpath xattr xcharset xsparse xdup xx gnulong gnulonglink sparse volume fifo \
+	blockdev contig v7reg gnumagic base256; do
+	f=$("$PY" tests/bundle/hostile.py "tar-$v" "$T" "$BENCH_HOME")
+	case $v in
+	global | global-comment) why="a pax global header ('g')" ;; xcomment) why="with the key 'comment'" ;;
+	xlinkpath) why="with the key 'linkpath'" ;; xattr) why="with the key 'SCHILY.xattr.user.x'" ;;
+	xcharset) why="with the key 'hdrcharset'" ;; xsparse) why="with the key 'GNU.sparse.name'" ;;
+	xdup) why="with the key 'path'" ;; xx) why="two pax extended headers in a row" ;;
+	gnulong | gnulonglink | gnumagic) why="not a POSIX ustar header (GNU or old tar format)" ;;
+	sparse) why="a GNU sparse file ('S')" ;; volume) why="a volume label ('V')" ;;
+	fifo | blockdev) why="a device, fifo or other special file" ;; contig) why="a tar header of type '7'" ;;
+	v7reg) why="an old-style regular file header" ;; base256) why="a size field that is not octal" ;;
+	esac
+	refused "tar header kind: $v" "$why" "$BENCH" verify "$f"
+	refused "tar header kind: $v, show --no-verify" "$why" "$BENCH" show --no-verify "$f"
+	refused "tar header kind: $v, compare --allow-unverified" "$why" "$BENCH" compare --allow-unverified "$f" "$f"
+done
+# the global header's forgery is real: Python's tarfile reads the decoy entry as status.json
+f=$("$PY" tests/bundle/hostile.py tar-global "$T" "$BENCH_HOME")
+"$PY" -c 'import sys, tarfile
+t = tarfile.open(sys.argv[1])
+sys.exit(0 if sum(1 for m in t.getmembers() if m.name.endswith("/status.json")) == 2 else 1)' "$f" &&
+	ok "tar-global: Python sees two status.json (the forgery bench refuses)" || not_ok "tar-global is no forgery for Python"
+# what bench writes passes: a member with a name over 100 bytes (a pax 'x' header with path=)
+mkdir -p "$T/longrun/results"
+printf '{"state": "complete", "started": "2026-01-01T00:00:00Z", "cases": []}' >"$T/longrun/status.json"
+printf "bench: 1\nname: long\n" >"$T/longrun/manifest.yaml"
+printf '{}\n' >"$T/longrun/results/$(printf 'n%.0s' $(seq 1 150)).jsonl"
+expect 0 "pack of a run with a 150-byte member name" "$BENCH" pack "$T/longrun"
+expect 0 "its bundle verifies (pax 'x' header with path=)" "$BENCH" verify "$T/longrun.bench.tar.gz"
+
 # --- a 1 GiB results member in a few MB: refused at its header, in bounded time and memory --------------------------
 f=$("$PY" tests/bundle/hostile.py bigresults "$T" "$BENCH_HOME")
 echo "# bigresults: $(stat -c %s "$f") bytes"

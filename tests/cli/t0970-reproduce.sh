@@ -29,7 +29,7 @@ ORIG=$(ls "$T"/orig/repro-*.bench.tar.gz)
 OSHA=$(sha256sum "$ORIG" | cut -d' ' -f1)
 
 # 1. the same stack again: reproduced, every case
-BENCH_RUNNERS=$FAKE expect 0 "reproduce on the same machine and stack: exit 0" "$BENCH" reproduce -q -o "$T/new" "$ORIG"
+BENCH_RUNNERS=$FAKE expect 0 "reproduce on the same machine and stack: exit 0" "$BENCH" reproduce --yes -q -o "$T/new" "$ORIG"
 cp "$T/out" "$T/same.txt"
 n=$(grep -c ' reproduced$' "$T/same.txt")
 [ "$n" = 12 ] && ok "every one of the 12 cases reproduced" || { not_ok "reproduced: $n of 12"; show "$T/same.txt"; }
@@ -70,7 +70,7 @@ for c in rep["cases"]:
 PY
 
 # 1c. one round: the ratio's bootstrap CI against 1 +/- threshold (no spread to measure)
-BENCH_RUNNERS=$FAKE expect 0 "--rounds 1: reproduced" "$BENCH" reproduce -q --json --rounds 1 -o "$T/one" "$ORIG"
+BENCH_RUNNERS=$FAKE expect 0 "--rounds 1: reproduced" "$BENCH" reproduce --yes -q --json --rounds 1 -o "$T/one" "$ORIG"
 python3 - "$T/out" <<'PY' && ok "--rounds 1: one bundle, every verdict by the CI rule" || { not_ok "--rounds 1"; show "$T/out"; }
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -82,12 +82,12 @@ PY
 [ "$(ls "$T"/one/repro-*.bench.tar.gz | wc -l)" = 1 ] && ok "--rounds 1: one bundle" || not_ok "--rounds 1 bundles"
 
 # 2. the same bundle reproduced by a runner 10% slower: slower, every case, exit 9
-BENCH_RUNNERS=$FAKE FAKE_SLOWDOWN=0.10 expect 9 "a reproduction 10% slower: exit 9" "$BENCH" reproduce -q -o "$T/slow" "$ORIG"
+BENCH_RUNNERS=$FAKE FAKE_SLOWDOWN=0.10 expect 9 "a reproduction 10% slower: exit 9" "$BENCH" reproduce --yes -q -o "$T/slow" "$ORIG"
 n=$(grep -c ' slower$' "$T/out")
 [ "$n" = 12 ] && ok "every one of the 12 cases slower" || { not_ok "slower: $n of 12"; show "$T/out"; }
 expect_out "0 reproduced, 0 faster, 12 slower, 0 inconclusive, 0 not comparable"
 BENCH_RUNNERS=$FAKE FAKE_SLOWDOWN=0.10 expect 0 "--threshold 0.2 takes 10% as noise: reproduced, exit 0" \
-	"$BENCH" reproduce -q --threshold 0.2 -o "$T/slow" "$ORIG"
+	"$BENCH" reproduce --yes -q --threshold 0.2 -o "$T/slow" "$ORIG"
 expect_out "12 reproduced, 0 faster, 0 slower"
 
 # 2b. a machine whose runs swing by 2x (issue 30: `read/64MiB 1.828 band [0.103, 9.75] reproduced`, exit 0): the
@@ -132,7 +132,7 @@ b = bytearray(open(p, "rb").read())
 b[len(b) // 2] ^= 0x01
 open(p, "wb").write(b)
 PY
-BENCH_RUNNERS=$FAKE refused "a tampered bundle" "verification failed" "$BENCH" reproduce -q -o "$T/tamp" "$TAMP"
+BENCH_RUNNERS=$FAKE refused "a tampered bundle" "verification failed" "$BENCH" reproduce --yes -q -o "$T/tamp" "$TAMP"
 expect_err "nothing was run"
 if grep -q "envelope signs" "$T/err"; then not_ok "refused for its name, not its bytes"; show "$T/err"; else ok "refused for its bytes"; fi
 [ ! -e "$T/tamp" ] && ok "no run directory, no work directory: $T/tamp was never created" || { not_ok "something was written"; ls -la "$T/tamp" | sed 's/^/#   /'; }
@@ -149,12 +149,12 @@ e["gpus"] = [{"index": 0, "name": "NVIDIA Planted X1", "driver": "570.124.06", "
 json.dump(e, open(p, "w"), indent=2)
 PY
 expect 0 "pack the planted-GPU run with this test's key" "$BENCH" pack "$G"
-BENCH_RUNNERS=$FAKE expect 6 "another GPU model: exit 6" "$BENCH" reproduce -o "$T/gpunew" "$G.bench.tar.gz"
+BENCH_RUNNERS=$FAKE expect 6 "another GPU model: exit 6" "$BENCH" reproduce --yes -o "$T/gpunew" "$G.bench.tar.gz"
 n=$(grep -c 'not reproducible here (gpu model: NVIDIA Planted X1 vs ' "$T/out")
 [ "$n" = 2 ] && ok "both cases: not reproducible here (gpu model: NVIDIA Planted X1 vs ...)" || { not_ok "not reproducible: $n of 2"; show "$T/out"; }
 expect_out "2 not reproducible here: nothing was run"
 [ -z "$(ls -A "$T/gpunew")" ] && ok "nothing run: no run directory in $T/gpunew" || { not_ok "a run directory was made"; ls -A "$T/gpunew" | sed 's/^/#   /'; }
-BENCH_RUNNERS=$FAKE expect 6 "--json: the same verdicts as JSON" "$BENCH" reproduce -q --json -o "$T/gpunew" "$G.bench.tar.gz"
+BENCH_RUNNERS=$FAKE expect 6 "--json: the same verdicts as JSON" "$BENCH" reproduce --yes -q --json -o "$T/gpunew" "$G.bench.tar.gz"
 python3 - "$T/out" <<'PY' && ok "json: reproducible false, the differing facts with both values" || { not_ok "json"; show "$T/out"; }
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -177,7 +177,7 @@ e.setdefault("runners", {}).setdefault("gemm", {})["blas"] = "PlantedBLAS 1.0"
 json.dump(e, open(p, "w"), indent=2)
 PY
 expect 0 "pack it with this test's key" "$BENCH" pack "$E"
-BENCH_RUNNERS=$FAKE expect 0 "reproduce a bundle of another CPU: run anyway, exit 0" "$BENCH" reproduce -q -o "$T/elsenew" "$E.bench.tar.gz"
+BENCH_RUNNERS=$FAKE expect 0 "reproduce a bundle of another CPU: run anyway, exit 0" "$BENCH" reproduce --yes -q -o "$T/elsenew" "$E.bench.tar.gz"
 expect_out "host.cpu_model: "
 expect_out ", Planted CPU 9000 in the original"
 expect_out "runners.gemm.blas: none here, PlantedBLAS 1.0 in the original"
@@ -235,7 +235,7 @@ if [ -x "${BENCH_RUNNERS:-}/bench-gemm" ] && [ -x "${BENCH_RUNNERS:-}/bench-memb
 	for attempt in 1 2 3; do
 		expect 0 "a quickstart bundle made with the real runners (attempt $attempt)" "$BENCH" run -q -o "$T/cpu$attempt" "$BENCH_DATA/manifests/quickstart.yaml"
 		CPU=$(ls "$T"/cpu$attempt/quickstart-*.bench.tar.gz)
-		"$BENCH" reproduce -q --json -o "$T/cpunew$attempt" "$CPU" >"$T/cpu.json" 2>"$T/err"
+		"$BENCH" reproduce --yes -q --json -o "$T/cpunew$attempt" "$CPU" >"$T/cpu.json" 2>"$T/err"
 		rc=$?
 		python3 "$T/quick.py" "$T/cpu.json" "$rc" >"$T/cpu.txt" 2>&1
 		qrc=$?

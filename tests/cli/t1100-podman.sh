@@ -82,7 +82,7 @@ grep -q "libblis-dev.*0.9.0-1" "$(cat "$T/blis.dir")/env/container.txt" && ! gre
 # bench reproduce of a container bundle: the image its run recorded, by its id, runs again (no rebuild); one
 # round: the verdicts are t0970's subject (a loaded machine can make them anything), the image is this one's
 OB=$(cat "$T/openblas.dir")
-"$BENCH" reproduce --rounds 1 -t 0.9 -o "$T/repro" "$OB.bench.tar.gz" >"$T/out" 2>"$T/err"
+"$BENCH" reproduce --yes --rounds 1 -t 0.9 -o "$T/repro" "$OB.bench.tar.gz" >"$T/out" 2>"$T/err"
 rc=$?
 case $rc in 0 | 9) ok "reproduce the cpu-openblas bundle (one round): exit $rc" ;; *) not_ok "reproduce: exit $rc"; show "$T/err" ;; esac
 expect_err "(the recorded id) is here: used as it is"

@@ -22,6 +22,9 @@ A record whose extra holds telemetry gets extra.energy from runners/torch/energy
 Python runners' records do (any mode).
 FAKE_ECHO_ENV=NAME[,NAME] puts the values of those variables as this process sees them (null: unset) into each
 record's extra.env_seen (any mode).
+FAKE_LEAK=1 echoes this process's whole environment into every output it writes (any mode): each record's
+extra.environ (and its error text), stderr (the run's log) as NAME=VALUE lines and as JSON, and two files of its
+own in the run directory, leak/env.txt and leak/env.json.
 FAKE_SCALE multiplies every sample (any mode). FAKE_CV is the records' stats.cv (default 0.05; any mode). FAKE_PAD=N adds N bytes of padding to each record's extra (any mode).
 """
 import json
@@ -83,6 +86,9 @@ def record(c, status="ok", extra=None):
     for sub, ex in json.loads(os.environ.get("FAKE_EXTRA") or "{}").items():
         if sub in c["case"]:
             r["extra"].update(ex)
+    if os.environ.get("FAKE_LEAK"):
+        r["extra"]["environ"] = dict(os.environ)
+        r["extra"]["environ_text"] = " ".join("%s=%s" % kv for kv in sorted(os.environ.items()))
     if os.environ.get("FAKE_ECHO_ENV"):
         r["extra"]["env_seen"] = {k: os.environ.get(k) for k in os.environ["FAKE_ECHO_ENV"].split(",")}
     if packages is not None:
@@ -92,6 +98,16 @@ def record(c, status="ok", extra=None):
 
 
 print(f"fake runner: mode {mode}, {len(cfg['cases'])} cases", file=sys.stderr)
+if os.environ.get("FAKE_LEAK"):
+    for k, v in sorted(os.environ.items()):
+        print("%s=%s" % (k, v), file=sys.stderr)
+    print(json.dumps(dict(os.environ)), file=sys.stderr)
+    leak = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args[args.index("--config") + 1]))), "leak")
+    os.makedirs(leak, exist_ok=True)
+    with open(os.path.join(leak, "env.txt"), "w") as f:
+        f.write("".join("%s=%s\n" % kv for kv in sorted(os.environ.items())))
+    with open(os.path.join(leak, "env.json"), "w") as f:
+        json.dump(dict(os.environ), f, indent=1)
 if mode == "daemon":
     d = subprocess.Popen(["setsid", "sleep", "1000"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)  # not a group leader: setsid(1) execs sleep in place

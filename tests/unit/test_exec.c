@@ -162,6 +162,31 @@ static void test_redaction_policy(void **state)
 	free(u);
 }
 
+/* credentials without a scheme, secrets inside JSON or a query string, every spelling redacted (issue 31) */
+static void test_redact_value_spellings(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "admin:hunter2@db.internal:5432", "<redacted>@db.internal:5432" },
+		{ "x root:pw@[fd00::1]:22 y", "x <redacted>@[fd00::1]:22 y" },
+		{ "https://u:p@h/x", "https://<redacted>@h/x" },
+		{ "{\"password\": \"pw\", \"port\": 1}", "{\"password\": \"<redacted>\", \"port\": 1}" },
+		{ "{\\\"token\\\": \\\"t0k\\\"}", "{\\\"token\\\": \\\"<redacted>\\\"}" },
+		{ "a=1&api_key=k3y&b=2", "a=1&api_key=<redacted>&b=2" },
+		{ "secret: s3", "secret: <redacted>" },
+		{ "user@example.org and git@github.com:o/r", "user@example.org and git@github.com:o/r" },
+		{ "eth0", "eth0" },
+		{ "port=22 host=h", "port=22 host=h" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *r = envcap_redact_value(cases[i][0]);
+
+		assert_string_equal(r, cases[i][1]);
+		free(r);
+	}
+}
+
 /* tests/fixtures/rocm of the repository, made absolute before a test changes directory */
 static char *fixtures;
 
@@ -291,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_engine_failure_names_the_engine_line),
 		cmocka_unit_test(test_slurm_script_refuses_line_breaks),
 		cmocka_unit_test(test_redaction_policy),
+		cmocka_unit_test(test_redact_value_spellings),
 		cmocka_unit_test(test_amdsmi_outputs_give_gpus_with_xgmi_links),
 		cmocka_unit_test(test_rocmsmi_json_gives_gpus_with_topology),
 		cmocka_unit_test(test_rocminfo_lists_gpu_agents_only),

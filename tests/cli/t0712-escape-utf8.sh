@@ -1,0 +1,49 @@
+#!/bin/sh
+# The terminal escaper decodes UTF-8 (issue 31): a control beside a multi-byte character (ESC, BEL, CR, a C1
+# code point, a bidirectional override) is shown as \xNN by show, ls and compare, never printed raw, and what they
+# print is well-formed UTF-8 whose multi-byte characters pass whole.
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+"$BENCH" keygen >/dev/null 2>&1 || not_ok "keygen"
+
+# clean FILE: well-formed UTF-8 without C0 (but newline), DEL, C1 or bidirectional controls
+clean() { # description file
+	if "$PY" - "$2" <<'PY'; then ok "$1: well-formed UTF-8, no control character"; else not_ok "$1 emits control characters"; show "$2"; fi
+import sys
+t = open(sys.argv[1], "rb").read().decode("utf-8")  # strict: invalid UTF-8 fails
+bad = [c for c in t if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069]
+sys.exit(1 if bad else 0)
+PY
+}
+i=0
+for text in '€\033]0;pwned\007\033[31mRED' 'é\r\033[2Jdone' '日本\007\033]8;;http://x\033\\' '𝄞\302\233' 'ü\342\200\256txt.exe' \
+	'Ω\177\033[1A' 'ж\010\010\010ok'; do
+	i=$((i + 1))
+	mkdir -p "$T/v$i"
+	BENCH_ESC=$(printf "$text") "$PY" tests/bundle/hostile.py escape-utf8 "$T/v$i" "$BENCH_HOME" >"$T/path" || not_ok "hostile.py"
+	f=$(cat "$T/path")
+	expect 0 "variant $i: show" "$BENCH" show "$f"
+	clean "variant $i: show" "$T/out"
+	expect 0 "variant $i: compare" "$BENCH" compare "$f" "$f"
+	clean "variant $i: compare" "$T/out"
+	expect 0 "variant $i: ls of the bundle" "$BENCH" ls "$T/v$i"
+	clean "variant $i: ls of the bundle" "$T/out"
+	# the same texts in a run directory's plan.json and status.json
+	mkdir -p "$T/r$i/run-$i"
+	BENCH_ESC=$(printf "$text") "$PY" -c '
+import json, os, sys
+e = os.environ["BENCH_ESC"]
+d = sys.argv[1]
+json.dump({"name": "n" + e, "channel": "c" + e, "vendor": "cpu"}, open(d + "/plan.json", "w"))
+json.dump({"state": "complete" + e, "started": "2026-01-01T00:00:00Z" + e, "cases": []}, open(d + "/status.json", "w"))
+' "$T/r$i/run-$i"
+	expect 0 "variant $i: ls of a run directory" "$BENCH" ls "$T/r$i"
+	clean "variant $i: ls of a run directory" "$T/out"
+done
+# the multi-byte characters themselves are kept
+mkdir -p "$T/keep"
+BENCH_ESC=$(printf '€\033x') "$PY" tests/bundle/hostile.py escape-utf8 "$T/keep" "$BENCH_HOME" >"$T/path"
+expect 0 "show keeps a multi-byte character" "$BENCH" show "$(cat "$T/path")"
+expect_out 'TFLOP/s€\x1bx'
+finish

@@ -1,0 +1,51 @@
+#!/bin/sh
+# Files bench did not create are opened without blocking (issue 31): a FIFO (or a device) named status.json,
+# plan.json, a bundle, a trusted key or a run directory's member is refused or skipped, never waited on.
+. "$(dirname "$0")/lib.sh"
+"$BENCH" keygen >/dev/null 2>&1 || not_ok "keygen"
+# bounded CODE DESC CMD...: expect, under a 10 s timeout (124: it blocked)
+bounded() { want=$1 desc=$2; shift 2; expect "$want" "$desc" timeout 10 "$@"; }
+
+for name in status.json plan.json summary.json; do
+	mkdir -p "$T/l-$name/run1"
+	echo '{"state": "complete", "cases": []}' >"$T/l-$name/run1/status.json"
+	rm -f "$T/l-$name/run1/$name"
+	mkfifo "$T/l-$name/run1/$name"
+	bounded 0 "ls of a run whose $name is a FIFO" "$BENCH" ls "$T/l-$name"
+	expect_out "run1"
+	bounded 0 "ls --json of a run whose $name is a FIFO" "$BENCH" ls --json "$T/l-$name"
+	[ "$name" = summary.json ] || { grep -q "not a regular file" "$T/out" && ok "ls says the FIFO $name is not a regular file" ||
+		{ not_ok "ls reason"; show "$T/out"; }; }
+done
+# a device in place of status.json
+mkdir -p "$T/dev/run1"
+ln -s /dev/zero "$T/dev/run1/status.json"
+bounded 0 "ls of a run whose status.json is a link to /dev/zero" "$BENCH" ls "$T/dev"
+# a FIFO where a bundle is read (its signed envelope beside it), and where its envelope is read
+mkdir -p "$T/b"
+f=$(python3 tests/bundle/hostile.py escape "$T/b" "$BENCH_HOME")
+rm "$f" && mkfifo "$f"
+bounded 8 "verify of a FIFO bundle" "$BENCH" verify "$f"
+expect_err "is not a regular file"
+bounded 8 "show of a FIFO bundle" "$BENCH" show "$f"
+bounded 8 "show --no-verify of a FIFO bundle" "$BENCH" show --no-verify "$f"
+bounded 8 "compare --allow-unverified of a FIFO bundle" "$BENCH" compare --allow-unverified "$f" "$f"
+bounded 0 "ls skips a FIFO named like a bundle" "$BENCH" ls "$T/b"
+mkdir -p "$T/e"
+f=$(python3 tests/bundle/hostile.py escape "$T/e" "$BENCH_HOME")
+rm "$f.intoto.jsonl" && mkfifo "$f.intoto.jsonl"
+bounded 8 "verify of a bundle whose envelope is a FIFO" "$BENCH" verify "$f"
+expect_err "not a regular file"
+# a FIFO as a trusted key
+mkfifo "$T/key.pem"
+f=$(python3 tests/bundle/hostile.py escape "$T" "$BENCH_HOME")
+bounded 8 "verify with a FIFO as the key" "$BENCH" verify --key "$T/key.pem" "$f"
+expect_err "not a regular file"
+# a run directory's results file that is a FIFO: compare does not wait on it
+mkdir -p "$T/cmp/run1/results"
+printf '{"name": "x", "channel": "c", "vendor": "cpu"}' >"$T/cmp/run1/plan.json"
+echo '{"state": "complete", "cases": []}' >"$T/cmp/run1/status.json"
+mkfifo "$T/cmp/run1/results/gemm.jsonl"
+timeout 10 "$BENCH" compare "$T/cmp/run1" "$T/cmp/run1" >"$T/out" 2>"$T/err"
+[ $? != 124 ] && ok "compare of a run whose results file is a FIFO does not block" || not_ok "compare blocked on a FIFO"
+finish

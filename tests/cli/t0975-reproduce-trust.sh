@@ -1,0 +1,123 @@
+#!/bin/sh
+# bench reproduce runs a signer's manifest (issue 31): before anything runs it prints the signer's key id and the
+# trusted-key file it matched, and everything the manifest executes (engine, launcher, slurm extra_args, base,
+# components and build commands, stack.env, env_matrix), the variables that load code named as such; it runs only
+# once confirmed (--yes; not a terminal and no --yes: exit 3, nothing run); --dry-run prints the exact commands.
+. "$(dirname "$0")/lib.sh"
+fake_gemm
+FAKE=$T/fake
+"$BENCH" keygen >/dev/null 2>&1 || not_ok "keygen"
+
+# a module that leaves a mark when imported: the payload a signer's PYTHONWARNINGS (with PYTHONPATH) runs in the
+# fake runner (a Python program) at its start
+mkdir -p "$T/evil"
+printf 'import os\nopen(os.environ.get("MARK", "/dev/null"), "a").write("ran\\n")\nclass W(Warning): pass\n' >"$T/evil/evilmod.py"
+cat >"$T/m.yaml" <<Y
+bench: 1
+name: trust
+target: {vendor: cpu}
+runtime: {engine: host}
+stack:
+  env:
+    PYTHONPATH: $T/evil
+    PYTHONWARNINGS: "ignore::evilmod.W"
+    MARK: $T/mark
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
+Y
+BENCH_RUNNERS=$FAKE expect 0 "the original run (signed with this machine's own key)" "$BENCH" run -q -o "$T/orig" "$T/m.yaml"
+B=$(ls "$T"/orig/trust-*.bench.tar.gz)
+rm -f "$T/mark"
+
+BENCH_RUNNERS=$FAKE expect 3 "reproduce without --yes, not on a terminal: exit 3" "$BENCH" reproduce -q -o "$T/r1" "$B" </dev/null
+[ ! -e "$T/mark" ] && ok "nothing ran: the module was not imported" || not_ok "the signer's module ran without confirmation"
+expect_err "signed by key id "
+expect_err "trusted as own key (signing.pub.pem)"
+expect_err "stack.env.PYTHONWARNINGS"
+expect_err "ignore::evilmod.W"
+expect_err "loads code or changes how programs start: Python imports the module a warning filter names"
+expect_err "loads code or changes how programs start: Python imports modules (sitecustomize, .pth)"
+expect_err "runtime.engine"
+expect_err "pass --yes to run it"
+[ -z "$(ls -A "$T/r1" 2>/dev/null | grep -v '^\.')" ] && ok "no run directory was made" || not_ok "a run directory was made"
+
+BENCH_RUNNERS=$FAKE expect 0 "reproduce --dry-run: exit 0" "$BENCH" reproduce --dry-run -o "$T/r2" "$B" </dev/null
+[ ! -e "$T/mark" ] && ok "--dry-run ran nothing" || not_ok "--dry-run ran the module"
+expect_err "stack.env.PYTHONWARNINGS"
+expect_out "PYTHONWARNINGS="
+expect_out "bench-gemm"
+
+BENCH_RUNNERS=$FAKE expect 0 "reproduce --yes: runs" "$BENCH" reproduce --yes -q --rounds 1 -t 0.9 -o "$T/r3" "$B" </dev/null
+[ -s "$T/mark" ] && ok "with --yes it ran what it listed" || not_ok "--yes did not run"
+expect_err "stack.env.PYTHONWARNINGS"
+
+# a terminal that answers no: nothing runs (script(1) gives the command a terminal)
+rm -f "$T/mark"
+if command -v script >/dev/null 2>&1; then
+	echo n | BENCH_RUNNERS=$FAKE script -qec "'$BENCH' reproduce -q -o '$T/r4' '$B'" /dev/null >"$T/out" 2>&1
+	rc=$?
+	[ "$rc" = 3 ] && [ ! -e "$T/mark" ] && grep -q "run it? \[y/N\]" "$T/out" && grep -q "not confirmed" "$T/out" &&
+		ok "a terminal asked; 'n': exit 3, nothing ran" || { not_ok "terminal prompt (exit $rc)"; show "$T/out"; }
+fi
+
+# every kind of thing a manifest executes is listed, each variable that loads code named: the manifest of a
+# signed bundle rewritten and packed again with this key
+D=${B%.bench.tar.gz}
+for var in LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT PYTHONSTARTUP PYTHONHOME BASH_ENV ENV PROMPT_COMMAND PERL5OPT RUBYOPT \
+	NODE_OPTIONS BROWSER CHROMIUM_FLAGS CHROME_WRAPPER GCONV_PATH MALLOC_CHECK_ GLIBC_TUNABLES JAVA_TOOL_OPTIONS \
+	OMPI_MCA_plm_rsh_agent CUDA_INJECTION64_PATH NCCL_NET_PLUGIN BASH_FUNC_ls GIT_SSH_COMMAND PATH; do
+	sed "s|^    MARK: .*|    $var: /tmp/x|" "$T/m.yaml" >"$D/manifest.yaml"
+	rm -f "$B" "$B.intoto.jsonl"
+	"$BENCH" pack "$D" >/dev/null 2>&1 || not_ok "pack"
+	expect 3 "$var: refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
+	grep -A1 "stack.env.$var " "$T/err" | grep -q "loads code or changes how programs start" &&
+		ok "$var is named as loading code" || { not_ok "$var not named"; show "$T/err"; }
+done
+# a benign variable is listed but not named
+sed "s|^    MARK: .*|    OMP_NUM_THREADS: 4|" "$T/m.yaml" >"$D/manifest.yaml"
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+expect 3 "a benign variable: still refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
+grep -A1 "stack.env.OMP_NUM_THREADS " "$T/err" | grep -q "loads code" && not_ok "OMP_NUM_THREADS named as loading code" ||
+	ok "OMP_NUM_THREADS listed, not named as loading code"
+# slurm extra_args, a base image, components and build commands, an env_matrix
+cat >"$D/manifest.yaml" <<Y
+bench: 1
+name: trust
+target: {vendor: cpu}
+runtime:
+  engine: podman
+  launcher: slurm
+  slurm: {extra_args: ["--wrap=sh /tmp/payload.sh", "--export=ALL"]}
+stack:
+  base: docker.io/library/debian:bookworm
+  components:
+    - {name: blas, git: "https://example.invalid/blas.git", ref: main, build: ["sh ./evil.sh", "make install"]}
+    - {name: torch, pip: "2.5.0", index: "https://example.invalid/simple"}
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]], env_matrix: {LD_PRELOAD: [/tmp/a.so, /tmp/b.so]}}
+Y
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+expect 3 "a manifest with slurm, podman, components: refused without --yes" "$BENCH" reproduce -q -o "$T/r6" "$B" </dev/null
+for s in "runtime.engine                           podman" "runtime.launcher                         slurm" \
+	"runtime.slurm.extra_args                 --wrap=sh /tmp/payload.sh" "stack.base                               docker.io/library/debian:bookworm" \
+	"stack.components.blas                    git https://example.invalid/blas.git at main" \
+	"stack.components.blas.build              sh ./evil.sh" "stack.components.torch                   pip 2.5.0 from https://example.invalid/simple" \
+	"suites.gemm.env_matrix.LD_PRELOAD        /tmp/a.so"; do
+	expect_err "$s"
+done
+# a host stack's path component
+cat >"$D/manifest.yaml" <<Y
+bench: 1
+name: trust
+target: {vendor: cpu}
+runtime: {engine: host}
+stack:
+  components:
+    - {name: blas, path: /opt/evil, libs: [libopenblas.so.0]}
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
+Y
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+expect 3 "a host stack's path component: refused without --yes" "$BENCH" reproduce -q -o "$T/r7" "$B" </dev/null
+expect_err "stack.components.blas                    path /opt/evil (its libraries loaded first by every runner) libs: libopenblas.so.0"
+finish
