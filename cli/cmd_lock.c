@@ -166,7 +166,8 @@ int cmd_lock(int argc, char **argv)
 			free(b);
 			moved++;
 		}
-		if (!json_equal(json_object_get(old, "base"), json_object_get(lock, "base"))) {
+		if ((json_object_get(old, "base") || json_object_get(lock, "base")) &&
+		    !json_equal(json_object_get(old, "base"), json_object_get(lock, "base"))) {
 			const char *was = json_string_value(json_object_get(json_object_get(old, "base"), "digest"));
 			const char *now = json_string_value(json_object_get(json_object_get(lock, "base"), "digest"));
 
