@@ -5,10 +5,11 @@
 #
 #   tools/nightly.sh MANIFEST RESULTS_REPO [RUNS_DIR]      (installed as bench-nightly)
 #
-# The lock is MANIFEST with .lock.json (rewritten every night; bench run --locked copies it into the run and its
-# bundle as manifest.lock.json). The run directory and bundle go under RUNS_DIR (default: runs). $BENCH is the bench
-# to run (default: the bench beside this script, as make install puts it, or ./bench of a source tree; else bench on
-# PATH). Nothing read from the manifest is ever put into a shell command line here.
+# The lock is MANIFEST with .lock.json (rewritten on a night when a pin moved, else kept byte for byte, so that
+# the image is reused; bench run --locked copies it into the run and its bundle as manifest.lock.json). The run
+# directory and bundle go under RUNS_DIR (default: runs). $BENCH is the bench to run (default: the bench beside
+# this script, as make install puts it, or ./bench of a source tree; else bench on PATH). Nothing read from the
+# manifest is ever put into a shell command line here.
 #
 # Exit status: 0 when tonight's bundle is published; else that of the step that failed, the step named on stderr
 # ("bench-nightly: lock failed (exit 4)"): bench lock (3 manifest or lock invalid, 4 no nightly of that date on the
