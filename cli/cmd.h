@@ -33,5 +33,6 @@ int cmd_publish(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_recipe(int argc, char **argv);
 int cmd_build(int argc, char **argv);
+int cmd_gc(int argc, char **argv);
 
 #endif

@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "reproduce", cmd_reproduce, "verify a bundle, run its cases again here and judge each against it" },
 	{ "report", cmd_report, "write a self-contained HTML report of runs or bundles" },
 	{ "publish", cmd_publish, "add verified bundles to a results repository and regenerate its site" },
+	{ "gc", cmd_gc, "remove the runs and bundles beyond the retention policy (newest N per manifest, published)" },
 	{ "version", cmd_version, "print bench's version, commit and linked library versions" },
 	{ "help", cmd_help, "show help for bench or for one command" },
 	{ NULL, NULL, NULL },

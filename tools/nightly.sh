@@ -5,15 +5,18 @@
 #
 #   tools/nightly.sh MANIFEST RESULTS_REPO [RUNS_DIR]      (installed as bench-nightly)
 #
-# The lock is MANIFEST with .lock.json (rewritten every night; bench run --locked copies it into the run and its
-# bundle as manifest.lock.json). The run directory and bundle go under RUNS_DIR (default: runs). $BENCH is the bench
-# to run (default: the bench beside this script, as make install puts it, or ./bench of a source tree; else bench on
-# PATH). Nothing read from the manifest is ever put into a shell command line here.
+# The lock is MANIFEST with .lock.json (rewritten on a night when a pin moved, else kept byte for byte, so that
+# the image is reused; bench run --locked copies it into the run and its bundle as manifest.lock.json). The run
+# directory and bundle go under RUNS_DIR (default: runs). $BENCH is the bench to run (default: the bench beside
+# this script, as make install puts it, or ./bench of a source tree; else bench on PATH). Nothing read from the
+# manifest is ever put into a shell command line here.
 #
 # Exit status: 0 when tonight's bundle is published; else that of the step that failed, the step named on stderr
 # ("bench-nightly: lock failed (exit 4)"): bench lock (3 manifest or lock invalid, 4 no nightly of that date on the
 # index), bench run (5 image build, 6 a suite failed, 7 a check failed or what ran is not what the lock pins: the
 # run directory stays, not published), bench publish (6 an incomplete run, 8 the bundle does not verify); 2 usage.
+# After a publish, bench gc --repo RESULTS_REPO RUNS_DIR removes the runs beyond the newest 10 of each manifest name
+# that the repository does not hold.
 set -u
 if [ -z "${BENCH:-}" ]; then # installed: the bench beside this script; in a source tree ./bench; else bench on PATH
 	here=$(dirname "$0")
@@ -53,4 +56,7 @@ if [ "$rc" -ne 0 ]; then
 	echo "bench-nightly: publish failed (exit $rc): $bundle" >&2
 	exit "$rc"
 fi
+# retention: the runs beyond the newest 10 of each manifest name go, unless published (a failed gc does not fail a
+# published night)
+"$BENCH" gc --repo "$repo" "$runs" >&2 || echo "bench-nightly: gc failed (exit $?); tonight's run is published" >&2
 printf '%s\n' "$dir"

@@ -1178,6 +1178,25 @@ int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size
 	return 0;
 }
 
+int lock_keep_unmoved(json_t *lock, json_t *old)
+{
+	json_t *a, *b;
+	int same;
+
+	if (!json_is_object(old) || !json_is_integer(json_object_get(old, "source_date_epoch")))
+		return 0;
+	a = json_deep_copy(lock);
+	b = json_deep_copy(old);
+	json_object_del(a, "source_date_epoch");
+	json_object_del(b, "source_date_epoch");
+	same = json_equal(a, b);
+	json_decref(a);
+	json_decref(b);
+	if (same)
+		json_object_set(lock, "source_date_epoch", json_object_get(old, "source_date_epoch"));
+	return same;
+}
+
 int lock_write(const char *path, json_t *lock)
 {
 	char *tmp = xstrfmt("%s.tmp", path);

@@ -57,6 +57,11 @@ int lock_pip_closure(json_t **out, const char *index, const char *name, const ch
 		     const struct lock_target *t);
 /* The package named name (PEP 503 normalised) in a closure, or NULL; borrowed. */
 json_t *lock_closure_find(json_t *pkgs, const char *name);
+/* A lock whose bytes change only when a pin changes: where old (the lock already at the destination; NULL: none)
+ * holds everything lock holds (manifest_sha256, bench_version, components, base, wheel_target) and differs at
+ * most in source_date_epoch, lock takes old's source_date_epoch and 1 is returned (the file need not be written
+ * again); else lock is left as it is and 0 is returned. */
+int lock_keep_unmoved(json_t *lock, json_t *old);
 /* Writes the lock as docs/architecture.md says: sorted keys, two-space indent, trailing newline. */
 int lock_write(const char *path, json_t *lock);
 /* The sha256 of bytes as 64 hex characters. */

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "../core/units.h"
 #include "cost.h"
 #include "escape.h"
 #include "html.h"
@@ -262,6 +263,15 @@ static double nice_step(double span)
 	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
 }
 
+/* a value for a person: re-prefixed as bench show prints it (0.05093 TFLOP/s -> 50.9 GFLOP/s), escaped */
+static void value_unit(struct strbuf *o, double v, const char *unit)
+{
+	char buf[64];
+
+	units_format_scaled(buf, sizeof(buf), v, unit ? unit : "");
+	esc_html(o, buf);
+}
+
 static void pct(struct strbuf *o, double now, double then)
 {
 	if (isfinite(now) && isfinite(then) && then > 0)
@@ -351,8 +361,9 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 	if (*last) {
 		strbuf_addstr(o, "latest nightly ");
 		esc_html(o, last);
-		strbuf_addf(o, ": <strong class=\"v\">%.4g</strong> ", vlast);
-		esc_html(o, jstr(unitrec, "unit"));
+		strbuf_addstr(o, ": <strong class=\"v\">");
+		value_unit(o, vlast, jstr(unitrec, "unit"));
+		strbuf_addstr(o, "</strong>");
 		strbuf_addstr(o, " &middot; <span class=\"vs-prev\">");
 		pct(o, vlast, vprev);
 		strbuf_addstr(o, "</span> vs previous nightly");
@@ -507,7 +518,9 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 					       "stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/><text class=\"reflabel\" x=\"%.1f\" y=\"%.1f\" "
 					       "fill=\"%s\">", PL, Y(v), CW - PR, Y(v), col, PL + 6, Y(v) - 5, col);
 				esc_html(o, ch);
-				strbuf_addf(o, " %.4g (", v);
+				strbuf_addch(o, ' ');
+				value_unit(o, v, jstr(unitrec, "unit"));
+				strbuf_addstr(o, " (");
 				esc_html(o, ld);
 				strbuf_addstr(o, ")</text>");
 			}
@@ -521,7 +534,9 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 		for (size_t i = 0; i < d->n; i++)
 			if (!strcmp(d->runs[i].date, last))
 				day = d->runs[i].day;
-		strbuf_addf(o, "<text class=\"lastlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.4g (", X(day), PT - 12, vlast);
+		strbuf_addf(o, "<text class=\"lastlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", X(day), PT - 12);
+		value_unit(o, vlast, jstr(unitrec, "unit"));
+		strbuf_addstr(o, " (");
 		pct(o, vlast, vprev);
 		strbuf_addstr(o, " vs prev, ");
 		pct(o, vlast, vstable);
@@ -616,8 +631,7 @@ static void last_night(struct strbuf *o, const struct dash *d)
 					strbuf_addstr(o, "</span></td></tr>\n");
 					continue;
 				}
-				strbuf_addf(o, "%.4g ", value_at(d, key, m->name, "nightly", latest, NULL));
-				esc_html(o, jstr(x, "unit"));
+				value_unit(o, value_at(d, key, m->name, "nightly", latest, NULL), jstr(x, "unit"));
 				strbuf_addstr(o, "</td><td>");
 				strbuf_addf(o, "%+.1f%% vs ", 100 * (json_number_value(json_object_get(vd, "ratio")) - 1));
 				esc_html(o, m->dates[j - 1]);
@@ -680,8 +694,7 @@ static void machine_view(struct strbuf *o, const struct dash *d, const char **ke
 			strbuf_addstr(o, "</td><td>");
 			if (*ln) {
 				v = value_at(d, keys[k], mach, "nightly", ln, &rec);
-				strbuf_addf(o, "%.4g ", v);
-				esc_html(o, jstr(rec, "unit"));
+				value_unit(o, v, jstr(rec, "unit"));
 				strbuf_addstr(o, " (");
 				esc_html(o, ln);
 				strbuf_addstr(o, ")");
@@ -697,8 +710,7 @@ static void machine_view(struct strbuf *o, const struct dash *d, const char **ke
 				json_t *sr;
 				double sv = value_at(d, keys[k], mach, "stable", ls, &sr);
 
-				strbuf_addf(o, "%.4g ", sv);
-				esc_html(o, jstr(sr, "unit"));
+				value_unit(o, sv, jstr(sr, "unit"));
 				strbuf_addstr(o, " (");
 				esc_html(o, ls);
 				strbuf_addstr(o, ")");

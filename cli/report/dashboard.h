@@ -11,7 +11,9 @@
  *
  * A run's date: its lock's source_date_epoch (a nightly's resolved date), else status.json's "started", as
  * YYYY-MM-DD (UTC). Its machine: the first GPU's model (environment.json), else the host's CPU model. Runs of one
- * date, machine and channel are pooled as repeats (the median of their values; compare groups them).
+ * date, machine and channel are pooled as repeats (the median of their values; compare groups them). Values are
+ * printed re-prefixed as `bench show` prints them (units_format_scaled(): 50.9 GFLOP/s, not 0.05093 TFLOP/s); the
+ * value axis keeps the recorded unit.
  *
  * Ownership: dashboard_render() appends to a strbuf the caller owns and only reads the sides; the output depends on
  * nothing but the sides (same repository, same bytes).

@@ -5,7 +5,7 @@
 expect 2 "no command: usage, exit 2" "$BENCH"
 expect_err "usage: bench"
 expect 0 "bench help lists every command" "$BENCH" help
-for c in run validate plan suites lock recipe pack keygen verify show compare version help; do expect_out "  $c "; done
+for c in run validate plan suites lock recipe pack keygen verify show compare gc version help; do expect_out "  $c "; done
 expect 0 "bench --help" "$BENCH" --help
 expect_out "commands:"
 expect 2 "unknown command suggests the closest" "$BENCH" valdate x.yaml
@@ -53,7 +53,7 @@ expect_out "bench 0.1.0"
 expect 1 "a missing manifest is an I/O error (exit 1)" "$BENCH" validate /nonexistent/m.yaml
 expect_err "bench: error: cannot open '/nonexistent/m.yaml': No such file or directory"
 # the man page documents every command
-for c in run validate plan suites lock recipe pack keygen verify show compare version help; do
+for c in run validate plan suites lock recipe pack keygen verify show compare gc version help; do
 	if grep -q "^\.BI* \"$c " docs/bench.1; then ok "docs/bench.1 documents $c"; else not_ok "docs/bench.1 lacks $c"; fi
 done
 # the repository stands alone: no tracked file names a document that is not in it (this file spells the names split)

@@ -96,7 +96,44 @@ PY
 then ok "the bundle's provenance lists the locked dependencies"; else not_ok "resolvedDependencies"; fi
 expect 0 "--check: nothing moved" "$BENCH" lock --check "$T/m.yaml"
 expect_out "every locked reference is where it was"
+# a lock whose bytes change only when a pin changes: locked again on another day (the clock, no
+# SOURCE_DATE_EPOCH) with no pin moved, the lock stays byte for byte, its source_date_epoch kept
+unset SOURCE_DATE_EPOCH
+cp "$T/m.lock.json" "$T/m.lock.before"
+expect 0 "lock again, no pin moved" "$BENCH" lock "$T/m.yaml"
+expect_err "no pin moved since '$T/m.lock.json': kept as it is"
+expect_same "two locks of unchanged pins are byte-identical" "$T/m.lock.before" "$T/m.lock.json"
+expect 0 "--check right after lock" "$BENCH" lock --check "$T/m.yaml"
+# ... and so a nightly with no moved pin builds no image: the build context (recipe, which names the lock's
+# sha256, and runner sources) is the same, so its image tag is; a podman that records builds sees one
+mkdir -p "$T/fakepodman"
+cat >"$T/fakepodman/podman" <<SH
+#!/bin/sh
+case "\$1 \$2" in
+"image inspect") tag=\$(printf %s "\$5" | tr /: __); [ -f "$T/fakepodman/img-\$tag" ] && echo sha256:$(printf img | sha256sum | cut -c1-64) ;;
+"build "*) tag=\$(printf %s "\$6" | tr /: __); echo "\$6" >>"$T/fakepodman/builds" && touch "$T/fakepodman/img-\$tag" ;;
+*) exit 1 ;;
+esac
+SH
+chmod +x "$T/fakepodman/podman"
+BENCH_HOME=$T/home PATH="$T/fakepodman:$PATH" expect 0 "night 1: the image is built" "$BENCH" build "$T/m.yaml"
+expect_err "bench: building localhost/bench-"
+expect 0 "night 2: lock again, no pin moved" "$BENCH" lock -q "$T/m.yaml"
+BENCH_HOME=$T/home PATH="$T/fakepodman:$PATH" expect 0 "night 2: the image is reused" "$BENCH" build "$T/m.yaml"
+expect_err "exists (same recipe and runner sources): reused"
+[ "$(wc -l <"$T/fakepodman/builds")" = 1 ] && ok "a nightly with no moved pin builds no image" ||
+	{ not_ok "builds"; show "$T/fakepodman/builds"; }
 git -C "$G" -c user.name=t -c user.email=t@t commit -q --allow-empty -m three
+expect 0 "lock of a moved pin" "$BENCH" lock -q -o "$T/moved.lock.json" "$T/m.yaml"
+cp "$T/m.lock.json" "$T/moved2.lock.json"
+expect 0 "lock of a moved pin over the old lock" "$BENCH" lock -q -o "$T/moved2.lock.json" "$T/m.yaml"
+if python3 - "$T/m.lock.json" "$T/moved2.lock.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["components"]["branch"] != b["components"]["branch"]
+assert b["source_date_epoch"] > a["source_date_epoch"], (a["source_date_epoch"], b["source_date_epoch"])
+PY
+then ok "a moved pin writes a new lock with a new source_date_epoch"; else not_ok "moved pin"; show "$T/moved2.lock.json"; fi
 expect 4 "--check after a new commit on main" "$BENCH" lock --check "$T/m.yaml"
 expect_err "moved: branch:"
 expect_err "1 locked reference moved"

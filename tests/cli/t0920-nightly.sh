@@ -69,6 +69,8 @@ RUN1=$(cat "$T/out")
 cp "$T/roll.lock.json" "$T/night1.lock.json"
 [ -d "$RUN1" ] && [ -f "$RUN1.bench.tar.gz" ] && ok "night 1: run directory and bundle ($RUN1)" || { not_ok "night 1 run"; show "$T/err"; }
 expect_out "$T/runs/"
+expect_err "bench: lock: no pin moved since '$T/roll.lock.json': kept as it is"
+expect_err "bench: gc: removed 0 runs"
 BENCH_TODAY=2026-12-01 expect 0 "lock --check the same day: nothing moved" "$BENCH" lock --check "$T/roll.yaml"
 
 # ---- night 2: the index gains 2026-12-02 -----------------------------------------------------------------------
