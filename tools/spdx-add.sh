@@ -1,7 +1,7 @@
 #!/bin/sh
 # tools/spdx-add.sh — puts "SPDX-License-Identifier: Apache-2.0" into every tracked source file that lacks it, in
 # the file's comment syntax: line 1 of C, headers, CUDA and Makefiles; after the "#!" line (and a Python coding line)
-# of shell and Python. Idempotent: a file that has the tag in its first 3 lines is left alone, so it can be rerun
+# of shell and Python. Idempotent: a file with a tag line ("# " or "/* " and the tag) in its first 3 lines is left alone, so it can be rerun
 # after every merge. It works on the repository that holds it, wherever it is run from. Sources are what tests/cli/t0040-spdx.sh checks: tracked *.c *.h *.cu *.sh *.py, Makefiles and
 # files opening with "#!", except the data under tests/golden/, tests/vectors/ and tests/fuzz/corpus*/.
 #   sh tools/spdx-add.sh           edit the files in place, print each one changed
@@ -24,7 +24,7 @@ sources() {
 if [ "${1:-}" = --list ]; then sources; exit 0; fi
 
 sources | while IFS= read -r f; do
-	head -n 3 "$f" | grep -qF "$TAG" && continue
+	head -n 3 "$f" | grep -qE "^(# |/\* )$TAG" && continue
 	case $f in
 	*.c | *.h | *.cu) line="/* $TAG */" ;;
 	*) line="# $TAG" ;;

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Every tracked source file carries "SPDX-License-Identifier: Apache-2.0" in its first 3 lines: *.c *.h *.cu *.sh
+# Every tracked source file has a line "# SPDX-License-Identifier: Apache-2.0"
+# (C: "/* ... */") in its first 3 lines: *.c *.h *.cu *.sh
 # *.py, Makefiles and files opening with "#!". Data is excluded: tests/golden/ (exact expected bytes), tests/vectors/
 # (validator inputs and their expected output) and tests/fuzz/corpus*/ (fuzzer inputs). The files lacking it are
 # listed; tools/spdx-add.sh adds it (checked first on a scratch repository: placement, modes, idempotence).
@@ -40,7 +41,7 @@ cd "$ROOT" || exit 1
 sh tools/spdx-add.sh --list >"$T/sources" || not_ok "spdx-add.sh --list"
 [ "$(wc -l <"$T/sources")" -gt 100 ] && ok "$(wc -l <"$T/sources") source files" || not_ok "too few sources listed"
 : >"$T/missing"
-while IFS= read -r f; do head -n 3 "$f" | grep -qF "$TAG" || echo "$f" >>"$T/missing"; done <"$T/sources"
+while IFS= read -r f; do head -n 3 "$f" | grep -qE "^(# |/\* )$TAG" || echo "$f" >>"$T/missing"; done <"$T/sources"
 if [ -s "$T/missing" ]; then
 	not_ok "$(wc -l <"$T/missing") source files lack '$TAG' (run: sh tools/spdx-add.sh)"
 	sed 's/^/#   /' "$T/missing"
