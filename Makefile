@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench — one non-recursive Makefile (docs/architecture.md, "Repository layout").
 #   make            build ./bench
 #   make test       install missing Debian packages (as root), build and run every test (unit + CLI), ending with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tools/spdx-add.sh — puts "SPDX-License-Identifier: Apache-2.0" into every tracked source file that lacks it, in
 # the file's comment syntax: line 1 of C, headers, CUDA and Makefiles; after the "#!" line (and a Python coding line)
 # of shell and Python. Idempotent: a file with a tag line ("# " or "/* " and the tag) in its first 3 lines is left alone, so it can be rerun

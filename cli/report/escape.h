@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * escape.h — text from a bundle made safe for a terminal, a markdown table, a spreadsheet and an HTML page: control
  * characters (C0, DEL, C1) shown as \xNN, CSV fields quoted (RFC 4180) with formula prefixes (= + - @, tab, CR at

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # contrib/spack/package.py — a Spack recipe for bench. Put it into a repository of your own:
 #   spack repo create ~/spack-bench && mkdir -p ~/spack-bench/packages/bench
 #   cp contrib/spack/package.py ~/spack-bench/packages/bench/ && spack repo add ~/spack-bench

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The command table, help, version, unknown commands and options, exit codes.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every tracked source file has a line "# SPDX-License-Identifier: Apache-2.0"
 # (C: "/* ... */") in its first 3 lines: *.c *.h *.cu *.sh
 # *.py, Makefiles and files opening with "#!". Data is excluded: tests/golden/ (exact expected bytes), tests/vectors/

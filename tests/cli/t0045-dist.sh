@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make dist: bench-VERSION.tar.gz of HEAD is reproducible (two runs, the same bytes), holds the sources, the runners'
 # sources, the data and .version (the described version and commit), and the tarball, without .git, builds a bench
 # whose `bench version` is that version.

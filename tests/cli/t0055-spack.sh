@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # contrib/spack/package.py without Spack: loaded against a stub of spack.package that records the directives; the
 # variants +cuda, +rocm, +mpi and the dependencies (the libraries bench links, the runners' toolkits under their
 # variants, PyTorch) are declared, and the make variables of each variant point the Makefile at the right toolkit.
