@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench — one non-recursive Makefile (docs/architecture.md, "Repository layout").
 #   make            build ./bench
 #   make test       install missing Debian packages (as root), build and run every test (unit + CLI), ending with
@@ -7,6 +8,7 @@
 #   make asan       the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make fuzz       build the libFuzzer targets: manifest parser, unverified bundle reading (clang)
 #   make install    PREFIX=/usr/local
+#   make dist       bench-VERSION.tar.gz, the reproducible release tarball of HEAD (DIST_REF=v0.1.0: of a tag)
 #   make deps       install (root) or print the apt-get line for missing packages (test-deps: those of the tests too)
 
 .DEFAULT_GOAL := all
@@ -18,8 +20,8 @@ PKGS      := yaml-0.1 libgit2 libarchive libcrypto jansson libcurl zlib
 DEB_PKGS  := build-essential pkg-config python3 libyaml-dev libgit2-dev libarchive-dev libssl-dev libjansson-dev zlib1g-dev \
              libcurl4-openssl-dev libcmocka-dev libopenblas-dev openmpi-bin libopenmpi-dev python3-torch
 # what the tests run besides (clang and libFuzzer's runtime for t1300 and make asan; pip for bench lock's pip closures
-# in t0900, t0910, t1110; t1100 and t1200 install podman and Slurm through tests/setup/)
-TEST_DEB_PKGS := git ca-certificates openssl python3-cryptography python3-pip chromium time clang libclang-rt-dev
+# in t0900, t0910, t1110; debhelper for the Debian package of t0050; t1100 and t1200 install podman and Slurm through tests/setup/)
+TEST_DEB_PKGS := git ca-certificates debhelper openssl python3-cryptography python3-pip chromium time clang libclang-rt-dev
 VERSION   := 0.1.0
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
@@ -158,7 +160,7 @@ hip-check:
 	@for r in $(RUNNERS:$(BUILD)/%=$(BUILD)/hip/%); do printf '%s:' "$$r"; \
 	  readelf -d "$$r" | sed -n 's/.*(NEEDED).*\[\(lib\(amdhip64\|hipblaslt\|rccl\)[^]]*\)\]/ \1/p' | tr -d '\n'; echo; done
 
-.PHONY: all test test-nodeps unit cli-test run runners asan fuzz install deps test-deps check-deps clean hip-check FORCE
+.PHONY: all test test-nodeps unit cli-test run runners asan fuzz install dist deps test-deps check-deps clean hip-check FORCE
 all: bench
 
 # ./bench is the product; in a sanitizer build it lives under $(BUILD).
@@ -179,12 +181,27 @@ $(BUILD)/obj/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-# version.h: rewritten only when the commit changes, so builds stay incremental.
+# version.h: rewritten only when the version or the commit changes, so builds stay incremental. BENCH_VERSION is the
+# described version ($(VERSION_SH)): in a git checkout `git describe --tags --always --dirty` of a
+# v<VERSION> tag ("0.1.0", "0.1.0-3-g1a2b3c4d5e6f-dirty"), or before any tag "$(VERSION)-g<commit>"; in a release
+# tarball the .version file that `make dist` wrote; else $(VERSION). It is what `bench version`, locks, bundles and
+# Slurm scripts carry. BENCH_RELEASE is $(VERSION) alone: the recipes' header, so an image's build context (and its
+# digest) does not change with every commit.
+VERSION_SH = if git -C "$(CURDIR)" rev-parse --is-inside-work-tree >/dev/null 2>&1 && \
+	  [ "$$(git -C "$(CURDIR)" rev-parse --show-toplevel)" = "$$(cd "$(CURDIR)" && pwd -P)" ]; then \
+	  d=$$(git -C "$(CURDIR)" describe --tags --match 'v[0-9]*' $(1) 2>/dev/null) && echo "$${d\#v}" || \
+	  echo "$(VERSION)-g$$(git -C "$(CURDIR)" describe --always --abbrev=12 $(1))"; \
+	elif [ -f "$(CURDIR)/.version" ]; then sed -n 1p "$(CURDIR)/.version"; else echo "$(VERSION)"; fi
+COMMIT_SH = c=$$(git -C "$(CURDIR)" rev-parse --short=12 HEAD 2>/dev/null) && \
+	  [ "$$(git -C "$(CURDIR)" rev-parse --show-toplevel)" = "$$(cd "$(CURDIR)" && pwd -P)" ] || \
+	  c=$$(sed -n 2p "$(CURDIR)/.version" 2>/dev/null); c=$${c:-unknown}
 $(BUILD)/gen/version.h: FORCE
 	@mkdir -p $(dir $@)
-	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
-	 if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c="$$c-dirty"; fi; \
-	 printf '#define BENCH_VERSION "%s"\n#define BENCH_COMMIT "%s"\n' "$(VERSION)" "$$c" > $@.tmp; \
+	@v=$$($(call VERSION_SH,--dirty)); $(COMMIT_SH); \
+	 if [ -d "$(CURDIR)/.git" ] || [ -f "$(CURDIR)/.git" ]; then \
+	   if [ -n "$$(git -C "$(CURDIR)" status --porcelain --untracked-files=no 2>/dev/null)" ]; then c="$$c-dirty"; fi; fi; \
+	 printf '#define BENCH_VERSION "%s"\n#define BENCH_RELEASE "%s"\n#define BENCH_COMMIT "%s"\n' "$$v" "$(VERSION)" "$$c" \
+	   > $@.tmp; \
 	 if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 $(BUILD)/obj/cli/cmd_version.o $(BUILD)/obj/cli/report/bundle.o $(BUILD)/obj/cli/manifest/lock.o $(BUILD)/obj/cli/image/recipe.o \
   $(BUILD)/obj/cli/exec/launcher_slurm.o: $(BUILD)/gen/version.h
@@ -269,6 +286,20 @@ install: $(BENCH_BIN) $(RUNNERS)
 	install -m 0644 Makefile $(SHARE)/Makefile
 	for f in $(RUNNER_SOURCES); do m=0644; [ -x $$f ] && m=0755; install -m $$m $$f $(SHARE)/$$f || exit 1; done
 	install -m 0644 docs/bench.1 $(DESTDIR)$(PREFIX)/share/man/man1/bench.1
+
+# make dist [DIST_REF=HEAD]: bench-VERSION.tar.gz, the release tarball: `git archive` of DIST_REF (HEAD or a tag; what
+# is committed, never the working tree's edits) under bench-VERSION/, plus bench-VERSION/.version (line 1 the described
+# version of DIST_REF, line 2 its commit), which a build without .git reads. Reproducible: the members' mtime is the
+# commit's time (git archive of a commit), owner and group root, modes 0644/0755; gzip -n stores no name or time.
+DIST_REF ?= HEAD
+dist:
+	@v=$$(git describe --tags --match 'v[0-9]*' $(DIST_REF) 2>/dev/null) && v=$${v#v} || \
+	   v="$(VERSION)-g$$(git describe --always --abbrev=12 $(DIST_REF))"; \
+	 c=$$(git rev-parse --short=12 $(DIST_REF)^{commit}) && \
+	 git -c tar.umask=0022 archive --format=tar --prefix="bench-$$v/" -o "bench-$$v.tar.tmp" \
+	   --add-virtual-file="bench-$$v/.version:$$(printf '%s\n%s\n' "$$v" "$$c")" $(DIST_REF) && \
+	 gzip -n -9 < "bench-$$v.tar.tmp" > "bench-$$v.tar.gz.tmp" && rm -f "bench-$$v.tar.tmp" && \
+	 mv "bench-$$v.tar.gz.tmp" "bench-$$v.tar.gz" && echo "bench-$$v.tar.gz"
 
 clean:
 	rm -rf build bench

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.c — the helpers every command uses (cli.h); no command table, no main(). */
 #include <stdio.h>
 #include <stdlib.h>

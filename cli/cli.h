@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli.h — what every command shares: the error and usage lines, loading a manifest and its lock, printing JSON,
  * packing with the user's own key. Only cli/ code (main.c and the cmd_*.c files) includes it; library code

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd.h — the command table's entry points. Each cmd_<verb>() parses its options from a table, calls library
  * code, prints, and returns the process exit status (docs/exit-codes.md). No logic another command could need

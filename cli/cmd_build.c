@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_build.c — bench build MANIFEST: the stack's image from its locked recipe, and the image's id. */
 #include <stdio.h>
 #include <stdlib.h>

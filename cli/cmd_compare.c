@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_compare.c — bench compare A B [C...]: stacks side by side with honest statistics. */
 #include <math.h>
 #include <stdio.h>

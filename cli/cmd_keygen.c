@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_keygen.c — bench keygen: an Ed25519 signing key pair in $BENCH_HOME. */
 #include <stdio.h>
 #include <stdlib.h>

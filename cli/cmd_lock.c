@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lock.c — bench lock MANIFEST: pin every moving reference; --check: has any moved? */
 #include <stdio.h>
 #include <stdlib.h>

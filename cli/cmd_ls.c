@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_ls.c — bench ls [DIR]: the runs and bundles under a directory, one line each, oldest first. */
 #include <stdio.h>
 #include <stdlib.h>

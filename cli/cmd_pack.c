@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_pack.c — bench pack RUN_DIR: the deterministic bundle and its signed envelope. */
 #include <stdio.h>
 #include <stdlib.h>

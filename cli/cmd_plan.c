@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_plan.c — bench plan MANIFEST: the expanded list of cases with their stable keys. */
 #include <stdio.h>
 #include <stdlib.h>

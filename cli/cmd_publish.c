@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_publish.c — bench publish BUNDLE... --repo DIR: verified bundles into a results repository and its site. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_recipe.c — bench recipe MANIFEST: the container recipe, a pure function of manifest + lock. */
 #include <stdio.h>
 #include <stdlib.h>

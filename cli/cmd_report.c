@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_report.c — bench report RUN_OR_BUNDLE... -o DIR: one self-contained index.html of the runs. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_reproduce.c — bench reproduce BUNDLE: verify a bundle, run its cases again here, judge each against the original. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_run.c — bench run MANIFEST... | --resume DIR: run manifests' suites into run directories (several: interleaved). */
 #include <signal.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_show.c — bench show BUNDLE: what ran, on what, and the headline results, straight from the archive. */
 #include <math.h>
 #include <stdio.h>

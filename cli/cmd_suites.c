@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_suites.c — bench suites [NAME...]: every suite, every parameter with type, default and meaning. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_validate.c — bench validate FILE...: every problem of every file, then exit 3 if any. */
 #include <stdio.h>
 

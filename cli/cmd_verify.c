@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_verify.c — bench verify BUNDLE: signature, archive digest, every member, nothing extra or missing. */
 #include <stdio.h>
 #include <stdlib.h>

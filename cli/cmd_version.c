@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_version.c — bench version: the tool's version, its commit and every linked library's version. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* main.c — the command table, global options and dispatch; the helpers commands share are in cli.c. */
 #include <stdio.h>
 #include <stdlib.h>

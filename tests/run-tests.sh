@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs every unit test binary given as an argument and every tests/cli/t*.sh, all speaking TAP, and ends
 # with the line "N passed, N failed". Exit status 1 when anything failed (a crash counts as a failure).
 # Environment: BENCH (the binary under test), BENCH_DATA (the source tree).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tools/nightly.sh — one night of a rolling nightly (docs/nightly.md): lock MANIFEST afresh, so that its
 # 'date: today' and 'date: latest' nightlies resolve to tonight's build; run it against that lock; publish the
 # signed bundle into a results repository.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * diag.h — positioned diagnostics ("file:line:col: error: message"), collected so that every problem of a
  * file is reported in one pass.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "fs.h"
 

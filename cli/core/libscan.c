@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libscan.c — a prefix's shared libraries: soname from the ELF section headers, sha256 of the bytes. */
 #include "libscan.h"
 

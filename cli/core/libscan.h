@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libscan.h — the shared libraries a directory provides, as a host stack pins them (docs/stacks.md, "Host
  * stacks"): each file's ELF soname (DT_SONAME, read from the file) and the sha256 of its bytes.

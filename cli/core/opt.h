@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * opt.h — table-driven command-line options, after git's parse-options. The same table parses argv and
  * prints the command's -h text, so the help can never drift from what is accepted.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ring.c — the producer/consumer chunk queue. */
 #include "ring.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ring.h — a bounded queue of byte chunks between one producer thread and one consumer thread, so reading,
  * hashing, compressing and writing a bundle overlap on two cores (bundle.c). Slots are fixed buffers of cap

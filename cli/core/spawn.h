@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * spawn.h — run a program through posix_spawn with an argv vector (never a shell), in its own process group,
  * stream its stdout line by line to a callback, send its stderr to a file descriptor (all of it, or its head and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strbuf.h — a growable NUL-terminated byte buffer, after git's strbuf.
  *

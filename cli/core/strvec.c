@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* strvec.c — a growing NULL-terminated vector of owned strings: the argv of a subprocess. */
 #include "strvec.h"
 

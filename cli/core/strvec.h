@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strvec.h — a growing vector of strings kept NULL-terminated, for the argv of a program started through
  * posix_spawn (spawn.h): never a shell string.

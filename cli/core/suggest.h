@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * suggest.h — "did you mean" for misspelt keys, commands and options.
  *

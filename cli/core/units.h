@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * units.h — sizes ("2GiB", "1MB", 4096) and durations ("500ms", "30s", "10m", "2h") as the manifest writes
  * them, and their canonical spellings for case keys.

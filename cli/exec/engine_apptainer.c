@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* engine_apptainer.c — engine apptainer: the runners started with `apptainer exec` in the stack's SIF (built by
  * cli/image/builder_apptainer.c), the run directory bound at its own path. */
 #include <stdio.h>

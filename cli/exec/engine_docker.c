@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* engine_docker.c — engine docker: the same OCI run side as podman (engine_podman.c) through the docker CLI. */
 #include "exec.h"
 

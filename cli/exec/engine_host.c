@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* engine_host.c — engine host: run the runners built by `make runners` on this machine's own stack. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* engine_podman.c — engine podman, and the OCI run side docker shares: the runners inside the stack's image
  * (built by cli/image/builder_podman.c) with the run directory mounted at its own path. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * envcap.h — what the run ran on: host, OS, CPU, memory, GPUs (nvidia-smi, else amd-smi or rocm-smi with
  * rocminfo), toolkit versions and the environment variables that steer GPU stacks (secrets redacted). Raw tool

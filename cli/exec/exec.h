@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exec.h — engines and launchers as plug-ins (docs/architecture.md, docs/stacks.md). An engine turns a runner
  * program into the argv that runs it (on the host, or inside the stack's image); a launcher prefixes it for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* launcher_local.c — launcher local: everything on this machine. A suite that needs one process per rank
  * (collectives with backend mpi) is started with mpirun -np N here; everything else runs once. */
 #include "exec.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* launcher_mpirun.c — launcher mpirun: one rank per GPU (per core slot on cpu) through Open MPI's mpirun. */
 #include <stdlib.h>
 #include <unistd.h>

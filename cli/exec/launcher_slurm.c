@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* launcher_slurm.c — launcher slurm: each suite's runner as a batch job. The script is written into the run
  * directory (deterministic, every value shell-quoted), submitted with sbatch, followed with scontrol while the
  * records rank 0 writes are read back as they come; the job is cancelled on Ctrl-C or at the suite timeout. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run.h — bench run: plan, run every suite's runner through the engine and launcher, stream its records into
  * the run directory (docs/architecture.md), keep status.json current, and resume an interrupted run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_dir.c — a run directory: atomic writes, status.json, its name, resume from it, the summary. */
 #include <errno.h>
 #include <fcntl.h>

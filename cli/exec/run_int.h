@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run_int.h — what the files of bench run share (not an API for other stages): the state of one run, and the
  * phases' helpers. run.c holds the phases (plan, prepare, collect) and the public entry points; run_dir.c the run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_suite.c — one suite of a run: its runner started through the engine and launcher, its records taken as they
  * come (device honesty, progress, status.json), its failures given their reasons. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* builder.c — the builders' registry, and a stack's image: the build context, then the builder's build (or the
  * image of the same context, reused), its id recorded. */
 #include <errno.h>

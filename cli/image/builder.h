@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * builder.h — image builders as plug-ins (docs/architecture.md): podman, docker and apptainer turn a stack's build
  * context (context.h) into an image, say whether it exists already, and read its immutable id. One ops struct

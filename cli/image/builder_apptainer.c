@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* builder_apptainer.c — builder apptainer: the recipe as a definition file built into a SIF under the cache
  * ($BENCH_HOME/cache/sif/, named by the build context's digest), its sha256 the image id. */
 #include <errno.h>

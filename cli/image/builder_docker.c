@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* builder_docker.c — builder docker: the same OCI steps as podman (builder_podman.c) through the docker CLI. */
 #include <ctype.h>
 #include <string.h>

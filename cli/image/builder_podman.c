@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* builder_podman.c — builder podman, and the OCI implementation docker shares: build the recipe into an image
  * tagged by the build context's digest, say whether that tag exists, read the image's id. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* context.c — a stack's build context: recipe, source snapshots, and the runner sources. */
 #include "context.h"
 

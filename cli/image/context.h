@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * context.h — the build context of a stack's image: the recipe (Containerfile or bench.def), sources/ with one
  * deterministic snapshot per git component (snapshot.h), and bench/ with what the image needs to build the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hoststack.c — host stacks: git components built into content-addressed prefixes, pip closures installed into
  * virtual environments, path components pinned by their libraries; the environment the runners get from them. */
 #include "hoststack.h"

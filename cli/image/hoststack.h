@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hoststack.h — stacks on the host (engine host, docs/stacks.md "Host stacks"): a manifest's components made into
  * directories on this machine instead of an image. A git component is built by bench with the image's build

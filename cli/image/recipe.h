@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * recipe.h — the container recipe of a stack: a pure function of manifest + lock + images/bases/<vendor>.yaml,
  * byte-stable. A small IR (FROM, LABEL, ENV, RUN in exec form, COPY, WORKDIR) and one emitter per format

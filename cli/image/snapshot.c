@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snapshot.c — a locked git commit fetched with libgit2 and archived deterministically with libarchive. */
 #include "snapshot.h"
 

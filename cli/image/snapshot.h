@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * snapshot.h — source snapshots of git components (docs/stacks.md). The host fetches the locked
  * commit with libgit2 into a bare cache repository ($BENCH_HOME/cache/git/<sha256 of the URL>.git) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * envprofile.h — named env profiles: sets of environment variables kept as data in images/profiles/<name>.yaml
  * (docs/manifest-format.md, "Env profiles"), which a manifest includes by name (stack.env_profiles, or a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lock.h — manifest.lock.json (docs/architecture.md): every moving reference of a manifest resolved to an immutable
  * pin. git refs → commits (libgit2, listing the remote's refs: no clone); pip releases and nightlies → the exact

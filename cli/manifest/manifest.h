@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * manifest.h — the parsed and validated manifest (docs/manifest-format.md).
  *

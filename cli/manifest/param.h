@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * param.h — suite parameter schemas and parsed values. One schema table per suite drives validation,
  * defaults, `bench suites` and the plan, so a parameter is declared once.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * peaks.h — datasheet peaks per GPU from images/bases/peaks.yaml (data, not code).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plan.h — the cases a manifest would run: suite × parameters, each with its stable case key (docs/architecture.md).
  *

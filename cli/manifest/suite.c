@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "suite.h"
 
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * suite.h — the suite registry. A suite is one struct suite_ops in its own file (suite_<name>.c) plus one
  * line in suite.c's registry, as nccl-tests keeps struct testColl. Nothing else switches on suite names.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* suite_attention.c — attention forward/backward throughput (runner runners/torch/attention.py). */
 #include <string.h>
 

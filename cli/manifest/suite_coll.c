@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* suite_coll.c — collectives with nccl-tests bus bandwidth (runner bench-coll). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* suite_gemm.c — matrix multiply throughput (runner bench-gemm; torch backends run in runners/torch). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* suite_ssm.c — Mamba2 SSD (state-space duality) layer forward/backward throughput (runner runners/torch/ssm.py). */
 #include <string.h>
 

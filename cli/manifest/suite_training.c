@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* suite_training.c — training throughput and MFU (runner runners/torch/train.py). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ynode.h — a YAML document as a small tree with source positions, loaded with libyaml's event API.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "bundle.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bundle.h — the signed, reproducible result bundle (docs/bundle-format.md): a deterministic <run>.bench.tar.gz and its
  * DSSE envelope <run>.bench.tar.gz.intoto.jsonl over an in-toto Statement v1 with a SLSA provenance v1

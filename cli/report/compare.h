@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * compare.h — bench compare: match cases of several runs by their case key and compare headline metrics with
  * the statistics of docs/architecture.md; beside the numbers, what differs in the stack, the environment and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cost.h — energy and cost of the cases a run measured (docs/manifest-format.md, "Energy and cost"): the energy the
  * runner recorded per timed call (extra.energy), and the price of a GPU-hour from the run's own manifest

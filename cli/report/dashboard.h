@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dashboard.h — the results site's dashboard (site/dashboard.html of `bench publish`): a static page, no script,
  * readable at phone width. At the top, what changed last night: the latest nightly date's runs per machine against

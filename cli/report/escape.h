@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * escape.h — text from a bundle made safe for a terminal, a markdown table, a spreadsheet and an HTML page: control
  * characters (C0, DEL, C1 as a code point or a lone byte), bidirectional overrides and every byte that is not part

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* findings.c — the rules of docs/findings.md over result records. Each rule reads only what the records (and the
  * summary's percent of peak) carry, so a finding says exactly which numbers triggered it. */
 #include <dirent.h>

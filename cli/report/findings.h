@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * findings.h — rules evaluated over result records: what is wrong with a stack, each with a stable id, a one-line
  * explanation and the numbers that triggered it (docs/findings.md documents every rule). Pure: records in,

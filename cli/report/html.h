@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * html.h — the comparison as one self-contained HTML page: no JavaScript, no external files; readable on a
  * phone (a table scrolls sideways inside its frame, nothing is wider than the screen; at 1400 px none scrolls)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * publish.h — bench publish: signed bundles into a results repository (a git repository managed through
  * libgit2, created on first use) with a static site regenerated on every publish: an index of every run grouped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* quality.c — the quality verdict of a measured case (quality.h). */
 #include "quality.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * quality.h — whether a measured figure can be trusted on its own samples: at least the suite's min_samples timed
  * samples (one sample has no spread; a median of a few is not worth comparing) and a coefficient of variation at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reproduce.c — bench reproduce's judgement of each case (reproduce.h; the rule in docs/architecture.md). */
 #include <math.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reproduce.h — bench reproduce's judgement: whether this machine can reproduce a run (its GPU model, count and
  * driver), what differs in the stack, and, per case, whether the runs made here reproduce the original's figure

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* runlist.c — the runs and bundles under a directory (runlist.h). */
 #include "runlist.h"
 

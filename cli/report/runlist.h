@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * runlist.h — what `bench ls` lists: the run directories and bundles under a directory, each with its manifest,
  * channel, start, case counts and (bundles) whether it verifies. An entry that cannot be read is listed with the

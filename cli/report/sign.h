@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sign.h — Ed25519 keys and signatures (OpenSSL 3 EVP, pure Ed25519: no digest) and DSSE's pre-authentication
  * encoding. Keys live in $BENCH_HOME (default ~/.config/bench): signing.key.pem (0600) and signing.pub.pem;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stats.h — comparison statistics (docs/architecture.md): the ratio of medians with a percentile-bootstrap 95%
  * confidence interval (fixed seed), and the Mann–Whitney U test (exact for small samples without ties,

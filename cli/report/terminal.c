@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* terminal.c — spread cells and nccl-tests tables for the terminal (terminal.h). */
 #include "terminal.h"
 

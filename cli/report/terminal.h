@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * terminal.h — the tables a person reads on a terminal, from result records: each case's spread (n, CV) and the
  * collectives in nccl-tests' layout. Values here are for reading (units_format_scaled); JSON outputs keep the raw

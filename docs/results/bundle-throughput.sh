@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Bundle pack + verify throughput on 1 GiB of results, against sha256sum of the same data in the same run.
 #   sh docs/results/bundle-throughput.sh [WORKDIR]      (needs /usr/bin/time; about 1 GiB free in WORKDIR)
 # A quickstart run directory gets results/big.jsonl: 1 GiB of GEMM-like records, 200 random 6-digit sample

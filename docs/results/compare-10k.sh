@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # compare-10k.sh — the compare bar of issue #7: two signed bundles of 10,000 records each (50 samples per
 # record, the second 2% slower with noise), packed and compared. Prints the wall time of `bench compare`.
 # Usage: docs/results/compare-10k.sh [BENCH]     (BENCH defaults to ./bench; needs python3)

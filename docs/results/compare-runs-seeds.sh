@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # How often `bench compare` meets issue 16's CI bars, over many seeds of the fake runner (the simulation of
 # tests/cli/t0830-compare-runs.sh: 200 cases, a run offset of 2% drawn per run and shared by its cases, 1% noise
 # within a run, 10 samples). Per seed: an interleaved A/A of RUNS rounds, and RUNS runs of a stack SLOW slower than

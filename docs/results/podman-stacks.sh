@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The podman transcript of docs/results/2026-11-30-podman-stacks.md: two CPU stacks from one local Debian
 # base, locked, built, the GEMM suite run inside each, the bundles shown. Run from a source checkout as root.
 #   sh docs/results/podman-stacks.sh > transcript.txt 2>&1

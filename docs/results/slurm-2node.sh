@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The transcript of docs/results/2026-11-30-slurm-2node.md: a two-node Slurm cluster on this machine
 # (tests/setup/slurm.sh), then `bench run manifests/slurm-2node-cpu.yaml`, the generated batch script, the
 # job log, and the records' node fields. Run from a source checkout as root.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench-coll — collective bus bandwidth exactly as nccl-tests defines it (runner contract: docs/architecture.md).
  *   bench-coll --config CASES.json                 one process driving every local GPU, a thread per GPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * coll.h — collectives exactly as nccl-tests defines them (NVIDIA/nccl-tests src/ *.cu, doc/PERFORMANCE.md):
  * what "size" means per operation, the bus-bandwidth factor, and the exactly known values of the data check.

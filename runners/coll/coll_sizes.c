@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* coll_sizes.c — nccl-tests' size semantics and bus-bandwidth factors (see coll.h). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dobench.h — Triton's do_bench schedule (triton-lang/triton, python/triton/testing.py) for any clock, and the
  * summary statistics of its samples.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dtype.h — element types of the native suites and exact host conversions (bf16, fp16, fp8 e4m3 / e4m3fnuz,
  * e5m2 / e5m2fnuz), used to build host references from device data, and the fp8 encoder the HIP fill kernel runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpu.h — the thin CUDA/HIP portability layer: one source for both, selected by BENCH_CUDA or BENCH_HIP.
  * Only names are mapped; behaviour is the vendor's. Enum *values* differ between CUDA and HIP libraries, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_common.c — the event clock and device description shared by the GPU runners. */
 #include "gpu.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // gpu_kernels.cu — device kernels shared by the native runners: deterministic input fill and the memory
 // bandwidth kernels. One source for CUDA and HIP through gpu.h.
 #include "gpu.h"

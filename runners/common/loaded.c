@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* loaded.c — the shared libraries a runner loaded (dl_iterate_phdr), their sonames (read from the ELF file) and the
  * versions they report through their own version functions; and the libraries the stack's prefixes provide. */
 #define _GNU_SOURCE /* dl_iterate_phdr, dladdr, RTLD_NOLOAD */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * loaded.h — proof of what ran: the shared libraries this runner process has loaded, and what the stack's source
  * builds provide (docs/architecture.md, "Records": loaded, stack_libs).

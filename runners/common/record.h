@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * record.h — the runner side of the runner contract (docs/architecture.md): read `--config CASES.json`, write one
  * bench.result/v1 JSON object per line to stdout, diagnostics to stderr.

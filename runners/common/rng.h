@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rng.h — counter-based random inputs: element i of tensor t under seed s is a pure function of (s, t, i), so
  * the host and the device produce the same matrices without copying them, and any element can be recomputed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* telemetry.c — NVML through dlopen, a sampler thread, window summaries. No CUDA or NVML header is needed. */
 #include "telemetry.h"
 

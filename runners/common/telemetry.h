@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * telemetry.h — a GPU's SM clock, power, temperature and throttle reasons, read from the driver's management
  * library loaded at run time (dlopen: no link-time dependency, no vendor headers): NVML (libnvidia-ml.so.1) on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* check.c — the GEMM correctness check and FLOP accounting shared by the backends (and the unit tests). */
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench-gemm — GEMM throughput under Triton's do_bench schedule (runner contract: docs/architecture.md).
  *   bench-gemm --config CASES.json   > records.jsonl

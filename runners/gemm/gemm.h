@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gemm.h — the GEMM problem as bench-gemm reads it from a case, the host reference check shared by the
  * backends, and the backends' entry points.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gemm_blaslt.c — the GPU backend: cuBLASLt on CUDA, hipBLASLt on ROCm, one source. Only enum *names* are
  * used (their integer values differ between the two libraries).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm_cblas.c — the CPU backend: OpenBLAS (or any CBLAS) sgemm, and sbgemm for bf16 where the library has it. */
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include <limits.h>

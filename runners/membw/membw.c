@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench-membw — memory bandwidth under Triton's do_bench schedule (runner contract: docs/architecture.md).
  *   bench-membw --config CASES.json

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Attention forward/backward throughput (runner contract: docs/architecture.md), timed with Triton's do_bench schedule.
 impl: sdpa (PyTorch's choice), sdpa-flash, sdpa-efficient, sdpa-cudnn, sdpa-math (one backend forced), flex
 (FlexAttention). FLOPs by the FlashAttention-2 convention: fwd 4 B S^2 H D x attended fraction (0.5 causal),

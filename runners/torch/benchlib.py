@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared by the PyTorch runners: the runner contract (docs/architecture.md), Triton's do_bench schedule, statistics,
 and the FLOP formulas of docs/architecture.md. No dependency beyond torch (and the standard library)."""
 import ctypes

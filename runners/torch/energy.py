@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """extra.energy of a record from its extra.telemetry (docs/manifest-format.md, "Energy"); the same definition as
 runners/common/record.c record_add_energy(). Standard library only: the fake runner of the CLI tests uses it too."""
 

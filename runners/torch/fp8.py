@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """FP8 training without torchao: a PyTorch-native float8 linear, and the swap into a model's linear layers.
 
 Recipe (torchao's "tensorwise", Micikevicius et al. 2022): dynamic scaling per tensor, the amax taken from the

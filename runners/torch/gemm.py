@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """GEMM through PyTorch (the gemm suite's torch backends; runner contract: docs/architecture.md): torch.matmul,
 F.linear and torch._scaled_mm (fp8: e4m3 x e4m3, or the backward pass's e5m2 gradient x e4m3 weight) on the same
 shapes and layouts as bench-gemm, timed with the same do_bench schedule (median headline, samples kept). Layout tn

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Proof of what ran, for the Python runners (the C runners' runners/common/loaded.c; docs/architecture.md,
 "Records"): the shared libraries this process mapped, their sonames and the versions they report; the Python
 distributions whose modules are imported; the libraries the stack's prefixes provide. Standard library only."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The training suite's models, written plainly in PyTorch: token embedding, RMSNorm (LayerNorm for GPT),
 rotary position embedding (learned positions for GPT), grouped-query attention through
 scaled_dot_product_attention (a sliding-window mask for Mistral), SwiGLU (GELU for GPT), output head."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """An independent reference of the training suite's models: the same architecture written again as plain functions
 over a state dict (no nn.Module, no scaled_dot_product_attention: the attention is an explicit softmax over a
 mask built here, the rotary embedding rotates complex pairs), in float32 or float64. train.py checks its first

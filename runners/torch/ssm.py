@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Mamba2 SSD (state-space duality) layer forward/backward throughput (runner contract: docs/architecture.md), timed
 with Triton's do_bench schedule like attention.py.
 impl: torch (ssd_chunked below: the chunked SSD algorithm of the Mamba2 paper in plain PyTorch, ssd_minimal style,

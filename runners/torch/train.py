@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Training throughput and MFU (runner contract: docs/architecture.md): synthetic tokens (one fixed batch, or a fresh
 Zipf-distributed batch every step), AdamW with a linear warm-up, bf16 autocast
 (or fp32), optional torch.compile. Per case: tokens/s, TFLOP/s per GPU by 6N + 12 L H d T density (density

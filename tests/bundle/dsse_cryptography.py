@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """An independent check of a bench envelope in Python: the DSSE PAE written from the spec, the Ed25519
 verification by the `cryptography` package (Debian python3-cryptography), the statement's subject 0 against
 the file's sha256. Exit 0 when it verifies. (Debian 12's securesystemslib 0.26 and in-toto 1.3.1 predate their

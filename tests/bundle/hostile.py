@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Builds a hostile bundle, correctly signed (so that only the archive checks can refuse it).
   python3 hostile.py VARIANT OUTDIR BENCH_HOME      -> OUTDIR/hostile-VARIANT.bench.tar.gz(.intoto.jsonl)
 Variants: absolute, dotdot, symlink, hardlink, device, duplicate, many, huge, truncated, corrupt, extra, missing;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Verifies a bench bundle with standard tools only (docs/bundle-format.md): python3 for JSON and base64,
 # openssl for the Ed25519 signature, tar and sha256sum for the digests. Nothing of bench is used.
 #   sh tests/bundle/verify-with-openssl.sh RUN.bench.tar.gz PUBLIC_KEY.pem

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli/lib.sh — a small TAP library for CLI tests. Source it; then call expect/expect_err/... and end
 # with finish. $BENCH is the binary under test; $T is a fresh scratch directory removed at the end.
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """pngcheck.py PNG: decode an 8-bit RGB/RGBA PNG (as Chromium writes screenshots) with the standard library and
 print the share of pixels that are not the background colour (the top-left pixel). Exit 1 when it is under
 0.5%: a blank page."""

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The command table, help, version, unknown commands and options, exit codes.
 . "$(dirname "$0")/lib.sh"
 
@@ -41,10 +42,11 @@ expect_err "give exactly one manifest"
 expect 2 "version takes no arguments" "$BENCH" version extra
 
 expect 0 "version" "$BENCH" version
-expect_out "bench 0.1.0 (commit "
+expect_out "bench 0.1.0"
+expect_out " (commit "
 for lib in libyaml libgit2 libarchive openssl jansson libcurl; do expect_out "  $lib "; done
 expect 0 "version --json" "$BENCH" version --json
-if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"]=="0.1.0" and len(d["commit"])>=7 and set(d["libraries"])=={"libyaml","libgit2","libarchive","openssl","jansson","libcurl"}' "$T/out"; then
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"].startswith("0.1.0") and len(d["commit"])>=7 and set(d["libraries"])=={"libyaml","libgit2","libarchive","openssl","jansson","libcurl"}' "$T/out"; then
 	ok "version --json has version, commit and six libraries"
 else not_ok "version --json content"; show "$T/out"; fi
 expect 0 "--version is version" "$BENCH" --version

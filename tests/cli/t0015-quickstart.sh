@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The quickstart on this machine's own stack (Debian 12: python3-torch 1.13) plans only what it can run: every
 # record ok, exit 0. A case that cannot run here is said once, after the summary, as one clean line: no raw
 # exception text (the import error itself is in the suite's log).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every command of README.md, docs/*.md (their ```sh blocks) and the man page's EXAMPLES, run exactly as written
 # (tests/docs/doccmds.py extracts and runs them; `doccmds.py list FILE...` shows what it finds). They run in a
 # scratch copy of the checkout as `make run` leaves it: ./bench and build/runners there, one quickstart run under

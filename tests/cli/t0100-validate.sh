@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench validate: the example manifests are valid; every invalid vector gives exactly its expected messages
 # (file:line:col: error: ...) and exit 3; the 1 MiB limit; several files in one call; --json.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench plan and bench suites: exact output held by golden files, --suite filtering, JSON well-formed.
 . "$(dirname "$0")/lib.sh"
 

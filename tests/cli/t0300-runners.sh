@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The native runners on CPU: runner contract (config in, bench.result/v1 JSON Lines out), cblas GEMM against
 # its host reference, membw sanity, clean failures (bad config, unsupported dtype, out of memory).
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench run on engine host: the run directory, a real quickstart-style run, and failure handling driven by
 # fake runners (crash, hang, garbage, early exit, wrong result), Ctrl-C followed by --resume.
 . "$(dirname "$0")/lib.sh"

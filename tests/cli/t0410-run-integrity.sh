@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench run keeps what it records honest and its run directory whole: secrets redacted from env/environment.json and
 # scrubbed from logs by the documented policy (docs/architecture.md, "Secrets"); one bench at a time on a run
 # directory; a full disk ends the run as failed, leaves no half-written file, and --resume completes it; nothing a

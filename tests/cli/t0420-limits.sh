@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench run bounds what a runner can make it keep (docs/architecture.md, "Limits"): of a runner's stderr the log keeps
 # the first and last 8 MiB and says how many bytes were cut between them (a 2 GiB stderr never reaches the disk); a
 # stdout line longer than 64 MiB is discarded as malformed, with its length, in bounded memory.

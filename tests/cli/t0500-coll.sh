@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench-coll, backend mpi, under mpirun with 2 and 4 ranks (as root, oversubscribed): every op, dtype and
 # placement; the data check passes, and catches a planted wrong element; records follow the schema and say why
 # they carry no telemetry and no energy (host buffers).

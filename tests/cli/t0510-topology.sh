@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # collectives topology (backend mpi, under mpirun, oversubscribed): send_recv as nccl-tests' sendrecv_perf on 2 and
 # 4 ranks with its data check (and a planted wrong value caught), pairs: all (the p2p matrix, one record per ordered
 # pair and measure), group_sizes (the ops on groups of consecutive ranks), the manifest errors, the report's heat map.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The PyTorch runners on CPU: formulas, parameter counts, attention numerics and a tiny training step
 # (tests/torch/test_torch.py, TAP), then the training and attention suites through bench run.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The ssm suite on CPU: the runner's own checks (tests/torch/test_ssm.py, TAP: FLOP formula, chunked SSD against the
 # naive scan, a wrong implementation failing its case), then a small ssm suite beside attention through bench run
 # and bench report.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Signed bundles: keygen, pack (deterministic), verify (ours, openssl by docs/bundle-format.md, python
 # cryptography), show; tampering and hostile archives refused with exit 8 and the reason.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Hardening of the bundle side (issue 19): strict archives (canonical names, the gzip CRC and length, nothing
 # after either end, regular modes), size limits before parsing, one reading of a verified file (a swap after
 # verification is never used), escaped terminal and CSV output, pack refusing hard links and special files,

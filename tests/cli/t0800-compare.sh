@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench compare: verdicts from controlled samples (fake runners), one-sided cases, method differences,
 # --fail-on-regression, formats, and bundles verified before they are compared.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench report: three signed bundles into one self-contained page, opened in headless Chromium (every case in
 # the DOM, a screenshot that is not blank); collectives drawn against log2 message size; a tampered bundle is
 # refused and nothing is written.

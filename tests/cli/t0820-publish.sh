@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench publish: three signed bundles give three commits (libgit2) and a site whose index lists them, each with
 # its report; publishing one again is a no-op; a tampered bundle is refused without touching the repository.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench publish against a hostile file system and itself (issue 19): a bundle swapped or rewritten after it
 # verified is never committed (a deterministic test hook swaps it there), links in the repository are refused,
 # 20 concurrent publishers queue and each lands in its own commit with nothing else; pack refuses hard links

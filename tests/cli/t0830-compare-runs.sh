@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench compare over runs, as issue 16 states it: a fake runner whose samples carry a run-level offset drawn once
 # per run (2%, shared by the run's cases) and a within-run noise (1%), 200 cases. An A/A of 5 runs per side calls
 # at most 2 cases faster or slower; a 5% slowdown at 5 runs per side is reported with compare's resolution, and at

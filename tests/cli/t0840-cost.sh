@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Energy and cost (docs/manifest-format.md, "Energy and cost"): a fake runner plants telemetry (power) and a
 # training-style tokens_per_s; its records get extra.energy from runners/torch/energy.py (the runners' own code),
 # and bench show, compare and report price every case from the manifest's pricing. Every expected figure is

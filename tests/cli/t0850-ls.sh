@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench ls: real runs and their bundles, a failed run, a tampered bundle (UNVERIFIED), an unsigned copy, corrupt
 # entries listed with the reason, an empty directory, a missing one, the default directory.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench publish's dashboard (site/dashboard.html) from 30+ synthetic nightlies on two GPU models and a stable channel:
 # one chart per case and machine with a series per channel, last-point % changes computed here from the records, a
 # planted regression between two consecutive nightlies flagged slower by compare, a failed case in red with its

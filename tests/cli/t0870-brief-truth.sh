@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 30, "every output tells the truth, briefly": what show, compare and run --rounds print on this machine.
 #  - bench show RUN_DIR shows the run directory as it is, marked unsigned (no .intoto.jsonl is looked for);
 #  - bench show of a CPU run with collectives: the cases without energy as one line, no definitions paragraph;

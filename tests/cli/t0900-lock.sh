@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench lock: git refs through libgit2 (file:// remotes made here), pip wheels from a loopback PEP 503 index
 # (python3 -m http.server), apt pins; --check names what moved; unresolvable references exit 4.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench lock of pip components against a loopback index shaped like PyTorch's (tests/cli/wheelindex.py): the
 # version chosen for the wheel target (the base's Python, ABI, platform and accelerator; stack.wheel_target
 # overrides it), '%2B' and '+local' read as PEP 440 says, the target's accelerator build among several, dated

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A rolling nightly, as a scheduler runs it (tools/nightly.sh, docs/nightly.md): a fake nightly index that has
 # day 1's build, then gains day 2's. Each night the scheduled command locks afresh ('date: today' pinned to
 # BENCH_TODAY's build, recorded as date_resolved), runs against that lock (a fake runner importing the package:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Env profiles and variants (issue 20): the ROCm base presets no tuning flag; a manifest includes the seed's flags
 # by name (images/profiles/rocm-seed-tuning.yaml); one manifest measures several env variants side by side, each a
 # stack of its own (<name>+<variant>: its own runs, plan, environment and bundle) that `bench compare` compares.

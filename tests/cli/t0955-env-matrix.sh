@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A suite's env_matrix (issue: sweeps in one manifest): {NAME: [values]} expands every case once per cell of the
 # product, keyed <case>/env:NAME=value,...; one run measures every cell (the suite's runner started once per cell
 # with the cell's variables over stack.env), each record carries its cell in params.env, and compare matches cells.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Findings (docs/findings.md) at the end of bench run and in summary.json: a fake runner plants telemetry that
 # says the board was power-capped on one case; that case, and only it, is named with its numbers. The rules
 # themselves are unit-tested (tests/unit/test_findings.c).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench reproduce BUNDLE: a bundle re-run on this machine (3 rounds by default) and judged case by case against the
 # original within this machine's run-to-run spread.
 #  - the same stack again gives `reproduced` for every case (the fake runner's noisy mode, seeded), and with one round

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench recipe: byte-stable Containerfile and apptainer definitions held by golden files (cuda, rocm and cpu
 # x stable, nightly, dev), refusals without or with a foreign lock, and values written to inject that stay
 # inside their instruction.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Stacks end to end with podman (setup: tests/setup/podman.sh): two CPU stacks from one local Debian base
 # (manifests/cpu-openblas.yaml, cpu-blis.yaml) locked, built, the GEMM suite run inside each with the commands
 # of docs/stacks.md as a user types them (relative manifest, default relative runs/), then both interleaved and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Host stacks (docs/stacks.md, "Host stacks"): two stacks of bench-gemm's CBLAS backend on this machine, without a
 # container engine, whose libopenblas.so.0 comes from different prefixes: Debian's packaged OpenBLAS (a path
 # component, pinned by its libraries' sha256) and minblas (tests/fixtures/minblas), built by bench from a git ref

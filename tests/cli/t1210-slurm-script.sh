@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Launcher slurm's job scripts without a cluster (bench run --dry-run): the GPU/pyxis example byte for byte
 # (tests/golden/slurm-2node-h200.dryrun.txt: collectives one task per GPU, training one task per node with
 # every GPU), apptainer under Slurm, values written to inject staying quoted, names that are not Slurm names

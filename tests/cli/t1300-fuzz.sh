@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The libFuzzer targets (tests/fuzz/) built with clang and run for a bounded time each, side by side: the manifest
 # parser on tests/fuzz/corpus, a bundle read unverified through compare/report/show on tests/fuzz/corpus-bundle.
 # ok when neither finds a crash, leak, timeout or out-of-memory; otherwise not ok with the input kept under

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """What bench prints for a person, recomputed from the records: the tests' own reading of units_format_scaled,
 of the n/cv columns and of the nccl-tests tables.
 

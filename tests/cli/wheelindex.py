@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes two PEP 503 indexes of synthetic wheels shaped like PyTorch's, for the lock and image tests.
 
   python3 tests/cli/wheelindex.py ROOT

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The commands of the docs, extracted and run (tests/cli/t0020-docs.sh drives it; it speaks TAP).
 
   doccmds.py list FILE...                  every command found, one per line: FILE:LINE [annotation] command

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A misbehaving runner for bench run's failure tests. Installed under a suite's runner name (bench-gemm ...);
 FAKE_MODE picks the behaviour, FAKE_GOOD how many valid records come first, FAKE_DELAY seconds between records.
   ok       every case, valid records

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_bundle.c — libFuzzer target for reading a result bundle without a valid signature: the input is written to
  * a file <tmp>/fuzz.bench.tar.gz (no envelope beside it, so verification fails) and read the way

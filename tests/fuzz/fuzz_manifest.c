@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_manifest.c — libFuzzer target for the manifest parser and validator (and the plan of what parses).
  * Build: make fuzz. Run: build/fuzz/fuzz_manifest -max_total_time=600 tests/fuzz/corpus

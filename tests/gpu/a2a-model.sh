@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # all_to_all 16..64 MiB: nccl-tests one thread for both GPUs (-g 2) and a thread per GPU (-t 2), against
 # bench-coll thread per GPU (default, NCCL_LAUNCH_MODE=GROUP) and one rank per GPU (mpirun), each twice.
 #   NCCL_TESTS=/path/to/nccl-tests BENCH=./bench sh tests/gpu/a2a-model.sh

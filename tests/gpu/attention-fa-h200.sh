@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 17's attention bar on one H200 (not run by `make test`), in one call: the attention suite's sdpa-flash,
 # causal, bf16, fwd and bwd at 2k/4k/8k (16k tokens, width 2048, head dim 128), against FlashAttention's own timing
 # convention (tests/gpu/attention_fa_convention.py: torch.utils.benchmark mean, gradients reset in the timed call),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A reference for the attention suite, timed the way FlashAttention's own benchmark times (its
 benchmarks/benchmark_flash_attention.py with flash_attn.utils.benchmark; written here from that description, no code
 of it): torch.utils.benchmark.Timer over `repeats` calls, the mean time; the backward is y.backward(grad,

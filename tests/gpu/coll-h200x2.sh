@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Collectives on a two-GPU host: nccl-tests (built from its public source in $NCCL_TESTS, never committed) with
 # -g 2 and, when the machine has MPI, under mpirun -np 2 (one rank per GPU); bench with a thread per GPU and
 # under mpirun -np 2. ROUNDS rounds (default 2) of the four, interleaved; each side is the mean of its rounds.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Does an event at every call boundary cost bench-coll bandwidth at small sizes? nccl-tests (16..256 MiB,
 # 100 iterations), then bench-coll with 1, 10 and 100 iterations per timing sample, then nccl-tests again.
 #   NCCL_TESTS=/path/to/nccl-tests BENCH=./bench sh tests/gpu/coll-sample-batch.sh

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the collectives scripts in tests/gpu/: their variables, the multicast switches the two-GPU
 # machines need, and nccl-tests (from its public source in $NCCL_TESTS, never committed) and bench's runners
 # built for Hopper.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The side-by-side tables from the rounds in DIR (tests/gpu/coll-h200x2.sh's $OUT, or several calls' outputs
 # copied into one directory): thread per GPU against nccl-tests -g 2; mpirun against nccl-tests -g 2 and against
 # nccl-tests under mpirun. Writes DIR/compare.md and prints each table's last line.

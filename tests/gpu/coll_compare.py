@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Side-by-side busbw: bench-coll records against nccl-tests output (one or more runs, averaged).
   python3 tests/gpu/coll_compare.py OURS.jsonl NCCL_TESTS_RUN1.txt [RUN2.txt ...] [--label NAME]
 OURS.jsonl may hold several runs (records of the same case concatenated): each side is the mean of its runs.

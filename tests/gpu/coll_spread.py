@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """How much each side moves from run to run: for every (op, size, placement) of 16 MiB..4 GiB, min/max of the
 busbw over the rounds in DIR (tests/gpu/coll-h200x2.sh's outputs) for ours (thread per GPU and mpirun) and for
 nccl-tests (-g 2 and under mpirun); and how many ordered pairs of two single nccl-tests runs of one cell read

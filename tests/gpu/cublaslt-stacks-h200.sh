@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 29's one-H200 bar: the machine's two cuBLASLt builds — the CUDA toolkit's and the one PyTorch's wheel carries
 # (nvidia-cublas) — as two host stacks (manifests/h200-cublaslt-toolkit.yaml, h200-cublaslt-wheel.yaml), with an A/A
 # control (the toolkit's again, as a third stack): bench run --rounds 3 of the llama70b GEMM suite (bf16 and fp8,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 17's FP8 training bar on one H200, in one call: llama3-8b 4 layers, micro-batch $MB (default 2), compile on,
 # $STEPS steps each (default 50), in the order bf16, fp8 (head in bf16), fp8+head (fp8_head: the output head in fp8
 # too), bf16 again -- so that each fp8 case has a bf16 reference before and after it; prints the tokens/s ratios, each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # fp8e5m2 on one H200, with bench itself: cuBLASLt blaslt, dtypes fp8e4m3, fp8e5m2 (A, the gradient, e5m2 x B, the
 # weight, e4m3: fp8 training's backward-pass GEMM) and bf16, two llama70b shapes (16384x8192x7168, 8192^3), layout
 # tn, steady mode, heuristic algorithm; every case checked against the host reference. A few minutes of GPU time.

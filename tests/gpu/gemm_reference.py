@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The PyTorch references of the native suites, timed with Triton's own do_bench (median).
 
 For each shape: F.linear(a, w) (layout tn), torch.matmul(a, b) (layout nn), torch._scaled_mm (fp8 e4m3, tn);

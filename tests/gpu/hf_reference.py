@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The reference a user would otherwise pick for the training suite: Hugging Face transformers'
 LlamaForCausalLM at the Llama3-8B shape with 4 layers, the same recipe as bench's training suite (fp32 master
 weights or, with --param-dtype bf16, everything in bf16; bf16 autocast; fused AdamW lr 3e-4, SDPA, one fixed batch of 1 x 4096 random tokens), eager and under

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Native suites against their PyTorch twins, interleaved on one GPU so both see the same thermal state.
 
 The H200 runs short bursts at boost clocks and sustained load lower (a 25 ms burst of 8192^3 bf16 reaches

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Issue 17 smoke run on one GPU (about a minute): attention sdpa / sdpa-flash / flex, fwd and bwd, causal and
 sliding window 1024 at seq 4096 (window mask path, check at head_dim 128), and training llama3-8b / mistral-7b with
 one layer, bf16 and fp8, compile on for llama (the fp8 linear under torch.compile), mistral at seq 8192 (window

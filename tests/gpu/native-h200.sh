@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Builds the runners on a CUDA machine and measures the native suites against their PyTorch references in one
 # run (reference, ours, reference again). Results under $OUT (default ./gpu-out).
 #   sh tests/gpu/native-h200.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Joins bench-gemm/bench-membw records with the PyTorch references (gemm_reference.py output) and prints the
 markdown table of issue "native suites": ours, reference, ratio.
   python3 tests/gpu/native-vs-torch.py RECORDS.jsonl REF1.json [REF2.json]

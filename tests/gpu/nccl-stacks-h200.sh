@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 29's NCCL part, as far as one H200 goes: NCCL built by bench on the machine from a git ref (a local clone of
 # NVIDIA/nccl, carried as .gpucarry/nccl.git, referenced by file://, tag $REF) into its content-addressed prefix
 # (the build timed, a second build a no-op), beside the system's NCCL and the one PyTorch's wheel carries, as three

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A plain triton.testing.do_bench script: the reference for the torch GEMM backends. For each shape (in the
 order tests/gpu/torch_gemm_interleaved.py gives): F.linear (bf16, tn), torch.matmul (bf16, nn),
 torch._scaled_mm (fp8 e4m3, tn), each do_bench(fn, warmup=30, rep=200, return_mode="median").

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Prepares .carry/ (git-ignored) for a GPU machine that has no network and no -dev packages: a bench binary
 # built here whose RPATH points at the non-glibc libraries copied beside it, and a sysroot with jansson for
 # building the runners there. Run on the Debian build machine; carry .carry to the GPU machine.

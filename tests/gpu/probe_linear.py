@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Why is F.linear faster than cuBLASLt's heuristic on 16384x8192x1280 bf16 (tn)? Repeats the interleaved
 comparison in both orders, measures F.linear with torch's cuBLASLt backend too, names the kernels each path
 launches (torch.profiler), and screens cuBLASLt's top 32 candidates with bench-gemm.

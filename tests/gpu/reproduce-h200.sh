@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 22's GPU evidence on one H200: bench run manifests/h200-host.yaml (SUITES: which suites, default all but
 # training), then bench reproduce of the bundle it made, in the same call, then bench show of both bundles (their
 # findings). Carry .carry (tests/gpu/prepare-carry.sh) and run from the checkout:

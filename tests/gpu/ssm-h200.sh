@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The ssm suite on one H200 beside attention at the same sizes, with bench itself: Mamba2-2.7B's SSD layer (80 heads
 # of 64, d_state 128, chunk 256, 1 group) as bench's chunked SSD under torch.compile and as mamba_ssm's Triton kernel
 # (skipped with the reason where mamba_ssm does not import), and attention sdpa-flash, causal, over the same x / q

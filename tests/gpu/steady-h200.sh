@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 16's GPU bars on one H200, with bench itself (steady-state timing, interleaved stacks). Carry .carry
 # (tests/gpu/prepare-carry.sh) and run from the checkout:
 #   PART=twin sh tests/gpu/steady-h200.sh   native cuBLASLt GEMM vs its PyTorch twin (F.linear bf16, torch._scaled_mm

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Issue 16's twin bar from the runs of `PART=twin sh tests/gpu/steady-h200.sh` (unpacked runs.tar.gz): per round,
 the native cuBLASLt heuristic case against its PyTorch twin (F.linear for bf16, torch._scaled_mm for fp8) of the same
 shape, with who ran first in that round (status.json interleave.order), the CV of each, and the heuristic-vs-tune gap.

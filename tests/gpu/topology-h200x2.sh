@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Topology on a two-GPU H200 host (not run by `make test`), in one call: nccl-tests' sendrecv_perf (from its public
 # source in .carry/nccl-tests, never committed: `git archive` of github.com/NVIDIA/nccl-tests into it) before and
 # after bench's collectives with send_recv, pairs: all and group_sizes [1, 2] (tests/gpu/h200x2-topology.yaml), then

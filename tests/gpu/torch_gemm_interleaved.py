@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The torch GEMM backends against a plain triton.testing.do_bench script, as a user would run each: ours is
 runners/torch/gemm.py given all 15 cases in one process (as bench run starts it), the reference is
 tests/gpu/plain_do_bench.py looping over the same cases in the same order in one process. Each side runs

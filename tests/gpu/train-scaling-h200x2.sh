@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 17's two-GPU training bar on a two-H200 host (not run by `make test`), in one call: `bench run` of
 # tests/gpu/h200x2-train-scaling.yaml (llama3-8b 4 layers, DDP and FSDP2, compile, scaling: true: each case on GPU 0
 # alone first, then on both), then a summary of tokens/s per GPU, the scaling efficiency and the loss curves.

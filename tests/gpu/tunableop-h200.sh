@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 20's TunableOp figures on one H200, with bench itself: the gemm suite's torch backends with `tunableop: true`
 # (each shape: the default case, and the tunableop case that measures untuned, tunes, measures tuned and untuned
 # again in one call). Carry .carry (tests/gpu/prepare-carry.sh) and run from the checkout:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes a deterministic stand-in lock for a manifest (fake but well-formed pins), for recipe golden tests.
   python3 tests/recipe/mklock.py MANIFEST LOCK"""
 import hashlib

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Test setup for the container tests (not part of bench): podman as root on this sandbox, and a local Debian
 # base image made with debootstrap (the sandbox reaches Debian's archive but no image registry). Idempotent;
 # prints the base image reference.

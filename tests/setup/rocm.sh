@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Test setup for the HIP runner test (t1400; not part of bench): a local Debian unstable image with Debian's own ROCm
 # packages (hipcc, HIP, hipBLASLt, RCCL, hipBLAS, rocm-smi, rocminfo), enough to compile and link the HIP runners and
 # run what needs no AMD GPU. The sandbox reaches Debian's archive but no image registry, so the image is made like

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Test setup for the Slurm tests (not part of bench): a two-node Slurm cluster on this one machine (the CI
 # sandbox is one host). munged and slurmctld in the host namespace on a bridge (10.77.0.1); each slurmd in
 # its own network namespace with its own address (node1 10.77.0.11, node2 10.77.0.12).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The ssm runner's checks that need no GPU (TAP output): the FLOP formula against a count of the chunked algorithm's
 matmuls, the chunked SSD against the naive scan, and the check failing a case whose implementation is wrong (each
 fault below leaves shapes intact, so only the comparison can catch it).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch runner checks that need no GPU (TAP output): FLOP formulas against docs/architecture.md's worked values and
 hand computations, parameter counts against the published model sizes, the manual attention against a direct
 computation, the do_bench schedule, the steady-state warm-up (a virtual GPU and a fake telemetry probe), and one tiny

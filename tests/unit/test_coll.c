@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_coll.c — nccl-tests' size semantics and bus-bandwidth factors, and the data check's expected values
  * against a direct simulation of each collective. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_core.c — suggestions, options, strbuf, diagnostics, exit codes. */
 #include <setjmp.h>
 #include <stdarg.h>

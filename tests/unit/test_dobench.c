@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_dobench.c — the do_bench schedule and the steady-state warm-up (against a virtual clock and a fake
  * telemetry probe), telemetry summaries, statistics, and the GEMM check. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_exec.c — paths handed to engines and batch jobs (absolute, placeholders kept), and an engine's own
  * failure named with its own error line. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_findings.c — every rule of docs/findings.md with records that fire it and records that do not. */
 #include <setjmp.h>
 #include <stdarg.h>

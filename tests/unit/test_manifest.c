@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_manifest.c — the YAML loader, the manifest parser and validator, defaults, and the plan. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_recipe.c — the recipe emitters refuse what their format cannot carry: a line break in any value would start
  * an instruction (Containerfile) or a section (apptainer: %setup runs on the build host) of its own. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sign.c — the DSSE PAE test vector, RFC 8032 Ed25519 vectors through our OpenSSL path, base64, key ids. */
 #include <setjmp.h>
 #include <stdarg.h>

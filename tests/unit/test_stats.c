@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_stats.c — the comparison statistics against hand-computed values. */
 #include <math.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_units.c — sizes and durations as manifests write them. */
 #include <setjmp.h>
 #include <stdarg.h>
