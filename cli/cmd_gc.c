@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_gc.c — bench gc [RUNS_DIR]: remove the runs beyond the retention policy. */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trust.h — what a manifest makes this machine execute, for a person to read before it runs (bench reproduce runs
  * a signer's manifest: docs/bundle-format.md, "Reproducing a bundle: the trust model").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gc.c — the runs beyond a retention policy (gc.h). */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "gc.h"

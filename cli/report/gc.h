@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gc.h — bench gc: what a runs directory holds beyond the retention policy. A run is a run directory
  * <name>-<YYYYMMDDTHHMMSSZ>-<id>/ with its bundle <dir>.bench.tar.gz (and .intoto.jsonl) beside it; the last keep

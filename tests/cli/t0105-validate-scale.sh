@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # validate is n log n in the cases (issue 31): 50,000 GEMM shapes (a ~780 KB manifest) validate well inside a
 # bound the quadratic duplicate checks took minutes past (46 s and more); duplicates are still found, each later
 # entry refused at its position; a manifest that plans more than 100,000 cases is refused at the suite (file:line:col).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The terminal escaper decodes UTF-8 (issue 31): a control beside a multi-byte character (ESC, BEL, CR, a C1
 # code point, a bidirectional override) is shown as \xNN by show, ls and compare, never printed raw, and what they
 # print is well-formed UTF-8 whose multi-byte characters pass whole.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Files bench did not create are opened without blocking (issue 31): a FIFO (or a device) named status.json,
 # plan.json, a bundle, a trusted key or a run directory's member is refused or skipped, never waited on.
 . "$(dirname "$0")/lib.sh"

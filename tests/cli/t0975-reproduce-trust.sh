@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench reproduce runs a signer's manifest (issue 31): before anything runs it prints the signer's key id and the
 # trusted-key file it matched, and everything the manifest executes (engine, launcher, slurm extra_args, base,
 # components and build commands, stack.env, env_matrix), the variables that load code named as such; it runs only

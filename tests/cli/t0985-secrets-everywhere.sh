@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Secrets never reach a bundle (issue 31): a runner that echoes its whole environment into every output it writes
 # (records, log, files of its own in the run directory; tests/fake/fake-runner.py FAKE_LEAK=1), run with secrets
 # spelled every way: a secret-named variable (plain, with JSON specials), credentials without a scheme

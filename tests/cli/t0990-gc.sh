@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench gc: a runs directory of run directories and their bundles; each retention rule keeps what it should (the
 # newest --keep of each manifest name, every run whose bundle a results repository holds, a run still running),
 # --dry-run lists with sizes and removes nothing, and what is not a run directory is never touched.
