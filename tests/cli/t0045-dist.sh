@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # make dist: bench-VERSION.tar.gz of HEAD is reproducible (two runs, the same bytes), holds the sources, the runners'
 # sources, the data and .version (the described version and commit), and the tarball, without .git, builds a bench
-# whose `bench version` is that version.
+# whose `bench version` is that version: the tag's (v0.1.0, made in a scratch clone).
 . "$(dirname "$0")/lib.sh"
 ROOT=$(pwd)
 git rev-parse --git-dir >/dev/null 2>&1 || { echo "1..0 # SKIP not a git checkout"; rm -rf "$T"; exit 0; }
@@ -10,11 +10,13 @@ git rev-parse --git-dir >/dev/null 2>&1 || { echo "1..0 # SKIP not a git checkou
 git clone -q --no-hardlinks "$ROOT" "$T/src" 2>/dev/null && git -C "$T/src" checkout -q "$(git rev-parse HEAD)" ||
 	{ not_ok "clone"; finish; }
 cd "$T/src" || exit 1
+# a release is a tag: v0.1.0 on this commit (in the scratch clone only) names the tarball and bench version
+git tag v0.1.0
 expect 0 "make dist" make -s --no-print-directory dist
 TB=$(tail -n 1 "$T/out")
 V=${TB#bench-}
 V=${V%.tar.gz}
-case $V in 0.1.0*) ok "version $V" ;; *) not_ok "version '$V'" ;; esac
+[ "$V" = 0.1.0 ] && ok "version $V, from the tag" || not_ok "version '$V'"
 mv "$TB" "$T/first.tar.gz"
 sleep 1 # a later second: a time stamp taken from the clock would differ
 expect 0 "make dist again" make -s --no-print-directory dist
