@@ -59,7 +59,7 @@ expect_err "the bundle changed after it was verified"
 mkdir "$T/s3" && cp "$A.bench.tar.gz" "$A.bench.tar.gz.intoto.jsonl" "$T/s3/"
 S3=$T/s3/$(basename "$A").bench.tar.gz
 : >"$T/hook.log"
-HOOK_TARGET=$S3 BENCH_TEST_HOOK_AFTER_VERIFY=$T/rewrite.sh expect 0 "compare with the bundle rewritten after it verified" "$BENCH" compare --format json "$S3" "$A.bench.tar.gz"
+HOOK_TARGET=$S3 BENCH_TEST_HOOK_AFTER_VERIFY=$T/rewrite.sh expect 0 "compare with the bundle rewritten after it verified" "$BENCH" compare --format json "$S3" --vs "$A.bench.tar.gz"
 [ -s "$T/hook.log" ] && python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
