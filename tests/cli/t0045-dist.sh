@@ -37,5 +37,5 @@ cd "$T/x/bench-$V" || exit 1
 [ ! -e .git ] && ok "no .git in the tarball" || not_ok ".git in the tarball"
 expect 0 "the tarball builds" make -s -j2 bench
 expect 0 "bench version" ./bench version
-expect_out "bench $V (commit $(git -C "$ROOT" rev-parse --short=12 HEAD))"
+expect_out "bench $V (commit $(git -C "$T/src" rev-parse --short=12 HEAD))"
 finish
