@@ -95,7 +95,7 @@ expect_out "12 reproduced, 0 faster, 0 slower"
 # original lies inside every band, and the bands say nothing. Inconclusive, with the reason, exit 10; a --max-band
 # as wide as the bands reproduces them again
 BENCH_RUNNERS=$FAKE FAKE_RUN_SD=0.5 expect 10 "a reproduction on a machine that swings 2x: exit 10" \
-	"$BENCH" reproduce -q --json -o "$T/noisy" "$ORIG"
+	"$BENCH" reproduce --yes -q --json -o "$T/noisy" "$ORIG"
 python3 - "$T/out" <<'PY' >"$T/noisy.txt" && ok "$(cat "$T/noisy.txt")" || { not_ok "noisy reproduction"; show "$T/noisy.txt"; }
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -112,11 +112,11 @@ assert inc and all("band wider than 1 +/- 10%: the runs here spread too much to 
 assert d["counts"]["inconclusive"] == len(inc) and not d["counts"]["slower"], d["counts"]
 print("every case inside a band wider than 1 +/- 10%% is inconclusive (%d of %d), with the reason; exit 10" % (len(inc), len(d["cases"])))
 PY
-BENCH_RUNNERS=$FAKE FAKE_RUN_SD=0.5 expect 10 "the same as text" "$BENCH" reproduce -q -o "$T/noisy" "$ORIG"
+BENCH_RUNNERS=$FAKE FAKE_RUN_SD=0.5 expect 10 "the same as text" "$BENCH" reproduce --yes -q -o "$T/noisy" "$ORIG"
 expect_out " inconclusive: band wider than 1 +/- 10%: the runs here spread too much to tell"
 expect_out "0 reproduced, 0 faster, 0 slower, 12 inconclusive, 0 not comparable"
 BENCH_RUNNERS=$FAKE FAKE_RUN_SD=0.5 expect 0 "--max-band 10 accepts these bands: reproduced, exit 0" \
-	"$BENCH" reproduce -q --max-band 10 -o "$T/noisy" "$ORIG"
+	"$BENCH" reproduce --yes -q --max-band 10 -o "$T/noisy" "$ORIG"
 expect_out "12 reproduced, 0 faster, 0 slower, 0 inconclusive"
 expect 2 "--max-band 0 is a usage error" "$BENCH" reproduce --max-band 0 "$ORIG"
 
