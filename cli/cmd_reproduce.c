@@ -128,6 +128,31 @@ static void print_table(json_t *doc, double thr, double max_band)
 		       100 * thr, 100 * max_band);
 }
 
+/* The run of the original's manifest here (its dry run too): the same suites, variant and lock, and the original's
+ * own case selection and budgets (bench run -k, --rep, --warmup: plan.json's overrides). select holds the patterns. */
+static void reproduce_run_opts(struct run_opts *ro, struct strvec *select, const char *mpath, const char *out,
+			       const struct strvec *suites, const char *lpath, int locked, json_t *plan)
+{
+	json_t *ov = json_object_get(plan, "overrides"), *p;
+	size_t j;
+
+	memset(ro, 0, sizeof(*ro));
+	ro->manifest = mpath;
+	ro->out_parent = out;
+	ro->only = suites->v;
+	ro->nonly = suites->n;
+	ro->image_lock = lpath;
+	ro->lock = locked ? lpath : NULL;
+	ro->variant = json_string_value(json_object_get(plan, "variant"));
+	json_array_foreach(json_object_get(ov, "select"), j, p)
+		if (json_is_string(p))
+			strvec_push(select, json_string_value(p));
+	ro->select = select->v;
+	ro->nselect = select->n;
+	ro->rep = json_string_value(json_object_get(ov, "rep"));
+	ro->warmup = json_string_value(json_object_get(ov, "warmup"));
+}
+
 int cmd_reproduce(int argc, char **argv)
 {
 	static const char *const names[] = { "manifest.yaml", "manifest.lock.json", "plan.json", "env/environment.json",
@@ -317,14 +342,7 @@ int cmd_reproduce(int argc, char **argv)
 			char *d = NULL;
 			int started = 0;
 
-			memset(&ro, 0, sizeof(ro));
-			ro.manifest = mpath;
-			ro.out_parent = out;
-			ro.only = suites.v;
-			ro.nonly = suites.n;
-			ro.image_lock = lpath;
-			ro.lock = lockj ? lpath : NULL;
-			ro.variant = variant;
+			reproduce_run_opts(&ro, &select, mpath, out, &suites, lpath, lockj != NULL, plan);
 			ro.dry_run = 1;
 			if ((err = run_execute(&d, &started, &ro)) < 0)
 				rc = err == BENCH_E_MANIFEST ? 3 : cli_fail(err);
@@ -367,26 +385,7 @@ int cmd_reproduce(int argc, char **argv)
 	}
 	json_object_set_new(doc, "reproducible", json_true());
 	/* 4. the same suites, the same manifest (its variant), the same lock */
-	memset(&ro, 0, sizeof(ro));
-	ro.manifest = mpath;
-	ro.out_parent = out;
-	ro.only = suites.v;
-	ro.nonly = suites.n;
-	ro.image_lock = lpath;
-	ro.lock = lockj ? lpath : NULL;
-	ro.variant = json_string_value(json_object_get(plan, "variant"));
-	{ /* and the original's own case selection and budgets (bench run -k, --rep, --warmup) */
-		json_t *ov = json_object_get(plan, "overrides"), *p;
-		size_t j;
-
-		json_array_foreach(json_object_get(ov, "select"), j, p)
-			if (json_is_string(p))
-				strvec_push(&select, json_string_value(p));
-		ro.select = select.v;
-		ro.nselect = select.n;
-		ro.rep = json_string_value(json_object_get(ov, "rep"));
-		ro.warmup = json_string_value(json_object_get(ov, "warmup"));
-	}
+	reproduce_run_opts(&ro, &select, mpath, out, &suites, lpath, lockj != NULL, plan);
 	/* a container run: the original's image by its recorded id when this machine's engine has it */
 	if (json_is_string(json_object_get(m, "image/image.json"))) {
 		imagej = json_loads(json_string_value(json_object_get(m, "image/image.json")), 0, NULL);
