@@ -297,7 +297,9 @@ void envcap_scrub_text(struct strbuf *out, const char *text, size_t len, const s
 
 /* every string of j through the text scrubber, and every string under a secret-looking key redacted whole;
  * returns how many changed */
-static size_t scrub_json(json_t *j, const struct strvec *values)
+/* by_key: also a string under a secret-looking key (environment captures only: a record's "pass" or "key" is a
+ * parameter, and the secrets a runner could echo are known by value) */
+static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
 {
 	size_t changed = 0, i;
 	const char *k;
@@ -317,14 +319,14 @@ static size_t scrub_json(json_t *j, const struct strvec *values)
 		strbuf_release(&sb);
 	} else if (json_is_array(j)) {
 		json_array_foreach(j, i, v)
-			changed += scrub_json(v, values);
+			changed += scrub_json(v, values, by_key);
 	} else if (json_is_object(j)) {
 		json_object_foreach_safe(j, tmp, k, v) {
-			if (json_is_string(v) && strcmp(json_string_value(v), "<redacted>") && secret_key(k, strlen(k))) {
+			if (by_key && json_is_string(v) && strcmp(json_string_value(v), "<redacted>") && secret_key(k, strlen(k))) {
 				json_string_set(v, "<redacted>");
 				changed++;
 			} else {
-				changed += scrub_json(v, values);
+				changed += scrub_json(v, values, by_key);
 			}
 		}
 	}
@@ -340,7 +342,7 @@ static int ends_with(const char *s, const char *suffix)
 
 /* a whole JSON document: rewritten (bench's JSON style) only when a string in it changed; 1 when it is not
  * JSON (scrubbed as text then), 0 or a negative code */
-static int scrub_json_doc(const char *path, const struct strvec *values)
+static int scrub_json_doc(const char *path, const struct strvec *values, int by_key)
 {
 	int fd = fs_open_regular(path, O_NOFOLLOW), err = 0;
 	json_t *j = fd >= 0 ? json_loadfd(fd, JSON_DECODE_ANY, NULL) : NULL;
@@ -350,7 +352,7 @@ static int scrub_json_doc(const char *path, const struct strvec *values)
 		close(fd);
 	if (!j)
 		return 1;
-	if (scrub_json(j, values)) {
+	if (scrub_json(j, values, by_key)) {
 		s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
 		if (!s) {
 			err = bench_error_set(BENCH_E_IO, "cannot scrub '%s'", path);
@@ -367,12 +369,13 @@ static int scrub_json_doc(const char *path, const struct strvec *values)
 }
 
 /* one line (without its newline) of path into sb: a record of a .jsonl file by its strings, else as text */
-static void scrub_one(struct strbuf *sb, const char *path, const char *line, size_t len, const struct strvec *values)
+static void scrub_one(struct strbuf *sb, const char *path, const char *line, size_t len, const struct strvec *values,
+		      int by_key)
 {
 	if (ends_with(path, ".jsonl") && line[0] == '{') { /* a record: its strings scrubbed, its form kept */
 		json_t *rec = json_loadb(line, len, 0, NULL);
 
-		if (rec && scrub_json(rec, values)) {
+		if (rec && scrub_json(rec, values, by_key)) {
 			char *d = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
 
 			strbuf_addstr(sb, d ? d : "{}");
@@ -397,7 +400,11 @@ int envcap_scrub_file(const char *path, const struct strvec *values)
 	ssize_t n;
 	int err = 0, changed = 0;
 
-	if (ends_with(path, ".json") && (err = scrub_json_doc(path, values)) <= 0)
+	/* secret-looking keys are looked at in the environment captures (env/), not in records, plans or a runner's
+	 * own files, where a key such as "pass" (fwd, bwd) or "key" is data */
+	int by_key = strstr(path, "/env/") != NULL || !strncmp(path, "env/", 4);
+
+	if (ends_with(path, ".json") && (err = scrub_json_doc(path, values, by_key)) <= 0)
 		goto cleanup; /* a JSON document, scrubbed as one (or an error) */
 	err = 0;
 	{
@@ -414,7 +421,7 @@ int envcap_scrub_file(const char *path, const struct strvec *values)
 		size_t len = (size_t)n - (line[n - 1] == '\n');
 
 		strbuf_reset(&sb);
-		scrub_one(&sb, path, line, len, values);
+		scrub_one(&sb, path, line, len, values, by_key);
 		changed = sb.len != len || memcmp(sb.buf, line, len);
 	}
 	if (!changed) {
@@ -432,7 +439,7 @@ int envcap_scrub_file(const char *path, const struct strvec *values)
 		int nl = line[len - 1] == '\n';
 
 		strbuf_reset(&sb);
-		scrub_one(&sb, path, line, len - (size_t)nl, values);
+		scrub_one(&sb, path, line, len - (size_t)nl, values, by_key);
 		if (nl)
 			strbuf_addch(&sb, '\n');
 		if (fwrite(sb.buf, 1, sb.len, out) != sb.len) {
