@@ -715,6 +715,7 @@ static void run_release(struct run *r)
 	host_stack_release(&r->hs);
 	json_decref(r->hs_lock);
 	json_decref(r->lib_sha);
+	json_decref(r->hs_stack_libs);
 	json_decref(r->plan_json);
 	json_decref(r->runner_devices);
 	json_decref(r->runner_loaded);

@@ -59,6 +59,7 @@ struct run {
 	struct host_stack hs;   /* engine host with components: the stack's prefixes (docs/stacks.md, "Host stacks") */
 	json_t *hs_lock;        /* its lock */
 	json_t *lib_sha;        /* real path -> sha256 of the stack's libraries the runners loaded (hashed once) */
+	json_t *hs_stack_libs;  /* the host stack's libraries as each record's stack_libs (made once) */
 	int lock_fd;            /* the run directory, flock'ed while this bench owns it (valid when locked) */
 	int locked;
 	char *reserve;          /* <dir>/.bench-reserve: space held back for the last status.json on a full disk */

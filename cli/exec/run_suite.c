@@ -296,16 +296,19 @@ static const char *lib_sha256(struct run *r, const char *real)
  * file whose bytes are not the pinned ones (a prefix changed after lock, a rebuilt prefix) is a reason of its own. */
 static void host_stack_annotate(struct run *r, json_t *rec)
 {
-	json_t *prov = json_array(), *reasons = json_object_get(rec, "loaded_not_pinned"), *l;
+	json_t *reasons = json_object_get(rec, "loaded_not_pinned"), *l;
 	size_t i;
 
-	for (size_t k = 0; k < r->hs.n; k++)
-		json_array_foreach(r->hs.c[k].libs, i, l)
-			json_array_append_new(prov, json_pack("{s:s, s:s, s:O, s:O, s:O}", "component", r->hs.c[k].name,
-							      "path", json_string_value(json_object_get(l, "real")),
-							      "real", json_object_get(l, "real"), "soname",
-							      json_object_get(l, "soname"), "sha256", json_object_get(l, "sha256")));
-	json_object_set_new(rec, "stack_libs", prov);
+	if (!r->hs_stack_libs) { /* the stack's libraries, the same for every record of the run */
+		r->hs_stack_libs = json_array();
+		for (size_t k = 0; k < r->hs.n; k++)
+			json_array_foreach(r->hs.c[k].libs, i, l)
+				json_array_append_new(r->hs_stack_libs, json_pack("{s:s, s:s, s:O, s:O, s:O}", "component",
+							r->hs.c[k].name, "path", json_string_value(json_object_get(l, "real")),
+							"real", json_object_get(l, "real"), "soname", json_object_get(l, "soname"),
+							"sha256", json_object_get(l, "sha256")));
+	}
+	json_object_set_new(rec, "stack_libs", json_deep_copy(r->hs_stack_libs));
 	json_array_foreach(json_object_get(rec, "loaded"), i, l) {
 		const char *so = json_string_value(json_object_get(l, "soname")), *path = json_string_value(json_object_get(l, "path"));
 		json_t *pin = NULL;

@@ -523,7 +523,6 @@ static json_t *lock_entry(json_t *lock, const struct component *c)
 int host_stack_build(const struct manifest *m, json_t *lock, int force, FILE *progress, volatile sig_atomic_t *stop)
 {
 	long long sde = json_integer_value(json_object_get(lock, "source_date_epoch"));
-	struct host_stack hs = HOST_STACK_INIT;
 	int err = 0;
 
 	for (size_t i = 0; i < m->stack.ncomponents && !err; i++) {
@@ -537,9 +536,6 @@ int host_stack_build(const struct manifest *m, json_t *lock, int force, FILE *pr
 		err = c->source == SOURCE_GIT ? build_git(m, c, e, sde, force, progress, stop)
 					      : build_pip(m, c, e, lock, force, progress, stop);
 	}
-	if (!err) /* what was built is what the runners will see: one provider per library */
-		err = host_stack_load(&hs, m, lock);
-	host_stack_release(&hs);
 	return err;
 }
 

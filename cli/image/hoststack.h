@@ -44,7 +44,7 @@ struct host_stack {
  * every pip component's environment, with progress lines on progress (NULL: quiet): "bench: build: NAME: ...".
  * A component already built is reported up to date, with how long the check took. Returns 0, BENCH_E_BUILD with
  * the build log's path (a build that fails, or installs nothing into its prefix), BENCH_E_MANIFEST (the lock lacks
- * a component, or two components provide one library), BENCH_E_SUITE when stop was raised. */
+ * a component), BENCH_E_SUITE when stop was raised. host_stack_load() after it checks one provider per library. */
 int host_stack_build(const struct manifest *m, json_t *lock, int force, FILE *progress, volatile sig_atomic_t *stop);
 
 /* The stack of m's locked components as the runners see it. Every git and pip component must have been built
