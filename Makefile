@@ -184,9 +184,9 @@ $(BUILD)/obj/%.o: %.c | check-deps
 # version.h: rewritten only when the version or the commit changes, so builds stay incremental. BENCH_VERSION is the
 # described version ($(VERSION_SH)): in a git checkout `git describe --tags --always --dirty` of a
 # v<VERSION> tag ("0.1.0", "0.1.0-3-g1a2b3c4d5e6f-dirty"), or before any tag "$(VERSION)-g<commit>"; in a release
-# tarball the .version file that `make dist` wrote; else $(VERSION). It is what `bench version`, locks, bundles and
-# Slurm scripts carry. BENCH_RELEASE is $(VERSION) alone: the recipes' header, so an image's build context (and its
-# digest) does not change with every commit.
+# tarball the .version file that `make dist` wrote; else $(VERSION). It is what `bench version`, locks and bundles
+# carry. BENCH_RELEASE is $(VERSION) alone: the header of recipes and Slurm job scripts, so an image's build context
+# (and its digest) and a golden job script do not change with every commit.
 VERSION_SH = if git -C "$(CURDIR)" rev-parse --is-inside-work-tree >/dev/null 2>&1 && \
 	  [ "$$(git -C "$(CURDIR)" rev-parse --show-toplevel)" = "$$(cd "$(CURDIR)" && pwd -P)" ]; then \
 	  d=$$(git -C "$(CURDIR)" describe --tags --match 'v[0-9]*' $(1) 2>/dev/null) && echo "$${d\#v}" || \
