@@ -259,14 +259,19 @@ void record_emit(json_t *rec)
 
 void record_add_timing(json_t *rec, const struct dobench_result *r)
 {
+	json_t *t;
+
 	if (r->mode == DOBENCH_STEADY)
-		record_add_extra(rec, "timing", json_pack("{s:s, s:b, s:f, s:s, s:I, s:f}", "mode", "steady",
-							  "steady_reached", r->warm.steady_reached, "steady_after_ms",
-							  r->warm.steady_after_ms, "method", r->warm.method, "warmup_calls",
-							  (json_int_t)r->warm.n_calls, "estimate_before_warmup_ms",
-							  r->warm.estimate_first_ms));
+		t = json_pack("{s:s, s:b, s:f, s:s, s:I, s:f}", "mode", "steady", "steady_reached", r->warm.steady_reached,
+			      "steady_after_ms", r->warm.steady_after_ms, "method", r->warm.method, "warmup_calls",
+			      (json_int_t)r->warm.n_calls, "estimate_before_warmup_ms", r->warm.estimate_first_ms);
 	else
-		record_add_extra(rec, "timing", json_pack("{s:s, s:b, s:n, s:s}", "mode", "burst", "steady_reached", 0,
-							  "steady_after_ms", "method",
-							  "burst: Triton's do_bench schedule (warm-up budget, then the timed calls)"));
+		t = json_pack("{s:s, s:b, s:n, s:s}", "mode", "burst", "steady_reached", 0, "steady_after_ms", "method",
+			      "burst: Triton's do_bench schedule (warm-up budget, then the timed calls)");
+	/* the warm-up's loop against the timed loop, per call and flushes included: the same loop runs in both */
+	if (r->mode == DOBENCH_STEADY && r->warm.per_call_ms > 0)
+		json_object_set_new(t, "warmup_per_call_ms", json_real(r->warm.per_call_ms));
+	if (r->loop_ms > 0 && r->n > 0)
+		json_object_set_new(t, "timed_per_call_ms", json_real(r->loop_ms / (double)r->n));
+	record_add_extra(rec, "timing", t);
 }

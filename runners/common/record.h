@@ -65,7 +65,9 @@ void record_emit(json_t *rec);
  * gb_per_joule = value / power. Without a usable power reading or a measurement: {available: false, why}. Nothing
  * when the record has no extra.telemetry (not a GPU record) or already has extra.energy. record_emit() calls it. */
 void record_add_energy(json_t *rec);
-/* extra.timing = {mode, steady_reached, steady_after_ms, method} of a finished dobench_run(). */
+/* extra.timing = {mode, steady_reached, steady_after_ms, method, ...} of a finished dobench_run(); with
+ * warmup_per_call_ms (steady: the warm-up's last burst per call) and timed_per_call_ms (the timed loop begin to end
+ * per call), both flushes included, where known. */
 void record_add_timing(json_t *rec, const struct dobench_result *r);
 
 #endif

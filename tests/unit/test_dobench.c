@@ -436,6 +436,12 @@ static void test_steady_is_declared_after_the_plateau_not_before(void **state)
 	assert_string_equal(json_string_value(json_object_get(t, "mode")), "steady");
 	assert_true(json_is_true(json_object_get(t, "steady_reached")));
 	assert_true(json_real_value(json_object_get(t, "steady_after_ms")) == r.warm.steady_after_ms);
+	/* the warm-up ran the loop that is timed: flush 0.5 + a 1 ms call per call on the plateau, in both (a warm-up
+	 * without the flush would show 1.0) */
+	assert_true(fabs(r.warm.per_call_ms - 1.5) < 1e-9);
+	assert_true(fabs(r.loop_ms / (double)r.n - 1.5) < 1e-9);
+	assert_true(fabs(json_real_value(json_object_get(t, "warmup_per_call_ms")) - 1.5) < 1e-9);
+	assert_true(fabs(json_real_value(json_object_get(t, "timed_per_call_ms")) - 1.5) < 1e-9);
 	json_decref(rec);
 	json_decref(params);
 	dobench_result_release(&r);
