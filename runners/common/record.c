@@ -206,6 +206,8 @@ void record_add_energy(json_t *rec)
 	t = st.median;
 	/* the energy counter over the timed window, per call, where the telemetry has one; the estimate beside it */
 	calls = json_array_size(arr);
+	if (json_is_integer(json_object_get(extra, "timed_calls")) && json_integer_value(json_object_get(extra, "timed_calls")) > 0)
+		calls = (size_t)json_integer_value(json_object_get(extra, "timed_calls")); /* a sample of several calls */
 	counter = json_object_get(tel, "energy_j");
 	joules = power * t / 1e3;
 	e = json_pack("{s:b, s:s, s:f, s:f, s:f, s:f}", "available", 1, "method", "power x time", "power_w", power,

@@ -61,7 +61,8 @@ void record_emit(json_t *rec);
  * joules_estimate = the timed window's board power (W) x the median of samples_ms (s), where the power is
  * telemetry.power_w_total when present (a case on several GPUs: the sum of their median powers; extra.energy.gpus
  * then repeats telemetry.gpus), else telemetry.power_w_median; where the telemetry has energy_j (the energy
- * counter over the timed window), joules_counter = energy_j / the timed calls (len(samples_ms)), counter_j and
+ * counter over the timed window), joules_counter = energy_j / the timed calls (extra.timed_calls where a sample
+ * holds several calls: collectives; else len(samples_ms)), counter_j and
  * calls beside it. joules is joules_counter where there is one (method "counter"), else joules_estimate (method
  * "power x time"). With a FLOP-rate metric (unit TFLOP/s) tflop_per_joule = value x time / joules (the work of one
  * call per joule of one call), with TB/s gb_per_joule = 1000 x that, with GB/s (collectives' busbw) gb_per_joule =

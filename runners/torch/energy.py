@@ -39,9 +39,11 @@ def energy(rec):
          "joules_estimate": joules}
     counter = tel.get("energy_j")
     if isinstance(counter, (int, float)) and not isinstance(counter, bool) and counter > 0:
-        joules = counter / len(all_ms)
+        calls = (rec.get("extra") or {}).get("timed_calls")  # a sample of several calls (collectives)
+        calls = calls if isinstance(calls, int) and not isinstance(calls, bool) and calls > 0 else len(all_ms)
+        joules = counter / calls
         e.update({"method": "counter", "joules": joules, "joules_counter": joules, "counter_j": float(counter),
-                  "calls": len(all_ms)})
+                  "calls": calls})
     w = tel.get("window_ms")
     if isinstance(w, (int, float)) and not isinstance(w, bool):
         e["window_ms"] = float(w)

@@ -344,6 +344,17 @@ static void test_energy_from_telemetry(void **state)
 	assert_int_equal(json_integer_value(json_object_get(e, "calls")), 3);
 	assert_true(fabs(json_real_value(json_object_get(e, "tflop_per_joule")) - 2.0 / 1.2) < 1e-9); /* 2 TFLOP / 1.2 J */
 	json_decref(rec);
+	/* a sample of several calls (a collective's iterations): the counter per call over extra.timed_calls */
+	rec = record_new("gemm", "x", params);
+	record_set_samples(rec, "tflops", "TFLOP/s", ms, 3, tflops_of_ms, &flop);
+	record_add_extra(rec, "timed_calls", json_integer(12));
+	record_add_extra(rec, "telemetry", json_pack("{s:b, s:f, s:f}", "available", 1, "power_w_median", 500.0,
+						     "energy_j", 3.6));
+	record_add_energy(rec);
+	e = json_object_get(json_object_get(rec, "extra"), "energy");
+	assert_true(fabs(json_real_value(json_object_get(e, "joules")) - 0.3) < 1e-12);
+	assert_int_equal(json_integer_value(json_object_get(e, "calls")), 12);
+	json_decref(rec);
 
 	/* TB/s: GB per joule */
 	rec = record_new("membw", "x", params);
