@@ -297,7 +297,7 @@ static void render_cost(json_t *r, int markdown)
 			if (!json_is_number(json_object_get(all[k], "joules")))
 				continue;
 			if (!energy++)
-				printf("\n%senergy per timed call (median board power x median time; idle power included):\n",
+				printf("\n%senergy per timed call (the energy counter over the timed loop / its calls, else median board power x median time):\n",
 				       markdown ? "- " : "");
 			printf("  %-12s %-46s %s: %.4g J", json_string_value(json_object_get(c, "suite")),
 			       json_string_value(json_object_get(c, "case")), labels[k],

@@ -13,7 +13,7 @@
 
 const struct finding_rule finding_rules[] = {
 	{ "linear-slower-than-matmul", "F.linear more than 5% slower than torch.matmul on the same shape" },
-	{ "heuristic-leaves-gain", "the tuned GEMM beats the library's heuristic choice by more than 3%" },
+	{ "heuristic-leaves-gain", "the tuned GEMM beats the library's heuristic choice by more than 3%, its interval above 0" },
 	{ "fp8-not-faster", "an fp8 case not at least 1.3x its bf16 twin" },
 	{ "backward-slow", "attention or SSM backward below 0.5x its forward's TFLOP/s" },
 	{ "throttled", "power or thermal throttling during the timed window" },
@@ -141,17 +141,40 @@ static void rule_linear(json_t *out, json_t *recs)
 	}
 }
 
+/* A record with extra.tune.confirm (the winner confirmed against the heuristic's first in paired blocks): the paired
+ * gain above the threshold and its 95% interval above 0; nothing when the confirmation kept the heuristic's first
+ * or the interval holds 0. An older record (no confirm): heuristic_gap_pct above the threshold. */
 static void rule_heuristic(json_t *out, json_t *recs)
 {
 	size_t i;
 	json_t *r;
 
 	json_array_foreach(recs, i, r) {
-		double gap = xnum(r, "heuristic_gap_pct");
+		json_t *conf = json_object_get(json_object_get(json_object_get(r, "extra"), "tune"), "confirm");
+		json_t *ci = json_object_get(conf, "gain_ci95_pct");
+		double gap = xnum(r, "heuristic_gap_pct"), gain, lo, hi;
 
-		if (is_ok(r, "gemm") && !strncmp(pstr(r, "algo"), "tune", 4) && gap > HEURISTIC_GAP_PCT)
-			add(out, "heuristic-leaves-gain", r, json_pack("{s:f, s:f}", "heuristic_gap_pct", gap, "tuned_tflops", value(r)),
-			    "the best of the library's candidates is %.1f%% faster than its heuristic's first choice", gap);
+		if (!is_ok(r, "gemm") || strncmp(pstr(r, "algo"), "tune", 4))
+			continue;
+		if (!json_is_object(conf)) {
+			if (gap > HEURISTIC_GAP_PCT)
+				add(out, "heuristic-leaves-gain", r,
+				    json_pack("{s:f, s:f}", "heuristic_gap_pct", gap, "tuned_tflops", value(r)),
+				    "the best of the library's candidates is %.1f%% faster than its heuristic's first choice", gap);
+			continue;
+		}
+		if (!json_is_true(json_object_get(conf, "done")) || json_array_size(ci) != 2 ||
+		    !json_is_number(json_object_get(conf, "gain_pct")))
+			continue;
+		gain = json_number_value(json_object_get(conf, "gain_pct"));
+		lo = json_number_value(json_array_get(ci, 0));
+		hi = json_number_value(json_array_get(ci, 1));
+		if (gain > HEURISTIC_GAP_PCT && lo > 0)
+			add(out, "heuristic-leaves-gain", r,
+			    json_pack("{s:f, s:f, s:f, s:f, s:f}", "gain_pct", gain, "gain_ci95_lo_pct", lo, "gain_ci95_hi_pct",
+				      hi, "heuristic_gap_pct", gap, "tuned_tflops", value(r)),
+			    "the best of the library's candidates is %.1f%% faster than its heuristic's first choice (95%% "
+			    "interval %.1f%% to %.1f%%, paired blocks)", gain, lo, hi);
 	}
 }
 

@@ -144,7 +144,7 @@ struct outcome {
 /* One rank's telemetry over a case's timed loop, as numbers a team sum carries: rank r fills slot r of an n x TEL_K
  * vector of zeros, and the sum hands every slot to rank 0. */
 enum { TEL_ACTIVE, TEL_OK, TEL_N, TEL_SM_MIN, TEL_SM_MEDIAN, TEL_SM_MAX, TEL_POWER, TEL_TEMP_MAX, TEL_REASONS_LO,
-       TEL_REASONS_HI, TEL_WINDOW_MS, TEL_K };
+       TEL_REASONS_HI, TEL_WINDOW_MS, TEL_ENERGY_OK, TEL_ENERGY_J, TEL_K };
 
 struct backend {
 	const char *name;
@@ -652,6 +652,8 @@ static void ccl_window_end(void *ctx, double *slot)
 		slot[TEL_REASONS_LO] = (double)(s.reasons & 0xffffffffULL); /* 32 bits each: exact in a double */
 		slot[TEL_REASONS_HI] = (double)(s.reasons >> 32);
 		slot[TEL_WINDOW_MS] = s.window_ms;
+		slot[TEL_ENERGY_OK] = s.energy_ok;
+		slot[TEL_ENERGY_J] = s.energy_j;
 	}
 }
 
@@ -690,6 +692,8 @@ static json_t *ccl_telemetry_json(void *ctx, const double *all, int n)
 		s->temp_c_max = v[TEL_TEMP_MAX];
 		s->reasons = (unsigned long long)v[TEL_REASONS_LO] | (unsigned long long)v[TEL_REASONS_HI] << 32;
 		s->window_ms = v[TEL_WINDOW_MS];
+		s->energy_ok = v[TEL_ENERGY_OK] != 0;
+		s->energy_j = v[TEL_ENERGY_J];
 	}
 	out = telemetry_combined_json(per, k);
 	free(per);
@@ -979,6 +983,7 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 
 		record_set_samples(rec, "busbw_gbps", "GB/s", o->iter_ms, o->nsamples, to_busbw, f);
 		record_add_extra(rec, "iters_per_sample", json_integer(c->every));
+		record_add_extra(rec, "timed_calls", json_integer(c->iters)); /* extra.energy: the counter per iteration */
 		record_add_extra(rec, "bytes", json_integer((json_int_t)o->sz.bytes));
 		record_add_extra(rec, "count", json_integer((json_int_t)(c->op == OP_ALL_REDUCE || c->op == OP_BROADCAST ? o->sz.in_count : o->sz.chunk)));
 		record_add_extra(rec, "in_place", json_boolean(c->in_place));

@@ -28,11 +28,14 @@ struct telemetry_sample {
 	unsigned long long reasons; /* throttle-reason bits (NVML's values) */
 };
 
-/* Where samples come from: the NVML backend, or a fake in tests. */
+/* Where samples come from: the NVML backend, or a fake in tests. energy, optional (NULL: the source has none):
+ * the board's cumulative energy counter in joules (NVML: nvmlDeviceGetTotalEnergyConsumption), read at a window's
+ * begin and end; 0, or negative. */
 struct telemetry_source {
 	void *ctx;
 	const char *name; /* "nvml" */
 	int (*read)(void *ctx, struct telemetry_sample *out); /* 0, or negative */
+	int (*energy)(void *ctx, double *joules);
 };
 
 struct telemetry_summary {
@@ -45,6 +48,8 @@ struct telemetry_summary {
 	double temp_c_max;
 	unsigned long long reasons; /* OR of every sample's reasons */
 	double window_ms;  /* the window's wall time, begin to end (0: not a timed window) */
+	int energy_ok;     /* energy_j holds the energy counter's difference over the window */
+	double energy_j;
 };
 
 struct telemetry {
@@ -54,7 +59,7 @@ struct telemetry {
 	struct telemetry_source src;
 	/* NVML, when loaded */
 	void *lib, *dev;
-	void *fn[8];
+	void *fn[9];
 	/* the sampler */
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -63,6 +68,8 @@ struct telemetry {
 	size_t n, cap;
 	struct telemetry_summary last; /* the last closed window */
 	double t0_ms;                  /* when the open window began (CLOCK_MONOTONIC) */
+	int e0_ok;                     /* e0_j: the energy counter when the open window began */
+	double e0_j;
 };
 
 #define TELEMETRY_INIT { 0 }
@@ -86,14 +93,16 @@ void telemetry_summarise(struct telemetry_summary *out, const struct telemetry_s
 /* Names of the set throttle-reason bits, comma-separated ("" when none); returns buf. */
 const char *telemetry_reason_names(unsigned long long bits, char *buf, size_t len);
 /* {available, source, samples, interval_ms, window_ms, sm_clock_mhz {min, median, max}, power_w_median, temp_c_max,
- *  throttle_reasons [names]} or {available: false, why} (new reference). */
+ *  throttle_reasons [names], energy_j (the energy counter over the window, where the source has one)} or
+ *  {available: false, why} (new reference). */
 json_t *telemetry_summary_json(const struct telemetry_summary *s);
 
 /* Several GPUs' windows over the same work (a collective: one summary per GPU, each sampled on its own GPU) as one:
  * {available, source, samples, interval_ms, sm_clock_mhz, power_w_median, temp_c_max, throttle_reasons} with the
  * keys of telemetry_summary_json(), plus gpus (n), power_w_total and combined (how, in words): samples summed;
  * sm_clock_mhz the lowest minimum, the mean of the medians, the highest maximum; power_w_median the mean of the
- * GPUs' median powers (per GPU), power_w_total their sum; temp_c_max the hottest; throttle_reasons the union. When a
+ * GPUs' median powers (per GPU), power_w_total their sum; temp_c_max the hottest; throttle_reasons the union; energy_j
+ * the sum of the GPUs' energy counters over their windows (only when every GPU has one). When a
  * GPU has no telemetry or its window saw no sample: {available: false, why (that GPU's, the first such), gpus}.
  * New reference. */
 json_t *telemetry_combined_json(const struct telemetry_summary *per_gpu, size_t n);

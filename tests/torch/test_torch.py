@@ -176,7 +176,8 @@ def test_do_bench_steady_on_cpu_and_the_telemetry_window():
     assert w["available"] and w["samples"] >= 1 and w["sm_clock_mhz"]["min"] >= 1700 and w["source"] == "fake"
     assert "sw_power_cap" in w["throttle_reasons"]
     _, sched = bl.do_bench(lambda: None, warmup_ms=1.0, rep_ms=2.0, flush=False)
-    assert sched["timing"] == bl.BURST_TIMING  # burst stays the default of do_bench
+    tm = dict(sched["timing"])
+    assert tm.pop("timed_per_call_ms") > 0 and tm == bl.BURST_TIMING  # burst stays the default of do_bench
 
 
 def test_do_bench_steady_sizes_the_window_after_the_warmup():
@@ -260,6 +261,46 @@ def test_energy_says_when_the_window_is_shorter_than_the_power_average():
     assert "power_window_note" not in energy.energy(rec)
     del rec["extra"]["telemetry"]["window_ms"]
     assert "window_ms" not in energy.energy(rec)
+
+
+def test_energy_from_the_counter_beside_the_estimate():
+    import energy
+    rec = {"status": "ok", "value": 1000.0, "unit": "TFLOP/s", "samples_ms": [2.0, 1.0, 4.0],
+           "extra": {"telemetry": {"available": True, "source": "nvml", "power_w_median": 500.0, "energy_j": 3.6}}}
+    e = energy.energy(rec)
+    assert e["method"] == "counter" and abs(e["joules"] - 1.2) < 1e-12 and e["calls"] == 3, e
+    assert abs(e["joules_estimate"] - 1.0) < 1e-12 and abs(e["tflop_per_joule"] - 2.0 / 1.2) < 1e-9, e
+    del rec["extra"]["telemetry"]["energy_j"]
+    e = energy.energy(rec)
+    assert e["method"] == "power x time" and e["joules"] == e["joules_estimate"] and "joules_counter" not in e, e
+
+
+def test_telemetry_window_reads_the_energy_counter():
+    counter = [10.0]
+
+    def joules():
+        counter[0] += 0.25
+        return counter[0]
+    tel = bl.Telemetry(source=lambda: (1700.0, 690.0, 61.0, 0), energy=joules)
+    tel.window_begin()
+    w = tel.window_end()
+    assert abs(w["energy_j"] - 0.25) < 1e-12, w
+    assert "energy_j" not in bl.Telemetry(source=lambda: (1700.0, 690.0, 61.0, 0)).window_end()
+
+
+def test_do_bench_steady_warms_up_with_the_timed_loop():
+    # each flush costs 1 ms here and the call 0.5 ms: the warm-up's per-call time holds the flush as the timed loop's does
+    short = dict(bl.STEADY, min_ms=20.0, window_ms=10.0, budget_ms=100.0, burst_ms=5.0, fallback_ms=20.0)
+    real_zero = torch.Tensor.zero_
+    try:
+        torch.Tensor.zero_ = lambda self: (time.sleep(0.001), self)[1]
+        samples, sched = bl.do_bench(lambda: time.sleep(0.0005), rep_ms=20.0, flush=True, flush_bytes=1 << 12,
+                                     mode="steady", steady=short)
+    finally:
+        torch.Tensor.zero_ = real_zero
+    tm = sched["timing"]
+    assert tm["warmup_per_call_ms"] >= 1.4 and tm["timed_per_call_ms"] >= 1.4, tm  # a warm-up without flush: ~0.5
+    assert abs(tm["warmup_per_call_ms"] / tm["timed_per_call_ms"] - 1) < 0.5, tm
 
 
 def test_zipf_batches_fresh_every_step_with_their_entropy():

@@ -74,6 +74,36 @@ static void test_heuristic_leaves_gain(void **state)
 	json_decref(f);
 }
 
+#define CONFIRM(gap, gain, lo, hi)                                                                                   \
+	"\"heuristic_gap_pct\": " gap ", \"tune\": {\"confirm\": {\"done\": true, \"pairs\": 5, \"gain_pct\": " gain \
+	", \"gain_ci95_pct\": [" lo ", " hi "], \"chosen\": \"winner\"}}"
+
+/* A confirmed record: the paired gain above 3% and its interval above 0; not a gap whose interval holds 0, nor one
+ * the confirmation found for the heuristic */
+static void test_heuristic_leaves_gain_confirmed(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	f = eval("[" GEMM("blaslt", "bf16", "tune8", "700", CONFIRM("6.9", "6.5", "4.1", "8.9")) "]", NULL);
+	assert_true(only(f, "heuristic-leaves-gain", "blaslt/bf16/tn/4096x4096x4096/tune8"));
+	assert_true(num(f, "gain_pct") == 6.5 && num(f, "gain_ci95_lo_pct") == 4.1 && num(f, "gain_ci95_hi_pct") == 8.9);
+	json_decref(f);
+	/* the pooled gap is large but the pairs disagree: the interval holds 0 */
+	f = eval("[" GEMM("blaslt", "bf16", "tune8", "700", CONFIRM("6.9", "5.0", "-1.2", "11.6")) "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+	/* a sure gain, but under 3% */
+	f = eval("[" GEMM("blaslt", "bf16", "tune8", "700", CONFIRM("2.0", "2.0", "1.5", "2.5")) "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+	/* the screen chose the heuristic's first: nothing confirmed, no finding whatever the gap says */
+	f = eval("[" GEMM("blaslt", "bf16", "tune8", "700",
+			  "\"heuristic_gap_pct\": 9, \"tune\": {\"confirm\": {\"done\": false, \"why\": \"x\"}}") "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+}
+
 static void test_fp8_not_faster(void **state)
 {
 	json_t *f;
@@ -295,6 +325,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_linear_slower_than_matmul),
 		cmocka_unit_test(test_heuristic_leaves_gain),
+		cmocka_unit_test(test_heuristic_leaves_gain_confirmed),
 		cmocka_unit_test(test_fp8_not_faster),
 		cmocka_unit_test(test_backward_slow),
 		cmocka_unit_test(test_backward_slow_ssm),
