@@ -118,11 +118,11 @@ ifeq ($(BENCH_HIP),1)
 CCL_LIBS  := $(ROCM_LIB) -lrccl
 endif
 
-$(RUNNER_DIR)/bench-coll: runners/coll/coll.c runners/coll/coll_sizes.c $(RUNNER_COMMON) $(GPU_OBJ) \
+$(RUNNER_DIR)/bench-coll: runners/coll/coll.c runners/coll/coll_sizes.c runners/common/ccllog.c $(RUNNER_COMMON) $(GPU_OBJ) \
                           $(wildcard runners/coll/*.h runners/common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(RUNNER_CFLAGS) $(MPI_CFLAGS) $(CCL_FLAGS) -o $@ runners/coll/coll.c runners/coll/coll_sizes.c \
-	  $(RUNNER_COMMON) $(GPU_OBJ) $(CCL_LIBS) $(MPI_LIBS) $(RUNNER_LIBS)
+	  runners/common/ccllog.c $(RUNNER_COMMON) $(GPU_OBJ) $(CCL_LIBS) $(MPI_LIBS) $(RUNNER_LIBS)
 
 runners: $(RUNNERS)
 
@@ -235,7 +235,7 @@ run: deps
 # --- tests ---------------------------------------------------------------------------------------------------------
 # unit tests link the tool's library and the runners' pure-C parts (timing core, records, GEMM check)
 UNIT_RUNNER_SRC := runners/common/dobench.c runners/common/record.c runners/common/loaded.c runners/common/telemetry.c runners/gemm/check.c \
-                   runners/coll/coll_sizes.c
+                   runners/coll/coll_sizes.c runners/common/ccllog.c
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_SRC) $(wildcard runners/common/*.h) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Irunners $(CMOCKA_CFLAGS) -o $@ $< $(UNIT_RUNNER_SRC) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) -lm \
