@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ccllog.c — NCCL/RCCL debug-log lines to facts, and the variables that did not take effect. The formats are
  * those of NCCL 2.2x's INFO lines (init.cc, tuning.cc, enqueue.cc, transport/{p2p,shm,net,nvls}.cc,
  * misc/param.cc) and RCCL's (the same lines; "RCCL version"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ccllog.h — what NCCL or RCCL says it chose, read back from its own debug log (NCCL_DEBUG=INFO,
  * NCCL_DEBUG_SUBSYS=CCLLOG_SUBSYS, NCCL_DEBUG_FILE): the library version it loaded, the variables it took from the

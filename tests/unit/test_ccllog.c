@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_ccllog.c — NCCL/RCCL debug logs (tests/fixtures/ccl) to effective facts, and the variables that did not take
  * effect: fires where a flag was ignored, and nowhere else. */
 #include <setjmp.h>
