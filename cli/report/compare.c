@@ -585,6 +585,24 @@ json_t *compare_stack_facts(const struct compare_side *s)
 	flatten(f, "lock.base", json_object_get(s->lock, "base"), 0);
 	/* a container run's image, by its immutable id */
 	flatten(f, "image.digest", json_object_get(s->image, "digest"), 0);
+	/* the fabric: physical network interfaces and RDMA devices (virtual ones, bridges and veths of containers, are
+	 * in environment.json but no difference between machines), and the GPU-GPU / GPU-NIC matrix */
+	{
+		json_t *fab = json_object_get(env, "fabric"), *v;
+		const char *k;
+
+		json_object_foreach(json_object_get(fab, "net"), k, v)
+			if (!strcmp(json_string_value(json_object_get(v, "kind")) ? json_string_value(json_object_get(v, "kind")) : "",
+				    "physical")) {
+				char *p = xstrfmt("fabric.net.%s", k);
+
+				flatten(f, p, v, 1);
+				free(p);
+			}
+		flatten(f, "fabric.infiniband", json_object_get(fab, "infiniband"), 0);
+		flatten(f, "fabric.gpu_topology", json_object_get(json_object_get(fab, "gpu_topology"), "matrix"), 0);
+		flatten(f, "fabric.gpu_topology.nics", json_object_get(json_object_get(fab, "gpu_topology"), "nics"), 1);
+	}
 	/* what the runners loaded: the libraries and packages that actually ran */
 	loaded_facts(f, json_object_get(env, "loaded"));
 	/* identities that differ by nature */
