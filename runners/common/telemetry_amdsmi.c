@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* telemetry_amdsmi.c — the AMD backend of telemetry.h: amd-smi's library (libamd_smi.so) through dlopen, no ROCm
  * header. Entry points whose arguments are plain integers or pointers to them only, so that the ABI holds across
  * ROCm 6 and 7: amdsmi_init, amdsmi_shut_down, amdsmi_get_socket_handles, amdsmi_get_processor_handles,

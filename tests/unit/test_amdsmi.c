@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_amdsmi.c — the amd-smi telemetry backend (runners/common/telemetry_amdsmi.c) against the fake libamd_smi.so
  * of tests/fake/amdsmi (built beside this test): the device found by PCI bus id, GFX clock, power from the energy
  * counter, the temperature sensor that answers, a window's summary, and the failures that leave telemetry

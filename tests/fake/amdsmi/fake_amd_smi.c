@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fake_amd_smi.c — a stand-in for amd-smi's libamd_smi.so with the entry points runners/common/telemetry_amdsmi.c
  * uses, for machines without an AMD GPU. Two GPUs on one socket: 0000:0c:00.0 (GFX 2100 MHz, hotspot 71 C) and
  * 0000:8a:00.0 (1900 MHz, no hotspot sensor, edge 45 C); the energy counter runs at FAKE_AMDSMI_POWER_W watts
