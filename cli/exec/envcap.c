@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "envcap.h"
+#include "fabric.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -990,6 +991,16 @@ json_t *envcap_collect(const char *dir)
 	} else {
 		json_object_set_new(root, "gpu_tool", json_null());
 		json_object_set_new(root, "gpus", json_array());
+	}
+	{ /* the network fabric, and nvidia-smi's GPU-GPU / GPU-NIC matrix (ROCm's links are in gpus[].links) */
+		json_t *fab = fabric_collect(), *topo;
+		char *tp = xstrfmt("%s/env/raw/nvidia-smi-topo.txt", dir), *tt = read_small(tp);
+
+		if (tt && (topo = fabric_parse_nvidia_topo(tt)))
+			json_object_set_new(fab, "gpu_topology", topo);
+		free(tt);
+		free(tp);
+		json_object_set_new(root, "fabric", fab);
 	}
 	if ((s = tool(dir, "nvcc-version.txt", nvcc))) {
 		char *r = strstr(s, "release ");

@@ -759,6 +759,8 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 	cases = NULL;
 	/* where a runner may leave files that belong to the run (TunableOp results): packed with it */
 	json_object_set_new(cfg, "artifacts", json_sprintf("%s/artifacts/%s", r->dir, s->name));
+	/* where a runner that drives NCCL/RCCL has it write its debug log (runners/common/ccllog.h): never the terminal */
+	json_object_set_new(cfg, "ccl_log", json_sprintf("%s/logs/%s.ccl", r->dir, tag_name));
 	if (r->peak) /* the denominators of MFU and % of peak, from images/bases/peaks.yaml */
 		json_object_set_new(cfg, "gpu_peak", json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "gpu", r->peak->key,
 							       "bf16_tflops", r->peak->bf16_tflops, "fp8_tflops",

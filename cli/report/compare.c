@@ -585,6 +585,24 @@ json_t *compare_stack_facts(const struct compare_side *s)
 	flatten(f, "lock.base", json_object_get(s->lock, "base"), 0);
 	/* a container run's image, by its immutable id */
 	flatten(f, "image.digest", json_object_get(s->image, "digest"), 0);
+	/* the fabric: physical network interfaces and RDMA devices (virtual ones, bridges and veths of containers, are
+	 * in environment.json but no difference between machines), and the GPU-GPU / GPU-NIC matrix */
+	{
+		json_t *fab = json_object_get(env, "fabric"), *v;
+		const char *k;
+
+		json_object_foreach(json_object_get(fab, "net"), k, v)
+			if (!strcmp(json_string_value(json_object_get(v, "kind")) ? json_string_value(json_object_get(v, "kind")) : "",
+				    "physical")) {
+				char *p = xstrfmt("fabric.net.%s", k);
+
+				flatten(f, p, v, 1);
+				free(p);
+			}
+		flatten(f, "fabric.infiniband", json_object_get(fab, "infiniband"), 0);
+		flatten(f, "fabric.gpu_topology", json_object_get(json_object_get(fab, "gpu_topology"), "matrix"), 0);
+		flatten(f, "fabric.gpu_topology.nics", json_object_get(json_object_get(fab, "gpu_topology"), "nics"), 1);
+	}
 	/* what the runners loaded: the libraries and packages that actually ran */
 	loaded_facts(f, json_object_get(env, "loaded"));
 	/* identities that differ by nature */
@@ -592,6 +610,42 @@ json_t *compare_stack_facts(const struct compare_side *s)
 	json_object_del(f, "gpu.pci_bus_id");
 	json_object_del(f, "gpu.index");
 	return f;
+}
+
+/* What NCCL/RCCL's log says a case ran with (extra.ccl_effective, runners/common/ccllog.h), in one line: the
+ * library and version, each collective's algorithm/protocol/channels, the coll channels, the transports, the
+ * network, NVLS and CollNet. NULL when the record has none. New string. */
+static char *ccl_brief(json_t *rec)
+{
+	json_t *eff = json_object_get(json_object_get(rec, "extra"), "ccl_effective"), *c, *ch;
+	struct strbuf sb = STRBUF_INIT;
+	const char *k;
+	size_t i;
+
+	if (!json_is_true(json_object_get(eff, "captured")))
+		return NULL;
+	strbuf_addf(&sb, "%s %s", json_string_value(json_object_get(eff, "library")) ? json_string_value(json_object_get(eff, "library")) : "?",
+		    json_string_value(json_object_get(eff, "version")) ? json_string_value(json_object_get(eff, "version")) : "?");
+	json_array_foreach(json_object_get(eff, "collectives"), i, c) {
+		const char *proto = json_string_value(json_object_get(c, "protocol"));
+
+		strbuf_addf(&sb, "; %s %s%s%s %lld channels", json_string_value(json_object_get(c, "op")),
+			    json_string_value(json_object_get(c, "algorithm")), proto ? "/" : "", proto ? proto : "",
+			    (long long)json_integer_value(json_object_get(c, "channels")));
+	}
+	if ((ch = json_object_get(json_object_get(eff, "channels"), "coll")))
+		strbuf_addf(&sb, "; %lld coll channels", (long long)json_integer_value(ch));
+	json_object_foreach(json_object_get(eff, "transports"), k, c)
+		strbuf_addf(&sb, "; via %s", k);
+	if (json_string_value(json_object_get(eff, "network")))
+		strbuf_addf(&sb, "; network %s", json_string_value(json_object_get(eff, "network")));
+	if (json_object_get(eff, "nvls"))
+		strbuf_addf(&sb, "; NVLS %s", json_is_true(json_object_get(json_object_get(eff, "nvls"), "available")) &&
+						 json_integer_value(json_object_get(json_object_get(eff, "channels"), "nvls")) > 0
+					 ? "on" : "off");
+	if (json_string_value(json_object_get(eff, "collnet")))
+		strbuf_addf(&sb, "; CollNet %s", json_string_value(json_object_get(eff, "collnet")));
+	return strbuf_detach(&sb);
 }
 
 static int status_ok(json_t *rec)
@@ -1388,6 +1442,17 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 				json_array_append_new(method, json_pack("{s:s, s:s, s:O, s:O}", "case", key, "label", groups[i].label,
 									"baseline_params", json_object_get(bref, "params"),
 									"params", json_object_get(orec, "params")));
+			{ /* what the library says it ran with: another algorithm, protocol, channels or transport is another
+			   * measurement, whatever the params say */
+				char *bb = ccl_brief(bref), *ob = ccl_brief(orec);
+
+				if (bb && ob && strcmp(bb, ob))
+					json_array_append_new(method, json_pack("{s:s, s:s, s:s, s:s, s:s}", "case", key, "label",
+										groups[i].label, "what", "ccl_effective",
+										"baseline_effective", bb, "effective", ob));
+				free(bb);
+				free(ob);
+			}
 			ook = status_ok(orec);
 			o_row = json_pack("{s:s, s:o, s:I, s:I, s:s}", "label", groups[i].label, "value",
 					  ook && !isnan(c->other.value) ? json_real(c->other.value) : json_null(), "n",

@@ -21,6 +21,7 @@ const struct finding_rule finding_rules[] = {
 	{ "loaded-not-pinned", "a library loaded at run time that is not the pinned one" },
 	{ "below-expected", "a headline below the documented fraction of the datasheet peak" },
 	{ "scaling-poor", "multi-GPU training below 85% scaling efficiency" },
+	{ "env-not-effective", "a variable the stack set that NCCL/RCCL's own log shows did not take effect" },
 	{ NULL, NULL },
 };
 
@@ -368,6 +369,26 @@ static void rule_loaded(json_t *out, json_t *recs)
 		}
 }
 
+static void rule_env_effective(json_t *out, json_t *recs)
+{
+	size_t i, j;
+	json_t *r, *m;
+
+	/* the collectives runner compares the variables it ran under with what the library's debug log says it did
+	 * (extra.ccl_effective.not_effective: {variable, asked, effective}, runners/common/ccllog.h) */
+	json_array_foreach(recs, i, r) {
+		json_t *eff = json_object_get(json_object_get(r, "extra"), "ccl_effective");
+		const char *lib = str(eff, "library");
+
+		json_array_foreach(json_object_get(eff, "not_effective"), j, m)
+			add(out, "env-not-effective", r,
+			    json_pack("{s:s, s:s, s:s}", "variable", str(m, "variable"), "asked", str(m, "asked"), "effective",
+				      str(m, "effective")),
+			    "%s=%s did not take effect: %s%s%s says %s", str(m, "variable"), str(m, "asked"), *lib ? lib : "the library",
+			    *str(eff, "version") ? " " : "", str(eff, "version"), str(m, "effective"));
+	}
+}
+
 static void rule_expected(json_t *out, json_t *recs, json_t *summary)
 {
 	size_t i;
@@ -466,6 +487,7 @@ json_t *findings_eval(json_t *records, json_t *summary_cases)
 	rule_loaded(out, records);
 	rule_expected(out, records, summary_cases);
 	rule_scaling(out, records);
+	rule_env_effective(out, records);
 	/* deterministic: rule order, then suite and case (records of several runs arrive in any order) */
 	n = json_array_size(out);
 	v = xcalloc(n ? n : 1, sizeof(*v));

@@ -180,10 +180,7 @@ fail:
 int telemetry_open(struct telemetry *t, const char *pci_bus_id)
 {
 #ifdef BENCH_HIP
-	(void)pci_bus_id;
-	reset(t);
-	snprintf(t->why, sizeof(t->why), "telemetry unavailable on ROCm in this build (ROCm SMI is not read)");
-	return -1;
+	return telemetry_open_amdsmi(t, "libamd_smi.so", pci_bus_id); /* telemetry_amdsmi.c */
 #else
 	return telemetry_open_library(t, NVML_LIB, pci_bus_id);
 #endif
@@ -464,6 +461,8 @@ void telemetry_close(struct telemetry *t)
 {
 	if (t->running)
 		telemetry_window_end(t, NULL);
+	if (t->backend_close)
+		t->backend_close(t->backend);
 	if (t->lib) {
 		nvml_shutdown_t shut;
 

@@ -2,7 +2,8 @@
 /*
  * telemetry.h — a GPU's SM clock, power, temperature and throttle reasons, read from the driver's management
  * library loaded at run time (dlopen: no link-time dependency, no vendor headers): NVML (libnvidia-ml.so.1) on
- * NVIDIA. ROCm SMI is not read in this build (a ROCm runner reports telemetry unavailable, with that reason).
+ * NVIDIA, amd-smi's libamd_smi.so on ROCm (telemetry_amdsmi.c: GFX clock, power from the energy counter,
+ * temperature; no throttle status).
  * A window runs a background sampler thread (every TELEMETRY_INTERVAL_MS) and summarises what it saw.
  *
  * Ownership: telemetry_open() fills a caller-provided struct telemetry (library and device handles, the sample
@@ -29,7 +30,8 @@ struct telemetry_sample {
 };
 
 /* Where samples come from: the NVML backend, or a fake in tests. energy, optional (NULL: the source has none):
- * the board's cumulative energy counter in joules (NVML: nvmlDeviceGetTotalEnergyConsumption), read at a window's
+ * the board's cumulative energy counter in joules (NVML: nvmlDeviceGetTotalEnergyConsumption; amd-smi:
+ * amdsmi_get_energy_count), read at a window's
  * begin and end; 0, or negative. */
 struct telemetry_source {
 	void *ctx;
@@ -60,6 +62,9 @@ struct telemetry {
 	/* NVML, when loaded */
 	void *lib, *dev;
 	void *fn[9];
+	/* another backend (amd-smi): its state, released by backend_close() at telemetry_close() */
+	void *backend;
+	void (*backend_close)(void *backend);
 	/* the sampler */
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -79,6 +84,9 @@ struct telemetry {
 int telemetry_open(struct telemetry *t, const char *pci_bus_id);
 /* The same with a given library path (tests point it at a missing file). */
 int telemetry_open_library(struct telemetry *t, const char *lib, const char *pci_bus_id);
+/* amd-smi's library at lib (libamd_smi.so; tests give a fake), the device by PCI bus id (as hipDeviceGetPCIBusId
+ * writes it; NULL or no match: the first GPU). Source "amdsmi". Returns 0, or -1 with t->why set. */
+int telemetry_open_amdsmi(struct telemetry *t, const char *lib, const char *pci_bus_id);
 /* The same over a given source (tests). */
 int telemetry_open_source(struct telemetry *t, const struct telemetry_source *src);
 void telemetry_close(struct telemetry *t);

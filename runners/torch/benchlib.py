@@ -178,15 +178,15 @@ class Telemetry:
     time), and a background sampler over a window. ok False and why set when NVML is not there; read() is a
     source of (sm_mhz, power_w, temp_c, reasons) tuples or None. source= replaces NVML (tests)."""
 
-    def __init__(self, lib="libnvidia-ml.so.1", pci_bus_id=None, source=None, energy=None):
+    def __init__(self, lib="libnvidia-ml.so.1", pci_bus_id=None, source=None, energy=None, amdsmi_lib=None):
         self.ok, self.why, self.match, self.name = False, "", None, "nvml"
         self._read, self._thread, self._samples, self._stop = None, None, [], threading.Event()
         self.last = {"available": False, "why": "no timed window"}
         if source is not None:
             self.ok, self._read, self.name, self._energy = True, source, "fake", energy
             return
-        if torch.version.hip:
-            self.why = "telemetry unavailable on ROCm in this build (ROCm SMI is not read)"
+        if amdsmi_lib or torch.version.hip:
+            self._open_amdsmi(amdsmi_lib or "libamd_smi.so", pci_bus_id)
             return
         try:
             nv = ctypes.CDLL(lib)
@@ -235,6 +235,83 @@ class Telemetry:
             self._energy = energy
 
     _energy = None  # the board's energy counter in joules, or None: read at a window's begin and end
+
+    def _open_amdsmi(self, lib, pci_bus_id):
+        """amd-smi's library, as runners/common/telemetry_amdsmi.c reads it: GFX clock, power from the energy
+        counter's rate between two reads, hotspot (else edge) temperature; no throttle status."""
+        self.name = "amdsmi"
+        try:
+            a = ctypes.CDLL(lib)
+            for f in ("amdsmi_init", "amdsmi_get_socket_handles", "amdsmi_get_processor_handles",
+                      "amdsmi_get_gpu_device_bdf", "amdsmi_get_clock_info", "amdsmi_get_energy_count",
+                      "amdsmi_get_temp_metric"):
+                getattr(a, f)
+        except OSError as e:
+            self.why = f"telemetry unavailable: cannot load {lib} ({e})"
+            return
+        except AttributeError as e:
+            self.why = f"telemetry unavailable: {lib} lacks {e}"
+            return
+        a.amdsmi_init.argtypes = [ctypes.c_uint64]
+        if a.amdsmi_init(1 << 1) != 0:  # AMDSMI_INIT_AMD_GPUS
+            self.why = "telemetry unavailable: amdsmi_init failed"
+            return
+        want = None
+        if pci_bus_id:
+            try:
+                d, b, rest = pci_bus_id.split(":")
+                want = (int(d, 16), int(b, 16), int(rest.split(".")[0], 16), int(rest.split(".")[1], 16))
+            except ValueError:
+                want = None
+        H = ctypes.c_void_p * 64
+        socks, ns, dev, first = H(), ctypes.c_uint32(64), None, None
+        if a.amdsmi_get_socket_handles(ctypes.byref(ns), socks) != 0:
+            ns.value = 0
+        for s in range(min(ns.value, 64)):
+            procs, npr = H(), ctypes.c_uint32(64)
+            if a.amdsmi_get_processor_handles(ctypes.c_void_p(socks[s]), ctypes.byref(npr), procs) != 0:
+                continue
+            for k in range(min(npr.value, 64)):
+                h = ctypes.c_void_p(procs[k])
+                first = first or h
+                bdf = ctypes.c_uint64()
+                if want and dev is None and a.amdsmi_get_gpu_device_bdf(h, ctypes.byref(bdf)) == 0:
+                    v = bdf.value  # function 3 bits, device 5, bus 8, domain 48
+                    if (v >> 16, (v >> 8) & 0xff, (v >> 3) & 0x1f, v & 7) == want:
+                        dev, self.match = h, "pci bus id %04x:%02x:%02x.%x" % want
+        if dev is None:
+            if first is None:
+                self.why = "telemetry unavailable: amd-smi lists no GPU"
+                return
+            dev, self.match = first, "index 0" + (" (bus id not found)" if pci_bus_id else "")
+        c = ctypes.c_int64()
+        sensor = 1 if a.amdsmi_get_temp_metric(dev, 1, 0, ctypes.byref(c)) == 0 else 0  # hotspot, else edge
+        last = {"uj": None, "t": None, "w": 0.0}
+
+        def read():
+            clk = (ctypes.c_uint32 * 64)()  # amdsmi_clk_info_t: the current clock (MHz) first
+            acc, res, ts, t = ctypes.c_uint64(), ctypes.c_float(), ctypes.c_uint64(), ctypes.c_int64()
+            if a.amdsmi_get_clock_info(dev, 0, clk) != 0 or \
+                    a.amdsmi_get_energy_count(dev, ctypes.byref(acc), ctypes.byref(res), ctypes.byref(ts)) != 0:
+                return None
+            uj, now = acc.value * res.value, time.monotonic()
+            if last["t"] is not None and now - last["t"] >= 1e-3 and uj >= last["uj"]:
+                last["w"] = (uj - last["uj"]) / 1e6 / (now - last["t"])
+            last["uj"], last["t"] = uj, now
+            if a.amdsmi_get_temp_metric(dev, sensor, 0, ctypes.byref(t)) != 0:
+                t.value = 0
+            return (float(clk[0]), last["w"], float(t.value), 0)
+        if read() is None:
+            self.why = "telemetry unavailable: amd-smi cannot read the GFX clock or energy"
+            return
+        self.ok, self._read = True, read
+
+        def energy():
+            acc, res, ts = ctypes.c_uint64(), ctypes.c_float(), ctypes.c_uint64()
+            if a.amdsmi_get_energy_count(dev, ctypes.byref(acc), ctypes.byref(res), ctypes.byref(ts)) != 0:
+                return None
+            return acc.value * res.value / 1e6  # microjoules to joules
+        self._energy = energy
 
     def read(self):
         return self._read() if self.ok else None

@@ -208,6 +208,26 @@ def test_telemetry_without_the_library_degrades():
     assert s["temp_c_max"] == 66.0 and s["throttle_reasons"] == ["gpu_idle", "sw_power_cap"]
 
 
+def test_telemetry_amdsmi_against_the_fake_library():
+    """runners/torch's amd-smi reading, against tests/fake/amdsmi's libamd_smi.so (built by make beside the unit
+    tests: BENCH_FAKE_AMDSMI names it; skipped without it)."""
+    lib = os.environ.get("BENCH_FAKE_AMDSMI")
+    if not lib or not os.path.exists(lib):
+        return
+    os.environ["FAKE_AMDSMI_POWER_W"] = "500"
+    tel = bl.Telemetry(amdsmi_lib=lib, pci_bus_id="00000000:8A:00.0")
+    assert tel.ok and tel.name == "amdsmi" and tel.match == "pci bus id 0000:8a:00.0", (tel.ok, tel.why, tel.match)
+    time.sleep(0.03)
+    mhz, w, c, r = tel.read()
+    assert mhz == 1900.0 and c == 45.0 and r == 0 and 450 < w < 550, (mhz, w, c, r)
+    tel.window_begin()
+    time.sleep(0.1)
+    s = tel.window_end()
+    assert s["source"] == "amdsmi" and s["samples"] >= 5 and 450 < s["power_w_median"] < 550, s
+    bad = bl.Telemetry(amdsmi_lib="/nonexistent/libamd_smi.so")
+    assert not bad.ok and "cannot load /nonexistent/libamd_smi.so" in bad.why
+
+
 def test_gemm_checks_every_case_before_timing_any():
     import gemm
     events, recs = [], []

@@ -18,6 +18,7 @@
 #include "core/strbuf.h"
 #include "exec/envcap.h"
 #include "exec/exec.h"
+#include "exec/fabric.h"
 #include "manifest/manifest.h"
 
 static char dir[] = "/tmp/bench-test-exec-XXXXXX";
@@ -309,6 +310,31 @@ static void test_rocm_variables_are_captured(void **state)
 	assert_int_equal(envcap_var_class("GPUTEMP"), 0);
 }
 
+/* nvidia-smi topo -m as the driver prints it (tab-separated header with multi-word names, " X " on the diagonal,
+ * an indented NIC legend): the GPU and NIC columns of each row, and the NIC names */
+static void test_nvidia_topo_matrix(void **state)
+{
+	const char *t = "\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+			"GPU0\t X \tNV18\tPXB\t0-47\t0\t\tN/A\n"
+			"GPU1\tNV18\t X \tSYS\t48-95\t1\t\tN/A\n"
+			"NIC0\tPXB\tSYS\t X \t\t\t\t\n\nLegend:\n\n  X    = Self\n  NV#  = Connection traversing a bonded set of # NVLinks\n\n"
+			"NIC Legend:\n\n  NIC0: mlx5_0\n";
+	json_t *j = fabric_parse_nvidia_topo(t), *m;
+
+	(void)state;
+	assert_non_null(j);
+	m = json_object_get(j, "matrix");
+	assert_int_equal(json_object_size(m), 3);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m, "GPU0"), "GPU1")), "NV18");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m, "GPU0"), "NIC0")), "PXB");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m, "GPU1"), "NIC0")), "SYS");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m, "GPU1"), "GPU1")), "X");
+	assert_null(json_object_get(json_object_get(m, "GPU0"), "CPU Affinity"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "nics"), "NIC0")), "mlx5_0");
+	json_decref(j);
+	assert_null(fabric_parse_nvidia_topo("No devices were found\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_rocmsmi_json_gives_gpus_with_topology),
 		cmocka_unit_test(test_rocminfo_lists_gpu_agents_only),
 		cmocka_unit_test(test_rocm_variables_are_captured),
+		cmocka_unit_test(test_nvidia_topo_matrix),
 	};
 	char *runs;
 	int rc;

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "common/ccllog.h"
 #include "report/findings.h"
 
 /* The findings of the records in text (a JSON array), with summary cases (NULL: none). */
@@ -320,6 +321,51 @@ static void test_order_and_failed_records(void **state)
 	json_decref(f);
 }
 
+/* A collectives record whose extra.ccl_effective is what the runner makes of fixture under the variables env. */
+static json_t *coll_record(const char *fixture, const char *const *env, size_t n)
+{
+	char path[256];
+	size_t len;
+	long end = 0;
+	char *text;
+	json_t *eff = json_object(), *rec;
+
+	snprintf(path, sizeof(path), "tests/fixtures/ccl/%s", fixture);
+	text = ccllog_read(path, 0, &len, &end);
+	assert_non_null(text);
+	ccllog_parse_into(eff, text, len);
+	free(text);
+	json_object_set_new(eff, "not_effective", ccllog_not_effective(eff, env, n));
+	rec = json_pack("{s:s, s:s, s:s, s:f, s:{}, s:{s:o}}", "suite", "collectives", "case",
+			"all_reduce/bf16/1MiB/out-of-place/r2n1", "status", "ok", "value", 100.0, "params", "extra",
+			"ccl_effective", eff);
+	return rec;
+}
+
+static void test_env_not_effective(void **state)
+{
+	const char *asked[] = { "NCCL_ALGO=Tree", "NCCL_PROTO=LL" }, *taken[] = { "NCCL_ALGO=Ring", "NCCL_PROTO=LL" };
+	json_t *recs = json_array(), *f;
+
+	(void)state;
+	/* NCCL read NCCL_ALGO=Tree and ran Ring: one finding, on NCCL_ALGO only (LL was taken) */
+	json_array_append_new(recs, coll_record("nccl-2.28-h200x2-algo-ignored.log", asked, 2));
+	f = findings_eval(recs, NULL);
+	assert_true(only(f, "env-not-effective", "all_reduce/bf16/1MiB/out-of-place/r2n1"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_array_get(f, 0), "numbers"), "variable")),
+			    "NCCL_ALGO");
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(f, 0), "message")), "nccl 2.28.3+cuda12.9"));
+	json_decref(f);
+	/* taken, and the default run without variables: nothing */
+	json_array_clear(recs);
+	json_array_append_new(recs, coll_record("nccl-2.28-h200x2-algo-taken.log", taken, 2));
+	json_array_append_new(recs, coll_record("nccl-2.28-h200x2-default.log", NULL, 0));
+	f = findings_eval(recs, NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+	json_decref(recs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_below_expected),
 		cmocka_unit_test(test_scaling_poor),
 		cmocka_unit_test(test_order_and_failed_records),
+		cmocka_unit_test(test_env_not_effective),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
