@@ -18,9 +18,10 @@ static const struct opt_cmd cmd = { "gc", "[--keep N] [--repo DIR] [--caches] [-
 				    "and so is every run whose bundle the results repository --repo holds (by sha256) and every "
 				    "run that says running. With --caches, also what $BENCH_HOME holds for stacks that no kept "
 				    "run and no --lock names: build contexts and git caches (cache/build, cache/git), apptainer "
-				    "images (cache/sif), host stacks (stacks/) and podman and docker images tagged "
-				    "localhost/bench-*; what another bench is building is left alone. --dry-run lists what "
-				    "would go, with sizes, and removes nothing." };
+				    "images (cache/sif), host stacks (stacks/), and the podman or docker image each build "
+				    "context that goes was built into; what another bench is building, and images whose build "
+				    "context is not in this $BENCH_HOME, are left alone. --dry-run lists what would go, with "
+				    "sizes, and removes nothing." };
 
 int cmd_gc(int argc, char **argv)
 {

@@ -341,47 +341,59 @@ static void plan_dir(struct gc_plan *p, const struct strvec *live, const char *d
 	closedir(d);
 }
 
-/* The images engine (podman, docker) holds tagged localhost/bench-* that live does not name. */
-static void plan_images(struct gc_plan *p, const struct strvec *live, const char *engine)
+/* The build contexts under dir that live does not name, and the image each was built into (context.sha256 names
+ * its tag, localhost/bench-<name>:<digest>) wherever podman or docker holds it. Only images this $BENCH_HOME built
+ * are looked at: an image tagged localhost/bench-* whose context is not here (another user's, another BENCH_HOME's)
+ * is never touched. A context whose image a kept run names is kept. */
+static void plan_contexts(struct gc_plan *p, const struct strvec *live, const char *dir)
 {
-	char *prog = spawn_which(engine), *out = NULL, *line, *save = NULL;
-	size_t len;
+	static const char *const engines[] = { "podman", "docker" };
+	DIR *d = opendir(dir);
+	struct dirent *de;
 
-	if (!prog)
+	if (!d)
 		return;
-	{
-		char *const argv[] = { prog, "images", "--format", "{{.Repository}}:{{.Tag}}", "--filter",
-				       "reference=localhost/bench-*", NULL };
+	while ((de = readdir(d))) {
+		char *path, *cp, *csha = NULL, *tag = NULL, *dash = strrchr(de->d_name, '-');
+		size_t clen;
+		struct stat st;
 
-		if (spawn_capture(&out, &len, argv, 1u << 20, 120) < 0 || !out) {
-			free(out);
-			free(prog);
-			return;
-		}
-	}
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *size = NULL;
-		size_t slen;
-		struct gc_item *it;
-
-		if (strncmp(line, "localhost/bench-", 16) || ends_with(line, ":<none>"))
+		if (de->d_name[0] == '.')
 			continue;
-		if (sv_has(live, line)) {
+		path = xstrfmt("%s/%s", dir, de->d_name);
+		cp = xstrfmt("%s/context.sha256", path);
+		if (dash && dash != de->d_name && fs_read_file(&csha, &clen, cp, 4096) == 0 && clen >= 16)
+			tag = xstrfmt("localhost/bench-%.*s:%.16s", (int)(dash - de->d_name), de->d_name, csha);
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || sv_has(live, path) || (tag && sv_has(live, tag)) ||
+		    dir_busy(path)) {
 			p->caches_kept++;
-			continue;
-		}
-		it = gc_plan_add(p, GC_IMAGE, xstrdup(line));
-		it->engine = xstrdup(engine);
-		{
-			char *const argv[] = { prog, "image", "inspect", "--format", "{{.Size}}", line, NULL };
+		} else {
+			gc_plan_add(p, GC_CACHE, xstrdup(path))->bytes = path_bytes(path);
+			for (size_t i = 0; tag && i < sizeof(engines) / sizeof(*engines); i++) {
+				char *prog = spawn_which(engines[i]), *size = NULL;
+				size_t slen;
 
-			if (spawn_capture(&size, &slen, argv, 64, 60) == 0 && size)
-				it->bytes = strtoull(size, NULL, 10);
+				if (prog) {
+					char *const argv[] = { prog, "image", "inspect", "--format", "{{.Size}}", tag, NULL };
+
+					if (spawn_capture(&size, &slen, argv, 64, 60) == 0 && size && slen && size[0] >= '0' &&
+					    size[0] <= '9') {
+						struct gc_item *it = gc_plan_add(p, GC_IMAGE, xstrdup(tag));
+
+						it->engine = xstrdup(engines[i]);
+						it->bytes = strtoull(size, NULL, 10);
+					}
+				}
+				free(size);
+				free(prog);
+			}
 		}
-		free(size);
+		free(tag);
+		free(csha);
+		free(cp);
+		free(path);
 	}
-	free(out);
-	free(prog);
+	closedir(d);
 }
 
 int gc_plan_caches(struct gc_plan *p, char *const *locks)
@@ -419,7 +431,7 @@ int gc_plan_caches(struct gc_plan *p, char *const *locks)
 			goto cleanup;
 	}
 	dir = xstrfmt("%s/build", cache);
-	plan_dir(p, &live, dir, "", 1);
+	plan_contexts(p, &live, dir);
 	free(dir);
 	dir = xstrfmt("%s/sif", cache);
 	plan_dir(p, &live, dir, ".sif", 0);
@@ -428,8 +440,6 @@ int gc_plan_caches(struct gc_plan *p, char *const *locks)
 	plan_dir(p, &live, dir, ".git", 1);
 	free(dir);
 	plan_dir(p, &live, host_stack_root(), "", 1);
-	plan_images(p, &live, "podman");
-	plan_images(p, &live, "docker");
 cleanup:
 	strvec_release(&live);
 	return err;

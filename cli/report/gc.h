@@ -5,8 +5,9 @@
  * runs of each manifest name are kept, and so is every run whose bundle a results repository holds (by sha256,
  * under its runs/) and every run whose status.json says running. With caches (gc_plan_caches), what $BENCH_HOME
  * holds for stacks goes too unless a kept run or a given lock names it: build contexts ($BENCH_HOME/cache/build),
- * apptainer images (cache/sif), git caches (cache/git), host stacks ($BENCH_HOME/stacks) and the podman and docker
- * images tagged localhost/bench-*; what another bench holds locked (a build under way) is never touched.
+ * apptainer images (cache/sif), git caches (cache/git), host stacks ($BENCH_HOME/stacks), and the podman or docker
+ * image each build context that goes was built into (its context.sha256 names the tag); what another bench holds
+ * locked (a build under way) is never touched, nor an image whose build context is not in this $BENCH_HOME.
  *
  * Ownership: gc_plan_runs() fills a caller-provided struct gc_plan that owns its items' strings; release them with
  * gc_plan_release().

@@ -6,8 +6,9 @@
 # apptainer images and the podman images are made small by hand (an image imported from a tiny tar and tagged, in
 # a podman storage of this test's own, so that no other image of this machine is touched). Kept: what a --lock
 # names (its host stack, git cache, build context and that context's image and SIF), what a kept run names (the
-# image its image/image.json records, its lock's stack), what another bench is building (a held .lock), and every
-# image not tagged localhost/bench-*. --dry-run lists and removes nothing; without --caches no cache is touched.
+# image its image/image.json records and that image's build context, its lock's stack), what another bench is
+# building (a held .lock), every image whose build context is not in this $BENCH_HOME (localhost/bench-* of another
+# BENCH_HOME too) and every image not tagged localhost/bench-*. An image goes with its build context. --dry-run lists and removes nothing; without --caches no cache is touched.
 . "$(dirname "$0")/lib.sh"
 SRC=$PWD
 C=$BENCH_HOME/cache
@@ -49,7 +50,9 @@ LSHA=$(sha256sum "$T/mb.lock.json" | cut -c1-16)
 OSHA=$(sha256sum "$T/old.lock.json" | cut -c1-16)
 A=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 B=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
-mkdir -p "$C/build/mb-$LSHA" "$C/build/mb-$OSHA" "$C/sif" "$C/git/0123456789abcdef0123456789abcdef.git"
+mkdir -p "$C/build/mb-$LSHA" "$C/build/mb-$OSHA" "$C/build/run-0123456789abcdef" "$C/sif" \
+	"$C/git/0123456789abcdef0123456789abcdef.git"
+echo cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc >"$C/build/run-0123456789abcdef/context.sha256"
 echo "$A" >"$C/build/mb-$LSHA/context.sha256"
 echo "$B" >"$C/build/mb-$OSHA/context.sha256"
 echo sif >"$C/sif/bench-mb-aaaaaaaaaaaaaaaa.sif"
@@ -75,7 +78,8 @@ if command -v podman >/dev/null 2>&1; then
 	mkdir -p "$T/img" && echo tiny >"$T/img/f" && tar -C "$T/img" -cf "$T/img.tar" f
 	if podman import -q "$T/img.tar" localhost/bench-mb:aaaaaaaaaaaaaaaa >/dev/null 2>"$T/podman.err"; then
 		HAVE_PODMAN=1
-		for t in localhost/bench-mb:bbbbbbbbbbbbbbbb localhost/bench-run:cccccccccccccccc localhost/other:1; do
+		for t in localhost/bench-mb:bbbbbbbbbbbbbbbb localhost/bench-run:cccccccccccccccc localhost/other:1 \
+			localhost/bench-foreign:dddddddddddddddd; do
 			podman tag localhost/bench-mb:aaaaaaaaaaaaaaaa "$t"
 		done
 	fi
@@ -112,12 +116,15 @@ kept "$C/sif/bench-mb-aaaaaaaaaaaaaaaa.sif" "the apptainer image of tonight's co
 gone "$C/sif/bench-mb-bbbbbbbbbbbbbbbb.sif" "the apptainer image of the old context"
 kept "$S/busybusybusybusybusybusybusybusy" "a stack another bench holds locked"
 kept "$RUN" "the run"
+kept "$C/build/run-0123456789abcdef" "the build context of the image a kept run records"
 if [ $HAVE_PODMAN = 1 ]; then
 	I=$(images)
 	case $I in *localhost/bench-mb:aaaaaaaaaaaaaaaa*) ok "kept: the image of tonight's context" ;; *) not_ok "image aaaa gone: $I" ;; esac
 	case $I in *localhost/bench-mb:bbbbbbbbbbbbbbbb*) not_ok "image bbbb kept: $I" ;; *) ok "removed: the image of the old context" ;; esac
 	case $I in *localhost/bench-run:cccccccccccccccc*) ok "kept: the image a kept run records" ;; *) not_ok "run image gone: $I" ;; esac
 	case $I in *localhost/other:1*) ok "kept: an image not tagged localhost/bench-*" ;; *) not_ok "other image gone: $I" ;; esac
+	case $I in *localhost/bench-foreign:dddddddddddddddd*) ok "kept: a bench image whose build context is not here" ;;
+	*) not_ok "foreign image gone: $I" ;; esac
 else
 	ok "# SKIP podman cannot import here: $(head -c 200 "$T/podman.err" 2>/dev/null)"
 fi
@@ -136,8 +143,10 @@ gone "$S/busybusybusybusybusybusybusybusy" "the stack, once its builder let go o
 expect 0 "gc --keep 0 --caches: the run goes, and what only it named" "$BENCH" gc --keep 0 --caches "$R"
 gone "$RUN" "the run beyond --keep 0"
 gone "$OLD" "the host stack only the removed run named"
+gone "$C/build/run-0123456789abcdef" "the build context only the removed run named"
 if [ $HAVE_PODMAN = 1 ]; then
 	case $(images) in *localhost/bench-run:*) not_ok "run image kept: $(images)" ;; *) ok "removed: the image only the removed run named" ;; esac
+	case $(images) in *localhost/bench-foreign:dddddddddddddddd*) ok "still kept: the image built elsewhere" ;; *) not_ok "foreign gone" ;; esac
 fi
 
 expect 1 "a --lock that cannot be read" "$BENCH" gc --lock "$T/nope.lock.json" "$R"
