@@ -10,6 +10,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export BENCH_HOME="$T/home"
 mkdir -p "$T/fake" "$T/runs"
+export BENCH_DATA=${BENCH_DATA:-$PWD}
 ln -s "$PWD/tests/fake/fake-runner.py" "$T/fake/bench-gemm"
 cat >"$T/m.yaml" <<'Y'
 bench: 1

@@ -14,7 +14,7 @@ set -u
 NIGHTS=${1:-30}
 SRC=$PWD
 BENCH=${BENCH:-$SRC/bench}
-export BENCH BENCH_RUNNERS=${BENCH_RUNNERS:-$SRC/build/runners}
+export BENCH BENCH_RUNNERS=${BENCH_RUNNERS:-$SRC/build/runners} BENCH_DATA=${BENCH_DATA:-$SRC}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export BENCH_HOME="$T/home"
