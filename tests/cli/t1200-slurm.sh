@@ -97,6 +97,15 @@ start_hung() { # output prefix
 	pid=$!
 	i=0
 	while [ $i -lt 100 ] && ! squeue -h -t RUNNING | grep -q .; do sleep 0.2; i=$((i + 1)); done
+	# the hang comes after two cases: wait until their records are in the run directory (on a loaded machine, with
+	# other tests alongside, two seconds were not always enough), at most a minute
+	i=0
+	while [ $i -lt 300 ]; do
+		r=$(ls -td "$T"/runs/*/ 2>/dev/null | head -n 1)
+		[ -n "$r" ] && [ "$(grep -c '"status":"ok"' "${r}results/collectives.jsonl" 2>/dev/null)" = 2 ] && break
+		sleep 0.2
+		i=$((i + 1))
+	done
 	sleep 2
 }
 
