@@ -226,8 +226,6 @@ static void free_list(char **v, size_t n)
 
 #define WINDOW_DAYS 90
 
-static int site_add(const char *repo, int repofd, char *const *keys, const char *rel, const char *sha, struct written *w,
-		    int render);
 
 struct hist {
 	struct compare_side *s;
@@ -238,6 +236,9 @@ struct hist {
 	long *day;
 	char (*sha)[65]; /* the bundle's, the summary's name */
 };
+
+static int site_add(const char *repo, int repofd, char *const *keys, const char *rel, const char *sha, struct written *w,
+		    struct hist *h);
 
 static const char *plan_channel(const struct compare_side *s)
 {
@@ -282,6 +283,30 @@ static json_t *load_json(const char *path)
 	return json_load_file(path, JSON_DECODE_ANY, NULL);
 }
 
+/* one more run in the history: its summary (sha, the bundle's digest) */
+static void hist_push(struct hist *h, json_t *j, const char *sha)
+{
+	if (h->n == h->alloc) {
+		h->alloc = h->alloc ? 2 * h->alloc : 64;
+		h->s = xrealloc(h->s, h->alloc * sizeof(*h->s));
+		h->date = xrealloc(h->date, h->alloc * sizeof(*h->date));
+		h->machine = xrealloc(h->machine, h->alloc * sizeof(*h->machine));
+		h->series = xrealloc(h->series, h->alloc * sizeof(*h->series));
+		h->day = xrealloc(h->day, h->alloc * sizeof(*h->day));
+		h->sha = xrealloc(h->sha, h->alloc * sizeof(*h->sha));
+	}
+	if (summary_side_load(&h->s[h->n], j, NULL) == 0 && safe_component(h->s[h->n].label)) {
+		dashboard_run_facts(h->date[h->n], &h->machine[h->n], &h->series[h->n], &h->s[h->n]);
+		h->day[h->n] = day_of(h->date[h->n]);
+		memcpy(h->sha[h->n], sha, 64);
+		h->sha[h->n][64] = '\0';
+		h->n++;
+	} else {
+		compare_side_release(&h->s[h->n]);
+		bench_error_clear();
+	}
+}
+
 /* every summary under repo/summaries, without samples */
 static void hist_load(struct hist *h, const char *repo)
 {
@@ -300,25 +325,7 @@ static void hist_load(struct hist *h, const char *repo)
 		free(path);
 		if (!j)
 			continue;
-		if (h->n == h->alloc) {
-			h->alloc = h->alloc ? 2 * h->alloc : 64;
-			h->s = xrealloc(h->s, h->alloc * sizeof(*h->s));
-			h->date = xrealloc(h->date, h->alloc * sizeof(*h->date));
-			h->machine = xrealloc(h->machine, h->alloc * sizeof(*h->machine));
-			h->series = xrealloc(h->series, h->alloc * sizeof(*h->series));
-			h->day = xrealloc(h->day, h->alloc * sizeof(*h->day));
-			h->sha = xrealloc(h->sha, h->alloc * sizeof(*h->sha));
-		}
-		if (summary_side_load(&h->s[h->n], j, NULL) == 0 && safe_component(h->s[h->n].label)) {
-			dashboard_run_facts(h->date[h->n], &h->machine[h->n], &h->series[h->n], &h->s[h->n]);
-			h->day[h->n] = day_of(h->date[h->n]);
-			memcpy(h->sha[h->n], f[i], 64);
-			h->sha[h->n][64] = '\0';
-			h->n++;
-		} else {
-			compare_side_release(&h->s[h->n]);
-			bench_error_clear();
-		}
+		hist_push(h, j, f[i]);
 		json_decref(j);
 	}
 	free_list(f, nf);
@@ -648,7 +655,7 @@ static int summaries_migrate(const char *repo, int repofd, char *const *keys, co
 	for (size_t i = 0; i < nall && !err; i++) {
 		char sha[65], *full = xstrfmt("%s/%s", repo, all[i]);
 
-		if (fs_sha256_file(sha, full) == 0 && site_add(repo, repofd, keys, all[i], sha, w, 0) < 0)
+		if (fs_sha256_file(sha, full) == 0 && site_add(repo, repofd, keys, all[i], sha, w, NULL) < 0)
 			bench_error_clear(); /* one that does not verify is left out, as the site always did */
 		free(full);
 	}
@@ -678,15 +685,14 @@ cleanup:
 	return err;
 }
 
-/* Adds the run at rel (a verified bundle in the repository, sha256 sha) to the summaries and verdicts (committed:
- * added to *w), writes its page once (site/runs/RUN.html, links relative to the page), then the index and the
- * dashboard from every summary. */
+/* Adds the run at rel (a verified bundle in the repository, sha256 sha) to the summaries (committed: added to *w),
+ * writes its page once (site/runs/RUN.html, links relative to the page); with h (the history, which it joins), the
+ * verdicts its date changes (committed too). */
 static int site_add(const char *repo, int repofd, char *const *keys, const char *rel, const char *sha, struct written *w,
-		    int render)
+		    struct hist *h)
 {
 	struct compare_opts co = { 0.02, 0.01, 2000, 0, keys, NULL };
 	struct compare_side side = COMPARE_SIDE_INIT;
-	struct hist h = { 0 };
 	json_t *sum = NULL, *smp = NULL;
 	char *full = xstrfmt("%s/%s", repo, rel), *name = NULL, *srel = NULL, *prel = NULL, *txt = NULL, *series = NULL;
 	const char *machine;
@@ -729,24 +735,65 @@ static int site_add(const char *repo, int repofd, char *const *keys, const char 
 		if (err)
 			goto cleanup;
 	}
-	if (!render)
+	if (!h)
 		goto cleanup; /* summaries_migrate(): the verdicts once all are summarised */
-	hist_load(&h, repo);
-	/* a page missing (site/ removed, or a repository from before pages were written once): made again, from its
-	 * bundle, verified; every other page stays as written */
-	for (size_t i = 0; i < h.n; i++) {
-		char *pname = xstrfmt("%s.html", h.s[i].label);
+	hist_push(h, sum, sha);
+	/* the verdicts this run changes: its date against the one before, the date after it against its date */
+	dashboard_run_facts(date, &machine, &series, &side);
+	if (!strcmp(plan_channel(&side), "nightly")) {
+		const char *next = "";
+
+		if ((err = verdict_store(repo, repofd, h, machine, series, date, w)) < 0)
+			goto cleanup;
+		for (size_t i = 0; i < h->n; i++)
+			if (!strcmp(h->machine[i], machine) && !strcmp(h->series[i], series) && strcmp(h->date[i], date) > 0 &&
+			    (!*next || strcmp(h->date[i], next) < 0))
+				next = h->date[i];
+		if (*next && (err = verdict_store(repo, repofd, h, machine, series, next, w)) < 0)
+			goto cleanup;
+	}
+cleanup:
+	if (sdir >= 0)
+		close(sdir);
+	if (site >= 0)
+		close(site);
+	if (pages >= 0)
+		close(pages);
+	compare_side_release(&side);
+	json_decref(sum);
+	json_decref(smp);
+	free(full);
+	free(name);
+	free(srel);
+	free(prel);
+	free(txt);
+	free(series);
+	return err;
+}
+
+/* The site from the history: a page missing (site/ removed, or a repository from before pages were written once)
+ * made again from its bundle, verified (every other page stays as written), the index and the dashboard. */
+static int site_render(const char *repo, int repofd, char *const *keys, struct hist *h)
+{
+	struct compare_opts co = { 0.02, 0.01, 2000, 0, keys, NULL };
+	int err = 0, site = -1, pages = -1;
+
+	if ((err = open_dir_nofollow(&site, repofd, repo, "site")) < 0 ||
+	    (err = open_dir_nofollow(&pages, repofd, repo, "site/runs")) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < h->n; i++) {
+		char *pname = xstrfmt("%s.html", h->s[i].label);
 		struct stat st;
 
-		if (fstatat(pages, pname, &st, AT_SYMLINK_NOFOLLOW) != 0 && strcmp(h.s[i].label, side.label)) {
+		if (fstatat(pages, pname, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			struct compare_side old = COMPARE_SIDE_INIT;
-			char *op = xstrfmt("%s/%s", repo, h.s[i].path), *orel = xstrfmt("site/runs/%s", pname);
+			char *op = xstrfmt("%s/%s", repo, h->s[i].path), *orel = xstrfmt("site/runs/%s", pname);
 
 			if (compare_load(&old, op, &co) == 0) {
 				struct strbuf page = STRBUF_INIT;
 
 				free(old.path);
-				old.path = xstrfmt("../../%s", h.s[i].path);
+				old.path = xstrfmt("../../%s", h->s[i].path);
 				html_render_report(&page, &old, 1, NULL);
 				err = write_at(pages, orel, pname, page.buf, page.len);
 				strbuf_release(&page);
@@ -760,39 +807,13 @@ static int site_add(const char *repo, int repofd, char *const *keys, const char 
 		if (err)
 			goto cleanup;
 	}
-	/* the verdicts this run changes: its date against the one before, the date after it against its date */
-	dashboard_run_facts(date, &machine, &series, &side);
-	if (!strcmp(plan_channel(&side), "nightly")) {
-		const char *next = "";
-
-		if ((err = verdict_store(repo, repofd, &h, machine, series, date, w)) < 0)
-			goto cleanup;
-		for (size_t i = 0; i < h.n; i++)
-			if (!strcmp(h.machine[i], machine) && !strcmp(h.series[i], series) && strcmp(h.date[i], date) > 0 &&
-			    (!*next || strcmp(h.date[i], next) < 0))
-				next = h.date[i];
-		if (*next && (err = verdict_store(repo, repofd, &h, machine, series, next, w)) < 0)
-			goto cleanup;
-	}
-	if (render && ((err = index_write(site, &h)) < 0 || (err = dashboard_write(repo, repofd, site, &h, &co)) < 0))
+	if ((err = index_write(site, h)) < 0 || (err = dashboard_write(repo, repofd, site, h, &co)) < 0)
 		goto cleanup;
 cleanup:
-	if (sdir >= 0)
-		close(sdir);
 	if (site >= 0)
 		close(site);
 	if (pages >= 0)
 		close(pages);
-	hist_release(&h);
-	compare_side_release(&side);
-	json_decref(sum);
-	json_decref(smp);
-	free(full);
-	free(name);
-	free(srel);
-	free(prel);
-	free(txt);
-	free(series);
 	return err;
 }
 
@@ -812,8 +833,8 @@ static int exclude_site(git_repository *r, const char *repo)
 
 	if (fs_read_file(&buf, &len, path, (size_t)1 << 20) < 0)
 		bench_error_clear();
-	if (!buf || !strstr(buf, "\n/site/\n")) {
-		char *nb = xstrfmt("%s%s/site/\n", buf ? buf : "", buf && len && buf[len - 1] != '\n' ? "\n" : "\n");
+	if (!buf || (strncmp(buf, "/site/\n", 7) && !strstr(buf, "\n/site/\n"))) {
+		char *nb = xstrfmt("%s%s/site/\n", buf ? buf : "", buf && len && buf[len - 1] != '\n' ? "\n" : "");
 
 		if ((err = fs_mkdir_p(dir)) == 0 && (err = fs_write_file(path, nb, strlen(nb), 0644)) < 0)
 			err = bench_error_set(BENCH_E_IO, "cannot write '%s' in '%s'", "info/exclude", repo);
@@ -870,6 +891,8 @@ int publish_bundles(size_t *out_new, const char *repo, const char *const *bundle
 		    int allow_incomplete)
 {
 	struct pub *p = xcalloc(n ? n : 1, sizeof(*p));
+	struct hist hist = { 0 };
+	int hist_up = 0;
 	struct bundle_limits lim;
 	git_repository *r = NULL;
 	int err = 0, git_up = 0, repofd = -1;
@@ -983,8 +1006,12 @@ int publish_bundles(size_t *out_new, const char *repo, const char *const *bundle
 		written_add(&w, env_rel);
 		msg = xstrfmt("publish %s (channel %s) signed by %s\n\nmanifest: %s\nbundle: %s\n", p[i].run, p[i].channel,
 			      p[i].keyid, p[i].name, p[i].rel);
-		if ((err = summaries_migrate(repo, repofd, keys, p[i].rel, &w)) < 0 ||
-		    (err = site_add(repo, repofd, keys, p[i].rel, p[i].vr.sha256, &w, 1)) < 0 ||
+		if (!hist_up) { /* the history, read once per call, from the summaries (made first where missing) */
+			if ((err = summaries_migrate(repo, repofd, keys, p[i].rel, &w)) == 0)
+				hist_load(&hist, repo);
+			hist_up = 1;
+		}
+		if (err < 0 || (err = site_add(repo, repofd, keys, p[i].rel, p[i].vr.sha256, &w, &hist)) < 0 ||
 		    (err = commit_written(r, repo, &w, msg)) < 0) {
 			/* not published: the bundle (and its summary) does not stay in the work tree to pass for published
 			 * next time */
@@ -1009,7 +1036,11 @@ next:
 		if (err)
 			goto cleanup;
 	}
+	/* the site, once for every bundle of this call: it is not committed */
+	if (hist_up)
+		err = site_render(repo, repofd, keys, &hist);
 cleanup:
+	hist_release(&hist);
 	git_repository_free(r);
 	if (git_up)
 		git_libgit2_shutdown();
