@@ -72,6 +72,18 @@ for f in figs:
     assert abs(shown / want - 1) < 0.01, (key, shown, want, unit, m.group(0))
 PY
 
+# the index prints each latest value re-prefixed as bench show does (1 <= mantissa < 1000), not %.4g of the
+# recorded unit
+python3 - "$R/site/index.html" <<'PY' && ok "index: latest values in scaled units" || not_ok "index units"
+import re, sys
+h = open(sys.argv[1]).read()
+cells = re.findall(r'<tr><td>gemm</td><td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td>', h)
+assert len(cells) == 4, cells  # 2 groups x 2 cases
+for v, unit in cells:
+    m = re.fullmatch(r'([0-9.]+) ([kMGTP]?)(\S+)', v)
+    assert m and 1 <= float(m.group(1)) < 1000 and unit.endswith(m.group(3)), (v, unit)
+PY
+
 # an old bundle changed in the repository after it was published: the next publish does not read it again
 P1=$R/runs/hist-a/nightly/$(basename "$A1").bench.tar.gz
 page1=$(sha256sum "$R/site/runs/$(basename "$A1").html" | cut -d' ' -f1)
