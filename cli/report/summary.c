@@ -40,7 +40,7 @@ static json_t *pick(json_t *src, const char *const *keys)
 
 json_t *summary_of_side(const struct compare_side *s, const char *sha256, const char *rel)
 {
-	static const char *const rec_keys[] = { "suite", "case", "metric", "unit", "status", "value", "error", "params", NULL };
+	static const char *const rec_keys[] = { "suite", "case", "metric", "unit", "status", "value", "error", NULL };
 	static const char *const case_keys[] = { "suite", "case", "status", "error", NULL };
 	json_t *o = json_object(), *recs = json_object(), *env = json_object(), *st = json_object(), *cases = json_array();
 	json_t *gpu = json_object_get(json_array_get(json_object_get(s->env, "gpus"), 0), "name"), *x, *c;
@@ -61,8 +61,9 @@ json_t *summary_of_side(const struct compare_side *s, const char *sha256, const 
 	json_object_set_new(o, "env", env);
 	copy_key(st, s->status, "state");
 	copy_key(st, s->status, "started");
-	json_array_foreach(json_object_get(s->status, "cases"), i, c)
-		json_array_append_new(cases, pick(c, case_keys));
+	json_array_foreach(json_object_get(s->status, "cases"), i, c) /* what compare_run_health() counts but "ok" */
+		if (strcmp(json_string_value(json_object_get(c, "status")) ? json_string_value(json_object_get(c, "status")) : "", "ok"))
+			json_array_append_new(cases, pick(c, case_keys));
 	json_object_set_new(st, "cases", cases);
 	json_object_set_new(o, "status", s->status ? st : json_null());
 	if (!s->status)
@@ -81,7 +82,8 @@ json_t *summary_samples_of_side(const struct compare_side *s)
 
 	json_object_foreach(s->records, k, x)
 		if (json_is_array(json_object_get(x, "samples_ms")))
-			json_object_set(o, k, json_object_get(x, "samples_ms"));
+			json_object_set_new(o, k, json_pack("{s:O, s:O?}", "samples_ms", json_object_get(x, "samples_ms"), "params",
+							    json_object_get(x, "params")));
 	return o;
 }
 
@@ -97,8 +99,9 @@ int summary_side_load(struct compare_side *out, json_t *sum, json_t *samples)
 	json_t *x;
 
 	memset(out, 0, sizeof(*out));
-	if (json_integer_value(json_object_get(sum, "format")) != SUMMARY_FORMAT || !run || !json_is_object(json_object_get(sum, "records")))
-		return bench_error_set(BENCH_E_VERIFY, "not a run summary of format %d", SUMMARY_FORMAT);
+	/* format 1 held params and every case's status inline: read as well */
+	if (json_integer_value(json_object_get(sum, "format")) < 1 || json_integer_value(json_object_get(sum, "format")) > SUMMARY_FORMAT || !run || !json_is_object(json_object_get(sum, "records")))
+		return bench_error_set(BENCH_E_VERIFY, "not a run summary of format 1 to %d", SUMMARY_FORMAT);
 	out->path = xstrdup(json_string_value(json_object_get(sum, "path")) ? json_string_value(json_object_get(sum, "path")) : "");
 	out->label = xstrdup(run);
 	out->run = xstrdup(run);
@@ -112,8 +115,14 @@ int summary_side_load(struct compare_side *out, json_t *sum, json_t *samples)
 	out->pricing = copy_or_null(json_object_get(sum, "pricing"));
 	if (ms && strlen(ms) < sizeof(out->manifest_sha256))
 		strcpy(out->manifest_sha256, ms);
-	json_object_foreach(out->records, k, x)
-		if (json_object_get(samples, k))
-			json_object_set(x, "samples_ms", json_object_get(samples, k));
+	json_object_foreach(out->records, k, x) {
+		json_t *sm = json_object_get(samples, k);
+
+		if (sm) {
+			json_object_set(x, "samples_ms", json_object_get(sm, "samples_ms"));
+			if (json_object_get(sm, "params"))
+				json_object_set(x, "params", json_object_get(sm, "params"));
+		}
+	}
 	return 0;
 }

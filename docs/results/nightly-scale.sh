@@ -88,9 +88,12 @@ for k in range(n):
 PY
 # sort by name's date, then machine: the order nightlies arrive in
 ls -d "$CACHE"/runs/*/ | sed 's,/$,,' | awk -F/ '{print $NF"\t"$0}' | sort | cut -f2 | head -n "$max" >"$CACHE/order.txt"
-while read -r d; do
-	[ -f "$d.bench.tar.gz" ] || "$BENCH" pack "$d" >/dev/null
-done <"$CACHE/order.txt"
+# pack_upto N: the first N clones packed (lazily: a size is measured as soon as its history exists)
+pack_upto() {
+	head -n "$1" "$CACHE/order.txt" | while read -r d; do
+		[ -f "$d.bench.tar.gz" ] || "$BENCH" pack "$d" >/dev/null
+	done
+}
 
 # 3. the repository, grown one publish at a time; measured at each size
 R="$CACHE/repo"
@@ -104,6 +107,7 @@ for n in $SIZES; do
 		echo "# size $n: the repository already holds $have nightlies; rm $CACHE/repo.count to measure again" >&2
 		continue
 	fi
+	pack_upto "$n"
 	# the history before: nightlies have+1 .. n-1, published in batches of 25
 	sed -n "$((have + 1)),$((n - 1))p" "$CACHE/order.txt" | sed 's/$/.bench.tar.gz/' | xargs -r -n 25 "$BENCH" publish --repo "$R" >/dev/null
 	# the measured one: the n-th
