@@ -99,9 +99,9 @@ pack_upto() {
 R="$CACHE/repo"
 [ -f "$CACHE/repo.count" ] || { rm -rf "$R"; echo 0 >"$CACHE/repo.count"; }
 have=$(cat "$CACHE/repo.count")
-printf '| nightlies N | publish of the N-th: wall s | peak RSS MB | dashboard KB | .git MB | work tree MB (site, runs, summaries) |\n'
-printf '|---|---|---|---|---|---|\n'
-: >"$CACHE/table.tsv"
+printf '| nightlies N | publish of the N-th: wall s | CPU s (user+sys) | peak RSS MB | dashboard KB | .git MB | work tree MB (site, runs, summaries) |\n'
+printf '|---|---|---|---|---|---|---|\n'
+: >>"$CACHE/table.tsv" # the sizes measured so far, kept with the cache: a later call adds its rows and fits them all
 for n in $SIZES; do
 	if [ "$have" -ge "$n" ]; then
 		echo "# size $n: the repository already holds $have nightlies; rm $CACHE/repo.count to measure again" >&2
@@ -116,17 +116,18 @@ for n in $SIZES; do
 	have=$n
 	echo "$have" >"$CACHE/repo.count"
 	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$CACHE/time.txt")
+	cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$CACHE/time.txt")
 	rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.1f", $2 / 1024}' "$CACHE/time.txt")
 	dash=$(($(wc -c <"$R/site/dashboard.html") / 1024))
 	git=$(du -sm "$R/.git" | cut -f1)
 	wt=$(du -sm --exclude=.git "$R" | cut -f1)
-	printf '| %s | %s | %s | %s | %s | %s |\n' "$n" "$wall" "$rss" "$dash" "$git" "$wt"
-	printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$wall" "$rss" "$(du -sk "$R/.git" | cut -f1)" "$(du -sk --exclude=site "$R" | cut -f1)" >>"$CACHE/table.tsv"
+	printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$wall" "$cpu" "$rss" "$dash" "$git" "$wt"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$wall" "$rss" "$(du -sk "$R/.git" | cut -f1)" "$(du -sk --exclude=site "$R" | cut -f1)" "$cpu" >>"$CACHE/table.tsv"
 done
 # 4. the fit: publish time and RSS as a + b*N + c*N^2 (least squares), the repository's growth per nightly
 python3 - "$CACHE/table.tsv" <<'PY'
 import sys
-rows = [list(map(float, l.split("\t"))) for l in open(sys.argv[1]) if l.strip()]
+rows = [list(map(float, l.split("\t"))) for l in open(sys.argv[1]) if len(l.split("\t")) == 6]
 if len(rows) < 3:
     print("\n(fewer than 3 sizes measured in this call: no fit)")
     sys.exit(0)
@@ -146,7 +147,7 @@ def fit(xs, ys, deg):
     v = [sum(y * x ** i for x, y in zip(xs, ys)) for i in range(deg + 1)]
     return solve(m, v)
 ns = [r[0] for r in rows]
-for name, col, unit in (("publish wall", 1, "s"), ("peak RSS", 2, "MB")):
+for name, col, unit in (("publish wall", 1, "s"), ("publish CPU", 5, "s"), ("peak RSS", 2, "MB")):
     a, b, c = fit(ns, [r[col] for r in rows], 2)
     print("\n%s = %.3g + %.3g*N + %.3g*N^2 %s (at N=1460: b*N = %.3g, c*N^2 = %.3g)" % (name, a, b, c, unit, b * 1460, c * 1460 ** 2))
 for name, col in ((".git", 3), ("work tree without site/", 4)):
