@@ -164,7 +164,7 @@ int runlist_collect(json_t **out, const char *dir, char *const *keys)
 			free(path);
 			continue;
 		}
-		if (S_ISDIR(st.st_mode)) {
+		if (S_ISDIR(st.st_mode) && !(l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX))) {
 			char *a = xstrfmt("%s/status.json", path), *b = xstrfmt("%s/plan.json", path), *c = xstrfmt("%s/summary.json", path);
 			int is_run = !access(a, F_OK) || !access(b, F_OK) || !access(c, F_OK);
 
@@ -177,9 +177,12 @@ int runlist_collect(json_t **out, const char *dir, char *const *keys)
 			}
 			e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "run", "path", path);
 			list_run(e, path);
-		} else if (S_ISREG(st.st_mode) && l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX)) {
+		} else if (l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX)) {
 			e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "bundle", "path", path);
-			list_bundle(e, path, keys);
+			if (S_ISREG(st.st_mode)) /* a FIFO, device or directory named like a bundle: listed, as an error */
+				list_bundle(e, path, keys);
+			else if (!json_object_set_new(e, "verify", json_string("UNVERIFIED")))
+				json_object_set_new(e, "error", json_string("not a regular file"));
 		} else {
 			free(path);
 			continue;
