@@ -27,11 +27,11 @@ int cli_fail(int err)
 	return bench_exit_code(err);
 }
 
-int cli_confirm_signed_manifest(const char *mpath, const char *variant, const char *image, const char *keyid,
+int cli_confirm_signed_manifest(const char *mpath, const char *lock, const char *variant, const char *image, const char *keyid,
 				const char *origin, int yes)
 {
 	struct manifest m = MANIFEST_INIT;
-	json_t *items = NULL, *it;
+	json_t *items = NULL, *it, *lockj = lock ? json_loads(lock, 0, NULL) : NULL;
 	char *k = esc_text(keyid), *o = esc_text(origin), line[64];
 	size_t i, hooks = 0;
 	int rc;
@@ -42,7 +42,7 @@ int cli_confirm_signed_manifest(const char *mpath, const char *variant, const ch
 		rc = cli_fail(BENCH_E_MANIFEST);
 		goto cleanup;
 	}
-	items = trust_exec_items(&m);
+	items = trust_exec_items(&m, lockj);
 	fprintf(stderr, "bench: the bundle is signed by key id %s, trusted as %s\n", k, o);
 	fprintf(stderr, "bench: reproducing it executes what its manifest says; here that is:\n");
 	if (image) {
@@ -87,6 +87,7 @@ int cli_confirm_signed_manifest(const char *mpath, const char *variant, const ch
 	rc = 3;
 cleanup:
 	json_decref(items);
+	json_decref(lockj);
 	manifest_release(&m);
 	free(k);
 	free(o);

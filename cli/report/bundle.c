@@ -980,6 +980,27 @@ static int tarscan_pax(struct tar_scan *ts)
 			return tarscan_fail(ts, "a malformed pax extended header at byte %llu", (unsigned long long)ts->hdr_off);
 		if ((size_t)(eq - sp) == 4 && !memcmp(sp, "path", 4) && !seen_path++ && eq + 1 < p + len - 1) {
 		} else if ((size_t)(eq - sp) == 5 && !memcmp(sp, "mtime", 5) && !seen_mtime++) {
+			/* what bench writes: a decimal integer of at most 12 digits, optionally a '.' and 1 to 9 digits;
+			 * no sign, no exponent, no nan or inf, which GNU tar and Python refuse or read otherwise */
+			const char *v = eq + 1, *ve = p + len - 1, *d = v;
+
+			while (d < ve && *d >= '0' && *d <= '9')
+				d++;
+			if (d == v || d - v > 12)
+				return tarscan_fail(ts, "a pax 'mtime' that is not a decimal time at byte %llu",
+						    (unsigned long long)ts->hdr_off);
+			if (d < ve) {
+				const char *f = ++d;
+
+				if (d[-1] != '.')
+					return tarscan_fail(ts, "a pax 'mtime' that is not a decimal time at byte %llu",
+							    (unsigned long long)ts->hdr_off);
+				while (d < ve && *d >= '0' && *d <= '9')
+					d++;
+				if (d != ve || d == f || d - f > 9)
+					return tarscan_fail(ts, "a pax 'mtime' that is not a decimal time at byte %llu",
+							    (unsigned long long)ts->hdr_off);
+			}
 		} else if ((size_t)(eq - sp) == 4 && !memcmp(sp, "size", 4) && !ts->pax_has_size) {
 			const char *v = eq + 1, *ve = p + len - 1;
 
@@ -1230,21 +1251,34 @@ static la_ssize_t in_read(struct archive *a, void *ctx, const void **out)
 	return n;
 }
 
-/* After the tar end: inflates what libarchive left (the tar's zero padding) to the gzip trailer, checks that
- * nothing follows it, reads the rest of the file into the digest and waits for the reader. Returns 0, or
- * BENCH_E_VERIFY / BENCH_E_IO with the reason set. */
-static int in_finish(struct in_stream *in, const char *tar)
+/* The zero padding a tar writer may leave after the end-of-archive marker: the rest of a 10240-byte record, and
+ * more than enough beside libarchive's read-ahead of one CHUNK. More is refused, not inflated: a small gzip of
+ * gigabytes of zeros would cost seconds of CPU to anyone who verifies or compares it. */
+#define TAR_PAD_SLACK ((uint64_t)CHUNK + (1u << 20))
+
+/* After the tar end (end: the tar stream offset libarchive consumed): inflates what libarchive left (the tar's
+ * zero padding, at most TAR_PAD_SLACK bytes past end) to the gzip trailer, checks that nothing follows it, reads
+ * the rest of the file into the digest and waits for the reader. Returns 0, or BENCH_E_VERIFY / BENCH_E_IO with
+ * the reason set. */
+static int in_finish(struct in_stream *in, const char *tar, uint64_t end)
 {
 	int err = 0;
 	size_t n;
 
 	if (!in->started)
 		return 0;
-	while (!in->zend)
+	while (!in->zend) {
 		if (in_inflate(in) < 0) {
 			err = bench_error_set(BENCH_E_VERIFY, "%s", in->zmsg);
 			break;
 		}
+		if (in->tar_bytes > end + TAR_PAD_SLACK) {
+			err = bench_error_set(BENCH_E_VERIFY, "more than %llu bytes of padding after the end of the tar "
+					      "archive (bench writes at most one 10240-byte record)",
+					      (unsigned long long)TAR_PAD_SLACK);
+			break;
+		}
+	}
 	if (!err && in->z.avail_in)
 		err = bench_error_set(BENCH_E_VERIFY, "%u byte(s) of trailing data after the end of the gzip stream",
 				      in->z.avail_in);
@@ -1498,7 +1532,7 @@ static int read_pass(struct pass *ps, int fd)
 		/* what libarchive consumed ends with the end-of-archive marker; only zero padding may follow it */
 		uint64_t end = (uint64_t)archive_filter_bytes(a, 0);
 
-		if ((err = in_finish(&in, ps->tar)) < 0)
+		if ((err = in_finish(&in, ps->tar, end)) < 0)
 			goto cleanup;
 		if (in.nonzero_end > end) {
 			err = bench_error_set(BENCH_E_VERIFY, "data after the end of the tar archive (an entry or garbage "

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "compare.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -299,8 +300,10 @@ static void side_reset(struct compare_side *s)
 	json_object_clear(s->records);
 }
 
-/* a run directory's file through the same sink (streamed: a results file is never held whole) */
-static void feed_file(struct bundle_sink *sink, const char *dir, const char *rel)
+/* a run directory's file through the same sink (streamed: a results file is never held whole); a file that
+ * is not there is skipped, one that is there but is not a regular file (a FIFO, a device, a directory, a link to
+ * one) or cannot be opened is an error naming it: BENCH_E_IO, exit 1 */
+static int feed_file(struct bundle_sink *sink, const char *dir, const char *rel)
 {
 	char *p = xstrfmt("%s/%s", dir, rel), *buf;
 	int fd = fs_open_regular(p, 0); /* a FIFO named like a member: refused, not waited on */
@@ -309,16 +312,22 @@ static void feed_file(struct bundle_sink *sink, const char *dir, const char *rel
 	size_t n;
 	int err = 0;
 
+	if (fd < 0 && errno != ENOENT && errno != ENOTDIR) {
+		err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", p,
+				      errno == EINVAL ? "not a regular file" : strerror(errno));
+		free(p);
+		return err;
+	}
 	free(p);
 	if (!f) {
 		if (fd >= 0)
 			close(fd);
-		return;
+		return 0;
 	}
 	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || sink->open(sink->ctx, rel, (uint64_t)st.st_size) <= 0) {
 		fclose(f);
 		bench_error_clear();
-		return;
+		return 0;
 	}
 	buf = xmalloc(1u << 16);
 	while (!err && (n = fread(buf, 1, 1u << 16, f)) > 0)
@@ -328,6 +337,7 @@ static void feed_file(struct bundle_sink *sink, const char *dir, const char *rel
 	bench_error_clear();
 	free(buf);
 	fclose(f);
+	return 0;
 }
 
 static int load_dir(struct compare_side *s, const char *dir)
@@ -337,16 +347,20 @@ static int load_dir(struct compare_side *s, const char *dir)
 	struct side_sink k;
 	struct bundle_sink sink;
 
+	int err = 0;
+
 	side_sink_init(&k, &sink, s);
-	for (size_t i = 0; i < sizeof(docs) / sizeof(*docs); i++)
-		feed_file(&sink, dir, docs[i]);
-	for (size_t i = 0; suite_registry[i]; i++) {
+	for (size_t i = 0; !err && i < sizeof(docs) / sizeof(*docs); i++)
+		err = feed_file(&sink, dir, docs[i]);
+	for (size_t i = 0; !err && suite_registry[i]; i++) {
 		char *rel = xstrfmt("results/%s.jsonl", suite_registry[i]->name);
 
-		feed_file(&sink, dir, rel);
+		err = feed_file(&sink, dir, rel);
 		free(rel);
 	}
 	strbuf_release(&k.buf);
+	if (err < 0)
+		return err;
 	if (!s->plan)
 		return bench_error_set(BENCH_E_FAIL, "'%s' is not a run directory or a bundle (no plan.json)", dir);
 	{

@@ -35,9 +35,12 @@ static int step_at(const unsigned char *s, size_t *len)
 	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 1;
 	*len = need + 1;
-	/* C1 (two bytes, each shown); the bidirectional embeddings, overrides and isolates, which reorder what a
-	 * terminal shows */
-	return cp <= 0x9f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+	/* C1 (two bytes, each shown); the bidirectional embeddings, overrides, isolates and marks, which reorder
+	 * what a terminal shows; the invisible ones (zero-width space, joiners, word joiner, invisible operators,
+	 * the byte order mark) and the line and paragraph separators, which hide or split text */
+	return cp <= 0x9f || cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) || cp == 0x2028 || cp == 0x2029 ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069) ||
+	       cp == 0xfeff;
 }
 
 int esc_needed(const char *s)

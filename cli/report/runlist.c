@@ -314,7 +314,7 @@ int runlist_collect(json_t **out, const char *dir, char *const *keys, int verify
 			free(path);
 			continue;
 		}
-		if (S_ISDIR(st.st_mode)) {
+		if (S_ISDIR(st.st_mode) && !(l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX))) {
 			char *a = xstrfmt("%s/status.json", path), *b = xstrfmt("%s/plan.json", path), *c = xstrfmt("%s/summary.json", path);
 			int is_run = !access(a, F_OK) || !access(b, F_OK) || !access(c, F_OK);
 
@@ -327,18 +327,23 @@ int runlist_collect(json_t **out, const char *dir, char *const *keys, int verify
 			}
 			e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "run", "path", path);
 			list_run(e, path);
-		} else if (S_ISREG(st.st_mode) && l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX)) {
-			char *id = bundle_id(path);
+		} else if (l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX)) {
+			char *id;
 
-			if ((e = ls_cache_get(&cache, de->d_name, id))) { /* as listed now: this path */
+			if (!S_ISREG(st.st_mode)) { /* a FIFO, device or directory named like a bundle: listed as an error, never cached */
+				e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "bundle", "path", path);
+				if (!json_object_set_new(e, "verify", json_string("UNVERIFIED")))
+					json_object_set_new(e, "error", json_string("not a regular file"));
+			} else if ((e = ls_cache_get(&cache, de->d_name, (id = bundle_id(path))))) { /* as listed now: this path */
 				json_object_set_new(e, "path", json_string(path));
 				json_object_set_new(e, "cached", json_true());
+				free(id);
 			} else {
 				e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "bundle", "path", path);
 				list_bundle(e, path, keys);
 				ls_cache_put(&cache, de->d_name, id, e);
+				free(id);
 			}
-			free(id);
 		} else {
 			free(path);
 			continue;

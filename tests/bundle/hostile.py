@@ -141,6 +141,14 @@ tar_raw = {  # (blocks after status.json, the members they add to the statement)
     "tar-v7reg": (file_block(f"{run}/v.json", b"{}", type=tarfile.AREGTYPE), [(f"{run}/v.json", b"{}")]),
     "tar-gnumagic": (file_block(f"{run}/g.json", b"{}", fmt=tarfile.GNU_FORMAT), [(f"{run}/g.json", b"{}")]),
     "tar-base256": (None, [(f"{run}/b.json", b"{}")]),
+    # pax values bench never writes (review B4): GNU tar and Python refuse or misread these mtimes
+    **{f"tar-xmtime-{k}": (pax_block([("mtime", v)]) + file_block(f"{run}/a.json", b"{}"), [(f"{run}/a.json", b"{}")])
+       for k, v in (("nan", "nan"), ("inf", "-1e9999"), ("neg", "-1"), ("exp", "1e3"), ("big", "1234567890123"),
+                    ("frac", "1."), ("hex", "0x10"), ("space", " 1"), ("ok", "1700000000"), ("okfrac", "1700000000.5"))},
+    "tar-xpathdotdot": (pax_block([("path", f"{run}/cases/../a.json")]) + file_block(f"{run}/b.json", b"{}"),
+                        [(f"{run}/a.json", b"{}")]),
+    "tar-xpathabs": (pax_block([("path", f"/{run}/a.json")]) + file_block(f"{run}/b.json", b"{}"), [(f"{run}/a.json", b"{}")]),
+    "tar-padded": (b"\0" * (64 << 20), []),  # 64 MiB of zeros after the end marker: bounded, refused
 }
 if variant in tar_raw:
     blocks, more = tar_raw[variant]

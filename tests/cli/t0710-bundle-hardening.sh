@@ -43,6 +43,22 @@ for v in global global-comment xcomment xlinkpath xattr xcharset xsparse xdup xx
 	refused "tar header kind: $v, show --no-verify" "$why" "$BENCH" show --no-verify "$f"
 	refused "tar header kind: $v, compare --allow-unverified" "$why" "$BENCH" compare --allow-unverified "$f" "$f"
 done
+# pax values bench never writes (review B4): an mtime that is not a decimal time, a pax path held to the ustar rules;
+# zero padding after the end marker beyond one record + slack (a small gzip of gigabytes of zeros) refused early
+for v in xmtime-nan xmtime-inf xmtime-neg xmtime-exp xmtime-big xmtime-frac xmtime-hex xmtime-space xpathdotdot \
+	xpathabs padded; do
+	f=$("$PY" tests/bundle/hostile.py "tar-$v" "$T" "$BENCH_HOME")
+	case $v in
+	xmtime-*) why="a pax 'mtime' that is not a decimal time" ;; xpathdotdot) why="'..' path component" ;;
+	xpathabs) why="absolute path" ;; padded) why="bytes of padding after the end of the tar archive" ;;
+	esac
+	refused "tar pax value: $v" "$why" "$BENCH" verify "$f"
+	refused "tar pax value: $v, compare --allow-unverified" "$why" "$BENCH" compare --allow-unverified "$f" "$f"
+done
+for v in xmtime-ok xmtime-okfrac; do
+	f=$("$PY" tests/bundle/hostile.py "tar-$v" "$T" "$BENCH_HOME")
+	expect 0 "tar pax value: $v (a decimal time, as bench writes) verifies" "$BENCH" verify "$f"
+done
 # the global header's forgery is real: Python's tarfile reads the decoy entry as status.json
 f=$("$PY" tests/bundle/hostile.py tar-global "$T" "$BENCH_HOME")
 "$PY" -c 'import sys, tarfile

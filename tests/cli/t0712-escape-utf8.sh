@@ -13,13 +13,16 @@ clean() { # description file
 	if "$PY" - "$2" <<'PY'; then ok "$1: well-formed UTF-8, no control character"; else not_ok "$1 emits control characters"; show "$2"; fi
 import sys
 t = open(sys.argv[1], "rb").read().decode("utf-8")  # strict: invalid UTF-8 fails
-bad = [c for c in t if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069]
+bad = [c for c in t if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069
+       or ord(c) == 0x61c or 0x200b <= ord(c) <= 0x200f or ord(c) in (0x2028, 0x2029, 0xfeff) or 0x2060 <= ord(c) <= 0x2064]
 sys.exit(1 if bad else 0)
 PY
 }
 i=0
 for text in '€\033]0;pwned\007\033[31mRED' 'é\r\033[2Jdone' '日本\007\033]8;;http://x\033\\' '𝄞\302\233' 'ü\342\200\256txt.exe' \
-	'Ω\177\033[1A' 'ж\010\010\010ok'; do
+	'Ω\177\033[1A' 'ж\010\010\010ok' \
+	'a\342\200\213b\342\200\214c\342\200\215d' 'l\342\200\216r\342\200\217x\330\234' 'p\342\200\250q\342\200\251r' \
+	'w\342\201\240j\342\201\244k' 'bom\357\273\277z'; do
 	i=$((i + 1))
 	mkdir -p "$T/v$i"
 	BENCH_ESC=$(printf "$text") "$PY" tests/bundle/hostile.py escape-utf8 "$T/v$i" "$BENCH_HOME" >"$T/path" || not_ok "hostile.py"
@@ -42,6 +45,19 @@ json.dump({"state": "complete" + e, "started": "2026-01-01T00:00:00Z" + e, "case
 	expect 0 "variant $i: ls of a run directory" "$BENCH" ls "$T/r$i"
 	clean "variant $i: ls of a run directory" "$T/out"
 done
+# zero-width and directional marks (review B8): escaped, as the docs list them, in show and in verify's errors
+mkdir -p "$T/zw"
+BENCH_ESC=$(printf 'A\342\200\213B\342\200\217C') "$PY" tests/bundle/hostile.py escape-utf8 "$T/zw" "$BENCH_HOME" >"$T/path"
+f=$(cat "$T/path")
+expect 0 "show of zero-width and RLM marks" "$BENCH" show "$f"
+expect_out 'A\xe2\x80\x8bB\xe2\x80\x8fC'
+"$PY" -c '
+import json, sys
+e = json.load(open(sys.argv[1])); e["signatures"][0]["keyid"] = "abc\u200f\u200d\u200e\u200b\u2028\ufeffdef"
+open(sys.argv[1], "w").write(json.dumps(e))' "$f.intoto.jsonl"
+expect 8 "verify with a marked key id: refused" "$BENCH" verify "$f"
+clean "verify's error naming the key id" "$T/err"
+expect_err 'abc\xe2\x80\x8f\xe2\x80\x8d\xe2\x80\x8e\xe2\x80\x8b\xe2\x80\xa8\xef\xbb\xbfdef'
 # the multi-byte characters themselves are kept
 mkdir -p "$T/keep"
 BENCH_ESC=$(printf '€\033x') "$PY" tests/bundle/hostile.py escape-utf8 "$T/keep" "$BENCH_HOME" >"$T/path"

@@ -31,7 +31,20 @@ expect_err "is not a regular file"
 bounded 8 "show of a FIFO bundle" "$BENCH" show "$f"
 bounded 8 "show --no-verify of a FIFO bundle" "$BENCH" show --no-verify "$f"
 bounded 8 "compare --allow-unverified of a FIFO bundle" "$BENCH" compare --allow-unverified "$f" "$f"
-bounded 0 "ls skips a FIFO named like a bundle" "$BENCH" ls "$T/b"
+bounded 0 "ls lists a FIFO named like a bundle" "$BENCH" ls "$T/b"
+expect_out "not a regular file"
+# the same for a link to /dev/zero and a directory named like a bundle (review B9: the bundle vanished from ls)
+for kind in zero dir; do
+	mkdir -p "$T/b-$kind"
+	f=$(python3 tests/bundle/hostile.py escape "$T/b-$kind" "$BENCH_HOME")
+	rm "$f"
+	if [ $kind = zero ]; then ln -s /dev/zero "$f"; else mkdir "$f"; fi
+	bounded 0 "ls lists a $kind named like a bundle" "$BENCH" ls "$T/b-$kind"
+	expect_out "not a regular file"
+	bounded 0 "ls --json lists it with its error" "$BENCH" ls --json "$T/b-$kind"
+	python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); sys.exit(0 if any(x.get("error") == "not a regular file" for x in (e if isinstance(e, list) else e.get("entries", e.get("runs", [])))) else 1)' "$T/out" &&
+		ok "--json: the entry carries the error" || { not_ok "--json entry"; show "$T/out"; }
+done
 mkdir -p "$T/e"
 f=$(python3 tests/bundle/hostile.py escape "$T/e" "$BENCH_HOME")
 rm "$f.intoto.jsonl" && mkfifo "$f.intoto.jsonl"
@@ -48,5 +61,19 @@ printf '{"name": "x", "channel": "c", "vendor": "cpu"}' >"$T/cmp/run1/plan.json"
 echo '{"state": "complete", "cases": []}' >"$T/cmp/run1/status.json"
 mkfifo "$T/cmp/run1/results/gemm.jsonl"
 timeout 10 "$BENCH" compare "$T/cmp/run1" "$T/cmp/run1" >"$T/out" 2>"$T/err"
-[ $? != 124 ] && ok "compare of a run whose results file is a FIFO does not block" || not_ok "compare blocked on a FIFO"
+rc=$?
+[ $rc != 124 ] && ok "compare of a run whose results file is a FIFO does not block" || not_ok "compare blocked on a FIFO"
+# ... and says so (review B9: it compared nothing, exit 0): exit 1, the file named
+[ $rc = 1 ] && grep -q "cannot read '$T/cmp/run1/results/gemm.jsonl': not a regular file" "$T/err" &&
+	ok "compare: a FIFO results file is an error naming it (exit 1)" || { not_ok "compare FIFO results: exit $rc"; show "$T/err"; }
+for kind in zero dir; do
+	rm -rf "$T/cmp/run1/results/gemm.jsonl"
+	if [ $kind = zero ]; then ln -s /dev/zero "$T/cmp/run1/results/gemm.jsonl"; else mkdir "$T/cmp/run1/results/gemm.jsonl"; fi
+	bounded 1 "compare of a run whose results file is a $kind: exit 1" "$BENCH" compare "$T/cmp/run1" "$T/cmp/run1"
+	expect_err "cannot read '$T/cmp/run1/results/gemm.jsonl': not a regular file"
+done
+rm -rf "$T/cmp/run1/results/gemm.jsonl"
+mkfifo "$T/cmp/run1/status.json.new" && mv "$T/cmp/run1/status.json.new" "$T/cmp/run1/status.json"
+bounded 1 "compare of a run whose status.json is a FIFO: exit 1" "$BENCH" compare "$T/cmp/run1" "$T/cmp/run1"
+expect_err "status.json': not a regular file"
 finish

@@ -66,13 +66,19 @@ fi
 D=${B%.bench.tar.gz}
 for var in LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT PYTHONSTARTUP PYTHONHOME BASH_ENV ENV PROMPT_COMMAND PERL5OPT RUBYOPT \
 	NODE_OPTIONS BROWSER CHROMIUM_FLAGS CHROME_WRAPPER GCONV_PATH MALLOC_CHECK_ GLIBC_TUNABLES JAVA_TOOL_OPTIONS \
-	OMPI_MCA_plm_rsh_agent CUDA_INJECTION64_PATH NCCL_NET_PLUGIN BASH_FUNC_ls GIT_SSH_COMMAND PATH; do
+	OMPI_MCA_plm_rsh_agent CUDA_INJECTION64_PATH NCCL_NET_PLUGIN BASH_FUNC_ls GIT_SSH_COMMAND PATH \
+	HWLOC_PLUGINS_PATH HWLOC_COMPONENTS I_MPI_OFI_LIBRARY KRB5_CONFIG CUDA_HOME __GLX_VENDOR_LIBRARY_NAME \
+	GDK_PIXBUF_MODULE_FILE OMPI_MCA_mca_component_path PMIX_MCA_mca_component_path UCX_MODULE_DIR FI_PROVIDER_PATH \
+	NCCL_TUNER_PLUGIN NCCL_PROFILER_PLUGIN HSA_TOOLS_LIB ROCP_TOOL_LIB FOO_PLUGIN_PATH ACME_INJECTION_LIB \
+	XYZ_LIBRARY_PATH XYZ_MODULE_DIR XYZ_TOOLS_LIB; do
 	sed "s|^    MARK: .*|    $var: /tmp/x|" "$T/m.yaml" >"$D/manifest.yaml"
 	rm -f "$B" "$B.intoto.jsonl"
 	"$BENCH" pack "$D" >/dev/null 2>&1 || not_ok "pack"
 	expect 3 "$var: refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
 	grep -A1 "stack.env.$var " "$T/err" | grep -q "loads code or changes how programs start" &&
 		ok "$var is named as loading code" || { not_ok "$var not named"; show "$T/err"; }
+	# counted: PYTHONPATH, PYTHONWARNINGS and this one (issue 31 review B1: an unflagged HWLOC_PLUGINS_PATH ran)
+	grep -q "^bench: 3 variables above load code" "$T/err" && ok "$var counted" || { not_ok "$var not counted"; show "$T/err"; }
 done
 # a benign variable is listed but not named
 sed "s|^    MARK: .*|    OMP_NUM_THREADS: 4|" "$T/m.yaml" >"$D/manifest.yaml"
@@ -106,6 +112,29 @@ for s in "runtime.engine                           podman" "runtime.launcher    
 	"suites.gemm.env_matrix.LD_PRELOAD        /tmp/a.so"; do
 	expect_err "$s"
 done
+# the lock is shown: what a locked build fetches and builds (review B2, B3: the lock's wheel URL and git commit,
+# not the manifest's index and ref, are what is installed and built)
+cat >"$D/manifest.lock.json" <<J
+{"schema": "bench.lock/v1", "manifest_sha256": "0", "base": {"ref": "docker.io/library/debian:bookworm",
+ "digest": "sha256:1111111111111111111111111111111111111111111111111111111111111111"},
+ "components": {"blas": {"source": "git", "git": "https://example.invalid/other.git", "ref": "main",
+  "commit": "aa20aa20aa20aa20aa20aa20aa20aa20aa20aa20"},
+  "torch": {"source": "pip", "index": "https://example.invalid/simple", "version": "2.5.0",
+  "url": "file:///tmp/evilidx/torch-2.5.0-py3-none-any.whl", "sha256": "2222222222222222222222222222222222222222222222222222222222222222",
+  "packages": [{"name": "torch", "version": "2.5.0", "url": "file:///tmp/evilidx/torch-2.5.0-py3-none-any.whl",
+   "sha256": "2222222222222222222222222222222222222222222222222222222222222222"},
+   {"name": "evil", "version": "1.0", "url": "https://evil.invalid/evil-1.0-py3-none-any.whl",
+   "sha256": "3333333333333333333333333333333333333333333333333333333333333333"}]}}}
+J
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+expect 3 "a manifest with a lock: refused without --yes" "$BENCH" reproduce -q -o "$T/r6" "$B" </dev/null
+for s in "stack.components.blas.locked             git https://example.invalid/blas.git (the lock names https://example.invalid/other.git) commit aa20aa20aa20aa20aa20aa20aa20aa20aa20aa20" \
+	"stack.components.torch.locked            pip file:///tmp/evilidx/torch-2.5.0-py3-none-any.whl sha256 2222222222222222222222222222222222222222222222222222222222222222" \
+	"stack.components.torch.locked            package evil 1.0: https://evil.invalid/evil-1.0-py3-none-any.whl sha256 3333333333333333333333333333333333333333333333333333333333333333" \
+	"stack.base.locked                        sha256:1111111111111111111111111111111111111111111111111111111111111111"; do
+	expect_err "$s"
+done
+rm -f "$D/manifest.lock.json"
 # a host stack's path component
 cat >"$D/manifest.yaml" <<Y
 bench: 1

@@ -18,13 +18,28 @@ export ROCM_QUERY='host=x&token=pw-query-E5&y=1'
 export NCCL_PEER='root:pw-bracket-F6@[fd00::1]:22'
 export RCCL_CFG='secret: pw-yaml-H8'
 export NCCL_SOCKET_IFNAME=eth0
+# review B7: the credentials of a header, token shapes, a PEM key, command-line passwords; keys in records
+export NCCL_HDR='Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.pwBearerJ1'
+export CUDA_HDR='Proxy-Authorization: Basic dXNlcjpwd0Jhc2ljSzI='
+export HIP_GH='see ghp_pwGithubL3abcdefghijklmnopqrstuvwx here'
+export ROCM_HF='hf_pwHuggingM4abcdefghijklmnopqrstuv'
+export NCCL_AWS='AKIAPWAWSN5EXAMPLE12 wJalrXUtnFEMI/K7MDENG/bPxRfiCYpwAwsO6ky1'
+export CUDA_SLACK='xoxb-1234-pwSlackP7abc' CUDA_GITLAB='glpat-pwGitlabQ8abcdefghij' CUDA_OPENAI='sk-proj-pwOpenaiR9abcdefghijkl'
+export HIP_PEM='-----BEGIN OPENSSH PRIVATE KEY-----
+b3BlbnNzaC1rZXktdjEpwPemS1bodyline
+pwPemS1secondline
+-----END OPENSSH PRIVATE KEY-----'
+export ROCM_MYSQL='mysql -u root -ppwMysqlT2 db' ROCM_CURL='curl -u bob:pwCurlU3 https://h/' ROCM_OPT='tool --password pwOptV4 --token pwOptW5'
+export FAKE_EXTRA='{"": {"password": "pwRecX6", "auth_token": "pwRecY7", "nested": {"api_key": "pwRecZ8"}, "pass": "fwd", "key": "k1"}}'
 BENCH_RUNNERS=$T/fake FAKE_LEAK=1 expect 0 "a run whose runner echoes its environment everywhere" "$BENCH" run -q -o "$T/runs" "$T/m.yaml"
 B=$(sed -n 2p "$T/out")
 D=${B%.bench.tar.gz}
 [ -s "$D/leak/env.txt" ] && [ -s "$D/leak/env.json" ] && ok "the runner wrote its own files" || not_ok "no leak files"
 tar -tzf "$B" | grep -q "leak/env.json" && ok "its files are in the bundle" || not_ok "leak files not packed"
 mkdir -p "$T/x" && tar -C "$T/x" -xzf "$B"
-for s in tok-s3cr3t-A1 's3cr3t-G7' pw-json-B2 pw-noscheme-C3 pw-url-D4 pw-query-E5 pw-bracket-F6 pw-yaml-H8; do
+for s in tok-s3cr3t-A1 's3cr3t-G7' pw-json-B2 pw-noscheme-C3 pw-url-D4 pw-query-E5 pw-bracket-F6 pw-yaml-H8 \
+	pwBearerJ1 dXNlcjpwd0Jhc2ljSzI pwGithubL3 pwHuggingM4 AKIAPWAWSN5EXAMPLE12 pwAwsO6 pwSlackP7 pwGitlabQ8 pwOpenaiR9 \
+	pwPemS1 b3BlbnNzaC1rZXktdjE pwMysqlT2 pwCurlU3 pwOptV4 pwOptW5 pwRecX6 pwRecY7 pwRecZ8; do
 	hits=$(grep -rlF -- "$s" "$T/x" | sed "s|$T/x/||")
 	[ -z "$hits" ] && ok "'$s' is in no member of the bundle" || { not_ok "'$s' leaked into: $hits"; }
 done
@@ -43,5 +58,18 @@ for p in glob.glob(d + "/results/*.jsonl"):
 e = json.load(open(d + "/env/environment.json"))["env"]
 assert e["NCCL_SOCKET_IFNAME"] == "eth0" and "pw-json-B2" not in e["NCCL_IB_CONFIG"], e
 assert e["CUDA_DB"] == "<redacted>@db.internal:5432", e["CUDA_DB"]
+PY
+# what is data is kept: a record's "pass" and "key", the user of curl -u, the header's name
+python3 - "$D" <<'PY' && ok "records keep \"pass\" and \"key\"; redaction keeps the user and the header name" || not_ok "data lost to the scrubber"
+import glob, json, sys
+d = sys.argv[1]
+for p in glob.glob(d + "/results/*.jsonl"):
+    for line in open(p):
+        r = json.loads(line)
+        assert r["extra"]["pass"] == "fwd" and r["extra"]["key"] == "k1", r["extra"]
+        assert r["extra"]["password"] == "<redacted>" and r["extra"]["nested"]["api_key"] == "<redacted>", r["extra"]
+        env = r["extra"]["environ"]
+        assert env["ROCM_CURL"] == "curl -u bob:<redacted> https://h/", env["ROCM_CURL"]
+        assert env["NCCL_HDR"] == "Authorization: <redacted>", env["NCCL_HDR"]
 PY
 finish
