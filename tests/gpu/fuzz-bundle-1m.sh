@@ -9,8 +9,8 @@
 #   here:  sh tests/gpu/fuzz-bundle-1m.sh prepare      make fuzz, then .carry/fuzz/ (fuzz_bundle and the non-glibc
 #                                                      libraries it loads, ~56 MB; run after prepare-carry.sh,
 #                                                      which empties .carry/)
-#   there: sh tests/gpu/fuzz-bundle-1m.sh run [PROCS [RUNS]]   carry .carry/fuzz; PROCS processes (14) of RUNS
-#                                                      executions each (75000), at most 540 s
+#   there: sh tests/gpu/fuzz-bundle-1m.sh run [PROCS [RUNS [SECS]]]  carry .carry/fuzz; PROCS processes (14) of RUNS
+#                                                      executions each (75000), at most SECS (540) s
 #
 # run writes under $OUT/fuzz/: summary.txt (per process: exit status, executions, exec/s, last stats line; the
 # total; the verdict), log-N (each process's libFuzzer output), art/ (crash, leak, timeout or OOM inputs, if any)
@@ -38,6 +38,7 @@ prepare)
 run)
 	procs=${2:-14}
 	runs=${3:-75000}
+	secs=${4:-540}
 	O=${OUT:?set OUT}/fuzz
 	W=$(mktemp -d)
 	FB=$PWD/$F/fuzz_bundle
@@ -49,7 +50,7 @@ run)
 	while [ "$i" -le "$procs" ]; do
 		mkdir -p "$W/p$i/corpus"
 		cp tests/fuzz/corpus-bundle/* "$W/p$i/corpus/"
-		(cd "$W/p$i" && "$FB" -runs="$runs" -seed="$i" -max_total_time=540 -timeout=10 \
+		(cd "$W/p$i" && "$FB" -runs="$runs" -seed="$i" -max_total_time="$secs" -timeout=10 \
 			-rss_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$O/art/p$i-" corpus >"$O/log-$i" 2>&1
 		 echo $? >"$W/p$i/rc") &
 		i=$((i + 1))
