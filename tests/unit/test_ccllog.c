@@ -214,13 +214,40 @@ static void test_incremental_and_partial_line(void **state)
 	json_decref(eff);
 }
 
+/* captured on one H200 (tests/gpu/nccl-log-capture-h200.sh): a one-rank communicator prints the real init lines */
+static void test_captured_h200x1(void **state)
+{
+	json_t *eff = parse("nccl-2.28.3-h200x1-channels-limited.log"), *ne;
+	const char *env[] = { "NCCL_MIN_NCHANNELS=112", "NCCL_NVLS_ENABLE=0" }, *ok[] = { "NCCL_NVLS_ENABLE=0" };
+
+	(void)state;
+	assert_string_equal(s(eff, "library"), "nccl");
+	assert_string_equal(s(eff, "version"), "2.28.3+cuda13.0");
+	assert_int_equal(i(eff, "nranks"), 1);
+	assert_string_equal(s(eff, "network"), "Socket");
+	assert_int_equal(i(json_object_get(eff, "channels"), "coll"), 64);
+	assert_string_equal(s(json_object_get(eff, "env"), "NCCL_MIN_NCHANNELS"), "112");
+	ne = ccllog_not_effective(eff, env, 2); /* "User asked for a minimum of 112 channels, limiting to 64" */
+	assert_int_equal(json_array_size(ne), 1);
+	assert_string_equal(s(json_array_get(ne, 0), "variable"), "NCCL_MIN_NCHANNELS");
+	assert_string_equal(s(json_array_get(ne, 0), "effective"), "64 coll channels");
+	json_decref(ne);
+	json_decref(eff);
+	eff = parse("nccl-2.28.9-h200x1-default.log");
+	assert_string_equal(s(eff, "version"), "2.28.9+cuda13.0");
+	ne = ccllog_not_effective(eff, ok, 1);
+	assert_int_equal(json_array_size(ne), 0);
+	json_decref(ne);
+	json_decref(eff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_h200),	 cmocka_unit_test(test_algo_ignored_fires),
 		cmocka_unit_test(test_algo_taken_quiet), cmocka_unit_test(test_channels_ignored),
 		cmocka_unit_test(test_ib_two_nodes),	 cmocka_unit_test(test_rccl),
-		cmocka_unit_test(test_incremental_and_partial_line),
+		cmocka_unit_test(test_incremental_and_partial_line), cmocka_unit_test(test_captured_h200x1),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
