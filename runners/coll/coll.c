@@ -57,6 +57,11 @@ static const char *const usage = "bench-coll --config CASES.json  (under mpirun:
 #else
 #define COLL_NO_BACKEND
 #endif
+#ifdef BENCH_CCL
+#define COLL_CCL_ONLY
+#else
+#define COLL_CCL_ONLY __attribute__((unused)) /* the debug-log capture serves NCCL/RCCL alone */
+#endif
 
 COLL_NO_BACKEND static int fault_wrong(int rank)
 {
@@ -959,7 +964,7 @@ struct ccl_capture {
 	json_t *base;  /* the facts so far (everything but the last case's collectives) */
 };
 
-COLL_NO_BACKEND static void ccl_capture_setup(struct ccl_capture *cap, json_t *root, int rank, int mpi)
+COLL_CCL_ONLY static void ccl_capture_setup(struct ccl_capture *cap, json_t *root, int rank, int mpi)
 {
 	const char *prefix = json_string_value(json_object_get(root, "ccl_log"));
 
