@@ -219,11 +219,12 @@ def test_telemetry_amdsmi_against_the_fake_library():
     assert tel.ok and tel.name == "amdsmi" and tel.match == "pci bus id 0000:8a:00.0", (tel.ok, tel.why, tel.match)
     time.sleep(0.03)
     mhz, w, c, r = tel.read()
-    assert mhz == 1900.0 and c == 45.0 and r == 0 and 450 < w < 550, (mhz, w, c, r)
+    # power is the counter's rate between two reads: wide bounds, as a loaded machine delays either clock read
+    assert mhz == 1900.0 and c == 45.0 and r == 0 and 250 < w < 1000, (mhz, w, c, r)
     tel.window_begin()
     time.sleep(0.1)
     s = tel.window_end()
-    assert s["source"] == "amdsmi" and s["samples"] >= 5 and 450 < s["power_w_median"] < 550, s
+    assert s["source"] == "amdsmi" and s["samples"] >= 1 and 250 < s["power_w_median"] < 1000, s
     bad = bl.Telemetry(amdsmi_lib="/nonexistent/libamd_smi.so")
     assert not bad.ok and "cannot load /nonexistent/libamd_smi.so" in bad.why
 
@@ -309,18 +310,27 @@ def test_telemetry_window_reads_the_energy_counter():
 
 
 def test_do_bench_steady_warms_up_with_the_timed_loop():
-    # each flush costs 1 ms here and the call 0.5 ms: the warm-up's per-call time holds the flush as the timed loop's does
+    # the order of flushes (F) and calls (C), not their timing (a loaded CI machine stretches sleeps): in steady
+    # mode every call, warm-up included, follows a flush, as in the timed loop; burst mode's warm-up calls do not
     short = dict(bl.STEADY, min_ms=20.0, window_ms=10.0, budget_ms=100.0, burst_ms=5.0, fallback_ms=20.0)
     real_zero = torch.Tensor.zero_
-    try:
-        torch.Tensor.zero_ = lambda self: (time.sleep(0.001), self)[1]
-        samples, sched = bl.do_bench(lambda: time.sleep(0.0005), rep_ms=20.0, flush=True, flush_bytes=1 << 12,
-                                     mode="steady", steady=short)
-    finally:
-        torch.Tensor.zero_ = real_zero
+
+    def run(mode):
+        seq = []
+        try:
+            torch.Tensor.zero_ = lambda self: (seq.append("F"), self)[1]
+            samples, sched = bl.do_bench(lambda: (seq.append("C"), time.sleep(0.0002)), rep_ms=5.0, flush=True,
+                                         flush_bytes=1 << 12, mode=mode, steady=short)
+        finally:
+            torch.Tensor.zero_ = real_zero
+        return "".join(seq), sched
+    seq, sched = run("steady")
     tm = sched["timing"]
-    assert tm["warmup_per_call_ms"] >= 1.4 and tm["timed_per_call_ms"] >= 1.4, tm  # a warm-up without flush: ~0.5
-    assert abs(tm["warmup_per_call_ms"] / tm["timed_per_call_ms"] - 1) < 0.5, tm
+    assert tm["warmup_calls"] > 0 and "warmup_per_call_ms" in tm and "timed_per_call_ms" in tm, tm
+    assert seq.count("C") >= tm["warmup_calls"] + sched["n_repeat"], (seq.count("C"), tm, sched)
+    assert "CC" not in seq, seq  # no call without a flush before it
+    seq, sched = run("burst")
+    assert "CC" in seq, seq  # the test can fail: burst mode's warm-up runs unflushed calls back to back
 
 
 def test_zipf_batches_fresh_every_step_with_their_entropy():
