@@ -96,7 +96,10 @@ cleanup:
 
 int cli_usage_error(const char *cmd, const char *synopsis, const char *msg)
 {
-	fprintf(stderr, "bench: error: %s\nusage: bench %s %s\n(see 'bench %s -h')\n", msg, cmd, synopsis, cmd);
+	char *e = esc_text(msg);
+
+	fprintf(stderr, "bench: error: %s\nusage: bench %s %s\n(see 'bench %s -h')\n", e, cmd, synopsis, cmd);
+	free(e);
 	return 2;
 }
 
@@ -109,7 +112,7 @@ int cli_load_manifest(struct manifest *m, const char *path)
 		if (diags.n)
 			diag_list_print(&diags, stderr);
 		else
-			fprintf(stderr, "bench: error: %s\n", bench_error_last());
+			cli_fail(err);
 	}
 	diag_list_release(&diags);
 	return bench_exit_code(err);

@@ -55,7 +55,7 @@ int cmd_validate(int argc, char **argv)
 		} else if (err < 0 && diags.n) {
 			diag_list_print(&diags, stderr);
 		} else if (err < 0) {
-			fprintf(stderr, "bench: error: %s\n", bench_error_last());
+			cli_fail(err);
 		} else if (!quiet) {
 			printf("%s: ok (%s, %zu case%s)\n", path, m.name, plan.n, plan.n == 1 ? "" : "s");
 		}

@@ -150,4 +150,33 @@ Y
 rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
 expect 3 "a host stack's path component: refused without --yes" "$BENCH" reproduce -q -o "$T/r7" "$B" </dev/null
 expect_err "stack.components.blas                    path /opt/evil (its libraries loaded first by every runner) libs: libopenblas.so.0"
+# a signer's names and values never reach the terminal raw (review 31r2 B01, B02): the validation errors of the
+# bundle's manifest quote its env names through the escaper, and --dry-run's command lines its values
+rawctl() { # file: exit 0 when it holds ESC, BEL, C1 (U+0085, U+009B) or U+202E as raw bytes
+	LC_ALL=C grep -q -e "$(printf '\033')" -e "$(printf '\007')" -e "$(printf '\302\205')" -e "$(printf '\302\233')" \
+		-e "$(printf '\342\200\256')" "$1"
+}
+cat >"$D/manifest.yaml" <<'Y'
+bench: 1
+name: trust
+target: {vendor: cpu}
+runtime: {engine: host}
+stack:
+  env:
+    "\e[2J\e]0;pwn\aLD_PRELOAD": /tmp/x
+    "\u202eDAOLERP_DL": x
+    "\x85X\x9b": y
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
+Y
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+BENCH_RUNNERS=$FAKE expect 3 "env names holding ESC, OSC, C1, U+202E: refused" "$BENCH" reproduce --dry-run -o "$T/r8" "$B" </dev/null
+expect_err "environment variable name '\\x1b[2J\\x1b]0;pwn\\x07LD_PRELOAD'"
+expect_err "environment variable name '\\xe2\\x80\\xaeDAOLERP_DL'"
+expect_err "environment variable name '\\xc2\\x85X\\xc2\\x9b'"
+rawctl "$T/err" && { not_ok "raw control bytes in reproduce's errors"; show "$T/err"; } || ok "no raw control byte in reproduce's errors"
+cp "$D/manifest.yaml" "$T/badnames.yaml"
+expect 3 "validate: the same names refused" "$BENCH" validate "$T/badnames.yaml"
+expect_err "environment variable name '\\x1b[2J\\x1b]0;pwn\\x07LD_PRELOAD'"
+rawctl "$T/err" && { not_ok "raw control bytes in validate's errors"; show "$T/err"; } || ok "no raw control byte in validate's errors"
 finish
