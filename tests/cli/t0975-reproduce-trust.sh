@@ -179,4 +179,23 @@ cp "$D/manifest.yaml" "$T/badnames.yaml"
 expect 3 "validate: the same names refused" "$BENCH" validate "$T/badnames.yaml"
 expect_err "environment variable name '\\x1b[2J\\x1b]0;pwn\\x07LD_PRELOAD'"
 rawctl "$T/err" && { not_ok "raw control bytes in validate's errors"; show "$T/err"; } || ok "no raw control byte in validate's errors"
+cat >"$D/manifest.yaml" <<'Y'
+bench: 1
+name: trust
+target: {vendor: cpu}
+runtime: {engine: host}
+stack:
+  env:
+    V1: "a\x9b31mRED\x85b"
+    V2: "\u202eevil"
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]], env_matrix: {V3: ["x\x9by", "\u2066z"]}}
+Y
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+BENCH_RUNNERS=$FAKE expect 0 "values holding C1 and U+202E: --dry-run prints the commands" "$BENCH" reproduce --dry-run -o "$T/r9" "$B" </dev/null
+expect_out "V1=a\\xc2\\x9b31mRED\\xc2\\x85b"
+expect_out "V2=\\xe2\\x80\\xaeevil"
+expect_out "V3=x\\xc2\\x9by"
+rawctl "$T/out" && { not_ok "raw control bytes in --dry-run's commands"; show "$T/out"; } || ok "no raw control byte in --dry-run's commands"
+rawctl "$T/err" && { not_ok "raw control bytes in the gate"; show "$T/err"; } || ok "no raw control byte in the gate"
 finish
