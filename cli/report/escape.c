@@ -86,6 +86,31 @@ char *esc_text(const char *s)
 	return strbuf_detach(&sb);
 }
 
+char *esc_json_text(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned cp;
+	size_t n;
+
+	if (!s)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p += n) {
+		if (!step_at(p, &n, &cp)) {
+			strbuf_add(&sb, p, n);
+		} else if (cp < 0x20) {
+			strbuf_add(&sb, p, n); /* the encoder's own newlines between tokens (it escapes those in strings) */
+		} else if (cp >= 0x80 && n == 1) {
+			strbuf_addstr(&sb, "\\ufffd"); /* not well-formed UTF-8: no encoder writes it */
+		} else if (cp >= 0x10000) {
+			cp -= 0x10000;
+			strbuf_addf(&sb, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+		} else {
+			strbuf_addf(&sb, "\\u%04x", cp);
+		}
+	}
+	return strbuf_detach(&sb);
+}
+
 /* j's string set to e; a value jansson still refuses (it cannot be: e is ASCII and well-formed UTF-8) becomes
  * empty rather than keeping the unescaped original */
 static void set_escaped(json_t *j, const char *e)

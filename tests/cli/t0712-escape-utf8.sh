@@ -39,6 +39,11 @@ for text in '€\033]0;pwned\007\033[31mRED' 'é\r\033[2Jdone' '日本\007\033]8
 	clean "variant $i: compare" "$T/out"
 	expect 0 "variant $i: ls of the bundle" "$BENCH" ls "$T/v$i"
 	clean "variant $i: ls of the bundle" "$T/out"
+	# the JSON outputs escape the same characters, as \uXXXX (review 31r2 B04)
+	expect 0 "variant $i: show --json" "$BENCH" show --json "$f"
+	clean "variant $i: show --json" "$T/out"
+	expect 0 "variant $i: compare --format json" "$BENCH" compare --format json "$f" "$f"
+	clean "variant $i: compare --format json" "$T/out"
 	# the same texts in a run directory's plan.json and status.json
 	mkdir -p "$T/r$i/run-$i"
 	BENCH_ESC=$(printf "$text") "$PY" -c '
@@ -50,6 +55,11 @@ json.dump({"state": "complete" + e, "started": "2026-01-01T00:00:00Z" + e, "case
 ' "$T/r$i/run-$i"
 	expect 0 "variant $i: ls of a run directory" "$BENCH" ls "$T/r$i"
 	clean "variant $i: ls of a run directory" "$T/out"
+	expect 0 "variant $i: ls --json of a run directory" "$BENCH" ls --json "$T/r$i"
+	clean "variant $i: ls --json of a run directory" "$T/out"
+	mkdir -p "$T/n$i" && cp -r "$T/r$i/run-$i" "$T/n$i/run-$(printf "$text" | tr -d '/')"
+	expect 0 "variant $i: ls --json, the payload in a directory name" "$BENCH" ls --json "$T/n$i"
+	clean "variant $i: ls --json, the payload in a directory name" "$T/out"
 done
 # zero-width and directional marks (review B8): escaped, as the docs list them, in show and in verify's errors
 mkdir -p "$T/zw"
@@ -69,6 +79,18 @@ mkdir -p "$T/b05"
 BENCH_ESC=$(printf 'T\363\240\201\201V\357\270\217H\343\205\244N\357\267\220S\302\255') "$PY" tests/bundle/hostile.py escape-utf8 "$T/b05" "$BENCH_HOME" >"$T/path"
 expect 0 "show of a tag, a variation selector, a Hangul filler, a noncharacter, a soft hyphen" "$BENCH" show "$(cat "$T/path")"
 expect_out 'T\xf3\xa0\x81\x81V\xef\xb8\x8fH\xe3\x85\xa4N\xef\xb7\x90S\xc2\xad'
+# JSON keeps the same document: a run directory whose status.json error holds DEL, C1, RLO, LS and a tag comes back
+# from show --json as \uXXXX escapes that a parser reads as the original text
+mkdir -p "$T/j/run-j"
+"$PY" -c '
+import json, sys
+d = sys.argv[1]
+json.dump({"name": "j", "channel": "c", "vendor": "cpu"}, open(d + "/plan.json", "w"))
+json.dump({"state": "complete", "started": "2026-01-01T00:00:00Z", "cases": [{"key": "k", "suite": "gemm", "status": "failed",
+           "error": "E\x7f\u009b\u202e\u2028\U000e0041Z"}]}, open(d + "/status.json", "w"), ensure_ascii=False)' "$T/j/run-j"
+expect 0 "show --json of a run directory with a hostile error text" "$BENCH" show --json "$T/j/run-j"
+clean "show --json of a hostile error text" "$T/out"
+expect_out '"E\u007f\u009b\u202e\u2028\udb40\udc41Z"'
 # the multi-byte characters themselves are kept
 mkdir -p "$T/keep"
 BENCH_ESC=$(printf '€\033x') "$PY" tests/bundle/hostile.py escape-utf8 "$T/keep" "$BENCH_HOME" >"$T/path"

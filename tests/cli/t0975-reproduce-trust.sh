@@ -179,6 +179,9 @@ cp "$D/manifest.yaml" "$T/badnames.yaml"
 expect 3 "validate: the same names refused" "$BENCH" validate "$T/badnames.yaml"
 expect_err "environment variable name '\\x1b[2J\\x1b]0;pwn\\x07LD_PRELOAD'"
 rawctl "$T/err" && { not_ok "raw control bytes in validate's errors"; show "$T/err"; } || ok "no raw control byte in validate's errors"
+expect 3 "validate --json: the same names refused" "$BENCH" validate --json "$T/badnames.yaml"
+expect_out "environment variable name '\\u001B[2J\\u001B]0;pwn\\u0007LD_PRELOAD'"
+rawctl "$T/out" && { not_ok "raw control bytes in validate --json"; show "$T/out"; } || ok "no raw control byte in validate --json (31r2 B04)"
 cat >"$D/manifest.yaml" <<'Y'
 bench: 1
 name: trust
