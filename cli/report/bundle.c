@@ -24,6 +24,7 @@
 #include "../core/fs.h"
 #include "../core/ring.h"
 #include "../core/strbuf.h"
+#include "escape.h"
 #include "sign.h"
 #include "version.h"
 
@@ -912,6 +913,7 @@ struct tar_scan {
 	size_t pax_len;
 	int after_pax;      /* the previous header was 'x': an entry must follow */
 	int pax_has_size;   /* ... and it set the entry's size to pax_entry_size */
+	int pax_has_path;   /* ... and it named the entry (its path checked by tarscan_path) */
 	uint64_t pax_entry_size;
 	uint64_t off;       /* tar stream offset of the byte being scanned */
 	uint64_t hdr_off;
@@ -948,6 +950,43 @@ static int tarscan_octal(uint64_t *out, const unsigned char *f, size_t len)
 	return 0;
 }
 
+/* why the n bytes at p are not a member path as bench writes it, or NULL: components joined by one '/', none
+ * empty, '.' or '..', no leading '/', a trailing '/' only where slash_ok (a directory), and no character the
+ * terminal escaper would rewrite (control, C1, bidirectional or invisible), since a name is printed by every
+ * tool that lists the archive. A ustar name is read as prefix + '/' + name, as GNU tar and Python read it. */
+static const char *tarscan_path(const char *p, size_t n, int slash_ok)
+{
+	char *copy;
+	int bad;
+
+	if (n && p[n - 1] == '/') {
+		if (!slash_ok)
+			return "a trailing '/' on a file entry";
+		n--;
+	}
+	if (!n)
+		return "an empty path";
+	if (p[0] == '/')
+		return "an absolute path";
+	for (size_t i = 0, c = 0; i <= n; i++) {
+		if (i < n && p[i] != '/')
+			continue;
+		if (i == c)
+			return "an empty path component ('//')";
+		if (i - c == 1 && p[c] == '.')
+			return "a '.' path component";
+		if (i - c == 2 && p[c] == '.' && p[c + 1] == '.')
+			return "a '..' path component";
+		c = i + 1;
+	}
+	if (memchr(p, 0, n))
+		return "a NUL in its path";
+	copy = xstrndup(p, n);
+	bad = esc_needed(copy);
+	free(copy);
+	return bad ? "a control, bidirectional or invisible character in its name" : NULL;
+}
+
 static int tarscan_fail(struct tar_scan *ts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int tarscan_fail(struct tar_scan *ts, const char *fmt, ...)
 {
@@ -966,6 +1005,7 @@ static int tarscan_pax(struct tar_scan *ts)
 	int seen_path = 0, seen_mtime = 0;
 
 	ts->pax_has_size = 0;
+	ts->pax_has_path = 0;
 	while (p < end) {
 		const char *sp, *eq;
 		size_t len = 0;
@@ -979,6 +1019,11 @@ static int tarscan_pax(struct tar_scan *ts)
 		if (!eq || memchr(sp, 0, (size_t)(p + len - 1 - sp)))
 			return tarscan_fail(ts, "a malformed pax extended header at byte %llu", (unsigned long long)ts->hdr_off);
 		if ((size_t)(eq - sp) == 4 && !memcmp(sp, "path", 4) && !seen_path++ && eq + 1 < p + len - 1) {
+			const char *why = tarscan_path(eq + 1, (size_t)(p + len - 1 - (eq + 1)), 1);
+
+			if (why)
+				return tarscan_fail(ts, "a pax 'path' at byte %llu with %s", (unsigned long long)ts->hdr_off, why);
+			ts->pax_has_path = 1;
 		} else if ((size_t)(eq - sp) == 5 && !memcmp(sp, "mtime", 5) && !seen_mtime++) {
 			/* what bench writes: a decimal integer of at most 12 digits, optionally a '.' and 1 to 9 digits;
 			 * no sign, no exponent, no nan or inf, which GNU tar and Python refuse or read otherwise */
@@ -1046,6 +1091,26 @@ static int tarscan_header(struct tar_scan *ts)
 		return tarscan_fail(ts, "refused archive entry '%s': not a POSIX ustar header (GNU or old tar format)", name);
 	if (tarscan_octal(&size, h + 124, 12) < 0)
 		return tarscan_fail(ts, "refused archive entry '%s': a size field that is not octal", name);
+	{ /* every number as bench writes it: octal digits padded with spaces or NULs (no base-256); the device
+	   * numbers octal or empty; Python's tarfile stops at a header it cannot read, GNU tar reads on */
+		static const struct { unsigned off, len; const char *what; } num[] = {
+			{ 100, 8, "mode" }, { 108, 8, "uid" }, { 116, 8, "gid" }, { 136, 12, "mtime" },
+			{ 329, 8, "devmajor" }, { 337, 8, "devminor" },
+		};
+		uint64_t v;
+
+		for (size_t i = 0; i < sizeof(num) / sizeof(*num); i++) {
+			const unsigned char *f = h + num[i].off;
+			size_t z = 0;
+
+			if (num[i].off >= 329)
+				while (z < num[i].len && (f[z] == 0 || f[z] == ' '))
+					z++;
+			if (z < num[i].len && tarscan_octal(&v, f, num[i].len) < 0)
+				return tarscan_fail(ts, "refused archive entry '%s': a %s field that is not octal", name,
+						    num[i].what);
+		}
+	}
 	switch (h[156]) {
 	case 'x':
 		if (ts->after_pax)
@@ -1061,10 +1126,17 @@ static int tarscan_header(struct tar_scan *ts)
 		return 0;
 	case '0':
 	case '5':
+		if (!(ts->after_pax && ts->pax_has_path)) {
+			const char *why = tarscan_path(name, strlen(name), h[156] == '5');
+
+			if (why || memchr(h, 0, 100) == h) /* the name field itself empty: a prefix alone */
+				return tarscan_fail(ts, "refused archive entry '%s': %s", name, why ? why : "an empty name");
+		}
 		if (ts->after_pax && ts->pax_has_size)
 			size = ts->pax_entry_size;
 		ts->after_pax = 0;
 		ts->pax_has_size = 0;
+		ts->pax_has_path = 0;
 		ts->skip = (size + 511) / 512 * 512;
 		ts->state = ts->skip ? TS_SKIP : TS_HEADER;
 		return 0;
