@@ -88,6 +88,18 @@ struct members {
 	size_t n, alloc;
 };
 
+/* 1 when a directory at rel (ending in '/') is named like a document bench reads as a file: a directory
+ * results/gemm.jsonl/ or status.json/ would make show and compare pass over the file it stands for in silence */
+static int dir_named_like_document(const char *rel)
+{
+	size_t n = strlen(rel);
+
+	while (n && rel[n - 1] == '/')
+		n--;
+	return (n >= 5 && !memcmp(rel + n - 5, ".json", 5)) || (n >= 6 && !memcmp(rel + n - 6, ".jsonl", 6)) ||
+	       (n >= 5 && !memcmp(rel + n - 5, ".yaml", 5));
+}
+
 static int list_dir(struct members *ms, const char *root, const char *rel, const struct bundle_limits *lim)
 {
 	char *path = *rel ? xstrfmt("%s/%s", root, rel) : xstrdup(root);
@@ -120,6 +132,9 @@ static int list_dir(struct members *ms, const char *root, const char *rel, const
 		p = xstrfmt("%s/%s", root, r);
 		if (lstat(p, &st) < 0) {
 			err = bench_error_set(BENCH_E_IO, "cannot stat '%s': %s", p, strerror(errno));
+		} else if (S_ISDIR(st.st_mode) && dir_named_like_document(r)) {
+			err = bench_error_set(BENCH_E_FAIL, "'%s' is a directory named like a document bench reads as a file "
+					      "(.json, .jsonl, .yaml); a run directory holds that name as a regular file", p);
 		} else if (S_ISDIR(st.st_mode)) {
 			char *rd = xstrfmt("%s/", r);
 
@@ -914,6 +929,8 @@ struct tar_scan {
 	int after_pax;      /* the previous header was 'x': an entry must follow */
 	int pax_has_size;   /* ... and it set the entry's size to pax_entry_size */
 	int pax_has_path;   /* ... and it named the entry (its path checked by tarscan_path) */
+	int pax_path_doc;   /* ... a path named like a document (dir_named_like_document) */
+	char pax_path[260]; /* ... that path, cut to fit (for messages) */
 	uint64_t pax_entry_size;
 	uint64_t off;       /* tar stream offset of the byte being scanned */
 	uint64_t hdr_off;
@@ -1024,6 +1041,13 @@ static int tarscan_pax(struct tar_scan *ts)
 			if (why)
 				return tarscan_fail(ts, "a pax 'path' at byte %llu with %s", (unsigned long long)ts->hdr_off, why);
 			ts->pax_has_path = 1;
+			snprintf(ts->pax_path, sizeof(ts->pax_path), "%.*s", (int)(p + len - 1 - (eq + 1)), eq + 1);
+			{
+				char *full = xstrndup(eq + 1, (size_t)(p + len - 1 - (eq + 1)));
+
+				ts->pax_path_doc = dir_named_like_document(full);
+				free(full);
+			}
 		} else if ((size_t)(eq - sp) == 5 && !memcmp(sp, "mtime", 5) && !seen_mtime++) {
 			/* what bench writes: a decimal integer of at most 12 digits, optionally a '.' and 1 to 9 digits;
 			 * no sign, no exponent, no nan or inf, which GNU tar and Python refuse or read otherwise */
@@ -1132,6 +1156,9 @@ static int tarscan_header(struct tar_scan *ts)
 			if (why || memchr(h, 0, 100) == h) /* the name field itself empty: a prefix alone */
 				return tarscan_fail(ts, "refused archive entry '%s': %s", name, why ? why : "an empty name");
 		}
+		if (h[156] == '5' && (ts->after_pax && ts->pax_has_path ? ts->pax_path_doc : dir_named_like_document(name)))
+			return tarscan_fail(ts, "refused archive entry '%s': a directory named like a document bench reads "
+					    "as a file (.json, .jsonl, .yaml)", ts->after_pax && ts->pax_has_path ? ts->pax_path : name);
 		if (ts->after_pax && ts->pax_has_size)
 			size = ts->pax_entry_size;
 		ts->after_pax = 0;
@@ -1901,13 +1928,45 @@ int bundle_read_members(json_t **out, char **out_run, const char *tar, const cha
 	return err;
 }
 
+int bundle_dir_member_open(int *fd, uint64_t *size, const char *dir, const char *rel)
+{
+	char *p = xstrfmt("%s/%s", dir, rel);
+	struct bundle_limits lim;
+	struct stat st;
+	int err = 0;
+
+	*size = 0;
+	if ((*fd = fs_open_regular(p, 0)) < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", p,
+					      errno == EINVAL ? "not a regular file" : strerror(errno));
+		goto cleanup;
+	}
+	bundle_limits_default(&lim);
+	if (fstat(*fd, &st) < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", p, strerror(errno));
+	} else if ((uint64_t)st.st_size > bundle_member_limit(&lim, rel)) {
+		err = bench_error_set(BENCH_E_IO, "cannot read '%s': %llu bytes, larger than the %llu MiB a bundle's "
+				      "member of its kind may hold", p, (unsigned long long)st.st_size,
+				      (unsigned long long)(bundle_member_limit(&lim, rel) >> 20));
+	}
+	*size = (uint64_t)st.st_size;
+	if (err < 0) {
+		close(*fd);
+		*fd = -1;
+	}
+cleanup:
+	free(p);
+	return err;
+}
+
 int bundle_read_dir_members(json_t **out, char **out_run, const char *dir, const char *const *names, size_t max_member)
 {
 	const char *base;
 	size_t dl = strlen(dir);
-	char *plan = NULL;
-	struct stat st;
-	int err = 0;
+	char *d = NULL;
+	uint64_t size;
+	int err = 0, fd = -1;
 
 	*out = json_object();
 	*out_run = NULL;
@@ -1915,28 +1974,44 @@ int bundle_read_dir_members(json_t **out, char **out_run, const char *dir, const
 		dl--;
 	for (base = dir + dl; base > dir && base[-1] != '/'; base--)
 		;
-	plan = xstrfmt("%.*s/plan.json", (int)dl, dir);
-	if (stat(plan, &st) < 0 || !S_ISREG(st.st_mode)) {
+	d = xstrfmt("%.*s", (int)dl, dir);
+	if ((err = bundle_dir_member_open(&fd, &size, d, "plan.json")) < 0)
+		goto cleanup;
+	if (fd < 0) {
 		err = bench_error_set(BENCH_E_FAIL, "'%s' is not a run directory or a bundle (no plan.json)", dir);
 		goto cleanup;
 	}
+	close(fd);
 	*out_run = xstrfmt("%.*s", (int)(dir + dl - base), base);
 	for (size_t i = 0; names[i]; i++) {
-		char *path = xstrfmt("%.*s/%s", (int)dl, dir, names[i]), *text = NULL;
-		size_t len = 0;
+		struct strbuf sb = STRBUF_INIT;
+		char buf[65536];
+		ssize_t n;
 
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			if ((err = fs_read_file(&text, &len, path, max_member)) < 0) {
-				free(path);
-				goto cleanup;
-			}
-			json_object_set_new(*out, names[i], json_stringn(text, len));
-			free(text);
+		if ((err = bundle_dir_member_open(&fd, &size, d, names[i])) < 0)
+			goto cleanup;
+		if (fd < 0)
+			continue;
+		if (size > max_member) {
+			close(fd);
+			err = bench_error_set(BENCH_E_IO, "cannot read '%s/%s': %llu bytes, larger than %zu MiB", d, names[i],
+					      (unsigned long long)size, max_member >> 20);
+			goto cleanup;
 		}
-		free(path);
+		while ((n = read(fd, buf, sizeof(buf))) > 0 && sb.len + (size_t)n <= max_member)
+			strbuf_add(&sb, buf, (size_t)n);
+		close(fd);
+		if (n != 0) {
+			err = bench_error_set(BENCH_E_IO, "cannot read '%s/%s': %s", d, names[i],
+					      n < 0 ? strerror(errno) : "it grew while it was read");
+			strbuf_release(&sb);
+			goto cleanup;
+		}
+		json_object_set_new(*out, names[i], json_stringn(sb.buf ? sb.buf : "", sb.len));
+		strbuf_release(&sb);
 	}
 cleanup:
-	free(plan);
+	free(d);
 	if (err < 0) {
 		json_decref(*out);
 		*out = NULL;

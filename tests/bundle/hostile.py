@@ -154,6 +154,7 @@ tar_raw = {  # (blocks after status.json, the members they add to the statement)
     "tar-devgarbage": (None, [(f"{run}/b.json", b"{}")]),
     "tar-prefixslash": (None, [(f"{run}/b.json", b"{}")]),
     "tar-dirdslash": (file_block(f"{run}/results//", b"", type=tarfile.DIRTYPE), []),
+    "tar-docdir": (file_block(f"{run}/results/gemm.jsonl/", b"", type=tarfile.DIRTYPE), []),
     "tar-namec1": (file_block(f"{run}/a\u009b31m\u202eb", b"{}"), [(f"{run}/a\u009b31m\u202eb", b"{}")]),
     "tar-nametag": (file_block(f"{run}/a\U000e0041\ufe0fb", b"{}"), [(f"{run}/a\U000e0041\ufe0fb", b"{}")]),
     "tar-xpathc1": (pax_block([("path", f"{run}/x\u0085y")]) + file_block(f"{run}/b.json", b"{}"), [(f"{run}/x\u0085y", b"{}")]),
