@@ -31,6 +31,12 @@ pwPemS1secondline
 -----END OPENSSH PRIVATE KEY-----'
 export ROCM_MYSQL='mysql -u root -ppwMysqlT2 db' ROCM_CURL='curl -u bob:pwCurlU3 https://h/' ROCM_OPT='tool --password pwOptV4 --token pwOptW5'
 export FAKE_EXTRA='{"": {"password": "pwRecX6", "auth_token": "pwRecY7", "nested": {"api_key": "pwRecZ8"}, "pass": "fwd", "key": "k1"}}'
+# review 31r2 B12: a JWT, sshpass -p, a .netrc line, a Basic credential out of its header, a secret continued
+# with a backslash onto the next line; and prose that only looks like them, kept
+export NCCL_JWT='tok eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwd0p3dEExIn0.pwJwtSigA1xyz'
+export CUDA_SSHPASS='sshpass -p pwSshpassB2 ssh host' HIP_NETRC='machine h.example login bob password pwNetrcC3'
+export ROCM_BASIC='creds Basic Ym9iOnB3QmFyZUJhc2ljRDQ= here' NCCL_CONT='password=pwContE5\
+pwContF6tail' CUDA_PROSE='Basic usage: set the password field'
 BENCH_RUNNERS=$T/fake FAKE_LEAK=1 expect 0 "a run whose runner echoes its environment everywhere" "$BENCH" run -q -o "$T/runs" "$T/m.yaml"
 B=$(sed -n 2p "$T/out")
 D=${B%.bench.tar.gz}
@@ -39,7 +45,8 @@ tar -tzf "$B" | grep -q "leak/env.json" && ok "its files are in the bundle" || n
 mkdir -p "$T/x" && tar -C "$T/x" -xzf "$B"
 for s in tok-s3cr3t-A1 's3cr3t-G7' pw-json-B2 pw-noscheme-C3 pw-url-D4 pw-query-E5 pw-bracket-F6 pw-yaml-H8 \
 	pwBearerJ1 dXNlcjpwd0Jhc2ljSzI pwGithubL3 pwHuggingM4 AKIAPWAWSN5EXAMPLE12 pwAwsO6 pwSlackP7 pwGitlabQ8 pwOpenaiR9 \
-	pwPemS1 b3BlbnNzaC1rZXktdjE pwMysqlT2 pwCurlU3 pwOptV4 pwOptW5 pwRecX6 pwRecY7 pwRecZ8; do
+	pwPemS1 b3BlbnNzaC1rZXktdjE pwMysqlT2 pwCurlU3 pwOptV4 pwOptW5 pwRecX6 pwRecY7 pwRecZ8 \
+	eyJzdWIiOiJwd0p3dEExIn0 pwJwtSigA1 pwSshpassB2 pwNetrcC3 Ym9iOnB3QmFyZUJhc2ljRDQ pwContE5 pwContF6; do
 	hits=$(grep -rlF -- "$s" "$T/x" | sed "s|$T/x/||")
 	[ -z "$hits" ] && ok "'$s' is in no member of the bundle" || { not_ok "'$s' leaked into: $hits"; }
 done
@@ -71,5 +78,8 @@ for p in glob.glob(d + "/results/*.jsonl"):
         env = r["extra"]["environ"]
         assert env["ROCM_CURL"] == "curl -u bob:<redacted> https://h/", env["ROCM_CURL"]
         assert env["NCCL_HDR"] == "Authorization: <redacted>", env["NCCL_HDR"]
+        assert env["CUDA_PROSE"] == "Basic usage: set the password field", env["CUDA_PROSE"]
+        assert env["HIP_NETRC"] == "machine h.example login bob password <redacted>", env["HIP_NETRC"]
+        assert env["ROCM_BASIC"] == "creds Basic <redacted> here", env["ROCM_BASIC"]
 PY
 finish
