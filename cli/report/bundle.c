@@ -640,7 +640,7 @@ cleanup:
 	return err;
 }
 
-static int load_keys(EVP_PKEY ***keys, char ***origins, size_t *n, char *const *paths, const char *home)
+static int load_keys(EVP_PKEY ***keys, char ***origins, size_t *n, size_t *skipped, char *const *paths, const char *home)
 {
 	struct strbuf sb = STRBUF_INIT;
 	DIR *d;
@@ -650,6 +650,7 @@ static int load_keys(EVP_PKEY ***keys, char ***origins, size_t *n, char *const *
 	*keys = NULL;
 	*origins = NULL;
 	*n = 0;
+	*skipped = 0;
 	if (paths) {
 		for (size_t i = 0; paths[i]; i++) {
 			EVP_PKEY *k;
@@ -678,6 +679,12 @@ static int load_keys(EVP_PKEY ***keys, char ***origins, size_t *n, char *const *
 				*origins = xrealloc(*origins, (*n + 1) * sizeof(**origins));
 				(*keys)[*n] = k;
 				(*origins)[(*n)++] = xstrfmt("trusted/%s", e->d_name);
+			} else { /* named, never passed over in silence: a FIFO, a device, a file that is not a key */
+				char *why = esc_text(bench_error_last());
+
+				fprintf(stderr, "bench: warning: trusted key skipped: %s\n", why);
+				free(why);
+				(*skipped)++;
 			}
 			free(p);
 		}
@@ -717,7 +724,7 @@ static int verify_envelope(struct bundle_verify_result *out, json_t **stmt, cons
 			   const char *home)
 {
 	char *buf = NULL;
-	size_t len, nkeys = 0;
+	size_t len, nkeys = 0, skipped = 0;
 	json_t *env = NULL, *sigs;
 	json_error_t jerr;
 	struct strbuf payload = STRBUF_INIT, pae = STRBUF_INIT, sig = STRBUF_INIT, ids = STRBUF_INIT;
@@ -752,8 +759,14 @@ static int verify_envelope(struct bundle_verify_result *out, json_t **stmt, cons
 		err = bench_error_set(BENCH_E_VERIFY, "the envelope carries no signature");
 		goto cleanup;
 	}
-	if ((err = load_keys(&keys, &origins, &nkeys, keypaths, home)) < 0)
+	if ((err = load_keys(&keys, &origins, &nkeys, &skipped, keypaths, home)) < 0)
 		goto cleanup;
+	if (nkeys == 0 && skipped) {
+		err = bench_error_set(BENCH_E_VERIFY, "no key to verify with: the %zu .pem file%s in %s/trusted/ could not be "
+				      "read as keys (named above); pass --key PUB.pem or put trusted keys there", skipped,
+				      skipped == 1 ? "" : "s", home);
+		goto cleanup;
+	}
 	if (nkeys == 0) {
 		err = bench_error_set(BENCH_E_VERIFY, "no key to verify with: pass --key PUB.pem or put trusted keys in %s/trusted/",
 				      home);

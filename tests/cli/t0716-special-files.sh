@@ -55,6 +55,16 @@ mkfifo "$T/key.pem"
 f=$(python3 tests/bundle/hostile.py escape "$T" "$BENCH_HOME")
 bounded 8 "verify with a FIFO as the key" "$BENCH" verify --key "$T/key.pem" "$f"
 expect_err "not a regular file"
+# a FIFO and a link to /dev/zero in trusted/ are named, not passed over (review 31r2 B17)
+mkdir -p "$T/h2/trusted"
+cp "$BENCH_HOME/signing.pub.pem" "$T/h2/trusted/good.pem"
+mkfifo "$T/h2/trusted/a.pem" && ln -s /dev/zero "$T/h2/trusted/b.pem"
+bounded 0 "verify with a FIFO and /dev/zero beside a good trusted key" env BENCH_HOME="$T/h2" "$BENCH" verify "$f"
+expect_err "warning: trusted key skipped: cannot open key '$T/h2/trusted/a.pem': not a regular file"
+expect_err "warning: trusted key skipped: cannot open key '$T/h2/trusted/b.pem': not a regular file"
+rm "$T/h2/trusted/good.pem"
+bounded 8 "verify with only a FIFO and /dev/zero in trusted/" env BENCH_HOME="$T/h2" "$BENCH" verify "$f"
+expect_err "the 2 .pem files in $T/h2/trusted/ could not be read as keys (named above)"
 # a run directory's results file that is a FIFO: compare does not wait on it
 mkdir -p "$T/cmp/run1/results"
 printf '{"name": "x", "channel": "c", "vendor": "cpu"}' >"$T/cmp/run1/plan.json"
