@@ -24,6 +24,7 @@
 #include "../core/fs.h"
 #include "../core/ring.h"
 #include "../core/strbuf.h"
+#include "../exec/envcap.h"
 #include "escape.h"
 #include "sign.h"
 #include "version.h"
@@ -122,12 +123,25 @@ static int list_dir(struct members *ms, const char *root, const char *rel, const
 		 * keeps for the final status): never part of what was measured */
 		if (!*rel && (!strcmp(e->d_name, ".bench-lock") || !strcmp(e->d_name, ".bench-reserve")))
 			continue;
-		for (const char *c = e->d_name; *c && !err; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				err = bench_error_set(BENCH_E_FAIL, "a name with a control character in '%s%s'; a bundle holds "
-						      "canonical names only", root, *rel ? "/..." : "");
-		if (err)
+		if (esc_needed(e->d_name)) { /* what verify refuses (tarscan_path): controls, C1, bidi, invisible */
+			char *n = esc_text(e->d_name);
+
+			err = bench_error_set(BENCH_E_FAIL, "'%s/%s%s': a name with a control, bidirectional or invisible "
+					      "character; a bundle holds canonical names only: rename it", root, rel, n);
+			free(n);
 			break;
+		}
+		{ /* a name that holds a secret (a token, user:password@host, password=...): the scrubber rewrites a
+		   * file's bytes, never its name, and a signed bundle cannot be recalled: refused, named redacted */
+			char *red = envcap_redact_value(e->d_name);
+
+			if (strcmp(red, e->d_name))
+				err = bench_error_set(BENCH_E_FAIL, "'%s/%s%s': a file name that holds a secret (shown redacted); "
+						      "rename or remove it, then run 'bench pack' again", root, rel, red);
+			free(red);
+			if (err)
+				break;
+		}
 		r = *rel ? xstrfmt("%s%s", rel, e->d_name) : xstrdup(e->d_name);
 		p = xstrfmt("%s/%s", root, r);
 		if (lstat(p, &st) < 0) {
