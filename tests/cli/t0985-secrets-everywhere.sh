@@ -95,4 +95,28 @@ done
 rm -rf "$T/n" && cp -r "$D" "$T/n" && echo x >"$T/n/$(printf 'a\302\233b\342\200\256c')"
 expect 1 "pack of a run holding a name with C1 and U+202E: refused" "$BENCH" pack "$T/n"
 expect_err "a\\xc2\\x9bb\\xe2\\x80\\xaec': a name with a control, bidirectional or invisible character"
+# manifest.yaml is kept verbatim (its sha256 is the run's identity): validate warns of a secret in stack.env or a
+# variant's env, naming the variable, never printing the value (review 31r2 B14)
+cat >"$T/sec.yaml" <<'Y'
+bench: 1
+name: sec
+target: {vendor: cpu}
+runtime: {engine: host}
+stack:
+  env:
+    PGPASSWORD: pwValA1xyz
+    DATABASE_URL: "postgres://bob:pwValB2xyz@db/x"
+    HDR: "Authorization: Bearer pwValC3xyz"
+    OMP_NUM_THREADS: "4"
+variants:
+  - {name: v1, env: {MY_TOKEN: pwValD4xyz}}
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
+Y
+expect 0 "validate of a manifest with secrets in stack.env: valid" "$BENCH" validate "$T/sec.yaml"
+for v in stack.env.PGPASSWORD stack.env.DATABASE_URL stack.env.HDR variants.v1.env.MY_TOKEN; do
+	expect_err "warning: $v looks like a secret"
+done
+grep -q "OMP_NUM_THREADS" "$T/err" && not_ok "a benign variable warned of" || ok "OMP_NUM_THREADS not warned of"
+grep -q "pwVal" "$T/err" && not_ok "a secret value printed" || ok "no secret value printed"
 finish
