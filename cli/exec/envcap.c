@@ -205,31 +205,49 @@ static int b64val(char c)
 	return c && (f = strchr(d, c)) ? (int)(f - d) : -1;
 }
 
-/* "Basic <base64 of user:password>" anywhere (an HTTP Basic credential out of its header): the length of the
- * base64 word after "Basic " when it decodes to text holding a ':', else 0 */
+/* the length of the base64 word at q when it decodes to a credential, user:password (printable ASCII without
+ * spaces, a ':' inside), else 0; at least min characters with its padding */
+static size_t b64_cred_len(const char *q, size_t min)
+{
+	size_t n = 0, pad = 0, out = 0;
+	unsigned acc = 0;
+	int bits = 0, colon = 0, ok = 1;
+
+	for (; b64val(q[n]) >= 0; n++) {
+		acc = acc << 6 | (unsigned)b64val(q[n]);
+		if ((bits += 6) >= 8) {
+			unsigned c = (acc >> (bits -= 8)) & 0xff;
+
+			ok &= c > 0x20 && c < 0x7f;
+			colon |= c == ':' && out > 0;
+			out++;
+		}
+	}
+	while (q[n + pad] == '=' && pad < 2)
+		pad++;
+	if (n + pad < min || (n + pad) % 4 || !ok || !colon || tokch(q[n + pad]) || q[n + pad] == '.')
+		return 0;
+	{ /* the last decoded character is not the ':' (a user with no password is no credential) */
+		unsigned last = (acc >> bits) & 0xff;
+
+		if (last == ':')
+			return 0;
+	}
+	return n + pad;
+}
+
+/* "Basic <base64 of user:password>" anywhere (an HTTP Basic credential out of its header): the length up to the
+ * end of the base64 word, else 0 */
 static size_t basic_at(const char *p)
 {
 	const char *q = p + 6;
-	size_t n = 0, pad = 0, colon = 0;
-	unsigned acc = 0;
-	int bits = 0;
+	size_t n;
 
 	if (strncmp(p, "Basic ", 6))
 		return 0;
 	while (*q == ' ')
 		q++;
-	for (; b64val(q[n]) >= 0; n++) {
-		acc = acc << 6 | (unsigned)b64val(q[n]);
-		if ((bits += 6) >= 8) {
-			bits -= 8;
-			colon |= ((acc >> bits) & 0xff) == ':';
-		}
-	}
-	while (q[n + pad] == '=' && pad < 2)
-		pad++;
-	if (n < 4 || (n + pad) % 4 || !colon || tokch(q[n + pad]))
-		return 0;
-	return (size_t)(q - p) + n + pad;
+	return (n = b64_cred_len(q, 4)) ? (size_t)(q - p) + n : 0;
 }
 
 /* "-u user:pw" / "--user user:pw" (curl, wget), "-pPW" of mysql, "--password PW" / "--token PW" (a secret-named
@@ -380,8 +398,13 @@ char *envcap_redact_value(const char *v)
 
 			if (!tn)
 				tn = jwt_at(p);
-			if ((wn = basic_at(p))) { /* Basic user:password in base64: the scheme kept */
+			if (!tn && (wn = basic_at(p))) { /* Basic user:password in base64: the scheme kept */
 				strbuf_addstr(&sb, "Basic <redacted>");
+				p += wn;
+				continue;
+			}
+			if (!tn && (p == u || (p[-1] != '/' && p[-1] != '+')) && (wn = b64_cred_len(p, 16))) {
+				strbuf_addstr(&sb, "<redacted>"); /* the same credential alone: base64 of user:password */
 				p += wn;
 				continue;
 			}

@@ -37,6 +37,7 @@ export NCCL_JWT='tok eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwd0p3dEExIn0.pwJwtSigA1xyz'
 export CUDA_SSHPASS='sshpass -p pwSshpassB2 ssh host' HIP_NETRC='machine h.example login bob password pwNetrcC3'
 export ROCM_BASIC='creds Basic Ym9iOnB3QmFyZUJhc2ljRDQ= here' NCCL_CONT='password=pwContE5\
 pwContF6tail' CUDA_PROSE='Basic usage: set the password field'
+export NCCL_B64='YWxpY2U6cHdMb25lQjY0Rzd4eXo=' NCCL_DIGEST='RyT4ebgYCQlhIL5CU6tJAdbX6c4T9snHsB8bXZBbLhw='
 BENCH_RUNNERS=$T/fake FAKE_LEAK=1 expect 0 "a run whose runner echoes its environment everywhere" "$BENCH" run -q -o "$T/runs" "$T/m.yaml"
 B=$(sed -n 2p "$T/out")
 D=${B%.bench.tar.gz}
@@ -46,7 +47,8 @@ mkdir -p "$T/x" && tar -C "$T/x" -xzf "$B"
 for s in tok-s3cr3t-A1 's3cr3t-G7' pw-json-B2 pw-noscheme-C3 pw-url-D4 pw-query-E5 pw-bracket-F6 pw-yaml-H8 \
 	pwBearerJ1 dXNlcjpwd0Jhc2ljSzI pwGithubL3 pwHuggingM4 AKIAPWAWSN5EXAMPLE12 pwAwsO6 pwSlackP7 pwGitlabQ8 pwOpenaiR9 \
 	pwPemS1 b3BlbnNzaC1rZXktdjE pwMysqlT2 pwCurlU3 pwOptV4 pwOptW5 pwRecX6 pwRecY7 pwRecZ8 \
-	eyJzdWIiOiJwd0p3dEExIn0 pwJwtSigA1 pwSshpassB2 pwNetrcC3 Ym9iOnB3QmFyZUJhc2ljRDQ pwContE5 pwContF6; do
+	eyJzdWIiOiJwd0p3dEExIn0 pwJwtSigA1 pwSshpassB2 pwNetrcC3 Ym9iOnB3QmFyZUJhc2ljRDQ pwContE5 pwContF6 \
+	YWxpY2U6cHdMb25lQjY0Rzd4eXo; do
 	hits=$(grep -rlF -- "$s" "$T/x" | sed "s|$T/x/||")
 	[ -z "$hits" ] && ok "'$s' is in no member of the bundle" || { not_ok "'$s' leaked into: $hits"; }
 done
@@ -81,6 +83,7 @@ for p in glob.glob(d + "/results/*.jsonl"):
         assert env["CUDA_PROSE"] == "Basic usage: set the password field", env["CUDA_PROSE"]
         assert env["HIP_NETRC"] == "machine h.example login bob password <redacted>", env["HIP_NETRC"]
         assert env["ROCM_BASIC"] == "creds Basic <redacted> here", env["ROCM_BASIC"]
+        assert env["NCCL_DIGEST"] == "RyT4ebgYCQlhIL5CU6tJAdbX6c4T9snHsB8bXZBbLhw=", env["NCCL_DIGEST"]
 PY
 # a file name that holds a secret is refused by pack, named with the secret redacted (review 31r2 B13: such names
 # were packed and signed unchanged); so is a name with a character verify refuses
