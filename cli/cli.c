@@ -96,7 +96,10 @@ cleanup:
 
 int cli_usage_error(const char *cmd, const char *synopsis, const char *msg)
 {
-	fprintf(stderr, "bench: error: %s\nusage: bench %s %s\n(see 'bench %s -h')\n", msg, cmd, synopsis, cmd);
+	char *e = esc_text(msg);
+
+	fprintf(stderr, "bench: error: %s\nusage: bench %s %s\n(see 'bench %s -h')\n", e, cmd, synopsis, cmd);
+	free(e);
 	return 2;
 }
 
@@ -109,7 +112,7 @@ int cli_load_manifest(struct manifest *m, const char *path)
 		if (diags.n)
 			diag_list_print(&diags, stderr);
 		else
-			fprintf(stderr, "bench: error: %s\n", bench_error_last());
+			cli_fail(err);
 	}
 	diag_list_release(&diags);
 	return bench_exit_code(err);
@@ -145,10 +148,18 @@ int cli_read_manifest_lock(char **mbuf, size_t *mlen, char **lbuf, size_t *llen,
 
 int cli_print_json(void *json)
 {
-	int rc = json_dumpf(json, stdout, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	/* jansson writes DEL, C1, bidirectional and invisible characters as they are: as \uXXXX here, so that a
+	 * JSON output shows on a terminal what its text twin shows (the same document for a parser) */
+	char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	char *e = esc_json_text(text);
+	int rc = e ? 0 : -1;
 
+	if (e)
+		fputs(e, stdout);
 	json_decref(json);
 	fputc('\n', stdout);
+	free(e);
+	free(text);
 	return rc == 0 ? 0 : 1;
 }
 

@@ -173,6 +173,83 @@ static size_t token_at(const char *p)
 	return 0;
 }
 
+static int b64urlch(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* a JSON Web Token at p: eyJ<header>.eyJ<payload>.<signature>, each base64url; its length, else 0 */
+static size_t jwt_at(const char *p)
+{
+	size_t n = 0;
+
+	for (int part = 0; part < 2; part++) {
+		if (strncmp(p + n, "eyJ", 3))
+			return 0;
+		for (n += 3; b64urlch(p[n]); n++)
+			;
+		if (p[n] != '.')
+			return 0;
+		n++;
+	}
+	while (b64urlch(p[n]))
+		n++;
+	return n;
+}
+
+/* the value of a base64 digit, -1 for another character */
+static int b64val(char c)
+{
+	const char *d = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", *f;
+
+	return c && (f = strchr(d, c)) ? (int)(f - d) : -1;
+}
+
+/* the length of the base64 word at q when it decodes to a credential, user:password (printable ASCII without
+ * spaces, a ':' inside), else 0; at least min characters with its padding */
+static size_t b64_cred_len(const char *q, size_t min)
+{
+	size_t n = 0, pad = 0, out = 0;
+	unsigned acc = 0;
+	int bits = 0, colon = 0, ok = 1;
+
+	for (; b64val(q[n]) >= 0; n++) {
+		acc = acc << 6 | (unsigned)b64val(q[n]);
+		if ((bits += 6) >= 8) {
+			unsigned c = (acc >> (bits -= 8)) & 0xff;
+
+			ok &= c > 0x20 && c < 0x7f;
+			colon |= c == ':' && out > 0;
+			out++;
+		}
+	}
+	while (q[n + pad] == '=' && pad < 2)
+		pad++;
+	if (n + pad < min || (n + pad) % 4 || !ok || !colon || tokch(q[n + pad]) || q[n + pad] == '.')
+		return 0;
+	{ /* the last decoded character is not the ':' (a user with no password is no credential) */
+		unsigned last = (acc >> bits) & 0xff;
+
+		if (last == ':')
+			return 0;
+	}
+	return n + pad;
+}
+
+/* "Basic <base64 of user:password>" anywhere (an HTTP Basic credential out of its header): the length up to the
+ * end of the base64 word, else 0 */
+static size_t basic_at(const char *p)
+{
+	const char *q = p + 6;
+	size_t n;
+
+	if (strncmp(p, "Basic ", 6))
+		return 0;
+	while (*q == ' ')
+		q++;
+	return (n = b64_cred_len(q, 4)) ? (size_t)(q - p) + n : 0;
+}
+
 /* "-u user:pw" / "--user user:pw" (curl, wget), "-pPW" of mysql, "--password PW" / "--token PW" (a secret-named
  * option and its value as the next word): the secret part goes */
 static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
@@ -196,8 +273,19 @@ static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
 			;
 		return (size_t)(e - p);
 	}
+	if (p[1] == 'p' && (p[2] == ' ' || p[2] == '\t') && strstr(line, "sshpass")) { /* sshpass -p PW */
+		for (q = p + 2; *q == ' ' || *q == '\t'; q++)
+			;
+		if (!*q || !strncmp(q, "<redacted>", 10))
+			return 0;
+		for (e = q; *e && !isspace((unsigned char)*e); e++)
+			;
+		strbuf_add(sb, p, (size_t)(q - p));
+		strbuf_addstr(sb, "<redacted>");
+		return (size_t)(e - p);
+	}
 	if (p[1] == 'p' && p[2] && !isspace((unsigned char)p[2]) && strncmp(p + 2, "<redacted>", 10) &&
-	    (strstr(line, "mysql") || strstr(line, "mariadb"))) {
+	    (strstr(line, "mysql") || strstr(line, "mariadb") || strstr(line, "sshpass"))) {
 		for (e = p + 2; *e && !isspace((unsigned char)*e); e++)
 			;
 		strbuf_addstr(sb, "-p<redacted>");
@@ -219,6 +307,37 @@ static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
 		strbuf_addstr(sb, "<redacted>");
 		return (size_t)(e - p);
 	}
+	return 0;
+}
+
+/* a .netrc "password PW" (or "passwd PW") token pair at p, on a line that reads like one (it starts with the
+ * token or holds "machine", "login" or "default" before it): the length up to the value, else 0 */
+static size_t netrc_password_at(const char *line, const char *p)
+{
+	const char *l = line, *q;
+	size_t kn;
+
+	if (!strncmp(p, "password", 8))
+		kn = 8;
+	else if (!strncmp(p, "passwd", 6))
+		kn = 6;
+	else
+		return 0;
+	if (p[kn] != ' ' && p[kn] != '\t')
+		return 0;
+	for (q = p + kn; *q == ' ' || *q == '\t'; q++)
+		;
+	if (!*q || isspace((unsigned char)*q) || !strncmp(q, "<redacted>", 10))
+		return 0;
+	while (*l == ' ' || *l == '\t')
+		l++;
+	if (l == p)
+		return (size_t)(q - p);
+	for (const char *w = line; w < p; w++)
+		if ((w == line || isspace((unsigned char)w[-1])) &&
+		    (((!strncmp(w, "machine", 7) || !strncmp(w, "default", 7)) && isspace((unsigned char)w[7])) ||
+		     (!strncmp(w, "login", 5) && isspace((unsigned char)w[5]))))
+			return (size_t)(q - p);
 	return 0;
 }
 
@@ -275,7 +394,27 @@ char *envcap_redact_value(const char *v)
 		}
 		/* a known token shape at a word start; an AWS key id's secret key after it (40 base64 characters) */
 		if (p == u || !tokch(p[-1])) {
-			size_t tn = token_at(p), sn;
+			size_t tn = token_at(p), sn, wn;
+
+			if (!tn)
+				tn = jwt_at(p);
+			if (!tn && (wn = basic_at(p))) { /* Basic user:password in base64: the scheme kept */
+				strbuf_addstr(&sb, "Basic <redacted>");
+				p += wn;
+				continue;
+			}
+			if (!tn && (p == u || (p[-1] != '/' && p[-1] != '+')) && (wn = b64_cred_len(p, 16))) {
+				strbuf_addstr(&sb, "<redacted>"); /* the same credential alone: base64 of user:password */
+				p += wn;
+				continue;
+			}
+			if ((wn = netrc_password_at(u, p))) {
+				strbuf_add(&sb, p, wn);
+				strbuf_addstr(&sb, "<redacted>");
+				for (p += wn; *p && !isspace((unsigned char)*p); p++)
+					;
+				continue;
+			}
 
 			if (tn) {
 				strbuf_addstr(&sb, "<redacted>");
@@ -459,19 +598,75 @@ static void scrub_line(struct strbuf *out, const char *raw, size_t rawlen, const
 	strbuf_release(&m);
 }
 
+static void scrub_one(struct strbuf *sb, const char *path, const char *line, size_t len, const struct strvec *values,
+		      int by_key, int *pem);
+
+/* the length of the logical line at text[0..len): up to a newline that is not escaped by a backslash (a line
+ * continued with '\\' is one line: a secret split over it is one value) */
+static size_t logical_len(const char *text, size_t len)
+{
+	size_t i = 0;
+
+	for (;;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+
+		if (!nl)
+			return len;
+		i = (size_t)(nl - text);
+		if (i == 0 || text[i - 1] != '\\' || i + 1 >= len)
+			return i;
+		i++;
+	}
+}
+
+/* a logical line through scrub_one, scrubbed as one line with its continuations removed: a backslash before a
+ * newline ("\\" "\n", joined by logical_len) and the same written JSON-escaped on one line (the four characters
+ * \ \ \ n); written back as it was when nothing in it is a secret */
+static void scrub_logical(struct strbuf *out, const char *path, const char *raw, size_t len, const struct strvec *values,
+			  int by_key, int *pem)
+{
+	struct strbuf j = STRBUF_INIT, o = STRBUF_INIT;
+	int joined = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (raw[i] == '\\' && i + 1 < len && raw[i + 1] == '\n') {
+			i++;
+			joined = 1;
+			continue;
+		}
+		if (i + 3 < len && !memcmp(raw + i, "\\\\\\n", 4)) {
+			i += 3;
+			joined = 1;
+			continue;
+		}
+		strbuf_addch(&j, raw[i]);
+	}
+	if (!joined) {
+		strbuf_release(&j);
+		scrub_one(out, path, raw, len, values, by_key, pem);
+		return;
+	}
+	scrub_one(&o, path, j.buf ? j.buf : "", j.len, values, by_key, pem);
+	if (o.len == j.len && !memcmp(o.buf, j.buf, j.len))
+		scrub_one(out, path, raw, len, values, by_key, pem);
+	else
+		strbuf_add(out, o.buf, o.len);
+	strbuf_release(&j);
+	strbuf_release(&o);
+}
+
 void envcap_scrub_text(struct strbuf *out, const char *text, size_t len, const struct strvec *values)
 {
 	size_t i = 0;
 	int pem = 0;
 
 	while (i < len) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
+		size_t n = logical_len(text + i, len - i);
 
-		scrub_line(out, text + i, n, values, &pem);
-		if (nl)
+		scrub_logical(out, "", text + i, n, values, 0, &pem);
+		if (i + n < len)
 			strbuf_addch(out, '\n');
-		i += n + (nl != NULL);
+		i += n + (i + n < len);
 	}
 }
 
@@ -594,11 +789,26 @@ static void scrub_one(struct strbuf *sb, const char *path, const char *line, siz
 	}
 }
 
+/* one logical line of in into lg (its newline included; lines continued with '\\' joined as they are): its
+ * length, or -1 at the end */
+static ssize_t getline_logical(struct strbuf *lg, char **line, size_t *cap, FILE *in)
+{
+	ssize_t n;
+
+	strbuf_reset(lg);
+	while ((n = getline(line, cap, in)) > 0) {
+		strbuf_add(lg, *line, (size_t)n);
+		if (n < 2 || (*line)[n - 1] != '\n' || (*line)[n - 2] != '\\')
+			break;
+	}
+	return lg->len ? (ssize_t)lg->len : -1;
+}
+
 int envcap_scrub_file(const char *path, const struct strvec *values)
 {
 	char *tmp = xstrfmt("%s.tmp", path), *line = NULL;
 	FILE *in = NULL, *out = NULL;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, lg = STRBUF_INIT;
 	size_t cap = 0;
 	ssize_t n;
 	int err = 0, changed = 0, pem = 0;
@@ -620,12 +830,12 @@ int envcap_scrub_file(const char *path, const struct strvec *values)
 		goto cleanup; /* nothing to scrub */
 	/* a first pass finds whether anything changes: a file with nothing to scrub is left as it is (its bytes and
 	 * its time), and a full disk never costs a clean file */
-	while (!changed && (n = getline(&line, &cap, in)) > 0) {
-		size_t len = (size_t)n - (line[n - 1] == '\n');
+	while (!changed && (n = getline_logical(&lg, &line, &cap, in)) > 0) {
+		size_t len = (size_t)n - (lg.buf[n - 1] == '\n');
 
 		strbuf_reset(&sb);
-		scrub_one(&sb, path, line, len, values, by_key, &pem);
-		changed = sb.len != len || memcmp(sb.buf, line, len);
+		scrub_logical(&sb, path, lg.buf, len, values, by_key, &pem);
+		changed = sb.len != len || memcmp(sb.buf, lg.buf, len);
 	}
 	if (!changed) {
 		if (ferror(in))
@@ -638,12 +848,12 @@ int envcap_scrub_file(const char *path, const struct strvec *values)
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
 		goto cleanup;
 	}
-	while ((n = getline(&line, &cap, in)) > 0) {
+	while ((n = getline_logical(&lg, &line, &cap, in)) > 0) {
 		size_t len = (size_t)n;
-		int nl = line[len - 1] == '\n';
+		int nl = lg.buf[len - 1] == '\n';
 
 		strbuf_reset(&sb);
-		scrub_one(&sb, path, line, len - (size_t)nl, values, by_key, &pem);
+		scrub_logical(&sb, path, lg.buf, len - (size_t)nl, values, by_key, &pem);
 		if (nl)
 			strbuf_addch(&sb, '\n');
 		if (fwrite(sb.buf, 1, sb.len, out) != sb.len) {
@@ -671,6 +881,7 @@ cleanup:
 	free(line);
 	free(tmp);
 	strbuf_release(&sb);
+	strbuf_release(&lg);
 	return err;
 }
 

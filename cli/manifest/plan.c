@@ -25,9 +25,19 @@ void plan_add(struct plan *p, const struct suite_ops *suite, char *key, json_t *
  * <key>/env:<label>, params with "env": {NAME: value}. */
 static void plan_expand_env(struct plan *p, size_t first, const struct suite_cfg *cfg)
 {
-	size_t nbase = p->n - first, ncells = suite_env_cells(cfg);
-	struct plan_case *base = xcalloc(nbase ? nbase : 1, sizeof(*base));
+	size_t nbase = p->n - first, ncells = suite_env_cells(cfg), cap = p->cap ? p->cap : PLAN_MAX_CASES;
+	struct plan_case *base;
 
+	if (ncells && nbase > (cap - first) / ncells) { /* past the cap: counted, not generated (the message's figure) */
+		for (size_t b = first; b < p->n; b++) {
+			free(p->cases[b].key);
+			json_decref(p->cases[b].params);
+		}
+		p->n = first;
+		p->dropped += nbase * ncells; /* n + dropped: every case the manifest would plan so far */
+		return;
+	}
+	base = xcalloc(nbase ? nbase : 1, sizeof(*base));
 	memcpy(base, p->cases + first, nbase * sizeof(*base));
 	p->n = first;
 	for (size_t c = 0; c < ncells; c++) {

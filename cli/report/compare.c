@@ -305,39 +305,27 @@ static void side_reset(struct compare_side *s)
  * one) or cannot be opened is an error naming it: BENCH_E_IO, exit 1 */
 static int feed_file(struct bundle_sink *sink, const char *dir, const char *rel)
 {
-	char *p = xstrfmt("%s/%s", dir, rel), *buf;
-	int fd = fs_open_regular(p, 0); /* a FIFO named like a member: refused, not waited on */
-	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-	struct stat st;
-	size_t n;
-	int err = 0;
+	uint64_t size;
+	char *buf;
+	ssize_t n;
+	int fd, err, o;
 
-	if (fd < 0 && errno != ENOENT && errno != ENOTDIR) {
-		err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", p,
-				      errno == EINVAL ? "not a regular file" : strerror(errno));
-		free(p);
-		return err;
-	}
-	free(p);
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || sink->open(sink->ctx, rel, (uint64_t)st.st_size) <= 0) {
-		fclose(f);
-		bench_error_clear();
-		return 0;
+	if ((err = bundle_dir_member_open(&fd, &size, dir, rel)) < 0 || fd < 0)
+		return err; /* one that is not there is skipped; one that is there is read or named */
+	if ((o = sink->open(sink->ctx, rel, size)) <= 0) {
+		close(fd);
+		return o;
 	}
 	buf = xmalloc(1u << 16);
-	while (!err && (n = fread(buf, 1, 1u << 16, f)) > 0)
-		err = sink->data(sink->ctx, rel, buf, n);
+	while (!err && (n = read(fd, buf, 1u << 16)) > 0)
+		err = sink->data(sink->ctx, rel, buf, (size_t)n);
+	if (!err && n < 0)
+		err = bench_error_set(BENCH_E_IO, "cannot read '%s/%s': %s", dir, rel, strerror(errno));
 	if (!err)
-		sink->data(sink->ctx, rel, NULL, 0);
-	bench_error_clear();
+		err = sink->data(sink->ctx, rel, NULL, 0);
 	free(buf);
-	fclose(f);
-	return 0;
+	close(fd);
+	return err;
 }
 
 static int load_dir(struct compare_side *s, const char *dir)

@@ -57,4 +57,25 @@ rc=$?
 [ "$rc" = 3 ] && python3 -c "import sys; sys.exit(float(sys.argv[1]) >= 2)" "$(tail -n 1 "$T/time")" &&
 	ok "100,000 env_matrix values: exit 3 in $(tail -n 1 "$T/time") s of CPU" || { not_ok "100,000 env_matrix values: exit $rc, $(tail -n 1 "$T/time") s"; show "$T/err"; }
 expect_err "'env_matrix' in suite 'gemm' expands to at least 100000 cells; the limit is 64"
+# cases x env cells past the cap is counted, not generated (review 31r2 B11: 100,000 cases x 64 cells took 4x the
+# CPU of 2 cells, as every cell's cases were built before being dropped): 64 cells cost about what 2 cells cost
+python3 - "$T" <<'PY'
+import sys
+for cells in (2, 64):
+    a = min(8, cells); b = cells // a
+    open("%s/cells%d.yaml" % (sys.argv[1], cells), "w").write(
+        "bench: 1\nname: big\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm:\n    dtypes: [fp32]\n"
+        "    layouts: [tn, nn]\n    shapes: [%s]\n    env_matrix:\n      A: [%s]\n      B: [%s]\n" % (
+            ",".join("[%d,%d,9]" % (i % 300 + 1, i // 300 + 1) for i in range(50000)),
+            ",".join('"%d"' % i for i in range(a)), ",".join('"%d"' % i for i in range(b))))
+PY
+for c in 2 64; do
+	/usr/bin/time -f '%U' -o "$T/time$c" "$BENCH" validate "$T/cells$c.yaml" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ "$rc" = 3 ] && ok "100,000 cases x $c cells: refused (exit 3)" || { not_ok "100,000 cases x $c cells: exit $rc"; show "$T/err"; }
+done
+expect_err "(6400000 and more)"
+python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(b > 2 * a + 0.5)" "$(tail -n 1 "$T/time2")" "$(tail -n 1 "$T/time64")" &&
+	ok "64 cells: $(tail -n 1 "$T/time64") s of CPU, 2 cells: $(tail -n 1 "$T/time2") s" ||
+	not_ok "64 cells cost $(tail -n 1 "$T/time64") s of CPU against $(tail -n 1 "$T/time2") s for 2"
 finish

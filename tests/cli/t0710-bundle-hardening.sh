@@ -15,7 +15,7 @@ for v in dotslash doubleslash trailingslash setuid badcrc badsize plain trailing
 	f=$("$PY" tests/bundle/hostile.py "$v" "$T" "$BENCH_HOME")
 	case $v in
 	dotslash) why="a '.' path component" ;; doubleslash) why="an empty path component" ;;
-	trailingslash) why="a duplicate name" ;; setuid) why="a setuid, setgid or sticky mode" ;;
+	trailingslash) why="a trailing '/' on a file entry" ;; setuid) why="a setuid, setgid or sticky mode" ;;
 	badcrc) why="incorrect data check" ;; badsize) why="incorrect length check" ;; plain) why="plain tar is refused" ;;
 	trailing) why="trailing data after the end of the gzip stream" ;; afterend) why="data after the end of the tar archive" ;;
 	esac
@@ -54,6 +54,19 @@ for v in xmtime-nan xmtime-inf xmtime-neg xmtime-exp xmtime-big xmtime-frac xmti
 	esac
 	refused "tar pax value: $v" "$why" "$BENCH" verify "$f"
 	refused "tar pax value: $v, compare --allow-unverified" "$why" "$BENCH" compare --allow-unverified "$f" "$f"
+done
+# numbers and names bench never writes (review 31r2 B06-B10): a base-256 mtime, device numbers that are not octal,
+# a ustar prefix whose join with the name gives '//', a directory spelled with '//', names with C1, bidirectional,
+# tag or variation-selector characters (ustar or pax), a pax path with '//'
+for v in b256mtime devgarbage prefixslash dirdslash namec1 nametag xpathc1 xpathdslash; do
+	f=$("$PY" tests/bundle/hostile.py "tar-$v" "$T" "$BENCH_HOME")
+	case $v in
+	b256mtime) why="a mtime field that is not octal" ;; devgarbage) why="a devminor field that is not octal" ;;
+	prefixslash | dirdslash | xpathdslash) why="an empty path component" ;;
+	namec1 | nametag | xpathc1) why="a control, bidirectional or invisible character in its name" ;;
+	esac
+	refused "tar entry: $v" "$why" "$BENCH" verify "$f"
+	refused "tar entry: $v, compare --allow-unverified" "$why" "$BENCH" compare --allow-unverified "$f" "$f"
 done
 for v in xmtime-ok xmtime-okfrac; do
 	f=$("$PY" tests/bundle/hostile.py "tar-$v" "$T" "$BENCH_HOME")

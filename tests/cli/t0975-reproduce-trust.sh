@@ -70,7 +70,10 @@ for var in LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT PYTHONSTARTUP PYTHONHOME BASH_ENV
 	HWLOC_PLUGINS_PATH HWLOC_COMPONENTS I_MPI_OFI_LIBRARY KRB5_CONFIG CUDA_HOME __GLX_VENDOR_LIBRARY_NAME \
 	GDK_PIXBUF_MODULE_FILE OMPI_MCA_mca_component_path PMIX_MCA_mca_component_path UCX_MODULE_DIR FI_PROVIDER_PATH \
 	NCCL_TUNER_PLUGIN NCCL_PROFILER_PLUGIN HSA_TOOLS_LIB ROCP_TOOL_LIB FOO_PLUGIN_PATH ACME_INJECTION_LIB \
-	XYZ_LIBRARY_PATH XYZ_MODULE_DIR XYZ_TOOLS_LIB; do
+	XYZ_LIBRARY_PATH XYZ_MODULE_DIR XYZ_TOOLS_LIB \
+	COMPILER_PATH GCC_EXEC_PREFIX CONFIG_SHELL CCACHE_PREFIX PKG_CONFIG CUDAHOSTCXX CC CXX AS LD AR NVCC_CCBIN \
+	NVCC_APPEND_FLAGS LIBRARY_PATH CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH MPLBACKEND LESSOPEN TMPDIR EDITOR PAGER \
+	SHELL; do
 	sed "s|^    MARK: .*|    $var: /tmp/x|" "$T/m.yaml" >"$D/manifest.yaml"
 	rm -f "$B" "$B.intoto.jsonl"
 	"$BENCH" pack "$D" >/dev/null 2>&1 || not_ok "pack"
@@ -150,4 +153,55 @@ Y
 rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
 expect 3 "a host stack's path component: refused without --yes" "$BENCH" reproduce -q -o "$T/r7" "$B" </dev/null
 expect_err "stack.components.blas                    path /opt/evil (its libraries loaded first by every runner) libs: libopenblas.so.0"
+# a signer's names and values never reach the terminal raw (review 31r2 B01, B02): the validation errors of the
+# bundle's manifest quote its env names through the escaper, and --dry-run's command lines its values
+rawctl() { # file: exit 0 when it holds ESC, BEL, C1 (U+0085, U+009B) or U+202E as raw bytes
+	LC_ALL=C grep -q -e "$(printf '\033')" -e "$(printf '\007')" -e "$(printf '\302\205')" -e "$(printf '\302\233')" \
+		-e "$(printf '\342\200\256')" "$1"
+}
+cat >"$D/manifest.yaml" <<'Y'
+bench: 1
+name: trust
+target: {vendor: cpu}
+runtime: {engine: host}
+stack:
+  env:
+    "\e[2J\e]0;pwn\aLD_PRELOAD": /tmp/x
+    "\u202eDAOLERP_DL": x
+    "\x85X\x9b": y
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
+Y
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+BENCH_RUNNERS=$FAKE expect 3 "env names holding ESC, OSC, C1, U+202E: refused" "$BENCH" reproduce --dry-run -o "$T/r8" "$B" </dev/null
+expect_err "environment variable name '\\x1b[2J\\x1b]0;pwn\\x07LD_PRELOAD'"
+expect_err "environment variable name '\\xe2\\x80\\xaeDAOLERP_DL'"
+expect_err "environment variable name '\\xc2\\x85X\\xc2\\x9b'"
+rawctl "$T/err" && { not_ok "raw control bytes in reproduce's errors"; show "$T/err"; } || ok "no raw control byte in reproduce's errors"
+cp "$D/manifest.yaml" "$T/badnames.yaml"
+expect 3 "validate: the same names refused" "$BENCH" validate "$T/badnames.yaml"
+expect_err "environment variable name '\\x1b[2J\\x1b]0;pwn\\x07LD_PRELOAD'"
+rawctl "$T/err" && { not_ok "raw control bytes in validate's errors"; show "$T/err"; } || ok "no raw control byte in validate's errors"
+expect 3 "validate --json: the same names refused" "$BENCH" validate --json "$T/badnames.yaml"
+expect_out "environment variable name '\\u001B[2J\\u001B]0;pwn\\u0007LD_PRELOAD'"
+rawctl "$T/out" && { not_ok "raw control bytes in validate --json"; show "$T/out"; } || ok "no raw control byte in validate --json (31r2 B04)"
+cat >"$D/manifest.yaml" <<'Y'
+bench: 1
+name: trust
+target: {vendor: cpu}
+runtime: {engine: host}
+stack:
+  env:
+    V1: "a\x9b31mRED\x85b"
+    V2: "\u202eevil"
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]], env_matrix: {V3: ["x\x9by", "\u2066z"]}}
+Y
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+BENCH_RUNNERS=$FAKE expect 0 "values holding C1 and U+202E: --dry-run prints the commands" "$BENCH" reproduce --dry-run -o "$T/r9" "$B" </dev/null
+expect_out "V1=a\\xc2\\x9b31mRED\\xc2\\x85b"
+expect_out "V2=\\xe2\\x80\\xaeevil"
+expect_out "V3=x\\xc2\\x9by"
+rawctl "$T/out" && { not_ok "raw control bytes in --dry-run's commands"; show "$T/out"; } || ok "no raw control byte in --dry-run's commands"
+rawctl "$T/err" && { not_ok "raw control bytes in the gate"; show "$T/err"; } || ok "no raw control byte in the gate"
 finish
