@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # The fabric in environment.json (cli/exec/fabric.c): an InfiniBand host as a sysfs fixture (BENCH_SYSFS_ROOT),
-# this machine's own interfaces with a veth pair and a bridge made in a network namespace (as root), and bench
-# compare listing the fabric differences of two runs.
+# this machine's own interfaces with a veth pair and a bridge made in a network namespace (as root), bench
+# compare listing the fabric differences of two runs, and the other nodes of a Slurm job (the job script's dump
+# over the fixtures, in fabric.nodes, compared node by node).
 . "$(dirname "$0")/lib.sh"
 fake_gemm
 cat >"$T/m.yaml" <<'Y'
@@ -66,6 +67,54 @@ w = {x["what"]: x for x in d["stack_differs"]}
 assert "fabric.infiniband.mlx5_0.ports.1.rate" in w, list(w)
 assert w["fabric.infiniband.mlx5_0.ports.1.rate"]["baseline"] == "400 Gb/sec (4X NDR)", w
 assert not [k for k in w if k.startswith("fabric.net.br0")], list(w)
+PY
+# the other nodes of a Slurm job: the job script's capture step (taken from a dry run's script) run over each
+# fixture; a runner standing in for the job puts the dumps where the step writes them (env/fabric/NODE.txt)
+"$BENCH" run --dry-run manifests/slurm-2node-h200.yaml >"$T/dry.out" 2>&1
+python3 - "$T/dry.out" "$T/dump.sh" <<'PY'
+import sys
+t = open(sys.argv[1]).read()
+a = t.index("sh -c '") + len("sh -c '")
+open(sys.argv[2], "w").write(t[a:t.index("' || echo", a)])
+PY
+dump() { # sysfs-root output
+	sed "s#/sys/class/#$1/sys/class/#g" "$T/dump.sh" | sh | sed "s#$1/sys/class/#/sys/class/#g" >"$2"
+}
+mkdir -p "$T/d400" "$T/dmix" "$T/fakeslurm"
+dump "$T/ib400" "$T/d400/gpu01.txt"
+cp "$T/d400/gpu01.txt" "$T/d400/gpu02.txt"
+cp "$T/d400/gpu01.txt" "$T/dmix/gpu01.txt"
+dump "$T/ib200" "$T/dmix/gpu02.txt"
+cat >"$T/fakeslurm/bench-gemm" <<SH
+#!/bin/sh
+run=\$(dirname "\$(dirname "\$2")")
+mkdir -p "\$run/env/fabric" && cp "\$FABDUMPS"/*.txt "\$run/env/fabric/"
+exec "$T/fake/bench-gemm" "\$@"
+SH
+chmod +x "$T/fakeslurm/bench-gemm"
+nrun() { # dumps
+	FABDUMPS=$1 BENCH_SYSFS_ROOT=$T/ib400 BENCH_RUNNERS=$T/fakeslurm "$BENCH" run -q -o "$T/runs" "$T/m.yaml" >"$T/run.out" 2>&1 ||
+		{ cat "$T/run.out"; return 1; }
+	sed -n 1p "$T/run.out"
+}
+NA=$(nrun "$T/d400")
+NB=$(nrun "$T/dmix")
+python3 - "$NA/env/environment.json" "$A/env/environment.json" <<'PY' && ok "every node's dump in fabric.nodes, read as bench reads its own host" || { not_ok "fabric.nodes"; show "$T/d400/gpu01.txt"; }
+import json, sys
+f = json.load(open(sys.argv[1]))["fabric"]
+own = json.load(open(sys.argv[2]))["fabric"]
+assert sorted(f["nodes"]) == ["gpu01", "gpu02"], f.get("nodes")
+for n in ("gpu01", "gpu02"):
+    assert f["nodes"][n] == {"net": own["net"], "infiniband": own["infiniband"]}, (f["nodes"][n], own)
+PY
+expect 0 "compare two Slurm runs whose second node has another link rate" "$BENCH" compare --format json "$NA" "$NB"
+python3 - "$T/out" <<'PY' && ok "compare lists the second node's port rate as a fabric difference, nothing of the first" || not_ok "per-node fabric difference"
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = {x["what"]: x for x in d["stack_differs"]}
+k = "fabric.nodes.1.infiniband.mlx5_0.ports.1.rate"
+assert k in w and w[k]["baseline"] == "400 Gb/sec (4X NDR)" and w[k]["value"] == "200 Gb/sec (4X HDR)", list(w)
+assert not [x for x in w if x.startswith("fabric.nodes.0.") or x.startswith("fabric.infiniband")], list(w)
 PY
 # this machine's own sysfs, in a network namespace holding a veth pair and a bridge (root and ip(8) needed)
 if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && ip netns add "bench-fab-$$" 2>/dev/null; then
