@@ -122,11 +122,11 @@ static int slurm_script(struct strbuf *sb, const struct manifest *m, const struc
 	/* each node's network interfaces and RDMA devices, read on the node itself (outside any container) into
 	 * env/fabric/NODE.txt; bench puts them in environment.json as fabric.nodes. A failed capture fails nothing. */
 	strbuf_addstr(sb, "\n# each node's network fabric (sysfs) into env/fabric/NODE.txt, for environment.json\n"
-		      "mkdir -p env/fabric\nsrun '--mpi=none' '--ntasks-per-node=1' --ntasks=\"$SLURM_JOB_NUM_NODES\" '--time=1' "
-		      "'--output=env/fabric/%N.txt'");
+		      "mkdir -p env/fabric\nsrun '--mpi=none' '--ntasks-per-node=1' --ntasks=\"$SLURM_JOB_NUM_NODES\" '--time=1'");
 	quotedf(sb, "--error=slurm/%s-fabric.err", job->tag);
 	strbuf_addstr(sb, " sh -c");
-	quoted(sb, FABRIC_DUMP_SCRIPT);
+	/* the file is named by the Slurm node (srun's %N is the host name, which two nodes of one host share) */
+	quoted(sb, "exec >\"env/fabric/${SLURMD_NODENAME:-$(uname -n)}.txt\" || exit 1\n" FABRIC_DUMP_SCRIPT);
 	strbuf_addstr(sb, " || echo 'bench: the per-node fabric capture failed' >&2");
 	strbuf_addstr(sb, "\nexec srun");
 	quotedf(sb, "--mpi=%s", sc->mpi ? sc->mpi : "pmix");

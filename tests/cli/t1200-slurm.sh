@@ -48,7 +48,7 @@ grep -qxF "cd '$D'" "$S" && grep -qF "'--config' '$D/cases/collectives.json'" "$
 grep -q "Slurm job [0-9]* RUNNING on node\[1-2\]" "$D/logs/collectives.log" && ok "the log follows the job to both nodes" ||
 	{ not_ok "job log"; show "$D/logs/collectives.log"; }
 # each node's fabric, captured on the node by the job script's step (each slurmd sees its own namespace's sysfs)
-grep -q "^srun '--mpi=none' '--ntasks-per-node=1' --ntasks=\"\$SLURM_JOB_NUM_NODES\" .*'--output=env/fabric/%N.txt'" "$S" &&
+grep -q "^srun '--mpi=none' '--ntasks-per-node=1' --ntasks=\"\$SLURM_JOB_NUM_NODES\" .* sh -c 'exec >\"env/fabric/\${SLURMD_NODENAME:-\$(uname -n)}.txt\"" "$S" &&
 	python3 - "$D" <<'PY' && ok "both nodes' fabric in environment.json: each its own eth0, a veth" || { not_ok "per-node fabric"; show "$D/env/environment.json"; }
 import json, sys
 d = sys.argv[1]

@@ -74,7 +74,7 @@ PY
 python3 - "$T/dry.out" "$T/dump.sh" <<'PY'
 import sys
 t = open(sys.argv[1]).read()
-a = t.index("sh -c '") + len("sh -c '")
+a = t.index("\n", t.index("sh -c 'exec >")) + 1  # the dump program, after the line naming the file
 open(sys.argv[2], "w").write(t[a:t.index("' || echo", a)])
 PY
 dump() { # sysfs-root output
