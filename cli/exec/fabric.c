@@ -331,7 +331,8 @@ json_t *fabric_parse_dump(const char *text, size_t len)
 	struct src sr = { json_object(), json_object(), json_object() };
 	const char *s = text, *end = text + len;
 	size_t lines = 0;
-	json_t *out;
+	struct strbuf topo = STRBUF_INIT;
+	json_t *out, *tj;
 
 	while (s < end && lines++ < DUMP_MAX_LINES) {
 		const char *e = memchr(s, '\n', (size_t)(end - s)), *t1, *t2;
@@ -339,6 +340,10 @@ json_t *fabric_parse_dump(const char *text, size_t len)
 
 		if (!e)
 			e = end;
+		if (e - s >= 2 && s[0] == 'T' && s[1] == '\t') { /* a line of nvidia-smi topo -m */
+			strbuf_add(&topo, s + 2, (size_t)(e - s - 2));
+			strbuf_addch(&topo, '\n');
+		}
 		/* "V<TAB>path<TAB>first line", "L<TAB>path<TAB>link target", "D<TAB>path" */
 		if (e - s > 2 && s[1] == '\t' && (*s == 'V' || *s == 'L' || *s == 'D')) {
 			t1 = s + 2;
@@ -354,6 +359,9 @@ json_t *fabric_parse_dump(const char *text, size_t len)
 		s = e + 1;
 	}
 	out = collect(&sr);
+	if (topo.len && (tj = fabric_parse_nvidia_topo(topo.buf)))
+		json_object_set_new(out, "gpu_topology", tj);
+	strbuf_release(&topo);
 	json_decref(sr.vals);
 	json_decref(sr.links);
 	json_decref(sr.dirs);

@@ -21,7 +21,8 @@
 json_t *fabric_collect(void);
 /* The same object from a dump of another node's sysfs, the output of FABRIC_DUMP_SCRIPT: lines
  * "V<TAB>path<TAB>the file's first line", "L<TAB>path<TAB>the link's target", "D<TAB>path" (a directory). Only
- * paths under /sys/class/net/ and /sys/class/infiniband/ count; they are keys, nothing is opened. */
+ * paths under /sys/class/net/ and /sys/class/infiniband/ count; they are keys, nothing is opened. Lines
+ * "T<TAB>line" are the node's `nvidia-smi topo -m`, parsed into gpu_topology (fabric_parse_nvidia_topo). */
 json_t *fabric_parse_dump(const char *text, size_t len);
 /* {NODE: fabric} from DIR/NODE.txt, one dump per node; NULL when DIR holds none. */
 json_t *fabric_collect_nodes(const char *dir);
@@ -36,6 +37,7 @@ json_t *fabric_collect_nodes(const char *dir);
 	" for f in \"$d\"/ports/*/state \"$d\"/ports/*/phys_state \"$d\"/ports/*/rate \"$d\"/ports/*/link_layer; do v \"$f\"; done\n" \
 	" for f in \"$d/bridge\" \"$d\"/brif/* \"$d\"/device/net/*; do [ -e \"$f\" ] && printf \"D\\t%s\\n\" \"$f\"; done\n" \
 	"done\n" \
+	"command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi topo -m 2>/dev/null | while IFS= read -r x; do printf \"T\\t%s\\n\" \"$x\"; done\n" \
 	"true\n"
 /* `nvidia-smi topo -m`'s matrix: {GPU0: {GPU1: "NV18", NIC0: "PXB", ...}, ...} with nics {NIC0: "mlx5_0"}, as
  * {matrix, nics}; NULL for a text without the matrix. */

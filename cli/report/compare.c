@@ -522,7 +522,7 @@ static void flatten(json_t *out, const char *prefix, json_t *j, int depth)
 }
 
 /* a fabric's facts under prefix: its physical network interfaces (virtual ones, bridges and veths of containers,
- * are in environment.json but no difference between machines) and its RDMA devices */
+ * are in environment.json but no difference between machines), its RDMA devices and the GPU-GPU / GPU-NIC matrix */
 static void fabric_facts(json_t *f, const char *prefix, json_t *fab)
 {
 	json_t *v;
@@ -538,6 +538,12 @@ static void fabric_facts(json_t *f, const char *prefix, json_t *fab)
 		}
 	p = xstrfmt("%s.infiniband", prefix);
 	flatten(f, p, json_object_get(fab, "infiniband"), 0);
+	free(p);
+	p = xstrfmt("%s.gpu_topology", prefix);
+	flatten(f, p, json_object_get(json_object_get(fab, "gpu_topology"), "matrix"), 0);
+	free(p);
+	p = xstrfmt("%s.gpu_topology.nics", prefix);
+	flatten(f, p, json_object_get(json_object_get(fab, "gpu_topology"), "nics"), 1);
 	free(p);
 }
 
@@ -627,8 +633,6 @@ json_t *compare_stack_facts(const struct compare_side *s)
 		size_t i = 0;
 
 		fabric_facts(f, "fabric", fab);
-		flatten(f, "fabric.gpu_topology", json_object_get(json_object_get(fab, "gpu_topology"), "matrix"), 0);
-		flatten(f, "fabric.gpu_topology.nics", json_object_get(json_object_get(fab, "gpu_topology"), "nics"), 1);
 		/* every node of a Slurm job, by its place in name order (two jobs rarely get the same node names) */
 		json_object_foreach(json_object_get(fab, "nodes"), k, v) {
 			char *p = xstrfmt("fabric.nodes.%zu", i++);
