@@ -509,6 +509,32 @@ static void flatten(json_t *out, const char *prefix, json_t *j, int depth)
 	}
 }
 
+/* a fabric's facts under prefix: its physical network interfaces (virtual ones, bridges and veths of containers,
+ * are in environment.json but no difference between machines), its RDMA devices and the GPU-GPU / GPU-NIC matrix */
+static void fabric_facts(json_t *f, const char *prefix, json_t *fab)
+{
+	json_t *v;
+	const char *k;
+	char *p;
+
+	json_object_foreach(json_object_get(fab, "net"), k, v)
+		if (!strcmp(json_string_value(json_object_get(v, "kind")) ? json_string_value(json_object_get(v, "kind")) : "",
+			    "physical")) {
+			p = xstrfmt("%s.net.%s", prefix, k);
+			flatten(f, p, v, 1);
+			free(p);
+		}
+	p = xstrfmt("%s.infiniband", prefix);
+	flatten(f, p, json_object_get(fab, "infiniband"), 0);
+	free(p);
+	p = xstrfmt("%s.gpu_topology", prefix);
+	flatten(f, p, json_object_get(json_object_get(fab, "gpu_topology"), "matrix"), 0);
+	free(p);
+	p = xstrfmt("%s.gpu_topology.nics", prefix);
+	flatten(f, p, json_object_get(json_object_get(fab, "gpu_topology"), "nics"), 1);
+	free(p);
+}
+
 /* environment.json's "loaded" (what each runner's records said it loaded) as facts: loaded.<runner>.<soname> =
  * "version path" for a library (a host stack's: "version path sha256:<12 hex>") (two files of one soname joined by " | "), loaded.<runner>.<package> = its version */
 static void loaded_facts(json_t *f, json_t *loaded)
@@ -592,18 +618,16 @@ json_t *compare_stack_facts(const struct compare_side *s)
 	{
 		json_t *fab = json_object_get(env, "fabric"), *v;
 		const char *k;
+		size_t i = 0;
 
-		json_object_foreach(json_object_get(fab, "net"), k, v)
-			if (!strcmp(json_string_value(json_object_get(v, "kind")) ? json_string_value(json_object_get(v, "kind")) : "",
-				    "physical")) {
-				char *p = xstrfmt("fabric.net.%s", k);
+		fabric_facts(f, "fabric", fab);
+		/* every node of a Slurm job, by its place in name order (two jobs rarely get the same node names) */
+		json_object_foreach(json_object_get(fab, "nodes"), k, v) {
+			char *p = xstrfmt("fabric.nodes.%zu", i++);
 
-				flatten(f, p, v, 1);
-				free(p);
-			}
-		flatten(f, "fabric.infiniband", json_object_get(fab, "infiniband"), 0);
-		flatten(f, "fabric.gpu_topology", json_object_get(json_object_get(fab, "gpu_topology"), "matrix"), 0);
-		flatten(f, "fabric.gpu_topology.nics", json_object_get(json_object_get(fab, "gpu_topology"), "nics"), 1);
+			fabric_facts(f, p, v);
+			free(p);
+		}
 	}
 	/* what the runners loaded: the libraries and packages that actually ran */
 	loaded_facts(f, json_object_get(env, "loaded"));
