@@ -252,7 +252,19 @@ class Telemetry:
         every sample, the violation accumulators at a window's ends) onto NVML's reason bits."""
         self.name = "amdsmi"
         try:
-            a = ctypes.CDLL(lib)
+            try:
+                a = ctypes.CDLL(lib)
+            except OSError:
+                if lib != "libamd_smi.so":
+                    raise
+                for v in (27, 26, 25, 24):  # the runtime package's soname (Debian's libamd-smi27 has no .so)
+                    try:
+                        a = ctypes.CDLL(f"libamd_smi.so.{v}")
+                        break
+                    except OSError:
+                        pass
+                else:
+                    raise
             for f in ("amdsmi_init", "amdsmi_get_socket_handles", "amdsmi_get_processor_handles",
                       "amdsmi_get_gpu_device_bdf", "amdsmi_get_clock_info", "amdsmi_get_energy_count",
                       "amdsmi_get_temp_metric"):
