@@ -81,7 +81,7 @@ for n in $(grep -o '"amdsmi_[a-z_]*"' runners/common/telemetry_amdsmi.c | tr -d 
 	grep -qx "$n" "$T/io/amdsmi-syms.txt" || missing="$missing $n"
 done
 if grep -q '^## nm -D' "$T/io/amdsmi-syms.txt" && [ -z "$missing" ]; then
-	ok "the image's libamd_smi exports every entry point the telemetry backend loads ($(head -1 "$T/io/amdsmi-syms.txt" | cut -c9-))"
+	ok "the image's libamd_smi exports every entry point the telemetry backend loads ($(head -1 "$T/io/amdsmi-syms.txt" | cut -c10-))"
 else
 	not_ok "libamd_smi lacks:${missing:- (no library found)}"
 	show "$T/io/amdsmi-syms.txt"
