@@ -1018,6 +1018,13 @@ COLL_NO_BACKEND static json_t *ccl_capture_case(struct ccl_capture *cap)
 		if (strncmp(*e, "NCCL_DEBUG", 10)) /* ours */
 			env[n++] = *e;
 	json_object_set_new(out, "not_effective", ccllog_not_effective(out, env, env ? n : 0));
+	json_object_set_new(out, "not_judged", ccllog_not_judged(out, env, env ? n : 0));
+	if (!json_array_size(json_object_get(out, "collectives")))
+		json_object_set_new(out, "collectives_why",
+				    json_string(json_integer_value(json_object_get(out, "nranks")) == 1
+							? "not reported (one rank): NCCL runs a one-rank communicator as a "
+							  "local copy and prints no TUNING line"
+							: "not reported: the log has no TUNING line for this case's calls"));
 	free(env);
 	json_object_set_new(out, "captured", json_true());
 	json_object_set_new(out, "log", json_string(strrchr(cap->path, '/') ? strrchr(cap->path, '/') + 1 : cap->path));

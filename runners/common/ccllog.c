@@ -386,6 +386,57 @@ json_t *ccllog_not_effective(const json_t *eff, const char *const *env, size_t n
 	return out;
 }
 
+/* why eff says nothing of what the variable asks for (NULL: it does) */
+static const char *unjudged_why(const json_t *eff, const char *name, const char *v)
+{
+	int one = json_integer_value(json_object_get(eff, "nranks")) == 1;
+	const json_t *c;
+	size_t i;
+
+	if (!strcmp(name, "NCCL_ALGO") || !strcmp(name, "NCCL_PROTO")) {
+		const char *field = name[5] == 'A' ? "algorithm" : "protocol";
+
+		json_array_foreach(json_object_get(eff, "collectives"), i, c)
+			if (json_is_string(json_object_get(c, field)))
+				return NULL;
+		return one ? "not reported (one rank): NCCL runs a one-rank communicator as a local copy and prints no "
+			     "TUNING line"
+			   : "not reported: the log has no TUNING line for this case's calls";
+	}
+	if (!strcmp(name, "NCCL_MIN_NCHANNELS") || !strcmp(name, "NCCL_MIN_CTAS") || !strcmp(name, "NCCL_MAX_NCHANNELS") ||
+	    !strcmp(name, "NCCL_MAX_CTAS"))
+		return json_is_integer(json_object_get(json_object_get(eff, "channels"), "coll")) ? NULL
+												      : "not reported: the log has no channel count";
+	if (!strcmp(name, "NCCL_NVLS_ENABLE"))
+		return json_object_get(eff, "nvls") ? NULL : "not reported: the log says nothing of NVLS";
+	if ((!strcmp(name, "NCCL_P2P_DISABLE") || !strcmp(name, "NCCL_SHM_DISABLE")) && truthy(v))
+		return json_object_size(json_object_get(eff, "transports")) ? NULL
+			: one ? "not reported (one rank): a one-rank communicator has no connection"
+			      : "not reported: the log lists no connection";
+	if (!strcmp(name, "NCCL_NET") || (!strcmp(name, "NCCL_IB_DISABLE") && truthy(v)))
+		return json_is_string(json_object_get(eff, "network")) ? NULL : "not reported: the log names no network";
+	return NULL;
+}
+
+json_t *ccllog_not_judged(const json_t *eff, const char *const *env, size_t n)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(env[i], '='), *why;
+		char name[96];
+
+		if (!eq || (strncmp(env[i], "NCCL_", 5) && strncmp(env[i], "RCCL_", 5)))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - env[i]), env[i]);
+		if (json_object_get(json_object_get(eff, "invalid"), name))
+			continue; /* judged: NCCL called it invalid */
+		if ((why = unjudged_why(eff, name, eq + 1)))
+			json_array_append_new(out, json_pack("{s:s, s:s, s:s}", "variable", name, "asked", eq + 1, "why", why));
+	}
+	return out;
+}
+
 char *ccllog_read(const char *path, long from, size_t *len, long *end)
 {
 	FILE *f = fopen(path, "rb");

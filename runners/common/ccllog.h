@@ -38,6 +38,14 @@ void ccllog_parse_into(json_t *eff, const char *text, size_t len);
  * {variable, asked, effective} (empty: all took effect, or nothing to judge them by). */
 json_t *ccllog_not_effective(const json_t *eff, const char *const *env, size_t n);
 
+/* The variables of env (as for ccllog_not_effective) that those rules cover but eff gives nothing to judge by, so
+ * that "did not take effect" is neither said nor implied: NCCL_ALGO / NCCL_PROTO when no collective has a TUNING
+ * line (a one-rank communicator prints none: NCCL copies locally), the channel variables without a channel count,
+ * NCCL_NVLS_ENABLE without an NVLS line, NCCL_P2P_DISABLE / NCCL_SHM_DISABLE without a connection, NCCL_NET /
+ * NCCL_IB_DISABLE without a network. Returns an array of {variable, asked, why} ("not reported (one rank): ..."
+ * where the log's nranks is 1). */
+json_t *ccllog_not_judged(const json_t *eff, const char *const *env, size_t n);
+
 /* The bytes of path from offset from to its end (NUL-terminated; *len their count, *end the new offset), or NULL
  * (no file, nothing new). */
 char *ccllog_read(const char *path, long from, size_t *len, long *end);

@@ -180,7 +180,12 @@ fail:
 int telemetry_open(struct telemetry *t, const char *pci_bus_id)
 {
 #ifdef BENCH_HIP
-	return telemetry_open_amdsmi(t, "libamd_smi.so", pci_bus_id); /* telemetry_amdsmi.c */
+	/* the development symlink where ROCm installs one (/opt/rocm/lib), else the runtime package's sonames
+	 * (Debian's libamd-smi27 has only libamd_smi.so.27) */
+	static const char *const libs[] = { "libamd_smi.so",	"libamd_smi.so.27", "libamd_smi.so.26",
+					    "libamd_smi.so.25", "libamd_smi.so.24" };
+
+	return telemetry_open_amdsmi_first(t, libs, sizeof(libs) / sizeof(libs[0]), pci_bus_id); /* telemetry_amdsmi.c */
 #else
 	return telemetry_open_library(t, NVML_LIB, pci_bus_id);
 #endif
@@ -264,6 +269,8 @@ int telemetry_window_begin(struct telemetry *t)
 	t->n = 0;
 	t->stop = 0;
 	t->running = 1;
+	if (t->src.window)
+		t->src.window(t->src.ctx, 1, NULL);
 	t->e0_ok = t->src.energy && t->src.energy(t->src.ctx, &t->e0_j) == 0;
 	t->t0_ms = now_ms();
 	if (t->src.read(t->src.ctx, &s) == 0)
@@ -297,10 +304,17 @@ void telemetry_window_end(struct telemetry *t, struct telemetry_summary *out)
 		}
 		telemetry_summarise(&s, t->samples, t->n);
 		s.source = t->src.name;
+		snprintf(s.throttle_from, sizeof(s.throttle_from), "%s", t->throttle);
 		s.window_ms = t->t0_ms > 0 ? now_ms() - t->t0_ms : 0;
 		if (e1_ok && e1 >= t->e0_j) {
 			s.energy_ok = 1;
 			s.energy_j = e1 - t->e0_j;
+		}
+		if (t->src.window) { /* after window_ms: a source may take its time (amd-smi: ~100 ms) */
+			unsigned long long r = 0;
+
+			if (t->src.window(t->src.ctx, 0, &r) == 0)
+				s.reasons |= r;
 		}
 		t->e0_ok = 0;
 	}
@@ -397,6 +411,8 @@ json_t *telemetry_summary_json(const struct telemetry_summary *s)
 		      s->source ? s->source : "?", "samples", (json_int_t)s->n, "interval_ms", TELEMETRY_INTERVAL_MS,
 		      "sm_clock_mhz", "min", s->sm_mhz_min, "median", s->sm_mhz_median, "max", s->sm_mhz_max,
 		      "power_w_median", s->power_w_median, "temp_c_max", s->temp_c_max, "throttle_reasons", names);
+	if (s->throttle_from[0])
+		json_object_set_new(o, "throttle_reasons_from", json_string(s->throttle_from));
 	if (s->window_ms > 0)
 		json_object_set_new(o, "window_ms", json_real(s->window_ms));
 	if (s->energy_ok)
@@ -426,8 +442,10 @@ json_t *telemetry_combined_json(const struct telemetry_summary *in, size_t n)
 			c.sm_mhz_max = s->sm_mhz_max;
 		if (!i || s->temp_c_max > c.temp_c_max)
 			c.temp_c_max = s->temp_c_max;
-		if (!c.source)
+		if (!c.source) {
 			c.source = s->source;
+			memcpy(c.throttle_from, s->throttle_from, sizeof(c.throttle_from));
+		}
 		c.n += s->n;
 		c.reasons |= s->reasons;
 		if (s->window_ms > c.window_ms)

@@ -3,7 +3,7 @@
  * telemetry.h — a GPU's SM clock, power, temperature and throttle reasons, read from the driver's management
  * library loaded at run time (dlopen: no link-time dependency, no vendor headers): NVML (libnvidia-ml.so.1) on
  * NVIDIA, amd-smi's libamd_smi.so on ROCm (telemetry_amdsmi.c: GFX clock, power from the energy counter,
- * temperature; no throttle status).
+ * temperature, throttle status mapped onto NVML's reason bits).
  * A window runs a background sampler thread (every TELEMETRY_INTERVAL_MS) and summarises what it saw.
  *
  * Ownership: telemetry_open() fills a caller-provided struct telemetry (library and device handles, the sample
@@ -32,12 +32,15 @@ struct telemetry_sample {
 /* Where samples come from: the NVML backend, or a fake in tests. energy, optional (NULL: the source has none):
  * the board's cumulative energy counter in joules (NVML: nvmlDeviceGetTotalEnergyConsumption; amd-smi:
  * amdsmi_get_energy_count), read at a window's
- * begin and end; 0, or negative. */
+ * begin and end; 0, or negative. window, optional: called at a window's begin (begin 1, reasons NULL; before the
+ * first sample) and end (begin 0; after the last), it adds to *reasons the throttle-reason bits of what happened
+ * in between that the samples cannot see (amd-smi: the violation accumulators); 0, or negative. */
 struct telemetry_source {
 	void *ctx;
 	const char *name; /* "nvml" */
 	int (*read)(void *ctx, struct telemetry_sample *out); /* 0, or negative */
 	int (*energy)(void *ctx, double *joules);
+	int (*window)(void *ctx, int begin, unsigned long long *reasons);
 };
 
 struct telemetry_summary {
@@ -49,6 +52,7 @@ struct telemetry_summary {
 	double power_w_median;
 	double temp_c_max;
 	unsigned long long reasons; /* OR of every sample's reasons */
+	char throttle_from[80]; /* where the reasons come from, when the source says ("": NVML) */
 	double window_ms;  /* the window's wall time, begin to end (0: not a timed window) */
 	int energy_ok;     /* energy_j holds the energy counter's difference over the window */
 	double energy_j;
@@ -58,6 +62,7 @@ struct telemetry {
 	int ok;
 	char why[200];
 	char match[96]; /* how the device was matched: "pci bus id 0000:3B:00.0" or "index 0" */
+	char throttle[80]; /* amd-smi: what the throttle reasons are read from, or "none: ..." ("": NVML) */
 	struct telemetry_source src;
 	/* NVML, when loaded */
 	void *lib, *dev;
@@ -86,6 +91,10 @@ int telemetry_open(struct telemetry *t, const char *pci_bus_id);
 int telemetry_open_library(struct telemetry *t, const char *lib, const char *pci_bus_id);
 /* amd-smi's library at lib (libamd_smi.so; tests give a fake), the device by PCI bus id (as hipDeviceGetPCIBusId
  * writes it; NULL or no match: the first GPU). Source "amdsmi". Returns 0, or -1 with t->why set. */
+/* The first of libs (n names) that loads: telemetry_open_amdsmi() of it; where none loads, the first one's reason. */
+int telemetry_open_amdsmi_first(struct telemetry *t, const char *const *libs, size_t n, const char *pci_bus_id);
+/* amd-smi's ASIC-independent throttle bits (indep_throttle_status) as NVML's reason bits (telemetry_amdsmi.c) */
+unsigned long long telemetry_amdsmi_indep_reasons(unsigned long long bits);
 int telemetry_open_amdsmi(struct telemetry *t, const char *lib, const char *pci_bus_id);
 /* The same over a given source (tests). */
 int telemetry_open_source(struct telemetry *t, const struct telemetry_source *src);
@@ -101,7 +110,8 @@ void telemetry_summarise(struct telemetry_summary *out, const struct telemetry_s
 /* Names of the set throttle-reason bits, comma-separated ("" when none); returns buf. */
 const char *telemetry_reason_names(unsigned long long bits, char *buf, size_t len);
 /* {available, source, samples, interval_ms, window_ms, sm_clock_mhz {min, median, max}, power_w_median, temp_c_max,
- *  throttle_reasons [names], energy_j (the energy counter over the window, where the source has one)} or
+ *  throttle_reasons [names], throttle_reasons_from (amd-smi: what they are read from, or "none: ..."), energy_j
+ *  (the energy counter over the window, where the source has one)} or
  *  {available: false, why} (new reference). */
 json_t *telemetry_summary_json(const struct telemetry_summary *s);
 

@@ -158,6 +158,16 @@ def reason_names(bits):
     return names + ([hex(other)] if other else [])
 
 
+# amd-smi's throttle status onto NVML's bits, as runners/common/telemetry_amdsmi.c maps it (its header says why)
+AMD_INDEP_DEFINED = 0xff | 0xff << 16 | 0xffff << 32 | 0x3 << 56
+
+
+def amd_indep_reasons(b):
+    """indep_throttle_status (the kernel's SMU_THROTTLER_* bits) -> NVML's reason bits."""
+    return ((0x4 if b & 0xff else 0) | (0x8 if b & (0xff << 16) else 0) | (0x20 if b & (0xfff << 32) else 0) |
+            (0x40 if b & (0xf << 44) else 0) | (0x8 if b & (0x3 << 56) else 0))
+
+
 def summarise(samples, source):
     """samples: (sm_mhz, power_w, temp_c, reasons) tuples -> the window summary of extra.telemetry."""
     if not samples:
@@ -238,10 +248,23 @@ class Telemetry:
 
     def _open_amdsmi(self, lib, pci_bus_id):
         """amd-smi's library, as runners/common/telemetry_amdsmi.c reads it: GFX clock, power from the energy
-        counter's rate between two reads, hotspot (else edge) temperature; no throttle status."""
+        counter's rate between two reads, hotspot (else edge) temperature, throttle status (indep_throttle_status
+        every sample, the violation accumulators at a window's ends) onto NVML's reason bits."""
         self.name = "amdsmi"
         try:
-            a = ctypes.CDLL(lib)
+            try:
+                a = ctypes.CDLL(lib)
+            except OSError:
+                if lib != "libamd_smi.so":
+                    raise
+                for v in (27, 26, 25, 24):  # the runtime package's soname (Debian's libamd-smi27 has no .so)
+                    try:
+                        a = ctypes.CDLL(f"libamd_smi.so.{v}")
+                        break
+                    except OSError:
+                        pass
+                else:
+                    raise
             for f in ("amdsmi_init", "amdsmi_get_socket_handles", "amdsmi_get_processor_handles",
                       "amdsmi_get_gpu_device_bdf", "amdsmi_get_clock_info", "amdsmi_get_energy_count",
                       "amdsmi_get_temp_metric"):
@@ -287,6 +310,33 @@ class Telemetry:
         c = ctypes.c_int64()
         sensor = 1 if a.amdsmi_get_temp_metric(dev, 1, 0, ctypes.byref(c)) == 0 else 0  # hotspot, else edge
         last = {"uj": None, "t": None, "w": 0.0}
+        # throttle status: the offsets telemetry_amdsmi.c reads (indep_throttle_status 112, from library 27 120;
+        # the violation accumulators acc_prochot_thrm .. acc_hbm_thrm at 24..56), into buffers larger than any struct
+        metrics, viol = getattr(a, "amdsmi_get_gpu_metrics_info", None), getattr(a, "amdsmi_get_violation_status", None)
+        ver = (ctypes.c_uint32 * 16)()
+        libv = getattr(a, "amdsmi_get_lib_version", None)
+        off = 120 if libv is not None and libv(ver) == 0 and ver[0] >= 27 else 112
+        mbuf, vbuf = ctypes.create_string_buffer(65536), ctypes.create_string_buffer(65536)
+
+        def indep():
+            ctypes.memset(mbuf, 0, len(mbuf))
+            if metrics(dev, mbuf) != 0:
+                return None
+            b = int.from_bytes(ctypes.string_at(ctypes.addressof(mbuf) + off, 8), "little")
+            return None if b == (1 << 64) - 1 or b & ~AMD_INDEP_DEFINED else b
+
+        def accs():
+            ctypes.memset(vbuf, 0, len(vbuf))
+            if viol(dev, vbuf) != 0:
+                return None
+            raw = ctypes.string_at(ctypes.addressof(vbuf) + 24, 40)
+            return [int.from_bytes(raw[8 * i:8 * i + 8], "little") for i in range(5)]
+        if metrics is not None and indep() is None:
+            metrics = None
+        if viol is not None and accs() is None:
+            viol = None
+        self.throttle_from = " + ".join(n for n, f in (("indep_throttle_status", metrics), ("violation status", viol))
+                                        if f is not None) or "none: amd-smi reports no throttle status here"
 
         def read():
             clk = (ctypes.c_uint32 * 64)()  # amdsmi_clk_info_t: the current clock (MHz) first
@@ -300,7 +350,8 @@ class Telemetry:
             last["uj"], last["t"] = uj, now
             if a.amdsmi_get_temp_metric(dev, sensor, 0, ctypes.byref(t)) != 0:
                 t.value = 0
-            return (float(clk[0]), last["w"], float(t.value), 0)
+            b = indep() if metrics is not None else None
+            return (float(clk[0]), last["w"], float(t.value), amd_indep_reasons(b) if b is not None else 0)
         if read() is None:
             self.why = "telemetry unavailable: amd-smi cannot read the GFX clock or energy"
             return
@@ -312,6 +363,22 @@ class Telemetry:
                 return None
             return acc.value * res.value / 1e6  # microjoules to joules
         self._energy = energy
+
+        def window(begin):
+            """begin: remember the accumulators; end: NVML's bits of those that grew since (0 without)."""
+            v = accs() if viol is not None else None
+            if begin:
+                self._acc0 = v
+                return 0
+            a0, self._acc0 = getattr(self, "_acc0", None), None
+            if v is None or a0 is None:
+                return 0
+            bits = 0
+            for x0, x1, bit in zip(a0, v, (0x40, 0x4, 0x20, 0x40, 0x20)):  # prochot, ppt, socket, vr, hbm
+                if x0 != (1 << 64) - 1 and x1 != (1 << 64) - 1 and x1 > x0:
+                    bits |= bit
+            return bits
+        self._window = window if viol is not None else None
 
     def read(self):
         return self._read() if self.ok else None
@@ -325,6 +392,8 @@ class Telemetry:
         if not self.ok:
             return
         self._samples, self._stop = [], threading.Event()
+        if getattr(self, "_window", None) is not None:
+            self._window(True)
         self._e0 = self._energy() if self._energy is not None else None
         self._t0 = time.perf_counter()
         s = self._read()
@@ -353,6 +422,15 @@ class Telemetry:
             self.last["window_ms"] = (time.perf_counter() - self._t0) * 1e3
             if e1 is not None and e1 >= self._e0:
                 self.last["energy_j"] = e1 - self._e0  # the energy counter over the window
+        if getattr(self, "_window", None) is not None:  # after window_ms: the call sleeps 100 ms
+            extra = self._window(False)
+            if extra and self._samples:
+                bits = extra
+                for x in self._samples:
+                    bits |= x[3]
+                self.last["throttle_reasons"] = reason_names(bits)
+        if getattr(self, "throttle_from", None) and self._samples:
+            self.last["throttle_reasons_from"] = self.throttle_from
         self._e0 = None
         if self.match:
             self.last["device_match"] = self.match

@@ -5,7 +5,8 @@
 # linked against libamdhip64, hipBLASLt (bench-gemm) and RCCL (bench-coll); then what needs no AMD GPU: --help, a
 # bad argument (exit 2 and the usage line), a missing config, bench's own plan of a ROCm manifest run through each
 # runner (one record per planned case, the keys and params carried over), and the clean "no AMD GPU visible"
-# failure of every GPU case (status failed, exit 0, as the runner contract has it). The compile transcript
+# failure of every GPU case (status failed, exit 0, as the runner contract has it); the image's libamd_smi exports
+# every amdsmi_* entry point runners/common/telemetry_amdsmi.c loads (throttle status included). The compile transcript
 # (compiler version, every command, the libraries each runner needs) is kept in $BENCH_HIP_TRANSCRIPT when set.
 . "$(dirname "$0")/lib.sh"
 if ! command -v podman >/dev/null 2>&1 && [ "$(id -u)" != 0 ]; then
@@ -45,6 +46,12 @@ mkdir -p /b && tar -C /b -xf /io/src.tar
 	make -C /b runners BENCH_HIP=1 HIP_ARCH='gfx942 gfx950' 2>&1; echo "make exit $?"
 	for r in bench-gemm bench-membw bench-coll; do echo "## readelf -d $r (NEEDED)"; readelf -d /b/build/runners/$r | grep NEEDED; done
 } >/io/compile.log 2>&1
+# the entry points the amd-smi telemetry backend loads must be the library's: its exported names
+for l in /usr/lib/*/libamd_smi.so.[0-9]*; do
+	echo "## nm -D $l"
+	nm -D --defined-only "$l" | awk '{print $3}' | sed 's/@.*//' | grep '^amdsmi_'
+	break
+done >/io/amdsmi-syms.txt 2>&1
 R=/b/build/runners
 # runner outputs: NAME.out, NAME.err, NAME.rc
 run() { n=$1; shift; "$@" >/io/$n.out 2>/io/$n.err; echo $? >/io/$n.rc; }
@@ -69,6 +76,16 @@ grep -q -- '--offload-arch=gfx942 --offload-arch=gfx950' "$T/io/compile.log" && 
 	ok "the kernels compiled by hipcc for both targets, the host code with BENCH_HIP" || not_ok "compile lines"
 grep -q 'runners/common/telemetry_amdsmi.c' "$T/io/compile.log" &&
 	ok "the amd-smi telemetry backend compiled into the HIP runners (-Werror)" || not_ok "telemetry_amdsmi.c not compiled"
+missing=
+for n in $(grep -o '"amdsmi_[a-z_]*"' runners/common/telemetry_amdsmi.c | tr -d '"' | sort -u); do
+	grep -qx "$n" "$T/io/amdsmi-syms.txt" || missing="$missing $n"
+done
+if grep -q '^## nm -D' "$T/io/amdsmi-syms.txt" && [ -z "$missing" ]; then
+	ok "the image's libamd_smi exports every entry point the telemetry backend loads ($(head -1 "$T/io/amdsmi-syms.txt" | cut -c10-))"
+else
+	not_ok "libamd_smi lacks:${missing:- (no library found)}"
+	show "$T/io/amdsmi-syms.txt"
+fi
 # needs LIB RUNNER...: each runner's dynamic section names LIB
 needs() {
 	lib=$1

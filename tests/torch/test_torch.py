@@ -227,6 +227,24 @@ def test_telemetry_amdsmi_against_the_fake_library():
     assert s["source"] == "amdsmi" and s["samples"] >= 1 and 250 < s["power_w_median"] < 1000, s
     bad = bl.Telemetry(amdsmi_lib="/nonexistent/libamd_smi.so")
     assert not bad.ok and "cannot load /nonexistent/libamd_smi.so" in bad.why
+    assert s["throttle_reasons"] == [] and s["throttle_reasons_from"].startswith("none:"), s
+    # throttle status as the C backend reads it: indep_throttle_status (PPT0, TEMP_HOTSPOT; library 27's offset)
+    # every sample, and the violation accumulators (PPT grows, PROCHOT grows) over the window
+    os.environ.update(FAKE_AMDSMI_INDEP_THROTTLE="1000000001", FAKE_AMDSMI_LIB_MAJOR="27",
+                      FAKE_AMDSMI_VIOLATION="prochot,ppt")
+    try:
+        tel = bl.Telemetry(amdsmi_lib=lib)
+        assert tel.ok and tel.read()[3] == 0x4 | 0x20, tel.read()
+        tel.window_begin()
+        time.sleep(0.05)
+        s = tel.window_end()
+        assert s["throttle_reasons"] == ["sw_power_cap", "sw_thermal", "hw_thermal"], s
+        assert s["throttle_reasons_from"] == "indep_throttle_status + violation status", s
+    finally:
+        for k in ("FAKE_AMDSMI_INDEP_THROTTLE", "FAKE_AMDSMI_LIB_MAJOR", "FAKE_AMDSMI_VIOLATION"):
+            os.environ.pop(k, None)
+    assert [bl.reason_names(bl.amd_indep_reasons(1 << b)) for b in (4, 22, 40, 45, 56)] == \
+        [["sw_power_cap"], ["hw_slowdown"], ["sw_thermal"], ["hw_thermal"], ["hw_slowdown"]]
 
 
 def test_gemm_checks_every_case_before_timing_any():

@@ -241,6 +241,39 @@ static void test_captured_h200x1(void **state)
 	json_decref(eff);
 }
 
+/* captured one-rank log under NCCL_ALGO=Tree NCCL_PROTO=LL (tests/fixtures/ccl): no TUNING line, so the two are
+ * not judged (said so, with the one-rank reason) and never reported as not effective; nor are NCCL_NVLS_ENABLE (the
+ * log has no NVLS line) and NCCL_P2P_DISABLE (one rank: no connection) */
+static void test_one_rank_not_judged(void **state)
+{
+	json_t *eff = parse("nccl-2.28.3-h200x1-algo-tree-ll.log"), *ne, *nj;
+	const char *env[] = { "NCCL_ALGO=Tree", "NCCL_PROTO=LL", "NCCL_NVLS_ENABLE=0", "NCCL_P2P_DISABLE=1" };
+
+	(void)state;
+	assert_int_equal(i(eff, "nranks"), 1);
+	assert_int_equal(json_array_size(json_object_get(eff, "collectives")), 0);
+	ne = ccllog_not_effective(eff, env, 4);
+	assert_int_equal(json_array_size(ne), 0);
+	nj = ccllog_not_judged(eff, env, 4);
+	assert_int_equal(json_array_size(nj), 4);
+	assert_string_equal(s(json_array_get(nj, 0), "variable"), "NCCL_ALGO");
+	assert_string_equal(s(json_array_get(nj, 0), "asked"), "Tree");
+	assert_non_null(strstr(s(json_array_get(nj, 0), "why"), "not reported (one rank)"));
+	assert_string_equal(s(json_array_get(nj, 1), "variable"), "NCCL_PROTO");
+	assert_string_equal(s(json_array_get(nj, 2), "variable"), "NCCL_NVLS_ENABLE");
+	assert_string_equal(s(json_array_get(nj, 3), "variable"), "NCCL_P2P_DISABLE");
+	assert_non_null(strstr(s(json_array_get(nj, 3), "why"), "not reported (one rank)"));
+	json_decref(ne);
+	json_decref(nj);
+	json_decref(eff);
+	/* two ranks with TUNING lines: judged, nothing left unjudged */
+	eff = parse("nccl-2.28-h200x2-algo-taken.log");
+	nj = ccllog_not_judged(eff, (const char *[]){ "NCCL_ALGO=Ring", "NCCL_PROTO=LL" }, 2);
+	assert_int_equal(json_array_size(nj), 0);
+	json_decref(nj);
+	json_decref(eff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_algo_taken_quiet), cmocka_unit_test(test_channels_ignored),
 		cmocka_unit_test(test_ib_two_nodes),	 cmocka_unit_test(test_rccl),
 		cmocka_unit_test(test_incremental_and_partial_line), cmocka_unit_test(test_captured_h200x1),
+		cmocka_unit_test(test_one_rank_not_judged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

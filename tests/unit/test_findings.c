@@ -336,6 +336,7 @@ static json_t *coll_record(const char *fixture, const char *const *env, size_t n
 	ccllog_parse_into(eff, text, len);
 	free(text);
 	json_object_set_new(eff, "not_effective", ccllog_not_effective(eff, env, n));
+	json_object_set_new(eff, "not_judged", ccllog_not_judged(eff, env, n));
 	rec = json_pack("{s:s, s:s, s:s, s:f, s:{}, s:{s:o}}", "suite", "collectives", "case",
 			"all_reduce/bf16/1MiB/out-of-place/r2n1", "status", "ok", "value", 100.0, "params", "extra",
 			"ccl_effective", eff);
@@ -360,6 +361,15 @@ static void test_env_not_effective(void **state)
 	json_array_clear(recs);
 	json_array_append_new(recs, coll_record("nccl-2.28-h200x2-algo-taken.log", taken, 2));
 	json_array_append_new(recs, coll_record("nccl-2.28-h200x2-default.log", NULL, 0));
+	f = findings_eval(recs, NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+	/* one rank (captured): NCCL printed no TUNING line, so Tree/LL is not judged, and no finding says otherwise */
+	json_array_clear(recs);
+	json_array_append_new(recs, coll_record("nccl-2.28.3-h200x1-algo-tree-ll.log", asked, 2));
+	assert_int_equal(json_array_size(json_object_get(
+				 json_object_get(json_object_get(json_array_get(recs, 0), "extra"), "ccl_effective"), "not_judged")),
+			 2);
 	f = findings_eval(recs, NULL);
 	assert_int_equal(json_array_size(f), 0);
 	json_decref(f);
