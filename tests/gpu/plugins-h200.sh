@@ -1,0 +1,95 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Issue 35's one-H200 call: the plug-in examples against the built-ins, and the hybrid Mamba2 + attention model's
+# training beside Llama3-8B-L4.
+#  (a) examples/plugins/triton_gemm.py (a Triton GEMM plug-in) vs cuBLASLt (blaslt) on the llama70b GEMM shapes, bf16,
+#      tn; (b) examples/plugins/triton_attention.py (Triton FlashAttention forward, PyTorch blockwise backward) vs
+#      SDPA's flash backend at 4k and 16k tokens, causal, fwd and bwd. Both through bench run --rounds 2 of
+#      examples/plugins/h200-builtin.yaml and h200-plugins.yaml: ABBA (built-ins, plug-ins, plug-ins, built-ins), every
+#      case checked against the suite's reference. Needs a bench with plug-ins (docs/plugins.md): skipped, with a
+#      line saying so, where this tree has none.
+#  (c) training through runners/torch/train.py directly (no bench binary, no plug-ins needed): Llama3-8B with 4
+#      layers, hybrid-mamba2-3b with 4 layers (3 Mamba2 + 1 attention), hybrid-mamba2-3b in full (64 layers), then
+#      the hybrid proxy and Llama again (A B C B A), bf16 autocast, fp32 parameters, batch 1 x 4096, eager, 15 steps
+#      (5 warm-up): tokens/s, TFLOP/s, MFU against the H200's dense bf16 peak, loss first -> last, peak memory, the
+#      reference check. PART=train runs (c) only, PART=plugins (a) and (b) only.
+# Carry .carry (tests/gpu/prepare-carry.sh) and run from the checkout (h35a and h35b merged):
+#   sh tests/gpu/plugins-h200.sh
+# Writes $OUT/plugins.tar.gz (everything: runs and bundles, logs, records, summary) and $OUT/summary.md (the table
+# printed at the end). SMOKE=1 PART=train: the toy models on a CPU (the script's own check). About 5-7 minutes: Triton autotuning on the first round, the full hybrid's 15 steps.
+set -u
+FINAL=${OUT:-gpu-out}
+mkdir -p "$FINAL"
+FINAL=$(cd "$FINAL" && pwd)
+W=$(mktemp -d)
+here=$(pwd)
+PART=${PART:-all}
+PY=python3
+[ -x /opt/torch/.venv/bin/python3 ] && PY=/opt/torch/.venv/bin/python3
+export BENCH_HOME="$here/.bench-home" BENCH_DATA="$here" BENCH_RUNNERS="$here/build/runners" BENCH_PYTHON="$PY"
+BENCH="$here/.carry/bench/bench"
+[ -x "$BENCH" ] || BENCH="$here/bench"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw,power.limit,temperature.gpu --format=csv >"$W/gpu.txt" 2>&1
+"$PY" -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' >"$W/versions.txt" 2>&1
+cat "$W/gpu.txt" "$W/versions.txt"
+t_start=$(date +%s)
+
+# ---- (a) and (b): the plug-in examples against the built-ins, ABBA ------------------------------------------------
+plugins_ok=0
+if [ "$PART" != train ]; then
+	if [ -x "$BENCH" ] && "$BENCH" suites gemm 2>/dev/null | grep -q "plug-in {plugin: NAME"; then
+		plugins_ok=1
+	else
+		echo "plug-ins: this bench ($BENCH) has no plug-in entries (h35a not merged?): (a) and (b) skipped" | tee "$W/plugins-skipped.txt"
+	fi
+fi
+if [ "$plugins_ok" = 1 ]; then
+	rm -f build/runners/bench-gemm # never a runner left from an older tree
+	make build/runners/bench-gemm HAVE_CBLAS=0 NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 \
+		JANSSON_CFLAGS="-I$here/.carry/sysroot/usr/include" \
+		JANSSON_LIBS="$here/.carry/sysroot/usr/lib/x86_64-linux-gnu/libjansson.a" >"$W/build-gemm.log" 2>&1 ||
+		{ echo "bench-gemm did not build (the blaslt cases will fail):"; tail -5 "$W/build-gemm.log"; }
+	mkdir -p "$W/m"
+	cp examples/plugins/h200-builtin.yaml examples/plugins/h200-plugins.yaml examples/plugins/triton_gemm.py \
+		examples/plugins/triton_attention.py "$W/m/"
+	for m in h200-builtin h200-plugins; do "$BENCH" lock "$W/m/$m.yaml" >>"$W/lock.txt" 2>&1 || true; done
+	t0=$(date +%s)
+	timeout 330 "$BENCH" run -v -o "$W/runs" --rounds 2 "$W/m/h200-builtin.yaml" "$W/m/h200-plugins.yaml" \
+		>"$W/run.out" 2>"$W/run.err"
+	echo "bench run --rounds 2 (ABBA): exit $? in $(( $(date +%s) - t0 )) s" | tee "$W/run-exit.txt"
+	grep -E "error|failed|wrong|skipped" "$W/run.err" | head -20
+fi
+
+# ---- (c) training: Llama3-8B-L4, the hybrid proxy, the full hybrid, the proxy, Llama (A B C B A) ---------------------
+if [ "$PART" != plugins ]; then
+	"$PY" - "$W/cases.json" <<'PY'
+import json, os, sys
+base = {"precision": "bf16", "param_dtype": "fp32", "seq_len": 4096, "micro_batch": 1, "steps": 15, "warmup_steps": 5,
+        "compile": False, "data": "fixed", "lr": 3e-4}
+order = [("llama3-8b", 4, "llama3-8b-L4-1"), ("hybrid-mamba2-3b", 4, "hybrid-L4-1"), ("hybrid-mamba2-3b", None, "hybrid-full"),
+         ("hybrid-mamba2-3b", 4, "hybrid-L4-2"), ("llama3-8b", 4, "llama3-8b-L4-2")]
+if os.environ.get("SMOKE"):  # the script's own check on a CPU: the toy models, a few short steps
+    base.update(precision="fp32", seq_len=64, steps=4, warmup_steps=1)
+    order = [("tiny", None, "tiny-1"), ("hybrid-tiny", 2, "hybrid-L2-1"), ("hybrid-tiny", None, "hybrid-full"),
+             ("hybrid-tiny", 2, "hybrid-L2-2"), ("tiny", None, "tiny-2")]
+cases = []
+for model, layers, label in order:
+    p = dict(base, model=model, models=[model])
+    if layers:
+        p["layers"] = layers
+    cases.append({"suite": "training", "case": f"{label}/{p['precision']}/s{p['seq_len']}/mb1/eager", "params": p})
+peak = {"gpu": "h200", "bf16_tflops": 989.4, "fp8_tflops": 1978.9, "tf32_tflops": 494.7, "fp32_tflops": 66.9, "hbm_tbps": 4.8}
+json.dump({"schema": "bench.cases/v1", "suite": "training", "ranks": 1, "cases": cases, "gpu_peak": peak}, open(sys.argv[1], "w"))
+PY
+	t0=$(date +%s)
+	timeout 300 "$PY" runners/torch/train.py --config "$W/cases.json" >"$W/training.jsonl" 2>"$W/train.log"
+	echo "train.py: exit $? in $(( $(date +%s) - t0 )) s" | tee "$W/train-exit.txt"
+fi
+
+# ---- the summary table ------------------------------------------------------------------------------------------
+"$PY" tests/gpu/plugins_summary.py "$W" | tee "$W/summary.md"
+echo "total: $(( $(date +%s) - t_start )) s" | tee -a "$W/summary.md"
+cp "$W/summary.md" "$FINAL/summary.md"
+cp "$BENCH_HOME/signing.pub.pem" "$W/" 2>/dev/null || true # the bundles verify with it: bench verify -k signing.pub.pem
+tar czf "$FINAL/plugins.tar.gz" -C "$W" .
+echo "wrote $FINAL/plugins.tar.gz and $FINAL/summary.md"
