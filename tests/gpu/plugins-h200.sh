@@ -12,7 +12,9 @@
 #      layers, hybrid-mamba2-3b with 4 layers (3 Mamba2 + 1 attention), hybrid-mamba2-3b in full (64 layers), then
 #      the hybrid proxy and Llama again (A B C B A), bf16 autocast, fp32 parameters, batch 1 x 4096, eager, 15 steps
 #      (5 warm-up): tokens/s, TFLOP/s, MFU against the H200's dense bf16 peak, loss first -> last, peak memory, the
-#      reference check. PART=train runs (c) only, PART=plugins (a) and (b) only.
+#      reference check. Before it, tests/torch/test_hybrid.py under this torch: the hybrid's FLOP formula against
+#      torch.utils.flop_counter.FlopCounterMode (the CI machine's torch 1.13 has no FlopCounterMode; a dispatch-level
+#      count there). PART=train runs (c) only, PART=plugins (a) and (b) only.
 # Carry .carry (tests/gpu/prepare-carry.sh) and run from the checkout (h35a and h35b merged):
 #   sh tests/gpu/plugins-h200.sh
 # Writes $OUT/plugins.tar.gz (everything: runs and bundles, logs, records, summary) and $OUT/summary.md (the table
@@ -56,8 +58,18 @@ if [ "$plugins_ok" = 1 ]; then
 	t0=$(date +%s)
 	timeout 330 "$BENCH" run -v -o "$W/runs" --rounds 2 "$W/m/h200-builtin.yaml" "$W/m/h200-plugins.yaml" \
 		>"$W/run.out" 2>"$W/run.err"
-	echo "bench run --rounds 2 (ABBA): exit $? in $(( $(date +%s) - t0 )) s" | tee "$W/run-exit.txt"
+	rc=$?
+	echo "bench run --rounds 2 (ABBA): exit $rc in $(( $(date +%s) - t0 )) s" | tee "$W/run-exit.txt"
 	grep -E "error|failed|wrong|skipped" "$W/run.err" | head -20
+fi
+
+# ---- the hybrid's FLOP count against FlopCounterMode (torch >= 2.1 here; the CI machine's torch has none) ----------
+if [ "$PART" != plugins ]; then
+	"$PY" tests/torch/test_hybrid.py >"$W/test_hybrid.tap" 2>"$W/test_hybrid.err"
+	rc=$?
+	echo "tests/torch/test_hybrid.py with $(cat "$W/versions.txt"): exit $rc; $(grep -c '^ok' "$W/test_hybrid.tap") ok," \
+		"$(grep -c '^not ok' "$W/test_hybrid.tap") not ok" | tee "$W/test_hybrid.txt"
+	grep -E "^not ok|flopcountermode|counted" "$W/test_hybrid.tap" | tee -a "$W/test_hybrid.txt"
 fi
 
 # ---- (c) training: Llama3-8B-L4, the hybrid proxy, the full hybrid, the proxy, Llama (A B C B A) ---------------------
@@ -83,11 +95,13 @@ json.dump({"schema": "bench.cases/v1", "suite": "training", "ranks": 1, "cases":
 PY
 	t0=$(date +%s)
 	timeout 300 "$PY" runners/torch/train.py --config "$W/cases.json" >"$W/training.jsonl" 2>"$W/train.log"
-	echo "train.py: exit $? in $(( $(date +%s) - t0 )) s" | tee "$W/train-exit.txt"
+	rc=$?
+	echo "train.py: exit $rc in $(( $(date +%s) - t0 )) s" | tee "$W/train-exit.txt"
 fi
 
 # ---- the summary table ------------------------------------------------------------------------------------------
 "$PY" tests/gpu/plugins_summary.py "$W" | tee "$W/summary.md"
+cat "$W/test_hybrid.txt" >>"$W/summary.md" 2>/dev/null
 echo "total: $(( $(date +%s) - t_start )) s" | tee -a "$W/summary.md"
 cp "$W/summary.md" "$FINAL/summary.md"
 cp "$BENCH_HOME/signing.pub.pem" "$W/" 2>/dev/null || true # the bundles verify with it: bench verify -k signing.pub.pem
