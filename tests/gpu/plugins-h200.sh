@@ -101,7 +101,7 @@ fi
 
 # ---- the summary table ------------------------------------------------------------------------------------------
 "$PY" tests/gpu/plugins_summary.py "$W" | tee "$W/summary.md"
-cat "$W/test_hybrid.txt" >>"$W/summary.md" 2>/dev/null
+for f in plugins-skipped run-exit train-exit test_hybrid; do cat "$W/$f.txt" >>"$W/summary.md" 2>/dev/null; done
 echo "total: $(( $(date +%s) - t_start )) s" | tee -a "$W/summary.md"
 cp "$W/summary.md" "$FINAL/summary.md"
 cp "$BENCH_HOME/signing.pub.pem" "$W/" 2>/dev/null || true # the bundles verify with it: bench verify -k signing.pub.pem
