@@ -16,8 +16,8 @@
 #      torch.utils.flop_counter.FlopCounterMode (the CI machine's torch 1.13 has no FlopCounterMode; a dispatch-level
 #      count there). PART=train runs (c) only, PART=plugins (a) and (b) only.
 # Carry .carry (tests/gpu/prepare-carry.sh) and run from the checkout (h35a and h35b merged):
-#   sh tests/gpu/plugins-h200.sh
-# Writes $OUT/plugins.tar.gz (everything: runs and bundles, logs, records, summary) and $OUT/summary.md (the table
+#   sh tests/gpu/plugin-examples-h200.sh
+# Writes $OUT/plugins.tar.gz (everything: runs and bundles, logs, records, summary) and $OUT/examples-summary.md (the table
 # printed at the end). SMOKE=1 PART=train: the toy models on a CPU (the script's own check). About 5-7 minutes: Triton autotuning on the first round, the full hybrid's 15 steps.
 set -u
 FINAL=${OUT:-gpu-out}
@@ -100,10 +100,10 @@ PY
 fi
 
 # ---- the summary table ------------------------------------------------------------------------------------------
-"$PY" tests/gpu/plugins_summary.py "$W" | tee "$W/summary.md"
-for f in plugins-skipped run-exit train-exit test_hybrid; do cat "$W/$f.txt" >>"$W/summary.md" 2>/dev/null; done
-echo "total: $(( $(date +%s) - t_start )) s" | tee -a "$W/summary.md"
-cp "$W/summary.md" "$FINAL/summary.md"
+"$PY" tests/gpu/plugin_examples_summary.py "$W" | tee "$W/examples-summary.md"
+for f in plugins-skipped run-exit train-exit test_hybrid; do cat "$W/$f.txt" >>"$W/examples-summary.md" 2>/dev/null; done
+echo "total: $(( $(date +%s) - t_start )) s" | tee -a "$W/examples-summary.md"
+cp "$W/examples-summary.md" "$FINAL/examples-summary.md"
 cp "$BENCH_HOME/signing.pub.pem" "$W/" 2>/dev/null || true # the bundles verify with it: bench verify -k signing.pub.pem
 tar czf "$FINAL/plugins.tar.gz" -C "$W" .
-echo "wrote $FINAL/plugins.tar.gz and $FINAL/summary.md"
+echo "wrote $FINAL/plugins.tar.gz and $FINAL/examples-summary.md"

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""The summary table of tests/gpu/plugins-h200.sh: the gemm and attention records of every run under DIR/runs (each
+"""The summary table of tests/gpu/plugin-examples-h200.sh: the gemm and attention records of every run under DIR/runs (each
 case's TFLOP/s per round, its check, and the ratio of the two implementations' means), and the training records of
 DIR/training.jsonl (tokens/s, TFLOP/s, MFU, the FLOP/token parts, the loss, peak memory, the checks).
-  plugins_summary.py DIR
+  plugin_examples_summary.py DIR
 """
 import glob, json, os, sys
 w = sys.argv[1]
