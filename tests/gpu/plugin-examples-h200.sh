@@ -18,7 +18,8 @@
 # Carry .carry (tests/gpu/prepare-carry.sh) and run from the checkout (h35a and h35b merged):
 #   sh tests/gpu/plugin-examples-h200.sh
 # Writes $OUT/plugins.tar.gz (everything: runs and bundles, logs, records, summary) and $OUT/examples-summary.md (the table
-# printed at the end). SMOKE=1 PART=train: the toy models on a CPU (the script's own check). About 5-7 minutes: Triton autotuning on the first round, the full hybrid's 15 steps.
+# printed at the end). SMOKE=1 PART=train: the toy models on a CPU (the script's own check). About 5-7 minutes: Triton autotuning on the first round, the full hybrid's 15 steps;
+# bounded under 10 minutes by timeouts (bench run 260 s, train.py 220 s).
 set -u
 FINAL=${OUT:-gpu-out}
 mkdir -p "$FINAL"
@@ -56,7 +57,7 @@ if [ "$plugins_ok" = 1 ]; then
 		examples/plugins/triton_attention.py "$W/m/"
 	for m in h200-builtin h200-plugins; do "$BENCH" lock "$W/m/$m.yaml" >>"$W/lock.txt" 2>&1 || true; done
 	t0=$(date +%s)
-	timeout 330 "$BENCH" run -v -o "$W/runs" --rounds 2 "$W/m/h200-builtin.yaml" "$W/m/h200-plugins.yaml" \
+	timeout 260 "$BENCH" run -v -o "$W/runs" --rounds 2 "$W/m/h200-builtin.yaml" "$W/m/h200-plugins.yaml" \
 		>"$W/run.out" 2>"$W/run.err"
 	rc=$?
 	echo "bench run --rounds 2 (ABBA): exit $rc in $(( $(date +%s) - t0 )) s" | tee "$W/run-exit.txt"
@@ -94,7 +95,7 @@ peak = {"gpu": "h200", "bf16_tflops": 989.4, "fp8_tflops": 1978.9, "tf32_tflops"
 json.dump({"schema": "bench.cases/v1", "suite": "training", "ranks": 1, "cases": cases, "gpu_peak": peak}, open(sys.argv[1], "w"))
 PY
 	t0=$(date +%s)
-	timeout 300 "$PY" runners/torch/train.py --config "$W/cases.json" >"$W/training.jsonl" 2>"$W/train.log"
+	timeout 220 "$PY" runners/torch/train.py --config "$W/cases.json" >"$W/training.jsonl" 2>"$W/train.log"
 	rc=$?
 	echo "train.py: exit $rc in $(( $(date +%s) - t0 )) s" | tee "$W/train-exit.txt"
 fi
