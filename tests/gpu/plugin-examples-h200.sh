@@ -11,7 +11,7 @@
 #  (c) training through runners/torch/train.py directly (no bench binary, no plug-ins needed): Llama3-8B with 4
 #      layers, hybrid-mamba2-3b with 4 layers (3 Mamba2 + 1 attention), hybrid-mamba2-3b in full (64 layers), then
 #      the hybrid proxy and Llama again (A B C B A), bf16 autocast, fp32 parameters, batch 1 x 4096, eager, 15 steps
-#      (5 warm-up): tokens/s, TFLOP/s, MFU against the H200's dense bf16 peak, loss first -> last, peak memory, the
+#      (5 warm-up), and last the hybrid proxy under torch.compile (the suite's GPU default), if time is left: tokens/s, TFLOP/s, MFU against the H200's dense bf16 peak, loss first -> last, peak memory, the
 #      reference check. Before it, tests/torch/test_hybrid.py under this torch: the hybrid's FLOP formula against
 #      torch.utils.flop_counter.FlopCounterMode (the CI machine's torch 1.13 has no FlopCounterMode; a dispatch-level
 #      count there). PART=train runs (c) only, PART=plugins (a) and (b) only.
@@ -86,11 +86,14 @@ if os.environ.get("SMOKE"):  # the script's own check on a CPU: the toy models, 
     order = [("tiny", None, "tiny-1"), ("hybrid-tiny", 2, "hybrid-L2-1"), ("hybrid-tiny", None, "hybrid-full"),
              ("hybrid-tiny", 2, "hybrid-L2-2"), ("tiny", None, "tiny-2")]
 cases = []
+order.append(("hybrid-tiny" if os.environ.get("SMOKE") else "hybrid-mamba2-3b", 2 if os.environ.get("SMOKE") else 4,
+              "hybrid-L4-compiled"))  # last: torch.compile (the suite's GPU default), if time is left
 for model, layers, label in order:
-    p = dict(base, model=model, models=[model])
+    p = dict(base, model=model, models=[model], compile=label.endswith("compiled"))
     if layers:
         p["layers"] = layers
-    cases.append({"suite": "training", "case": f"{label}/{p['precision']}/s{p['seq_len']}/mb1/eager", "params": p})
+    how = "compile" if p["compile"] else "eager"
+    cases.append({"suite": "training", "case": f"{label}/{p['precision']}/s{p['seq_len']}/mb1/{how}", "params": p})
 peak = {"gpu": "h200", "bf16_tflops": 989.4, "fp8_tflops": 1978.9, "tf32_tflops": 494.7, "fp32_tflops": 66.9, "hbm_tbps": 4.8}
 json.dump({"schema": "bench.cases/v1", "suite": "training", "ranks": 1, "cases": cases, "gpu_peak": peak}, open(sys.argv[1], "w"))
 PY
