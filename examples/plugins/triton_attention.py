@@ -12,7 +12,8 @@ i - window < j <= i) starts at the window's first block and masks every block.
 
 Backward (PyTorch, a torch.autograd.Function): the FlashAttention-2 backward written with torch matmuls, over blocks
 of BWD_BLOCK queries, each against only the keys it can see (causal: those up to the block's end; window: from the
-window's start): P recomputed from Q K^T and the saved log-sum-exp, dV += P^T dO, dP = dO V^T,
+window's start): P recomputed from Q K^T (in float32 out of the GEMM where torch.bmm takes out_dtype) and the saved
+log-sum-exp, dV += P^T dO, dP = dO V^T,
 dS = P (dP - rowsum(dO * O)), dQ = dS K scale, dK += dS^T Q scale. The matmuls run in the inputs' dtype (bf16
 tensor cores), P and dS in float32 between them and cast for the matmul, dQ/dK/dV accumulated in float32: memory is
 one block's (B, H, BWD_BLOCK, keys) scores at a time, never the S x S matrix.
@@ -124,6 +125,23 @@ def forward_triton(q, k, v, causal, window):
     return o, lse
 
 
+_OUT_DTYPE = []  # whether torch.bmm takes out_dtype here (bf16 in, float32 out: torch >= 2.8 on CUDA)
+
+
+def _mm32(a, b):
+    """a @ b for (B, H, m, k) x (B, H, k, n), the result in float32: straight from the GEMM's float32 accumulator
+    where torch.bmm takes out_dtype (no rounding of the scores to bf16 before the exp), else rounded and cast."""
+    if a.dtype != torch.float32 and a.is_cuda and _OUT_DTYPE != [False]:
+        try:
+            out = torch.bmm(a.reshape(-1, *a.shape[-2:]), b.reshape(-1, *b.shape[-2:]), out_dtype=torch.float32)
+            if not _OUT_DTYPE:
+                _OUT_DTYPE.append(True)
+            return out.reshape(*a.shape[:-1], b.shape[-1])
+        except (TypeError, RuntimeError):
+            _OUT_DTYPE[:] = [False]
+    return torch.matmul(a, b).float()
+
+
 def backward_blockwise(q, k, v, o, lse, do, causal, window, block=BWD_BLOCK):
     """dq, dk, dv of softmax(q k^T / sqrt(d) + mask) v, from the forward's output o and its log-sum-exp lse (natural
     log, float32), over blocks of `block` queries each against the keys it can see. Plain PyTorch."""
@@ -140,7 +158,7 @@ def backward_blockwise(q, k, v, o, lse, do, causal, window, block=BWD_BLOCK):
         k_hi = s1 if causal else s
         qb, dob = q[:, :, s0:s1], do[:, :, s0:s1]
         kb, vb = k[:, :, k_lo:k_hi], v[:, :, k_lo:k_hi]
-        sc = torch.matmul(qb, kb.transpose(-1, -2)).float() * scale
+        sc = _mm32(qb, kb.transpose(-1, -2)) * scale
         if causal:
             i = torch.arange(s0, s1, device=q.device)[:, None]
             j = torch.arange(k_lo, k_hi, device=q.device)[None, :]
@@ -151,7 +169,7 @@ def backward_blockwise(q, k, v, o, lse, do, causal, window, block=BWD_BLOCK):
         p = torch.exp(sc - lse[:, :, s0:s1, None])
         del sc
         dv[:, :, k_lo:k_hi] += torch.matmul(p.to(dt).transpose(-1, -2), dob).float()
-        dp = torch.matmul(dob, vb.transpose(-1, -2)).float()
+        dp = _mm32(dob, vb.transpose(-1, -2))
         ds = (p * (dp - delta[:, :, s0:s1, None])).to(dt)
         del p, dp
         dq[:, :, s0:s1] = torch.matmul(ds, kb).float() * scale
