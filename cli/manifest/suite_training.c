@@ -8,7 +8,8 @@
 
 extern const struct suite_ops suite_training;
 
-static const char *const models[] = { "tiny", "gpt-1.5b", "llama3-8b", "llama3-70b", "mistral-7b", NULL };
+static const char *const models[] = { "tiny", "gpt-1.5b", "llama3-8b", "llama3-70b", "mistral-7b", "hybrid-tiny",
+				       "hybrid-mamba2-3b", NULL };
 
 /* What each model allows, as runners/torch/models.py defines it (tests/torch/test_torch.py compares the two):
  * learned positions cap seq_len (0: rotary, no cap); heads must divide the width, kv_heads the heads; an fp8 output
@@ -22,6 +23,8 @@ static const struct train_model {
 	{ "llama3-8b", 32, 4096, 32, 8, 0, 128256 },
 	{ "llama3-70b", 80, 8192, 64, 8, 0, 128256 },
 	{ "mistral-7b", 32, 4096, 32, 8, 0, 32000 },
+	{ "hybrid-tiny", 4, 64, 4, 2, 0, 256 },
+	{ "hybrid-mamba2-3b", 64, 2560, 20, 4, 0, 50288 },
 };
 static const char *const precisions[] = { "bf16", "fp8", "fp32", NULL };
 static const char *const parallels[] = { "ddp", "fsdp", NULL };
@@ -30,7 +33,8 @@ static const char *const data_kinds[] = { "fixed", "zipf", NULL };
 
 static const struct param_def train_params[] = {
 	{ "models", PARAM_ENUM_LIST, "[llama3-8b]", "[tiny]", NULL, models, 0, 0, 0,
-	  "tiny (a 2-layer Llama for CPU checks), gpt-1.5b, llama3-8b, llama3-70b, mistral-7b (sliding window 4096)" },
+	  "tiny (a 2-layer Llama for CPU checks), gpt-1.5b, llama3-8b, llama3-70b, mistral-7b (sliding window 4096), "
+	  "hybrid-mamba2-3b (Mamba2 blocks, every 4th layer attention + MLP), hybrid-tiny (its 4-layer CPU check)" },
 	{ "layers", PARAM_INT, "auto", NULL, NULL, NULL, 1, 1024, PARAM_AUTO,
 	  "fewer layers than the model's own make a proxy (llama3-70b with 4 layers; records say so and the head's share "
 	  "of N); auto = the model's own" },

@@ -39,6 +39,38 @@ def _linear(x, sd, name, bias):
     return y + sd[name + ".bias"] if bias else y
 
 
+def _mamba2(cfg, sd, p, u):
+    """The Mamba2 mixer written again: projections, the causal depthwise conv as a sum over its taps, and the
+    selective scan one position at a time (h_t = exp(dt_t A) h_(t-1) + dt_t x_t B_t^T, y_t = h_t C_t + D x_t), then
+    the gated per-group RMSNorm and the output projection. No chunking: independent of ssm.ssd_chunked."""
+    b, t, _ = u.shape
+    di, g, n, h, hp = cfg.d_inner, cfg.ssm_groups, cfg.ssm_state, cfg.ssm_heads, cfg.ssm_head_dim
+    proj = u @ sd[p + "in_proj.weight"].t()
+    z, xbc, dt = proj[..., :di], proj[..., di:2 * di + 2 * g * n], proj[..., 2 * di + 2 * g * n:]
+    w, k = sd[p + "conv.weight"][:, 0, :], sd[p + "conv.weight"].shape[-1]   # (channels, taps)
+    conv = sd[p + "conv.bias"].expand(b, t, -1).clone()
+    for j in range(k):  # tap j reads the input j positions back (zero before the start)
+        shifted = torch.zeros_like(xbc)
+        shifted[:, j:] = xbc[:, :t - j]
+        conv = conv + shifted * w[:, k - 1 - j]
+    xbc = conv * torch.sigmoid(conv)
+    x = xbc[..., :di].reshape(b, t, h, hp)
+    B, C = xbc[..., di:di + g * n].reshape(b, t, g, n), xbc[..., di + g * n:].reshape(b, t, g, n)
+    dt = torch.nn.functional.softplus(dt + sd[p + "dt_bias"])
+    A = -torch.exp(sd[p + "A_log"])
+    grp = [j // (h // g) for j in range(h)]  # head j reads the B and C of group j // (heads per group)
+    state = x.new_zeros(b, h, hp, n)
+    ys = []
+    for i in range(t):
+        state = torch.exp(dt[:, i] * A)[..., None, None] * state + \
+            (dt[:, i, :, None] * x[:, i])[..., None] * B[:, i, grp][:, :, None, :]
+        ys.append((state * C[:, i, grp][:, :, None, :]).sum(-1) + sd[p + "D"][:, None] * x[:, i])
+    y = torch.stack(ys, dim=1).reshape(b, t, di) * (z * torch.sigmoid(z))
+    y = y.reshape(b, t, g, di // g)
+    y = (y / torch.sqrt((y * y).mean(-1, keepdim=True) + 1e-5)).reshape(b, t, di) * sd[p + "norm"]
+    return y @ sd[p + "out_proj.weight"].t()
+
+
 def forward(cfg, sd, tokens):
     """Logits of cfg's model with the weights in sd (a dict of tensors keyed as Model.state_dict())."""
     b, t = tokens.shape
@@ -52,6 +84,9 @@ def forward(cfg, sd, tokens):
         allowed = allowed & (i[:, None] - i[None, :] < cfg.window)
     for layer in range(cfg.layers):
         p = f"blocks.{layer}."
+        if cfg.ssm_state and (not cfg.attn_every or (layer + 1) % cfg.attn_every):  # a hybrid's Mamba2 layer
+            x = x + _mamba2(cfg, sd, p + "mixer.", _rms_norm(x, sd[p + "n1.weight"]))
+            continue
         n1 = _layer_norm(x, sd[p + "n1.weight"], sd[p + "n1.bias"]) if cfg.gpt else _rms_norm(x, sd[p + "n1.weight"])
         q = _linear(n1, sd, p + "attn.q", cfg.gpt).view(b, t, cfg.heads, hd).transpose(1, 2)
         k = _linear(n1, sd, p + "attn.k", cfg.gpt).view(b, t, cfg.kv_heads, hd).transpose(1, 2)

@@ -21,7 +21,7 @@ import torch.nn.functional as F
 import benchlib as bl
 import fp8
 import reference
-from models import HAVE_SDPA, MODELS, Model, param_count
+from models import FLOP_CONVENTION_HYBRID, HAVE_SDPA, MODELS, Model, flop_per_token, param_count
 
 SUITE = "training"
 
@@ -222,7 +222,7 @@ def run_case(case, cfg_all, first):
     timed = times[warm:]
     tokens = mb * seq  # per GPU
     density = bl.attention_density(seq, True, cfg.window)
-    fpt = bl.training_flop_per_token(n, cfg.layers, cfg.heads, cfg.head_dim, seq, density)
+    fpt, fpt_parts = flop_per_token(cfg, n, seq, density)
     bl.set_samples(rec, "tflops_per_gpu", "TFLOP/s", timed, lambda ms: fpt * tokens / (ms * 1e-3) / 1e12)
     med_ms = bl.percentile(sorted(timed), 0.5)
     full_layers = MODELS[name].layers
@@ -236,6 +236,8 @@ def run_case(case, cfg_all, first):
               global_tokens_per_s=world * tokens / (med_ms * 1e-3), head_share_of_n=head_share,
               precision=prec, param_dtype=p.get("param_dtype", "fp32"), attention=attention_path(cfg, seq, flex_window),
               peak_mem_gib=torch.cuda.max_memory_allocated() / 2**30 if cuda else None)
+    if cfg.ssm_state:  # a hybrid: the FLOP count's parts and its layers
+        ex.update(flop_per_token_parts=fpt_parts, flop_convention=FLOP_CONVENTION_HYBRID, layer_kinds=cfg.layer_kinds())
     if cfg.layers < full_layers:
         ex["proxy"] = (f"proxy: {name} with {cfg.layers} of its {full_layers} layers; the output head is "
                        f"{head_share * 100:.1f}% of N (vs {param_share_full(name) * 100:.1f}% in the full model)")
@@ -268,10 +270,11 @@ def reference_check(model, cfg, tokens, dev):
     try:
         was = [q.requires_grad for q in model.parameters()]
         tok = tokens.to(dev)
-        logits = model(tok[:, :-1])
-        loss = F.cross_entropy(logits.float().reshape(-1, cfg.vocab), tok[:, 1:].reshape(-1))
-        params = list(model.parameters())
-        grads = torch.autograd.grad(loss, params, allow_unused=True)
+        with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):  # a hybrid's conv1d in float32, not TF32
+            logits = model(tok[:, :-1])
+            loss = F.cross_entropy(logits.float().reshape(-1, cfg.vocab), tok[:, 1:].reshape(-1))
+            params = list(model.parameters())
+            grads = torch.autograd.grad(loss, params, allow_unused=True)
         gn = math.sqrt(sum(float((x.double() ** 2).sum()) for x in grads if x is not None))
         ours = (float(loss.detach()), gn)
         del logits, loss, grads
