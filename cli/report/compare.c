@@ -904,6 +904,9 @@ struct pair {
 	 * a run plus the case's own, the statistic, the shared part's share of it, and the own part's degrees of freedom */
 	double sem, tm, a, dfo;
 	double dfe;  /* the degrees of freedom of its statistic's two parts (stats_df_effective) */
+	double beta, sh2, own, kfac; /* its loading, the shared and own variances of the difference, own / the own
+				      * variance per run */
+	double d0;   /* the prior degrees of freedom its own variance was moderated with (0: none) */
 	double crit; /* the |t| the first step of the adjustment asks of it (NAN: untested) */
 };
 
@@ -1048,10 +1051,10 @@ static double case_side_ss(const struct case_side *cs, double beta)
  * (the loading times the run effects' spread vb, vo per run on each side, over the case's own runs) and its own, and
  * its statistic. With as many runs on both sides the variances are pooled (Student's degrees of freedom, robust to
  * unequal spreads when the counts are equal); otherwise Welch's. */
-static void pair_model(struct pair *c, const double *eb, const double *eo, double vb, double vo, int pooled, double dfg)
+static void pair_model(struct pair *c, const double *eb, const double *eo, double vb, double vo, int pooled)
 {
 	struct case_side sb, so;
-	double sxy = 0, sxx = 0, beta, own, sh2, se2, mb = c->base->lmean, mo = c->other.lmean, kb, ko;
+	double sxy = 0, sxx = 0, beta, own, kb, ko;
 
 	case_side_init(&sb, c->base, eb);
 	case_side_init(&so, &c->other, eo);
@@ -1059,7 +1062,7 @@ static void pair_model(struct pair *c, const double *eb, const double *eo, doubl
 		sxy += sb.dev[j] * sb.eff[j], sxx += sb.eff[j] * sb.eff[j];
 	for (size_t j = 0; j < so.n; j++)
 		sxy += so.dev[j] * so.eff[j], sxx += so.eff[j] * so.eff[j];
-	beta = sxx > 0 ? sxy / sxx : 0;
+	beta = c->beta = sxx > 0 ? sxy / sxx : 0;
 	kb = (double)sb.n;
 	ko = (double)so.n;
 	if (pooled && sb.n == so.n) {
@@ -1072,19 +1075,53 @@ static void pair_model(struct pair *c, const double *eb, const double *eo, doubl
 		own = ob + oo;
 		c->dfo = own > 0 ? fmax(1, stats_welch_df(ob, sb.n, oo, so.n) - 1) : 1;
 	}
-	sh2 = beta * beta * (vb / kb + vo / ko); /* vb == vo when pooled */
-	se2 = sh2 + own;
+	c->kfac = 1 / kb + 1 / ko;
+	c->own = own;
+	c->sh2 = beta * beta * (vb / kb + vo / ko); /* vb == vo when pooled */
+	case_side_release(&sb);
+	case_side_release(&so);
+}
+
+/* A tested pair's statistic from its shared and own variances: the standard error of its difference of mean log run
+ * medians, t, the shared part's share of the variance (signed by the loading) and the degrees of freedom of the two
+ * parts together. */
+static void pair_statistic(struct pair *c, double dfg)
+{
+	double se2 = c->sh2 + c->own, mb = c->base->lmean, mo = c->other.lmean;
+
 	c->sem = sqrt(se2);
 	if (!(se2 > 0)) { /* no spread at all: any difference is certain, none is no evidence */
 		c->tm = mo == mb ? 0 : mo > mb ? INFINITY : -INFINITY;
 		c->a = 1;
 	} else {
 		c->tm = (mo - mb) / c->sem;
-		c->a = (beta < 0 ? -1 : 1) * sqrt(sh2 / se2);
+		c->a = (c->beta < 0 ? -1 : 1) * sqrt(c->sh2 / se2);
 	}
 	c->dfe = stats_df_effective(c->a, dfg, c->dfo);
-	case_side_release(&sb);
-	case_side_release(&so);
+}
+
+/* Moderates the own variances of the tested pairs pp[0..m) of one suite (limma's empirical Bayes, Smyth 2004): the
+ * suite's own variances per run give a prior (d0, s0^2), and each pair's becomes (d0 s0^2 + dfo s^2) / (d0 + dfo) on
+ * d0 + dfo degrees of freedom, so that a case's own part does not rest on its own 3 degrees of freedom. */
+static void pairs_moderate(struct pair **pp, size_t m)
+{
+	double *v = xcalloc(m + 1, sizeof(double)), *df = xcalloc(m + 1, sizeof(double)), d0, s02;
+
+	for (size_t k = 0; k < m; k++) {
+		v[k] = pp[k]->own / pp[k]->kfac;
+		df[k] = pp[k]->dfo;
+	}
+	stats_squeeze_var(&d0, &s02, v, df, m);
+	for (size_t k = 0; k < m && d0 > 0; k++) {
+		struct pair *c = pp[k];
+		double s2 = d0 >= STATS_D0_MAX ? s02 : (d0 * s02 + c->dfo * v[k]) / (d0 + c->dfo);
+
+		c->own = s2 * c->kfac;
+		c->dfo = fmin(STATS_D0_MAX, d0 + c->dfo);
+		c->d0 = d0;
+	}
+	free(v);
+	free(df);
 }
 
 /* Adjusts the p-values of the tested pairs for their number, per other side, by Westfall and Young's step-down min-P
@@ -1140,10 +1177,34 @@ static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compa
 			     : stats_welch_df(vb / (double)(nb ? nb : 1), nb, vo / (double)(no ? no : 1), no);
 		if (!(dfg > 0))
 			dfg = 1;
+		for (size_t k = 0; k < m; k++)
+			pair_model(pp[k], eb, eo, vb, vo, pooled);
+		/* the own variances moderated within each suite */
+		{
+			struct pair **ps = xcalloc(m + 1, sizeof(*ps));
+			char *done = xcalloc(m + 1, 1);
+
+			for (size_t k = 0; k < m; k++) {
+				const char *su = json_string_value(json_object_get(pp[k]->base->ref, "suite"));
+				size_t ns = 0;
+
+				if (done[k])
+					continue;
+				for (size_t e = k; e < m; e++) {
+					const char *se = json_string_value(json_object_get(pp[e]->base->ref, "suite"));
+
+					if (!done[e] && (e == k || (su && se && !strcmp(su, se))))
+						ps[ns++] = pp[e], done[e] = 1;
+				}
+				pairs_moderate(ps, ns);
+			}
+			free(ps);
+			free(done);
+		}
 		for (size_t k = 0; k < m; k++) {
 			struct pair *c = pp[k];
 
-			pair_model(c, eb, eo, vb, vo, pooled, dfg);
+			pair_statistic(c, dfg);
 			/* the draws' seed from the tested cases' keys: the same comparison draws the same whatever its labels */
 			seed = seed * 0x9e3779b97f4a7c15ull + stats_seed_from_key(c->key);
 			t[k] = c->tm;
