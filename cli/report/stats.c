@@ -700,6 +700,11 @@ static double normal01(uint64_t *s)
 	return sqrt(-2.0 * log(unif01(s))) * cos(6.283185307179586 * unif01(s));
 }
 
+double stats_normal(uint64_t *state)
+{
+	return normal01(state);
+}
+
 /* Gamma(k, 1) by Marsaglia and Tsang (2000); k < 1 through Gamma(k + 1) U^(1/k). */
 static double gamma_draw(double k, uint64_t *s)
 {
@@ -804,6 +809,11 @@ static double chisq_mean_draw(double df, uint64_t *s) /* chi-square(df) / df */
 	return df >= STATS_D0_MAX ? 1 : 2 * gamma_draw(df / 2, s) / df;
 }
 
+double stats_chisq_mean(double df, uint64_t *state)
+{
+	return chisq_mean_draw(df, state);
+}
+
 size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const double *a, const double *df, size_t n,
 			   double df_shared, double alpha, unsigned draws, uint64_t seed)
 {
@@ -825,12 +835,20 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 		/* the shared part's numerator and its variance estimate, drawn once for every test: the statistic divides
 		 * the shared numerator by that one estimate in every case, so the cases' statistics are drawn as that */
 		double zg = normal01(&s), vg = chisq_mean_draw(df_shared, &s), q = 1;
+		/* the shared part's share a is itself estimated on df_shared degrees of freedom: each draw takes the shared
+		 * variance from that estimate's uncertainty (estimate / W, W ~ chi2(df_shared) / df_shared), so that sides
+		 * whose runs happened to agree are not drawn as if their machine were known to be quiet */
+		double w = chisq_mean_draw(df_shared, &s);
 
 		/* from the largest p down: q is the least p over the tests from j on, the set step j adjusts over */
 		for (size_t j = m; j-- > 0;) {
 			size_t i = o[j].i;
-			double a2 = a[i] * a[i], b2 = fmax(0, 1 - a2), num = a[i] * zg, var = a2 * vg, v;
+			double a2 = a[i] * a[i], b2, num, var, v;
 
+			a2 = a2 > 0 ? a2 / (a2 + w * (1 - a2)) : 0;
+			b2 = fmax(0, 1 - a2);
+			num = (a[i] < 0 ? -1 : 1) * sqrt(a2) * zg;
+			var = a2 * vg;
 			if (b2 > 0) {
 				num += sqrt(b2) * normal01(&s);
 				var += b2 * chisq_mean_draw(df[i], &s);

@@ -74,6 +74,10 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 void stats_squeeze_var(double *d0, double *s02, const double *var, const double *df, size_t n);
 double stats_digamma(double x);
 double stats_trigamma(double x);
+/* One draw of chi2(df) / df (1 for df >= STATS_D0_MAX) from the state *state. */
+double stats_chisq_mean(double df, uint64_t *state);
+/* One standard normal draw from the splitmix64 state *state (Box–Muller). */
+double stats_normal(uint64_t *state);
 /* The degrees of freedom of a G + sqrt(1 - a^2) D with G ~ t(df_shared), D ~ t(df_own), by Welch–Satterthwaite. */
 double stats_df_effective(double a, double df_shared, double df_own);
 #endif
