@@ -108,6 +108,11 @@ static void render_text(json_t *r, int markdown, int csv)
 			       (long long)json_integer_value(json_object_get(res, "cases")),
 			       100 * json_number_value(json_object_get(res, "min")),
 			       100 * json_number_value(json_object_get(res, "max")));
+		if (json_is_object(res) && json_is_number(json_object_get(res, "power_975")))
+			printf("power: a change of %.1f%% is found with 97.5%% power (median over the cases); one of the threshold, "
+			       "%.1f%%, needs about %.0f runs per side\n", 100 * json_number_value(json_object_get(res, "power_975")),
+			       100 * json_number_value(json_object_get(r, "threshold")),
+			       json_number_value(json_object_get(res, "runs_for_threshold")));
 	}
 	if (markdown)
 		printf("\n| suite | case | baseline | other | value | ratio | 95%% CI | p (adj.) | verdict |\n|---|---|---|---|---|---|---|---|---|\n");
