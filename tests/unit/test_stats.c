@@ -331,9 +331,9 @@ static void test_squeeze_var(void **state)
 		double chi = 0, x2 = 0;
 
 		for (int k = 0; k < 8; k++)
-			chi += sim_normal() * sim_normal();
+			chi += pow(sim_normal(), 2);
 		for (int k = 0; k < 2; k++)
-			x2 += sim_normal() * sim_normal();
+			x2 += pow(sim_normal(), 2);
 		/* the true variance from the prior, then an estimate of it on 2 degrees of freedom */
 		v[i] = 0.0004 * 8 / chi * x2 / 2;
 		df[i] = 2;
@@ -346,7 +346,7 @@ static void test_squeeze_var(void **state)
 		double x2 = 0;
 
 		for (int k = 0; k < 2; k++)
-			x2 += sim_normal() * sim_normal();
+			x2 += pow(sim_normal(), 2);
 		v[i] = 0.0004 * x2 / 2;
 	}
 	stats_squeeze_var(&d0, &s02, v, df, 2000);
