@@ -80,7 +80,7 @@ GPU_INC  := -isystem $(CUDA_HOME)/include
 GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,--enable-new-dtags,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcudart -lstdc++ -ldl
 GPU_OBJ  := $(BUILD)/runners/obj/gpu_kernels.o
 # telemetry: NVML through dlopen (no link-time dependency on the driver's library)
-RUNNER_COMMON += runners/common/gpu_common.c runners/common/telemetry.c
+RUNNER_COMMON += runners/common/gpu_common.c runners/common/telemetry.c runners/common/telemetry_amdsmi.c
 GEMM_GPU := runners/gemm/gemm_blaslt.c
 endif
 ifeq ($(BENCH_HIP),1)
@@ -94,7 +94,7 @@ GPU_INC  := $(if $(ROCM_SYS),-isystem $(ROCM_SYS)/include)
 ROCM_LIB := $(if $(ROCM_SYS),-L$(ROCM_SYS)/lib -Wl$(comma)--enable-new-dtags$(comma)-rpath$(comma)$(ROCM_SYS)/lib)
 GPU_LIBS := $(ROCM_LIB) -lamdhip64 -lstdc++ -ldl
 GPU_OBJ  := $(BUILD)/runners/obj/gpu_kernels.o
-RUNNER_COMMON += runners/common/gpu_common.c runners/common/telemetry.c
+RUNNER_COMMON += runners/common/gpu_common.c runners/common/telemetry.c runners/common/telemetry_amdsmi.c
 # hipblaslt.h is C++: gemm_blaslt.c is compiled as host C++ (an object) on ROCm, by hipcc's clang unless set
 HIP_HOSTCXX ?= $(HIPCC)
 GEMM_GPU := $(BUILD)/runners/obj/gemm_blaslt.o
@@ -118,11 +118,11 @@ ifeq ($(BENCH_HIP),1)
 CCL_LIBS  := $(ROCM_LIB) -lrccl
 endif
 
-$(RUNNER_DIR)/bench-coll: runners/coll/coll.c runners/coll/coll_sizes.c $(RUNNER_COMMON) $(GPU_OBJ) \
+$(RUNNER_DIR)/bench-coll: runners/coll/coll.c runners/coll/coll_sizes.c runners/common/ccllog.c $(RUNNER_COMMON) $(GPU_OBJ) \
                           $(wildcard runners/coll/*.h runners/common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(RUNNER_CFLAGS) $(MPI_CFLAGS) $(CCL_FLAGS) -o $@ runners/coll/coll.c runners/coll/coll_sizes.c \
-	  $(RUNNER_COMMON) $(GPU_OBJ) $(CCL_LIBS) $(MPI_LIBS) $(RUNNER_LIBS)
+	  runners/common/ccllog.c $(RUNNER_COMMON) $(GPU_OBJ) $(CCL_LIBS) $(MPI_LIBS) $(RUNNER_LIBS)
 
 runners: $(RUNNERS)
 
@@ -234,8 +234,13 @@ run: deps
 
 # --- tests ---------------------------------------------------------------------------------------------------------
 # unit tests link the tool's library and the runners' pure-C parts (timing core, records, GEMM check)
-UNIT_RUNNER_SRC := runners/common/dobench.c runners/common/record.c runners/common/loaded.c runners/common/telemetry.c runners/gemm/check.c \
-                   runners/coll/coll_sizes.c
+UNIT_RUNNER_SRC := runners/common/dobench.c runners/common/record.c runners/common/loaded.c runners/common/telemetry.c runners/common/telemetry_amdsmi.c runners/gemm/check.c \
+                   runners/coll/coll_sizes.c runners/common/ccllog.c
+# the fake amd-smi library the amd-smi telemetry backend is tested against (no AMD GPU needed)
+$(BUILD)/tests/libamd_smi_fake.so: tests/fake/amdsmi/fake_amd_smi.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -fPIC -shared -o $@ $<
+$(BUILD)/tests/test_amdsmi: $(BUILD)/tests/libamd_smi_fake.so
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_SRC) $(wildcard runners/common/*.h) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Irunners $(CMOCKA_CFLAGS) -o $@ $< $(UNIT_RUNNER_SRC) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) -lm \
@@ -256,13 +261,15 @@ asan:
 
 # libFuzzer targets (clang; tests/fuzz/): the manifest parser, and a bundle read unverified through compare/report/show
 FUZZ_BIN := build/fuzz/fuzz_manifest build/fuzz/fuzz_bundle
+# BENCH_BUNDLE_CHUNK: the bundle reader's/writer's buffer unit, 16 KiB here instead of 256 KiB (cli/report/bundle.c):
+# under ASan each 256 KiB buffer is an mmap/munmap with TLB flushes, which made an execution ~40 ms; same code paths.
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=address,undefined \
-  -DBENCH_FUZZ_DATA=\"$(CURDIR)\" $(PKG_CFLAGS) -Icli -I$(BUILD)/gen
+  -DBENCH_FUZZ_DATA=\"$(CURDIR)\" -DBENCH_BUNDLE_CHUNK=16384u $(PKG_CFLAGS) -Icli -I$(BUILD)/gen
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 fuzz: $(FUZZ_BIN)
 .PRECIOUS: build/fuzz/obj/%.o
 # the library once, instrumented for coverage (fuzzer-no-link); each target links it with libFuzzer's main
-build/fuzz/obj/%.o: %.c $(wildcard cli/*/*.h) $(BUILD)/gen/version.h | check-deps
+build/fuzz/obj/%.o: %.c $(wildcard cli/*/*.h) $(BUILD)/gen/version.h Makefile | check-deps
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)

@@ -27,11 +27,11 @@ int cli_fail(int err)
 	return bench_exit_code(err);
 }
 
-int cli_confirm_signed_manifest(const char *mpath, const char *variant, const char *image, const char *keyid,
+int cli_confirm_signed_manifest(const char *mpath, const char *lock, const char *variant, const char *image, const char *keyid,
 				const char *origin, int yes)
 {
 	struct manifest m = MANIFEST_INIT;
-	json_t *items = NULL, *it;
+	json_t *items = NULL, *it, *lockj = lock ? json_loads(lock, 0, NULL) : NULL;
 	char *k = esc_text(keyid), *o = esc_text(origin), line[64];
 	size_t i, hooks = 0;
 	int rc;
@@ -42,7 +42,7 @@ int cli_confirm_signed_manifest(const char *mpath, const char *variant, const ch
 		rc = cli_fail(BENCH_E_MANIFEST);
 		goto cleanup;
 	}
-	items = trust_exec_items(&m);
+	items = trust_exec_items(&m, lockj);
 	fprintf(stderr, "bench: the bundle is signed by key id %s, trusted as %s\n", k, o);
 	fprintf(stderr, "bench: reproducing it executes what its manifest says; here that is:\n");
 	if (image) {
@@ -87,6 +87,7 @@ int cli_confirm_signed_manifest(const char *mpath, const char *variant, const ch
 	rc = 3;
 cleanup:
 	json_decref(items);
+	json_decref(lockj);
 	manifest_release(&m);
 	free(k);
 	free(o);
@@ -95,7 +96,10 @@ cleanup:
 
 int cli_usage_error(const char *cmd, const char *synopsis, const char *msg)
 {
-	fprintf(stderr, "bench: error: %s\nusage: bench %s %s\n(see 'bench %s -h')\n", msg, cmd, synopsis, cmd);
+	char *e = esc_text(msg);
+
+	fprintf(stderr, "bench: error: %s\nusage: bench %s %s\n(see 'bench %s -h')\n", e, cmd, synopsis, cmd);
+	free(e);
 	return 2;
 }
 
@@ -108,7 +112,7 @@ int cli_load_manifest(struct manifest *m, const char *path)
 		if (diags.n)
 			diag_list_print(&diags, stderr);
 		else
-			fprintf(stderr, "bench: error: %s\n", bench_error_last());
+			cli_fail(err);
 	}
 	diag_list_release(&diags);
 	return bench_exit_code(err);
@@ -144,10 +148,18 @@ int cli_read_manifest_lock(char **mbuf, size_t *mlen, char **lbuf, size_t *llen,
 
 int cli_print_json(void *json)
 {
-	int rc = json_dumpf(json, stdout, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	/* jansson writes DEL, C1, bidirectional and invisible characters as they are: as \uXXXX here, so that a
+	 * JSON output shows on a terminal what its text twin shows (the same document for a parser) */
+	char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	char *e = esc_json_text(text);
+	int rc = e ? 0 : -1;
 
+	if (e)
+		fputs(e, stdout);
 	json_decref(json);
 	fputc('\n', stdout);
+	free(e);
+	free(text);
 	return rc == 0 ? 0 : 1;
 }
 

@@ -197,9 +197,15 @@ static void render_text(json_t *r, int markdown, int csv)
 		printf("%sonly in %s: %s\n", i == 0 ? "\n" : "", json_string_value(json_object_get(c, "only_in")),
 		       json_string_value(json_object_get(c, "case")));
 	if (json_array_size(json_object_get(r, "method_differs")))
-		printf("\nWARNING: the method differs for %zu case(s): their parameters are not the same; those ratios compare "
-		       "different measurements (first: %s)\n", json_array_size(json_object_get(r, "method_differs")),
+		printf("\nWARNING: the method differs for %zu case(s): their parameters, or the algorithm, protocol, channels "
+		       "or transports NCCL/RCCL says it ran with, are not the same; those ratios compare different "
+		       "measurements (first: %s)\n", json_array_size(json_object_get(r, "method_differs")),
 		       json_string_value(json_object_get(json_array_get(json_object_get(r, "method_differs"), 0), "case")));
+	json_array_foreach(json_object_get(r, "method_differs"), i, c)
+		if (json_string_value(json_object_get(c, "effective")))
+			printf("  ran with: %s: %s -> %s (%s)\n", json_string_value(json_object_get(c, "case")),
+			       json_string_value(json_object_get(c, "baseline_effective")),
+			       json_string_value(json_object_get(c, "effective")), json_string_value(json_object_get(c, "label")));
 	json_array_foreach(json_object_get(r, "stack_differs"), i, c) {
 		char *a = json_dumps(json_object_get(c, "baseline"), JSON_ENCODE_ANY), *b = json_dumps(json_object_get(c, "value"), JSON_ENCODE_ANY);
 
@@ -302,7 +308,7 @@ static void render_cost(json_t *r, int markdown)
 			if (!json_is_number(json_object_get(all[k], "joules")))
 				continue;
 			if (!energy++)
-				printf("\n%senergy per timed call (median board power x median time; idle power included):\n",
+				printf("\n%senergy per timed call (the energy counter over the timed loop / its calls, else median board power x median time):\n",
 				       markdown ? "- " : "");
 			printf("  %-12s %-46s %s: %.4g J", json_string_value(json_object_get(c, "suite")),
 			       json_string_value(json_object_get(c, "case")), labels[k],

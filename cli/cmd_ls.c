@@ -11,13 +11,16 @@
 #include "report/escape.h"
 #include "report/runlist.h"
 
-static const struct opt_cmd cmd = { "ls", "[--json] [--key PUB.pem]... [DIR]",
+static const struct opt_cmd cmd = { "ls", "[--json] [--verify] [--key PUB.pem]... [DIR]",
 				    "List the run directories and bundles under DIR (default: runs), oldest first: the start "
 				    "date, the name, run or bundle, the manifest's name and channel, the run's state (complete, "
 				    "failed, interrupted, not-started, running; killed: says running but no bench holds it), the "
 				    "ok/failed/skipped case counts from status.json and, for a bundle, whether it verifies "
-				    "(verified, UNVERIFIED with the reason, or not signed: no envelope beside it). An entry that "
-				    "cannot be read is listed with the reason. A DIR that cannot be opened: exit 1." };
+				    "(verified, UNVERIFIED with the reason, or not signed: no envelope beside it). A bundle that "
+				    "verified before and whose file and envelope have not been written, replaced or renamed since "
+				    "(same inode, size, mtime and ctime) is listed from $BENCH_HOME/cache/ls as 'verified (cached)'; "
+				    "--verify verifies every bundle afresh. An entry that cannot be read is listed with the reason. "
+				    "A DIR that cannot be opened: exit 1." };
 
 static const char *s_or(json_t *o, const char *key, const char *dflt)
 {
@@ -28,10 +31,11 @@ static const char *s_or(json_t *o, const char *key, const char *dflt)
 
 int cmd_ls(int argc, char **argv)
 {
-	int json = 0, n, err, rc = 0;
+	int json = 0, verify = 0, n, err, rc = 0;
 	struct opt_strlist keys = OPT_STRLIST_INIT;
 	const struct opt opts[] = {
 		OPT_BOOL(0, "json", &json, "print JSON"),
+		OPT_BOOL(0, "verify", &verify, "verify every bundle afresh, not from the cache"),
 		OPT_LIST('k', "key", &keys, "PUB.pem", "verify bundles with this public key (repeatable); default: trusted keys"),
 		OPT_END(),
 	};
@@ -47,7 +51,7 @@ int cmd_ls(int argc, char **argv)
 		opt_strlist_release(&keys);
 		return cli_usage_error(cmd.name, cmd.synopsis, "give at most one directory");
 	}
-	if ((err = runlist_collect(&list, n ? argv[1] : "runs", keys.v)) < 0) {
+	if ((err = runlist_collect(&list, n ? argv[1] : "runs", keys.v, verify)) < 0) {
 		rc = cli_fail(err);
 		goto cleanup;
 	}
@@ -75,9 +79,10 @@ int cmd_ls(int argc, char **argv)
 			snprintf(failed, sizeof(failed), "%lld", (long long)json_integer_value(json_object_get(c, "failed")));
 			snprintf(skipped, sizeof(skipped), "%lld", (long long)json_integer_value(json_object_get(c, "skipped")));
 		}
-		printf("%-20s %-6s %-48s %-16s %-8s %-11s %4s %6s %7s  %s%s%s%s\n", s_or(e, "started", "-"), s_or(e, "kind", "?"),
+		printf("%-20s %-6s %-48s %-16s %-8s %-11s %4s %6s %7s  %s%s%s%s%s\n", s_or(e, "started", "-"), s_or(e, "kind", "?"),
 		       s_or(e, "name", "?"), s_or(e, "manifest", "-"), s_or(e, "channel", "-"), state, ok, failed, skipped,
-		       s_or(e, "verify", "-"), why ? " (" : "", why ? why : "", why ? ")" : "");
+		       s_or(e, "verify", "-"), json_is_true(json_object_get(e, "cached")) ? " (cached)" : "", why ? " (" : "",
+		       why ? why : "", why ? ")" : "");
 	}
 cleanup:
 	json_decref(list);

@@ -333,7 +333,7 @@ int cmd_reproduce(int argc, char **argv)
 					json_string_value(json_object_get(m, "image/image.json")) : "null", JSON_DECODE_ANY, NULL);
 		const char *variant = json_string_value(json_object_get(plan, "variant"));
 
-		rc = cli_confirm_signed_manifest(mpath, variant, json_string_value(json_object_get(ij, "digest")), vr.keyid,
+		rc = cli_confirm_signed_manifest(mpath, json_string_value(json_object_get(m, "manifest.lock.json")), variant, json_string_value(json_object_get(ij, "digest")), vr.keyid,
 						 vr.key_origin, yes || dry);
 		json_decref(ij);
 		if (rc)

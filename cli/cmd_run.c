@@ -11,6 +11,7 @@
 #include "core/strbuf.h"
 #include "core/strvec.h"
 #include "core/units.h"
+#include "report/escape.h"
 #include "exec/run.h"
 #include "manifest/manifest.h"
 #include "manifest/suite.h"
@@ -44,7 +45,10 @@ static int finish_run(const char *dir, int started, int empty, int no_pack, int 
 	}
 	/* every run ends signed: what was measured is packed whatever the outcome */
 	if (!no_pack && (perr = pack_with_own_key(&tar, &env, dir, quiet, BUNDLE_LEVEL_DEFAULT)) < 0) {
-		fprintf(stderr, "bench: error: packing '%s' failed: %s\n", dir, bench_error_last());
+		char *why = esc_text(bench_error_last());
+
+		fprintf(stderr, "bench: error: packing '%s' failed: %s\n", dir, why);
+		free(why);
 		status = bench_exit_code(perr);
 	} else if (!no_pack) {
 		printf("%s\n%s\n", tar, env);
@@ -98,7 +102,10 @@ static void print_stacks_summary(const struct run_outcome *out, size_t n)
 		if (out[i].dir && out[i].started)
 			dirs[nd++] = out[i].dir;
 	if (compare_interleave_summary(&lines, dirs, nd) < 0) {
-		fprintf(stderr, "bench: no comparison of the stacks: %s\n", bench_error_last());
+		char *why = esc_text(bench_error_last());
+
+		fprintf(stderr, "bench: no comparison of the stacks: %s\n", why);
+		free(why);
 	} else if (json_array_size(lines)) {
 		fprintf(stderr, "\nstacks against the first (bench compare RUN... for every case):\n");
 		json_array_foreach(lines, i, l)
@@ -128,9 +135,13 @@ static int run_many(char **manifests, char **variants, size_t n, long rounds, co
 		print_stacks_summary(out, n * (size_t)rounds);
 	for (size_t i = 0; i < n * (size_t)rounds; i++) {
 		if (out[i].err) {
-			if (out[i].err != BENCH_E_MANIFEST || out[i].dir || base->lock || locked)
+			if (out[i].err != BENCH_E_MANIFEST || out[i].dir || base->lock || locked) {
+				char *why = esc_text(out[i].error ? out[i].error : "failed");
+
 				fprintf(stderr, "bench: error: %s%s%s%s: %s\n", manifests[i % n], *variants[i % n] ? " (variant " : "",
-					variants[i % n], *variants[i % n] ? ")" : "", out[i].error ? out[i].error : "failed");
+					variants[i % n], *variants[i % n] ? ")" : "", why);
+				free(why);
+			}
 			status = worse(status, bench_exit_code(out[i].err));
 		}
 		if (out[i].dir)

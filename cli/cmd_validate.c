@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_validate.c — bench validate FILE...: every problem of every file, then exit 3 if any. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
 #include "cmd.h"
+#include "core/strbuf.h"
+#include "exec/envcap.h"
+#include "report/escape.h"
 #include "core/opt.h"
 #include "manifest/manifest.h"
 #include "manifest/plan.h"
@@ -12,6 +17,36 @@
 static const struct opt_cmd cmd = { "validate", "[-q] [--json] MANIFEST...",
 				    "Check manifests against format v1 (docs/manifest-format.md) and report every problem "
 				    "of each file as file:line:col: error: message. Exit 3 when any file is invalid." };
+
+/* one warning per stack.env (or variant env) variable that reads like a secret: its name is a secret's, or a
+ * secret rule finds a credential in its value. The manifest is packed verbatim into every bundle (its sha256 is
+ * the run's identity), so such a value would be signed and shared; the value itself is never printed. */
+static void warn_env_secrets(const char *path, const char *where, const struct env_var *env, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *red = envcap_redact_value(env[i].value ? env[i].value : "");
+
+		if (envcap_is_secret(env[i].name) || strcmp(red, env[i].value ? env[i].value : "")) {
+			char *e = esc_text(env[i].name);
+
+			fprintf(stderr, "%s: warning: %s.%s looks like a secret; manifest.yaml goes verbatim into every bundle "
+				"(its sha256 is the run's identity): set it in bench's environment instead\n", path, where, e);
+			free(e);
+		}
+		free(red);
+	}
+}
+
+static void warn_secrets(const char *path, const struct manifest *m)
+{
+	warn_env_secrets(path, "stack.env", m->stack.env, m->stack.nenv);
+	for (size_t v = 0; v < m->nvariants; v++) {
+		char *w = xstrfmt("variants.%s.env", m->variants[v].name);
+
+		warn_env_secrets(path, w, m->variants[v].env, m->variants[v].nenv);
+		free(w);
+	}
+}
 
 int cmd_validate(int argc, char **argv)
 {
@@ -55,10 +90,12 @@ int cmd_validate(int argc, char **argv)
 		} else if (err < 0 && diags.n) {
 			diag_list_print(&diags, stderr);
 		} else if (err < 0) {
-			fprintf(stderr, "bench: error: %s\n", bench_error_last());
+			cli_fail(err);
 		} else if (!quiet) {
 			printf("%s: ok (%s, %zu case%s)\n", path, m.name, plan.n, plan.n == 1 ? "" : "s");
 		}
+		if (err == 0 && !quiet)
+			warn_secrets(path, &m);
 		if (err < 0 && (status == 0 || bench_exit_code(err) == 3))
 			status = bench_exit_code(err); /* an invalid manifest outranks an unreadable one */
 		plan_release(&plan);

@@ -16,8 +16,10 @@
 # ("bench-nightly: lock failed (exit 4)"): bench lock (3 manifest or lock invalid, 4 no nightly of that date on the
 # index), bench run (5 image build, 6 a suite failed, 7 a check failed or what ran is not what the lock pins: the
 # run directory stays, not published), bench publish (6 an incomplete run, 8 the bundle does not verify); 2 usage.
-# After a publish, bench gc --repo RESULTS_REPO RUNS_DIR removes the runs beyond the newest 10 of each manifest name
-# that the repository does not hold.
+# After a publish, bench gc --caches --lock LOCK RUNS_DIR removes the runs beyond the newest 10 of each manifest name
+# (their bundles are in the results repository, which gc never touches), and the build contexts, git caches, host
+# stacks and localhost/bench-* images that no kept run of RUNS_DIR and not tonight's lock names (BENCH_GC_CACHES=0:
+# the runs only, for a machine whose $BENCH_HOME or engine also serves stacks that RUNS_DIR does not hold).
 set -u
 if [ -z "${BENCH:-}" ]; then # installed: the bench beside this script; in a source tree ./bench; else bench on PATH
 	here=$(dirname "$0")
@@ -32,7 +34,7 @@ manifest=$1
 repo=$2
 runs=${3:-runs}
 
-"$BENCH" lock "$manifest" >/dev/null
+lockfile=$("$BENCH" lock "$manifest")
 rc=$?
 if [ "$rc" -ne 0 ]; then
 	echo "bench-nightly: lock failed (exit $rc)" >&2
@@ -57,7 +59,13 @@ if [ "$rc" -ne 0 ]; then
 	echo "bench-nightly: publish failed (exit $rc): $bundle" >&2
 	exit "$rc"
 fi
-# retention: the runs beyond the newest 10 of each manifest name go, unless published (a failed gc does not fail a
-# published night)
-"$BENCH" gc --repo "$repo" "$runs" >&2 || echo "bench-nightly: gc failed (exit $?); tonight's run is published" >&2
+# retention: the runs beyond the newest 10 of each manifest name go (published: the repository holds their bundles;
+# gc --repo would keep every published run, and a nightly publishes every night), and the caches, host stacks and
+# images that no kept run and not tonight's lock names (BENCH_GC_CACHES=0: the runs only). A failed gc does not fail
+# a published night.
+if [ "${BENCH_GC_CACHES:-1}" = 0 ]; then
+	"$BENCH" gc "$runs" >&2
+else
+	"$BENCH" gc --caches --lock "$lockfile" "$runs" >&2
+fi || echo "bench-nightly: gc failed (exit $?); tonight's run is published" >&2
 printf '%s\n' "$dir"

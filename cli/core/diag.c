@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "strbuf.h"
+#include "../report/escape.h"
 
 void diag_add(struct diag_list *dl, const char *file, int line, int col, const char *fmt, ...)
 {
@@ -43,11 +44,15 @@ void diag_list_print(const struct diag_list *dl, FILE *fp)
 {
 	for (size_t i = 0; i < dl->n; i++) {
 		const struct diag *d = &dl->items[i];
+		/* a message quotes the file's names and values: no control character reaches the terminal */
+		char *f = esc_text(d->file), *m = esc_text(d->msg);
 
 		if (d->line > 0)
-			fprintf(fp, "%s:%d:%d: error: %s\n", d->file, d->line, d->col, d->msg);
+			fprintf(fp, "%s:%d:%d: error: %s\n", f, d->line, d->col, m);
 		else
-			fprintf(fp, "%s: error: %s\n", d->file, d->msg);
+			fprintf(fp, "%s: error: %s\n", f, m);
+		free(f);
+		free(m);
 	}
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "envcap.h"
+#include "fabric.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -127,6 +128,219 @@ static int keych(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
 }
 
+/* an HTTP Authorization or Proxy-Authorization header name: its value is a scheme and credentials */
+static int auth_key(const char *k, size_t n)
+{
+	return (n == 13 && !strncasecmp(k, "authorization", 13)) || (n == 19 && !strncasecmp(k, "proxy-authorization", 19));
+}
+
+/* the token shapes of common services, redacted wherever they stand: a prefix, then at least min characters of
+ * [A-Za-z0-9_-] (AWS key ids: exactly 16 of [A-Z0-9]) */
+static const struct token_shape {
+	const char *prefix;
+	size_t min;
+} token_shapes[] = {
+	{ "github_pat_", 20 }, { "ghp_", 20 }, { "gho_", 20 }, { "ghu_", 20 }, { "ghs_", 20 }, { "ghr_", 20 },
+	{ "glpat-", 16 }, { "hf_", 20 }, { "xoxa-", 10 }, { "xoxb-", 10 }, { "xoxp-", 10 }, { "xoxr-", 10 },
+	{ "xoxs-", 10 }, { "sk-", 20 }, { "npm_", 30 }, { "pypi-", 30 }, { "AKIA", 16 }, { "ASIA", 16 }, { NULL, 0 }
+};
+
+static int tokch(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* the length of a known token shape that starts at p (p at a word start), else 0 */
+static size_t token_at(const char *p)
+{
+	for (size_t i = 0; token_shapes[i].prefix; i++) {
+		size_t pl = strlen(token_shapes[i].prefix), n = 0;
+
+		if (strncmp(p, token_shapes[i].prefix, pl))
+			continue;
+		if (pl == 4 && (p[0] == 'A')) { /* AKIA/ASIA + 16 upper-case letters or digits, then not one more */
+			while (n < 16 && (isupper((unsigned char)p[pl + n]) || isdigit((unsigned char)p[pl + n])))
+				n++;
+			if (n == 16 && !tokch(p[pl + n]))
+				return pl + n;
+			continue;
+		}
+		while (tokch(p[pl + n]))
+			n++;
+		if (n >= token_shapes[i].min)
+			return pl + n;
+	}
+	return 0;
+}
+
+static int b64urlch(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* a JSON Web Token at p: eyJ<header>.eyJ<payload>.<signature>, each base64url; its length, else 0 */
+static size_t jwt_at(const char *p)
+{
+	size_t n = 0;
+
+	for (int part = 0; part < 2; part++) {
+		if (strncmp(p + n, "eyJ", 3))
+			return 0;
+		for (n += 3; b64urlch(p[n]); n++)
+			;
+		if (p[n] != '.')
+			return 0;
+		n++;
+	}
+	while (b64urlch(p[n]))
+		n++;
+	return n;
+}
+
+/* the value of a base64 digit, -1 for another character */
+static int b64val(char c)
+{
+	const char *d = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", *f;
+
+	return c && (f = strchr(d, c)) ? (int)(f - d) : -1;
+}
+
+/* the length of the base64 word at q when it decodes to a credential, user:password (printable ASCII without
+ * spaces, a ':' inside), else 0; at least min characters with its padding */
+static size_t b64_cred_len(const char *q, size_t min)
+{
+	size_t n = 0, pad = 0, out = 0;
+	unsigned acc = 0;
+	int bits = 0, colon = 0, ok = 1;
+
+	for (; b64val(q[n]) >= 0; n++) {
+		acc = acc << 6 | (unsigned)b64val(q[n]);
+		if ((bits += 6) >= 8) {
+			unsigned c = (acc >> (bits -= 8)) & 0xff;
+
+			ok &= c > 0x20 && c < 0x7f;
+			colon |= c == ':' && out > 0;
+			out++;
+		}
+	}
+	while (q[n + pad] == '=' && pad < 2)
+		pad++;
+	if (n + pad < min || (n + pad) % 4 || !ok || !colon || tokch(q[n + pad]) || q[n + pad] == '.')
+		return 0;
+	{ /* the last decoded character is not the ':' (a user with no password is no credential) */
+		unsigned last = (acc >> bits) & 0xff;
+
+		if (last == ':')
+			return 0;
+	}
+	return n + pad;
+}
+
+/* "Basic <base64 of user:password>" anywhere (an HTTP Basic credential out of its header): the length up to the
+ * end of the base64 word, else 0 */
+static size_t basic_at(const char *p)
+{
+	const char *q = p + 6;
+	size_t n;
+
+	if (strncmp(p, "Basic ", 6))
+		return 0;
+	while (*q == ' ')
+		q++;
+	return (n = b64_cred_len(q, 4)) ? (size_t)(q - p) + n : 0;
+}
+
+/* "-u user:pw" / "--user user:pw" (curl, wget), "-pPW" of mysql, "--password PW" / "--token PW" (a secret-named
+ * option and its value as the next word): the secret part goes */
+static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
+{
+	const char *q, *e;
+	size_t n = 0;
+
+	if (p[0] != '-' || (p > line && !isspace((unsigned char)p[-1])))
+		return 0;
+	if ((!strncmp(p, "-u ", 3) || !strncmp(p, "--user ", 7))) {
+		q = p + (p[1] == 'u' ? 3 : 7);
+		while (*q == ' ')
+			q++;
+		for (e = q; *e && !isspace((unsigned char)*e) && *e != ':'; e++)
+			;
+		if (*e != ':' || !e[1] || isspace((unsigned char)e[1]) || !strncmp(e + 1, "<redacted>", 10))
+			return 0;
+		strbuf_add(sb, p, (size_t)(e + 1 - p));
+		strbuf_addstr(sb, "<redacted>");
+		for (e++; *e && !isspace((unsigned char)*e); e++)
+			;
+		return (size_t)(e - p);
+	}
+	if (p[1] == 'p' && (p[2] == ' ' || p[2] == '\t') && strstr(line, "sshpass")) { /* sshpass -p PW */
+		for (q = p + 2; *q == ' ' || *q == '\t'; q++)
+			;
+		if (!*q || !strncmp(q, "<redacted>", 10))
+			return 0;
+		for (e = q; *e && !isspace((unsigned char)*e); e++)
+			;
+		strbuf_add(sb, p, (size_t)(q - p));
+		strbuf_addstr(sb, "<redacted>");
+		return (size_t)(e - p);
+	}
+	if (p[1] == 'p' && p[2] && !isspace((unsigned char)p[2]) && strncmp(p + 2, "<redacted>", 10) &&
+	    (strstr(line, "mysql") || strstr(line, "mariadb") || strstr(line, "sshpass"))) {
+		for (e = p + 2; *e && !isspace((unsigned char)*e); e++)
+			;
+		strbuf_addstr(sb, "-p<redacted>");
+		return (size_t)(e - p);
+	}
+	q = p + 1 + (p[1] == '-');
+	while (keych(q[n]))
+		n++;
+	if (n && (q[n] == ' ' || q[n] == '\t') && secret_key(q, n)) {
+		const char *v = q + n;
+
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (!*v || *v == '-' || !strncmp(v, "<redacted>", 10))
+			return 0;
+		for (e = v; *e && !isspace((unsigned char)*e); e++)
+			;
+		strbuf_add(sb, p, (size_t)(v - p));
+		strbuf_addstr(sb, "<redacted>");
+		return (size_t)(e - p);
+	}
+	return 0;
+}
+
+/* a .netrc "password PW" (or "passwd PW") token pair at p, on a line that reads like one (it starts with the
+ * token or holds "machine", "login" or "default" before it): the length up to the value, else 0 */
+static size_t netrc_password_at(const char *line, const char *p)
+{
+	const char *l = line, *q;
+	size_t kn;
+
+	if (!strncmp(p, "password", 8))
+		kn = 8;
+	else if (!strncmp(p, "passwd", 6))
+		kn = 6;
+	else
+		return 0;
+	if (p[kn] != ' ' && p[kn] != '\t')
+		return 0;
+	for (q = p + kn; *q == ' ' || *q == '\t'; q++)
+		;
+	if (!*q || isspace((unsigned char)*q) || !strncmp(q, "<redacted>", 10))
+		return 0;
+	while (*l == ' ' || *l == '\t')
+		l++;
+	if (l == p)
+		return (size_t)(q - p);
+	for (const char *w = line; w < p; w++)
+		if ((w == line || isspace((unsigned char)w[-1])) &&
+		    (((!strncmp(w, "machine", 7) || !strncmp(w, "default", 7)) && isspace((unsigned char)w[7])) ||
+		     (!strncmp(w, "login", 5) && isspace((unsigned char)w[5]))))
+			return (size_t)(q - p);
+	return 0;
+}
+
 char *envcap_redact_value(const char *v)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -161,6 +375,11 @@ char *envcap_redact_value(const char *v)
 				} else if (ql == 1) {
 					while (*e && *e != *q)
 						e += e[0] == '\\' && e[1] ? 2 : 1;
+				} else if (auth_key(p, kn)) { /* Authorization: SCHEME CREDENTIALS: all of it */
+					while (*e && *e != '\n' && !strchr("\"'\\", *e))
+						e++;
+					while (e > q && isspace((unsigned char)e[-1]))
+						e--;
 				} else {
 					while (*e && !isspace((unsigned char)*e) && !strchr(",;&}]\"'\\", *e))
 						e++;
@@ -171,6 +390,55 @@ char *envcap_redact_value(const char *v)
 					p = e;
 					continue;
 				}
+			}
+		}
+		/* a known token shape at a word start; an AWS key id's secret key after it (40 base64 characters) */
+		if (p == u || !tokch(p[-1])) {
+			size_t tn = token_at(p), sn, wn;
+
+			if (!tn)
+				tn = jwt_at(p);
+			if (!tn && (wn = basic_at(p))) { /* Basic user:password in base64: the scheme kept */
+				strbuf_addstr(&sb, "Basic <redacted>");
+				p += wn;
+				continue;
+			}
+			if (!tn && (p == u || (p[-1] != '/' && p[-1] != '+')) && (wn = b64_cred_len(p, 16))) {
+				strbuf_addstr(&sb, "<redacted>"); /* the same credential alone: base64 of user:password */
+				p += wn;
+				continue;
+			}
+			if ((wn = netrc_password_at(u, p))) {
+				strbuf_add(&sb, p, wn);
+				strbuf_addstr(&sb, "<redacted>");
+				for (p += wn; *p && !isspace((unsigned char)*p); p++)
+					;
+				continue;
+			}
+
+			if (tn) {
+				strbuf_addstr(&sb, "<redacted>");
+				p += tn;
+				if ((!strncmp(p - 20, "AKIA", 4) || !strncmp(p - 20, "ASIA", 4)) && tn == 20) {
+					for (q = p; *q == ' ' || *q == '\t' || *q == ':' || *q == ',' || *q == '='; q++)
+						;
+					for (sn = 0; isalnum((unsigned char)q[sn]) || q[sn] == '/' || q[sn] == '+'; sn++)
+						;
+					if (sn == 40) {
+						strbuf_add(&sb, p, (size_t)(q - p));
+						strbuf_addstr(&sb, "<redacted>");
+						p = q + 40;
+					}
+				}
+				continue;
+			}
+		}
+		if (*p == '-') {
+			size_t on = option_secret(&sb, u, p);
+
+			if (on) {
+				p += on;
+				continue;
 			}
 		}
 		/* user:password@host (a credential without a scheme): the userinfo goes */
@@ -237,13 +505,61 @@ void envcap_secret_values(struct strvec *out, char *const *env)
 	}
 }
 
-/* one line (without its newline) of a log or an env dump */
-static void scrub_line(struct strbuf *out, const char *line, size_t len, const struct strvec *values)
+/* the offset of needle within the len bytes at s from from, or len */
+static size_t span_find(const char *s, size_t len, size_t from, const char *needle)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char *url;
-	size_t nlen = 0;
+	size_t n = strlen(needle);
 
+	for (size_t i = from; i + n <= len; i++)
+		if (!memcmp(s + i, needle, n))
+			return i;
+	return len;
+}
+
+/* line with the bodies of PEM private key blocks replaced by <redacted>: between "-----BEGIN ... PRIVATE
+ * KEY-----" and "-----END ", on one line (a JSON-escaped key) or over several (*pem: inside a block) */
+static void pem_mask(struct strbuf *o, const char *line, size_t len, int *pem)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		if (*pem) {
+			size_t e = span_find(line, len, pos, "-----END ");
+
+			if (e > pos)
+				strbuf_addstr(o, "<redacted>");
+			if (e == len)
+				return;
+			*pem = 0;
+			strbuf_add(o, line + e, 9);
+			pos = e + 9;
+		} else {
+			size_t b = span_find(line, len, pos, "-----BEGIN "), k;
+
+			k = b < len ? span_find(line, len, b, "PRIVATE KEY-----") : len;
+			if (k == len) {
+				strbuf_add(o, line + pos, len - pos);
+				return;
+			}
+			strbuf_add(o, line + pos, k + 16 - pos);
+			pos = k + 16;
+			*pem = 1;
+		}
+	}
+}
+
+/* one line (without its newline) of a log or an env dump; *pem: inside a PEM private key block (its body
+ * replaced) */
+static void scrub_line(struct strbuf *out, const char *raw, size_t rawlen, const struct strvec *values, int *pem)
+{
+	struct strbuf sb = STRBUF_INIT, m = STRBUF_INIT;
+	const char *line;
+	char *url;
+	size_t nlen = 0, len;
+
+	pem_mask(&m, raw, rawlen, pem);
+	line = m.buf ? m.buf : "";
+	len = m.len;
 	/* NAME=VALUE (an env dump): a secret name's value goes whatever it is */
 	while (nlen < len && (isalnum((unsigned char)line[nlen]) || line[nlen] == '_'))
 		nlen++;
@@ -255,6 +571,7 @@ static void scrub_line(struct strbuf *out, const char *line, size_t len, const s
 		if (secret) {
 			strbuf_add(out, line, nlen + 1);
 			strbuf_addstr(out, "<redacted>");
+			strbuf_release(&m);
 			return;
 		}
 	}
@@ -274,31 +591,111 @@ static void scrub_line(struct strbuf *out, const char *line, size_t len, const s
 			strbuf_addch(&sb, line[i++]);
 		}
 	}
-	url = envcap_redact_value(sb.buf);
+	url = envcap_redact_value(sb.buf ? sb.buf : "");
 	strbuf_addstr(out, url);
 	free(url);
 	strbuf_release(&sb);
+	strbuf_release(&m);
+}
+
+static void scrub_one(struct strbuf *sb, const char *path, const char *line, size_t len, const struct strvec *values,
+		      int by_key, int *pem);
+
+/* the length of the logical line at text[0..len): up to a newline that is not escaped by a backslash (a line
+ * continued with '\\' is one line: a secret split over it is one value) */
+static size_t logical_len(const char *text, size_t len)
+{
+	size_t i = 0;
+
+	for (;;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+
+		if (!nl)
+			return len;
+		i = (size_t)(nl - text);
+		if (i == 0 || text[i - 1] != '\\' || i + 1 >= len)
+			return i;
+		i++;
+	}
+}
+
+/* a logical line through scrub_one, scrubbed as one line with its continuations removed: a backslash before a
+ * newline ("\\" "\n", joined by logical_len) and the same written JSON-escaped on one line (the four characters
+ * \ \ \ n); written back as it was when nothing in it is a secret */
+static void scrub_logical(struct strbuf *out, const char *path, const char *raw, size_t len, const struct strvec *values,
+			  int by_key, int *pem)
+{
+	struct strbuf j = STRBUF_INIT, o = STRBUF_INIT;
+	int joined = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (raw[i] == '\\' && i + 1 < len && raw[i + 1] == '\n') {
+			i++;
+			joined = 1;
+			continue;
+		}
+		if (i + 3 < len && !memcmp(raw + i, "\\\\\\n", 4)) {
+			i += 3;
+			joined = 1;
+			continue;
+		}
+		strbuf_addch(&j, raw[i]);
+	}
+	if (!joined) {
+		strbuf_release(&j);
+		scrub_one(out, path, raw, len, values, by_key, pem);
+		return;
+	}
+	scrub_one(&o, path, j.buf ? j.buf : "", j.len, values, by_key, pem);
+	if (o.len == j.len && !memcmp(o.buf, j.buf, j.len))
+		scrub_one(out, path, raw, len, values, by_key, pem);
+	else
+		strbuf_add(out, o.buf, o.len);
+	strbuf_release(&j);
+	strbuf_release(&o);
 }
 
 void envcap_scrub_text(struct strbuf *out, const char *text, size_t len, const struct strvec *values)
 {
 	size_t i = 0;
+	int pem = 0;
 
 	while (i < len) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
+		size_t n = logical_len(text + i, len - i);
 
-		scrub_line(out, text + i, n, values);
-		if (nl)
+		scrub_logical(out, "", text + i, n, values, 0, &pem);
+		if (i + n < len)
 			strbuf_addch(out, '\n');
-		i += n + (nl != NULL);
+		i += n + (i + n < len);
 	}
 }
 
 /* every string of j through the text scrubber, and every string under a secret-looking key redacted whole;
  * returns how many changed */
+/* a key that names a secret whatever the document (case-insensitive, '-' read as '_'): its string value goes in
+ * records too; "pass" (fwd, bwd) and "key" are data there and are not among them */
+static int strict_secret_key(const char *k)
+{
+	static const char *const names[] = { "password", "passwd", "passphrase", "secret", "client_secret", "secret_key",
+					     "secret_access_key", "aws_secret_access_key", "auth_token", "api_key",
+					     "apikey", "api_token", "access_token", "refresh_token", "id_token",
+					     "bearer_token", "private_key", "token", NULL };
+	char buf[32];
+	size_t n = strlen(k);
+
+	if (n >= sizeof(buf))
+		return 0;
+	for (size_t i = 0; i <= n; i++)
+		buf[i] = k[i] == '-' ? '_' : (char)tolower((unsigned char)k[i]);
+	for (size_t i = 0; names[i]; i++)
+		if (!strcmp(buf, names[i]))
+			return 1;
+	return 0;
+}
+
 /* by_key: also a string under a secret-looking key (environment captures only: a record's "pass" or "key" is a
- * parameter, and the secrets a runner could echo are known by value) */
+ * parameter, and the secrets a runner could echo are known by value); elsewhere only under a key that
+ * strict_secret_key() names */
 static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
 {
 	size_t changed = 0, i;
@@ -322,7 +719,8 @@ static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
 			changed += scrub_json(v, values, by_key);
 	} else if (json_is_object(j)) {
 		json_object_foreach_safe(j, tmp, k, v) {
-			if (by_key && json_is_string(v) && strcmp(json_string_value(v), "<redacted>") && secret_key(k, strlen(k))) {
+			if (json_is_string(v) && strcmp(json_string_value(v), "<redacted>") &&
+			    (by_key ? secret_key(k, strlen(k)) : strict_secret_key(k))) {
 				json_string_set(v, "<redacted>");
 				changed++;
 			} else {
@@ -370,7 +768,7 @@ static int scrub_json_doc(const char *path, const struct strvec *values, int by_
 
 /* one line (without its newline) of path into sb: a record of a .jsonl file by its strings, else as text */
 static void scrub_one(struct strbuf *sb, const char *path, const char *line, size_t len, const struct strvec *values,
-		      int by_key)
+		      int by_key, int *pem)
 {
 	if (ends_with(path, ".jsonl") && line[0] == '{') { /* a record: its strings scrubbed, its form kept */
 		json_t *rec = json_loadb(line, len, 0, NULL);
@@ -383,22 +781,37 @@ static void scrub_one(struct strbuf *sb, const char *path, const char *line, siz
 		} else if (rec) {
 			strbuf_add(sb, line, len);
 		} else {
-			scrub_line(sb, line, len, values);
+			scrub_line(sb, line, len, values, pem);
 		}
 		json_decref(rec);
 	} else {
-		scrub_line(sb, line, len, values);
+		scrub_line(sb, line, len, values, pem);
 	}
+}
+
+/* one logical line of in into lg (its newline included; lines continued with '\\' joined as they are): its
+ * length, or -1 at the end */
+static ssize_t getline_logical(struct strbuf *lg, char **line, size_t *cap, FILE *in)
+{
+	ssize_t n;
+
+	strbuf_reset(lg);
+	while ((n = getline(line, cap, in)) > 0) {
+		strbuf_add(lg, *line, (size_t)n);
+		if (n < 2 || (*line)[n - 1] != '\n' || (*line)[n - 2] != '\\')
+			break;
+	}
+	return lg->len ? (ssize_t)lg->len : -1;
 }
 
 int envcap_scrub_file(const char *path, const struct strvec *values)
 {
 	char *tmp = xstrfmt("%s.tmp", path), *line = NULL;
 	FILE *in = NULL, *out = NULL;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, lg = STRBUF_INIT;
 	size_t cap = 0;
 	ssize_t n;
-	int err = 0, changed = 0;
+	int err = 0, changed = 0, pem = 0;
 
 	/* secret-looking keys are looked at in the environment captures (env/), not in records, plans or a runner's
 	 * own files, where a key such as "pass" (fwd, bwd) or "key" is data */
@@ -417,12 +830,12 @@ int envcap_scrub_file(const char *path, const struct strvec *values)
 		goto cleanup; /* nothing to scrub */
 	/* a first pass finds whether anything changes: a file with nothing to scrub is left as it is (its bytes and
 	 * its time), and a full disk never costs a clean file */
-	while (!changed && (n = getline(&line, &cap, in)) > 0) {
-		size_t len = (size_t)n - (line[n - 1] == '\n');
+	while (!changed && (n = getline_logical(&lg, &line, &cap, in)) > 0) {
+		size_t len = (size_t)n - (lg.buf[n - 1] == '\n');
 
 		strbuf_reset(&sb);
-		scrub_one(&sb, path, line, len, values, by_key);
-		changed = sb.len != len || memcmp(sb.buf, line, len);
+		scrub_logical(&sb, path, lg.buf, len, values, by_key, &pem);
+		changed = sb.len != len || memcmp(sb.buf, lg.buf, len);
 	}
 	if (!changed) {
 		if (ferror(in))
@@ -430,16 +843,17 @@ int envcap_scrub_file(const char *path, const struct strvec *values)
 		goto cleanup;
 	}
 	rewind(in);
+	pem = 0;
 	if (!(out = fopen(tmp, "wb"))) {
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
 		goto cleanup;
 	}
-	while ((n = getline(&line, &cap, in)) > 0) {
+	while ((n = getline_logical(&lg, &line, &cap, in)) > 0) {
 		size_t len = (size_t)n;
-		int nl = line[len - 1] == '\n';
+		int nl = lg.buf[len - 1] == '\n';
 
 		strbuf_reset(&sb);
-		scrub_one(&sb, path, line, len - (size_t)nl, values, by_key);
+		scrub_logical(&sb, path, lg.buf, len - (size_t)nl, values, by_key, &pem);
 		if (nl)
 			strbuf_addch(&sb, '\n');
 		if (fwrite(sb.buf, 1, sb.len, out) != sb.len) {
@@ -467,6 +881,7 @@ cleanup:
 	free(line);
 	free(tmp);
 	strbuf_release(&sb);
+	strbuf_release(&lg);
 	return err;
 }
 
@@ -990,6 +1405,16 @@ json_t *envcap_collect(const char *dir)
 	} else {
 		json_object_set_new(root, "gpu_tool", json_null());
 		json_object_set_new(root, "gpus", json_array());
+	}
+	{ /* the network fabric, and nvidia-smi's GPU-GPU / GPU-NIC matrix (ROCm's links are in gpus[].links) */
+		json_t *fab = fabric_collect(), *topo;
+		char *tp = xstrfmt("%s/env/raw/nvidia-smi-topo.txt", dir), *tt = read_small(tp);
+
+		if (tt && (topo = fabric_parse_nvidia_topo(tt)))
+			json_object_set_new(fab, "gpu_topology", topo);
+		free(tt);
+		free(tp);
+		json_object_set_new(root, "fabric", fab);
 	}
 	if ((s = tool(dir, "nvcc-version.txt", nvcc))) {
 		char *r = strstr(s, "release ");

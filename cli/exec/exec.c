@@ -109,7 +109,9 @@ const char *exec_python(void)
 	}
 	for (size_t i = 0; cands[i]; i++) {
 		char *path = spawn_which(cands[i]), *out = NULL;
-		char *const argv[] = { path, "-c", "import torch", NULL };
+		/* found, not imported: importing torch costs seconds, and the runner imports it anyway */
+		char *const argv[] = { path, "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)",
+				       NULL };
 		size_t len;
 
 		if (path && spawn_capture(&out, &len, argv, 4096, 120) == 0) {

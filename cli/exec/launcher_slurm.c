@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* launcher_slurm.c — launcher slurm: each suite's runner as a batch job. The script is written into the run
  * directory (deterministic, every value shell-quoted), submitted with sbatch, followed with scontrol while the
- * records rank 0 writes are read back as they come; the job is cancelled on Ctrl-C or at the suite timeout. */
+ * records rank 0 writes are read back as they come; the job is cancelled on Ctrl-C or at the suite timeout. Before
+ * the runner, a step of one task per node dumps that node's fabric (FABRIC_DUMP_SCRIPT) into env/fabric/. */
 #include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include "../core/strbuf.h"
 #include "../image/recipe.h"
 #include "exec.h"
+#include "fabric.h"
 #include "version.h"
 
 static void quoted(struct strbuf *sb, const char *s)
@@ -117,6 +119,15 @@ static int slurm_script(struct strbuf *sb, const struct manifest *m, const struc
 	}
 	strbuf_addstr(sb, "set -eu\ncd");
 	quoted(sb, job->run_dir);
+	/* each node's network interfaces and RDMA devices, read on the node itself (outside any container) into
+	 * env/fabric/NODE.txt; bench puts them in environment.json as fabric.nodes. A failed capture fails nothing. */
+	strbuf_addstr(sb, "\n# each node's network fabric (sysfs) into env/fabric/NODE.txt, for environment.json\n"
+		      "mkdir -p env/fabric\nsrun '--mpi=none' '--ntasks-per-node=1' --ntasks=\"$SLURM_JOB_NUM_NODES\" '--time=1'");
+	quotedf(sb, "--error=slurm/%s-fabric.err", job->tag);
+	strbuf_addstr(sb, " sh -c");
+	/* the file is named by the Slurm node (srun's %N is the host name, which two nodes of one host share) */
+	quoted(sb, "exec >\"env/fabric/${SLURMD_NODENAME:-$(uname -n)}.txt\" || exit 1\n" FABRIC_DUMP_SCRIPT);
+	strbuf_addstr(sb, " || echo 'bench: the per-node fabric capture failed' >&2");
 	strbuf_addstr(sb, "\nexec srun");
 	quotedf(sb, "--mpi=%s", sc->mpi ? sc->mpi : "pmix");
 	quoted(sb, "--kill-on-bad-exit=1");

@@ -26,6 +26,7 @@
 #include "../manifest/plan.h"
 #include "envcap.h"
 #include "exec.h"
+#include "fabric.h"
 #include "run_int.h"
 
 extern char **environ;
@@ -669,6 +670,16 @@ static int run_collect(struct run *r)
 		json_object_set(envj, "runners", r->runner_devices);
 		/* and the shared libraries and Python packages each runner's records said it loaded */
 		json_object_set(envj, "loaded", r->runner_loaded);
+		{ /* every node of a Slurm job: the fabric its job script's capture step dumped into env/fabric/ */
+			char *fd = xstrfmt("%s/env/fabric", r->dir);
+			json_t *nodes = fabric_collect_nodes(fd), *fab = json_object_get(envj, "fabric");
+
+			if (nodes && json_is_object(fab))
+				json_object_set_new(fab, "nodes", nodes);
+			else
+				json_decref(nodes);
+			free(fd);
+		}
 		run_write_json(r->dir, name, envj);
 		json_decref(envj);
 	}

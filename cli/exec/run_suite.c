@@ -23,6 +23,7 @@
 #include "../manifest/peaks.h"
 #include "../manifest/plan.h"
 #include "../image/recipe.h"
+#include "../report/escape.h"
 #include "../report/quality.h"
 #include "envcap.h"
 #include "exec.h"
@@ -759,6 +760,8 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 	cases = NULL;
 	/* where a runner may leave files that belong to the run (TunableOp results): packed with it */
 	json_object_set_new(cfg, "artifacts", json_sprintf("%s/artifacts/%s", r->dir, s->name));
+	/* where a runner that drives NCCL/RCCL has it write its debug log (runners/common/ccllog.h): never the terminal */
+	json_object_set_new(cfg, "ccl_log", json_sprintf("%s/logs/%s.ccl", r->dir, tag_name));
 	if (r->peak) /* the denominators of MFU and % of peak, from images/bases/peaks.yaml */
 		json_object_set_new(cfg, "gpu_peak", json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "gpu", r->peak->key,
 							       "bf16_tflops", r->peak->bf16_tflops, "fp8_tflops",
@@ -1050,6 +1053,23 @@ int run_execute_suite(struct run *r, const struct suite_ops *s, int *tried_make)
 	return err;
 }
 
+/* s on stdout with every control character escaped line by line: a manifest value (stack.env, an env_matrix
+ * cell) may hold C1 or bidirectional characters, and the newlines of a job script are kept */
+static void dry_puts(const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+		char *line = xstrndup(s, n), *e = esc_text(line);
+
+		fputs(e, stdout);
+		if (s[n] == '\n')
+			fputc('\n', stdout);
+		free(e);
+		free(line);
+		s += n + (s[n] == '\n');
+	}
+}
+
 void run_print_dry(struct run *r)
 {
 	printf("# %s: %zu cases; engine %s, launcher %s\n", r->m.name, r->plan.n, engine_names[r->m.runtime.engine],
@@ -1074,7 +1094,10 @@ void run_print_dry(struct run *r)
 			for (size_t i = 0; i < r->plan.n; i++)
 				if (r->plan.cases[i].suite == ops && !strcmp(case_program(ops, &r->plan.cases[i]), progs[k]) &&
 				    same_cell(case_env(&r->plan.cases[i]), cells[c])) {
-					printf("%-12s %s\n", ops->name, r->plan.cases[i].key);
+					char *key = esc_text(r->plan.cases[i].key);
+
+					printf("%-12s %s\n", ops->name, key);
+					free(key);
 					n++;
 				}
 			struct env_var *stack_env = r->m.stack.env, *cell_env = NULL;
@@ -1120,11 +1143,18 @@ void run_print_dry(struct run *r)
 				job.per_node = batch_per_node(r, ops);
 				job.image = eng->exec_prefix ? "IMAGE" : NULL;
 				if (eng->runner_argv(&argv, &r->m, progs[k], cases) == 0 &&
-				    (job.argv = strvec_argv(&argv), lau->batch_script(&script, &r->m, &job) == 0))
-					printf("# %s: %zu case%s: %ssbatch RUN_DIR/slurm/%s.sbatch:\n%s", ops->name, n, n == 1 ? "" : "s",
-					       cmd.buf, tag, script.buf);
-				else
-					printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", bench_error_last());
+				    (job.argv = strvec_argv(&argv), lau->batch_script(&script, &r->m, &job) == 0)) {
+					printf("# %s: %zu case%s: ", ops->name, n, n == 1 ? "" : "s");
+					dry_puts(cmd.buf);
+					printf("sbatch RUN_DIR/slurm/%s.sbatch:\n", tag);
+					dry_puts(script.buf);
+				} else
+					{
+					char *why = esc_text(bench_error_last());
+
+					printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", why);
+					free(why);
+				}
 				strbuf_release(&script);
 				free(tag);
 			} else if (eng && lau && (!eng->exec_prefix || eng->exec_prefix(&argv, eng, &r->m, "IMAGE", "RUN_DIR") == 0) &&
@@ -1135,9 +1165,16 @@ void run_print_dry(struct run *r)
 						strbuf_addch(&cmd, ' ');
 					shell_quote(&cmd, argv.v[i]);
 				}
-				printf("# %s: %zu case%s: %s\n", ops->name, n, n == 1 ? "" : "s", cmd.buf);
+				printf("# %s: %zu case%s: ", ops->name, n, n == 1 ? "" : "s");
+				dry_puts(cmd.buf);
+				fputc('\n', stdout);
 			} else {
-				printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", bench_error_last());
+				{
+					char *why = esc_text(bench_error_last());
+
+					printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", why);
+					free(why);
+				}
 			}
 			r->m.stack.env = stack_env;
 			r->m.stack.nenv = stack_nenv;

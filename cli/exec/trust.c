@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "trust.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,9 @@
 /* Variables that load code into a process or change which program starts. Exact names, then prefixes (a name
  * ending in '*'). Sources: ld.so(8) and glibc's tunables, iconv(3)/gconv, python(1), bash(1) and sh(1),
  * perlrun(1), ruby(1), node(1), java(1), git(1), the Open MPI, Slurm, CUDA, ROCm, NCCL and OpenSSL documentation,
- * Debian's chromium wrapper, the Vulkan, OpenCL and EGL loaders. */
+ * Debian's chromium wrapper, the Vulkan, OpenCL, EGL and GLX loaders, hwloc, Intel MPI, MPICH, MVAPICH, libfabric,
+ * MIT Kerberos and gdk-pixbuf. A name is exact, or a prefix ("NAME*"), or a part found anywhere in the name
+ * ("*PART*": a family of variables that name plugins, modules or libraries to load, whatever their prefix). */
 static const struct hook {
 	const char *name;
 	const char *why;
@@ -141,14 +144,84 @@ static const struct hook {
 	{ "TRITON_*", "a Triton variable (a cache of compiled kernels it loads, the compiler it runs)" },
 	{ "TORCHINDUCTOR_*", "a TorchInductor variable (a cache of compiled code it loads, the compiler it runs)" },
 	{ "TORCH_*", "a PyTorch variable" },
+	{ "HWLOC_*", "an hwloc variable (HWLOC_PLUGINS_PATH, HWLOC_COMPONENTS: plugins mpirun and MPI programs load)" },
+	{ "I_MPI_*", "an Intel MPI variable (I_MPI_OFI_LIBRARY: the libfabric library it loads)" },
+	{ "MPICH_*", "an MPICH variable" },
+	{ "MV2_*", "an MVAPICH variable" },
+	{ "HYDRA_*", "an MPICH Hydra launcher variable (the launcher and bootstrap it runs)" },
+	{ "FI_*", "a libfabric variable (providers it loads)" },
+	{ "PSM2_*", "a PSM2 variable" },
+	{ "PSM3_*", "a PSM3 variable" },
+	{ "UCC_*", "a UCC variable (components it loads)" },
+	{ "HCOLL_*", "an HCOLL variable (components it loads)" },
+	{ "NVSHMEM_*", "an NVSHMEM variable (bootstrap plugins it loads)" },
+	{ "CUDA_HOME", "where builds and torch's extension loader find nvcc and the CUDA libraries" },
+	{ "CUDA_PATH", "where builds find nvcc and the CUDA libraries" },
+	{ "CUDA_ROOT", "where builds find nvcc and the CUDA libraries" },
+	{ "ROCM_PATH", "where builds and the ROCm runtime find their tools and libraries" },
+	{ "ROCM_HOME", "where builds find the ROCm tools and libraries" },
+	{ "HIP_PATH", "where builds find the HIP tools and libraries" },
+	{ "KRB5_CONFIG", "Kerberos' configuration (plugin modules it loads)" },
+	{ "KRB5_*", "a Kerberos variable (configuration, plugins)" },
+	{ "__GLX_*", "a GLX vendor library (loaded into OpenGL programs)" },
+	{ "__NV_*", "an NVIDIA driver variable" },
+	{ "GDK_PIXBUF_*", "gdk-pixbuf loaders (libraries) named by a module file" },
+	{ "GST_PLUGIN*", "GStreamer plugins (libraries) loaded" },
+	{ "SASL_PATH", "SASL plugins (libraries) loaded" },
+	{ "*PLUGIN*", "names plugins (libraries) a program loads" },
+	{ "*INJECTION*", "names a library injected into a program" },
+	{ "*TOOLS_LIB*", "names a tool library a runtime loads" },
+	{ "*TOOL_LIB*", "names a tool library a runtime loads" },
+	{ "AS", "the assembler a build (and gcc) runs" },
+	{ "CUDAHOSTCXX", "the host compiler CUDA builds run" },
+	{ "NVCC*", "an nvcc variable (flags, the host compiler it runs)" },
+	{ "COMPILER_PATH", "where gcc looks for the programs it runs (as, ld, cc1) first" },
+	{ "GCC_EXEC_PREFIX", "where gcc finds the programs it runs (cc1, as, collect2)" },
+	{ "LIBRARY_PATH", "where the linker finds libraries (Triton and inductor link at run time)" },
+	{ "CPATH", "headers every C compile reads first" },
+	{ "C_INCLUDE_PATH", "headers every C compile reads first" },
+	{ "CPLUS_INCLUDE_PATH", "headers every C++ compile reads first" },
+	{ "OBJC_INCLUDE_PATH", "headers every compile reads first" },
+	{ "DEPENDENCIES_OUTPUT", "a file every gcc compile writes" },
+	{ "SUNPRO_DEPENDENCIES", "a file every gcc compile writes" },
+	{ "CONFIG_SHELL", "the shell configure scripts run" },
+	{ "SHELL", "the shell make and other programs run commands with" },
+	{ "CCACHE_*", "a ccache variable (CCACHE_PREFIX: a program every compile runs)" },
+	{ "PKG_CONFIG", "the pkg-config program a build runs" },
+	{ "MPLBACKEND", "matplotlib imports the module a 'module://' backend names" },
+	{ "LESSOPEN", "a command less runs on every file" },
+	{ "LESSCLOSE", "a command less runs on every file" },
+	{ "TMPDIR", "where programs write and load temporary files (inductor's and Triton's compiled kernels among them)" },
+	{ "*PRELOAD*", "names a library loaded first" },
+	{ "*_MODULE_DIR*", "where modules (libraries) are loaded from" },
+	{ "*_MODULE_PATH*", "where modules (libraries) are loaded from" },
+	{ "*_MODULES_PATH*", "where modules (libraries) are loaded from" },
+	{ "*_MODULE_FILE*", "a file naming modules (libraries) to load" },
+	{ "*_LIBRARY_PATH*", "where libraries are loaded from" },
+	{ "*_LIBRARY_NAME*", "names a library to load" },
+	{ "*_LIB_PATH*", "where libraries are loaded from" },
+	{ "*_COMPONENT_PATH*", "where components (libraries) are loaded from" },
+	{ "*_PROVIDER_PATH*", "where providers (libraries) are loaded from" },
+	{ "*_DRIVERS_PATH*", "where drivers (libraries) are loaded from" },
+	{ "*_DRIVER_PATH*", "where drivers (libraries) are loaded from" },
 };
 
 const char *trust_env_hook(const char *name)
 {
 	for (size_t i = 0; i < sizeof(hooks) / sizeof(*hooks); i++) {
-		size_t n = strlen(hooks[i].name);
+		const char *h = hooks[i].name;
+		size_t n = strlen(h);
+		int hit;
 
-		if (hooks[i].name[n - 1] == '*' ? !strncmp(name, hooks[i].name, n - 1) : !strcmp(name, hooks[i].name))
+		if (h[0] == '*') { /* "*PART*": PART anywhere in the name */
+			char part[64];
+
+			snprintf(part, sizeof(part), "%.*s", (int)(n - 2), h + 1);
+			hit = strstr(name, part) != NULL;
+		} else {
+			hit = h[n - 1] == '*' ? !strncmp(name, h, n - 1) : !strcmp(name, h);
+		}
+		if (hit)
 			return hooks[i].why;
 	}
 	return NULL;
@@ -159,8 +232,66 @@ static void add(json_t *a, const char *what, const char *value)
 	json_array_append_new(a, json_pack("{s:s, s:s}", "what", what, "value", value ? value : ""));
 }
 
-json_t *trust_exec_items(const struct manifest *m)
+/* What the lock pins for component c: what the build fetches and builds (pip installs the lock's wheels by URL
+ * and sha256, git checks out the lock's commit), which may differ from what the manifest names. */
+static void add_locked(json_t *a, const struct component *c, json_t *lc)
 {
+	char *w = xstrfmt("stack.components.%s.locked", c->name);
+	const char *src = json_string_value(json_object_get(lc, "source"));
+	json_t *pkgs = json_object_get(lc, "packages"), *p;
+	size_t i;
+	char *v;
+
+	if (src && !strcmp(src, "git")) {
+		const char *lurl = json_string_value(json_object_get(lc, "git"));
+
+		/* the build fetches the manifest's URL at the lock's commit; a lock URL that differs is shown too */
+		v = xstrfmt("git %s%s%s%s commit %s", c->git ? c->git : lurl ? lurl : "(no url)",
+			    lurl && c->git && strcmp(lurl, c->git) ? " (the lock names " : "",
+			    lurl && c->git && strcmp(lurl, c->git) ? lurl : "", lurl && c->git && strcmp(lurl, c->git) ? ")" : "",
+			    json_string_value(json_object_get(lc, "commit")) ? json_string_value(json_object_get(lc, "commit"))
+									      : "(no commit)");
+		add(a, w, v);
+		free(v);
+	} else if (src && !strcmp(src, "path")) {
+		v = xstrfmt("path %s", json_string_value(json_object_get(lc, "path")) ?
+				json_string_value(json_object_get(lc, "path")) : "(none)");
+		add(a, w, v);
+		free(v);
+	} else if (src && !strcmp(src, "apt")) {
+		v = xstrfmt("apt %s %s", json_string_value(json_object_get(lc, "package")) ?
+				json_string_value(json_object_get(lc, "package")) : "",
+			    json_string_value(json_object_get(lc, "version")) ?
+				json_string_value(json_object_get(lc, "version")) : "");
+		add(a, w, v);
+		free(v);
+	} else {
+		if (json_string_value(json_object_get(lc, "url"))) {
+			v = xstrfmt("%s %s sha256 %s", src ? src : "(no source)", json_string_value(json_object_get(lc, "url")),
+				    json_string_value(json_object_get(lc, "sha256")) ?
+					json_string_value(json_object_get(lc, "sha256")) : "(none)");
+			add(a, w, v);
+			free(v);
+		}
+		json_array_foreach(pkgs, i, p) {
+			v = xstrfmt("package %s %s: %s sha256 %s", json_string_value(json_object_get(p, "name")) ?
+					json_string_value(json_object_get(p, "name")) : "?",
+				    json_string_value(json_object_get(p, "version")) ?
+					json_string_value(json_object_get(p, "version")) : "?",
+				    json_string_value(json_object_get(p, "url")) ? json_string_value(json_object_get(p, "url"))
+										  : "(no url)",
+				    json_string_value(json_object_get(p, "sha256")) ?
+					json_string_value(json_object_get(p, "sha256")) : "(none)");
+			add(a, w, v);
+			free(v);
+		}
+	}
+	free(w);
+}
+
+json_t *trust_exec_items(const struct manifest *m, json_t *lock)
+{
+	json_t *lcomps = json_object_get(lock, "components");
 	json_t *a = json_array();
 	struct strbuf sb = STRBUF_INIT;
 	char *w;
@@ -175,6 +306,10 @@ json_t *trust_exec_items(const struct manifest *m)
 	}
 	if (m->stack.base)
 		add(a, "stack.base", m->stack.base);
+	if (json_string_value(json_object_get(json_object_get(lock, "base"), "digest")))
+		add(a, "stack.base.locked", json_string_value(json_object_get(json_object_get(lock, "base"), "digest")));
+	else if (json_string_value(json_object_get(lock, "base_digest")))
+		add(a, "stack.base.locked", json_string_value(json_object_get(lock, "base_digest")));
 	for (size_t i = 0; i < m->stack.ncomponents; i++) {
 		const struct component *c = &m->stack.components[i];
 
@@ -201,6 +336,8 @@ json_t *trust_exec_items(const struct manifest *m)
 		w = xstrfmt("stack.components.%s", c->name);
 		add(a, w, sb.buf);
 		free(w);
+		if (json_object_get(lcomps, c->name))
+			add_locked(a, c, json_object_get(lcomps, c->name));
 		w = xstrfmt("stack.components.%s.build", c->name);
 		for (size_t k = 0; k < c->nbuild; k++)
 			add(a, w, c->build[k]);

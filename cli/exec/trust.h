@@ -17,11 +17,13 @@ struct manifest;
  * program starts (the dynamic loader's LD_*, PYTHONPATH, BASH_ENV, NODE_OPTIONS, PATH, ...), or NULL when it
  * is not one of those. */
 const char *trust_env_hook(const char *name);
-/* Everything in m that executes or changes how programs start, in manifest order:
- * [{"what": "runtime.engine" | "runtime.launcher" | "runtime.slurm.extra_args" | "stack.base" |
- *   "stack.components.NAME" | "stack.components.NAME.build" | "stack.env.NAME" |
+/* Everything in m that executes or changes how programs start, in manifest order, with what lock (a
+ * manifest.lock.json; NULL: none) pins for it: the exact wheels (URL and sha256), git commit, host path and base
+ * image digest that are fetched and built, for those, not the manifest's index or ref, are what a locked build uses:
+ * [{"what": "runtime.engine" | "runtime.launcher" | "runtime.slurm.extra_args" | "stack.base" | "stack.base.locked" |
+ *   "stack.components.NAME" | "stack.components.NAME.locked" | "stack.components.NAME.build" | "stack.env.NAME" |
  *   "suites.SUITE.env_matrix.NAME", "value": TEXT,
  *   "hook": WHY (stack.env only, when trust_env_hook() names it)}]. */
-json_t *trust_exec_items(const struct manifest *m);
+json_t *trust_exec_items(const struct manifest *m, json_t *lock);
 
 #endif

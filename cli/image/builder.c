@@ -192,6 +192,15 @@ int image_build(struct built_image *out, const struct builder_ops *b, const char
 				       progress)) < 0)
 		goto cleanup;
 	out->context_sha = xstrdup(csha);
+	{ /* what bench gc reads to find the image a lock's context names */
+		char *p = xstrfmt("%s/context.sha256", out->context), *line = xstrfmt("%s\n", csha);
+
+		err = fs_write_file(p, line, strlen(line), 0644);
+		free(p);
+		free(line);
+		if (err < 0)
+			goto cleanup;
+	}
 	out->image = b->image_ref(b, m->name, csha, snapshot_cache_dir());
 	out->log = xstrfmt("%s/build.log", out->context);
 	if (image_id_ok(prefer) && b->image_exists(b, prefer + 7)) { /* the engines take the id without its prefix */

@@ -596,16 +596,39 @@ const struct host_component *host_stack_provider(const struct host_stack *hs, co
  * library (named by its soname, to the file the lock pins), and only that directory goes on LD_LIBRARY_PATH, so a
  * library directory that holds more (a wheel's nvidia/cu13/lib: cuBLAS beside cudart, nvrtc, ...) changes no more
  * than the component names. The links are made anew each time (a rename over the old one). */
-static int link_view(struct host_stack *hs, const struct component *c, json_t *libs)
+static char *view_dir(const struct component *c, json_t *libs)
 {
 	char *text = json_dumps(libs, JSON_COMPACT | JSON_SORT_KEYS), *key = xstrfmt("%s\n%s", c->path, text), sha[65];
-	char *dir, *lib;
+
+	lock_sha256_hex(sha, key, strlen(key));
+	free(text);
+	free(key);
+	return xstrfmt("%s/view-%.32s", host_stack_root(), sha);
+}
+
+/* The lock's libraries of path component c (entry e), each with where its file is on this machine now ("real"). */
+static json_t *path_libs(const struct component *c, json_t *e)
+{
+	char real[PATH_MAX];
+	json_t *libs = json_deep_copy(json_object_get(e, "libs")), *l;
+	size_t k;
+
+	json_array_foreach(libs, k, l) {
+		char *p = xstrfmt("%s/%s", c->path, json_string_value(json_object_get(l, "file")));
+
+		json_object_set_new(l, "real", json_string(realpath(p, real) ? real : p));
+		free(p);
+	}
+	return libs;
+}
+
+static int link_view(struct host_stack *hs, const struct component *c, json_t *libs)
+{
+	char *dir = view_dir(c, libs), *lib;
 	json_t *l;
 	size_t k;
 	int err = 0;
 
-	lock_sha256_hex(sha, key, strlen(key));
-	dir = xstrfmt("%s/view-%.32s", host_stack_root(), sha);
 	lib = xstrfmt("%s/lib", dir);
 	if ((err = fs_mkdir_p(lib)) < 0)
 		goto cleanup;
@@ -625,8 +648,6 @@ static int link_view(struct host_stack *hs, const struct component *c, json_t *l
 	}
 	strvec_push(&hs->ld, lib);
 cleanup:
-	free(text);
-	free(key);
 	free(dir);
 	free(lib);
 	return err;
@@ -634,9 +655,6 @@ cleanup:
 
 static int load_one(struct host_component *hc, struct host_stack *hs, const struct component *c, json_t *e)
 {
-	char real[PATH_MAX];
-	json_t *l;
-	size_t k;
 
 	hc->name = xstrdup(c->name);
 	hc->source = c->source;
@@ -647,13 +665,7 @@ static int load_one(struct host_component *hc, struct host_stack *hs, const stru
 			return bench_error_set(BENCH_E_MANIFEST, "component '%s': path '%s' %s (it was locked; lock again if it "
 					       "moved)", c->name, c->path, errno == ENOENT ? "does not exist" : "is not a directory");
 		hc->prefix = xstrdup(c->path);
-		hc->libs = json_deep_copy(json_object_get(e, "libs"));
-		json_array_foreach(hc->libs, k, l) { /* where the pinned file is on this machine now */
-			char *p = xstrfmt("%s/%s", c->path, json_string_value(json_object_get(l, "file")));
-
-			json_object_set_new(l, "real", json_string(realpath(p, real) ? real : p));
-			free(p);
-		}
+		hc->libs = path_libs(c, e); /* where each pinned file is on this machine now */
 		if (c->nlibs) /* only the libraries it names: a directory of links to them, not the whole lib directory */
 			return link_view(hs, c, hc->libs);
 		add_dirs(hs, c->path, 1, 1);
@@ -682,6 +694,31 @@ static int load_one(struct host_component *hc, struct host_stack *hs, const stru
 	}
 	add_dirs(hs, hc->prefix, c->source == SOURCE_GIT, c->source == SOURCE_GIT);
 	return 0;
+}
+
+void host_stack_dirs(struct strvec *out, const struct manifest *m, json_t *lock)
+{
+	for (size_t i = 0; i < m->stack.ncomponents; i++) {
+		const struct component *c = &m->stack.components[i];
+		json_t *e = lock_entry(lock, c);
+
+		if (!e)
+			continue;
+		if (c->source == SOURCE_GIT || c->source == SOURCE_PIP) {
+			char *d = comp_dir(c, e);
+
+			strvec_push(out, d);
+			free(d);
+		} else if (c->source == SOURCE_PATH && c->nlibs) {
+			json_t *libs = path_libs(c, e);
+
+			char *d = view_dir(c, libs);
+
+			strvec_push(out, d);
+			free(d);
+			json_decref(libs);
+		}
+	}
 }
 
 int host_stack_load(struct host_stack *out, const struct manifest *m, json_t *lock)

@@ -62,6 +62,11 @@ json_t *host_stack_json(const struct host_stack *hs);
 /* The component that provides soname (the first in manifest order), or NULL. */
 const struct host_component *host_stack_provider(const struct host_stack *hs, const char *soname, json_t **out_lib);
 
+/* Pushes onto out the directories under $BENCH_HOME/stacks that m's locked components name (a git or pip
+ * component's built prefix's directory, a path component's view of its libraries), whether built or not: what
+ * bench gc keeps while a lock or a kept run names them. */
+void host_stack_dirs(struct strvec *out, const struct manifest *m, json_t *lock);
+
 /* $BENCH_HOME/stacks (a static string). */
 const char *host_stack_root(void);
 

@@ -803,7 +803,7 @@ cleanup:
 static void parse_env_matrix(struct vctx *c, const struct ynode *n, const struct suite_ops *ops, struct suite_cfg *cfg)
 {
 	size_t cells = 1;
-	int bad = 0;
+	int more = 0;
 
 	if (n->type != YNODE_MAP || n->n == 0) {
 		verr(c, n, "'env_matrix' in suite '%s' must be a mapping of variable names to lists of values such as "
@@ -817,19 +817,23 @@ static void parse_env_matrix(struct vctx *c, const struct ynode *n, const struct
 
 		if (k->dup_of) {
 			verr(c, k, "duplicate key '%s' in 'env_matrix' (first at line %d)", k->value, k->dup_of->line);
-			bad = 1;
 			continue;
 		}
 		if (!manifest_env_name_ok(k->value)) {
 			verr(c, k, "environment variable name '%s' must match [A-Za-z_][A-Za-z0-9_]*", k->value);
-			bad = 1;
 			continue;
 		}
 		if (v->type != YNODE_SEQ || v->n == 0) {
 			verr(c, v, "env_matrix '%s' must be a non-empty list of strings such as [Ring, Tree], got %s", k->value,
 			     v->type == YNODE_SEQ ? "an empty list" : ynode_type_name(v));
-			bad = 1;
 			continue;
+		}
+		/* past the cap the answer is known: stop before the values (a list of 100,000 would otherwise be scanned
+		 * for repeats value by value) */
+		cells = cells > ((size_t)1 << 40) / v->n ? ((size_t)1 << 40) + 1 : cells * v->n; /* saturating */
+		if (cells > SUITE_MAX_ENV_CELLS) {
+			more = i + 1 < n->n;
+			break;
 		}
 		ax = &cfg->env_matrix[cfg->nenv_matrix++];
 		ax->name = xstrdup(k->value);
@@ -841,11 +845,9 @@ static void parse_env_matrix(struct vctx *c, const struct ynode *n, const struct
 			if (it->type != YNODE_SCALAR || ynode_is_null(it) || strlen(it->value) != it->len) {
 				verr(c, it, "env_matrix '%s' value %zu must be a string (write \"\" for an empty value), got %s",
 				     k->value, j + 1, ynode_type_name(it));
-				bad = 1;
 				continue;
 			}
 			if (control_check(c, it, k->value, 0) < 0) {
-				bad = 1;
 				continue;
 			}
 			for (dup = 0; dup < j; dup++)
@@ -854,16 +856,14 @@ static void parse_env_matrix(struct vctx *c, const struct ynode *n, const struct
 			if (dup < j) {
 				verr(c, it, "env_matrix '%s' lists '%s' twice (first at line %d)", k->value, it->value,
 				     v->items[dup]->line);
-				bad = 1;
 				continue;
 			}
 			ax->values[ax->nvalues++] = xstrdup(it->value);
 		}
-		cells = cells > ((size_t)1 << 40) / v->n ? ((size_t)1 << 40) + 1 : cells * v->n; /* saturating */
 	}
-	if (!bad && cells > SUITE_MAX_ENV_CELLS)
+	if (cells > SUITE_MAX_ENV_CELLS)
 		verr(c, n, "'env_matrix' in suite '%s' expands to %s%zu cells; the limit is %d (split the sweep over "
-		     "several manifests)", ops->name, cells > ((size_t)1 << 40) ? "more than " : "",
+		     "several manifests)", ops->name, cells > ((size_t)1 << 40) ? "more than " : more ? "at least " : "",
 		     cells > ((size_t)1 << 40) ? ((size_t)1 << 40) : cells, SUITE_MAX_ENV_CELLS);
 }
 

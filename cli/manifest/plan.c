@@ -8,7 +8,7 @@
 
 void plan_add(struct plan *p, const struct suite_ops *suite, char *key, json_t *params)
 {
-	if (p->n >= PLAN_MAX_CASES) {
+	if (p->n >= (p->cap ? p->cap : PLAN_MAX_CASES)) {
 		free(key);
 		json_decref(params);
 		p->dropped++;
@@ -25,9 +25,19 @@ void plan_add(struct plan *p, const struct suite_ops *suite, char *key, json_t *
  * <key>/env:<label>, params with "env": {NAME: value}. */
 static void plan_expand_env(struct plan *p, size_t first, const struct suite_cfg *cfg)
 {
-	size_t nbase = p->n - first, ncells = suite_env_cells(cfg);
-	struct plan_case *base = xcalloc(nbase ? nbase : 1, sizeof(*base));
+	size_t nbase = p->n - first, ncells = suite_env_cells(cfg), cap = p->cap ? p->cap : PLAN_MAX_CASES;
+	struct plan_case *base;
 
+	if (ncells && nbase > (cap - first) / ncells) { /* past the cap: counted, not generated (the message's figure) */
+		for (size_t b = first; b < p->n; b++) {
+			free(p->cases[b].key);
+			json_decref(p->cases[b].params);
+		}
+		p->n = first;
+		p->dropped += nbase * ncells; /* n + dropped: every case the manifest would plan so far */
+		return;
+	}
+	base = xcalloc(nbase ? nbase : 1, sizeof(*base));
 	memcpy(base, p->cases + first, nbase * sizeof(*base));
 	p->n = first;
 	for (size_t c = 0; c < ncells; c++) {
@@ -60,7 +70,20 @@ int plan_build_diag(struct plan *out, const struct manifest *m, struct diag_list
 	char **keys = NULL;
 	int err = 0;
 
+	size_t nv = m->nvariants ? m->nvariants : 1; /* each variant runs every case: the cap is on the product */
+
 	memset(out, 0, sizeof(*out));
+	out->cap = PLAN_MAX_CASES / nv;
+	if (!out->cap) { /* more variants than the cap: not one case fits */
+		if (diags)
+			diag_add(diags, m->path, 1, 1, "the manifest's %zu variants take the plan past %d cases; a manifest "
+				 "may plan at most %d (cases x variants): split it into several manifests", nv, PLAN_MAX_CASES,
+				 PLAN_MAX_CASES);
+		err = bench_error_set(BENCH_E_MANIFEST, "%s: the manifest's %zu variants take the plan past %d cases; a "
+				      "manifest may plan at most %d (cases x variants): split it into several manifests",
+				      m->path ? m->path : "manifest", nv, PLAN_MAX_CASES, PLAN_MAX_CASES);
+		goto cleanup;
+	}
 	for (size_t i = 0; i < m->nsuites; i++) {
 		size_t first = out->n, n;
 
@@ -69,16 +92,19 @@ int plan_build_diag(struct plan *out, const struct manifest *m, struct diag_list
 		if (m->suites[i].nenv_matrix && !out->dropped)
 			plan_expand_env(out, first, &m->suites[i]);
 		if (out->dropped) {
-			const char *fmt = "suite '%s' takes the plan past %d cases (%zu and more); a manifest may plan at "
+			const char *fmt = "suite '%s' takes the plan past %d cases (%zu and more%s); a manifest may plan at "
 					  "most %d: split it into several manifests";
+			char *xv = nv > 1 ? xstrfmt(": %zu cases x %zu variants", out->n + out->dropped, nv) : xstrdup("");
 
 			if (diags)
 				diag_add(diags, m->path, m->suites[i].line, m->suites[i].col, fmt, m->suites[i].ops->name,
-					 PLAN_MAX_CASES, out->n + out->dropped, PLAN_MAX_CASES);
+					 PLAN_MAX_CASES, (out->n + out->dropped) * nv, xv, PLAN_MAX_CASES);
 			err = bench_error_set(BENCH_E_MANIFEST, "%s:%d:%d: suite '%s' takes the plan past %d cases (%zu and "
-					      "more); a manifest may plan at most %d: split it into several manifests",
+					      "more%s); a manifest may plan at most %d: split it into several manifests",
 					      m->path ? m->path : "manifest", m->suites[i].line, m->suites[i].col,
-					      m->suites[i].ops->name, PLAN_MAX_CASES, out->n + out->dropped, PLAN_MAX_CASES);
+					      m->suites[i].ops->name, PLAN_MAX_CASES, (out->n + out->dropped) * nv, xv,
+					      PLAN_MAX_CASES);
+			free(xv);
 			goto cleanup;
 		}
 		/* keys are how compare matches cases: they must be unique within a suite (sorted: n log n) */

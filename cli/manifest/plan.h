@@ -23,17 +23,19 @@ struct plan_case {
 struct plan {
 	struct plan_case *cases;
 	size_t n, alloc;
-	size_t dropped; /* cases plan_add() refused past PLAN_MAX_CASES */
+	size_t dropped; /* cases plan_add() refused past cap */
+	size_t cap;     /* the most cases plan_add() keeps: PLAN_MAX_CASES over the manifest's variants (0: PLAN_MAX_CASES) */
 };
 
-#define PLAN_INIT { NULL, 0, 0, 0 }
+#define PLAN_INIT { NULL, 0, 0, 0, 0 }
 
 /* The most cases one manifest may plan (every suite, every env cell and variant's cases together): more is an
  * error at the suite that goes past it. */
 #define PLAN_MAX_CASES 100000
 
-/* Every stage n log n in the cases (duplicate keys found by sorting). Returns 0, or a negative code with the
- * error set; with diags, a manifest that plans more than PLAN_MAX_CASES gets a positioned diagnostic there
+/* Every stage n log n in the cases (duplicate keys found by sorting). The cases of one variant; a manifest with
+ * variants runs them once per variant, so the cap counts cases x variants. Returns 0, or a negative code with the
+ * error set; with diags, a manifest that plans more than PLAN_MAX_CASES (cases x variants) gets a positioned diagnostic there
  * (BENCH_E_MANIFEST), else the message starts with file:line:col. */
 int plan_build_diag(struct plan *out, const struct manifest *m, struct diag_list *diags);
 int plan_build(struct plan *out, const struct manifest *m);

@@ -24,12 +24,22 @@
 #include "../core/fs.h"
 #include "../core/ring.h"
 #include "../core/strbuf.h"
+#include "../exec/envcap.h"
+#include "escape.h"
 #include "sign.h"
 #include "version.h"
 
 extern char **environ;
 
+/* The unit of every read, write and ring slot. BENCH_BUNDLE_CHUNK overrides it at compile time for the fuzz build
+ * only (Makefile, FUZZ_CFLAGS: 16 KiB, under the sanitizers' large-allocation threshold, so that opening a bundle
+ * does not cost mmap/munmap and TLB flushes per buffer; smaller chunks also put more of the stream across chunk
+ * boundaries). Normal builds never set it. */
+#ifdef BENCH_BUNDLE_CHUNK
+#define CHUNK (BENCH_BUNDLE_CHUNK)
+#else
 #define CHUNK (256u << 10)
+#endif
 
 /* streaming SHA-256 through EVP (the SHA256_* functions are deprecated in OpenSSL 3) */
 struct sha256 {
@@ -79,6 +89,18 @@ struct members {
 	size_t n, alloc;
 };
 
+/* 1 when a directory at rel (ending in '/') is named like a document bench reads as a file: a directory
+ * results/gemm.jsonl/ or status.json/ would make show and compare pass over the file it stands for in silence */
+static int dir_named_like_document(const char *rel)
+{
+	size_t n = strlen(rel);
+
+	while (n && rel[n - 1] == '/')
+		n--;
+	return (n >= 5 && !memcmp(rel + n - 5, ".json", 5)) || (n >= 6 && !memcmp(rel + n - 6, ".jsonl", 6)) ||
+	       (n >= 5 && !memcmp(rel + n - 5, ".yaml", 5));
+}
+
 static int list_dir(struct members *ms, const char *root, const char *rel, const struct bundle_limits *lim)
 {
 	char *path = *rel ? xstrfmt("%s/%s", root, rel) : xstrdup(root);
@@ -101,16 +123,32 @@ static int list_dir(struct members *ms, const char *root, const char *rel, const
 		 * keeps for the final status): never part of what was measured */
 		if (!*rel && (!strcmp(e->d_name, ".bench-lock") || !strcmp(e->d_name, ".bench-reserve")))
 			continue;
-		for (const char *c = e->d_name; *c && !err; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				err = bench_error_set(BENCH_E_FAIL, "a name with a control character in '%s%s'; a bundle holds "
-						      "canonical names only", root, *rel ? "/..." : "");
-		if (err)
+		if (esc_needed(e->d_name)) { /* what verify refuses (tarscan_path): controls, C1, bidi, invisible */
+			char *n = esc_text(e->d_name);
+
+			err = bench_error_set(BENCH_E_FAIL, "'%s/%s%s': a name with a control, bidirectional or invisible "
+					      "character; a bundle holds canonical names only: rename it", root, rel, n);
+			free(n);
 			break;
+		}
+		{ /* a name that holds a secret (a token, user:password@host, password=...): the scrubber rewrites a
+		   * file's bytes, never its name, and a signed bundle cannot be recalled: refused, named redacted */
+			char *red = envcap_redact_value(e->d_name);
+
+			if (strcmp(red, e->d_name))
+				err = bench_error_set(BENCH_E_FAIL, "'%s/%s%s': a file name that holds a secret (shown redacted); "
+						      "rename or remove it, then run 'bench pack' again", root, rel, red);
+			free(red);
+			if (err)
+				break;
+		}
 		r = *rel ? xstrfmt("%s%s", rel, e->d_name) : xstrdup(e->d_name);
 		p = xstrfmt("%s/%s", root, r);
 		if (lstat(p, &st) < 0) {
 			err = bench_error_set(BENCH_E_IO, "cannot stat '%s': %s", p, strerror(errno));
+		} else if (S_ISDIR(st.st_mode) && dir_named_like_document(r)) {
+			err = bench_error_set(BENCH_E_FAIL, "'%s' is a directory named like a document bench reads as a file "
+					      "(.json, .jsonl, .yaml); a run directory holds that name as a regular file", p);
 		} else if (S_ISDIR(st.st_mode)) {
 			char *rd = xstrfmt("%s/", r);
 
@@ -616,7 +654,7 @@ cleanup:
 	return err;
 }
 
-static int load_keys(EVP_PKEY ***keys, char ***origins, size_t *n, char *const *paths, const char *home)
+static int load_keys(EVP_PKEY ***keys, char ***origins, size_t *n, size_t *skipped, char *const *paths, const char *home)
 {
 	struct strbuf sb = STRBUF_INIT;
 	DIR *d;
@@ -626,6 +664,7 @@ static int load_keys(EVP_PKEY ***keys, char ***origins, size_t *n, char *const *
 	*keys = NULL;
 	*origins = NULL;
 	*n = 0;
+	*skipped = 0;
 	if (paths) {
 		for (size_t i = 0; paths[i]; i++) {
 			EVP_PKEY *k;
@@ -654,6 +693,12 @@ static int load_keys(EVP_PKEY ***keys, char ***origins, size_t *n, char *const *
 				*origins = xrealloc(*origins, (*n + 1) * sizeof(**origins));
 				(*keys)[*n] = k;
 				(*origins)[(*n)++] = xstrfmt("trusted/%s", e->d_name);
+			} else { /* named, never passed over in silence: a FIFO, a device, a file that is not a key */
+				char *why = esc_text(bench_error_last());
+
+				fprintf(stderr, "bench: warning: trusted key skipped: %s\n", why);
+				free(why);
+				(*skipped)++;
 			}
 			free(p);
 		}
@@ -693,7 +738,7 @@ static int verify_envelope(struct bundle_verify_result *out, json_t **stmt, cons
 			   const char *home)
 {
 	char *buf = NULL;
-	size_t len, nkeys = 0;
+	size_t len, nkeys = 0, skipped = 0;
 	json_t *env = NULL, *sigs;
 	json_error_t jerr;
 	struct strbuf payload = STRBUF_INIT, pae = STRBUF_INIT, sig = STRBUF_INIT, ids = STRBUF_INIT;
@@ -728,8 +773,14 @@ static int verify_envelope(struct bundle_verify_result *out, json_t **stmt, cons
 		err = bench_error_set(BENCH_E_VERIFY, "the envelope carries no signature");
 		goto cleanup;
 	}
-	if ((err = load_keys(&keys, &origins, &nkeys, keypaths, home)) < 0)
+	if ((err = load_keys(&keys, &origins, &nkeys, &skipped, keypaths, home)) < 0)
 		goto cleanup;
+	if (nkeys == 0 && skipped) {
+		err = bench_error_set(BENCH_E_VERIFY, "no key to verify with: the %zu .pem file%s in %s/trusted/ could not be "
+				      "read as keys (named above); pass --key PUB.pem or put trusted keys there", skipped,
+				      skipped == 1 ? "" : "s", home);
+		goto cleanup;
+	}
 	if (nkeys == 0) {
 		err = bench_error_set(BENCH_E_VERIFY, "no key to verify with: pass --key PUB.pem or put trusted keys in %s/trusted/",
 				      home);
@@ -904,6 +955,9 @@ struct tar_scan {
 	size_t pax_len;
 	int after_pax;      /* the previous header was 'x': an entry must follow */
 	int pax_has_size;   /* ... and it set the entry's size to pax_entry_size */
+	int pax_has_path;   /* ... and it named the entry (its path checked by tarscan_path) */
+	int pax_path_doc;   /* ... a path named like a document (dir_named_like_document) */
+	char pax_path[260]; /* ... that path, cut to fit (for messages) */
 	uint64_t pax_entry_size;
 	uint64_t off;       /* tar stream offset of the byte being scanned */
 	uint64_t hdr_off;
@@ -940,6 +994,43 @@ static int tarscan_octal(uint64_t *out, const unsigned char *f, size_t len)
 	return 0;
 }
 
+/* why the n bytes at p are not a member path as bench writes it, or NULL: components joined by one '/', none
+ * empty, '.' or '..', no leading '/', a trailing '/' only where slash_ok (a directory), and no character the
+ * terminal escaper would rewrite (control, C1, bidirectional or invisible), since a name is printed by every
+ * tool that lists the archive. A ustar name is read as prefix + '/' + name, as GNU tar and Python read it. */
+static const char *tarscan_path(const char *p, size_t n, int slash_ok)
+{
+	char *copy;
+	int bad;
+
+	if (n && p[n - 1] == '/') {
+		if (!slash_ok)
+			return "a trailing '/' on a file entry";
+		n--;
+	}
+	if (!n)
+		return "an empty path";
+	if (p[0] == '/')
+		return "an absolute path";
+	for (size_t i = 0, c = 0; i <= n; i++) {
+		if (i < n && p[i] != '/')
+			continue;
+		if (i == c)
+			return "an empty path component ('//')";
+		if (i - c == 1 && p[c] == '.')
+			return "a '.' path component";
+		if (i - c == 2 && p[c] == '.' && p[c + 1] == '.')
+			return "a '..' path component";
+		c = i + 1;
+	}
+	if (memchr(p, 0, n))
+		return "a NUL in its path";
+	copy = xstrndup(p, n);
+	bad = esc_needed(copy);
+	free(copy);
+	return bad ? "a control, bidirectional or invisible character in its name" : NULL;
+}
+
 static int tarscan_fail(struct tar_scan *ts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int tarscan_fail(struct tar_scan *ts, const char *fmt, ...)
 {
@@ -958,6 +1049,7 @@ static int tarscan_pax(struct tar_scan *ts)
 	int seen_path = 0, seen_mtime = 0;
 
 	ts->pax_has_size = 0;
+	ts->pax_has_path = 0;
 	while (p < end) {
 		const char *sp, *eq;
 		size_t len = 0;
@@ -971,7 +1063,40 @@ static int tarscan_pax(struct tar_scan *ts)
 		if (!eq || memchr(sp, 0, (size_t)(p + len - 1 - sp)))
 			return tarscan_fail(ts, "a malformed pax extended header at byte %llu", (unsigned long long)ts->hdr_off);
 		if ((size_t)(eq - sp) == 4 && !memcmp(sp, "path", 4) && !seen_path++ && eq + 1 < p + len - 1) {
+			const char *why = tarscan_path(eq + 1, (size_t)(p + len - 1 - (eq + 1)), 1);
+
+			if (why)
+				return tarscan_fail(ts, "a pax 'path' at byte %llu with %s", (unsigned long long)ts->hdr_off, why);
+			ts->pax_has_path = 1;
+			snprintf(ts->pax_path, sizeof(ts->pax_path), "%.*s", (int)(p + len - 1 - (eq + 1)), eq + 1);
+			{
+				char *full = xstrndup(eq + 1, (size_t)(p + len - 1 - (eq + 1)));
+
+				ts->pax_path_doc = dir_named_like_document(full);
+				free(full);
+			}
 		} else if ((size_t)(eq - sp) == 5 && !memcmp(sp, "mtime", 5) && !seen_mtime++) {
+			/* what bench writes: a decimal integer of at most 12 digits, optionally a '.' and 1 to 9 digits;
+			 * no sign, no exponent, no nan or inf, which GNU tar and Python refuse or read otherwise */
+			const char *v = eq + 1, *ve = p + len - 1, *d = v;
+
+			while (d < ve && *d >= '0' && *d <= '9')
+				d++;
+			if (d == v || d - v > 12)
+				return tarscan_fail(ts, "a pax 'mtime' that is not a decimal time at byte %llu",
+						    (unsigned long long)ts->hdr_off);
+			if (d < ve) {
+				const char *f = ++d;
+
+				if (d[-1] != '.')
+					return tarscan_fail(ts, "a pax 'mtime' that is not a decimal time at byte %llu",
+							    (unsigned long long)ts->hdr_off);
+				while (d < ve && *d >= '0' && *d <= '9')
+					d++;
+				if (d != ve || d == f || d - f > 9)
+					return tarscan_fail(ts, "a pax 'mtime' that is not a decimal time at byte %llu",
+							    (unsigned long long)ts->hdr_off);
+			}
 		} else if ((size_t)(eq - sp) == 4 && !memcmp(sp, "size", 4) && !ts->pax_has_size) {
 			const char *v = eq + 1, *ve = p + len - 1;
 
@@ -1017,6 +1142,26 @@ static int tarscan_header(struct tar_scan *ts)
 		return tarscan_fail(ts, "refused archive entry '%s': not a POSIX ustar header (GNU or old tar format)", name);
 	if (tarscan_octal(&size, h + 124, 12) < 0)
 		return tarscan_fail(ts, "refused archive entry '%s': a size field that is not octal", name);
+	{ /* every number as bench writes it: octal digits padded with spaces or NULs (no base-256); the device
+	   * numbers octal or empty; Python's tarfile stops at a header it cannot read, GNU tar reads on */
+		static const struct { unsigned off, len; const char *what; } num[] = {
+			{ 100, 8, "mode" }, { 108, 8, "uid" }, { 116, 8, "gid" }, { 136, 12, "mtime" },
+			{ 329, 8, "devmajor" }, { 337, 8, "devminor" },
+		};
+		uint64_t v;
+
+		for (size_t i = 0; i < sizeof(num) / sizeof(*num); i++) {
+			const unsigned char *f = h + num[i].off;
+			size_t z = 0;
+
+			if (num[i].off >= 329)
+				while (z < num[i].len && (f[z] == 0 || f[z] == ' '))
+					z++;
+			if (z < num[i].len && tarscan_octal(&v, f, num[i].len) < 0)
+				return tarscan_fail(ts, "refused archive entry '%s': a %s field that is not octal", name,
+						    num[i].what);
+		}
+	}
 	switch (h[156]) {
 	case 'x':
 		if (ts->after_pax)
@@ -1032,10 +1177,20 @@ static int tarscan_header(struct tar_scan *ts)
 		return 0;
 	case '0':
 	case '5':
+		if (!(ts->after_pax && ts->pax_has_path)) {
+			const char *why = tarscan_path(name, strlen(name), h[156] == '5');
+
+			if (why || memchr(h, 0, 100) == h) /* the name field itself empty: a prefix alone */
+				return tarscan_fail(ts, "refused archive entry '%s': %s", name, why ? why : "an empty name");
+		}
+		if (h[156] == '5' && (ts->after_pax && ts->pax_has_path ? ts->pax_path_doc : dir_named_like_document(name)))
+			return tarscan_fail(ts, "refused archive entry '%s': a directory named like a document bench reads "
+					    "as a file (.json, .jsonl, .yaml)", ts->after_pax && ts->pax_has_path ? ts->pax_path : name);
 		if (ts->after_pax && ts->pax_has_size)
 			size = ts->pax_entry_size;
 		ts->after_pax = 0;
 		ts->pax_has_size = 0;
+		ts->pax_has_path = 0;
 		ts->skip = (size + 511) / 512 * 512;
 		ts->state = ts->skip ? TS_SKIP : TS_HEADER;
 		return 0;
@@ -1222,21 +1377,34 @@ static la_ssize_t in_read(struct archive *a, void *ctx, const void **out)
 	return n;
 }
 
-/* After the tar end: inflates what libarchive left (the tar's zero padding) to the gzip trailer, checks that
- * nothing follows it, reads the rest of the file into the digest and waits for the reader. Returns 0, or
- * BENCH_E_VERIFY / BENCH_E_IO with the reason set. */
-static int in_finish(struct in_stream *in, const char *tar)
+/* The zero padding a tar writer may leave after the end-of-archive marker: the rest of a 10240-byte record, and
+ * more than enough beside libarchive's read-ahead of one CHUNK. More is refused, not inflated: a small gzip of
+ * gigabytes of zeros would cost seconds of CPU to anyone who verifies or compares it. */
+#define TAR_PAD_SLACK ((uint64_t)CHUNK + (1u << 20))
+
+/* After the tar end (end: the tar stream offset libarchive consumed): inflates what libarchive left (the tar's
+ * zero padding, at most TAR_PAD_SLACK bytes past end) to the gzip trailer, checks that nothing follows it, reads
+ * the rest of the file into the digest and waits for the reader. Returns 0, or BENCH_E_VERIFY / BENCH_E_IO with
+ * the reason set. */
+static int in_finish(struct in_stream *in, const char *tar, uint64_t end)
 {
 	int err = 0;
 	size_t n;
 
 	if (!in->started)
 		return 0;
-	while (!in->zend)
+	while (!in->zend) {
 		if (in_inflate(in) < 0) {
 			err = bench_error_set(BENCH_E_VERIFY, "%s", in->zmsg);
 			break;
 		}
+		if (in->tar_bytes > end + TAR_PAD_SLACK) {
+			err = bench_error_set(BENCH_E_VERIFY, "more than %llu bytes of padding after the end of the tar "
+					      "archive (bench writes at most one 10240-byte record)",
+					      (unsigned long long)TAR_PAD_SLACK);
+			break;
+		}
+	}
 	if (!err && in->z.avail_in)
 		err = bench_error_set(BENCH_E_VERIFY, "%u byte(s) of trailing data after the end of the gzip stream",
 				      in->z.avail_in);
@@ -1490,7 +1658,7 @@ static int read_pass(struct pass *ps, int fd)
 		/* what libarchive consumed ends with the end-of-archive marker; only zero padding may follow it */
 		uint64_t end = (uint64_t)archive_filter_bytes(a, 0);
 
-		if ((err = in_finish(&in, ps->tar)) < 0)
+		if ((err = in_finish(&in, ps->tar, end)) < 0)
 			goto cleanup;
 		if (in.nonzero_end > end) {
 			err = bench_error_set(BENCH_E_VERIFY, "data after the end of the tar archive (an entry or garbage "
@@ -1787,13 +1955,45 @@ int bundle_read_members(json_t **out, char **out_run, const char *tar, const cha
 	return err;
 }
 
+int bundle_dir_member_open(int *fd, uint64_t *size, const char *dir, const char *rel)
+{
+	char *p = xstrfmt("%s/%s", dir, rel);
+	struct bundle_limits lim;
+	struct stat st;
+	int err = 0;
+
+	*size = 0;
+	if ((*fd = fs_open_regular(p, 0)) < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", p,
+					      errno == EINVAL ? "not a regular file" : strerror(errno));
+		goto cleanup;
+	}
+	bundle_limits_default(&lim);
+	if (fstat(*fd, &st) < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", p, strerror(errno));
+	} else if ((uint64_t)st.st_size > bundle_member_limit(&lim, rel)) {
+		err = bench_error_set(BENCH_E_IO, "cannot read '%s': %llu bytes, larger than the %llu MiB a bundle's "
+				      "member of its kind may hold", p, (unsigned long long)st.st_size,
+				      (unsigned long long)(bundle_member_limit(&lim, rel) >> 20));
+	}
+	*size = (uint64_t)st.st_size;
+	if (err < 0) {
+		close(*fd);
+		*fd = -1;
+	}
+cleanup:
+	free(p);
+	return err;
+}
+
 int bundle_read_dir_members(json_t **out, char **out_run, const char *dir, const char *const *names, size_t max_member)
 {
 	const char *base;
 	size_t dl = strlen(dir);
-	char *plan = NULL;
-	struct stat st;
-	int err = 0;
+	char *d = NULL;
+	uint64_t size;
+	int err = 0, fd = -1;
 
 	*out = json_object();
 	*out_run = NULL;
@@ -1801,28 +2001,44 @@ int bundle_read_dir_members(json_t **out, char **out_run, const char *dir, const
 		dl--;
 	for (base = dir + dl; base > dir && base[-1] != '/'; base--)
 		;
-	plan = xstrfmt("%.*s/plan.json", (int)dl, dir);
-	if (stat(plan, &st) < 0 || !S_ISREG(st.st_mode)) {
+	d = xstrfmt("%.*s", (int)dl, dir);
+	if ((err = bundle_dir_member_open(&fd, &size, d, "plan.json")) < 0)
+		goto cleanup;
+	if (fd < 0) {
 		err = bench_error_set(BENCH_E_FAIL, "'%s' is not a run directory or a bundle (no plan.json)", dir);
 		goto cleanup;
 	}
+	close(fd);
 	*out_run = xstrfmt("%.*s", (int)(dir + dl - base), base);
 	for (size_t i = 0; names[i]; i++) {
-		char *path = xstrfmt("%.*s/%s", (int)dl, dir, names[i]), *text = NULL;
-		size_t len = 0;
+		struct strbuf sb = STRBUF_INIT;
+		char buf[65536];
+		ssize_t n;
 
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			if ((err = fs_read_file(&text, &len, path, max_member)) < 0) {
-				free(path);
-				goto cleanup;
-			}
-			json_object_set_new(*out, names[i], json_stringn(text, len));
-			free(text);
+		if ((err = bundle_dir_member_open(&fd, &size, d, names[i])) < 0)
+			goto cleanup;
+		if (fd < 0)
+			continue;
+		if (size > max_member) {
+			close(fd);
+			err = bench_error_set(BENCH_E_IO, "cannot read '%s/%s': %llu bytes, larger than %zu MiB", d, names[i],
+					      (unsigned long long)size, max_member >> 20);
+			goto cleanup;
 		}
-		free(path);
+		while ((n = read(fd, buf, sizeof(buf))) > 0 && sb.len + (size_t)n <= max_member)
+			strbuf_add(&sb, buf, (size_t)n);
+		close(fd);
+		if (n != 0) {
+			err = bench_error_set(BENCH_E_IO, "cannot read '%s/%s': %s", d, names[i],
+					      n < 0 ? strerror(errno) : "it grew while it was read");
+			strbuf_release(&sb);
+			goto cleanup;
+		}
+		json_object_set_new(*out, names[i], json_stringn(sb.buf ? sb.buf : "", sb.len));
+		strbuf_release(&sb);
 	}
 cleanup:
-	free(plan);
+	free(d);
 	if (err < 0) {
 		json_decref(*out);
 		*out = NULL;

@@ -108,5 +108,11 @@ int bundle_read_members(json_t **out, char **out_run, const char *tar, const cha
  * each of names that the directory holds as a regular file; *out_run is the directory's last component. A
  * directory without plan.json is not a run directory (BENCH_E_FAIL). */
 int bundle_read_dir_members(json_t **out, char **out_run, const char *dir, const char *const *names, size_t max_member);
+/* Opens member rel of run directory dir for reading as a bundle's member is read: *fd -1 and 0 when it is not
+ * there; an error naming it (BENCH_E_IO) when it is there but is not a regular file (a FIFO, a socket, a device
+ * or a link to one, a directory) or cannot be opened, or when it is larger than a bundle's member of its kind may
+ * be (bundle_member_limit: results 64 MiB, logs 256 MiB, any other 16 MiB). *size is its size. show, compare
+ * and report read a run directory through it, so that one file gets one answer from all of them. */
+int bundle_dir_member_open(int *fd, uint64_t *size, const char *dir, const char *rel);
 
 #endif

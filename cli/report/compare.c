@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "compare.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -299,35 +300,32 @@ static void side_reset(struct compare_side *s)
 	json_object_clear(s->records);
 }
 
-/* a run directory's file through the same sink (streamed: a results file is never held whole) */
-static void feed_file(struct bundle_sink *sink, const char *dir, const char *rel)
+/* a run directory's file through the same sink (streamed: a results file is never held whole); a file that
+ * is not there is skipped, one that is there but is not a regular file (a FIFO, a device, a directory, a link to
+ * one) or cannot be opened is an error naming it: BENCH_E_IO, exit 1 */
+static int feed_file(struct bundle_sink *sink, const char *dir, const char *rel)
 {
-	char *p = xstrfmt("%s/%s", dir, rel), *buf;
-	int fd = fs_open_regular(p, 0); /* a FIFO named like a member: refused, not waited on */
-	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-	struct stat st;
-	size_t n;
-	int err = 0;
+	uint64_t size;
+	char *buf;
+	ssize_t n;
+	int fd, err, o;
 
-	free(p);
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || sink->open(sink->ctx, rel, (uint64_t)st.st_size) <= 0) {
-		fclose(f);
-		bench_error_clear();
-		return;
+	if ((err = bundle_dir_member_open(&fd, &size, dir, rel)) < 0 || fd < 0)
+		return err; /* one that is not there is skipped; one that is there is read or named */
+	if ((o = sink->open(sink->ctx, rel, size)) <= 0) {
+		close(fd);
+		return o;
 	}
 	buf = xmalloc(1u << 16);
-	while (!err && (n = fread(buf, 1, 1u << 16, f)) > 0)
-		err = sink->data(sink->ctx, rel, buf, n);
+	while (!err && (n = read(fd, buf, 1u << 16)) > 0)
+		err = sink->data(sink->ctx, rel, buf, (size_t)n);
+	if (!err && n < 0)
+		err = bench_error_set(BENCH_E_IO, "cannot read '%s/%s': %s", dir, rel, strerror(errno));
 	if (!err)
-		sink->data(sink->ctx, rel, NULL, 0);
-	bench_error_clear();
+		err = sink->data(sink->ctx, rel, NULL, 0);
 	free(buf);
-	fclose(f);
+	close(fd);
+	return err;
 }
 
 static int load_dir(struct compare_side *s, const char *dir)
@@ -337,16 +335,20 @@ static int load_dir(struct compare_side *s, const char *dir)
 	struct side_sink k;
 	struct bundle_sink sink;
 
+	int err = 0;
+
 	side_sink_init(&k, &sink, s);
-	for (size_t i = 0; i < sizeof(docs) / sizeof(*docs); i++)
-		feed_file(&sink, dir, docs[i]);
-	for (size_t i = 0; suite_registry[i]; i++) {
+	for (size_t i = 0; !err && i < sizeof(docs) / sizeof(*docs); i++)
+		err = feed_file(&sink, dir, docs[i]);
+	for (size_t i = 0; !err && suite_registry[i]; i++) {
 		char *rel = xstrfmt("results/%s.jsonl", suite_registry[i]->name);
 
-		feed_file(&sink, dir, rel);
+		err = feed_file(&sink, dir, rel);
 		free(rel);
 	}
 	strbuf_release(&k.buf);
+	if (err < 0)
+		return err;
 	if (!s->plan)
 		return bench_error_set(BENCH_E_FAIL, "'%s' is not a run directory or a bundle (no plan.json)", dir);
 	{
@@ -507,6 +509,32 @@ static void flatten(json_t *out, const char *prefix, json_t *j, int depth)
 	}
 }
 
+/* a fabric's facts under prefix: its physical network interfaces (virtual ones, bridges and veths of containers,
+ * are in environment.json but no difference between machines), its RDMA devices and the GPU-GPU / GPU-NIC matrix */
+static void fabric_facts(json_t *f, const char *prefix, json_t *fab)
+{
+	json_t *v;
+	const char *k;
+	char *p;
+
+	json_object_foreach(json_object_get(fab, "net"), k, v)
+		if (!strcmp(json_string_value(json_object_get(v, "kind")) ? json_string_value(json_object_get(v, "kind")) : "",
+			    "physical")) {
+			p = xstrfmt("%s.net.%s", prefix, k);
+			flatten(f, p, v, 1);
+			free(p);
+		}
+	p = xstrfmt("%s.infiniband", prefix);
+	flatten(f, p, json_object_get(fab, "infiniband"), 0);
+	free(p);
+	p = xstrfmt("%s.gpu_topology", prefix);
+	flatten(f, p, json_object_get(json_object_get(fab, "gpu_topology"), "matrix"), 0);
+	free(p);
+	p = xstrfmt("%s.gpu_topology.nics", prefix);
+	flatten(f, p, json_object_get(json_object_get(fab, "gpu_topology"), "nics"), 1);
+	free(p);
+}
+
 /* environment.json's "loaded" (what each runner's records said it loaded) as facts: loaded.<runner>.<soname> =
  * "version path" for a library (a host stack's: "version path sha256:<12 hex>") (two files of one soname joined by " | "), loaded.<runner>.<package> = its version */
 static void loaded_facts(json_t *f, json_t *loaded)
@@ -585,6 +613,22 @@ json_t *compare_stack_facts(const struct compare_side *s)
 	flatten(f, "lock.base", json_object_get(s->lock, "base"), 0);
 	/* a container run's image, by its immutable id */
 	flatten(f, "image.digest", json_object_get(s->image, "digest"), 0);
+	/* the fabric: physical network interfaces and RDMA devices (virtual ones, bridges and veths of containers, are
+	 * in environment.json but no difference between machines), and the GPU-GPU / GPU-NIC matrix */
+	{
+		json_t *fab = json_object_get(env, "fabric"), *v;
+		const char *k;
+		size_t i = 0;
+
+		fabric_facts(f, "fabric", fab);
+		/* every node of a Slurm job, by its place in name order (two jobs rarely get the same node names) */
+		json_object_foreach(json_object_get(fab, "nodes"), k, v) {
+			char *p = xstrfmt("fabric.nodes.%zu", i++);
+
+			fabric_facts(f, p, v);
+			free(p);
+		}
+	}
 	/* what the runners loaded: the libraries and packages that actually ran */
 	loaded_facts(f, json_object_get(env, "loaded"));
 	/* identities that differ by nature */
@@ -592,6 +636,42 @@ json_t *compare_stack_facts(const struct compare_side *s)
 	json_object_del(f, "gpu.pci_bus_id");
 	json_object_del(f, "gpu.index");
 	return f;
+}
+
+/* What NCCL/RCCL's log says a case ran with (extra.ccl_effective, runners/common/ccllog.h), in one line: the
+ * library and version, each collective's algorithm/protocol/channels, the coll channels, the transports, the
+ * network, NVLS and CollNet. NULL when the record has none. New string. */
+static char *ccl_brief(json_t *rec)
+{
+	json_t *eff = json_object_get(json_object_get(rec, "extra"), "ccl_effective"), *c, *ch;
+	struct strbuf sb = STRBUF_INIT;
+	const char *k;
+	size_t i;
+
+	if (!json_is_true(json_object_get(eff, "captured")))
+		return NULL;
+	strbuf_addf(&sb, "%s %s", json_string_value(json_object_get(eff, "library")) ? json_string_value(json_object_get(eff, "library")) : "?",
+		    json_string_value(json_object_get(eff, "version")) ? json_string_value(json_object_get(eff, "version")) : "?");
+	json_array_foreach(json_object_get(eff, "collectives"), i, c) {
+		const char *proto = json_string_value(json_object_get(c, "protocol"));
+
+		strbuf_addf(&sb, "; %s %s%s%s %lld channels", json_string_value(json_object_get(c, "op")),
+			    json_string_value(json_object_get(c, "algorithm")), proto ? "/" : "", proto ? proto : "",
+			    (long long)json_integer_value(json_object_get(c, "channels")));
+	}
+	if ((ch = json_object_get(json_object_get(eff, "channels"), "coll")))
+		strbuf_addf(&sb, "; %lld coll channels", (long long)json_integer_value(ch));
+	json_object_foreach(json_object_get(eff, "transports"), k, c)
+		strbuf_addf(&sb, "; via %s", k);
+	if (json_string_value(json_object_get(eff, "network")))
+		strbuf_addf(&sb, "; network %s", json_string_value(json_object_get(eff, "network")));
+	if (json_object_get(eff, "nvls"))
+		strbuf_addf(&sb, "; NVLS %s", json_is_true(json_object_get(json_object_get(eff, "nvls"), "available")) &&
+						 json_integer_value(json_object_get(json_object_get(eff, "channels"), "nvls")) > 0
+					 ? "on" : "off");
+	if (json_string_value(json_object_get(eff, "collnet")))
+		strbuf_addf(&sb, "; CollNet %s", json_string_value(json_object_get(eff, "collnet")));
+	return strbuf_detach(&sb);
 }
 
 static int status_ok(json_t *rec)
@@ -1500,6 +1580,17 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 				json_array_append_new(method, json_pack("{s:s, s:s, s:O, s:O}", "case", key, "label", groups[i].label,
 									"baseline_params", json_object_get(bref, "params"),
 									"params", json_object_get(orec, "params")));
+			{ /* what the library says it ran with: another algorithm, protocol, channels or transport is another
+			   * measurement, whatever the params say */
+				char *bb = ccl_brief(bref), *ob = ccl_brief(orec);
+
+				if (bb && ob && strcmp(bb, ob))
+					json_array_append_new(method, json_pack("{s:s, s:s, s:s, s:s, s:s}", "case", key, "label",
+										groups[i].label, "what", "ccl_effective",
+										"baseline_effective", bb, "effective", ob));
+				free(bb);
+				free(ob);
+			}
 			ook = status_ok(orec);
 			o_row = json_pack("{s:s, s:o, s:I, s:I, s:s}", "label", groups[i].label, "value",
 					  ook && !isnan(c->other.value) ? json_real(c->other.value) : json_null(), "n",

@@ -39,8 +39,9 @@ char *cost_figure_text(json_t *figure);
 
 /* The words that define the figures, for a heading. */
 #define COST_DEFINITION "USD per hour per effective PFLOP/s = the price of a GPU-hour / the PFLOP/s one GPU measured; " \
-	"USD per million tokens = the price of the run's GPU-hours / the tokens they trained; J/call = median board " \
-	"power x median time of one timed call (idle power included)"
+	"USD per million tokens = the price of the run's GPU-hours / the tokens they trained; J/call = the board's " \
+	"energy counter over the timed loop / its calls (flushes and idle power included), else median board power x " \
+	"median time"
 
 /* The key a case's sides are ranked by: usd_per_million_tokens when the figure has it, else
  * usd_per_hour_per_pflops; NULL when it has neither. */

@@ -21,12 +21,13 @@ struct drun {
 	char date[11];  /* YYYY-MM-DD, UTC */
 	long day;       /* days since 1970-01-01 */
 	const char *machine, *channel;
+	char *series;   /* the stack: "CHANNEL (NAME)", the channel and the manifest's name (dashboard_run_series()) */
 	json_t *health; /* compare_run_health() */
 };
 
-/* the nightly dates of one machine, and compare's verdicts of each date against the one before */
+/* the nightly dates of one machine and nightly series, and compare's verdicts of each date against the one before */
 struct dmachine {
-	const char *name;
+	const char *name, *series;
 	char (*dates)[11];
 	size_t ndates;
 	json_t **cmp; /* cmp[j]: date j against date j - 1 (cmp[0] NULL) */
@@ -38,7 +39,9 @@ struct dash {
 	size_t n;
 	struct dmachine *m;
 	size_t nm;
+	size_t nmachines; /* distinct machines */
 	const struct compare_opts *o;
+	json_t *verdicts; /* dashboard_render()'s, or NULL */
 };
 
 static const char *jstr(json_t *o, const char *k)
@@ -137,59 +140,121 @@ static size_t distinct(const char ***out, const char **v, size_t n)
 	return k;
 }
 
-static struct dmachine *machine_of(const struct dash *d, const char *name)
+static struct dmachine *machine_of(const struct dash *d, const char *name, const char *series)
 {
 	for (size_t i = 0; i < d->nm; i++)
-		if (!strcmp(d->m[i].name, name))
+		if (!strcmp(d->m[i].name, name) && !strcmp(d->m[i].series, series))
 			return &d->m[i];
 	return NULL;
 }
 
-/* the runs of a machine, channel and date (NULL: any) in side indices; a new array */
-static size_t runs_of(size_t **out, const struct dash *d, const char *machine, const char *channel, const char *date)
+/* the runs of a machine, series and date (NULL: any) in side indices; a new array */
+static size_t runs_of(size_t **out, const struct dash *d, const char *machine, const char *series, const char *date)
 {
 	size_t k = 0;
 
 	*out = xcalloc(d->n ? d->n : 1, sizeof(**out));
 	for (size_t i = 0; i < d->n; i++)
-		if (!strcmp(d->runs[i].machine, machine) && (!channel || !strcmp(d->runs[i].channel, channel)) &&
+		if (!strcmp(d->runs[i].machine, machine) && (!series || !strcmp(d->runs[i].series, series)) &&
 		    (!date || !strcmp(d->runs[i].date, date)))
 			(*out)[k++] = d->runs[i].side;
 	return k;
 }
 
-/* compare's verdicts of every nightly date against the nightly date before it, per machine */
+char *dashboard_verdict_key(const char *machine, const char *series, const char *date)
+{
+	return xstrfmt("%s\x1f%s\x1f%s", machine, series, date);
+}
+
+json_t *dashboard_verdicts(const struct compare_side *sides, const size_t *prev, size_t nprev, const size_t *now, size_t nnow,
+			   const char *prev_date, const char *date, const struct compare_opts *o)
+{
+	struct compare_group g[2];
+	json_t *full, *out, *cases = json_array(), *row;
+	size_t i;
+
+	g[0].label = xstrfmt("nightly %s", prev_date);
+	g[1].label = xstrfmt("nightly %s", date);
+	g[0].runs = (size_t *)prev, g[0].nruns = nprev;
+	g[1].runs = (size_t *)now, g[1].nruns = nnow;
+	full = compare_build_groups(sides, g, 2, 0, o);
+	json_array_foreach(json_object_get(full, "cases"), i, row) { /* what the dashboard reads of compare's rows */
+		json_t *x = json_array_get(json_object_get(row, "others"), 0);
+
+		json_array_append_new(cases, json_pack("{s:O?, s:O?, s:[{s:O?, s:O?, s:O?, s:O?}]}", "suite", json_object_get(row, "suite"),
+						       "case", json_object_get(row, "case"), "others", "verdict",
+						       json_object_get(x, "verdict"), "ratio", json_object_get(x, "ratio"), "ci95",
+						       json_object_get(x, "ci95"), "p_adjusted", json_object_get(x, "p_adjusted")));
+	}
+	out = json_pack("{s:s, s:s, s:o}", "date", date, "previous", prev_date, "cases", cases);
+	json_decref(full);
+	free(g[0].label);
+	free(g[1].label);
+	return out;
+}
+
+/* the nightly series of every machine: their dates, and compare's verdicts of each date against the date before it
+ * (d->verdicts' where given, else computed) */
 static void machines_build(struct dash *d)
 {
 	const char **names = xcalloc(d->n ? d->n : 1, sizeof(*names)), **u;
+	size_t nu, alloc = 0;
 
 	for (size_t i = 0; i < d->n; i++)
 		names[i] = d->runs[i].machine;
-	d->nm = distinct(&u, names, d->n);
-	d->m = xcalloc(d->nm ? d->nm : 1, sizeof(*d->m));
-	for (size_t i = 0; i < d->nm; i++) {
-		struct dmachine *m = &d->m[i];
+	nu = distinct(&u, names, d->n);
+	d->nmachines = nu;
+	for (size_t i = 0; i < nu; i++) {
+		const char **ser = xcalloc(d->n ? d->n : 1, sizeof(*ser)), **us;
+		size_t ns = 0, nus;
 
-		m->name = u[i];
-		m->dates = xcalloc(d->n ? d->n : 1, sizeof(*m->dates));
-		for (size_t r = 0; r < d->n; r++) /* runs are in date order */
-			if (!strcmp(d->runs[r].machine, m->name) && !strcmp(d->runs[r].channel, "nightly") &&
-			    (!m->ndates || strcmp(m->dates[m->ndates - 1], d->runs[r].date)))
-				memcpy(m->dates[m->ndates++], d->runs[r].date, 11);
-		m->cmp = xcalloc(m->ndates ? m->ndates : 1, sizeof(*m->cmp));
-		for (size_t j = 1; j < m->ndates; j++) {
-			struct compare_group g[2];
+		for (size_t r = 0; r < d->n; r++)
+			if (!strcmp(d->runs[r].machine, u[i]) && !strcmp(d->runs[r].channel, "nightly"))
+				ser[ns++] = d->runs[r].series;
+		nus = distinct(&us, ser, ns);
+		if (!nus) { /* a machine without nightlies: no dates */
+			ALLOC_GROW(d->m, d->nm + 1, alloc);
+			memset(&d->m[d->nm], 0, sizeof(d->m[0]));
+			d->m[d->nm].name = u[i];
+			d->m[d->nm].series = "";
+			d->m[d->nm].dates = xcalloc(1, sizeof(*d->m[0].dates));
+			d->m[d->nm++].cmp = xcalloc(1, sizeof(json_t *));
+		}
+		for (size_t q = 0; q < nus; q++) {
+			struct dmachine *m;
 
-			g[0].label = xstrfmt("nightly %s", m->dates[j - 1]);
-			g[1].label = xstrfmt("nightly %s", m->dates[j]);
-			g[0].nruns = runs_of(&g[0].runs, d, m->name, "nightly", m->dates[j - 1]);
-			g[1].nruns = runs_of(&g[1].runs, d, m->name, "nightly", m->dates[j]);
-			m->cmp[j] = compare_build_groups(d->sides, g, 2, 0, d->o);
-			for (int k = 0; k < 2; k++) {
-				free(g[k].label);
-				free(g[k].runs);
+			ALLOC_GROW(d->m, d->nm + 1, alloc);
+			m = &d->m[d->nm++];
+			memset(m, 0, sizeof(*m));
+			m->name = u[i];
+			m->series = us[q];
+			m->dates = xcalloc(d->n ? d->n : 1, sizeof(*m->dates));
+			for (size_t r = 0; r < d->n; r++) /* runs are in date order */
+				if (!strcmp(d->runs[r].machine, m->name) && !strcmp(d->runs[r].series, m->series) &&
+				    (!m->ndates || strcmp(m->dates[m->ndates - 1], d->runs[r].date)))
+					memcpy(m->dates[m->ndates++], d->runs[r].date, 11);
+			m->cmp = xcalloc(m->ndates ? m->ndates : 1, sizeof(*m->cmp));
+			for (size_t j = 1; j < m->ndates; j++) {
+				size_t *a, *b, na, nb;
+
+				if (d->verdicts) {
+					char *k = dashboard_verdict_key(m->name, m->series, m->dates[j]);
+					json_t *v = json_object_get(d->verdicts, k);
+
+					/* a stored verdict holds when it was made against the date before this one here */
+					if (v && !strcmp(jstr(v, "previous"), m->dates[j - 1]))
+						m->cmp[j] = json_incref(v);
+					free(k);
+					continue;
+				}
+				na = runs_of(&a, d, m->name, m->series, m->dates[j - 1]);
+				nb = runs_of(&b, d, m->name, m->series, m->dates[j]);
+				m->cmp[j] = dashboard_verdicts(d->sides, a, na, b, nb, m->dates[j - 1], m->dates[j], d->o);
+				free(a);
+				free(b);
 			}
 		}
+		free(ser);
 	}
 	free(names); /* the machines' names point into the sides */
 }
@@ -216,20 +281,29 @@ static size_t date_index(const struct dmachine *m, const char *date)
 	return (size_t)-1;
 }
 
-/* the median value of case key over the ok runs of machine, channel and date; NAN when none; *rec: one record */
-static double value_at(const struct dash *d, const char *key, const char *machine, const char *channel, const char *date,
+/* the median value of case key over the ok runs of machine, series and date; NAN when none; *rec: one record.
+ * The runs are in date order: the date's runs are found by bisection, not by a scan of every run. */
+static double value_at(const struct dash *d, const char *key, const char *machine, const char *series, const char *date,
 		       json_t **rec)
 {
 	double v[256];
-	size_t k = 0;
+	size_t k = 0, lo = 0, hi = d->n;
 
 	if (rec)
 		*rec = NULL;
-	for (size_t i = 0; i < d->n; i++) {
-		const struct drun *r = &d->runs[i];
-		json_t *x = json_object_get(d->sides[r->side].records, key);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (strcmp(r->machine, machine) || strcmp(r->channel, channel) || strcmp(r->date, date) || !rec_ok(x))
+		if (strcmp(d->runs[mid].date, date) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < d->n && !strcmp(d->runs[i].date, date); i++) {
+		const struct drun *r = &d->runs[i];
+		json_t *x;
+
+		if (strcmp(r->machine, machine) || strcmp(r->series, series) || !rec_ok(x = json_object_get(d->sides[r->side].records, key)))
 			continue;
 		if (k < 256)
 			v[k++] = json_number_value(json_object_get(x, "value"));
@@ -239,16 +313,42 @@ static double value_at(const struct dash *d, const char *key, const char *machin
 	return stats_median(v, k);
 }
 
-/* the latest date of channel on machine where key measured; "" when none */
-static const char *latest_ok(const struct dash *d, const char *key, const char *machine, const char *channel)
+/* the latest date of series on machine where key measured; "" when none */
+static const char *latest_ok(const struct dash *d, const char *key, const char *machine, const char *series)
 {
 	for (size_t i = d->n; i-- > 0;) {
 		const struct drun *r = &d->runs[i];
 
-		if (!strcmp(r->machine, machine) && !strcmp(r->channel, channel) &&
+		if (!strcmp(r->machine, machine) && !strcmp(r->series, series) &&
 		    rec_ok(json_object_get(d->sides[r->side].records, key)))
 			return r->date;
 	}
+	return "";
+}
+
+/* the series of channel on machine that measured key last, and that date; "" when none */
+static const char *latest_of_channel(const struct dash *d, const char *key, const char *machine, const char *channel,
+				     const char **series)
+{
+	*series = "";
+	for (size_t i = d->n; i-- > 0;) {
+		const struct drun *r = &d->runs[i];
+
+		if (!strcmp(r->machine, machine) && !strcmp(r->channel, channel) &&
+		    rec_ok(json_object_get(d->sides[r->side].records, key))) {
+			*series = r->series;
+			return r->date;
+		}
+	}
+	return "";
+}
+
+/* the channel of a series "CHANNEL (NAME)" is the run's channel: found through any run of it */
+static const char *series_channel(const struct dash *d, const char *series)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->runs[i].series, series))
+			return d->runs[i].channel;
 	return "";
 }
 
@@ -292,13 +392,15 @@ static void pct(struct strbuf *o, double now, double then)
 static void chart(struct strbuf *o, const struct dash *d, const char *key, const char *machine)
 {
 	const char **chans = xcalloc(d->n + 1, sizeof(*chans)), **uc;
-	const struct dmachine *m = machine_of(d, machine);
+	const char *nser = "", *sser = "";
+	const char *last = latest_of_channel(d, key, machine, "nightly", &nser);
+	const char *stable = latest_of_channel(d, key, machine, "stable", &sser);
+	const struct dmachine *m = machine_of(d, machine, nser); /* the nightly series measured last */
 	double lo = INFINITY, hi = -INFINITY, step, ylo, yhi;
 	long dmin = 0, dmax = 0;
 	size_t nc = 0, nu, npts = 0;
 	struct strbuf bad = STRBUF_INIT, flags = STRBUF_INIT;
 	json_t *unitrec = NULL;
-	const char *last = latest_ok(d, key, machine, "nightly"), *stable = latest_ok(d, key, machine, "stable");
 	double vlast = NAN, vprev = NAN, vstable = NAN;
 	const char *prevdate = "";
 
@@ -308,7 +410,7 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 
 		if (!x || strcmp(r->machine, machine))
 			continue;
-		chans[nc++] = r->channel;
+		chans[nc++] = r->series;
 		if (!npts++)
 			dmin = dmax = r->day;
 		dmin = r->day < dmin ? r->day : dmin;
@@ -336,9 +438,9 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 	if (*last) {
 		size_t j = date_index(m, last);
 
-		vlast = value_at(d, key, machine, "nightly", last, NULL);
+		vlast = value_at(d, key, machine, nser, last, NULL);
 		for (size_t q = j; q-- > 0 && j != (size_t)-1;) {
-			double v = value_at(d, key, machine, "nightly", m->dates[q], NULL);
+			double v = value_at(d, key, machine, nser, m->dates[q], NULL);
 
 			if (isfinite(v)) {
 				prevdate = m->dates[q];
@@ -348,7 +450,7 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 		}
 	}
 	if (*stable)
-		vstable = value_at(d, key, machine, "stable", stable, NULL);
+		vstable = value_at(d, key, machine, sser, stable, NULL);
 
 	strbuf_addstr(o, "<figure class=\"dchart\" data-case=\"");
 	esc_html(o, key);
@@ -416,12 +518,15 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 	strbuf_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", PL, CH - PB, CW - PR, CH - PB);
 	/* one series per channel */
 	for (size_t c = 0; c < nu; c++) {
-		const char *ch = uc[c], *col = channel_colour(ch);
-		int nightly = !strcmp(ch, "nightly");
+		const char *ch = uc[c], *chan = series_channel(d, ch), *col = channel_colour(chan);
+		int nightly = !strcmp(chan, "nightly");
+		const struct dmachine *ms = nightly ? machine_of(d, machine, ch) : NULL;
 		const char *prev = "";
 		size_t np = 0;
 
 		strbuf_addstr(o, "<g class=\"series\" data-channel=\"");
+		esc_html(o, chan);
+		strbuf_addstr(o, "\" data-series=\"");
 		esc_html(o, ch);
 		strbuf_addstr(o, "\">");
 		if (nightly)
@@ -430,7 +535,7 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 			const struct drun *r = &d->runs[i];
 			double v;
 
-			if (strcmp(r->machine, machine) || strcmp(r->channel, ch) || !strcmp(r->date, prev))
+			if (strcmp(r->machine, machine) || strcmp(r->series, ch) || !strcmp(r->date, prev))
 				continue;
 			prev = r->date;
 			if (isfinite(v = value_at(d, key, machine, ch, r->date, NULL)))
@@ -444,7 +549,7 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 			json_t *x = json_object_get(d->sides[r->side].records, key);
 			double v;
 
-			if (!x || strcmp(r->machine, machine) || strcmp(r->channel, ch))
+			if (!x || strcmp(r->machine, machine) || strcmp(r->series, ch))
 				continue;
 			if (!rec_ok(x)) { /* did not measure: a red cross at the foot, and its reason written out below */
 				strbuf_addf(o, "<g class=\"failed-point\"><title>");
@@ -482,8 +587,8 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 			prev = r->date;
 			v = value_at(d, key, machine, ch, r->date, NULL);
 			if (nightly) {
-				size_t j = date_index(m, r->date);
-				json_t *vd = verdict_of(m, j, x);
+				size_t j = date_index(ms, r->date);
+				json_t *vd = verdict_of(ms, j, x);
 
 				strbuf_addf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", X(r->day), Y(v), col);
 				if (vd && (!strcmp(jstr(vd, "verdict"), "slower") || !strcmp(jstr(vd, "verdict"), "faster"))) {
@@ -497,7 +602,7 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 					strbuf_addstr(&flags, ": <strong>");
 					esc_html(&flags, jstr(vd, "verdict"));
 					strbuf_addstr(&flags, "</strong> than ");
-					esc_html(&flags, m->dates[j - 1]);
+					esc_html(&flags, ms->dates[j - 1]);
 					strbuf_addf(&flags, " (ratio %.3f, 95%% CI %.3f&ndash;%.3f, p %.2g adjusted)</li>\n",
 						    json_number_value(json_object_get(vd, "ratio")),
 						    json_number_value(json_array_get(json_object_get(vd, "ci95"), 0)),
@@ -546,10 +651,12 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 	}
 	strbuf_addstr(o, "</svg>\n<p class=\"legend\">");
 	for (size_t c = 0; c < nu; c++) {
-		strbuf_addf(o, "%s<span style=\"color:%s\">%s</span> ", c ? "&middot; " : "", channel_colour(uc[c]),
-			    !strcmp(uc[c], "nightly") ? "&#9679; nightly by build date" : "&#9633; - - ");
-		if (strcmp(uc[c], "nightly"))
-			esc_html(o, uc[c]);
+		int nightly = !strcmp(series_channel(d, uc[c]), "nightly");
+
+		strbuf_addf(o, "%s<span style=\"color:%s\">%s", c ? "&middot; " : "", channel_colour(series_channel(d, uc[c])),
+			    nightly ? "&#9679; " : "&#9633; - - ");
+		esc_html(o, uc[c]);
+		strbuf_addstr(o, nightly ? " by build date</span> " : "</span> ");
 	}
 	strbuf_addstr(o, "&middot; <span class=\"failed\">&#10005; did not measure</span></p>\n");
 	if (flags.len) {
@@ -594,9 +701,15 @@ static void last_night(struct strbuf *o, const struct dash *d)
 			 "<th>change</th><th>verdict</th></tr></thead><tbody>\n");
 	for (size_t mi = 0; mi < d->nm; mi++) {
 		const struct dmachine *m = &d->m[mi];
-		size_t j = date_index(m, latest);
-		size_t *rs, nr = runs_of(&rs, d, m->name, "nightly", latest);
-		json_t *seen = json_object();
+		size_t j = date_index(m, latest), *rs, nr, nser = 0;
+		json_t *seen;
+
+		if (!*m->series)
+			continue;
+		for (size_t q = 0; q < d->nm; q++)
+			nser += !strcmp(d->m[q].name, m->name) && *d->m[q].series;
+		nr = runs_of(&rs, d, m->name, m->series, latest);
+		seen = json_object();
 
 		for (size_t q = 0; q < nr; q++) {
 			const char *key;
@@ -621,6 +734,10 @@ static void last_night(struct strbuf *o, const struct dash *d)
 				rows++;
 				strbuf_addf(o, "<tr class=\"%s\"><td>", isbad ? "failed" : verdict);
 				esc_html(o, m->name);
+				if (nser > 1) { /* two stacks on one machine: which one */
+					strbuf_addstr(o, " &middot; ");
+					esc_html(o, m->series);
+				}
 				strbuf_addstr(o, "</td><td>");
 				esc_html(o, key);
 				strbuf_addstr(o, isbad ? "</td><td colspan=\"3\">" : "</td><td>");
@@ -632,7 +749,7 @@ static void last_night(struct strbuf *o, const struct dash *d)
 					strbuf_addstr(o, "</span></td></tr>\n");
 					continue;
 				}
-				value_unit(o, value_at(d, key, m->name, "nightly", latest, NULL), jstr(x, "unit"));
+				value_unit(o, value_at(d, key, m->name, m->series, latest, NULL), jstr(x, "unit"));
 				strbuf_addstr(o, "</td><td>");
 				strbuf_addf(o, "%+.1f%% vs ", 100 * (json_number_value(json_object_get(vd, "ratio")) - 1));
 				esc_html(o, m->dates[j - 1]);
@@ -647,8 +764,8 @@ static void last_night(struct strbuf *o, const struct dash *d)
 	}
 	strbuf_addstr(o, "</tbody></table></div>\n");
 	strbuf_addf(o, "<p class=\"unchanged\">%s%zu case%s on %zu machine%s unchanged (compare: same, or inconclusive with "
-		       "fewer than 3 runs a side).</p>\n", rows ? "" : "Nothing changed. ", unchanged, unchanged == 1 ? "" : "s", d->nm,
-		    d->nm == 1 ? "" : "s");
+		       "fewer than 3 runs a side).</p>\n", rows ? "" : "Nothing changed. ", unchanged, unchanged == 1 ? "" : "s", d->nmachines,
+		    d->nmachines == 1 ? "" : "s");
 	for (size_t i = 0; i < d->n; i++) /* failed or incomplete runs of last night */
 		if (!strcmp(d->runs[i].date, latest) && run_bad(&d->runs[i])) {
 			strbuf_addstr(o, "<p class=\"failed\">Run <a href=\"runs/");
@@ -675,9 +792,12 @@ static void machine_view(struct strbuf *o, const struct dash *d, const char **ke
 			 "<tbody>\n");
 	for (size_t k = 0; k < nk; k++)
 		for (size_t mi = 0; mi < d->nm; mi++) {
-			const char *mach = d->m[mi].name, *ln = latest_ok(d, keys[k], mach, "nightly"),
-				   *ls = latest_ok(d, keys[k], mach, "stable");
+			const char *mach = d->m[mi].name, *nser, *sser, *ln = latest_of_channel(d, keys[k], mach, "nightly", &nser),
+				   *ls = latest_of_channel(d, keys[k], mach, "stable", &sser);
 			int has = 0;
+
+			if (mi && !strcmp(d->m[mi - 1].name, mach)) /* one row per machine, whatever its series */
+				continue;
 			json_t *rec = NULL, *fig = NULL;
 			double v = NAN;
 			const struct compare_side *side = NULL;
@@ -694,14 +814,14 @@ static void machine_view(struct strbuf *o, const struct dash *d, const char **ke
 			esc_html(o, mach);
 			strbuf_addstr(o, "</td><td>");
 			if (*ln) {
-				v = value_at(d, keys[k], mach, "nightly", ln, &rec);
+				v = value_at(d, keys[k], mach, nser, ln, &rec);
 				value_unit(o, v, jstr(rec, "unit"));
 				strbuf_addstr(o, " (");
 				esc_html(o, ln);
 				strbuf_addstr(o, ")");
 				for (size_t i = d->n; i-- > 0 && !side;)
 					if (!strcmp(d->runs[i].machine, mach) && !strcmp(d->runs[i].date, ln) &&
-					    !strcmp(d->runs[i].channel, "nightly") && json_object_get(d->sides[d->runs[i].side].records, keys[k]) == rec)
+					    !strcmp(d->runs[i].series, nser) && json_object_get(d->sides[d->runs[i].side].records, keys[k]) == rec)
 						side = &d->sides[d->runs[i].side];
 			} else {
 				strbuf_addstr(o, "<span class=\"failed\">never measured</span>");
@@ -709,7 +829,7 @@ static void machine_view(struct strbuf *o, const struct dash *d, const char **ke
 			strbuf_addstr(o, "</td><td>");
 			if (*ls) {
 				json_t *sr;
-				double sv = value_at(d, keys[k], mach, "stable", ls, &sr);
+				double sv = value_at(d, keys[k], mach, sser, ls, &sr);
 
 				value_unit(o, sv, jstr(sr, "unit"));
 				strbuf_addstr(o, " (");
@@ -748,9 +868,21 @@ static const char dash_style[] =
 	"table.changes thead,table.machines thead{display:none}table.changes tr,table.machines tr{border-bottom:1px solid #ddd;"
 	"padding:.3rem 0}table.changes td:empty{display:none}}";
 
-void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t n, const struct compare_opts *opts)
+void dashboard_run_facts(char date[11], const char **machine, char **series, const struct compare_side *s)
 {
-	struct dash d = { sides, NULL, 0, NULL, 0, opts };
+	struct drun r;
+
+	run_date(&r, s);
+	memcpy(date, r.date, 11);
+	*machine = run_machine(s);
+	*series = xstrfmt("%s (%s)", *jstr(s->plan, "channel") ? jstr(s->plan, "channel") : "none",
+			  *jstr(s->plan, "name") ? jstr(s->plan, "name") : "unnamed");
+}
+
+void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t n, const struct compare_opts *opts,
+		      json_t *verdicts, const char *nav)
+{
+	struct dash d = { sides, NULL, 0, NULL, 0, 0, opts, verdicts };
 	const char **keys = NULL, **uk;
 	size_t nkeys = 0, alloc = 0, nk;
 
@@ -764,6 +896,7 @@ void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t
 		run_date(r, &sides[i]);
 		r->machine = run_machine(&sides[i]);
 		r->channel = *jstr(sides[i].plan, "channel") ? jstr(sides[i].plan, "channel") : "none";
+		r->series = xstrfmt("%s (%s)", r->channel, *jstr(sides[i].plan, "name") ? jstr(sides[i].plan, "name") : "unnamed");
 		r->health = compare_run_health(sides[i].status);
 		json_object_foreach(sides[i].records, k, x) {
 			ALLOC_GROW(keys, nkeys + 1, alloc);
@@ -779,8 +912,11 @@ void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t
 	html_page_open(o, "bench dashboard");
 	strbuf_addf(o, "<style>%s</style>\n<h1>bench dashboard</h1>\n<p>%zu run%s on %zu machine%s. <a href=\"index.html\">Every "
 		       "run</a> &middot; <a href=\"#machines\">machines</a>. A nightly is dated by its lock's resolved date, else "
-		       "its start (UTC); verdicts are <code>bench compare</code>'s between consecutive nightly dates on one machine.</p>\n",
-		    dash_style, d.n, d.n == 1 ? "" : "s", d.nm, d.nm == 1 ? "" : "s");
+		       "its start (UTC); a series is one stack: a channel and a manifest, never pooled with another; verdicts are "
+		       "<code>bench compare</code>'s between consecutive nightly dates of one series on one machine.</p>\n",
+		    dash_style, d.n, d.n == 1 ? "" : "s", d.nmachines, d.nmachines == 1 ? "" : "s");
+	if (nav)
+		strbuf_addstr(o, nav);
 	last_night(o, &d);
 	strbuf_addstr(o, "<h2>Cases</h2>\n");
 	for (size_t k = 0; k < nk; k++) {
@@ -792,6 +928,8 @@ void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t
 		for (size_t mi = 0; mi < d.nm; mi++) {
 			int has = 0;
 
+			if (mi && !strcmp(d.m[mi - 1].name, d.m[mi].name)) /* one chart per machine, every series on it */
+				continue;
 			for (size_t i = 0; i < d.n && !has; i++)
 				has = !strcmp(d.runs[i].machine, d.m[mi].name) && json_object_get(sides[d.runs[i].side].records, uk[k]);
 			if (has)
@@ -809,8 +947,10 @@ void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t
 		free(d.m[i].cmp);
 		free(d.m[i].dates);
 	}
-	for (size_t i = 0; i < d.n; i++)
+	for (size_t i = 0; i < d.n; i++) {
 		json_decref(d.runs[i].health);
+		free(d.runs[i].series);
+	}
 	free(d.m);
 	free(d.runs);
 	free(keys);

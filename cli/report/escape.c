@@ -6,17 +6,35 @@
 
 #include "../core/strbuf.h"
 
+/* 1 for a code point that is shown as \xNN although it is well-formed: C1; the bidirectional embeddings,
+ * overrides, isolates and marks, which reorder what a terminal shows; the invisible ones (zero-width space,
+ * joiners, word joiner, invisible operators and the deprecated format controls U+206A..206F, the byte order mark,
+ * the soft hyphen, the combining grapheme joiner, the Mongolian vowel separator, the interlinear annotation
+ * characters, the variation selectors, the tag characters and the Hangul fillers), the line and paragraph
+ * separators, which split text, and the noncharacters (U+FDD0..FDEF and the last two of every plane) */
+static int cp_hidden(unsigned cp)
+{
+	return cp <= 0x9f || cp == 0x00ad || cp == 0x034f || cp == 0x061c || cp == 0x115f || cp == 0x1160 ||
+	       cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) || cp == 0x2028 || cp == 0x2029 ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x206f) ||
+	       cp == 0x3164 || (cp >= 0xfdd0 && cp <= 0xfdef) || (cp >= 0xfe00 && cp <= 0xfe0f) || cp == 0xfeff ||
+	       cp == 0xffa0 || (cp >= 0xfff9 && cp <= 0xfffb) || (cp & 0xfffe) == 0xfffe ||
+	       (cp >= 0xe0000 && cp <= 0xe007f) || (cp >= 0xe0100 && cp <= 0xe01ef);
+}
+
 /* One step of the escaper at s: sets *len to the bytes it covers and returns 1 when they must be shown as \xNN
  * (C0, DEL, a C1 code point U+0080..U+009F, a byte that does not start a well-formed UTF-8 sequence: an
  * overlong form, a surrogate, a value past U+10FFFF, a stray continuation byte, a sequence cut short), 0 when
  * they are a printable character copied as they are. Every escaped byte is one \xNN: the output is ASCII plus
  * well-formed UTF-8 sequences, so that a terminal in an 8-bit mode never sees a C1 byte and a JSON encoder
  * never refuses it. */
-static int step_at(const unsigned char *s, size_t *len)
+static int step_at(const unsigned char *s, size_t *len, unsigned *cpo)
 {
 	unsigned cp, need, min;
 
 	*len = 1;
+	if (cpo)
+		*cpo = *s;
 	if (*s < 0x80)
 		return *s < 0x20 || *s == 0x7f;
 	if (*s >= 0xc2 && *s <= 0xdf)
@@ -35,9 +53,9 @@ static int step_at(const unsigned char *s, size_t *len)
 	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 1;
 	*len = need + 1;
-	/* C1 (two bytes, each shown); the bidirectional embeddings, overrides and isolates, which reorder what a
-	 * terminal shows */
-	return cp <= 0x9f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+	if (cpo)
+		*cpo = cp;
+	return cp_hidden(cp);
 }
 
 int esc_needed(const char *s)
@@ -45,7 +63,7 @@ int esc_needed(const char *s)
 	size_t n;
 
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p += n)
-		if (step_at(p, &n))
+		if (step_at(p, &n, NULL))
 			return 1;
 	return 0;
 }
@@ -58,12 +76,37 @@ char *esc_text(const char *s)
 	if (!s)
 		return NULL;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p += n) {
-		if (!step_at(p, &n)) {
+		if (!step_at(p, &n, NULL)) {
 			strbuf_add(&sb, p, n);
 			continue;
 		}
 		for (size_t k = 0; k < n; k++)
 			strbuf_addf(&sb, "\\x%02x", p[k]);
+	}
+	return strbuf_detach(&sb);
+}
+
+char *esc_json_text(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned cp;
+	size_t n;
+
+	if (!s)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p += n) {
+		if (!step_at(p, &n, &cp)) {
+			strbuf_add(&sb, p, n);
+		} else if (cp < 0x20) {
+			strbuf_add(&sb, p, n); /* the encoder's own newlines between tokens (it escapes those in strings) */
+		} else if (cp >= 0x80 && n == 1) {
+			strbuf_addstr(&sb, "\\ufffd"); /* not well-formed UTF-8: no encoder writes it */
+		} else if (cp >= 0x10000) {
+			cp -= 0x10000;
+			strbuf_addf(&sb, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+		} else {
+			strbuf_addf(&sb, "\\u%04x", cp);
+		}
 	}
 	return strbuf_detach(&sb);
 }

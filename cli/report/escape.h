@@ -22,6 +22,9 @@ struct strbuf;
 char *esc_text(const char *s);
 /* 1 when s holds a character esc_text() would rewrite */
 int esc_needed(const char *s);
+/* a JSON text (as an encoder wrote it) with every character esc_text() would rewrite as a \uXXXX escape (a
+ * surrogate pair past U+FFFF): the same document, nothing hidden on a terminal (a new string; NULL gives NULL) */
+char *esc_json_text(const char *s);
 /* every string of j, keys included, through esc_text() */
 void esc_json_tree(json_t *j);
 /* one CSV field of text (nothing for NULL) */

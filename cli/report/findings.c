@@ -13,7 +13,7 @@
 
 const struct finding_rule finding_rules[] = {
 	{ "linear-slower-than-matmul", "F.linear more than 5% slower than torch.matmul on the same shape" },
-	{ "heuristic-leaves-gain", "the tuned GEMM beats the library's heuristic choice by more than 3%" },
+	{ "heuristic-leaves-gain", "the tuned GEMM beats the library's heuristic choice by more than 3%, its interval above 0" },
 	{ "fp8-not-faster", "an fp8 case not at least 1.3x its bf16 twin" },
 	{ "backward-slow", "attention or SSM backward below 0.5x its forward's TFLOP/s" },
 	{ "throttled", "power or thermal throttling during the timed window" },
@@ -21,6 +21,7 @@ const struct finding_rule finding_rules[] = {
 	{ "loaded-not-pinned", "a library loaded at run time that is not the pinned one" },
 	{ "below-expected", "a headline below the documented fraction of the datasheet peak" },
 	{ "scaling-poor", "multi-GPU training below 85% scaling efficiency" },
+	{ "env-not-effective", "a variable the stack set that NCCL/RCCL's own log shows did not take effect" },
 	{ NULL, NULL },
 };
 
@@ -141,17 +142,40 @@ static void rule_linear(json_t *out, json_t *recs)
 	}
 }
 
+/* A record with extra.tune.confirm (the winner confirmed against the heuristic's first in paired blocks): the paired
+ * gain above the threshold and its 95% interval above 0; nothing when the confirmation kept the heuristic's first
+ * or the interval holds 0. An older record (no confirm): heuristic_gap_pct above the threshold. */
 static void rule_heuristic(json_t *out, json_t *recs)
 {
 	size_t i;
 	json_t *r;
 
 	json_array_foreach(recs, i, r) {
-		double gap = xnum(r, "heuristic_gap_pct");
+		json_t *conf = json_object_get(json_object_get(json_object_get(r, "extra"), "tune"), "confirm");
+		json_t *ci = json_object_get(conf, "gain_ci95_pct");
+		double gap = xnum(r, "heuristic_gap_pct"), gain, lo, hi;
 
-		if (is_ok(r, "gemm") && !strncmp(pstr(r, "algo"), "tune", 4) && gap > HEURISTIC_GAP_PCT)
-			add(out, "heuristic-leaves-gain", r, json_pack("{s:f, s:f}", "heuristic_gap_pct", gap, "tuned_tflops", value(r)),
-			    "the best of the library's candidates is %.1f%% faster than its heuristic's first choice", gap);
+		if (!is_ok(r, "gemm") || strncmp(pstr(r, "algo"), "tune", 4))
+			continue;
+		if (!json_is_object(conf)) {
+			if (gap > HEURISTIC_GAP_PCT)
+				add(out, "heuristic-leaves-gain", r,
+				    json_pack("{s:f, s:f}", "heuristic_gap_pct", gap, "tuned_tflops", value(r)),
+				    "the best of the library's candidates is %.1f%% faster than its heuristic's first choice", gap);
+			continue;
+		}
+		if (!json_is_true(json_object_get(conf, "done")) || json_array_size(ci) != 2 ||
+		    !json_is_number(json_object_get(conf, "gain_pct")))
+			continue;
+		gain = json_number_value(json_object_get(conf, "gain_pct"));
+		lo = json_number_value(json_array_get(ci, 0));
+		hi = json_number_value(json_array_get(ci, 1));
+		if (gain > HEURISTIC_GAP_PCT && lo > 0)
+			add(out, "heuristic-leaves-gain", r,
+			    json_pack("{s:f, s:f, s:f, s:f, s:f}", "gain_pct", gain, "gain_ci95_lo_pct", lo, "gain_ci95_hi_pct",
+				      hi, "heuristic_gap_pct", gap, "tuned_tflops", value(r)),
+			    "the best of the library's candidates is %.1f%% faster than its heuristic's first choice (95%% "
+			    "interval %.1f%% to %.1f%%, paired blocks)", gain, lo, hi);
 	}
 }
 
@@ -345,6 +369,26 @@ static void rule_loaded(json_t *out, json_t *recs)
 		}
 }
 
+static void rule_env_effective(json_t *out, json_t *recs)
+{
+	size_t i, j;
+	json_t *r, *m;
+
+	/* the collectives runner compares the variables it ran under with what the library's debug log says it did
+	 * (extra.ccl_effective.not_effective: {variable, asked, effective}, runners/common/ccllog.h) */
+	json_array_foreach(recs, i, r) {
+		json_t *eff = json_object_get(json_object_get(r, "extra"), "ccl_effective");
+		const char *lib = str(eff, "library");
+
+		json_array_foreach(json_object_get(eff, "not_effective"), j, m)
+			add(out, "env-not-effective", r,
+			    json_pack("{s:s, s:s, s:s}", "variable", str(m, "variable"), "asked", str(m, "asked"), "effective",
+				      str(m, "effective")),
+			    "%s=%s did not take effect: %s%s%s says %s", str(m, "variable"), str(m, "asked"), *lib ? lib : "the library",
+			    *str(eff, "version") ? " " : "", str(eff, "version"), str(m, "effective"));
+	}
+}
+
 static void rule_expected(json_t *out, json_t *recs, json_t *summary)
 {
 	size_t i;
@@ -443,6 +487,7 @@ json_t *findings_eval(json_t *records, json_t *summary_cases)
 	rule_loaded(out, records);
 	rule_expected(out, records, summary_cases);
 	rule_scaling(out, records);
+	rule_env_effective(out, records);
 	/* deterministic: rule order, then suite and case (records of several runs arrive in any order) */
 	n = json_array_size(out);
 	v = xcalloc(n ? n : 1, sizeof(*v));

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/units.h"
 #include "cost.h"
 #include "escape.h"
 #include "terminal.h"
@@ -1367,7 +1368,7 @@ void html_render_index_group(struct strbuf *o, const char *name, const char *cha
 	if (!n)
 		return;
 	strbuf_addstr(o, "<div class=\"scroll\"><table class=\"latest\"><thead><tr><th>suite</th><th>case</th><th>latest</th>"
-			 "<th>unit</th><th>trend (oldest to latest)</th></tr></thead><tbody>\n");
+			 "<th>recorded unit</th><th>trend (oldest to latest)</th></tr></thead><tbody>\n");
 	json_object_foreach(sides[n - 1].records, k, rec) {
 		double v[64], lo = 1e300, hi = -1e300;
 		size_t m = 0, first = n > 64 ? n - 64 : 0;
@@ -1393,8 +1394,11 @@ void html_render_index_group(struct strbuf *o, const char *name, const char *cha
 			strbuf_addstr(o, "\">");
 			esc_html(o, str(rec, "status"));
 			strbuf_addstr(o, "</span>");
-		} else {
-			num(o, json_object_get(rec, "value"), "%.4g");
+		} else if (json_is_number(json_object_get(rec, "value"))) { /* re-prefixed as bench show prints it */
+			char buf[64];
+
+			units_format_scaled(buf, sizeof(buf), json_number_value(json_object_get(rec, "value")), str(rec, "unit"));
+			esc_html(o, buf);
 		}
 		strbuf_addstr(o, "</td><td>");
 		esc_html(o, str(rec, "unit"));

@@ -23,6 +23,7 @@
 #include "dashboard.h"
 #include "html.h"
 #include "sign.h"
+#include "summary.h"
 
 struct pub {
 	const char *path;
@@ -214,91 +215,605 @@ static void free_list(char **v, size_t n)
 	free(v);
 }
 
-/* Regenerates site/: every run's report, and the index grouped by name and channel with trends. Every path
- * written is added to *w. */
-static int site_build(const char *repo, int repofd, char *const *keys, struct written *w)
-{
-	struct compare_opts co = { 0.02, 0.01, 2000, 1, keys };
-	struct strbuf idx = STRBUF_INIT, dash = STRBUF_INIT;
-	struct compare_side *all = NULL; /* every run loaded, for the dashboard */
-	size_t nall = 0, all_alloc = 0;
-	char **names = NULL, *runs_dir = xstrfmt("%s/runs", repo);
-	size_t nn = list(&names, runs_dir);
-	int err = 0, site = -1, pages = -1;
+/* ---- the summaries, verdicts and site: O(new) per publish ---------------------------------------------------
+ *
+ * summaries/<sha256>.json (+ .samples.json): each published run summarised once, when published (summary.h);
+ * verdicts/<sha256 of machine, series, date>.json: compare's verdicts of a nightly date against the date before it
+ * in its series, made when a run of that date (or of the date before it) is published. Both are committed, written
+ * once. The site (site/) is generated into the work tree and kept out of the history (.git/info/exclude): the run
+ * page of a run is written when it is published, the index and the dashboard (the last 90 days or more, from the
+ * start of a quarter; archives/dashboard-YYYY-Qn.html for each quarter before it, written once) from the summaries. */
 
-	if ((err = open_dir_nofollow(&site, repofd, repo, "site")) < 0 ||
-	    (err = open_dir_nofollow(&pages, repofd, repo, "site/runs")) < 0)
-		goto cleanup;
+#define WINDOW_DAYS 90
+
+
+struct hist {
+	struct compare_side *s;
+	size_t n, alloc;
+	char (*date)[11];
+	const char **machine;
+	char **series;
+	long *day;
+	char (*sha)[65]; /* the bundle's, the summary's name */
+};
+
+static int site_add(const char *repo, int repofd, char *const *keys, const char *rel, const char *sha, struct written *w,
+		    struct hist *h);
+
+static const char *plan_channel(const struct compare_side *s)
+{
+	const char *c = json_string_value(json_object_get(s->plan, "channel"));
+
+	return c ? c : "";
+}
+
+static void hist_release(struct hist *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		compare_side_release(&h->s[i]);
+		free(h->series[i]);
+	}
+	free(h->s);
+	free(h->date);
+	free(h->machine);
+	free(h->series);
+	free(h->day);
+	free(h->sha);
+	memset(h, 0, sizeof(*h));
+}
+
+static long day_of(const char *date)
+{
+	int y = 1970, m = 1, d = 1;
+	long yy;
+	unsigned mm, dd, yoe, doy, doe;
+	long era;
+
+	sscanf(date, "%4d-%2d-%2d", &y, &m, &d);
+	yy = y - (m <= 2), mm = (unsigned)m, dd = (unsigned)d;
+	era = (yy >= 0 ? yy : yy - 399) / 400;
+	yoe = (unsigned)(yy - era * 400);
+	doy = (153 * (mm + (mm > 2 ? -3 : 9)) + 2) / 5 + dd - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (long)doe - 719468;
+}
+
+static json_t *load_json(const char *path)
+{
+	return json_load_file(path, JSON_DECODE_ANY, NULL);
+}
+
+/* one more run in the history: its summary (sha, the bundle's digest) */
+static void hist_push(struct hist *h, json_t *j, const char *sha)
+{
+	if (h->n == h->alloc) {
+		h->alloc = h->alloc ? 2 * h->alloc : 64;
+		h->s = xrealloc(h->s, h->alloc * sizeof(*h->s));
+		h->date = xrealloc(h->date, h->alloc * sizeof(*h->date));
+		h->machine = xrealloc(h->machine, h->alloc * sizeof(*h->machine));
+		h->series = xrealloc(h->series, h->alloc * sizeof(*h->series));
+		h->day = xrealloc(h->day, h->alloc * sizeof(*h->day));
+		h->sha = xrealloc(h->sha, h->alloc * sizeof(*h->sha));
+	}
+	if (summary_side_load(&h->s[h->n], j, NULL) == 0 && safe_component(h->s[h->n].label)) {
+		dashboard_run_facts(h->date[h->n], &h->machine[h->n], &h->series[h->n], &h->s[h->n]);
+		h->day[h->n] = day_of(h->date[h->n]);
+		memcpy(h->sha[h->n], sha, 64);
+		h->sha[h->n][64] = '\0';
+		h->n++;
+	} else {
+		compare_side_release(&h->s[h->n]);
+		bench_error_clear();
+	}
+}
+
+/* every summary under repo/summaries, without samples */
+static void hist_load(struct hist *h, const char *repo)
+{
+	char **f = NULL, *dir = xstrfmt("%s/summaries", repo);
+	size_t nf = list(&f, dir);
+
+	for (size_t i = 0; i < nf; i++) {
+		size_t l = strlen(f[i]);
+		char *path;
+		json_t *j;
+
+		if (l != 64 + 5 || strcmp(f[i] + 64, ".json"))
+			continue; /* <sha256>.json only: not the samples */
+		path = xstrfmt("%s/%s", dir, f[i]);
+		j = load_json(path);
+		free(path);
+		if (!j)
+			continue;
+		hist_push(h, j, f[i]);
+		json_decref(j);
+	}
+	free_list(f, nf);
+	free(dir);
+}
+
+/* The verdicts of date against the date before it in the series of machine, from the samples of those runs;
+ * written to verdicts/ (added to *w). Nothing when there is no date before it. */
+static int verdict_store(const char *repo, int repofd, struct hist *h, const char *machine,
+			 const char *series, const char *date, struct written *w)
+{
+	struct compare_opts co = { 0.02, 0.01, 2000, 1, NULL, NULL };
+	const char *prev = "";
+	struct compare_side *sd = NULL;
+	size_t ns = 0, *a = NULL, *b = NULL, na = 0, nb = 0;
+	int err = 0, vdir = -1;
+
+	for (size_t i = 0; i < h->n; i++)
+		if (!strcmp(h->machine[i], machine) && !strcmp(h->series[i], series) && strcmp(h->date[i], date) < 0 &&
+		    strcmp(h->date[i], prev) > 0)
+			prev = h->date[i];
+	if (!*prev)
+		return 0;
+	sd = xcalloc(h->n, sizeof(*sd));
+	a = xcalloc(h->n, sizeof(*a));
+	b = xcalloc(h->n, sizeof(*b));
+	for (size_t i = 0; i < h->n; i++) {
+		int isa = !strcmp(h->date[i], prev), isb = !strcmp(h->date[i], date);
+		const char *sha = h->sha[i];
+		char *sp, *pp;
+		json_t *sum, *smp;
+
+		if (!(isa || isb) || strcmp(h->machine[i], machine) || strcmp(h->series[i], series))
+			continue;
+		sp = xstrfmt("%s/summaries/%s.json", repo, sha);
+		pp = xstrfmt("%s/summaries/%s.samples.json", repo, sha);
+		sum = load_json(sp);
+		smp = load_json(pp);
+		if (sum && summary_side_load(&sd[ns], sum, smp) == 0) {
+			if (isa)
+				a[na++] = ns;
+			else
+				b[nb++] = ns;
+			ns++;
+		}
+		bench_error_clear();
+		json_decref(sum);
+		json_decref(smp);
+		free(sp);
+		free(pp);
+	}
+	if (na && nb) {
+		json_t *v = dashboard_verdicts(sd, a, na, b, nb, prev, date, &co);
+		char *key = dashboard_verdict_key(machine, series, date), hex[65], *name, *rel, *txt;
+
+		summary_sha256_str(hex, key);
+		json_object_set_new(v, "machine", json_string(machine));
+		json_object_set_new(v, "series", json_string(series));
+		name = xstrfmt("%s.json", hex);
+		rel = xstrfmt("verdicts/%s", name);
+		txt = json_dumps(v, JSON_SORT_KEYS | JSON_COMPACT);
+		if (!(err = open_dir_nofollow(&vdir, repofd, repo, "verdicts")) && !(err = write_at(vdir, rel, name, txt, strlen(txt))))
+			written_add(w, rel);
+		free(txt);
+		free(name);
+		free(rel);
+		free(key);
+		json_decref(v);
+	}
+	for (size_t i = 0; i < ns; i++)
+		compare_side_release(&sd[i]);
+	if (vdir >= 0)
+		close(vdir);
+	free(sd);
+	free(a);
+	free(b);
+	return err;
+}
+
+static int run_is_listed(const struct hist *h, size_t i, long from)
+{
+	return h->day[i] >= from;
+}
+
+/* the first day of the quarter holding day */
+static long quarter_start(long day, char label[16])
+{
+	time_t t = (time_t)day * 86400;
+	struct tm tm;
+	char d[48];
+	int q, y;
+
+	gmtime_r(&t, &tm);
+	q = (tm.tm_mon / 3) % 4;
+	y = (tm.tm_year + 1900) % 10000;
+	snprintf(d, sizeof(d), "%04d-%02d-01", y, q * 3 + 1);
+	if (label)
+		snprintf(label, 16, "%04d-Q%d", y, q + 1);
+	return day_of(d);
+}
+
+/* The dashboard: the runs of the last WINDOW_DAYS days, from the start of that quarter, and the latest runs of every
+ * other series that has none there (a stable reference line stays); each earlier quarter in its own archive page,
+ * written once. */
+static int dashboard_write(const char *repo, int repofd, int site, struct hist *h, const struct compare_opts *co)
+{
+	long last = 0, from;
+	struct compare_side *win = xcalloc(h->n ? h->n : 1, sizeof(*win));
+	size_t nw = 0;
+	json_t *verdicts = json_object(), *quarters = json_object();
+	struct strbuf dash = STRBUF_INIT, nav = STRBUF_INIT;
+	int err = 0, arch = -1;
+	char lab[16];
+	const char *ql;
+	json_t *qv;
+
+	for (size_t i = 0; i < h->n; i++)
+		last = h->day[i] > last ? h->day[i] : last;
+	from = quarter_start(last - (WINDOW_DAYS - 1), NULL);
+	for (size_t i = 0; i < h->n; i++) {
+		int keep = run_is_listed(h, i, from);
+
+		if (!keep && strcmp(plan_channel(&h->s[i]), "nightly")) {
+			keep = 1; /* the latest run of a non-nightly series on its machine stays, older than the window or not */
+			for (size_t j = 0; j < h->n && keep; j++)
+				keep = !(j != i && !strcmp(h->machine[j], h->machine[i]) && !strcmp(h->series[j], h->series[i]) &&
+					 strcmp(h->date[j], h->date[i]) > 0);
+		}
+		if (!keep) {
+			json_t *q;
+
+			quarter_start(h->day[i], lab);
+			if (!(q = json_object_get(quarters, lab)))
+				json_object_set_new(quarters, lab, q = json_array());
+			json_array_append_new(q, json_integer((json_int_t)i));
+			continue;
+		}
+		win[nw++] = h->s[i]; /* borrowed */
+		if (!strcmp(plan_channel(&h->s[i]), "nightly")) {
+			char *key = dashboard_verdict_key(h->machine[i], h->series[i], h->date[i]), hex[65];
+
+			if (!json_object_get(verdicts, key)) {
+				char *vp;
+				json_t *v;
+
+				summary_sha256_str(hex, key);
+				vp = xstrfmt("%s/verdicts/%s.json", repo, hex);
+				if ((v = load_json(vp)))
+					json_object_set_new(verdicts, key, v);
+				free(vp);
+			}
+			free(key);
+		}
+	}
+	if (json_object_size(quarters)) {
+		strbuf_addstr(&nav, "<p class=\"archives\">This page: from ");
+		{
+			time_t t = (time_t)from * 86400;
+			struct tm tm;
+			char d[16];
+
+			gmtime_r(&t, &tm);
+			strftime(d, sizeof(d), "%Y-%m-%d", &tm);
+			strbuf_addstr(&nav, d);
+		}
+		strbuf_addstr(&nav, ". Earlier quarters:");
+		json_object_foreach(quarters, ql, qv)
+			strbuf_addf(&nav, " <a href=\"archives/dashboard-%s.html\">%s</a>", ql, ql);
+		strbuf_addstr(&nav, "</p>\n");
+		if ((err = open_dir_nofollow(&arch, repofd, repo, "site/archives")) < 0)
+			goto cleanup;
+		json_object_foreach(quarters, ql, qv) { /* a quarter wholly before the window: its page once */
+			char *name = xstrfmt("dashboard-%s.html", ql), *rel = xstrfmt("site/archives/%s", name);
+			struct stat st;
+
+			if (fstatat(arch, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+				struct compare_side *qs = xcalloc(json_array_size(qv), sizeof(*qs));
+				json_t *ix;
+				struct strbuf page = STRBUF_INIT;
+				size_t k;
+
+				json_array_foreach(qv, k, ix)
+					qs[k] = h->s[json_integer_value(ix)];
+				{
+					/* the archive reads its stored verdicts like the dashboard does */
+					json_t *qv2 = json_object();
+
+					json_array_foreach(qv, k, ix) {
+						size_t i = (size_t)json_integer_value(ix);
+						char *key = dashboard_verdict_key(h->machine[i], h->series[i], h->date[i]), hex[65], *vp;
+						json_t *v;
+
+						summary_sha256_str(hex, key);
+						vp = xstrfmt("%s/verdicts/%s.json", repo, hex);
+						if (!json_object_get(qv2, key) && (v = load_json(vp)))
+							json_object_set_new(qv2, key, v);
+						free(vp);
+						free(key);
+					}
+					dashboard_render(&page, qs, json_array_size(qv), co, qv2, "<p class=\"archives\"><a href=\"../dashboard.html\">"
+							 "The latest dashboard</a>.</p>\n");
+					json_decref(qv2);
+				}
+				err = write_at(arch, rel, name, page.buf, page.len);
+				strbuf_release(&page);
+				free(qs);
+			}
+			free(name);
+			free(rel);
+			if (err)
+				goto cleanup;
+		}
+	}
+	dashboard_render(&dash, win, nw, co, verdicts, nav.len ? nav.buf : NULL);
+	err = write_at(site, "site/dashboard.html", "dashboard.html", dash.buf, dash.len);
+cleanup:
+	if (arch >= 0)
+		close(arch);
+	json_decref(verdicts);
+	json_decref(quarters);
+	strbuf_release(&dash);
+	strbuf_release(&nav);
+	free(win);
+	return err;
+}
+
+static int cmp_side_label(const void *a, const void *b)
+{
+	return strcmp(((const struct compare_side *)a)->label, ((const struct compare_side *)b)->label);
+}
+
+/* The index, grouped by manifest name and channel, from the summaries. */
+static int index_write(int site, struct hist *h)
+{
+	struct strbuf idx = STRBUF_INIT;
+	json_t *groups = json_object(), *g;
+	const char *gk;
+	int err;
+
 	html_page_open(&idx, "bench results");
 	strbuf_addstr(&idx, "<h1>bench results</h1>\n<p>Every run published here, grouped by manifest and channel. Each "
 			    "bundle is kept as signed under <code>runs/</code>; verify one with <code>bench verify</code>.</p>\n"
 			    "<p><a href=\"dashboard.html\">Dashboard</a>: what changed last night, every case over time per "
 			    "channel and machine.</p>\n");
-	for (size_t a = 0; a < nn && !err; a++) {
+	for (size_t i = 0; i < h->n; i++) {
+		const char *nm = json_string_value(json_object_get(h->s[i].plan, "name")),
+			   *ch = json_string_value(json_object_get(h->s[i].plan, "channel"));
+		char *k = xstrfmt("%s\x1f%s", nm ? nm : "", ch ? ch : "");
+
+		if (!(g = json_object_get(groups, k)))
+			json_object_set_new(groups, k, g = json_array());
+		json_array_append_new(g, json_integer((json_int_t)i));
+		free(k);
+	}
+	{
+		const char **ks = xcalloc(json_object_size(groups) + 1, sizeof(*ks));
+		size_t nk = 0;
+
+		json_object_foreach(groups, gk, g)
+			ks[nk++] = gk;
+		qsort(ks, nk, sizeof(*ks), cmp_str);
+		for (size_t q = 0; q < nk; q++) {
+			json_t *ix;
+			size_t k;
+			struct compare_side *gs;
+			char *nm = xstrdup(ks[q]), *ch = strchr(nm, '\x1f');
+
+			*ch++ = '\0';
+			g = json_object_get(groups, ks[q]);
+			gs = xcalloc(json_array_size(g) + 1, sizeof(*gs));
+			json_array_foreach(g, k, ix)
+				gs[k] = h->s[json_integer_value(ix)];
+			qsort(gs, json_array_size(g), sizeof(*gs), cmp_side_label);
+			html_render_index_group(&idx, nm, ch, gs, json_array_size(g));
+			free(gs);
+			free(nm);
+		}
+		free(ks);
+	}
+	strbuf_addstr(&idx, "</body></html>\n");
+	err = write_at(site, "site/index.html", "index.html", idx.buf, idx.len);
+	json_decref(groups);
+	strbuf_release(&idx);
+	return err;
+}
+
+/* A repository published before summaries existed: each bundle under runs/ summarised once (verified, as
+ * publish always did), in the order of run names (their UTC start). */
+static int summaries_migrate(const char *repo, int repofd, char *const *keys, const char *skip, struct written *w)
+{
+	char **names = NULL, *runs_dir = xstrfmt("%s/runs", repo), *sdir = xstrfmt("%s/summaries", repo);
+	size_t nn = list(&names, runs_dir), nall = 0, alloc = 0;
+	char **all = NULL;
+	struct stat st;
+	int err = 0;
+
+	if (stat(sdir, &st) == 0)
+		goto cleanup; /* migrated */
+	for (size_t a = 0; a < nn; a++) {
 		char **chans = NULL, *nd = xstrfmt("%s/%s", runs_dir, names[a]);
 		size_t nc = list(&chans, nd);
 
-		for (size_t c = 0; c < nc && !err; c++) {
+		for (size_t c = 0; c < nc; c++) {
 			char **files = NULL, *cd = xstrfmt("%s/%s", nd, chans[c]);
-			size_t nf = list(&files, cd), ns = 0;
-			struct compare_side *sides = xcalloc(nf ? nf : 1, sizeof(*sides));
+			size_t nf = list(&files, cd);
 
 			for (size_t f = 0; f < nf; f++) {
-				char *p;
 				size_t l = strlen(files[f]);
+				char *rel;
 
 				if (l <= strlen(".bench.tar.gz") || strcmp(files[f] + l - strlen(".bench.tar.gz"), ".bench.tar.gz"))
 					continue;
-				p = xstrfmt("%s/%s", cd, files[f]);
-				if (compare_load(&sides[ns], p, &co) == 0 && safe_component(sides[ns].label))
-					ns++;
-				else if (sides[ns].path)
-					compare_side_release(&sides[ns]);
-				bench_error_clear();
-				free(p);
+				rel = xstrfmt("runs/%s/%s/%s", names[a], chans[c], files[f]);
+				if (!strcmp(rel, skip)) {
+					free(rel);
+					continue;
+				}
+				ALLOC_GROW(all, nall + 1, alloc);
+				all[nall++] = rel;
 			}
-			html_render_index_group(&idx, names[a], chans[c], sides, ns);
-			for (size_t s = 0; s < ns && !err; s++) {
-				struct strbuf page = STRBUF_INIT;
-				char *name = xstrfmt("%s.html", sides[s].label), *rel = xstrfmt("site/runs/%s", name);
-
-				html_render_report(&page, &sides[s], 1, NULL);
-				if (!(err = write_at(pages, rel, name, page.buf, page.len)))
-					written_add(w, rel);
-				strbuf_release(&page);
-				free(name);
-				free(rel);
-			}
-			ALLOC_GROW(all, nall + ns, all_alloc);
-			memcpy(all + nall, sides, ns * sizeof(*sides)); /* kept for the dashboard, released below */
-			nall += ns;
-			free(sides);
 			free_list(files, nf);
 			free(cd);
 		}
 		free_list(chans, nc);
 		free(nd);
 	}
-	strbuf_addstr(&idx, "</body></html>\n");
-	if (!err && !(err = write_at(site, "site/index.html", "index.html", idx.buf, idx.len)))
-		written_add(w, "site/index.html");
-	if (!err) {
-		dashboard_render(&dash, all, nall, &co);
-		if (!(err = write_at(site, "site/dashboard.html", "dashboard.html", dash.buf, dash.len)))
-			written_add(w, "site/dashboard.html");
+	for (size_t i = 0; i < nall && !err; i++) {
+		char sha[65], *full = xstrfmt("%s/%s", repo, all[i]);
+
+		if (fs_sha256_file(sha, full) == 0 && site_add(repo, repofd, keys, all[i], sha, w, NULL) < 0)
+			bench_error_clear(); /* one that does not verify is left out, as the site always did */
+		free(full);
+	}
+	if (nall) { /* the verdicts of every nightly date against the one before it */
+		struct hist h = { 0 };
+		json_t *done = json_object();
+
+		hist_load(&h, repo);
+		for (size_t i = 0; i < h.n && !err; i++) {
+			char *key = dashboard_verdict_key(h.machine[i], h.series[i], h.date[i]);
+
+			if (!json_object_get(done, key) &&
+			    !strcmp(plan_channel(&h.s[i]), "nightly")) {
+				json_object_set_new(done, key, json_true());
+				err = verdict_store(repo, repofd, &h, h.machine[i], h.series[i], h.date[i], w);
+			}
+			free(key);
+		}
+		json_decref(done);
+		hist_release(&h);
 	}
 cleanup:
-	for (size_t s = 0; s < nall; s++)
-		compare_side_release(&all[s]);
-	free(all);
-	strbuf_release(&dash);
+	free_list(all, nall);
+	free_list(names, nn);
+	free(runs_dir);
+	free(sdir);
+	return err;
+}
+
+/* Adds the run at rel (a verified bundle in the repository, sha256 sha) to the summaries (committed: added to *w),
+ * writes its page once (site/runs/RUN.html, links relative to the page); with h (the history, which it joins), the
+ * verdicts its date changes (committed too). */
+static int site_add(const char *repo, int repofd, char *const *keys, const char *rel, const char *sha, struct written *w,
+		    struct hist *h)
+{
+	struct compare_opts co = { 0.02, 0.01, 2000, 0, keys, NULL };
+	struct compare_side side = COMPARE_SIDE_INIT;
+	json_t *sum = NULL, *smp = NULL;
+	char *full = xstrfmt("%s/%s", repo, rel), *name = NULL, *srel = NULL, *prel = NULL, *txt = NULL, *series = NULL;
+	const char *machine;
+	char date[11];
+	int err = 0, sdir = -1, site = -1, pages = -1;
+
+	if ((err = compare_load(&side, full, &co)) < 0)
+		goto cleanup;
+	if ((err = open_dir_nofollow(&sdir, repofd, repo, "summaries")) < 0 ||
+	    (err = open_dir_nofollow(&site, repofd, repo, "site")) < 0 ||
+	    (err = open_dir_nofollow(&pages, repofd, repo, "site/runs")) < 0)
+		goto cleanup;
+	sum = summary_of_side(&side, sha, rel);
+	smp = summary_samples_of_side(&side);
+	name = xstrfmt("%s.json", sha);
+	srel = xstrfmt("summaries/%s", name);
+	txt = json_dumps(sum, JSON_SORT_KEYS | JSON_COMPACT);
+	if ((err = write_at(sdir, srel, name, txt, strlen(txt))) < 0)
+		goto cleanup;
+	written_add(w, srel);
+	free(name), free(srel), free(txt);
+	name = xstrfmt("%s.samples.json", sha);
+	srel = xstrfmt("summaries/%s", name);
+	txt = json_dumps(smp, JSON_SORT_KEYS | JSON_COMPACT);
+	if ((err = write_at(sdir, srel, name, txt, strlen(txt))) < 0)
+		goto cleanup;
+	written_add(w, srel);
+	/* its page, once: links relative to site/runs/ */
+	{
+		struct strbuf page = STRBUF_INIT;
+		char *pname = xstrfmt("%s.html", side.label);
+
+		free(side.path);
+		side.path = xstrfmt("../../%s", rel);
+		prel = xstrfmt("site/runs/%s", pname);
+		html_render_report(&page, &side, 1, NULL);
+		err = write_at(pages, prel, pname, page.buf, page.len);
+		strbuf_release(&page);
+		free(pname);
+		if (err)
+			goto cleanup;
+	}
+	if (!h)
+		goto cleanup; /* summaries_migrate(): the verdicts once all are summarised */
+	hist_push(h, sum, sha);
+	/* the verdicts this run changes: its date against the one before, the date after it against its date */
+	dashboard_run_facts(date, &machine, &series, &side);
+	if (!strcmp(plan_channel(&side), "nightly")) {
+		const char *next = "";
+
+		if ((err = verdict_store(repo, repofd, h, machine, series, date, w)) < 0)
+			goto cleanup;
+		for (size_t i = 0; i < h->n; i++)
+			if (!strcmp(h->machine[i], machine) && !strcmp(h->series[i], series) && strcmp(h->date[i], date) > 0 &&
+			    (!*next || strcmp(h->date[i], next) < 0))
+				next = h->date[i];
+		if (*next && (err = verdict_store(repo, repofd, h, machine, series, next, w)) < 0)
+			goto cleanup;
+	}
+cleanup:
+	if (sdir >= 0)
+		close(sdir);
 	if (site >= 0)
 		close(site);
 	if (pages >= 0)
 		close(pages);
-	strbuf_release(&idx);
-	free_list(names, nn);
-	free(runs_dir);
+	compare_side_release(&side);
+	json_decref(sum);
+	json_decref(smp);
+	free(full);
+	free(name);
+	free(srel);
+	free(prel);
+	free(txt);
+	free(series);
+	return err;
+}
+
+/* The site from the history: a page missing (site/ removed, or a repository from before pages were written once)
+ * made again from its bundle, verified (every other page stays as written), the index and the dashboard. */
+static int site_render(const char *repo, int repofd, char *const *keys, struct hist *h)
+{
+	struct compare_opts co = { 0.02, 0.01, 2000, 0, keys, NULL };
+	int err = 0, site = -1, pages = -1;
+
+	if ((err = open_dir_nofollow(&site, repofd, repo, "site")) < 0 ||
+	    (err = open_dir_nofollow(&pages, repofd, repo, "site/runs")) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < h->n; i++) {
+		char *pname = xstrfmt("%s.html", h->s[i].label);
+		struct stat st;
+
+		if (fstatat(pages, pname, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			struct compare_side old = COMPARE_SIDE_INIT;
+			char *op = xstrfmt("%s/%s", repo, h->s[i].path), *orel = xstrfmt("site/runs/%s", pname);
+
+			if (compare_load(&old, op, &co) == 0) {
+				struct strbuf page = STRBUF_INIT;
+
+				free(old.path);
+				old.path = xstrfmt("../../%s", h->s[i].path);
+				html_render_report(&page, &old, 1, NULL);
+				err = write_at(pages, orel, pname, page.buf, page.len);
+				strbuf_release(&page);
+			}
+			bench_error_clear();
+			compare_side_release(&old);
+			free(op);
+			free(orel);
+		}
+		free(pname);
+		if (err)
+			goto cleanup;
+	}
+	if ((err = index_write(site, h)) < 0 || (err = dashboard_write(repo, repofd, site, h, &co)) < 0)
+		goto cleanup;
+cleanup:
+	if (site >= 0)
+		close(site);
+	if (pages >= 0)
+		close(pages);
 	return err;
 }
 
@@ -307,6 +822,28 @@ static int git_fail(const char *what, const char *repo)
 	const git_error *e = git_error_last();
 
 	return bench_error_set(BENCH_E_IO, "%s in '%s': %s", what, repo, e ? e->message : "unknown libgit2 error");
+}
+
+/* /site/ in the repository's info/exclude: generated, not committed */
+static int exclude_site(git_repository *r, const char *repo)
+{
+	char *dir = xstrfmt("%sinfo", git_repository_path(r)), *path = xstrfmt("%s/exclude", dir), *buf = NULL;
+	size_t len = 0;
+	int err = 0;
+
+	if (fs_read_file(&buf, &len, path, (size_t)1 << 20) < 0)
+		bench_error_clear();
+	if (!buf || (strncmp(buf, "/site/\n", 7) && !strstr(buf, "\n/site/\n"))) {
+		char *nb = xstrfmt("%s%s/site/\n", buf ? buf : "", buf && len && buf[len - 1] != '\n' ? "\n" : "");
+
+		if ((err = fs_mkdir_p(dir)) == 0 && (err = fs_write_file(path, nb, strlen(nb), 0644)) < 0)
+			err = bench_error_set(BENCH_E_IO, "cannot write '%s' in '%s'", "info/exclude", repo);
+		free(nb);
+	}
+	free(buf);
+	free(dir);
+	free(path);
+	return err;
 }
 
 /* Stages exactly the paths written (not whatever else lies in the work tree) and commits them. */
@@ -321,6 +858,11 @@ static int commit_written(git_repository *r, const char *repo, const struct writ
 
 	if (git_repository_index(&ix, r) < 0 || git_index_read(ix, 1) < 0) {
 		err = git_fail("cannot read the index", repo);
+		goto cleanup;
+	}
+	/* the generated site stays out of the history (a repository published by an older bench had it committed) */
+	if (git_index_remove_directory(ix, "site", 0) < 0) {
+		err = git_fail("cannot stage the published files", repo);
 		goto cleanup;
 	}
 	for (size_t i = 0; i < w->n; i++)
@@ -349,6 +891,8 @@ int publish_bundles(size_t *out_new, const char *repo, const char *const *bundle
 		    int allow_incomplete)
 {
 	struct pub *p = xcalloc(n ? n : 1, sizeof(*p));
+	struct hist hist = { 0 };
+	int hist_up = 0;
 	struct bundle_limits lim;
 	git_repository *r = NULL;
 	int err = 0, git_up = 0, repofd = -1;
@@ -423,6 +967,8 @@ int publish_bundles(size_t *out_new, const char *repo, const char *const *bundle
 		err = git_fail("cannot create a git repository", repo);
 		goto cleanup;
 	}
+	if ((err = exclude_site(r, repo)) < 0)
+		goto cleanup;
 	/* 3. one commit per new bundle, holding that bundle, its envelope and the site */
 	for (size_t i = 0; i < n; i++) {
 		char *dir = xstrfmt("runs/%s/%s", p[i].name, p[i].channel), *base = xstrfmt("%s.bench.tar.gz", p[i].run);
@@ -460,10 +1006,20 @@ int publish_bundles(size_t *out_new, const char *repo, const char *const *bundle
 		written_add(&w, env_rel);
 		msg = xstrfmt("publish %s (channel %s) signed by %s\n\nmanifest: %s\nbundle: %s\n", p[i].run, p[i].channel,
 			      p[i].keyid, p[i].name, p[i].rel);
-		if ((err = site_build(repo, repofd, keys, &w)) < 0 || (err = commit_written(r, repo, &w, msg)) < 0) {
-			/* not published: the bundle does not stay in the work tree to pass for published next time */
+		if (!hist_up) { /* the history, read once per call, from the summaries (made first where missing) */
+			if ((err = summaries_migrate(repo, repofd, keys, p[i].rel, &w)) == 0)
+				hist_load(&hist, repo);
+			hist_up = 1;
+		}
+		if (err < 0 || (err = site_add(repo, repofd, keys, p[i].rel, p[i].vr.sha256, &w, &hist)) < 0 ||
+		    (err = commit_written(r, repo, &w, msg)) < 0) {
+			/* not published: the bundle (and its summary) does not stay in the work tree to pass for published
+			 * next time */
 			unlinkat(dfd, base, 0);
 			unlinkat(dfd, env_base, 0);
+			for (size_t k = 0; k < w.n; k++)
+				if (!strncmp(w.v[k], "summaries/", 10))
+					unlinkat(repofd, w.v[k], 0);
 			goto next;
 		}
 		(*out_new)++;
@@ -480,7 +1036,11 @@ next:
 		if (err)
 			goto cleanup;
 	}
+	/* the site, once for every bundle of this call: it is not committed */
+	if (hist_up)
+		err = site_render(repo, repofd, keys, &hist);
 cleanup:
+	hist_release(&hist);
 	git_repository_free(r);
 	if (git_up)
 		git_libgit2_shutdown();

@@ -16,6 +16,8 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/strbuf.h"
+#include "core/strvec.h"
+#include "manifest/lock.h"
 #include "sign.h"
 
 #define BUNDLE_SUFFIX ".bench.tar.gz"
@@ -82,6 +84,152 @@ static void list_run(json_t *e, const char *path)
 	free(status);
 }
 
+/* ---- the verification cache ------------------------------------------------------------------------------------
+ * $BENCH_HOME/cache/ls/<digest of the directory's real path>.json: per bundle name, what a full verification found,
+ * under the identity of the bundle and its envelope (device, inode, size, mtime and ctime, to the nanosecond) and of
+ * the keys it was verified against. Any write to either file, a rename over it or a chmod moves its ctime, which no
+ * user can set back: such a bundle is verified afresh. Only successful verifications are kept; a bundle that does
+ * not verify is verified again on every listing. */
+
+struct ls_cache {
+	char *path;       /* the cache file, NULL: no cache */
+	char *keyring;    /* digest of the keys verifications are made with */
+	json_t *old;      /* the entries read (name -> {id, entry}) */
+	json_t *now;      /* the entries of this listing */
+	int reuse;        /* 0: --verify, every bundle verified afresh */
+};
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void file_id(struct strbuf *sb, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		strbuf_addf(sb, "%llu:%llu:%lld:%lld.%09ld:%lld.%09ld;", (unsigned long long)st.st_dev,
+			    (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			    st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+	else
+		strbuf_addstr(sb, "-;");
+}
+
+static void keyring_add(struct strbuf *sb, const char *path)
+{
+	char *buf = NULL, sha[65];
+	size_t len;
+
+	strbuf_addf(sb, "%s\n", path);
+	if (fs_read_file(&buf, &len, path, 1u << 20) == 0) {
+		lock_sha256_hex(sha, buf, len);
+		strbuf_addf(sb, "%s\n", sha);
+	}
+	free(buf);
+}
+
+static void ls_cache_open(struct ls_cache *c, const char *dir, char *const *keys, int reuse)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char real[4096], sha[65];
+
+	memset(c, 0, sizeof(*c));
+	c->now = json_object();
+	c->reuse = reuse;
+	if (!realpath(dir, real))
+		return;
+	if (keys) {
+		for (size_t i = 0; keys[i]; i++)
+			keyring_add(&sb, keys[i]);
+	} else { /* the trusted keys: $BENCH_HOME's own and those in trusted/ */
+		char *t = xstrfmt("%s/trusted", sign_home()), *own = xstrfmt("%s/signing.pub.pem", sign_home());
+		struct strvec names = STRVEC_INIT;
+		DIR *d = opendir(t);
+		struct dirent *de;
+
+		keyring_add(&sb, own);
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.')
+				strvec_push(&names, de->d_name);
+		if (d)
+			closedir(d);
+		qsort(names.v, names.n, sizeof(*names.v), str_cmp);
+		for (size_t i = 0; i < names.n; i++) {
+			char *k = xstrfmt("%s/%s", t, names.v[i]);
+
+			keyring_add(&sb, k);
+			free(k);
+		}
+		strvec_release(&names);
+		free(t);
+		free(own);
+	}
+	lock_sha256_hex(sha, sb.buf ? sb.buf : "", sb.len);
+	c->keyring = xstrdup(sha);
+	lock_sha256_hex(sha, real, strlen(real));
+	c->path = xstrfmt("%s/cache/ls/%.32s.json", fs_bench_home(), sha);
+	if (reuse) {
+		json_t *j = json_load_file(c->path, 0, NULL);
+
+		if (j && !strcmp(json_string_value(json_object_get(j, "keyring")) ? json_string_value(json_object_get(j, "keyring")) : "", c->keyring))
+			c->old = json_incref(json_object_get(j, "bundles"));
+		json_decref(j);
+	}
+	strbuf_release(&sb);
+}
+
+static char *bundle_id(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *env = xstrfmt("%s.intoto.jsonl", path);
+
+	file_id(&sb, path);
+	file_id(&sb, env);
+	free(env);
+	return strbuf_detach(&sb);
+}
+
+/* The cached entry of bundle name at path, or NULL when there is none for the files as they are now. */
+static json_t *ls_cache_get(struct ls_cache *c, const char *name, const char *id)
+{
+	json_t *o = json_object_get(c->old, name);
+	const char *was = json_string_value(json_object_get(o, "id"));
+
+	if (!c->reuse || !was || strcmp(was, id) || !json_is_object(json_object_get(o, "entry")))
+		return NULL;
+	json_object_set(c->now, name, o);
+	return json_deep_copy(json_object_get(o, "entry"));
+}
+
+static void ls_cache_put(struct ls_cache *c, const char *name, const char *id, json_t *e)
+{
+	if (c->path && !strcmp(json_string_value(json_object_get(e, "verify")) ? json_string_value(json_object_get(e, "verify")) : "",
+			       "verified"))
+		json_object_set_new(c->now, name, json_pack("{s:s, s:O}", "id", id, "entry", e));
+}
+
+/* Writes the cache when it changed (bundles gone drop out of it); a cache that cannot be written is no error. */
+static void ls_cache_close(struct ls_cache *c)
+{
+	if (c->path && !json_equal(c->old ? c->old : json_object(), c->now)) {
+		json_t *j = json_pack("{s:s, s:s, s:O}", "schema", "bench.ls-cache/v1", "keyring", c->keyring, "bundles", c->now);
+		char *text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS), *dir = xstrfmt("%s/cache/ls", fs_bench_home());
+		char *tmp = xstrfmt("%s.%d.tmp", c->path, (int)getpid());
+
+		if (text && fs_mkdir_p(dir) == 0 && fs_write_file(tmp, text, strlen(text), 0644) == 0 && rename(tmp, c->path) != 0)
+			unlink(tmp);
+		free(text);
+		free(dir);
+		free(tmp);
+		json_decref(j);
+	}
+	free(c->path);
+	free(c->keyring);
+	json_decref(c->old);
+	json_decref(c->now);
+}
+
 static void list_bundle(json_t *e, const char *path, char *const *keys)
 {
 	static const char *const names[] = { "plan.json", "status.json", NULL };
@@ -141,16 +289,18 @@ static int cmp_entry(const void *a, const void *b)
 	return strcmp(json_string_value(json_object_get(x, "name")), json_string_value(json_object_get(y, "name")));
 }
 
-int runlist_collect(json_t **out, const char *dir, char *const *keys)
+int runlist_collect(json_t **out, const char *dir, char *const *keys, int verify)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	json_t **v = NULL, *arr;
 	size_t n = 0;
+	struct ls_cache cache;
 
 	*out = NULL;
 	if (!d)
 		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", dir, strerror(errno));
+	ls_cache_open(&cache, dir, keys, !verify);
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		char *path;
@@ -164,7 +314,7 @@ int runlist_collect(json_t **out, const char *dir, char *const *keys)
 			free(path);
 			continue;
 		}
-		if (S_ISDIR(st.st_mode)) {
+		if (S_ISDIR(st.st_mode) && !(l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX))) {
 			char *a = xstrfmt("%s/status.json", path), *b = xstrfmt("%s/plan.json", path), *c = xstrfmt("%s/summary.json", path);
 			int is_run = !access(a, F_OK) || !access(b, F_OK) || !access(c, F_OK);
 
@@ -177,9 +327,23 @@ int runlist_collect(json_t **out, const char *dir, char *const *keys)
 			}
 			e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "run", "path", path);
 			list_run(e, path);
-		} else if (S_ISREG(st.st_mode) && l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX)) {
-			e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "bundle", "path", path);
-			list_bundle(e, path, keys);
+		} else if (l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX)) {
+			char *id;
+
+			if (!S_ISREG(st.st_mode)) { /* a FIFO, device or directory named like a bundle: listed as an error, never cached */
+				e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "bundle", "path", path);
+				if (!json_object_set_new(e, "verify", json_string("UNVERIFIED")))
+					json_object_set_new(e, "error", json_string("not a regular file"));
+			} else if ((e = ls_cache_get(&cache, de->d_name, (id = bundle_id(path))))) { /* as listed now: this path */
+				json_object_set_new(e, "path", json_string(path));
+				json_object_set_new(e, "cached", json_true());
+				free(id);
+			} else {
+				e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "bundle", "path", path);
+				list_bundle(e, path, keys);
+				ls_cache_put(&cache, de->d_name, id, e);
+				free(id);
+			}
 		} else {
 			free(path);
 			continue;
@@ -189,6 +353,7 @@ int runlist_collect(json_t **out, const char *dir, char *const *keys)
 		v[n++] = e;
 	}
 	closedir(d);
+	ls_cache_close(&cache);
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_entry);
 	arr = json_array();

@@ -27,6 +27,7 @@
 #include <mpi.h>
 #endif
 
+#include "../common/ccllog.h"
 #include "../common/dtype.h"
 #include "../common/gpu.h"
 #include "../common/record.h"
@@ -55,6 +56,11 @@ static const char *const usage = "bench-coll --config CASES.json  (under mpirun:
 #define COLL_NO_BACKEND __attribute__((unused)) /* built with neither: every case fails with the reason, none runs */
 #else
 #define COLL_NO_BACKEND
+#endif
+#ifdef BENCH_CCL
+#define COLL_CCL_ONLY
+#else
+#define COLL_CCL_ONLY __attribute__((unused)) /* the debug-log capture serves NCCL/RCCL alone */
 #endif
 
 COLL_NO_BACKEND static int fault_wrong(int rank)
@@ -144,7 +150,7 @@ struct outcome {
 /* One rank's telemetry over a case's timed loop, as numbers a team sum carries: rank r fills slot r of an n x TEL_K
  * vector of zeros, and the sum hands every slot to rank 0. */
 enum { TEL_ACTIVE, TEL_OK, TEL_N, TEL_SM_MIN, TEL_SM_MEDIAN, TEL_SM_MAX, TEL_POWER, TEL_TEMP_MAX, TEL_REASONS_LO,
-       TEL_REASONS_HI, TEL_WINDOW_MS, TEL_K };
+       TEL_REASONS_HI, TEL_WINDOW_MS, TEL_ENERGY_OK, TEL_ENERGY_J, TEL_K };
 
 struct backend {
 	const char *name;
@@ -652,6 +658,8 @@ static void ccl_window_end(void *ctx, double *slot)
 		slot[TEL_REASONS_LO] = (double)(s.reasons & 0xffffffffULL); /* 32 bits each: exact in a double */
 		slot[TEL_REASONS_HI] = (double)(s.reasons >> 32);
 		slot[TEL_WINDOW_MS] = s.window_ms;
+		slot[TEL_ENERGY_OK] = s.energy_ok;
+		slot[TEL_ENERGY_J] = s.energy_j;
 	}
 }
 
@@ -690,6 +698,8 @@ static json_t *ccl_telemetry_json(void *ctx, const double *all, int n)
 		s->temp_c_max = v[TEL_TEMP_MAX];
 		s->reasons = (unsigned long long)v[TEL_REASONS_LO] | (unsigned long long)v[TEL_REASONS_HI] << 32;
 		s->window_ms = v[TEL_WINDOW_MS];
+		s->energy_ok = v[TEL_ENERGY_OK] != 0;
+		s->energy_j = v[TEL_ENERGY_J];
 	}
 	out = telemetry_combined_json(per, k);
 	free(per);
@@ -938,7 +948,81 @@ struct shared {
 #ifdef BENCH_CCL
 	ncclUniqueId id;
 #endif
+	struct ccl_capture *cap; /* NCCL/RCCL's debug log, read back by rank 0 (NULL: not captured) */
 };
+
+/* The library's own account of what it chose (docs/manifest-format.md, "Effective configuration"): NCCL_DEBUG=INFO
+ * with CCLLOG_SUBSYS into the run's logs (the cases file's "ccl_log": a path prefix under logs/), never the
+ * terminal; rank 0 reads what was added since the last case after each case. A stack that sets NCCL_DEBUG_FILE
+ * keeps its own and nothing is read. */
+extern char **environ;
+
+struct ccl_capture {
+	char path[1024];
+	char why[256]; /* why nothing is captured ("" when it is) */
+	long off;      /* how far rank 0 has read */
+	json_t *base;  /* the facts so far (everything but the last case's collectives) */
+};
+
+COLL_CCL_ONLY static void ccl_capture_setup(struct ccl_capture *cap, json_t *root, int rank, int mpi)
+{
+	const char *prefix = json_string_value(json_object_get(root, "ccl_log"));
+
+	memset(cap, 0, sizeof(*cap));
+	if (getenv("NCCL_DEBUG_FILE")) {
+		snprintf(cap->why, sizeof(cap->why), "the stack sets NCCL_DEBUG_FILE=%.200s: its log is its own",
+			 getenv("NCCL_DEBUG_FILE"));
+		return;
+	}
+	if (!prefix || !*prefix) {
+		snprintf(cap->why, sizeof(cap->why), "no log path in the cases file (ccl_log)");
+		return;
+	}
+	if (mpi)
+		snprintf(cap->path, sizeof(cap->path), "%s.rank%d.log", prefix, rank);
+	else
+		snprintf(cap->path, sizeof(cap->path), "%s.log", prefix);
+	/* before the library's first call: it reads these once */
+	setenv("NCCL_DEBUG", "INFO", 1);
+	setenv("NCCL_DEBUG_SUBSYS", CCLLOG_SUBSYS, 1);
+	setenv("NCCL_DEBUG_FILE", cap->path, 1);
+	cap->base = json_object();
+}
+
+/* The record's extra.ccl_effective: what the log says up to now, this case's collective calls, and the variables
+ * asked that did not take effect. New reference. */
+COLL_NO_BACKEND static json_t *ccl_capture_case(struct ccl_capture *cap)
+{
+	size_t len = 0, n = 0;
+	long end = cap->off;
+	char *text;
+	json_t *out;
+	const char **env;
+
+	if (!cap->base)
+		return json_pack("{s:b, s:s}", "captured", 0, "why", cap->why);
+	if ((text = ccllog_read(cap->path, cap->off, &len, &end))) {
+		ccllog_parse_into(cap->base, text, len);
+		cap->off = end;
+		free(text);
+	}
+	out = json_deep_copy(cap->base);
+	json_array_clear(json_object_get(cap->base, "collectives")); /* the next case's calls are its own */
+	if (!json_object_get(out, "collectives"))
+		json_object_set_new(out, "collectives", json_array());
+	for (char **e = environ; *e; e++)
+		n++;
+	env = calloc(n + 1, sizeof(*env));
+	n = 0;
+	for (char **e = environ; env && *e; e++)
+		if (strncmp(*e, "NCCL_DEBUG", 10)) /* ours */
+			env[n++] = *e;
+	json_object_set_new(out, "not_effective", ccllog_not_effective(out, env, env ? n : 0));
+	free(env);
+	json_object_set_new(out, "captured", json_true());
+	json_object_set_new(out, "log", json_string(strrchr(cap->path, '/') ? strrchr(cap->path, '/') + 1 : cap->path));
+	return out;
+}
 
 static double to_busbw(double ms, void *arg)
 {
@@ -962,6 +1046,8 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 	if (c->op == OP_ALL_TO_ALL && sh->a2a_call)
 		record_add_extra(rec, "call", json_string(sh->a2a_call));
 	record_add_extra(rec, "nranks", json_integer(t->n));
+	if (sh->cap)
+		record_add_extra(rec, "ccl_effective", ccl_capture_case(sh->cap));
 	if (o->telemetry) /* extra.energy follows from it (record_emit) */
 		record_add_extra(rec, "telemetry", json_incref(o->telemetry));
 	if (sh->nodes) {
@@ -979,6 +1065,7 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 
 		record_set_samples(rec, "busbw_gbps", "GB/s", o->iter_ms, o->nsamples, to_busbw, f);
 		record_add_extra(rec, "iters_per_sample", json_integer(c->every));
+		record_add_extra(rec, "timed_calls", json_integer(c->iters)); /* extra.energy: the counter per iteration */
 		record_add_extra(rec, "bytes", json_integer((json_int_t)o->sz.bytes));
 		record_add_extra(rec, "count", json_integer((json_int_t)(c->op == OP_ALL_REDUCE || c->op == OP_BROADCAST ? o->sz.in_count : o->sz.chunk)));
 		record_add_extra(rec, "in_place", json_boolean(c->in_place));
@@ -1004,7 +1091,7 @@ static void emit(struct team *t, const struct shared *sh, size_t ci, const struc
 								"iters_per_sample iterations)"));
 		record_add_extra(rec, "algorithm", json_null());
 		record_add_extra(rec, "algorithm_note", json_string("the library does not report its algorithm/protocol through "
-								    "its API; NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING shows it in the log"));
+								    "its API: its debug log does (extra.ccl_effective)"));
 		if (c->check) {
 			record_add_extra(rec, "wrong", json_integer(o->wrong));
 			record_add_extra(rec, "check", json_string(o->wrong ? "wrong" : "ok"));
@@ -1229,7 +1316,10 @@ int main(int argc, char **argv)
 	} else {
 #ifdef BENCH_CCL
 		int ndev = 0, v = 0;
+		static struct ccl_capture cap;
 
+		ccl_capture_setup(&cap, cfg.root, rank, sh.use_mpi_team && world > 1);
+		sh.cap = &cap;
 		ncclGetVersion(&v);
 		snprintf(ver, sizeof(ver), "%s %d.%d.%d", CCL_NAME, v / 10000, (v / 100) % 100, v % 100);
 		sh.version = ver;
@@ -1296,6 +1386,7 @@ int main(int argc, char **argv)
 			pthread_barrier_destroy(&bar);
 		}
 		json_decref(sh.device);
+		json_decref(cap.base);
 #else
 		(void)ver;
 		fail_all(&sh, "this bench-coll was built without a GPU toolkit and NCCL/RCCL");

@@ -124,15 +124,20 @@ int dobench_steady_warmup(struct dobench_warm *out, double estimate_ms, const st
 	for (;;) {
 		double ms = 0;
 
+		/* the loop that is timed: each call after a flush when o->flush, so the state detected is the state timed */
 		TRY(clk->mark_start(clk->ctx, 0));
-		for (size_t i = 0; i < per_burst; i++)
+		for (size_t i = 0; i < per_burst; i++) {
+			if (o->flush)
+				TRY(fn->flush(fn->ctx));
 			TRY(fn->call(fn->ctx));
+		}
 		TRY(clk->mark_end(clk->ctx, 0));
 		TRY(clk->sync(clk->ctx));
 		TRY(clk->elapsed_ms(clk->ctx, 0, &ms));
 		now += ms;
 		out->n_calls += per_burst;
 		out->n_bursts++;
+		out->per_call_ms = ms / (double)per_burst;
 		/* the estimate may come from an idle board (a few times slower than under load): the next burst is sized
 		 * from this one's own rate, so bursts last ~burst_ms whatever the clock was at the start */
 		if (ms > 0)
@@ -203,17 +208,19 @@ cleanup:
 	return err;
 }
 
-int dobench_timed(double *samples, size_t n, const struct dobench_opts *o, const struct dobench_fn *fn,
-		  const struct dobench_clock *clk)
+int dobench_timed_loop(double *samples, double *loop_ms, size_t n, const struct dobench_opts *o,
+		       const struct dobench_fn *fn, const struct dobench_clock *clk)
 {
 	const struct dobench_probe *pr = o->probe;
 	int err = 0, open = 0;
 
-	TRY(clk->reserve(clk->ctx, n));
+	/* slot n spans the whole loop, flushes included: the figure the warm-up's bursts are compared with */
+	TRY(clk->reserve(clk->ctx, n + 1));
 	if (pr && pr->timed) {
 		TRY(pr->timed(pr->ctx, 1));
 		open = 1;
 	}
+	TRY(clk->mark_start(clk->ctx, n));
 	for (size_t i = 0; i < n; i++) {
 		if (o->flush)
 			TRY(fn->flush(fn->ctx));
@@ -221,13 +228,22 @@ int dobench_timed(double *samples, size_t n, const struct dobench_opts *o, const
 		TRY(fn->call(fn->ctx));
 		TRY(clk->mark_end(clk->ctx, i));
 	}
+	TRY(clk->mark_end(clk->ctx, n));
 	TRY(clk->sync(clk->ctx));
 	for (size_t i = 0; i < n; i++)
 		TRY(clk->elapsed_ms(clk->ctx, i, &samples[i]));
+	if (loop_ms)
+		TRY(clk->elapsed_ms(clk->ctx, n, loop_ms));
 cleanup:
 	if (open)
 		pr->timed(pr->ctx, 0);
 	return err;
+}
+
+int dobench_timed(double *samples, size_t n, const struct dobench_opts *o, const struct dobench_fn *fn,
+		  const struct dobench_clock *clk)
+{
+	return dobench_timed_loop(samples, NULL, n, o, fn, clk);
 }
 
 int dobench_run(struct dobench_result *out, const struct dobench_opts *o, const struct dobench_fn *fn,
@@ -255,7 +271,7 @@ int dobench_run(struct dobench_result *out, const struct dobench_opts *o, const 
 		err = -1;
 		goto cleanup;
 	}
-	TRY(dobench_timed(out->samples_ms, out->n_repeat, o, fn, clk));
+	TRY(dobench_timed_loop(out->samples_ms, &out->loop_ms, out->n_repeat, o, fn, clk));
 	out->n = out->n_repeat;
 cleanup:
 	if (err)

@@ -11,7 +11,8 @@
  * start/end mark.
  *
  * Modes: burst is the schedule above, unchanged. steady replaces the warm-up: after the estimate, the operation
- * runs in bursts of ~burst_ms (each timed on the clock, without flush), the probe is read after each, and the
+ * runs in bursts of ~burst_ms of the loop that is timed (each call after a flush when o->flush; each burst timed on
+ * the clock as a whole), the probe is read after each, and the
  * warm-up ends when the medians of the SM clock and of the power over the last window_ms of sustained load are
  * within clock_tol and power_tol of their medians over the window before (after at least min_ms; at most
  * budget_ms): under a power cap the clock swings from probe to probe, but its median holds. Each burst is sized from
@@ -86,6 +87,7 @@ struct dobench_warm {
 	size_t n_calls, n_bursts;
 	double estimate_ms;       /* the estimate taken again after the warm-up (flush included when o->flush) */
 	double estimate_first_ms; /* the one it was given, from before the warm-up, which sized only the first burst */
+	double per_call_ms;       /* the last burst's time per call, flush included when o->flush */
 	char method[256];
 };
 
@@ -94,6 +96,7 @@ struct dobench_result {
 	size_t n_warmup, n_repeat;
 	double *samples_ms;
 	size_t n;
+	double loop_ms; /* the timed loop begin to end, flushes and gaps included (loop_ms / n: per call) */
 	enum dobench_mode mode;
 	struct dobench_warm warm; /* steady mode only */
 };
@@ -123,6 +126,10 @@ int dobench_steady_warmup(struct dobench_warm *out, double estimate_ms, const st
 			  const struct dobench_fn *fn, const struct dobench_clock *clk);
 int dobench_timed(double *samples, size_t n, const struct dobench_opts *o, const struct dobench_fn *fn,
 		  const struct dobench_clock *clk);
+/* The same, and *loop_ms (when not NULL) = the whole loop on the clock, begin to end, flushes included (one clock
+ * slot more: n + 1 are reserved). */
+int dobench_timed_loop(double *samples, double *loop_ms, size_t n, const struct dobench_opts *o,
+		       const struct dobench_fn *fn, const struct dobench_clock *clk);
 /* The detector: given probes at sustained-load times t[0..n) (increasing), is the last window steady? */
 int dobench_steady_check(const double *t, const double *sm_mhz, const double *power_w, size_t n,
 			 const struct dobench_steady *s);

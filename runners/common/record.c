@@ -170,10 +170,11 @@ void record_add_extra(json_t *rec, const char *key, json_t *value)
 void record_add_energy(json_t *rec)
 {
 	json_t *extra = json_object_get(rec, "extra"), *tel = json_object_get(extra, "telemetry"), *arr, *v, *e, *pw;
+	json_t *counter;
 	const char *status = json_string_value(json_object_get(rec, "status"));
 	const char *unit = json_string_value(json_object_get(rec, "unit"));
-	double power, value, *ms, t;
-	size_t n = 0, i;
+	double power, value, *ms, t, joules, epower;
+	size_t n = 0, i, calls;
 	struct stats st;
 
 	if (!json_is_object(tel) || json_object_get(extra, "energy"))
@@ -203,7 +204,22 @@ void record_add_energy(json_t *rec)
 	stats_compute(&st, ms, n);
 	free(ms);
 	t = st.median;
-	e = json_pack("{s:b, s:f, s:f, s:f}", "available", 1, "power_w", power, "time_ms", t, "joules", power * t / 1e3);
+	/* the energy counter over the timed window, per call, where the telemetry has one; the estimate beside it */
+	calls = json_array_size(arr);
+	if (json_is_integer(json_object_get(extra, "timed_calls")) && json_integer_value(json_object_get(extra, "timed_calls")) > 0)
+		calls = (size_t)json_integer_value(json_object_get(extra, "timed_calls")); /* a sample of several calls */
+	counter = json_object_get(tel, "energy_j");
+	joules = power * t / 1e3;
+	e = json_pack("{s:b, s:s, s:f, s:f, s:f, s:f}", "available", 1, "method", "power x time", "power_w", power,
+		      "time_ms", t, "joules", joules, "joules_estimate", joules);
+	if (json_is_number(counter) && json_number_value(counter) > 0 && calls > 0) {
+		joules = json_number_value(counter) / (double)calls;
+		json_object_set_new(e, "method", json_string("counter"));
+		json_object_set_new(e, "joules", json_real(joules));
+		json_object_set_new(e, "joules_counter", json_real(joules));
+		json_object_set_new(e, "counter_j", json_real(json_number_value(counter)));
+		json_object_set_new(e, "calls", json_integer((json_int_t)calls));
+	}
 	if (json_is_integer(json_object_get(tel, "gpus")))
 		json_object_set(e, "gpus", json_object_get(tel, "gpus"));
 	if (json_is_number(json_object_get(tel, "window_ms"))) {
@@ -222,14 +238,16 @@ void record_add_energy(json_t *rec)
 			json_object_set_new(e, "power_window_note", json_string(note));
 		}
 	}
+	/* the work of one call (value x the median time) per joule of one call */
+	epower = joules / (t / 1e3);
 	value = json_number_value(json_object_get(rec, "value"));
 	if (json_is_number(json_object_get(rec, "value")) && value > 0 && unit) {
 		if (!strcmp(unit, "TFLOP/s"))
-			json_object_set_new(e, "tflop_per_joule", json_real(value / power));
+			json_object_set_new(e, "tflop_per_joule", json_real(value / epower));
 		else if (!strcmp(unit, "TB/s"))
-			json_object_set_new(e, "gb_per_joule", json_real(1e3 * value / power));
+			json_object_set_new(e, "gb_per_joule", json_real(1e3 * value / epower));
 		else if (!strcmp(unit, "GB/s")) /* collectives: bus bandwidth, GB of bus traffic per joule */
-			json_object_set_new(e, "gb_per_joule", json_real(value / power));
+			json_object_set_new(e, "gb_per_joule", json_real(value / epower));
 	}
 	record_add_extra(rec, "energy", e);
 }
@@ -259,14 +277,19 @@ void record_emit(json_t *rec)
 
 void record_add_timing(json_t *rec, const struct dobench_result *r)
 {
+	json_t *t;
+
 	if (r->mode == DOBENCH_STEADY)
-		record_add_extra(rec, "timing", json_pack("{s:s, s:b, s:f, s:s, s:I, s:f}", "mode", "steady",
-							  "steady_reached", r->warm.steady_reached, "steady_after_ms",
-							  r->warm.steady_after_ms, "method", r->warm.method, "warmup_calls",
-							  (json_int_t)r->warm.n_calls, "estimate_before_warmup_ms",
-							  r->warm.estimate_first_ms));
+		t = json_pack("{s:s, s:b, s:f, s:s, s:I, s:f}", "mode", "steady", "steady_reached", r->warm.steady_reached,
+			      "steady_after_ms", r->warm.steady_after_ms, "method", r->warm.method, "warmup_calls",
+			      (json_int_t)r->warm.n_calls, "estimate_before_warmup_ms", r->warm.estimate_first_ms);
 	else
-		record_add_extra(rec, "timing", json_pack("{s:s, s:b, s:n, s:s}", "mode", "burst", "steady_reached", 0,
-							  "steady_after_ms", "method",
-							  "burst: Triton's do_bench schedule (warm-up budget, then the timed calls)"));
+		t = json_pack("{s:s, s:b, s:n, s:s}", "mode", "burst", "steady_reached", 0, "steady_after_ms", "method",
+			      "burst: Triton's do_bench schedule (warm-up budget, then the timed calls)");
+	/* the warm-up's loop against the timed loop, per call and flushes included: the same loop runs in both */
+	if (r->mode == DOBENCH_STEADY && r->warm.per_call_ms > 0)
+		json_object_set_new(t, "warmup_per_call_ms", json_real(r->warm.per_call_ms));
+	if (r->loop_ms > 0 && r->n > 0)
+		json_object_set_new(t, "timed_per_call_ms", json_real(r->loop_ms / (double)r->n));
+	record_add_extra(rec, "timing", t);
 }

@@ -57,15 +57,21 @@ void record_emit(json_t *rec);
 /* NVML's power reading on Ampere (but GA100) and newer, Hopper included, is the average of the last second: a
  * timed window shorter than this from NVML gets extra.energy.power_window_note. */
 #define RECORD_POWER_AVERAGE_MS 1000.0
-/* extra.energy from the record's extra.telemetry (docs/manifest-format.md, "Energy"): per rep (one timed call),
- * joules = the timed window's board power (W) x the median of samples_ms (s), where the power is
+/* extra.energy from the record's extra.telemetry (docs/manifest-format.md, "Energy"), per rep (one timed call):
+ * joules_estimate = the timed window's board power (W) x the median of samples_ms (s), where the power is
  * telemetry.power_w_total when present (a case on several GPUs: the sum of their median powers; extra.energy.gpus
- * then repeats telemetry.gpus), else telemetry.power_w_median. With a FLOP-rate metric (unit TFLOP/s)
- * tflop_per_joule = value / power, with TB/s gb_per_joule = 1000 x value / power, with GB/s (collectives' busbw)
- * gb_per_joule = value / power. Without a usable power reading or a measurement: {available: false, why}. Nothing
+ * then repeats telemetry.gpus), else telemetry.power_w_median; where the telemetry has energy_j (the energy
+ * counter over the timed window), joules_counter = energy_j / the timed calls (extra.timed_calls where a sample
+ * holds several calls: collectives; else len(samples_ms)), counter_j and
+ * calls beside it. joules is joules_counter where there is one (method "counter"), else joules_estimate (method
+ * "power x time"). With a FLOP-rate metric (unit TFLOP/s) tflop_per_joule = value x time / joules (the work of one
+ * call per joule of one call), with TB/s gb_per_joule = 1000 x that, with GB/s (collectives' busbw) gb_per_joule =
+ * value x time / joules. Without a usable power reading or a measurement: {available: false, why}. Nothing
  * when the record has no extra.telemetry (not a GPU record) or already has extra.energy. record_emit() calls it. */
 void record_add_energy(json_t *rec);
-/* extra.timing = {mode, steady_reached, steady_after_ms, method} of a finished dobench_run(). */
+/* extra.timing = {mode, steady_reached, steady_after_ms, method, ...} of a finished dobench_run(); with
+ * warmup_per_call_ms (steady: the warm-up's last burst per call) and timed_per_call_ms (the timed loop begin to end
+ * per call), both flushes included, where known. */
 void record_add_timing(json_t *rec, const struct dobench_result *r);
 
 #endif

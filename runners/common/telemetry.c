@@ -24,9 +24,10 @@ typedef int (*nvml_clock_t)(void *device, int type, unsigned int *mhz);
 typedef int (*nvml_power_t)(void *device, unsigned int *milliwatts);
 typedef int (*nvml_temp_t)(void *device, int sensor, unsigned int *celsius);
 typedef int (*nvml_reasons_t)(void *device, unsigned long long *reasons);
+typedef int (*nvml_energy_t)(void *device, unsigned long long *millijoules);
 typedef const char *(*nvml_error_t)(int rc);
 
-enum { F_INIT, F_SHUTDOWN, F_BY_INDEX, F_BY_BUS, F_CLOCK, F_POWER, F_TEMP, F_REASONS };
+enum { F_INIT, F_SHUTDOWN, F_BY_INDEX, F_BY_BUS, F_CLOCK, F_POWER, F_TEMP, F_REASONS, F_ENERGY };
 
 static const struct {
 	unsigned long long bit;
@@ -81,6 +82,20 @@ static int nvml_read(void *ctx, struct telemetry_sample *out)
 	return 0;
 }
 
+/* The board's total energy since the driver loaded (mJ; Volta and newer). */
+static int nvml_energy(void *ctx, double *joules)
+{
+	struct telemetry *t = ctx;
+	nvml_energy_t energy;
+	unsigned long long mj = 0;
+
+	memcpy(&energy, &t->fn[F_ENERGY], sizeof(energy));
+	if (energy(t->dev, &mj) != NVML_SUCCESS)
+		return -1;
+	*joules = (double)mj / 1e3;
+	return 0;
+}
+
 /* Opening requires a struct that is not open (TELEMETRY_INIT or closed). */
 static void reset(struct telemetry *t)
 {
@@ -131,14 +146,19 @@ int telemetry_open_library(struct telemetry *t, const char *lib, const char *pci
 		}
 		snprintf(t->match, sizeof(t->match), "index 0%s", pci_bus_id && *pci_bus_id ? " (bus id not found)" : "");
 	}
-	t->src = (struct telemetry_source){ t, "nvml", nvml_read };
+	t->src = (struct telemetry_source){ t, "nvml", nvml_read, NULL };
 	{
 		struct telemetry_sample s;
+		double j;
 
 		if (nvml_read(t, &s) != 0) {
 			snprintf(t->why, sizeof(t->why), "telemetry unavailable: NVML cannot read the SM clock or power");
 			goto fail;
 		}
+		/* the energy counter where the board has one (an older board: power only) */
+		t->fn[F_ENERGY] = sym(t->lib, "nvmlDeviceGetTotalEnergyConsumption");
+		if (t->fn[F_ENERGY] && nvml_energy(t, &j) == 0)
+			t->src.energy = nvml_energy;
 	}
 	t->ok = 1;
 	return 0;
@@ -160,10 +180,7 @@ fail:
 int telemetry_open(struct telemetry *t, const char *pci_bus_id)
 {
 #ifdef BENCH_HIP
-	(void)pci_bus_id;
-	reset(t);
-	snprintf(t->why, sizeof(t->why), "telemetry unavailable on ROCm in this build (ROCm SMI is not read)");
-	return -1;
+	return telemetry_open_amdsmi(t, "libamd_smi.so", pci_bus_id); /* telemetry_amdsmi.c */
 #else
 	return telemetry_open_library(t, NVML_LIB, pci_bus_id);
 #endif
@@ -247,6 +264,7 @@ int telemetry_window_begin(struct telemetry *t)
 	t->n = 0;
 	t->stop = 0;
 	t->running = 1;
+	t->e0_ok = t->src.energy && t->src.energy(t->src.ctx, &t->e0_j) == 0;
 	t->t0_ms = now_ms();
 	if (t->src.read(t->src.ctx, &s) == 0)
 		append(t, &s);
@@ -257,11 +275,15 @@ int telemetry_window_begin(struct telemetry *t)
 void telemetry_window_end(struct telemetry *t, struct telemetry_summary *out)
 {
 	struct telemetry_summary s;
+	double e1 = 0;
+	int e1_ok = 0;
 
 	if (!t->ok) {
 		memset(&s, 0, sizeof(s));
 		snprintf(s.why, sizeof(s.why), "%s", t->why[0] ? t->why : "telemetry unavailable");
 	} else {
+		if (t->running)
+			e1_ok = t->e0_ok && t->src.energy(t->src.ctx, &e1) == 0;
 		if (t->running) {
 			if (t->threaded) {
 				pthread_mutex_lock(&t->mu);
@@ -276,6 +298,11 @@ void telemetry_window_end(struct telemetry *t, struct telemetry_summary *out)
 		telemetry_summarise(&s, t->samples, t->n);
 		s.source = t->src.name;
 		s.window_ms = t->t0_ms > 0 ? now_ms() - t->t0_ms : 0;
+		if (e1_ok && e1 >= t->e0_j) {
+			s.energy_ok = 1;
+			s.energy_j = e1 - t->e0_j;
+		}
+		t->e0_ok = 0;
 	}
 	t->last = s;
 	if (out)
@@ -372,13 +399,16 @@ json_t *telemetry_summary_json(const struct telemetry_summary *s)
 		      "power_w_median", s->power_w_median, "temp_c_max", s->temp_c_max, "throttle_reasons", names);
 	if (s->window_ms > 0)
 		json_object_set_new(o, "window_ms", json_real(s->window_ms));
+	if (s->energy_ok)
+		json_object_set_new(o, "energy_j", json_real(s->energy_j));
 	return o;
 }
 
 json_t *telemetry_combined_json(const struct telemetry_summary *in, size_t n)
 {
 	struct telemetry_summary c;
-	double sm = 0, power = 0;
+	double sm = 0, power = 0, energy = 0;
+	int energy_all = n > 0;
 	json_t *o;
 
 	memset(&c, 0, sizeof(c));
@@ -404,6 +434,8 @@ json_t *telemetry_combined_json(const struct telemetry_summary *in, size_t n)
 			c.window_ms = s->window_ms; /* the longest: the ranks' windows overlap */
 		sm += s->sm_mhz_median;
 		power += s->power_w_median;
+		energy += s->energy_j;
+		energy_all = energy_all && s->energy_ok;
 	}
 	if (!n)
 		snprintf(c.why, sizeof(c.why), "no GPU ran the work");
@@ -412,6 +444,8 @@ json_t *telemetry_combined_json(const struct telemetry_summary *in, size_t n)
 	c.available = 1;
 	c.sm_mhz_median = sm / (double)n;
 	c.power_w_median = power / (double)n;
+	c.energy_ok = energy_all;
+	c.energy_j = energy;
 	o = telemetry_summary_json(&c);
 	json_object_set_new(o, "gpus", json_integer((json_int_t)n));
 	json_object_set_new(o, "power_w_total", json_real(power));
@@ -419,7 +453,7 @@ json_t *telemetry_combined_json(const struct telemetry_summary *in, size_t n)
 						       "sm_clock_mhz the lowest min, the mean of the medians, the highest "
 						       "max; power_w_median the mean of the GPUs' median powers, "
 						       "power_w_total their sum; temp_c_max the hottest; throttle_reasons "
-						       "the union"));
+						       "the union; energy_j the sum of the GPUs' energy counters"));
 	return o;
 }
 
@@ -427,6 +461,8 @@ void telemetry_close(struct telemetry *t)
 {
 	if (t->running)
 		telemetry_window_end(t, NULL);
+	if (t->backend_close)
+		t->backend_close(t->backend);
 	if (t->lib) {
 		nvml_shutdown_t shut;
 

@@ -118,19 +118,36 @@ static long lt_version(lt_handle_t h)
 
 #define MAX_CANDIDATES 64
 #define TUNE_ROUNDS 5
+#define TUNE_PAIRS 5         /* the confirmation: pairs of blocks, heuristic and winner */
+#define TUNE_BLOCK_MS 200.0  /* one block of the confirmation: flushed calls, the loop that is timed */
+
+/* The screen only chooses; the confirmation measures. It alternates the heuristic's first (H) and the screen's
+ * winner (W) in blocks of ~TUNE_BLOCK_MS of the timed loop, TUNE_PAIRS pairs in ABBA order (H W, W H, H W, ...), in
+ * the state the screen left; each pair gives the ratio of the two blocks' medians, and the gain is the mean of their
+ * logs with a Student t interval (95%) over the pairs. The tuned figure is the better of the two (pooled samples). */
+struct tune_confirm {
+	int done;                 /* 0: the screen chose the heuristic's first (nothing to confirm) */
+	int pairs;
+	size_t block_calls;
+	double heur_ms, win_ms;   /* pooled medians */
+	double gain_pct, lo_pct, hi_pct;
+	double pair_gain_pct[TUNE_PAIRS];
+	int chose_winner;
+};
 
 struct tuned {
 	int valid;
 	struct gemm_problem key;
 	int tune;
 	double heur_median_ms, best_median_ms;
-	int best_index, returned;
+	int best_index, screen_best, returned;
 	double *best_samples;
 	size_t best_n;
 	json_t *screen; /* per-candidate screened medians */
 	int steady;     /* screened in the steady state (interleaved rounds) */
 	struct dobench_result timing; /* mode and warm-up of the best's figure (no samples) */
 	struct telemetry_summary tel, screen_tel;
+	struct tune_confirm confirm;
 };
 
 struct gpu_state {
@@ -466,15 +483,16 @@ static json_t *algo_json(int idx)
 }
 
 static int run_tune_steady(const struct gemm_problem *p, char *why, size_t whylen);
+static int run_confirm(const struct gemm_problem *p, int win, double est, char *why, size_t whylen);
 
-/* Steady mode (the GPU default): run_tune_steady(). Burst mode, as before: screens the top `tune` candidates with
- * a short budget, then measures the best with the full budget and compares it with the heuristic's first
- * measured with the full budget (heur, already measured by the heuristic case when given, else measured here
- * first); keeps the faster of the two. */
+/* Steady mode (the GPU default): run_tune_steady(). Burst mode: screens the top `tune` candidates with a short
+ * budget, only to choose; a winner other than the heuristic's first is then confirmed against it (run_confirm());
+ * when the screen chooses the heuristic's first, the tuned figure is the heuristic's own full window (heur, already
+ * measured by the heuristic case when given, else measured here first). */
 static int run_tune(const struct gemm_problem *p, const struct dobench_result *heur_given, char *why, size_t whylen)
 {
-	struct dobench_result heur = DOBENCH_RESULT_INIT, best = DOBENCH_RESULT_INIT;
-	struct telemetry_summary heur_tel = g.tel.last, best_tel = { 0 }; /* heur_given: the caller's window just closed */
+	struct dobench_result heur = DOBENCH_RESULT_INIT;
+	struct telemetry_summary heur_tel = g.tel.last; /* heur_given: the caller's window just closed */
 	double best_screen = INFINITY, heur_ms;
 	int best_i = 0;
 
@@ -521,24 +539,32 @@ static int run_tune(const struct gemm_problem *p, const struct dobench_result *h
 		}
 		dobench_result_release(&r);
 	}
-	if (best_i != 0 && measure(&best, p, best_i, p->warmup_ms, p->rep_ms) != 0) {
-		snprintf(why, whylen, "%s matmul failed while tuning", LT_NAME);
-		dobench_result_release(&heur);
-		return -1;
-	}
-	best_tel = g.tel.last;
-	g.tuned.heur_median_ms = heur_ms;
-	if (best_i != 0 && median_ms(&best) < heur_ms) {
-		g.tuned.best_index = best_i;
-		g.tuned.best_median_ms = median_ms(&best);
-		g.tuned.best_samples = best.samples_ms;
-		g.tuned.best_n = best.n;
-		g.tuned.timing = best;
-		g.tuned.tel = best_tel;
-		best.samples_ms = NULL;
+	g.tuned.screen_best = best_i;
+	if (best_i != 0) {
+		/* the winner of the screen against the heuristic's first, paired, in the same blocks */
+		double est = 0;
+		struct dobench_opts o = { 0, p->rep_ms, p->flush, 1000000 };
+		struct gpu_clock gc = { g.stream, NULL, NULL, 0 };
+		struct dobench_clock clk;
+		struct dobench_fn fn = { (void *)p, call_gemm, call_flush };
+		int rc;
+
+		g.tuned.timing = heur_given ? *heur_given : heur; /* its mode; run_confirm() sets the counts */
+		g.tuned.timing.samples_ms = NULL;
+		gpu_clock_ops(&clk, &gc);
+		g.cur = 0;
+		rc = dobench_estimate(&est, &o, &fn, &clk);
+		gpu_clock_release(&gc);
+		if (rc != 0 || run_confirm(p, best_i, est, why, whylen) != 0) {
+			if (rc != 0)
+				snprintf(why, whylen, "%s matmul failed while tuning", LT_NAME);
+			dobench_result_release(&heur);
+			return -1;
+		}
 	} else {
 		const struct dobench_result *h = heur_given ? heur_given : &heur;
 
+		g.tuned.heur_median_ms = heur_ms;
 		g.tuned.best_index = 0;
 		g.tuned.best_median_ms = heur_ms;
 		g.tuned.best_samples = (double *)malloc(h->n * sizeof(double));
@@ -553,7 +579,6 @@ static int run_tune(const struct gemm_problem *p, const struct dobench_result *h
 	g.tuned.key = *p;
 	g.tuned.valid = 1;
 	dobench_result_release(&heur);
-	dobench_result_release(&best);
 	return 0;
 }
 
@@ -568,8 +593,9 @@ static double median_of(const double *x, size_t n)
 /* The steady-state screen: one steady warm-up (on the heuristic's first), then TUNE_ROUNDS rounds over every
  * candidate (the heuristic's first among them), each round starting one candidate later so none holds a fixed
  * place in the order; each round gives a candidate the median of min(rep, 25 ms) of flushed calls, and its figure
- * is the median over rounds. The best's record is then a full timed window, at once, in the same state; the
- * heuristic gap compares figures of the same rounds. */
+ * is the median over rounds. The screen only chooses: a winner other than the heuristic's first is confirmed
+ * against it (run_confirm()), at once, in the same state; else the record is one full timed window of the
+ * heuristic's first. */
 static int run_tune_steady(const struct gemm_problem *p, char *why, size_t whylen)
 {
 	struct gpu_clock gc = { g.stream, NULL, NULL, 0 };
@@ -631,24 +657,31 @@ static int run_tune_steady(const struct gemm_problem *p, char *why, size_t whyle
 		if (fig[c] < fig[best])
 			best = c;
 	}
-	g.cur = best;
-	nrep = dobench_repeat(&o, fig[best]);
-	g.tuned.timing.n_repeat = nrep;
-	if (dobench_timed(samples, nrep, &o, &fn, &clk) != 0) {
-		snprintf(why, whylen, "%s matmul failed while tuning", LT_NAME);
-		goto cleanup;
+	g.tuned.screen_best = best;
+	if (best != 0) {
+		/* the screen only chooses: the winner against the heuristic's first, paired, in blocks of the timed loop */
+		if (run_confirm(p, best, est, why, whylen) != 0)
+			goto cleanup;
+	} else {
+		g.cur = 0;
+		nrep = dobench_repeat(&o, est);
+		g.tuned.timing.n_repeat = nrep;
+		if (dobench_timed_loop(samples, &g.tuned.timing.loop_ms, nrep, &o, &fn, &clk) != 0) {
+			snprintf(why, whylen, "%s matmul failed while tuning", LT_NAME);
+			goto cleanup;
+		}
+		g.tuned.timing.n = nrep;
+		g.tuned.tel = g.tel.last;
+		g.tuned.best_samples = (double *)malloc(nrep * sizeof(double));
+		if (!g.tuned.best_samples) {
+			snprintf(why, whylen, "out of memory");
+			goto cleanup;
+		}
+		memcpy(g.tuned.best_samples, samples, nrep * sizeof(double));
+		g.tuned.best_n = nrep;
+		g.tuned.best_index = 0;
+		g.tuned.heur_median_ms = g.tuned.best_median_ms = median_of(samples, nrep);
 	}
-	g.tuned.tel = g.tel.last;
-	g.tuned.best_samples = (double *)malloc(nrep * sizeof(double));
-	if (!g.tuned.best_samples) {
-		snprintf(why, whylen, "out of memory");
-		goto cleanup;
-	}
-	memcpy(g.tuned.best_samples, samples, nrep * sizeof(double));
-	g.tuned.best_n = nrep;
-	g.tuned.best_index = best;
-	g.tuned.heur_median_ms = fig[0];
-	g.tuned.best_median_ms = fig[best];
 	g.tuned.steady = 1;
 	err = 0;
 cleanup:
@@ -657,23 +690,172 @@ cleanup:
 	return err;
 }
 
+/* Student's t, two-sided 95%, by degrees of freedom (1..10); 1.96 beyond */
+static double t95(int df)
+{
+	static const double t[] = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228 };
+
+	return df >= 1 && df <= 10 ? t[df - 1] : 1.96;
+}
+
+/* One candidate's telemetry over its blocks: the samples of every block's window, the energy counters summed. */
+struct tel_pool {
+	struct telemetry_sample *s;
+	size_t n, cap;
+	double energy_j, window_ms;
+	int energy_ok;
+};
+
+static void tel_pool_add(struct tel_pool *tp, const struct telemetry *t)
+{
+	if (!t->ok)
+		return;
+	if (tp->n + t->n > tp->cap) {
+		size_t nc = (tp->n + t->n) * 2;
+		struct telemetry_sample *q = (struct telemetry_sample *)realloc(tp->s, nc * sizeof(*q));
+
+		if (!q)
+			return;
+		tp->s = q;
+		tp->cap = nc;
+	}
+	memcpy(tp->s + tp->n, t->samples, t->n * sizeof(*t->samples));
+	tp->n += t->n;
+	tp->energy_j += t->last.energy_j;
+	tp->energy_ok = tp->energy_ok && t->last.energy_ok;
+	tp->window_ms += t->last.window_ms;
+}
+
+/* The confirmation (struct tune_confirm): sets g.tuned's figure, samples, telemetry and confirm. est: ms per flushed
+ * call of the heuristic's first in the state it runs in (sizes the blocks, the same number of calls for both). */
+static int run_confirm(const struct gemm_problem *p, int win, double est, char *why, size_t whylen)
+{
+	struct gpu_clock gc = { g.stream, NULL, NULL, 0 };
+	struct dobench_clock clk;
+	struct dobench_fn fn = { (void *)p, call_gemm, call_flush };
+	struct dobench_opts o = { 0, p->rep_ms, p->flush, 1000000 };
+	struct dobench_probe probe;
+	struct tune_confirm *c = &g.tuned.confirm;
+	struct tel_pool tp[2] = { { NULL, 0, 0, 0, 0, 1 }, { NULL, 0, 0, 0, 0, 1 } };
+	size_t nb = dobench_count(TUNE_BLOCK_MS, est, 1000000), total;
+	double *pool[2] = { NULL, NULL }, loop[2] = { 0, 0 }, sum = 0, sq = 0, mean, sd, half;
+	int err = -1, k;
+
+	if (nb < DOBENCH_MIN_REPEAT)
+		nb = DOBENCH_MIN_REPEAT;
+	total = nb * TUNE_PAIRS;
+	gpu_timing_opts(&o, "steady", &g.tel, &probe);
+	gpu_clock_ops(&clk, &gc);
+	memset(c, 0, sizeof(*c));
+	pool[0] = (double *)calloc(total, sizeof(double));
+	pool[1] = (double *)calloc(total, sizeof(double));
+	if (!pool[0] || !pool[1]) {
+		snprintf(why, whylen, "out of memory");
+		goto cleanup;
+	}
+	for (int i = 0; i < TUNE_PAIRS; i++) {
+		double med[2];
+
+		for (int j = 0; j < 2; j++) {
+			double ms = 0;
+
+			k = i % 2 ? 1 - j : j; /* 0: the heuristic's first, 1: the winner; ABBA */
+			g.cur = k ? win : 0;
+			if (dobench_timed_loop(pool[k] + (size_t)i * nb, &ms, nb, &o, &fn, &clk) != 0) {
+				snprintf(why, whylen, "%s matmul failed while confirming candidate %d", LT_NAME, g.cur);
+				goto cleanup;
+			}
+			loop[k] += ms;
+			tel_pool_add(&tp[k], &g.tel);
+			med[k] = median_of(pool[k] + (size_t)i * nb, nb);
+		}
+		c->pair_gain_pct[i] = (med[0] / med[1] - 1.0) * 100.0;
+		sum += log(med[0] / med[1]);
+		sq += log(med[0] / med[1]) * log(med[0] / med[1]);
+	}
+	mean = sum / TUNE_PAIRS;
+	sd = sqrt(fmax(0.0, (sq - TUNE_PAIRS * mean * mean) / (TUNE_PAIRS - 1)));
+	half = t95(TUNE_PAIRS - 1) * sd / sqrt((double)TUNE_PAIRS);
+	c->done = 1;
+	c->pairs = TUNE_PAIRS;
+	c->block_calls = nb;
+	c->gain_pct = (exp(mean) - 1.0) * 100.0;
+	c->lo_pct = (exp(mean - half) - 1.0) * 100.0;
+	c->hi_pct = (exp(mean + half) - 1.0) * 100.0;
+	c->heur_ms = median_of(pool[0], total);
+	c->win_ms = median_of(pool[1], total);
+	c->chose_winner = c->win_ms < c->heur_ms;
+	k = c->chose_winner;
+	g.tuned.best_index = k ? win : 0;
+	g.tuned.heur_median_ms = c->heur_ms;
+	g.tuned.best_median_ms = k ? c->win_ms : c->heur_ms;
+	g.tuned.best_samples = pool[k];
+	pool[k] = NULL;
+	g.tuned.best_n = total;
+	g.tuned.timing.n_repeat = total;
+	g.tuned.timing.n = total;
+	g.tuned.timing.loop_ms = loop[k];
+	if (g.tel.ok) {
+		telemetry_summarise(&g.tuned.tel, tp[k].s, tp[k].n);
+		g.tuned.tel.source = g.tel.src.name;
+		g.tuned.tel.window_ms = tp[k].window_ms;
+		g.tuned.tel.energy_ok = tp[k].energy_ok && tp[k].n > 0;
+		g.tuned.tel.energy_j = tp[k].energy_j;
+	} else {
+		g.tuned.tel = g.tel.last;
+	}
+	err = 0;
+cleanup:
+	free(pool[0]);
+	free(pool[1]);
+	free(tp[0].s);
+	free(tp[1].s);
+	gpu_clock_release(&gc);
+	return err;
+}
+
+static json_t *confirm_json(const struct gemm_problem *p)
+{
+	const struct tune_confirm *c = &g.tuned.confirm;
+	json_t *o, *pairs;
+
+	if (!c->done)
+		return json_pack("{s:b, s:s}", "done", 0, "why", "the screen chose the heuristic's first: nothing to confirm");
+	pairs = json_array();
+	for (int i = 0; i < c->pairs; i++)
+		json_array_append_new(pairs, json_real(c->pair_gain_pct[i]));
+	o = json_pack("{s:b, s:i, s:I, s:f, s:s, s:f, s:f, s:f, s:[f, f], s:o, s:s, s:s}", "done", 1, "pairs", c->pairs,
+		      "block_calls", (json_int_t)c->block_calls, "block_ms", TUNE_BLOCK_MS, "order",
+		      "ABBA: heuristic first in even pairs, winner first in odd", "heuristic_tflops",
+		      gemm_tflops(c->heur_ms, (void *)p), "winner_tflops", gemm_tflops(c->win_ms, (void *)p), "gain_pct",
+		      c->gain_pct, "gain_ci95_pct", c->lo_pct, c->hi_pct, "pair_gain_pct", pairs, "chosen",
+		      c->chose_winner ? "winner" : "heuristic", "method",
+		      "gain = exp(mean over pairs of ln(heuristic block median / winner block median)) - 1, Student t 95% "
+		      "interval over the pairs; the tuned figure is the better pooled median of the two");
+	return o;
+}
+
 static void add_tune_extra(json_t *rec, const struct gemm_problem *p)
 {
+	/* the tuned figure against the heuristic's measured in the same confirmation (0 when nothing was confirmed) */
 	record_add_extra(rec, "heuristic_gap_pct", json_real((g.tuned.heur_median_ms / g.tuned.best_median_ms - 1.0) * 100.0));
 	if (g.tuned.steady) {
 		char budget[200];
 
 		snprintf(budget, sizeof(budget), "steady state: one warm-up, then %d interleaved rounds (rotated order) of "
-			 "min(rep,25ms) per candidate; figure = median over rounds", TUNE_ROUNDS);
-		record_add_extra(rec, "tune", json_pack("{s:i, s:i, s:i, s:O, s:s, s:o}", "requested", p->tune, "returned",
-							g.tuned.returned, "best_candidate", g.tuned.best_index,
-							"screened_tflops", g.tuned.screen, "screen_budget", budget,
-							"screen_telemetry", telemetry_summary_json(&g.tuned.screen_tel)));
+			 "min(rep,25ms) per candidate; figure = median over rounds; only chooses", TUNE_ROUNDS);
+		record_add_extra(rec, "tune", json_pack("{s:i, s:i, s:i, s:i, s:O, s:s, s:o, s:o}", "requested", p->tune,
+							"returned", g.tuned.returned, "best_candidate", g.tuned.best_index,
+							"screen_best", g.tuned.screen_best, "screened_tflops", g.tuned.screen,
+							"screen_budget", budget, "screen_telemetry",
+							telemetry_summary_json(&g.tuned.screen_tel), "confirm", confirm_json(p)));
 		return;
 	}
-	record_add_extra(rec, "tune", json_pack("{s:i, s:i, s:i, s:O, s:s}", "requested", p->tune, "returned",
-						g.tuned.returned, "best_candidate", g.tuned.best_index, "screened_tflops",
-						g.tuned.screen, "screen_budget", "warmup min(warmup,10ms), rep min(rep,25ms)"));
+	record_add_extra(rec, "tune", json_pack("{s:i, s:i, s:i, s:i, s:O, s:s, s:o}", "requested", p->tune, "returned",
+						g.tuned.returned, "best_candidate", g.tuned.best_index, "screen_best",
+						g.tuned.screen_best, "screened_tflops", g.tuned.screen, "screen_budget",
+						"warmup min(warmup,10ms), rep min(rep,25ms); only chooses", "confirm",
+						confirm_json(p)));
 }
 
 void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)

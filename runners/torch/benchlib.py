@@ -178,15 +178,15 @@ class Telemetry:
     time), and a background sampler over a window. ok False and why set when NVML is not there; read() is a
     source of (sm_mhz, power_w, temp_c, reasons) tuples or None. source= replaces NVML (tests)."""
 
-    def __init__(self, lib="libnvidia-ml.so.1", pci_bus_id=None, source=None):
+    def __init__(self, lib="libnvidia-ml.so.1", pci_bus_id=None, source=None, energy=None, amdsmi_lib=None):
         self.ok, self.why, self.match, self.name = False, "", None, "nvml"
         self._read, self._thread, self._samples, self._stop = None, None, [], threading.Event()
         self.last = {"available": False, "why": "no timed window"}
         if source is not None:
-            self.ok, self._read, self.name = True, source, "fake"
+            self.ok, self._read, self.name, self._energy = True, source, "fake", energy
             return
-        if torch.version.hip:
-            self.why = "telemetry unavailable on ROCm in this build (ROCm SMI is not read)"
+        if amdsmi_lib or torch.version.hip:
+            self._open_amdsmi(amdsmi_lib or "libamd_smi.so", pci_bus_id)
             return
         try:
             nv = ctypes.CDLL(lib)
@@ -207,6 +207,7 @@ class Telemetry:
                 return
             reasons = getattr(nv, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
                 nv.nvmlDeviceGetCurrentClocksThrottleReasons
+            total_energy = getattr(nv, "nvmlDeviceGetTotalEnergyConsumption", None)
         except AttributeError as e:
             self.why = f"telemetry unavailable: {lib} lacks {e}"
             return
@@ -221,10 +222,96 @@ class Telemetry:
             if reasons(dev, ctypes.byref(r)) != 0:
                 r.value = 0
             return (float(mhz.value), mw.value / 1000.0, float(c.value), int(r.value))
+        def energy():
+            mj = ctypes.c_ulonglong()
+            if total_energy(dev, ctypes.byref(mj)) != 0:  # mJ since the driver loaded (Volta and newer)
+                return None
+            return mj.value / 1e3
         if read() is None:
             self.why = "telemetry unavailable: NVML cannot read the SM clock or power"
             return
         self.ok, self._read = True, read
+        if total_energy is not None and energy() is not None:
+            self._energy = energy
+
+    _energy = None  # the board's energy counter in joules, or None: read at a window's begin and end
+
+    def _open_amdsmi(self, lib, pci_bus_id):
+        """amd-smi's library, as runners/common/telemetry_amdsmi.c reads it: GFX clock, power from the energy
+        counter's rate between two reads, hotspot (else edge) temperature; no throttle status."""
+        self.name = "amdsmi"
+        try:
+            a = ctypes.CDLL(lib)
+            for f in ("amdsmi_init", "amdsmi_get_socket_handles", "amdsmi_get_processor_handles",
+                      "amdsmi_get_gpu_device_bdf", "amdsmi_get_clock_info", "amdsmi_get_energy_count",
+                      "amdsmi_get_temp_metric"):
+                getattr(a, f)
+        except OSError as e:
+            self.why = f"telemetry unavailable: cannot load {lib} ({e})"
+            return
+        except AttributeError as e:
+            self.why = f"telemetry unavailable: {lib} lacks {e}"
+            return
+        a.amdsmi_init.argtypes = [ctypes.c_uint64]
+        if a.amdsmi_init(1 << 1) != 0:  # AMDSMI_INIT_AMD_GPUS
+            self.why = "telemetry unavailable: amdsmi_init failed"
+            return
+        want = None
+        if pci_bus_id:
+            try:
+                d, b, rest = pci_bus_id.split(":")
+                want = (int(d, 16), int(b, 16), int(rest.split(".")[0], 16), int(rest.split(".")[1], 16))
+            except ValueError:
+                want = None
+        H = ctypes.c_void_p * 64
+        socks, ns, dev, first = H(), ctypes.c_uint32(64), None, None
+        if a.amdsmi_get_socket_handles(ctypes.byref(ns), socks) != 0:
+            ns.value = 0
+        for s in range(min(ns.value, 64)):
+            procs, npr = H(), ctypes.c_uint32(64)
+            if a.amdsmi_get_processor_handles(ctypes.c_void_p(socks[s]), ctypes.byref(npr), procs) != 0:
+                continue
+            for k in range(min(npr.value, 64)):
+                h = ctypes.c_void_p(procs[k])
+                first = first or h
+                bdf = ctypes.c_uint64()
+                if want and dev is None and a.amdsmi_get_gpu_device_bdf(h, ctypes.byref(bdf)) == 0:
+                    v = bdf.value  # function 3 bits, device 5, bus 8, domain 48
+                    if (v >> 16, (v >> 8) & 0xff, (v >> 3) & 0x1f, v & 7) == want:
+                        dev, self.match = h, "pci bus id %04x:%02x:%02x.%x" % want
+        if dev is None:
+            if first is None:
+                self.why = "telemetry unavailable: amd-smi lists no GPU"
+                return
+            dev, self.match = first, "index 0" + (" (bus id not found)" if pci_bus_id else "")
+        c = ctypes.c_int64()
+        sensor = 1 if a.amdsmi_get_temp_metric(dev, 1, 0, ctypes.byref(c)) == 0 else 0  # hotspot, else edge
+        last = {"uj": None, "t": None, "w": 0.0}
+
+        def read():
+            clk = (ctypes.c_uint32 * 64)()  # amdsmi_clk_info_t: the current clock (MHz) first
+            acc, res, ts, t = ctypes.c_uint64(), ctypes.c_float(), ctypes.c_uint64(), ctypes.c_int64()
+            if a.amdsmi_get_clock_info(dev, 0, clk) != 0 or \
+                    a.amdsmi_get_energy_count(dev, ctypes.byref(acc), ctypes.byref(res), ctypes.byref(ts)) != 0:
+                return None
+            uj, now = acc.value * res.value, time.monotonic()
+            if last["t"] is not None and now - last["t"] >= 1e-3 and uj >= last["uj"]:
+                last["w"] = (uj - last["uj"]) / 1e6 / (now - last["t"])
+            last["uj"], last["t"] = uj, now
+            if a.amdsmi_get_temp_metric(dev, sensor, 0, ctypes.byref(t)) != 0:
+                t.value = 0
+            return (float(clk[0]), last["w"], float(t.value), 0)
+        if read() is None:
+            self.why = "telemetry unavailable: amd-smi cannot read the GFX clock or energy"
+            return
+        self.ok, self._read = True, read
+
+        def energy():
+            acc, res, ts = ctypes.c_uint64(), ctypes.c_float(), ctypes.c_uint64()
+            if a.amdsmi_get_energy_count(dev, ctypes.byref(acc), ctypes.byref(res), ctypes.byref(ts)) != 0:
+                return None
+            return acc.value * res.value / 1e6  # microjoules to joules
+        self._energy = energy
 
     def read(self):
         return self._read() if self.ok else None
@@ -238,6 +325,7 @@ class Telemetry:
         if not self.ok:
             return
         self._samples, self._stop = [], threading.Event()
+        self._e0 = self._energy() if self._energy is not None else None
         self._t0 = time.perf_counter()
         s = self._read()
         if s is not None:
@@ -255,6 +343,7 @@ class Telemetry:
         if not self.ok:
             self.last = {"available": False, "why": self.why or "telemetry unavailable"}
             return self.last
+        e1 = self._energy() if self._energy is not None and getattr(self, "_e0", None) is not None else None
         if self._thread is not None:
             self._stop.set()
             self._thread.join()
@@ -262,6 +351,9 @@ class Telemetry:
         self.last = summarise(self._samples, self.name)
         if self._samples:
             self.last["window_ms"] = (time.perf_counter() - self._t0) * 1e3
+            if e1 is not None and e1 >= self._e0:
+                self.last["energy_j"] = e1 - self._e0  # the energy counter over the window
+        self._e0 = None
         if self.match:
             self.last["device_match"] = self.match
         return self.last
@@ -362,7 +454,7 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
              telemetry=None, steady=STEADY, min_repeat=MIN_REPEAT):
     """Triton's do_bench schedule: one flush and one untimed call (first touches); the estimate is 5 flushed calls
     timed together; then max(1, int(warmup/estimate)) unflushed warm-up calls and max(min_repeat,
-    int(rep/estimate)) timed calls, each after a flush outside its own timed region. mode steady replaces the warm-up with steady_warmup() (bursts of calls
+    int(rep/estimate)) timed calls, each after a flush outside its own timed region. mode steady replaces the warm-up with steady_warmup() (bursts of the timed loop: flushed calls
     until the telemetry's SM clock and power hold steady; a fixed warm-up without telemetry), then takes the
     estimate again (one untimed call, 5 flushed calls) so that the timed window lasts rep_ms of the steady state,
     as runners/common/dobench.c does. Returns
@@ -410,15 +502,17 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
     if mode == "steady":
         # the first estimate may come from an idle board (several times slower): each burst is sized from the one
         # before, and the estimate is taken again after the warm-up, in the state the timed window runs in
-        per, calls = count(steady["burst_ms"], est), 0
+        per, calls, last_per_call = count(steady["burst_ms"], est), 0, [0.0]
 
         def burst():
             nonlocal per, calls
             k = per
+            # the loop that is timed (a flush before each call), so the state detected is the state timed
             if cuda:
                 a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 a.record()
                 for _ in range(k):
+                    clear()
                     fn()
                 b.record()
                 sync()
@@ -426,11 +520,13 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
             else:
                 t1 = time.perf_counter()
                 for _ in range(k):
+                    clear()
                     fn()
                 ms = (time.perf_counter() - t1) * 1e3
             calls += k
             if ms > 0:
                 per = count(steady["burst_ms"], ms / k)
+                last_per_call[0] = ms / k
             return ms
         tel_ok = telemetry is not None and telemetry.ok
         why = (telemetry.why if telemetry is not None else "") or ("no telemetry on the CPU" if not cuda else "no telemetry")
@@ -438,6 +534,8 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
         n_warm = calls
         timing["warmup_calls"] = n_warm
         timing["estimate_before_warmup_ms"] = est
+        if last_per_call[0] > 0:
+            timing["warmup_per_call_ms"] = last_per_call[0]  # the last burst per call, flushes included
         del timing["bursts"]
         est = estimate()
         n_rep = repeat(est)
@@ -452,19 +550,27 @@ def do_bench(fn, warmup_ms=30.0, rep_ms=200.0, flush=True, flush_bytes=256 << 20
     if cuda:
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(n_rep)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(n_rep)]
+        lo, hi = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        lo.record()
         for i in range(n_rep):
             clear()
             starts[i].record()
             fn()
             ends[i].record()
+        hi.record()
         sync()
         samples = [a.elapsed_time(b) for a, b in zip(starts, ends)]
+        loop_ms = lo.elapsed_time(hi)
     else:
+        t_lo = time.perf_counter()
         for _ in range(n_rep):
             clear()
             t0 = time.perf_counter()
             fn()
             samples.append((time.perf_counter() - t0) * 1e3)
+        loop_ms = (time.perf_counter() - t_lo) * 1e3
+    if n_rep > 0:
+        timing["timed_per_call_ms"] = loop_ms / n_rep  # the timed loop begin to end per call, flushes included
     sched = {"estimate_ms": est, "n_warmup": n_warm, "n_repeat": n_rep, "flush_bytes": flush_bytes if flush else 0,
              "timing": timing}
     if telemetry is not None:

@@ -17,20 +17,33 @@ POWER_AVERAGE_MS = 1000.0  # NVML's power reading on Ampere (but GA100) and newe
 
 
 def energy(rec):
-    """Per rep (one timed call): joules = the timed window's median board power (W) x the median of samples_ms (s);
-    with unit TFLOP/s, tflop_per_joule = value / power; with TB/s, gb_per_joule = 1000 x value / power. Without a
-    power reading or a measurement: {available: False, why}. None when the record has no extra.telemetry."""
+    """Per rep (one timed call): joules_estimate = the timed window's median board power (W) x the median of
+    samples_ms (s); where the telemetry has energy_j (the energy counter over the timed window), joules_counter =
+    energy_j / the timed calls. joules is the counter's where there is one (method "counter"), else the estimate
+    (method "power x time"). With unit TFLOP/s, tflop_per_joule = value x time / joules (the work of one call per
+    joule of one call); with TB/s, gb_per_joule = 1000 x that. Without a power reading or a measurement:
+    {available: False, why}. None when the record has no extra.telemetry."""
     tel = (rec.get("extra") or {}).get("telemetry")
     if not isinstance(tel, dict):
         return None
     power = tel.get("power_w_median")
     if tel.get("available") is not True or not isinstance(power, (int, float)) or isinstance(power, bool) or not power > 0:
         return {"available": False, "why": tel.get("why") or "the timed window has no power reading"}
-    ms = [t for t in (rec.get("samples_ms") or []) if isinstance(t, (int, float)) and t > 0]
+    all_ms = rec.get("samples_ms") or []
+    ms = [t for t in all_ms if isinstance(t, (int, float)) and t > 0]
     if rec.get("status") != "ok" or not ms:
         return {"available": False, "why": "the case did not measure"}
     t = _median(ms)
-    e = {"available": True, "power_w": float(power), "time_ms": t, "joules": power * t / 1e3}
+    joules = power * t / 1e3
+    e = {"available": True, "method": "power x time", "power_w": float(power), "time_ms": t, "joules": joules,
+         "joules_estimate": joules}
+    counter = tel.get("energy_j")
+    if isinstance(counter, (int, float)) and not isinstance(counter, bool) and counter > 0:
+        calls = (rec.get("extra") or {}).get("timed_calls")  # a sample of several calls (collectives)
+        calls = calls if isinstance(calls, int) and not isinstance(calls, bool) and calls > 0 else len(all_ms)
+        joules = counter / calls
+        e.update({"method": "counter", "joules": joules, "joules_counter": joules, "counter_j": float(counter),
+                  "calls": calls})
     w = tel.get("window_ms")
     if isinstance(w, (int, float)) and not isinstance(w, bool):
         e["window_ms"] = float(w)
@@ -40,11 +53,12 @@ def energy(rec):
                                       f"of the reading is from the time before the window (a steady-state warm-up of the "
                                       f"same work, or the previous case)")
     value = rec.get("value")
+    epower = joules / (t / 1e3)
     if isinstance(value, (int, float)) and value > 0:
         if rec.get("unit") == "TFLOP/s":
-            e["tflop_per_joule"] = value / power
+            e["tflop_per_joule"] = value / epower
         elif rec.get("unit") == "TB/s":
-            e["gb_per_joule"] = 1e3 * value / power
+            e["gb_per_joule"] = 1e3 * value / epower
     return e
 
 

@@ -58,7 +58,7 @@ timeout 1800 podman run --name "$NAME" --network=host $archives -v "$T/debs:/deb
 	cd / && bench validate /usr/share/bench/manifests/*.yaml >/res/validate.out 2>&1
 	' >"$T/podman.log" 2>&1
 rc=$?
-[ -n "${T0050_RES:-}" ] && cp -r "$T/res" "$T0050_RES" # the transcript, for a record (docs/results or notes)
+[ -n "${T0050_RES:-}" ] && cp "$T/files" "$T/res/files" && cp -r "$T/res" "$T0050_RES" # the transcript, for a record (docs/results or notes)
 if [ "$rc" = 0 ]; then ok "apt-get install the .deb, bench run the quickstart, bench validate every manifest: exit 0"; else
 	not_ok "in the container (exit $rc)"
 	tail -n 20 "$T/podman.log" "$T/res/apt.log" "$T/res/run.err" "$T/res/validate.out" 2>/dev/null | sed 's/^/#   /'

@@ -34,4 +34,48 @@ expect_err "cap.yaml:6:3: error: suite 'gemm' takes the plan past 100000 cases"
 expect 3 "validate --json: the error positioned" "$BENCH" validate --json "$T/cap.yaml"
 python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))[0]["errors"][0]; sys.exit(0 if (e["line"], e["col"]) == (6, 3) else 1)' "$T/out" &&
 	ok "--json: line 6, col 3" || { not_ok "--json position"; show "$T/out"; }
+# the cap counts cases x variants (review B6): each variant runs every case
+gen "$T/v2.yaml" 30000 "fp32, bf16"
+printf 'variants: [{name: a}, {name: b}]\n' >>"$T/v2.yaml"
+expect 3 "2 variants x 60,000 cases: refused" timeout 30 "$BENCH" validate "$T/v2.yaml"
+expect_err "v2.yaml:6:3: error: suite 'gemm' takes the plan past 100000 cases (120000 and more: 60000 cases x 2 variants)"
+gen "$T/v2ok.yaml" 25000 "fp32, bf16"
+printf 'variants: [{name: a}, {name: b}]\n' >>"$T/v2ok.yaml"
+expect 0 "2 variants x 50,000 cases: accepted" timeout 30 "$BENCH" validate "$T/v2ok.yaml"
+python3 -c 'import sys; print("variants:"); [print("  - {name: v%d}" % i) for i in range(20000)]' >"$T/vars"
+gen "$T/v20k.yaml" 25 fp32
+cat "$T/vars" >>"$T/v20k.yaml"
+expect 3 "20,000 variants x 25 cases (500,000): refused" timeout 30 "$BENCH" validate "$T/v20k.yaml"
+expect_err "suite 'gemm' takes the plan past 100000 cases (500000 and more: 25 cases x 20000 variants)"
+# one env_matrix list of 100,000 values (review B5): refused at the 64-cell limit at once, not scanned for repeats
+# value by value (that was quadratic: 40,000 values took 2.7 s of CPU, 100,000 over a minute)
+python3 -c '
+print("bench: 1\nname: big\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm:\n    env_matrix:\n"
+      "      A: [" + ",".join("\"%d\"" % i for i in range(100000)) + "]\n      B: [x, y]")' >"$T/em.yaml"
+/usr/bin/time -f '%U' -o "$T/time" "$BENCH" validate "$T/em.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ "$rc" = 3 ] && python3 -c "import sys; sys.exit(float(sys.argv[1]) >= 2)" "$(tail -n 1 "$T/time")" &&
+	ok "100,000 env_matrix values: exit 3 in $(tail -n 1 "$T/time") s of CPU" || { not_ok "100,000 env_matrix values: exit $rc, $(tail -n 1 "$T/time") s"; show "$T/err"; }
+expect_err "'env_matrix' in suite 'gemm' expands to at least 100000 cells; the limit is 64"
+# cases x env cells past the cap is counted, not generated (review 31r2 B11: 100,000 cases x 64 cells took 4x the
+# CPU of 2 cells, as every cell's cases were built before being dropped): 64 cells cost about what 2 cells cost
+python3 - "$T" <<'PY'
+import sys
+for cells in (2, 64):
+    a = min(8, cells); b = cells // a
+    open("%s/cells%d.yaml" % (sys.argv[1], cells), "w").write(
+        "bench: 1\nname: big\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm:\n    dtypes: [fp32]\n"
+        "    layouts: [tn, nn]\n    shapes: [%s]\n    env_matrix:\n      A: [%s]\n      B: [%s]\n" % (
+            ",".join("[%d,%d,9]" % (i % 300 + 1, i // 300 + 1) for i in range(50000)),
+            ",".join('"%d"' % i for i in range(a)), ",".join('"%d"' % i for i in range(b))))
+PY
+for c in 2 64; do
+	/usr/bin/time -f '%U' -o "$T/time$c" "$BENCH" validate "$T/cells$c.yaml" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ "$rc" = 3 ] && ok "100,000 cases x $c cells: refused (exit 3)" || { not_ok "100,000 cases x $c cells: exit $rc"; show "$T/err"; }
+done
+expect_err "(6400000 and more)"
+python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(b > 2 * a + 0.5)" "$(tail -n 1 "$T/time2")" "$(tail -n 1 "$T/time64")" &&
+	ok "64 cells: $(tail -n 1 "$T/time64") s of CPU, 2 cells: $(tail -n 1 "$T/time2") s" ||
+	not_ok "64 cells cost $(tail -n 1 "$T/time64") s of CPU against $(tail -n 1 "$T/time2") s for 2"
 finish

@@ -11,6 +11,8 @@ done
 ok "python with torch: $PY ($("$PY" -c 'import torch; print(torch.__version__)'))"
 
 # the python checks speak TAP themselves: pass their lines through, counting them as ours
+# the fake amd-smi library (make builds it beside the unit tests) for the ROCm telemetry reading
+export BENCH_FAKE_AMDSMI="${BENCH_FAKE_AMDSMI:-$(pwd)/build/tests/libamd_smi_fake.so}"
 "$PY" tests/torch/test_torch.py >"$T/py.tap" 2>"$T/py.err"
 rc=$?
 while IFS= read -r line; do

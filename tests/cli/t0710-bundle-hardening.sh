@@ -15,7 +15,7 @@ for v in dotslash doubleslash trailingslash setuid badcrc badsize plain trailing
 	f=$("$PY" tests/bundle/hostile.py "$v" "$T" "$BENCH_HOME")
 	case $v in
 	dotslash) why="a '.' path component" ;; doubleslash) why="an empty path component" ;;
-	trailingslash) why="a duplicate name" ;; setuid) why="a setuid, setgid or sticky mode" ;;
+	trailingslash) why="a trailing '/' on a file entry" ;; setuid) why="a setuid, setgid or sticky mode" ;;
 	badcrc) why="incorrect data check" ;; badsize) why="incorrect length check" ;; plain) why="plain tar is refused" ;;
 	trailing) why="trailing data after the end of the gzip stream" ;; afterend) why="data after the end of the tar archive" ;;
 	esac
@@ -42,6 +42,35 @@ for v in global global-comment xcomment xlinkpath xattr xcharset xsparse xdup xx
 	refused "tar header kind: $v" "$why" "$BENCH" verify "$f"
 	refused "tar header kind: $v, show --no-verify" "$why" "$BENCH" show --no-verify "$f"
 	refused "tar header kind: $v, compare --allow-unverified" "$why" "$BENCH" compare --allow-unverified "$f" "$f"
+done
+# pax values bench never writes (review B4): an mtime that is not a decimal time, a pax path held to the ustar rules;
+# zero padding after the end marker beyond one record + slack (a small gzip of gigabytes of zeros) refused early
+for v in xmtime-nan xmtime-inf xmtime-neg xmtime-exp xmtime-big xmtime-frac xmtime-hex xmtime-space xpathdotdot \
+	xpathabs padded; do
+	f=$("$PY" tests/bundle/hostile.py "tar-$v" "$T" "$BENCH_HOME")
+	case $v in
+	xmtime-*) why="a pax 'mtime' that is not a decimal time" ;; xpathdotdot) why="'..' path component" ;;
+	xpathabs) why="absolute path" ;; padded) why="bytes of padding after the end of the tar archive" ;;
+	esac
+	refused "tar pax value: $v" "$why" "$BENCH" verify "$f"
+	refused "tar pax value: $v, compare --allow-unverified" "$why" "$BENCH" compare --allow-unverified "$f" "$f"
+done
+# numbers and names bench never writes (review 31r2 B06-B10): a base-256 mtime, device numbers that are not octal,
+# a ustar prefix whose join with the name gives '//', a directory spelled with '//', names with C1, bidirectional,
+# tag or variation-selector characters (ustar or pax), a pax path with '//'
+for v in b256mtime devgarbage prefixslash dirdslash namec1 nametag xpathc1 xpathdslash; do
+	f=$("$PY" tests/bundle/hostile.py "tar-$v" "$T" "$BENCH_HOME")
+	case $v in
+	b256mtime) why="a mtime field that is not octal" ;; devgarbage) why="a devminor field that is not octal" ;;
+	prefixslash | dirdslash | xpathdslash) why="an empty path component" ;;
+	namec1 | nametag | xpathc1) why="a control, bidirectional or invisible character in its name" ;;
+	esac
+	refused "tar entry: $v" "$why" "$BENCH" verify "$f"
+	refused "tar entry: $v, compare --allow-unverified" "$why" "$BENCH" compare --allow-unverified "$f" "$f"
+done
+for v in xmtime-ok xmtime-okfrac; do
+	f=$("$PY" tests/bundle/hostile.py "tar-$v" "$T" "$BENCH_HOME")
+	expect 0 "tar pax value: $v (a decimal time, as bench writes) verifies" "$BENCH" verify "$f"
 done
 # the global header's forgery is real: Python's tarfile reads the decoy entry as status.json
 f=$("$PY" tests/bundle/hostile.py tar-global "$T" "$BENCH_HOME")

@@ -307,6 +307,32 @@ l = [x["label"] for x in d["sides"]]
 assert l[1] == l[0] + " (2)" and l[2] == l[0] + " (3)", l
 assert all(len(c["others"]) == 2 for c in d["cases"])
 PY
+# what NCCL/RCCL says a case ran with (extra.ccl_effective, written by bench-coll from its debug log) is part of
+# the method: the same params but another algorithm is another measurement
+cp -r "$A" "$T/ea" && cp -r "$B" "$T/eb"
+python3 - "$T/ea" "$T/eb" <<'PY'
+import glob, json, sys
+def eff(algo):
+    return {"captured": True, "library": "nccl", "version": "2.28.3+cuda12.9", "channels": {"coll": 24, "nvls": 0},
+            "transports": {"P2P/CUMEM/read": 4}, "network": "Socket",
+            "collectives": [{"op": "AllReduce", "bytes": 1048576, "algorithm": algo, "protocol": "SIMPLE", "channels": 24, "calls": 30}]}
+for d, algo in zip(sys.argv[1:], ["RING", "TREE"]):
+    for f in glob.glob(d + "/results/*.jsonl"):
+        recs = [json.loads(l) for l in open(f)]
+        for i, r in enumerate(recs):
+            r.setdefault("extra", {})["ccl_effective"] = eff(algo if i == 0 else "RING")
+        open(f, "w").write("".join(json.dumps(r) + "\n" for r in recs))
+PY
+expect 0 "compare: another algorithm by the library's log" "$BENCH" compare --allow-unverified --format json "$T/ea" "$T/eb"
+python3 - "$T/out" <<'PY' && ok "the case that ran Tree instead of Ring is a method difference; the others are not" || not_ok "ccl_effective method difference"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = [x for x in d["method_differs"] if x.get("what") == "ccl_effective"]
+assert len(m) == 1, d["method_differs"]
+assert "AllReduce RING/SIMPLE 24 channels" in m[0]["baseline_effective"] and "AllReduce TREE/SIMPLE" in m[0]["effective"], m
+PY
+expect 0 "compare prints what each side ran with" "$BENCH" compare --allow-unverified "$T/ea" "$T/eb"
+expect_out "ran with: "
 expect 2 "one input is a usage error" "$BENCH" compare "$A"
 expect 1 "a missing input" "$BENCH" compare "$A" "$T/nope"
 finish

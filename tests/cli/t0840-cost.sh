@@ -20,7 +20,7 @@ Y
 manifest priced 'pricing: {usd_per_gpu_hour: 3.5, source: "test list price, 2026-01"}'
 manifest unpriced
 manifest cheap 'pricing: {usd_per_gpu_hour: 2.0}'
-export FAKE_EXTRA='{"128x128x128": {"telemetry": {"available": true, "samples": 40, "power_w_median": 400.0}}, "64x64x64": {"tokens_per_s": 1500.0, "world_size": 2, "telemetry": {"available": false, "why": "telemetry unavailable: planted"}}}'
+export FAKE_EXTRA='{"128x128x128": {"telemetry": {"available": true, "samples": 40, "power_w_median": 400.0, "energy_j": 2.0}}, "64x64x64": {"tokens_per_s": 1500.0, "world_size": 2, "telemetry": {"available": false, "why": "telemetry unavailable: planted"}}}'
 FAKE_SAMPLES=0.8,1.0,1.3,1.1 BENCH_RUNNERS=$T/fake expect 0 "a priced run" "$BENCH" run -q -o "$T/runs" "$T/priced.yaml"
 A=$(head -n 1 "$T/out")
 AB=$(sed -n 2p "$T/out")
@@ -32,15 +32,16 @@ BENCH_RUNNERS=$T/fake FAKE_SCALE=2 expect 0 "a cheaper but slower run" "$BENCH" 
 C=$(head -n 1 "$T/out")
 CB=$(sed -n 2p "$T/out")
 
-# the energy of a record: joules = power x median time of one call; TFLOP/J = TFLOP/s / W
+# the energy of a record: joules = the energy counter over the timed window / the timed calls, the estimate (power x
+# median time of one call) beside it; TFLOP/J = the work of one call / its joules
 python3 - "$A/results/gemm.jsonl" <<'PY' && ok "records: joules and TFLOP/J from the telemetry, or why not" || not_ok "records' extra.energy"
 import json, statistics, sys
 recs = {r["case"]: r for r in map(json.loads, open(sys.argv[1]))}
 r = recs["cblas/fp32/tn/128x128x128/default"]
 e, p = r["extra"]["energy"], r["extra"]["telemetry"]["power_w_median"]
 t = statistics.median(r["samples_ms"])
-assert e["available"] is True and abs(e["joules"] - p * t / 1e3) < 1e-12, e
-assert abs(e["tflop_per_joule"] - r["value"] / p) < 1e-12, e
+assert e["available"] is True and e["method"] == "counter" and abs(e["joules"] - 2.0 / len(r["samples_ms"])) < 1e-12, e
+assert abs(e["joules_estimate"] - p * t / 1e3) < 1e-12 and e["calls"] == len(r["samples_ms"]), e
 assert abs(r["value"] * t / 1e3 / e["joules"] - e["tflop_per_joule"]) < 1e-3 * e["tflop_per_joule"], e  # work / energy
 e = recs["cblas/fp32/tn/64x64x64/default"]["extra"]["energy"]
 assert e == {"available": False, "why": "telemetry unavailable: planted"}, e

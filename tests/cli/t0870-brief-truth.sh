@@ -51,7 +51,7 @@ expect_out "energy    none for 4 cases: no telemetry on the CPU"
 long=$(awk 'length > 200' "$T/out" | wc -l)
 [ "$long" = 0 ] && ok "no line over 200 characters" || { not_ok "$long lines over 200 characters"; awk 'length > 200' "$T/out" | cut -c1-120 | sed 's/^/#   /'; }
 expect 0 "the definitions are in show -h" "$BENCH" show -h
-expect_out "J/call = median board"
+expect_out "J/call = the board's energy counter"
 
 # 5. sides built from what a glob gives: each run's directory, bundle and envelope (runs/a-* --vs runs/b-*, as the
 # README has it); one run is one run, whatever form it is given in

@@ -72,6 +72,7 @@ cp "$T/roll.lock.json" "$T/night1.lock.json"
 expect_out "$T/runs/"
 expect_err "bench: lock: no pin moved since '$T/roll.lock.json': kept as it is"
 expect_err "bench: gc: removed 0 runs"
+expect_err "bench: gc: removed 0 caches and images"
 BENCH_TODAY=2026-12-01 expect 0 "lock --check the same day: nothing moved" "$BENCH" lock --check "$T/roll.yaml"
 
 # ---- night 2: the index gains 2026-12-02 -----------------------------------------------------------------------

@@ -66,13 +66,22 @@ fi
 D=${B%.bench.tar.gz}
 for var in LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT PYTHONSTARTUP PYTHONHOME BASH_ENV ENV PROMPT_COMMAND PERL5OPT RUBYOPT \
 	NODE_OPTIONS BROWSER CHROMIUM_FLAGS CHROME_WRAPPER GCONV_PATH MALLOC_CHECK_ GLIBC_TUNABLES JAVA_TOOL_OPTIONS \
-	OMPI_MCA_plm_rsh_agent CUDA_INJECTION64_PATH NCCL_NET_PLUGIN BASH_FUNC_ls GIT_SSH_COMMAND PATH; do
+	OMPI_MCA_plm_rsh_agent CUDA_INJECTION64_PATH NCCL_NET_PLUGIN BASH_FUNC_ls GIT_SSH_COMMAND PATH \
+	HWLOC_PLUGINS_PATH HWLOC_COMPONENTS I_MPI_OFI_LIBRARY KRB5_CONFIG CUDA_HOME __GLX_VENDOR_LIBRARY_NAME \
+	GDK_PIXBUF_MODULE_FILE OMPI_MCA_mca_component_path PMIX_MCA_mca_component_path UCX_MODULE_DIR FI_PROVIDER_PATH \
+	NCCL_TUNER_PLUGIN NCCL_PROFILER_PLUGIN HSA_TOOLS_LIB ROCP_TOOL_LIB FOO_PLUGIN_PATH ACME_INJECTION_LIB \
+	XYZ_LIBRARY_PATH XYZ_MODULE_DIR XYZ_TOOLS_LIB \
+	COMPILER_PATH GCC_EXEC_PREFIX CONFIG_SHELL CCACHE_PREFIX PKG_CONFIG CUDAHOSTCXX CC CXX AS LD AR NVCC_CCBIN \
+	NVCC_APPEND_FLAGS LIBRARY_PATH CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH MPLBACKEND LESSOPEN TMPDIR EDITOR PAGER \
+	SHELL; do
 	sed "s|^    MARK: .*|    $var: /tmp/x|" "$T/m.yaml" >"$D/manifest.yaml"
 	rm -f "$B" "$B.intoto.jsonl"
 	"$BENCH" pack "$D" >/dev/null 2>&1 || not_ok "pack"
 	expect 3 "$var: refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
 	grep -A1 "stack.env.$var " "$T/err" | grep -q "loads code or changes how programs start" &&
 		ok "$var is named as loading code" || { not_ok "$var not named"; show "$T/err"; }
+	# counted: PYTHONPATH, PYTHONWARNINGS and this one (issue 31 review B1: an unflagged HWLOC_PLUGINS_PATH ran)
+	grep -q "^bench: 3 variables above load code" "$T/err" && ok "$var counted" || { not_ok "$var not counted"; show "$T/err"; }
 done
 # a benign variable is listed but not named
 sed "s|^    MARK: .*|    OMP_NUM_THREADS: 4|" "$T/m.yaml" >"$D/manifest.yaml"
@@ -106,6 +115,29 @@ for s in "runtime.engine                           podman" "runtime.launcher    
 	"suites.gemm.env_matrix.LD_PRELOAD        /tmp/a.so"; do
 	expect_err "$s"
 done
+# the lock is shown: what a locked build fetches and builds (review B2, B3: the lock's wheel URL and git commit,
+# not the manifest's index and ref, are what is installed and built)
+cat >"$D/manifest.lock.json" <<J
+{"schema": "bench.lock/v1", "manifest_sha256": "0", "base": {"ref": "docker.io/library/debian:bookworm",
+ "digest": "sha256:1111111111111111111111111111111111111111111111111111111111111111"},
+ "components": {"blas": {"source": "git", "git": "https://example.invalid/other.git", "ref": "main",
+  "commit": "aa20aa20aa20aa20aa20aa20aa20aa20aa20aa20"},
+  "torch": {"source": "pip", "index": "https://example.invalid/simple", "version": "2.5.0",
+  "url": "file:///tmp/evilidx/torch-2.5.0-py3-none-any.whl", "sha256": "2222222222222222222222222222222222222222222222222222222222222222",
+  "packages": [{"name": "torch", "version": "2.5.0", "url": "file:///tmp/evilidx/torch-2.5.0-py3-none-any.whl",
+   "sha256": "2222222222222222222222222222222222222222222222222222222222222222"},
+   {"name": "evil", "version": "1.0", "url": "https://evil.invalid/evil-1.0-py3-none-any.whl",
+   "sha256": "3333333333333333333333333333333333333333333333333333333333333333"}]}}}
+J
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+expect 3 "a manifest with a lock: refused without --yes" "$BENCH" reproduce -q -o "$T/r6" "$B" </dev/null
+for s in "stack.components.blas.locked             git https://example.invalid/blas.git (the lock names https://example.invalid/other.git) commit aa20aa20aa20aa20aa20aa20aa20aa20aa20aa20" \
+	"stack.components.torch.locked            pip file:///tmp/evilidx/torch-2.5.0-py3-none-any.whl sha256 2222222222222222222222222222222222222222222222222222222222222222" \
+	"stack.components.torch.locked            package evil 1.0: https://evil.invalid/evil-1.0-py3-none-any.whl sha256 3333333333333333333333333333333333333333333333333333333333333333" \
+	"stack.base.locked                        sha256:1111111111111111111111111111111111111111111111111111111111111111"; do
+	expect_err "$s"
+done
+rm -f "$D/manifest.lock.json"
 # a host stack's path component
 cat >"$D/manifest.yaml" <<Y
 bench: 1
@@ -121,4 +153,55 @@ Y
 rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
 expect 3 "a host stack's path component: refused without --yes" "$BENCH" reproduce -q -o "$T/r7" "$B" </dev/null
 expect_err "stack.components.blas                    path /opt/evil (its libraries loaded first by every runner) libs: libopenblas.so.0"
+# a signer's names and values never reach the terminal raw (review 31r2 B01, B02): the validation errors of the
+# bundle's manifest quote its env names through the escaper, and --dry-run's command lines its values
+rawctl() { # file: exit 0 when it holds ESC, BEL, C1 (U+0085, U+009B) or U+202E as raw bytes
+	LC_ALL=C grep -q -e "$(printf '\033')" -e "$(printf '\007')" -e "$(printf '\302\205')" -e "$(printf '\302\233')" \
+		-e "$(printf '\342\200\256')" "$1"
+}
+cat >"$D/manifest.yaml" <<'Y'
+bench: 1
+name: trust
+target: {vendor: cpu}
+runtime: {engine: host}
+stack:
+  env:
+    "\e[2J\e]0;pwn\aLD_PRELOAD": /tmp/x
+    "\u202eDAOLERP_DL": x
+    "\x85X\x9b": y
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
+Y
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+BENCH_RUNNERS=$FAKE expect 3 "env names holding ESC, OSC, C1, U+202E: refused" "$BENCH" reproduce --dry-run -o "$T/r8" "$B" </dev/null
+expect_err "environment variable name '\\x1b[2J\\x1b]0;pwn\\x07LD_PRELOAD'"
+expect_err "environment variable name '\\xe2\\x80\\xaeDAOLERP_DL'"
+expect_err "environment variable name '\\xc2\\x85X\\xc2\\x9b'"
+rawctl "$T/err" && { not_ok "raw control bytes in reproduce's errors"; show "$T/err"; } || ok "no raw control byte in reproduce's errors"
+cp "$D/manifest.yaml" "$T/badnames.yaml"
+expect 3 "validate: the same names refused" "$BENCH" validate "$T/badnames.yaml"
+expect_err "environment variable name '\\x1b[2J\\x1b]0;pwn\\x07LD_PRELOAD'"
+rawctl "$T/err" && { not_ok "raw control bytes in validate's errors"; show "$T/err"; } || ok "no raw control byte in validate's errors"
+expect 3 "validate --json: the same names refused" "$BENCH" validate --json "$T/badnames.yaml"
+expect_out "environment variable name '\\u001B[2J\\u001B]0;pwn\\u0007LD_PRELOAD'"
+rawctl "$T/out" && { not_ok "raw control bytes in validate --json"; show "$T/out"; } || ok "no raw control byte in validate --json (31r2 B04)"
+cat >"$D/manifest.yaml" <<'Y'
+bench: 1
+name: trust
+target: {vendor: cpu}
+runtime: {engine: host}
+stack:
+  env:
+    V1: "a\x9b31mRED\x85b"
+    V2: "\u202eevil"
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]], env_matrix: {V3: ["x\x9by", "\u2066z"]}}
+Y
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+BENCH_RUNNERS=$FAKE expect 0 "values holding C1 and U+202E: --dry-run prints the commands" "$BENCH" reproduce --dry-run -o "$T/r9" "$B" </dev/null
+expect_out "V1=a\\xc2\\x9b31mRED\\xc2\\x85b"
+expect_out "V2=\\xe2\\x80\\xaeevil"
+expect_out "V3=x\\xc2\\x9by"
+rawctl "$T/out" && { not_ok "raw control bytes in --dry-run's commands"; show "$T/out"; } || ok "no raw control byte in --dry-run's commands"
+rawctl "$T/err" && { not_ok "raw control bytes in the gate"; show "$T/err"; } || ok "no raw control byte in the gate"
 finish

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Launcher slurm on a real two-node cluster (tests/setup/slurm.sh: slurmctld here, each slurmd in its own
 # network namespace): the mpi backend's collectives across both nodes through bench run
-# manifests/slurm-2node-cpu.yaml as docs/slurm.md gives it (default relative runs/), the batch script in the run directory, a job sbatch refuses (exit 6 with its
+# manifests/slurm-2node-cpu.yaml as docs/slurm.md gives it (default relative runs/), the batch script in the run directory,
+# each node's fabric captured on the node (fabric.nodes in environment.json), a job sbatch refuses (exit 6 with its
 # reason), a hung rank ended at the suite timeout with the records already written kept, Ctrl-C cancelling
 # the job. Everything is torn down at the end.
 . "$(dirname "$0")/lib.sh"
@@ -46,6 +47,22 @@ grep -qxF "cd '$D'" "$S" && grep -qF "'--config' '$D/cases/collectives.json'" "$
 	ok "the script's cd and the runner's --config are absolute" || { not_ok "paths in the batch script"; show "$S"; }
 grep -q "Slurm job [0-9]* RUNNING on node\[1-2\]" "$D/logs/collectives.log" && ok "the log follows the job to both nodes" ||
 	{ not_ok "job log"; show "$D/logs/collectives.log"; }
+# each node's fabric, captured on the node by the job script's step (each slurmd sees its own namespace's sysfs)
+grep -q "^srun '--mpi=none' '--ntasks-per-node=1' --ntasks=\"\$SLURM_JOB_NUM_NODES\" .* sh -c 'exec >\"env/fabric/\${SLURMD_NODENAME:-\$(uname -n)}.txt\"" "$S" &&
+	python3 - "$D" <<'PY' && ok "both nodes' fabric in environment.json: each its own eth0, a veth" || { not_ok "per-node fabric"; show "$D/env/environment.json"; }
+import json, sys
+d = sys.argv[1]
+f = json.load(open(d + "/env/environment.json"))["fabric"]
+nodes = f["nodes"]
+assert sorted(nodes) == ["node1", "node2"], list(nodes)
+for n in ("node1", "node2"):
+    net = nodes[n]["net"]
+    assert list(net) == ["eth0"], (n, net)
+    e = net["eth0"]
+    assert e["kind"] == "virtual" and e["type"] == "ether" and e["operstate"] == "up" and "peer_ifindex" in e, (n, e)
+# the two veths' host ends differ: each node read its own namespace
+assert nodes["node1"]["net"]["eth0"]["peer_ifindex"] != nodes["node2"]["net"]["eth0"]["peer_ifindex"], nodes
+PY
 expect 0 "the bundle verifies" "$BENCH" verify "$D.bench.tar.gz"
 
 # data-parallel training across the two nodes: one task per node starts its ranks, rendezvous on node1
@@ -97,6 +114,15 @@ start_hung() { # output prefix
 	pid=$!
 	i=0
 	while [ $i -lt 100 ] && ! squeue -h -t RUNNING | grep -q .; do sleep 0.2; i=$((i + 1)); done
+	# the hang comes after two cases: wait until their records are in the run directory (on a loaded machine, with
+	# other tests alongside, two seconds were not always enough), at most a minute
+	i=0
+	while [ $i -lt 300 ]; do
+		r=$(ls -td "$T"/runs/*/ 2>/dev/null | head -n 1)
+		[ -n "$r" ] && [ "$(grep -c '"status":"ok"' "${r}results/collectives.jsonl" 2>/dev/null)" = 2 ] && break
+		sleep 0.2
+		i=$((i + 1))
+	done
 	sleep 2
 }
 

@@ -67,6 +67,8 @@ if grep -q '^make exit 0$' "$T/io/compile.log"; then ok "make runners BENCH_HIP=
 fi
 grep -q -- '--offload-arch=gfx942 --offload-arch=gfx950' "$T/io/compile.log" && grep -q -- '-DBENCH_HIP' "$T/io/compile.log" &&
 	ok "the kernels compiled by hipcc for both targets, the host code with BENCH_HIP" || not_ok "compile lines"
+grep -q 'runners/common/telemetry_amdsmi.c' "$T/io/compile.log" &&
+	ok "the amd-smi telemetry backend compiled into the HIP runners (-Werror)" || not_ok "telemetry_amdsmi.c not compiled"
 # needs LIB RUNNER...: each runner's dynamic section names LIB
 needs() {
 	lib=$1

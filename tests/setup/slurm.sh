@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Test setup for the Slurm tests (not part of bench): a two-node Slurm cluster on this one machine (the CI
 # sandbox is one host). munged and slurmctld in the host namespace on a bridge (10.77.0.1); each slurmd in
-# its own network namespace with its own address (node1 10.77.0.11, node2 10.77.0.12).
+# its own network namespace with its own address (node1 10.77.0.11, node2 10.77.0.12) and its own /sys.
 #   sh tests/setup/slurm.sh up      install what is missing, start everything, wait until both nodes are idle
 #   sh tests/setup/slurm.sh down    stop the daemons, remove the namespaces and the bridge
 set -eu
@@ -15,7 +15,7 @@ down() {
 	pkill -x slurmd 2>/dev/null || true
 	pkill -x slurmctld 2>/dev/null || true
 	sleep 1
-	for n in 1 2; do ip netns del "benchn$n" 2>/dev/null || true; done
+	for n in 1 2; do ip netns del "benchn$n" 2>/dev/null || true; rmdir "/run/benchn$n-cgroup" 2>/dev/null || true; done
 	ip link del "$BR" 2>/dev/null || true
 }
 
@@ -86,7 +86,13 @@ CONF
 rm -rf /var/spool/slurmctld/*
 setsid slurmctld -i </dev/null >/dev/null 2>&1 &
 for n in 1 2; do
-	setsid nsenter --net="/run/netns/benchn$n" slurmd -D -N "node$n" </dev/null >/dev/null 2>&1 &
+	# in a mount namespace of its own with a sysfs of the network namespace, so each node's /sys/class/net is its
+	# own (its eth0) as on separate machines (the job script's fabric capture reads it); slurmd needs the cgroup
+	# mounts under /sys/fs/cgroup, carried over the new sysfs through a directory held for the moment
+	mkdir -p "/run/benchn$n-cgroup"
+	setsid nsenter --net="/run/netns/benchn$n" unshare -m --propagation private sh -c '
+		mount --rbind /sys/fs/cgroup "$1" && mount -t sysfs sysfs /sys && mount --rbind "$1" /sys/fs/cgroup &&
+		umount -l "$1" && rmdir "$1" && exec slurmd -D -N "$2"' sh "/run/benchn$n-cgroup" "node$n" </dev/null >/dev/null 2>&1 &
 done
 i=0
 while [ $i -lt 60 ]; do

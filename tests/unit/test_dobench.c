@@ -322,7 +322,38 @@ static void test_energy_from_telemetry(void **state)
 	assert_true(fabs(flop / 1e12 / json_real_value(json_object_get(e, "joules")) -
 			 json_real_value(json_object_get(e, "tflop_per_joule"))) < 1e-9);
 	assert_null(json_object_get(e, "gb_per_joule"));
+	assert_string_equal(json_string_value(json_object_get(e, "method")), "power x time");
+	assert_true(json_real_value(json_object_get(e, "joules_estimate")) == json_real_value(json_object_get(e, "joules")));
+	assert_null(json_object_get(e, "joules_counter"));
 	record_add_energy(rec); /* once only */
+	json_decref(rec);
+
+	/* the energy counter over the timed window: its joules over the timed calls (flushes and gaps included), the
+	 * estimate beside it; the work per joule follows the counter */
+	rec = record_new("gemm", "x", params);
+	record_set_samples(rec, "tflops", "TFLOP/s", ms, 3, tflops_of_ms, &flop);
+	record_add_extra(rec, "telemetry", json_pack("{s:b, s:f, s:f}", "available", 1, "power_w_median", 500.0,
+						     "energy_j", 3.6));
+	record_add_energy(rec);
+	e = json_object_get(json_object_get(rec, "extra"), "energy");
+	assert_string_equal(json_string_value(json_object_get(e, "method")), "counter");
+	assert_true(fabs(json_real_value(json_object_get(e, "joules")) - 1.2) < 1e-12); /* 3.6 J / 3 calls */
+	assert_true(fabs(json_real_value(json_object_get(e, "joules_counter")) - 1.2) < 1e-12);
+	assert_true(fabs(json_real_value(json_object_get(e, "joules_estimate")) - 1.0) < 1e-12);
+	assert_true(json_real_value(json_object_get(e, "counter_j")) == 3.6);
+	assert_int_equal(json_integer_value(json_object_get(e, "calls")), 3);
+	assert_true(fabs(json_real_value(json_object_get(e, "tflop_per_joule")) - 2.0 / 1.2) < 1e-9); /* 2 TFLOP / 1.2 J */
+	json_decref(rec);
+	/* a sample of several calls (a collective's iterations): the counter per call over extra.timed_calls */
+	rec = record_new("gemm", "x", params);
+	record_set_samples(rec, "tflops", "TFLOP/s", ms, 3, tflops_of_ms, &flop);
+	record_add_extra(rec, "timed_calls", json_integer(12));
+	record_add_extra(rec, "telemetry", json_pack("{s:b, s:f, s:f}", "available", 1, "power_w_median", 500.0,
+						     "energy_j", 3.6));
+	record_add_energy(rec);
+	e = json_object_get(json_object_get(rec, "extra"), "energy");
+	assert_true(fabs(json_real_value(json_object_get(e, "joules")) - 0.3) < 1e-12);
+	assert_int_equal(json_integer_value(json_object_get(e, "calls")), 12);
 	json_decref(rec);
 
 	/* TB/s: GB per joule */
@@ -436,6 +467,12 @@ static void test_steady_is_declared_after_the_plateau_not_before(void **state)
 	assert_string_equal(json_string_value(json_object_get(t, "mode")), "steady");
 	assert_true(json_is_true(json_object_get(t, "steady_reached")));
 	assert_true(json_real_value(json_object_get(t, "steady_after_ms")) == r.warm.steady_after_ms);
+	/* the warm-up ran the loop that is timed: flush 0.5 + a 1 ms call per call on the plateau, in both (a warm-up
+	 * without the flush would show 1.0) */
+	assert_true(fabs(r.warm.per_call_ms - 1.5) < 1e-9);
+	assert_true(fabs(r.loop_ms / (double)r.n - 1.5) < 1e-9);
+	assert_true(fabs(json_real_value(json_object_get(t, "warmup_per_call_ms")) - 1.5) < 1e-9);
+	assert_true(fabs(json_real_value(json_object_get(t, "timed_per_call_ms")) - 1.5) < 1e-9);
 	json_decref(rec);
 	json_decref(params);
 	dobench_result_release(&r);
@@ -580,7 +617,17 @@ static void test_steady_check_needs_a_full_steady_window(void **state)
 
 struct fake_src {
 	int n;
+	double joules; /* the energy counter: each read of it adds 0.5 J */
 };
+
+static int fake_energy(void *ctx, double *joules)
+{
+	struct fake_src *f = ctx;
+
+	f->joules += 0.5;
+	*joules = f->joules;
+	return 0;
+}
 
 static int fake_read(void *ctx, struct telemetry_sample *s)
 {
@@ -705,6 +752,39 @@ static void test_telemetry_window_samples_in_the_background(void **state)
 	assert_int_equal(telemetry_window_begin(&t), 0);
 	telemetry_window_end(&t, &sum);
 	assert_true(sum.n >= 1 && sum.n <= 3);
+	assert_false(sum.energy_ok); /* this source has no energy counter */
+	telemetry_close(&t);
+}
+
+/* A source with an energy counter: the window's energy_j is the counter at its end less the counter at its begin,
+ * in the summary and its JSON; two GPUs' windows sum */
+static void test_telemetry_window_energy_counter(void **state)
+{
+	struct fake_src f = { 0, 100.0 };
+	const struct telemetry_source src = { &f, "fake", fake_read, fake_energy };
+	struct telemetry t = TELEMETRY_INIT;
+	struct telemetry_summary sum, per[2];
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(telemetry_open_source(&t, &src), 0);
+	assert_int_equal(telemetry_window_begin(&t), 0);
+	telemetry_window_end(&t, &sum);
+	assert_true(sum.energy_ok);
+	assert_true(fabs(sum.energy_j - 0.5) < 1e-12); /* 101.0 at the end less 100.5 at the begin */
+	j = telemetry_summary_json(&sum);
+	assert_true(fabs(json_real_value(json_object_get(j, "energy_j")) - 0.5) < 1e-12);
+	json_decref(j);
+	per[0] = sum;
+	per[1] = sum;
+	per[1].energy_j = 2.0;
+	j = telemetry_combined_json(per, 2);
+	assert_true(fabs(json_real_value(json_object_get(j, "energy_j")) - 2.5) < 1e-12);
+	json_decref(j);
+	per[1].energy_ok = 0; /* one GPU without a counter: no sum */
+	j = telemetry_combined_json(per, 2);
+	assert_null(json_object_get(j, "energy_j"));
+	json_decref(j);
 	telemetry_close(&t);
 }
 
@@ -1000,6 +1080,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_operand_dtypes),
 		cmocka_unit_test(test_energy_from_telemetry),
 		cmocka_unit_test(test_telemetry_combined_over_gpus),
+		cmocka_unit_test(test_telemetry_window_energy_counter),
 		cmocka_unit_test(test_loaded_names_libc_with_its_version),
 	};
 

@@ -18,6 +18,7 @@
 #include "core/strbuf.h"
 #include "exec/envcap.h"
 #include "exec/exec.h"
+#include "exec/fabric.h"
 #include "manifest/manifest.h"
 
 static char dir[] = "/tmp/bench-test-exec-XXXXXX";
@@ -309,6 +310,124 @@ static void test_rocm_variables_are_captured(void **state)
 	assert_int_equal(envcap_var_class("GPUTEMP"), 0);
 }
 
+/* nvidia-smi topo -m as the driver prints it (tab-separated header with multi-word names, " X " on the diagonal,
+ * an indented NIC legend): the GPU and NIC columns of each row, and the NIC names */
+static void test_nvidia_topo_matrix(void **state)
+{
+	const char *t = "\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+			"GPU0\t X \tNV18\tPXB\t0-47\t0\t\tN/A\n"
+			"GPU1\tNV18\t X \tSYS\t48-95\t1\t\tN/A\n"
+			"NIC0\tPXB\tSYS\t X \t\t\t\t\n\nLegend:\n\n  X    = Self\n  NV#  = Connection traversing a bonded set of # NVLinks\n\n"
+			"NIC Legend:\n\n  NIC0: mlx5_0\n";
+	json_t *j = fabric_parse_nvidia_topo(t), *m;
+
+	(void)state;
+	assert_non_null(j);
+	m = json_object_get(j, "matrix");
+	assert_int_equal(json_object_size(m), 3);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m, "GPU0"), "GPU1")), "NV18");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m, "GPU0"), "NIC0")), "PXB");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m, "GPU1"), "NIC0")), "SYS");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m, "GPU1"), "GPU1")), "X");
+	assert_null(json_object_get(json_object_get(m, "GPU0"), "CPU Affinity"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "nics"), "NIC0")), "mlx5_0");
+	json_decref(j);
+	assert_null(fabric_parse_nvidia_topo("No devices were found\n"));
+}
+
+/* the dump a Slurm node's capture step writes, parsed, is what bench reads of the same machine itself */
+static void test_fabric_dump_matches_own_capture(void **state)
+{
+	FILE *p;
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	size_t n;
+	json_t *mine, *dumped;
+
+	(void)state;
+	unsetenv("BENCH_SYSFS_ROOT");
+	assert_non_null(p = popen("sh -c '" FABRIC_DUMP_SCRIPT "'", "r"));
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		strbuf_add(&sb, buf, n);
+	assert_int_equal(pclose(p), 0);
+	assert_non_null(strstr(sb.buf, "L\t/sys/class/net/"));
+	mine = fabric_collect();
+	dumped = fabric_parse_dump(sb.buf, sb.len);
+	assert_true(json_object_size(json_object_get(mine, "net")) > 0);
+	json_object_del(dumped, "gpu_topology"); /* envcap adds nvidia-smi's matrix to its own capture; not here */
+	if (!json_equal(mine, dumped)) {
+		char *a = json_dumps(mine, JSON_SORT_KEYS), *b = json_dumps(dumped, JSON_SORT_KEYS);
+
+		fprintf(stderr, "own:  %s\ndump: %s\n", a, b);
+		free(a);
+		free(b);
+	}
+	assert_true(json_equal(mine, dumped));
+	json_decref(mine);
+	json_decref(dumped);
+	strbuf_release(&sb);
+}
+
+/* a dump of an InfiniBand node: device, port, PCI and NUMA through the links; lines outside sysfs's classes and
+ * malformed ones count for nothing; one file per node in a directory */
+static void test_fabric_dump_of_another_node(void **state)
+{
+	const char *t = "L\t/sys/class/infiniband/mlx5_0\t../../devices/pci0000:00/0000:3b:00.0/infiniband/mlx5_0\n"
+			"L\t/sys/class/infiniband/mlx5_0/device\t../../../0000:3b:00.0\n"
+			"L\t/sys/class/infiniband/mlx5_0/device/driver\t../../../bus/pci/drivers/mlx5_core\n"
+			"V\t/sys/class/infiniband/mlx5_0/fw_ver\t28.39.1002\n"
+			"V\t/sys/class/infiniband/mlx5_0/device/numa_node\t1\n"
+			"V\t/sys/class/infiniband/mlx5_0/ports/1/rate\t400 Gb/sec (4X NDR)\n"
+			"V\t/sys/class/infiniband/mlx5_0/ports/1/link_layer\tInfiniBand\n"
+			"D\t/sys/class/infiniband/mlx5_0/device/net/ib0\n"
+			"L\t/sys/class/net/ib0\t../../devices/pci0000:00/0000:3b:00.0/net/ib0\n"
+			"V\t/sys/class/net/ib0/type\t32\n"
+			"V\t/etc/passwd\troot\n"
+			"garbage line\n"
+			"T\t\tGPU0\tNIC0\tCPU Affinity\n"
+			"T\tGPU0\t X \tPXB\t0-47\n"
+			"T\tNIC0\tPXB\t X \t\n"
+			"T\t  NIC0: mlx5_0\n"
+			"V\t/sys/class/net/ib0/mtu";
+	json_t *j = fabric_parse_dump(t, strlen(t)), *m, *nodes;
+	char *d, *f;
+
+	(void)state;
+	m = json_object_get(json_object_get(j, "infiniband"), "mlx5_0");
+	assert_string_equal(json_string_value(json_object_get(m, "pci_device")), "0000:3b:00.0");
+	assert_string_equal(json_string_value(json_object_get(m, "driver")), "mlx5_core");
+	assert_string_equal(json_string_value(json_object_get(m, "firmware")), "28.39.1002");
+	assert_int_equal(json_integer_value(json_object_get(m, "numa_node")), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(m, "netdevs"), 0)), "ib0");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(m, "ports"), "1"), "rate")),
+			    "400 Gb/sec (4X NDR)");
+	m = json_object_get(json_object_get(j, "net"), "ib0");
+	assert_string_equal(json_string_value(json_object_get(m, "kind")), "physical");
+	assert_string_equal(json_string_value(json_object_get(m, "type")), "infiniband");
+	assert_null(json_object_get(m, "mtu")); /* the line without a value */
+	assert_int_equal(json_object_size(json_object_get(j, "net")), 1);
+	m = json_object_get(j, "gpu_topology");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(m, "matrix"), "GPU0"), "NIC0")),
+			    "PXB");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m, "nics"), "NIC0")), "mlx5_0");
+	json_decref(j);
+
+	d = xstrfmt("%s/fabric", dir);
+	assert_int_equal(fs_mkdir_p(d), 0);
+	assert_null(fabric_collect_nodes(d));
+	f = xstrfmt("%s/gpu07.txt", d);
+	assert_int_equal(fs_write_file(f, t, strlen(t), 0644), 0);
+	free(f);
+	f = xstrfmt("%s/notes.md", d);
+	assert_int_equal(fs_write_file(f, t, strlen(t), 0644), 0);
+	free(f);
+	assert_non_null(nodes = fabric_collect_nodes(d));
+	assert_int_equal(json_object_size(nodes), 1);
+	assert_non_null(json_object_get(json_object_get(json_object_get(nodes, "gpu07"), "infiniband"), "mlx5_0"));
+	json_decref(nodes);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +441,9 @@ int main(void)
 		cmocka_unit_test(test_rocmsmi_json_gives_gpus_with_topology),
 		cmocka_unit_test(test_rocminfo_lists_gpu_agents_only),
 		cmocka_unit_test(test_rocm_variables_are_captured),
+		cmocka_unit_test(test_nvidia_topo_matrix),
+		cmocka_unit_test(test_fabric_dump_matches_own_capture),
+		cmocka_unit_test(test_fabric_dump_of_another_node),
 	};
 	char *runs;
 	int rc;

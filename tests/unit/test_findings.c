@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "common/ccllog.h"
 #include "report/findings.h"
 
 /* The findings of the records in text (a JSON array), with summary cases (NULL: none). */
@@ -70,6 +71,36 @@ static void test_heuristic_leaves_gain(void **state)
 	assert_true(only(f, "heuristic-leaves-gain", "blaslt/bf16/tn/4096x4096x4096/tune8"));
 	json_decref(f);
 	f = eval("[" GEMM("blaslt", "bf16", "tune8", "700", "\"heuristic_gap_pct\": 2.5") "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+}
+
+#define CONFIRM(gap, gain, lo, hi)                                                                                   \
+	"\"heuristic_gap_pct\": " gap ", \"tune\": {\"confirm\": {\"done\": true, \"pairs\": 5, \"gain_pct\": " gain \
+	", \"gain_ci95_pct\": [" lo ", " hi "], \"chosen\": \"winner\"}}"
+
+/* A confirmed record: the paired gain above 3% and its interval above 0; not a gap whose interval holds 0, nor one
+ * the confirmation found for the heuristic */
+static void test_heuristic_leaves_gain_confirmed(void **state)
+{
+	json_t *f;
+
+	(void)state;
+	f = eval("[" GEMM("blaslt", "bf16", "tune8", "700", CONFIRM("6.9", "6.5", "4.1", "8.9")) "]", NULL);
+	assert_true(only(f, "heuristic-leaves-gain", "blaslt/bf16/tn/4096x4096x4096/tune8"));
+	assert_true(num(f, "gain_pct") == 6.5 && num(f, "gain_ci95_lo_pct") == 4.1 && num(f, "gain_ci95_hi_pct") == 8.9);
+	json_decref(f);
+	/* the pooled gap is large but the pairs disagree: the interval holds 0 */
+	f = eval("[" GEMM("blaslt", "bf16", "tune8", "700", CONFIRM("6.9", "5.0", "-1.2", "11.6")) "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+	/* a sure gain, but under 3% */
+	f = eval("[" GEMM("blaslt", "bf16", "tune8", "700", CONFIRM("2.0", "2.0", "1.5", "2.5")) "]", NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+	/* the screen chose the heuristic's first: nothing confirmed, no finding whatever the gap says */
+	f = eval("[" GEMM("blaslt", "bf16", "tune8", "700",
+			  "\"heuristic_gap_pct\": 9, \"tune\": {\"confirm\": {\"done\": false, \"why\": \"x\"}}") "]", NULL);
 	assert_int_equal(json_array_size(f), 0);
 	json_decref(f);
 }
@@ -290,11 +321,57 @@ static void test_order_and_failed_records(void **state)
 	json_decref(f);
 }
 
+/* A collectives record whose extra.ccl_effective is what the runner makes of fixture under the variables env. */
+static json_t *coll_record(const char *fixture, const char *const *env, size_t n)
+{
+	char path[256];
+	size_t len;
+	long end = 0;
+	char *text;
+	json_t *eff = json_object(), *rec;
+
+	snprintf(path, sizeof(path), "tests/fixtures/ccl/%s", fixture);
+	text = ccllog_read(path, 0, &len, &end);
+	assert_non_null(text);
+	ccllog_parse_into(eff, text, len);
+	free(text);
+	json_object_set_new(eff, "not_effective", ccllog_not_effective(eff, env, n));
+	rec = json_pack("{s:s, s:s, s:s, s:f, s:{}, s:{s:o}}", "suite", "collectives", "case",
+			"all_reduce/bf16/1MiB/out-of-place/r2n1", "status", "ok", "value", 100.0, "params", "extra",
+			"ccl_effective", eff);
+	return rec;
+}
+
+static void test_env_not_effective(void **state)
+{
+	const char *asked[] = { "NCCL_ALGO=Tree", "NCCL_PROTO=LL" }, *taken[] = { "NCCL_ALGO=Ring", "NCCL_PROTO=LL" };
+	json_t *recs = json_array(), *f;
+
+	(void)state;
+	/* NCCL read NCCL_ALGO=Tree and ran Ring: one finding, on NCCL_ALGO only (LL was taken) */
+	json_array_append_new(recs, coll_record("nccl-2.28-h200x2-algo-ignored.log", asked, 2));
+	f = findings_eval(recs, NULL);
+	assert_true(only(f, "env-not-effective", "all_reduce/bf16/1MiB/out-of-place/r2n1"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_array_get(f, 0), "numbers"), "variable")),
+			    "NCCL_ALGO");
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(f, 0), "message")), "nccl 2.28.3+cuda12.9"));
+	json_decref(f);
+	/* taken, and the default run without variables: nothing */
+	json_array_clear(recs);
+	json_array_append_new(recs, coll_record("nccl-2.28-h200x2-algo-taken.log", taken, 2));
+	json_array_append_new(recs, coll_record("nccl-2.28-h200x2-default.log", NULL, 0));
+	f = findings_eval(recs, NULL);
+	assert_int_equal(json_array_size(f), 0);
+	json_decref(f);
+	json_decref(recs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_linear_slower_than_matmul),
 		cmocka_unit_test(test_heuristic_leaves_gain),
+		cmocka_unit_test(test_heuristic_leaves_gain_confirmed),
 		cmocka_unit_test(test_fp8_not_faster),
 		cmocka_unit_test(test_backward_slow),
 		cmocka_unit_test(test_backward_slow_ssm),
@@ -304,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_below_expected),
 		cmocka_unit_test(test_scaling_poor),
 		cmocka_unit_test(test_order_and_failed_records),
+		cmocka_unit_test(test_env_not_effective),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
