@@ -14,6 +14,7 @@
 #include "core/units.h"
 #include "core/strbuf.h"
 #include "report/compare.h"
+#include "report/sequential.h"
 #include "report/cost.h"
 #include "report/findings.h"
 #include "report/escape.h"
@@ -453,6 +454,23 @@ int cmd_compare(int argc, char **argv)
 	if ((err = compare_load_all(&sides, paths, np, &co)) < 0) {
 		status = cli_fail(err);
 		goto cleanup;
+	}
+	if (!alpha) { /* the runs of one `bench run --rounds auto`: the level (and threshold) its looks were planned at */
+		json_t **st = xcalloc(np + 1, sizeof(*st));
+		double level = co.alpha, sthr = co.threshold;
+		int found;
+
+		for (size_t i = 0; i < np; i++)
+			st[i] = sides[i].status;
+		sequential_plan_of(&found, &level, &sthr, st, np);
+		free(st);
+		if (found) {
+			co.alpha = level;
+			if (!thr)
+				co.threshold = sthr;
+			fprintf(stderr, "bench: alpha %.3g%s: the plan of these runs' bench run --rounds auto (--alpha overrides)\n",
+				co.alpha, thr ? "" : " and its threshold");
+		}
 	}
 	groups = compare_group_runs(&ng, sides, np, starts, nstarts);
 	if (ng < 2) {
