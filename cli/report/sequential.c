@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sequential.c — bench run --rounds auto: looks, levels, the stop and rounds.json (sequential.h). */
 #include <math.h>
 #include <stdio.h>

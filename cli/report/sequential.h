@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sequential.h — bench run --rounds auto: measure stacks round after round until every case's change of the
  * target size would be found with 97.5% power, or a cap is reached, with comparisons that stay valid whenever the
