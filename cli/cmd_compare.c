@@ -389,7 +389,8 @@ int cmd_compare(int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_STRING('b', "baseline", &base, "N", "which side is the baseline (1-based; default 1)"),
 		OPT_STRING('t', "threshold", &thr, "X", "relative change that counts (default 0.02)"),
-		OPT_STRING('a', "alpha", &alpha, "P", "significance level of the adjusted p-values (default 0.01)"),
+		OPT_STRING('a', "alpha", &alpha, "P", "significance level of the adjusted p-values (default 0.01; the runs of one bench run --rounds auto: "
+			   "its plan's level)"),
 		OPT_LIST(0, "noise-from", &noise, "RUN,RUN", "an A/A pair of one stack: its run-to-run spread is each suite's threshold"),
 		OPT_STRING('f', "format", &fmt, "FMT", "text, markdown, json, csv or html"),
 		OPT_BOOL(0, "fail-on-regression", &fail_reg, "exit 9 when a case is significantly slower"),

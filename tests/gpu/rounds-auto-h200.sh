@@ -5,11 +5,11 @@
 #   sh tests/gpu/rounds-auto-h200.sh
 # Three sets of interleaved runs, GEMM blaslt bf16 tn, six shapes (two of manifests/h200-host.yaml's llama70b shapes
 # and four long-K shapes where cuBLASLt splits K), warmup 30ms, rep 100ms:
-#   (1) A/A: the same manifest twice, --rounds auto --detect 3% --max-rounds 10 --max-time 110s;
+#   (1) A/A: the same manifest twice, --rounds auto --detect 3% --max-rounds 10 --max-time 100s;
 #   (2) A/B: B is A with a 1 KiB BLAS workspace (no room for split-K partials: the long-K shapes run slower, by
 #       about 7% for 1024x1024x65536 and 1.5% for 2048x2048x32768 in the runs of docs/results/data/
 #       2026-12-01-h200-splitk; the llama70b shapes should not move), same options as (1);
-#   (3) the change measured independently: A and B alternately for a fixed 10 rounds, compared at alpha 0.01.
+#   (3) the change measured independently: A and B alternately for a fixed 8 rounds, compared at alpha 0.01.
 # It prints each set's rounds, stop reason and verdicts, then per case the independent ratio beside the auto A/B's,
 # and writes everything into $OUT/rounds-auto.tar.gz (summary.txt, the three sets' run directories with their
 # rounds.json, their signed bundles, compare outputs in text and json, logs, signing.pub.pem, gpu.txt).
@@ -73,9 +73,9 @@ set_run() {
 }
 # the runs of a set, its stacks' directories in order (compare groups them by their interleave set)
 runs_of() { ls -d "$W/$1"/rauto-*/ 2>/dev/null | sed 's:/$::' | sort; }
-set_run aa --rounds auto --detect 3% --max-rounds 10 --max-time 110s "$W/a.yaml" "$W/a.yaml"
-set_run ab --rounds auto --detect 3% --max-rounds 10 --max-time 110s "$W/a.yaml" "$W/b.yaml"
-set_run fixed --rounds 10 "$W/a.yaml" "$W/b.yaml"
+set_run aa --rounds auto --detect 3% --max-rounds 10 --max-time 100s "$W/a.yaml" "$W/a.yaml"
+set_run ab --rounds auto --detect 3% --max-rounds 10 --max-time 100s "$W/a.yaml" "$W/b.yaml"
+set_run fixed --rounds 8 "$W/a.yaml" "$W/b.yaml"
 for s in aa ab fixed; do
 	# shellcheck disable=SC2046 # the run list splits on purpose
 	"$BENCH" compare --format json $(runs_of $s) >"$W/compare-$s.json" 2>"$W/compare-$s.err"
@@ -112,7 +112,7 @@ for s in ("aa", "ab"):
         print("   verdicts (level %.4g): %s" % (v["level"], line))
 print()
 fx, ab = load(os.path.join(w, "compare-fixed.json")), load(os.path.join(w, "compare-ab.json"))
-print("per case: the change measured independently (fixed 10 rounds, alpha %s) beside the auto A/B (alpha %s)" % (
+print("per case: the change measured independently (fixed 8 rounds, alpha %s) beside the auto A/B (alpha %s)" % (
     fx and fx.get("alpha"), ab and ab.get("alpha")))
 print("%-40s %8s %17s %10s | %8s %17s %10s" % ("case", "fixed", "95% CI", "verdict", "auto", "95% CI", "verdict"))
 def row(d):
