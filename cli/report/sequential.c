@@ -238,7 +238,7 @@ json_t *sequential_record(const struct sequential *s, char *const *dirs, size_t 
 int sequential_write(const struct sequential *s, char *const *dirs, size_t ndirs)
 {
 	json_t *rec = sequential_record(s, dirs, ndirs), *l;
-	char *text = json_dumps(rec, JSON_INDENT(1) | JSON_REAL_PRECISION(10)), *why;
+	char *text = json_dumps(rec, JSON_INDENT(1)), *why;
 	size_t i;
 	int err = 0;
 

@@ -5,7 +5,7 @@
 #   sh tests/gpu/rounds-auto-h200.sh
 # Three sets of interleaved runs, GEMM blaslt bf16 tn, six shapes (two of manifests/h200-host.yaml's llama70b shapes
 # and four long-K shapes where cuBLASLt splits K), warmup 30ms, rep 100ms:
-#   (1) A/A: the same manifest twice, --rounds auto --detect 3% --max-rounds 10 --max-time 100s;
+#   (1) A/A: the same manifest twice, --rounds auto --detect 3% --max-rounds 10 --max-time 80s;
 #   (2) A/B: B is A with a 1 KiB BLAS workspace (no room for split-K partials: the long-K shapes run slower, by
 #       about 7% for 1024x1024x65536 and 1.5% for 2048x2048x32768 in the runs of docs/results/data/
 #       2026-12-01-h200-splitk; the llama70b shapes should not move), same options as (1);
@@ -73,8 +73,8 @@ set_run() {
 }
 # the runs of a set, its stacks' directories in order (compare groups them by their interleave set)
 runs_of() { ls -d "$W/$1"/rauto-*/ 2>/dev/null | sed 's:/$::' | sort; }
-set_run aa --rounds auto --detect 3% --max-rounds 10 --max-time 100s "$W/a.yaml" "$W/a.yaml"
-set_run ab --rounds auto --detect 3% --max-rounds 10 --max-time 100s "$W/a.yaml" "$W/b.yaml"
+set_run aa --rounds auto --detect 3% --max-rounds 10 --max-time 80s "$W/a.yaml" "$W/a.yaml"
+set_run ab --rounds auto --detect 3% --max-rounds 10 --max-time 80s "$W/a.yaml" "$W/b.yaml"
 set_run fixed --rounds 8 "$W/a.yaml" "$W/b.yaml"
 for s in aa ab fixed; do
 	# shellcheck disable=SC2046 # the run list splits on purpose
