@@ -216,7 +216,7 @@ static char *stop_why(const struct sequential *s)
 
 json_t *sequential_record(const struct sequential *s, char *const *dirs, size_t ndirs)
 {
-	json_t *runs = json_array(), *verdicts = json_null(), *look;
+	json_t *runs = json_array(), *verdicts = json_null(), *look, *rec;
 	char *why = stop_why(s);
 
 	for (size_t i = 0; i < ndirs; i++) {
@@ -229,10 +229,12 @@ json_t *sequential_record(const struct sequential *s, char *const *dirs, size_t 
 		verdicts = json_pack("{s:O, s:O, s:O, s:O}", "round", json_object_get(look, "round"), "level",
 				     json_object_get(look, "level"), "counts", json_object_get(s->last, "counts"), "summary",
 				     json_object_get(s->last, "summary"));
-	return json_pack("{s:s, s:o, s:I, s:{s:s, s:s}, s:O, s:o, s:o}", "schema", "bench.rounds/v1", "design",
-			 sequential_design(s), "rounds", (json_int_t)s->rounds, "stop", "reason",
-			 sequential_reason_name(s->reason), "why", why, "looks", s->looks ? s->looks : json_array(),
-			 "runs", runs, "verdicts", verdicts);
+	rec = json_pack("{s:s, s:o, s:I, s:{s:s, s:s}, s:o, s:o, s:o}", "schema", "bench.rounds/v1", "design",
+			sequential_design(s), "rounds", (json_int_t)s->rounds, "stop", "reason",
+			sequential_reason_name(s->reason), "why", why, "looks",
+			s->looks ? json_incref(s->looks) : json_array(), "runs", runs, "verdicts", verdicts);
+	free(why);
+	return rec;
 }
 
 int sequential_write(const struct sequential *s, char *const *dirs, size_t ndirs)
