@@ -3,8 +3,8 @@
 # bench run --rounds auto (issue 32, item 8) with the host engine and the fake noisy runner, two stacks taking turns:
 # an A/A whose runs move 0.3% stops at the first look (round 4) because every case resolves 3% with 97.5% power, and
 # calls nothing; a stack 5% slower is called slower in every case; runs that move 5% stop at the cap of rounds and
-# say so; bad arguments exit 2; an interrupted set keeps its runs, records why it stopped, and its runs compare and
-# resume. rounds.json is the same in every run of a set and in its bundle; bench compare uses the recorded level.
+# say so, as does a cap of time; bad arguments exit 2; an interrupted set keeps its runs, records why it stopped,
+# and its runs compare and resume. rounds.json is the same in every run of a set and in its bundle; bench compare uses the recorded level.
 . "$(dirname "$0")/lib.sh"
 fake_gemm
 shapes=$(python3 -c 'print(", ".join("[%d, 16, 16]" % (16 + i) for i in range(10)))')
@@ -77,6 +77,14 @@ set -- $(rounds_facts $(ls -d "$T"/cap/*/ | sed 's:/$::'))
 [ "$1 $2 $3 $4 $5 $6 $7" = "5 max-rounds 2 2 0.005 0 0" ] && ok "cap: 5 rounds, stop max-rounds, 2 looks, level 0.005, 0 called" ||
 	not_ok "cap rounds.json: $*"
 [ "$(ls -d "$T"/cap/*/ | wc -l)" = 10 ] && ok "cap: 10 runs" || not_ok "cap: $(ls -d "$T"/cap/*/ | wc -l) runs"
+
+# the cap of time: at round 4 the next look (round 6) would end past 2 s, so the set stops there
+FAKE_SEED=16 FAKE_RUN_SD=0.05 FAKE_WITHIN_SD=0.01 expect 0 "A/A, 5% noise, --max-time 2s" \
+	"$BENCH" run --no-pack -o "$T/time" --rounds auto --max-time 2s "$T/base.yaml" "$T/same.yaml"
+expect_err "bench: rounds auto: stopped after 4 round(s): another look would end past --max-time (2 s);"
+# shellcheck disable=SC2046
+set -- $(rounds_facts $(ls -d "$T"/time/*/ | sed 's:/$::'))
+[ "$1 $2 $3" = "4 max-time 1" ] && ok "time cap: 4 rounds, stop max-time, 1 look" || not_ok "time cap rounds.json: $*"
 
 # (c) bad arguments: exit 2 and a sentence
 bad() { # description expected-text args...
