@@ -342,7 +342,7 @@ int cmd_run(int argc, char **argv)
 
 		rounds = strtol(rounds_s, &end, 10);
 		if (*end || end == rounds_s || rounds < 1 || rounds > 1000) {
-			char *msg = xstrfmt("--rounds takes a whole number from 1 to 1000 or auto, got '%s'", rounds_s);
+			char *msg = xstrfmt("--rounds takes a whole number from 1 to 1000, got '%s' (or auto)", rounds_s);
 
 			status = cli_usage_error(cmd.name, cmd.synopsis, msg);
 			free(msg);

@@ -105,7 +105,7 @@ bad "--max-time 0" "--max-time takes a duration above 0 such as 30m, got '0'" \
 	--rounds auto --max-time 0 "$T/base.yaml" "$T/same.yaml"
 bad "--detect without --rounds auto" "--detect, --max-rounds and --max-time go with --rounds auto" \
 	--rounds 3 --detect 3% "$T/base.yaml" "$T/same.yaml"
-bad "--rounds abc" "--rounds takes a whole number from 1 to 1000 or auto, got 'abc'" --rounds abc "$T/base.yaml"
+bad "--rounds abc" "--rounds takes a whole number from 1 to 1000, got 'abc' (or auto)" --rounds abc "$T/base.yaml"
 [ ! -d "$T/bad" ] && ok "no run directory for a bad argument" || not_ok "a bad argument made runs"
 
 # (d) Ctrl-C in the fifth round of a set that cannot stop early: exit 6, every run kept with rounds.json
