@@ -14,6 +14,7 @@
 #include "core/units.h"
 #include "core/strbuf.h"
 #include "report/compare.h"
+#include "report/sequential.h"
 #include "report/cost.h"
 #include "report/findings.h"
 #include "report/escape.h"
@@ -108,6 +109,11 @@ static void render_text(json_t *r, int markdown, int csv)
 			       (long long)json_integer_value(json_object_get(res, "cases")),
 			       100 * json_number_value(json_object_get(res, "min")),
 			       100 * json_number_value(json_object_get(res, "max")));
+		if (json_is_object(res) && json_is_number(json_object_get(res, "power_975")))
+			printf("power: a change of %.1f%% is found with 97.5%% power (median over the cases); one of the threshold, "
+			       "%.1f%%, needs about %.0f runs per side\n", 100 * json_number_value(json_object_get(res, "power_975")),
+			       100 * json_number_value(json_object_get(r, "threshold")),
+			       json_number_value(json_object_get(res, "runs_for_threshold")));
 	}
 	if (markdown)
 		printf("\n| suite | case | baseline | other | value | ratio | 95%% CI | p (adj.) | verdict |\n|---|---|---|---|---|---|---|---|---|\n");
@@ -383,7 +389,8 @@ int cmd_compare(int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_STRING('b', "baseline", &base, "N", "which side is the baseline (1-based; default 1)"),
 		OPT_STRING('t', "threshold", &thr, "X", "relative change that counts (default 0.02)"),
-		OPT_STRING('a', "alpha", &alpha, "P", "significance level of the adjusted p-values (default 0.01)"),
+		OPT_STRING('a', "alpha", &alpha, "P", "significance level of the adjusted p-values (default 0.01; the runs of one bench run --rounds auto: "
+			   "its plan's level)"),
 		OPT_LIST(0, "noise-from", &noise, "RUN,RUN", "an A/A pair of one stack: its run-to-run spread is each suite's threshold"),
 		OPT_STRING('f', "format", &fmt, "FMT", "text, markdown, json, csv or html"),
 		OPT_BOOL(0, "fail-on-regression", &fail_reg, "exit 9 when a case is significantly slower"),
@@ -448,6 +455,23 @@ int cmd_compare(int argc, char **argv)
 	if ((err = compare_load_all(&sides, paths, np, &co)) < 0) {
 		status = cli_fail(err);
 		goto cleanup;
+	}
+	if (!alpha) { /* the runs of one `bench run --rounds auto`: the level (and threshold) its looks were planned at */
+		json_t **st = xcalloc(np + 1, sizeof(*st));
+		double level = co.alpha, sthr = co.threshold;
+		int found;
+
+		for (size_t i = 0; i < np; i++)
+			st[i] = sides[i].status;
+		sequential_plan_of(&found, &level, &sthr, st, np);
+		free(st);
+		if (found) {
+			co.alpha = level;
+			if (!thr)
+				co.threshold = sthr;
+			fprintf(stderr, "bench: alpha %.3g%s: the plan of these runs' bench run --rounds auto (--alpha overrides)\n",
+				co.alpha, thr ? "" : " and its threshold");
+		}
 	}
 	groups = compare_group_runs(&ng, sides, np, starts, nstarts);
 	if (ng < 2) {

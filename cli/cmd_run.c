@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_run.c — bench run MANIFEST... | --resume DIR: run manifests' suites into run directories (several: interleaved). */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "manifest/suite.h"
 #include "report/bundle.h"
 #include "report/compare.h"
+#include "report/sequential.h"
 
 static const struct opt_cmd cmd = { "run", "[options] MANIFEST... | --resume DIR",
 				    "Validate the manifest, plan its cases, run every suite's runner (engine host: the "
@@ -115,13 +117,58 @@ static void print_stacks_summary(const struct run_outcome *out, size_t n)
 	free(dirs);
 }
 
+/* --rounds auto: after each round, the run directories made so far to the stopping rule (report/sequential.h); a
+ * stack that could not start ends the set */
+static int auto_after_round(void *ctx, const struct run_outcome *out, size_t n, long round)
+{
+	struct sequential *seq = ctx;
+	char **dirs = xcalloc(n * (size_t)round + 1, sizeof(*dirs));
+	size_t nd = 0;
+	int stop = 0, err;
+
+	for (size_t i = 0; i < n * (size_t)round; i++)
+		if (out[i].dir && out[i].started)
+			dirs[nd++] = out[i].dir;
+	for (size_t k = 0; k < n; k++)
+		if (!out[(size_t)(round - 1) * n + k].started)
+			stop = 1;
+	if (stop) {
+		seq->rounds = round;
+		seq->reason = SEQUENTIAL_FAILED;
+		err = 1;
+	} else if ((err = sequential_after_round(seq, &stop, dirs, nd, round)) == 0) {
+		err = stop;
+	}
+	free(dirs);
+	return err;
+}
+
+/* --rounds auto: the set's rounds.json into each of its runs (before they are packed), why it stopped and its
+ * verdicts on stderr */
+static int auto_finish(struct sequential *seq, const struct run_outcome *out, size_t nout, int err)
+{
+	char **dirs = xcalloc(nout + 1, sizeof(*dirs));
+	size_t nd = 0;
+	int werr;
+
+	if (seq->reason == SEQUENTIAL_GO_ON)
+		seq->reason = err == BENCH_E_SUITE ? SEQUENTIAL_INTERRUPTED : SEQUENTIAL_FAILED;
+	for (size_t i = 0; i < nout; i++)
+		if (out[i].dir)
+			dirs[nd++] = out[i].dir;
+	werr = sequential_write(seq, dirs, nd);
+	free(dirs);
+	return werr;
+}
+
 static int run_many(char **manifests, char **variants, size_t n, long rounds, const struct run_opts *base, int locked,
-		    int no_pack, int pack_empty)
+		    int no_pack, int pack_empty, struct sequential *seq)
 {
 	struct run_opts *opts = xcalloc(n, sizeof(*opts));
 	struct run_outcome *out = xcalloc(n * (size_t)rounds, sizeof(*out));
 	char **locks = xcalloc(n, sizeof(*locks));
-	int err, status = 0;
+	struct run_rounds_hook hook = { auto_after_round, seq, seq ? sequential_design(seq) : NULL };
+	int err, werr = 0, status = 0;
 
 	for (size_t k = 0; k < n; k++) {
 		opts[k] = *base;
@@ -130,8 +177,14 @@ static int run_many(char **manifests, char **variants, size_t n, long rounds, co
 		opts[k].image_lock = locks[k] = cli_lock_path(manifests[k]);
 		opts[k].lock = locked ? locks[k] : NULL;
 	}
-	err = run_interleave(out, opts, n, rounds);
-	if (n > 1 && !base->quiet) /* the stacks against the first, once: a line each, as hyperfine ends */
+	if (seq) {
+		sequential_start(seq);
+		err = run_interleave_until(out, opts, n, rounds, &hook);
+		werr = auto_finish(seq, out, n * (size_t)rounds, err);
+	} else {
+		err = run_interleave(out, opts, n, rounds);
+	}
+	if (n > 1 && !base->quiet && !seq) /* the stacks against the first, once: a line each, as hyperfine ends */
 		print_stacks_summary(out, n * (size_t)rounds);
 	for (size_t i = 0; i < n * (size_t)rounds; i++) {
 		if (out[i].err) {
@@ -151,6 +204,9 @@ static int run_many(char **manifests, char **variants, size_t n, long rounds, co
 	}
 	if (err < 0)
 		status = worse(status, cli_fail(err));
+	if (werr < 0)
+		status = worse(status, cli_fail(werr));
+	json_decref(hook.design);
 	for (size_t k = 0; k < n; k++)
 		free(locks[k]);
 	free(locks);
@@ -174,11 +230,54 @@ static int check_duration(const char *name, const char *value)
 	return status;
 }
 
+/* --rounds auto's options into seq: 0, or the usage error's exit status */
+static int parse_auto(struct sequential *seq, const char *detect, const char *max_rounds, const char *max_time)
+{
+	char *end, *msg = NULL;
+	int status;
+
+	if (detect) {
+		seq->detect = strtod(detect, &end);
+		if (end != detect && !strcmp(end, "%"))
+			seq->detect /= 100;
+		else if (end == detect || *end)
+			seq->detect = NAN;
+		if (!(seq->detect > 0 && seq->detect < 1))
+			msg = xstrfmt("--detect takes a change above 0 and below 100%% such as 3%% or 0.03, got '%s'", detect);
+	}
+	if (!msg && max_rounds) {
+		seq->max_rounds = strtol(max_rounds, &end, 10);
+		if (*end || end == max_rounds || seq->max_rounds < SEQUENTIAL_MIN_ROUNDS ||
+		    seq->max_rounds > SEQUENTIAL_MAX_ROUNDS)
+			msg = xstrfmt("--max-rounds takes a whole number from %d to %d (the first look is after round %d), "
+				      "got '%s'", SEQUENTIAL_MIN_ROUNDS, SEQUENTIAL_MAX_ROUNDS, SEQUENTIAL_MIN_ROUNDS, max_rounds);
+	}
+	if (!msg && max_time) {
+		uint64_t ns = 0;
+		char why[128];
+
+		if (units_parse_duration(&ns, max_time, why, sizeof(why)) < 0 || ns == 0)
+			msg = xstrfmt("--max-time takes a duration above 0 such as 30m, got '%s'", max_time);
+		seq->max_time_s = (double)ns / 1e9;
+	}
+	if (!msg) {
+		if (seq->detect < seq->threshold)
+			seq->threshold = seq->detect;
+		return 0;
+	}
+	status = cli_usage_error(cmd.name, cmd.synopsis, msg);
+	free(msg);
+	return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct opt_strlist only = OPT_STRLIST_INIT, sel = OPT_STRLIST_INIT;
 	struct run_opts ro;
 	const char *out = NULL, *resume = NULL, *rounds_s = NULL, *rep = NULL, *warmup = NULL;
+	const char *detect_s = NULL, *max_rounds_s = NULL, *max_time_s = NULL;
+	struct sequential seq = SEQUENTIAL_INIT;
+	int autorounds = 0;
 	struct strvec paths = STRVEC_INIT, variants = STRVEC_INIT;
 	int dry = 0, quiet = 0, verbose = 0, no_pack = 0, pack_empty = 0, locked = 0, started = 0, n, err, status = 0;
 	long rounds = 1;
@@ -195,7 +294,13 @@ int cmd_run(int argc, char **argv)
 		OPT_STRING('o', "out", &out, "DIR", "where run directories are created (default: runs)"),
 		OPT_STRING(0, "resume", &resume, "DIR",
 			   "complete an interrupted run: run only its cases not ok (a complete run: nothing)"),
-		OPT_STRING(0, "rounds", &rounds_s, "N", "measure the manifests alternately N times (ABBA order), one run each per round"),
+		OPT_STRING(0, "rounds", &rounds_s, "N", "measure the manifests alternately N times (ABBA order), one run each per "
+			   "round; auto: until every case would show a change of --detect with 97.5% power, or a cap"),
+		OPT_STRING(0, "detect", &detect_s, "X", "--rounds auto: the change to resolve, 3% or 0.03 (default 3%)"),
+		OPT_STRING(0, "max-rounds", &max_rounds_s, "N", "--rounds auto: at most N rounds (4 to 1000, default 10); its "
+			   "looks, every even round from 4 and the last, share alpha 0.01"),
+		OPT_STRING(0, "max-time", &max_time_s, "DURATION", "--rounds auto: start no more rounds whose next look would "
+			   "end past DURATION (e.g. 30m), at the rounds' pace so far"),
 		OPT_BOOL('n', "dry-run", &dry, "print the plan and the exact commands, run nothing"),
 		OPT_BOOL('q', "quiet", &quiet, "no progress or summary table; errors only"),
 		OPT_COUNT('v', "verbose", &verbose, "also print each runner's command line; with several stacks or --rounds, each run's table"),
@@ -218,12 +323,26 @@ int cmd_run(int argc, char **argv)
 					 resume ? "--resume takes the run directory instead of a manifest" : "no manifest given");
 		goto cleanup;
 	}
-	if (rounds_s) {
+	if (rounds_s && !strcmp(rounds_s, "auto")) {
+		autorounds = 1;
+		if ((status = parse_auto(&seq, detect_s, max_rounds_s, max_time_s)))
+			goto cleanup;
+		rounds = seq.max_rounds;
+		if (resume || dry) {
+			status = cli_usage_error(cmd.name, cmd.synopsis, resume ? "--rounds cannot resume a run (resume each run alone)"
+									       : "--rounds auto runs the stacks; --dry-run shows one's plan");
+			goto cleanup;
+		}
+	} else if (detect_s || max_rounds_s || max_time_s) {
+		status = cli_usage_error(cmd.name, cmd.synopsis, "--detect, --max-rounds and --max-time go with --rounds auto");
+		goto cleanup;
+	}
+	if (rounds_s && !autorounds) {
 		char *end;
 
 		rounds = strtol(rounds_s, &end, 10);
 		if (*end || end == rounds_s || rounds < 1 || rounds > 1000) {
-			char *msg = xstrfmt("--rounds takes a whole number from 1 to 1000, got '%s'", rounds_s);
+			char *msg = xstrfmt("--rounds takes a whole number from 1 to 1000, got '%s' (or auto)", rounds_s);
 
 			status = cli_usage_error(cmd.name, cmd.synopsis, msg);
 			free(msg);
@@ -278,8 +397,15 @@ int cmd_run(int argc, char **argv)
 		}
 		goto cleanup;
 	}
+	if (autorounds && paths.n < 2) {
+		status = cli_usage_error(cmd.name, cmd.synopsis, "--rounds auto compares stacks: give two manifests or more "
+				       "(the same one twice for an A/A), or one with variants");
+		goto cleanup;
+	}
+	seq.quiet = quiet;
 	if (paths.n > 1 || rounds > 1) {
-		status = run_many(paths.v, variants.v, paths.n, rounds, &ro, locked, no_pack, pack_empty);
+		status = run_many(paths.v, variants.v, paths.n, rounds, &ro, locked, no_pack, pack_empty,
+				  autorounds ? &seq : NULL);
 		goto cleanup;
 	}
 	ro.manifest = resume ? NULL : argv[1];
@@ -299,6 +425,7 @@ int cmd_run(int argc, char **argv)
 	if (dir && !dry)
 		status = worse(status, finish_run(dir, started, err == BENCH_E_EMPTY, no_pack, pack_empty, quiet));
 cleanup:
+	sequential_release(&seq);
 	free(lockpath);
 	free(dir);
 	strvec_release(&paths);

@@ -816,6 +816,12 @@ static size_t interleave_stack(size_t round, size_t pos, size_t n)
 
 int run_interleave(struct run_outcome *out, const struct run_opts *opts, size_t n, long rounds)
 {
+	return run_interleave_until(out, opts, n, rounds, NULL);
+}
+
+int run_interleave_until(struct run_outcome *out, const struct run_opts *opts, size_t n, long rounds,
+			 const struct run_rounds_hook *hook)
+{
 	struct signals sig;
 	struct run *runs = xcalloc(n, sizeof(*runs));
 	char group[32];
@@ -843,10 +849,12 @@ int run_interleave(struct run_outcome *out, const struct run_opts *opts, size_t 
 				r->interleave = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "group", group, "round", (json_int_t)round,
 							  "rounds", (json_int_t)rounds, "stack", (json_int_t)k + 1, "stacks",
 							  (json_int_t)n, "order", (json_int_t)pos + 1);
+				if (hook && hook->design)
+					json_object_set(r->interleave, "sequential", hook->design);
 				oc->dir = xstrdup(r->dir);
 				if (!r->o->quiet)
-					fprintf(stderr, "bench: round %ld/%ld, stack %zu/%zu (%s): %s\n", round, rounds, k + 1, n,
-						r->m.name, r->dir);
+					fprintf(stderr, "bench: round %ld/%s%ld, stack %zu/%zu (%s): %s\n", round,
+						hook ? "at most " : "", rounds, k + 1, n, r->m.name, r->dir);
 				if ((oc->err = run_prepare(r)) == 0)
 					oc->started = 1;
 			}
@@ -873,6 +881,16 @@ int run_interleave(struct run_outcome *out, const struct run_opts *opts, size_t 
 			if (oc->started && !oc->err && (oc->err = run_collect(&runs[k])) < 0)
 				oc->error = xstrdup(bench_error_last());
 			run_release(&runs[k]);
+		}
+		if (hook && !run_stop_flag) {
+			int more = hook->after_round(hook->ctx, out, n, round);
+
+			if (more < 0) {
+				err = more;
+				goto cleanup;
+			}
+			if (more > 0)
+				break;
 		}
 	}
 	if (run_stop_flag)

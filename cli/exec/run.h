@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 struct run_opts {
 	const char *manifest;  /* NULL with resume */
 	const char *out_parent;/* default "runs" */
@@ -57,5 +59,20 @@ void run_outcome_release(struct run_outcome *out);
  * rounds * n outcomes, round-major (out[(round - 1) * n + k]); the caller releases each. Returns 0, or
  * BENCH_E_SUITE when interrupted (the runs made so far are kept). */
 int run_interleave(struct run_outcome *out, const struct run_opts *opts, size_t n, long rounds);
+
+/* A set that stops when it can tell (bench run --rounds auto, report/sequential.h): after_round is called once each
+ * round's runs are collected, with out[0 .. round * n) made so far; it returns 1 to end the set after this round, 0
+ * to go on, or a negative code with the error set (the set ends; the runs made are kept). design, when not NULL, is
+ * recorded in each run's status.json "interleave" as "sequential" (the plan fixed before the first run). */
+struct run_rounds_hook {
+	int (*after_round)(void *ctx, const struct run_outcome *out, size_t n, long round);
+	void *ctx;
+	json_t *design;
+};
+
+/* run_interleave() with at most max_rounds rounds ("rounds" in status.json) and hook (NULL: every round). Returns
+ * as run_interleave() does, or the hook's negative code. */
+int run_interleave_until(struct run_outcome *out, const struct run_opts *opts, size_t n, long max_rounds,
+			 const struct run_rounds_hook *hook);
 
 #endif

@@ -984,6 +984,10 @@ struct pair {
 	 * a run plus the case's own, the statistic, the shared part's share of it, and the own part's degrees of freedom */
 	double sem, tm, a, dfo;
 	double dfe;  /* the degrees of freedom of its statistic's two parts (stats_df_effective) */
+	double beta, sh2, own, kfac; /* its loading, the shared and own variances of the difference, own / the own
+				      * variance per run */
+	double d0;   /* the prior degrees of freedom its own variance was moderated with (0: none) */
+	double sxx;  /* the sum of squares of its runs' effects (the loading's precision over the own variance) */
 	double crit; /* the |t| the first step of the adjustment asks of it (NAN: untested) */
 };
 
@@ -1128,10 +1132,11 @@ static double case_side_ss(const struct case_side *cs, double beta)
  * (the loading times the run effects' spread vb, vo per run on each side, over the case's own runs) and its own, and
  * its statistic. With as many runs on both sides the variances are pooled (Student's degrees of freedom, robust to
  * unequal spreads when the counts are equal); otherwise Welch's. */
-static void pair_model(struct pair *c, const double *eb, const double *eo, double vb, double vo, int pooled, double dfg)
+static void pair_model(struct pair *c, const double *eb, const double *eo, double vb, double vo, int pooled,
+		       double beta_given)
 {
 	struct case_side sb, so;
-	double sxy = 0, sxx = 0, beta, own, sh2, se2, mb = c->base->lmean, mo = c->other.lmean, kb, ko;
+	double sxy = 0, sxx = 0, beta, own, kb, ko;
 
 	case_side_init(&sb, c->base, eb);
 	case_side_init(&so, &c->other, eo);
@@ -1139,7 +1144,8 @@ static void pair_model(struct pair *c, const double *eb, const double *eo, doubl
 		sxy += sb.dev[j] * sb.eff[j], sxx += sb.eff[j] * sb.eff[j];
 	for (size_t j = 0; j < so.n; j++)
 		sxy += so.dev[j] * so.eff[j], sxx += so.eff[j] * so.eff[j];
-	beta = sxx > 0 ? sxy / sxx : 0;
+	beta = c->beta = isnan(beta_given) ? (sxx > 0 ? sxy / sxx : 0) : beta_given;
+	c->sxx = sxx;
 	kb = (double)sb.n;
 	ko = (double)so.n;
 	if (pooled && sb.n == so.n) {
@@ -1152,19 +1158,79 @@ static void pair_model(struct pair *c, const double *eb, const double *eo, doubl
 		own = ob + oo;
 		c->dfo = own > 0 ? fmax(1, stats_welch_df(ob, sb.n, oo, so.n) - 1) : 1;
 	}
-	sh2 = beta * beta * (vb / kb + vo / ko); /* vb == vo when pooled */
-	se2 = sh2 + own;
+	c->kfac = 1 / kb + 1 / ko;
+	c->own = own;
+	c->sh2 = beta * beta * (vb / kb + vo / ko); /* vb == vo when pooled */
+	case_side_release(&sb);
+	case_side_release(&so);
+}
+
+/* A tested pair's statistic from its shared and own variances: the standard error of its difference of mean log run
+ * medians, t, the shared part's share of the variance (signed by the loading) and the degrees of freedom of the two
+ * parts together. */
+static void pair_statistic(struct pair *c, double dfg)
+{
+	double se2 = c->sh2 + c->own, mb = c->base->lmean, mo = c->other.lmean;
+
 	c->sem = sqrt(se2);
 	if (!(se2 > 0)) { /* no spread at all: any difference is certain, none is no evidence */
 		c->tm = mo == mb ? 0 : mo > mb ? INFINITY : -INFINITY;
 		c->a = 1;
 	} else {
 		c->tm = (mo - mb) / c->sem;
-		c->a = (beta < 0 ? -1 : 1) * sqrt(sh2 / se2);
+		c->a = (c->beta < 0 ? -1 : 1) * sqrt(c->sh2 / se2);
 	}
 	c->dfe = stats_df_effective(c->a, dfg, c->dfo);
-	case_side_release(&sb);
-	case_side_release(&so);
+}
+
+/* Moderates the own variances of the tested pairs pp[0..m) of one suite (limma's empirical Bayes, Smyth 2004): the
+ * suite's own variances per run give a prior (d0, s0^2), and each pair's becomes (d0 s0^2 + dfo s^2) / (d0 + dfo) on
+ * d0 + dfo degrees of freedom, so that a case's own part does not rest on its own 3 degrees of freedom. */
+static void pairs_moderate(struct pair **pp, size_t m, const double *eb, const double *eo, double vb, double vo,
+			   int pooled)
+{
+	double *v = xcalloc(m + 1, sizeof(double)), *df = xcalloc(m + 1, sizeof(double)), d0, s02;
+	double bm = 0, bv = 0, se2 = 0, tau2;
+	size_t nb = 0;
+
+	/* the loadings too: a case's fitted loading is noisy (its own noise over the run effects' spread), and one
+	 * fitted low by chance would shrink its shared variance under the numerator's; each is shrunk towards the
+	 * suite's mean by the spread of the loadings beyond their own noise (empirical Bayes, the same idea) */
+	for (size_t k = 0; k < m; k++)
+		if (pp[k]->sxx > 0 && pp[k]->dfo > 0)
+			bm += pp[k]->beta, nb++;
+	if (nb >= 3) {
+		bm /= (double)nb;
+		for (size_t k = 0; k < m; k++)
+			if (pp[k]->sxx > 0 && pp[k]->dfo > 0) {
+				bv += (pp[k]->beta - bm) * (pp[k]->beta - bm) / (double)(nb - 1);
+				se2 += pp[k]->own / pp[k]->kfac / pp[k]->sxx / (double)nb;
+			}
+		tau2 = fmax(0, bv - se2);
+		for (size_t k = 0; k < m; k++)
+			if (pp[k]->sxx > 0 && pp[k]->dfo > 0) {
+				double sek = pp[k]->own / pp[k]->kfac / pp[k]->sxx;
+				double b = tau2 + sek > 0 ? bm + tau2 / (tau2 + sek) * (pp[k]->beta - bm) : bm;
+
+				pair_model(pp[k], eb, eo, vb, vo, pooled, b);
+			}
+	}
+
+	for (size_t k = 0; k < m; k++) {
+		v[k] = pp[k]->own / pp[k]->kfac;
+		df[k] = pp[k]->dfo;
+	}
+	stats_squeeze_var(&d0, &s02, v, df, m);
+	for (size_t k = 0; k < m && d0 > 0; k++) {
+		struct pair *c = pp[k];
+		double s2 = d0 >= STATS_D0_MAX ? s02 : (d0 * s02 + c->dfo * v[k]) / (d0 + c->dfo);
+
+		c->own = s2 * c->kfac;
+		c->dfo = fmin(STATS_D0_MAX, d0 + c->dfo);
+		c->d0 = d0;
+	}
+	free(v);
+	free(df);
 }
 
 /* Adjusts the p-values of the tested pairs for their number, per other side, by Westfall and Young's step-down min-P
@@ -1220,10 +1286,34 @@ static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compa
 			     : stats_welch_df(vb / (double)(nb ? nb : 1), nb, vo / (double)(no ? no : 1), no);
 		if (!(dfg > 0))
 			dfg = 1;
+		for (size_t k = 0; k < m; k++)
+			pair_model(pp[k], eb, eo, vb, vo, pooled, NAN);
+		/* the own variances moderated within each suite */
+		{
+			struct pair **ps = xcalloc(m + 1, sizeof(*ps));
+			char *done = xcalloc(m + 1, 1);
+
+			for (size_t k = 0; k < m; k++) {
+				const char *su = json_string_value(json_object_get(pp[k]->base->ref, "suite"));
+				size_t ns = 0;
+
+				if (done[k])
+					continue;
+				for (size_t e = k; e < m; e++) {
+					const char *se = json_string_value(json_object_get(pp[e]->base->ref, "suite"));
+
+					if (!done[e] && (e == k || (su && se && !strcmp(su, se))))
+						ps[ns++] = pp[e], done[e] = 1;
+				}
+				pairs_moderate(ps, ns, eb, eo, vb, vo, pooled);
+			}
+			free(ps);
+			free(done);
+		}
 		for (size_t k = 0; k < m; k++) {
 			struct pair *c = pp[k];
 
-			pair_model(c, eb, eo, vb, vo, pooled, dfg);
+			pair_statistic(c, dfg);
 			/* the draws' seed from the tested cases' keys: the same comparison draws the same whatever its labels */
 			seed = seed * 0x9e3779b97f4a7c15ull + stats_seed_from_key(c->key);
 			t[k] = c->tm;
@@ -1269,6 +1359,27 @@ static double pair_resolution(const struct pair *c, double alpha, double thresho
 	if (isfinite(qw) && isfinite(c->se))
 		r = fmax(r, 1.0 - exp(-qw * c->se));
 	return r > threshold ? r : threshold;
+}
+
+/* The change a tested pair finds with 97.5% power: its statistic reaches the critical |t| (and its own Welch p alpha)
+ * 97.5% of the time when the true |log ratio| is (critical t + Student's 97.5% point) standard errors; and the runs
+ * per side that would bring that to the threshold, the standard error falling as one over the root of the runs (the
+ * critical value kept). As fractions and a count; NAN when untested. */
+static void pair_power(double *res975, double *runs, const struct pair *c, double alpha, double threshold)
+{
+	double r, qw, z, need;
+
+	*res975 = *runs = NAN;
+	if (!c->tested || !isfinite(c->sem) || !isfinite(c->crit))
+		return;
+	z = stats_t_quantile_two_sided(0.05, c->dfe);
+	r = (c->crit + z) * c->sem;
+	qw = stats_t_quantile_two_sided(alpha, c->df);
+	if (isfinite(qw) && isfinite(c->se))
+		r = fmax(r, (qw + stats_t_quantile_two_sided(0.05, c->df)) * c->se);
+	*res975 = fmax(1.0 - exp(-r), threshold);
+	need = (double)(c->base->nok < c->other.nok ? c->base->nok : c->other.nok) * pow(r / -log1p(-threshold), 2);
+	*runs = ceil(fmax(need, 3));
 }
 
 /* ---- the comparison -------------------------------------------------------------------------------------- */
@@ -1401,7 +1512,8 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 	size_t slower = 0, faster = 0, same = 0, inconclusive = 0, ncases = json_object_size(bkeys), npairs = 0, pi = 0, ntests;
 	struct gcase *bcases = xcalloc(ncases ? ncases : 1, sizeof(*bcases));
 	struct pair *pairs = xcalloc(ncases * ng + 1, sizeof(*pairs));
-	double *resv = xcalloc(ncases * ng + 1, sizeof(*resv));
+	double *resv = xcalloc(ncases * ng + 1, sizeof(*resv)), *res975v = xcalloc(ncases * ng + 1, sizeof(double));
+	double *runsv = xcalloc(ncases * ng + 1, sizeof(double));
 	size_t ci = 0, nres = 0;
 
 	for (size_t i = 0; i < ng; i++)
@@ -1536,9 +1648,16 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 					{
 						double res = pair_resolution(c, o->alpha, thr);
 
+						double r975, nrun;
+
+						pair_power(&r975, &nrun, c, o->alpha, thr);
 						if (isfinite(res)) {
 							json_object_set_new(o_row, "resolvable", json_real(res));
-							resv[nres++] = res;
+							resv[nres] = res;
+							res975v[nres] = r975;
+							runsv[nres++] = nrun;
+							json_object_set_new(o_row, "resolvable_975", json_real(r975));
+							json_object_set_new(o_row, "runs_for_threshold", json_real(nrun));
 						}
 					}
 					if (c->padj < o->alpha && c->ratio > 1 + thr) {
@@ -1632,12 +1751,16 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 
 		for (size_t k = 1; k < nres; k++)
 			lo = fmin(lo, resv[k]), hi = fmax(hi, resv[k]);
-		json_object_set_new(root, "resolution", json_pack("{s:f, s:I, s:f, s:f}", "median", stats_median(resv, nres),
-								 "cases", (json_int_t)nres, "min", lo, "max", hi));
+		json_object_set_new(root, "resolution", json_pack("{s:f, s:I, s:f, s:f, s:f, s:f}", "median", stats_median(resv, nres),
+								 "cases", (json_int_t)nres, "min", lo, "max", hi, "power_975",
+								 stats_median(res975v, nres), "runs_for_threshold",
+								 stats_median(runsv, nres)));
 	} else {
 		json_object_set_new(root, "resolution", json_null());
 	}
 	free(resv);
+	free(res975v);
+	free(runsv);
 	json_object_set_new(root, "noise", o->noise ? json_deep_copy(o->noise) : json_null());
 	json_object_set_new(root, "rule", json_string("ratio of the medians of run medians (other / baseline; above 1 is "
 						      "faster), its 95% CI by a hierarchical bootstrap (runs, then samples); "

@@ -11,6 +11,7 @@
 #define BENCH_REPRODUCE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -36,6 +37,29 @@ json_t *reproduce_facts_differ(json_t *a, json_t *b);
 char *reproduce_differ_text(json_t *differ);
 /* A fact's value as text for a terminal ("none" for a missing one). */
 char *reproduce_fact_text(json_t *v);
+
+/* One case's band from reproduce_bands(). */
+struct reproduce_band {
+	double tol;      /* the band's half-width in log space (NAN: not judged by its spread) */
+	double sd;       /* the case's run-to-run sd here in log space: the run effect's and its own (moderated) */
+	double sd_run;   /* the suite's run effect's sd (shared by its cases) */
+	double df_run;   /* its degrees of freedom: the rounds here less one */
+	unsigned rounds; /* the rounds here that would bring tol within log(1 + max_band) (0: it is already; UINT_MAX:
+			  * not within 1000) */
+};
+
+/*
+ * The bands of one suite's cases, judged by this machine's run-to-run spread (docs/architecture.md, "Reproducing a
+ * bundle"): y[c * nruns + r] is case c's log figure in run r here (NAN where it did not measure). A run's effect is
+ * the mean over the cases of its deviation from their means: the machine state it met, shared by its cases, whose
+ * spread has nruns - 1 degrees of freedom however many cases share it; each case's own spread beyond it is moderated
+ * over the suite (stats_squeeze_var). The original is one more run: case c's deviation from the mean here is, under
+ * the null, (run effect + own) * sqrt(1 + 1/n_c), and the band is the first step's critical |t| of the min-P
+ * adjustment over the suite's cases (stats_minp_stepdown, familywise alpha, the shared run effect drawn once) times
+ * that standard deviation. A case with fewer than 2 runs here gets tol NAN.
+ */
+void reproduce_bands(struct reproduce_band *out, const double *y, size_t ncases, size_t nruns, double alpha,
+		     double max_band, uint64_t seed);
 
 /*
  * The verdict of every case of cmp (compare_build_groups() with the original as the baseline group and the runs

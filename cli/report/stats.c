@@ -700,6 +700,11 @@ static double normal01(uint64_t *s)
 	return sqrt(-2.0 * log(unif01(s))) * cos(6.283185307179586 * unif01(s));
 }
 
+double stats_normal(uint64_t *state)
+{
+	return normal01(state);
+}
+
 /* Gamma(k, 1) by Marsaglia and Tsang (2000); k < 1 through Gamma(k + 1) U^(1/k). */
 static double gamma_draw(double k, uint64_t *s)
 {
@@ -721,16 +726,92 @@ static double gamma_draw(double k, uint64_t *s)
 	}
 }
 
-static double t_draw(double df, uint64_t *s)
-{
-	return normal01(s) / sqrt(2 * gamma_draw(df / 2, s) / df);
-}
-
 double stats_df_effective(double a, double df_shared, double df_own)
 {
 	double a2 = a * a, b2 = 1 - a2, den = a2 * a2 / df_shared + (b2 > 0 ? b2 * b2 / df_own : 0);
 
 	return den > 0 ? 1 / den : df_shared;
+}
+
+/* digamma by the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 6, then the asymptotic series */
+double stats_digamma(double x)
+{
+	double r = 0, f;
+
+	if (!(x > 0))
+		return NAN;
+	for (; x < 6; x++)
+		r -= 1 / x;
+	f = 1 / (x * x);
+	return r + log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+/* trigamma by psi'(x) = psi'(x + 1) + 1/x^2 up to x >= 6, then the asymptotic series */
+double stats_trigamma(double x)
+{
+	double r = 0, f;
+
+	if (!(x > 0))
+		return NAN;
+	for (; x < 6; x++)
+		r += 1 / (x * x);
+	f = 1 / (x * x);
+	return r + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
+}
+
+void stats_squeeze_var(double *d0, double *s02, const double *var, const double *df, size_t n)
+{
+	double emean = 0, evar = 0, tri = 0, lo, hi;
+	size_t m = 0;
+
+	*d0 = 0;
+	*s02 = NAN;
+	for (size_t i = 0; i < n; i++)
+		if (var[i] > 0 && df[i] > 0 && isfinite(var[i]))
+			emean += log(var[i]) - stats_digamma(df[i] / 2) + log(df[i] / 2), m++;
+	if (m < 3)
+		return;
+	emean /= (double)m;
+	for (size_t i = 0; i < n; i++)
+		if (var[i] > 0 && df[i] > 0 && isfinite(var[i])) {
+			double e = log(var[i]) - stats_digamma(df[i] / 2) + log(df[i] / 2);
+
+			evar += (e - emean) * (e - emean) / (double)(m - 1);
+			tri += stats_trigamma(df[i] / 2) / (double)m;
+		}
+	evar -= tri;
+	if (!(evar > 0)) { /* no more spread than the estimates' own: one variance for every case */
+		*d0 = STATS_D0_MAX;
+		*s02 = exp(emean);
+		return;
+	}
+	/* trigamma(d0 / 2) = evar: trigamma falls, so bisect on a log scale */
+	lo = 1e-6, hi = STATS_D0_MAX / 2;
+	if (stats_trigamma(hi) >= evar) {
+		*d0 = STATS_D0_MAX;
+		*s02 = exp(emean);
+		return;
+	}
+	for (int it = 0; it < 200 && hi / lo > 1 + 1e-12; it++) {
+		double mid = sqrt(lo * hi);
+
+		if (stats_trigamma(mid) > evar)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*d0 = 2 * sqrt(lo * hi);
+	*s02 = exp(emean + stats_digamma(*d0 / 2) - log(*d0 / 2));
+}
+
+static double chisq_mean_draw(double df, uint64_t *s) /* chi-square(df) / df */
+{
+	return df >= STATS_D0_MAX ? 1 : 2 * gamma_draw(df / 2, s) / df;
+}
+
+double stats_chisq_mean(double df, uint64_t *state)
+{
+	return chisq_mean_draw(df, state);
 }
 
 size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const double *a, const double *df, size_t n,
@@ -751,15 +832,28 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 	count = xcalloc(m + 1, sizeof(*count));
 	qsort(o, m, sizeof(*o), cmp_pidx); /* p ascending, then index */
 	for (unsigned r = 0; r < draws && m; r++) {
-		double g = t_draw(df_shared, &s), q = 1;
+		/* the shared part's numerator and its variance estimate, drawn once for every test: the statistic divides
+		 * the shared numerator by that one estimate in every case, so the cases' statistics are drawn as that */
+		double zg = normal01(&s), vg = chisq_mean_draw(df_shared, &s), q = 1;
+		/* the shared part's share a is itself estimated on df_shared degrees of freedom: each draw takes the shared
+		 * variance from that estimate's uncertainty (estimate / W, W ~ chi2(df_shared) / df_shared), so that sides
+		 * whose runs happened to agree are not drawn as if their machine were known to be quiet */
+		double w = chisq_mean_draw(df_shared, &s);
 
 		/* from the largest p down: q is the least p over the tests from j on, the set step j adjusts over */
 		for (size_t j = m; j-- > 0;) {
 			size_t i = o[j].i;
-			double b = sqrt(fmax(0, 1 - a[i] * a[i])), v = a[i] * g;
+			double a2 = a[i] * a[i], b2, num, var, v;
 
-			if (b > 0)
-				v += b * t_draw(df[i], &s);
+			a2 = a2 > 0 ? a2 / (a2 + w * (1 - a2)) : 0;
+			b2 = fmax(0, 1 - a2);
+			num = (a[i] < 0 ? -1 : 1) * sqrt(a2) * zg;
+			var = a2 * vg;
+			if (b2 > 0) {
+				num += sqrt(b2) * normal01(&s);
+				var += b2 * chisq_mean_draw(df[i], &s);
+			}
+			v = num / sqrt(var);
 			q = fmin(q, stats_t_two_sided_p(v, dfe[i]));
 			count[j] += q <= o[j].p;
 		}

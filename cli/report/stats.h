@@ -49,19 +49,35 @@ double stats_t_quantile_two_sided(double p, double df);
  * NAN. Returns the number of tests (the p-values that are not NAN). */
 size_t stats_holm(double *adj, const double *p, size_t n);
 /* Westfall and Young's step-down min-P adjustment (1993, algorithm 2.8 on p-values) for statistics that share one
- * random component: under the null, test i's statistic is T_i = a[i] G + sqrt(1 - a[i]^2) D_i, with G ~ t(df_shared)
- * common to every test and D_i ~ t(df[i]) its own (in a comparison of runs: the run effect shared by the cases of
- * a run, and the case's own run-to-run noise). Each statistic is put on the scale of its own p-value (Student's t
- * at the Welch–Satterthwaite degrees of freedom of its two parts, stats_df_effective), so that a test with few
- * degrees of freedom, and heavy tails, weighs on its own p only. With the tests ordered by p, adj of the j-th is the
- * chance that the least p over the j-th and every later test is at most its p, (count + 1) / (draws + 1), made
- * monotone; `draws` draws from `seed`. When the tests share nothing (a = 0) this is Holm's procedure with the exact
- * joint law in place of Bonferroni's bound; when they share everything (a = 1) every test is adjusted as the one
- * test they are. crit_t[i]: the |t| at which test i reaches the first step's critical p (the alpha quantile of the
- * least p over every test): a larger |t| is significant whatever the other tests show. A NAN t is not a test (adj
- * and crit_t NAN). Returns the number of tests. */
+ * random component, drawn as the statistic is made: under the null, test i's statistic is
+ * T_i = (a[i] Z + b_i Z_i) / sqrt(a[i]^2 V + b_i^2 V_i), b_i = sqrt(1 - a[i]^2), with Z ~ N(0, 1) and
+ * V ~ chi2(df_shared) / df_shared common to every test (the shared part's numerator and the one variance estimate
+ * that divides it in every case: in a comparison of runs, the run effect and its estimated spread), Z_i ~ N(0, 1)
+ * and V_i ~ chi2(df[i]) / df[i] its own (the case's own run-to-run noise and its variance estimate; with a
+ * moderated variance, df[i] its moderated degrees of freedom, stats_squeeze_var()). Each statistic is put on the
+ * scale of its own p-value (Student's t at the Welch–Satterthwaite degrees of freedom of its two parts,
+ * stats_df_effective), so that a test with few degrees of freedom, and heavy tails, weighs on its own p only. With
+ * the tests ordered by p, adj of the j-th is the chance that the least p over the j-th and every later test is at
+ * most its p, (count + 1) / (draws + 1), made monotone; `draws` draws from `seed`. When the tests share nothing
+ * (a = 0) this is Holm's procedure with the exact joint law in place of Bonferroni's bound; when they share
+ * everything (a = 1) every test is adjusted as the one t test they are. crit_t[i]: the |t| at which test i reaches
+ * the first step's critical p (the alpha quantile of the least p over every test): a larger |t| is significant
+ * whatever the other tests show. A NAN t is not a test (adj and crit_t NAN). A degrees of freedom of
+ * STATS_D0_MAX or more is a known variance. Returns the number of tests. */
 size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const double *a, const double *df, size_t n,
 			   double df_shared, double alpha, unsigned draws, uint64_t seed);
+#define STATS_D0_MAX 1e6
+/* The empirical-Bayes prior of a set of variance estimates var[i] on df[i] degrees of freedom (Smyth 2004, limma's
+ * fitFDist): each true variance drawn as s02 * d0 / chi2(d0), fitted by the moments of log var. A case's moderated
+ * variance is then (d0 s02 + df var) / (d0 + df), on d0 + df degrees of freedom. Fewer than 3 usable estimates:
+ * d0 = 0 (no prior), s02 NAN; no more spread than the estimates' own sampling: d0 = STATS_D0_MAX. */
+void stats_squeeze_var(double *d0, double *s02, const double *var, const double *df, size_t n);
+double stats_digamma(double x);
+double stats_trigamma(double x);
+/* One draw of chi2(df) / df (1 for df >= STATS_D0_MAX) from the state *state. */
+double stats_chisq_mean(double df, uint64_t *state);
+/* One standard normal draw from the splitmix64 state *state (Box–Muller). */
+double stats_normal(uint64_t *state);
 /* The degrees of freedom of a G + sqrt(1 - a^2) D with G ~ t(df_shared), D ~ t(df_own), by Welch–Satterthwaite. */
 double stats_df_effective(double a, double df_shared, double df_own);
 #endif
