@@ -772,7 +772,8 @@ static void dashboard_archive_render(struct strbuf *o, const char *repo, struct 
 	json_t *v = json_object(); /* the archive reads its stored verdicts like the dashboard does */
 
 	verdicts_load(v, repo, h, idx, n);
-	dashboard_render(o, sides, n, co, v, "<p class=\"archives\"><a href=\"../dashboard.html\">The latest dashboard</a>.</p>\n");
+	dashboard_render(o, sides, n, co, v, "<p class=\"archives\"><a href=\"../dashboard.html\">The latest dashboard</a>.</p>\n",
+			 "../");
 	json_decref(v);
 }
 
@@ -794,7 +795,7 @@ static int dashboard_write(const char *repo, int repofd, int site, struct hist *
 	archives_nav(&nav, from, quarters, "dashboard");
 	if ((err = archives_write(repo, repofd, h, keep, quarters, "dashboard", dashboard_archive_render, co)) < 0)
 		goto cleanup;
-	dashboard_render(&dash, win, nw, co, verdicts, nav.len ? nav.buf : NULL);
+	dashboard_render(&dash, win, nw, co, verdicts, nav.len ? nav.buf : NULL, "");
 	err = write_at(site, "site/dashboard.html", "dashboard.html", dash.buf, dash.len);
 cleanup:
 	json_decref(verdicts);

@@ -44,6 +44,15 @@ grep -q '(2 runs)' "$R/site/archives/index-2026-Q1.html" && grep -q 'href="../ru
 [ "$(wc -l <"$R/summaries/index.jsonl")" = 6 ] && [ -z "$(git -C "$R" ls-files summaries/index.jsonl)" ] &&
 	[ -z "$(git -C "$R" status --porcelain)" ] && ok "summaries/index.jsonl: 6 lines, not committed, the work tree clean" ||
 	{ not_ok "summaries index"; git -C "$R" status --porcelain >"$T/st"; show "$T/st"; }
+python3 - "$R/site" <<'PY' && ok "every link of the index, the dashboard and the archives leads to a file" || not_ok "broken links"
+import glob, os, re, sys
+bad = []
+for f in [sys.argv[1] + "/index.html", sys.argv[1] + "/dashboard.html"] + glob.glob(sys.argv[1] + "/archives/*.html"):
+    for h in re.findall(r'href="([^"#][^"]*)"', open(f).read()):
+        if not h.startswith("http") and not os.path.exists(os.path.join(os.path.dirname(f), h.split("#")[0])):
+            bad.append((os.path.basename(f), h))
+assert len(glob.glob(sys.argv[1] + "/archives/*.html")) == 4 and not bad, bad
+PY
 cp "$R/site/archives/index-2026-Q1.html" "$T/q1.html"
 
 # the index missing in one copy, wrong in another (a line of a run that is not there, a line gone, a line cut
