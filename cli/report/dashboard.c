@@ -42,6 +42,7 @@ struct dash {
 	size_t nmachines; /* distinct machines */
 	const struct compare_opts *o;
 	json_t *verdicts; /* dashboard_render()'s, or NULL */
+	const char *base; /* the way from the page to the site's root: "" or "../" */
 };
 
 static const char *jstr(json_t *o, const char *k)
@@ -560,7 +561,9 @@ static void chart(struct strbuf *o, const struct dash *d, const char *key, const
 				esc_html(&bad, r->date);
 				strbuf_addstr(&bad, " ");
 				esc_html(&bad, ch);
-				strbuf_addstr(&bad, " <a href=\"runs/");
+				strbuf_addstr(&bad, " <a href=\"");
+				esc_html(&bad, d->base);
+				strbuf_addstr(&bad, "runs/");
 				esc_html(&bad, d->sides[r->side].label);
 				strbuf_addstr(&bad, ".html\">");
 				esc_html(&bad, d->sides[r->side].label);
@@ -768,7 +771,9 @@ static void last_night(struct strbuf *o, const struct dash *d)
 		    d->nmachines == 1 ? "" : "s");
 	for (size_t i = 0; i < d->n; i++) /* failed or incomplete runs of last night */
 		if (!strcmp(d->runs[i].date, latest) && run_bad(&d->runs[i])) {
-			strbuf_addstr(o, "<p class=\"failed\">Run <a href=\"runs/");
+			strbuf_addstr(o, "<p class=\"failed\">Run <a href=\"");
+			esc_html(o, d->base);
+			strbuf_addstr(o, "runs/");
 			esc_html(o, d->sides[d->runs[i].side].label);
 			strbuf_addstr(o, ".html\">");
 			esc_html(o, d->sides[d->runs[i].side].label);
@@ -880,9 +885,9 @@ void dashboard_run_facts(char date[11], const char **machine, char **series, con
 }
 
 void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t n, const struct compare_opts *opts,
-		      json_t *verdicts, const char *nav)
+		      json_t *verdicts, const char *nav, const char *base)
 {
-	struct dash d = { sides, NULL, 0, NULL, 0, 0, opts, verdicts };
+	struct dash d = { sides, NULL, 0, NULL, 0, 0, opts, verdicts, base ? base : "" };
 	const char **keys = NULL, **uk;
 	size_t nkeys = 0, alloc = 0, nk;
 
@@ -910,11 +915,11 @@ void dashboard_render(struct strbuf *o, const struct compare_side *sides, size_t
 	machines_build(&d);
 
 	html_page_open(o, "bench dashboard");
-	strbuf_addf(o, "<style>%s</style>\n<h1>bench dashboard</h1>\n<p>%zu run%s on %zu machine%s. <a href=\"index.html\">Every "
+	strbuf_addf(o, "<style>%s</style>\n<h1>bench dashboard</h1>\n<p>%zu run%s on %zu machine%s. <a href=\"%sindex.html\">Every "
 		       "run</a> &middot; <a href=\"#machines\">machines</a>. A nightly is dated by its lock's resolved date, else "
 		       "its start (UTC); a series is one stack: a channel and a manifest, never pooled with another; verdicts are "
 		       "<code>bench compare</code>'s between consecutive nightly dates of one series on one machine.</p>\n",
-		    dash_style, d.n, d.n == 1 ? "" : "s", d.nmachines, d.nmachines == 1 ? "" : "s");
+		    dash_style, d.n, d.n == 1 ? "" : "s", d.nmachines, d.nmachines == 1 ? "" : "s", d.base);
 	if (nav)
 		strbuf_addstr(o, nav);
 	last_night(o, &d);

@@ -31,9 +31,10 @@
 /* The whole page (from <!DOCTYPE html> to </html>) for sides[0..n), in any order. verdicts: the stored verdicts
  * (dashboard_verdict_key() -> dashboard_verdicts()'s object), each used when made against the date before it among
  * these sides; NULL: computed here (every pair of consecutive nightly dates: costly over a long history). nav:
- * HTML put under the heading (links to the archive pages), or NULL. */
+ * HTML put under the heading (links to the archive pages), or NULL. base: the way from the page to the site's root,
+ * before its links to runs/RUN.html and index.html ("" or NULL on site/dashboard.html, "../" on an archive page). */
 void dashboard_render(struct strbuf *out, const struct compare_side *sides, size_t n, const struct compare_opts *o,
-		      json_t *verdicts, const char *nav);
+		      json_t *verdicts, const char *nav, const char *base);
 /* A run's date (YYYY-MM-DD), machine (points into s) and series ("CHANNEL (NAME)", a new string) as the
  * dashboard sees them. */
 void dashboard_run_facts(char date[11], const char **machine, char **series, const struct compare_side *s);

@@ -1327,7 +1327,7 @@ void html_render_report(struct strbuf *o, const struct compare_side *sides, size
 /* ---- the results site's index ------------------------------------------------------------------------- */
 
 void html_render_index_group(struct strbuf *o, const char *name, const char *channel, const struct compare_side *sides,
-			     size_t n)
+			     size_t n, const char *base)
 {
 	const char *k;
 	json_t *rec;
@@ -1338,7 +1338,9 @@ void html_render_index_group(struct strbuf *o, const char *name, const char *cha
 	esc_html(o, channel);
 	strbuf_addf(o, " <small>(%zu run%s)</small></h2>\n<ul class=\"runs\">", n, n == 1 ? "" : "s");
 	for (size_t s = n; s-- > 0;) { /* newest first: run names end in their UTC start time */
-		strbuf_addstr(o, "<li><a href=\"runs/");
+		strbuf_addstr(o, "<li><a href=\"");
+		esc_html(o, base);
+		strbuf_addstr(o, "runs/");
 		esc_html(o, sides[s].label);
 		strbuf_addstr(o, ".html\">");
 		esc_html(o, sides[s].label);

@@ -29,8 +29,9 @@ void html_render_report(struct strbuf *out, const struct compare_side *sides, si
 void html_page_open(struct strbuf *out, const char *title);
 
 /* One group of the results site's index: the runs of a manifest name and channel (sides in chronological
- * order), newest first with their verification, and the latest headline per case with its trend. */
+ * order), newest first with their verification, and the latest headline per case with its trend. base: the way from
+ * the page to the site's root, before each "runs/RUN.html" link ("" on the index, "../" on an archive page). */
 void html_render_index_group(struct strbuf *out, const char *name, const char *channel, const struct compare_side *sides,
-			     size_t n);
+			     size_t n, const char *base);
 
 #endif

@@ -227,15 +227,22 @@ static void free_list(char **v, size_t n)
 #define WINDOW_DAYS 90
 
 
+/* The history: one entry per published run, its facts (run, bundle path, manifest name, channel, date, machine,
+ * series) from summaries/index.jsonl, a line per summary (not committed: made from the summaries, rebuilt where it
+ * is missing or does not name exactly the summaries there). A run's summary itself (its side) is parsed only when
+ * needed: the dashboard's and the index's window, a verdict, an archive page written once. */
 struct hist {
-	struct compare_side *s;
+	struct compare_side *s; /* loaded[i]: parsed from its summary */
+	unsigned char *loaded;
 	size_t n, alloc;
 	char (*date)[11];
-	const char **machine;
-	char **series;
+	char **machine, **series, **run, **path, **name, **channel;
 	long *day;
 	char (*sha)[65]; /* the bundle's, the summary's name */
 };
+
+#define HIST_INDEX "summaries/index.jsonl"
+#define HIST_INDEX_FORMAT 1
 
 static int site_add(const char *repo, int repofd, char *const *keys, const char *rel, const char *sha, struct written *w,
 		    struct hist *h);
@@ -247,16 +254,34 @@ static const char *plan_channel(const struct compare_side *s)
 	return c ? c : "";
 }
 
+static void hist_unload(struct hist *h, size_t i)
+{
+	if (h->loaded[i])
+		compare_side_release(&h->s[i]);
+	memset(&h->s[i], 0, sizeof(h->s[i]));
+	h->loaded[i] = 0;
+}
+
 static void hist_release(struct hist *h)
 {
 	for (size_t i = 0; i < h->n; i++) {
-		compare_side_release(&h->s[i]);
+		hist_unload(h, i);
+		free(h->machine[i]);
 		free(h->series[i]);
+		free(h->run[i]);
+		free(h->path[i]);
+		free(h->name[i]);
+		free(h->channel[i]);
 	}
 	free(h->s);
+	free(h->loaded);
 	free(h->date);
 	free(h->machine);
 	free(h->series);
+	free(h->run);
+	free(h->path);
+	free(h->name);
+	free(h->channel);
 	free(h->day);
 	free(h->sha);
 	memset(h, 0, sizeof(*h));
@@ -283,53 +308,213 @@ static json_t *load_json(const char *path)
 	return json_load_file(path, JSON_DECODE_ANY, NULL);
 }
 
-/* one more run in the history: its summary (sha, the bundle's digest) */
-static void hist_push(struct hist *h, json_t *j, const char *sha)
+static const char *jget(json_t *o, const char *k)
 {
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+/* A run's line of the summaries index: its facts, keyed by its bundle's sha256 */
+static json_t *hist_facts_of_side(const struct compare_side *s, const char *sha)
+{
+	char date[11], *series = NULL;
+	const char *machine;
+	json_t *o;
+
+	dashboard_run_facts(date, &machine, &series, s);
+	o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "v", HIST_INDEX_FORMAT, "sha256", sha, "run", s->label,
+		      "path", s->path ? s->path : "", "name", jget(s->plan, "name"), "channel", jget(s->plan, "channel"),
+		      "date", date, "machine", machine, "series", series);
+	free(series);
+	return o;
+}
+
+/* one more run in the history, from its facts (f, a line of the index); side: its summary parsed, or NULL */
+static int hist_push_facts(struct hist *h, json_t *f, struct compare_side *side)
+{
+	const char *sha = jget(f, "sha256"), *date = jget(f, "date");
+
+	if (json_integer_value(json_object_get(f, "v")) != HIST_INDEX_FORMAT || strlen(sha) != 64 || strlen(date) != 10 ||
+	    !safe_component(jget(f, "run")) || !json_is_string(json_object_get(f, "machine")) ||
+	    !json_is_string(json_object_get(f, "series")))
+		return -1;
 	if (h->n == h->alloc) {
 		h->alloc = h->alloc ? 2 * h->alloc : 64;
 		h->s = xrealloc(h->s, h->alloc * sizeof(*h->s));
+		h->loaded = xrealloc(h->loaded, h->alloc * sizeof(*h->loaded));
 		h->date = xrealloc(h->date, h->alloc * sizeof(*h->date));
 		h->machine = xrealloc(h->machine, h->alloc * sizeof(*h->machine));
 		h->series = xrealloc(h->series, h->alloc * sizeof(*h->series));
+		h->run = xrealloc(h->run, h->alloc * sizeof(*h->run));
+		h->path = xrealloc(h->path, h->alloc * sizeof(*h->path));
+		h->name = xrealloc(h->name, h->alloc * sizeof(*h->name));
+		h->channel = xrealloc(h->channel, h->alloc * sizeof(*h->channel));
 		h->day = xrealloc(h->day, h->alloc * sizeof(*h->day));
 		h->sha = xrealloc(h->sha, h->alloc * sizeof(*h->sha));
 	}
-	if (summary_side_load(&h->s[h->n], j, NULL) == 0 && safe_component(h->s[h->n].label)) {
-		dashboard_run_facts(h->date[h->n], &h->machine[h->n], &h->series[h->n], &h->s[h->n]);
-		h->day[h->n] = day_of(h->date[h->n]);
-		memcpy(h->sha[h->n], sha, 64);
-		h->sha[h->n][64] = '\0';
-		h->n++;
-	} else {
-		compare_side_release(&h->s[h->n]);
-		bench_error_clear();
+	memset(&h->s[h->n], 0, sizeof(h->s[h->n]));
+	h->loaded[h->n] = 0;
+	if (side) {
+		h->s[h->n] = *side; /* owned from now on */
+		h->loaded[h->n] = 1;
 	}
+	memcpy(h->date[h->n], date, 11);
+	h->machine[h->n] = xstrdup(jget(f, "machine"));
+	h->series[h->n] = xstrdup(jget(f, "series"));
+	h->run[h->n] = xstrdup(jget(f, "run"));
+	h->path[h->n] = xstrdup(jget(f, "path"));
+	h->name[h->n] = xstrdup(jget(f, "name"));
+	h->channel[h->n] = xstrdup(jget(f, "channel"));
+	h->day[h->n] = day_of(date);
+	memcpy(h->sha[h->n], sha, 65);
+	h->n++;
+	return 0;
 }
 
-/* every summary under repo/summaries, without samples */
+/* one more run in the history, from its summary j (sha, the bundle's digest); *facts: its index line */
+static int hist_push(struct hist *h, json_t *j, const char *sha, json_t **facts)
+{
+	struct compare_side side;
+	json_t *f = NULL;
+	int err = -1;
+
+	if (summary_side_load(&side, j, NULL) == 0 && safe_component(side.label)) {
+		f = hist_facts_of_side(&side, sha);
+		if ((err = hist_push_facts(h, f, &side)) < 0)
+			compare_side_release(&side);
+	} else {
+		compare_side_release(&side);
+	}
+	bench_error_clear();
+	if (facts && !err)
+		*facts = f;
+	else
+		json_decref(f);
+	return err;
+}
+
+/* The side of run i: its summary parsed (without samples) when not yet; NULL when it cannot be read */
+static const struct compare_side *hist_side(struct hist *h, const char *repo, size_t i)
+{
+	char *p;
+	json_t *j;
+
+	if (h->loaded[i])
+		return h->s[i].records ? &h->s[i] : NULL;
+	p = xstrfmt("%s/summaries/%s.json", repo, h->sha[i]);
+	j = load_json(p);
+	free(p);
+	h->loaded[i] = 1;
+	if (!j || summary_side_load(&h->s[i], j, NULL) < 0) {
+		compare_side_release(&h->s[i]);
+		memset(&h->s[i], 0, sizeof(h->s[i]));
+	}
+	bench_error_clear();
+	json_decref(j);
+	return h->s[i].records ? &h->s[i] : NULL;
+}
+
+/* appends a run's facts to the index (a failed write is mended on the next load) */
+static void hist_index_append(const char *repo, json_t *facts)
+{
+	char *p = xstrfmt("%s/%s", repo, HIST_INDEX), *line = json_dumps(facts, JSON_SORT_KEYS | JSON_COMPACT);
+	int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	if (fd >= 0) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addf(&sb, "%s\n", line);
+		if (write(fd, sb.buf, sb.len) != (ssize_t)sb.len)
+			unlink(p); /* rebuilt from the summaries next time */
+		strbuf_release(&sb);
+		close(fd);
+	}
+	free(line);
+	free(p);
+}
+
+/* every summary under repo/summaries, in the order of their names: facts from the index, which is rebuilt where it
+ * does not name exactly these summaries (a summary without a line is parsed; a line without a summary dropped) */
 static void hist_load(struct hist *h, const char *repo)
 {
-	char **f = NULL, *dir = xstrfmt("%s/summaries", repo);
-	size_t nf = list(&f, dir);
+	char **f = NULL, *dir = xstrfmt("%s/summaries", repo), *ipath = xstrfmt("%s/%s", repo, HIST_INDEX), *buf = NULL;
+	size_t nf = list(&f, dir), len = 0, lines = 0;
+	json_t *byn = json_object();
+	int stale = 0;
 
-	for (size_t i = 0; i < nf; i++) {
-		size_t l = strlen(f[i]);
-		char *path;
-		json_t *j;
+	if (fs_read_file(&buf, &len, ipath, (size_t)1 << 30) == 0) {
+		for (char *s = buf, *e; s < buf + len; s = e + 1) {
+			json_t *x;
 
-		if (l != 64 + 5 || strcmp(f[i] + 64, ".json"))
-			continue; /* <sha256>.json only: not the samples */
-		path = xstrfmt("%s/%s", dir, f[i]);
-		j = load_json(path);
-		free(path);
-		if (!j)
-			continue;
-		hist_push(h, j, f[i]);
-		json_decref(j);
+			if (!(e = memchr(s, '\n', (size_t)(buf + len - s)))) {
+				stale = 1; /* a line cut short */
+				break;
+			}
+			lines++;
+			if ((x = json_loadb(s, (size_t)(e - s), 0, NULL)) && strlen(jget(x, "sha256")) == 64 &&
+			    !json_object_get(byn, jget(x, "sha256")))
+				json_object_set_new(byn, jget(x, "sha256"), x);
+			else
+				stale = 1, json_decref(x);
+		}
+	} else {
+		stale = 1;
 	}
+	bench_error_clear();
+	free(buf);
+	{
+		size_t named = 0;
+
+		for (size_t i = 0; i < nf; i++) {
+			size_t l = strlen(f[i]);
+			char sha[65];
+			json_t *x;
+
+			if (l != 64 + 5 || strcmp(f[i] + 64, ".json"))
+				continue; /* <sha256>.json only: not the samples, not the index */
+			memcpy(sha, f[i], 64);
+			sha[64] = '\0';
+			if ((x = json_object_get(byn, sha)) && hist_push_facts(h, x, NULL) == 0) {
+				named++;
+			} else {
+				char *path = xstrfmt("%s/%s", dir, f[i]);
+				json_t *j = load_json(path);
+
+				free(path);
+				stale = 1;
+				if (j)
+					hist_push(h, j, sha, NULL);
+				json_decref(j);
+			}
+		}
+		if (named != lines)
+			stale = 1;
+	}
+	if (stale) { /* written again, whole, in the order of the summaries' names */
+		struct strbuf sb = STRBUF_INIT;
+		char *tmp = xstrfmt("%s.%ld.tmp", ipath, (long)getpid());
+
+		for (size_t i = 0; i < h->n; i++) {
+			json_t *x = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "v", HIST_INDEX_FORMAT, "sha256", h->sha[i],
+					      "run", h->run[i], "path", h->path[i], "name", h->name[i], "channel", h->channel[i],
+					      "date", h->date[i], "machine", h->machine[i], "series", h->series[i]);
+			char *line = json_dumps(x, JSON_SORT_KEYS | JSON_COMPACT);
+
+			strbuf_addf(&sb, "%s\n", line);
+			free(line);
+			json_decref(x);
+		}
+		if (fs_write_file(tmp, sb.buf ? sb.buf : "", sb.len, 0644) < 0 || rename(tmp, ipath) < 0)
+			unlink(tmp);
+		bench_error_clear();
+		strbuf_release(&sb);
+		free(tmp);
+	}
+	json_decref(byn);
 	free_list(f, nf);
 	free(dir);
+	free(ipath);
 }
 
 /* The verdicts of date against the date before it in the series of machine, from the samples of those runs;
@@ -405,11 +590,6 @@ static int verdict_store(const char *repo, int repofd, struct hist *h, const cha
 	return err;
 }
 
-static int run_is_listed(const struct hist *h, size_t i, long from)
-{
-	return h->day[i] >= from;
-}
-
 /* the first day of the quarter holding day */
 static long quarter_start(long day, char label[16])
 {
@@ -427,128 +607,203 @@ static long quarter_start(long day, char label[16])
 	return day_of(d);
 }
 
-/* The dashboard: the runs of the last WINDOW_DAYS days, from the start of that quarter, and the latest runs of every
- * other series that has none there (a stable reference line stays); each earlier quarter in its own archive page,
- * written once. */
-static int dashboard_write(const char *repo, int repofd, int site, struct hist *h, const struct compare_opts *co)
+/* The window of the latest pages: the runs of the last WINDOW_DAYS days, from the start of that quarter (the
+ * returned first day), and the latest run of every non-nightly series on its machine that has none there (a stable
+ * reference line stays): keep[i]. From the facts alone: no summary is parsed. */
+static long hist_window(const struct hist *h, unsigned char *keep)
 {
 	long last = 0, from;
-	struct compare_side *win = xcalloc(h->n ? h->n : 1, sizeof(*win));
-	size_t nw = 0;
-	json_t *verdicts = json_object(), *quarters = json_object();
-	struct strbuf dash = STRBUF_INIT, nav = STRBUF_INIT;
-	int err = 0, arch = -1;
-	char lab[16];
-	const char *ql;
-	json_t *qv;
+	json_t *latest = json_object(); /* machine \x1f series -> index of its latest run, non-nightly series only */
 
 	for (size_t i = 0; i < h->n; i++)
 		last = h->day[i] > last ? h->day[i] : last;
 	from = quarter_start(last - (WINDOW_DAYS - 1), NULL);
 	for (size_t i = 0; i < h->n; i++) {
-		int keep = run_is_listed(h, i, from);
+		keep[i] = h->day[i] >= from;
+		if (strcmp(h->channel[i], "nightly")) {
+			char *k = xstrfmt("%s\x1f%s", h->machine[i], h->series[i]);
+			json_t *j = json_object_get(latest, k);
 
-		if (!keep && strcmp(plan_channel(&h->s[i]), "nightly")) {
-			keep = 1; /* the latest run of a non-nightly series on its machine stays, older than the window or not */
-			for (size_t j = 0; j < h->n && keep; j++)
-				keep = !(j != i && !strcmp(h->machine[j], h->machine[i]) && !strcmp(h->series[j], h->series[i]) &&
-					 strcmp(h->date[j], h->date[i]) > 0);
+			if (!j || strcmp(h->date[i], h->date[json_integer_value(j)]) > 0)
+				json_object_set_new(latest, k, json_integer((json_int_t)i));
+			free(k);
 		}
-		if (!keep) {
-			json_t *q;
+	}
+	{
+		const char *k;
+		json_t *j;
 
-			quarter_start(h->day[i], lab);
-			if (!(q = json_object_get(quarters, lab)))
-				json_object_set_new(quarters, lab, q = json_array());
-			json_array_append_new(q, json_integer((json_int_t)i));
+		json_object_foreach(latest, k, j) /* every run of that series on its latest date, as before */
+			for (size_t i = 0; i < h->n; i++)
+				if (!keep[i] && strcmp(h->channel[i], "nightly") && !strcmp(h->date[i], h->date[json_integer_value(j)]) &&
+				    !strncmp(k, h->machine[i], strlen(h->machine[i])) && k[strlen(h->machine[i])] == '\x1f' &&
+				    !strcmp(k + strlen(h->machine[i]) + 1, h->series[i]))
+					keep[i] = 1;
+	}
+	json_decref(latest);
+	return from;
+}
+
+/* the archives' navigation line: "This page: from DATE. Earlier quarters: ..." */
+static void archives_nav(struct strbuf *nav, long from, json_t *quarters, const char *page)
+{
+	time_t t = (time_t)from * 86400;
+	struct tm tm;
+	char d[16];
+	const char *ql;
+	json_t *qv;
+
+	if (!json_object_size(quarters))
+		return;
+	gmtime_r(&t, &tm);
+	strftime(d, sizeof(d), "%Y-%m-%d", &tm);
+	strbuf_addf(nav, "<p class=\"archives\">This page: from %s. Earlier quarters:", d);
+	json_object_foreach(quarters, ql, qv)
+		strbuf_addf(nav, " <a href=\"archives/%s-%s.html\">%s</a>", page, ql, ql);
+	strbuf_addstr(nav, "</p>\n");
+}
+
+/* quarter label -> [indexes of the runs] of the runs before from (all of them: a kept run is in its quarter too) */
+static json_t *hist_quarters(const struct hist *h, long from, const unsigned char *keep, int with_kept)
+{
+	json_t *quarters = json_object();
+	char lab[16];
+
+	for (size_t i = 0; i < h->n; i++) {
+		json_t *q;
+
+		if (h->day[i] >= from || (keep[i] && !with_kept))
 			continue;
+		quarter_start(h->day[i], lab);
+		if (!(q = json_object_get(quarters, lab)))
+			json_object_set_new(quarters, lab, q = json_array());
+		json_array_append_new(q, json_integer((json_int_t)i));
+	}
+	return quarters;
+}
+
+/* the stored verdicts of the nightly runs idx[0..n) into verdicts (key -> verdict) */
+static void verdicts_load(json_t *verdicts, const char *repo, const struct hist *h, const size_t *idx, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		size_t i = idx[k];
+		char *key, hex[65], *vp;
+		json_t *v;
+
+		if (strcmp(h->channel[i], "nightly"))
+			continue;
+		key = dashboard_verdict_key(h->machine[i], h->series[i], h->date[i]);
+		if (!json_object_get(verdicts, key)) {
+			summary_sha256_str(hex, key);
+			vp = xstrfmt("%s/verdicts/%s.json", repo, hex);
+			if ((v = load_json(vp)))
+				json_object_set_new(verdicts, key, v);
+			free(vp);
 		}
-		win[nw++] = h->s[i]; /* borrowed */
-		if (!strcmp(plan_channel(&h->s[i]), "nightly")) {
-			char *key = dashboard_verdict_key(h->machine[i], h->series[i], h->date[i]), hex[65];
+		free(key);
+	}
+}
 
-			if (!json_object_get(verdicts, key)) {
-				char *vp;
-				json_t *v;
+/* The sides of the runs idx[0..n) (parsed where not yet; one that cannot be read left out) into out (borrowed) */
+static size_t hist_sides(struct compare_side *out, struct hist *h, const char *repo, size_t *idx, size_t n)
+{
+	size_t m = 0;
 
-				summary_sha256_str(hex, key);
-				vp = xstrfmt("%s/verdicts/%s.json", repo, hex);
-				if ((v = load_json(vp)))
-					json_object_set_new(verdicts, key, v);
-				free(vp);
-			}
-			free(key);
+	for (size_t k = 0; k < n; k++) {
+		const struct compare_side *s = hist_side(h, repo, idx[k]);
+
+		if (s) {
+			idx[m] = idx[k];
+			out[m++] = *s;
 		}
 	}
-	if (json_object_size(quarters)) {
-		strbuf_addstr(&nav, "<p class=\"archives\">This page: from ");
-		{
-			time_t t = (time_t)from * 86400;
-			struct tm tm;
-			char d[16];
+	return m;
+}
 
-			gmtime_r(&t, &tm);
-			strftime(d, sizeof(d), "%Y-%m-%d", &tm);
-			strbuf_addstr(&nav, d);
+/* Each quarter wholly before the window in its archive page site/archives/PAGE-YYYY-Qn.html, written once (the
+ * summaries of its runs parsed for it and let go). render(o, h, idx, sides, n) writes the page. */
+static int archives_write(const char *repo, int repofd, struct hist *h, const unsigned char *keep, json_t *quarters,
+			  const char *page, void (*render)(struct strbuf *, const char *, struct hist *, const size_t *,
+							   const struct compare_side *, size_t, const struct compare_opts *),
+			  const struct compare_opts *co)
+{
+	const char *ql;
+	json_t *qv;
+	int err = 0, arch = -1;
+
+	if (!json_object_size(quarters))
+		return 0;
+	if ((err = open_dir_nofollow(&arch, repofd, repo, "site/archives")) < 0)
+		return err;
+	json_object_foreach(quarters, ql, qv) {
+		char *name = xstrfmt("%s-%s.html", page, ql), *rel = xstrfmt("site/archives/%s", name);
+		struct stat st;
+
+		if (fstatat(arch, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			size_t nq = json_array_size(qv), k, m, *idx = xcalloc(nq + 1, sizeof(*idx));
+			struct compare_side *qs = xcalloc(nq + 1, sizeof(*qs));
+			struct strbuf out = STRBUF_INIT;
+			json_t *ix;
+
+			json_array_foreach(qv, k, ix)
+				idx[k] = (size_t)json_integer_value(ix);
+			m = hist_sides(qs, h, repo, idx, nq);
+			render(&out, repo, h, idx, qs, m, co);
+			err = write_at(arch, rel, name, out.buf, out.len);
+			strbuf_release(&out);
+			for (k = 0; k < m; k++)
+				if (!keep[idx[k]])
+					hist_unload(h, idx[k]);
+			free(qs);
+			free(idx);
 		}
-		strbuf_addstr(&nav, ". Earlier quarters:");
-		json_object_foreach(quarters, ql, qv)
-			strbuf_addf(&nav, " <a href=\"archives/dashboard-%s.html\">%s</a>", ql, ql);
-		strbuf_addstr(&nav, "</p>\n");
-		if ((err = open_dir_nofollow(&arch, repofd, repo, "site/archives")) < 0)
-			goto cleanup;
-		json_object_foreach(quarters, ql, qv) { /* a quarter wholly before the window: its page once */
-			char *name = xstrfmt("dashboard-%s.html", ql), *rel = xstrfmt("site/archives/%s", name);
-			struct stat st;
-
-			if (fstatat(arch, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-				struct compare_side *qs = xcalloc(json_array_size(qv), sizeof(*qs));
-				json_t *ix;
-				struct strbuf page = STRBUF_INIT;
-				size_t k;
-
-				json_array_foreach(qv, k, ix)
-					qs[k] = h->s[json_integer_value(ix)];
-				{
-					/* the archive reads its stored verdicts like the dashboard does */
-					json_t *qv2 = json_object();
-
-					json_array_foreach(qv, k, ix) {
-						size_t i = (size_t)json_integer_value(ix);
-						char *key = dashboard_verdict_key(h->machine[i], h->series[i], h->date[i]), hex[65], *vp;
-						json_t *v;
-
-						summary_sha256_str(hex, key);
-						vp = xstrfmt("%s/verdicts/%s.json", repo, hex);
-						if (!json_object_get(qv2, key) && (v = load_json(vp)))
-							json_object_set_new(qv2, key, v);
-						free(vp);
-						free(key);
-					}
-					dashboard_render(&page, qs, json_array_size(qv), co, qv2, "<p class=\"archives\"><a href=\"../dashboard.html\">"
-							 "The latest dashboard</a>.</p>\n");
-					json_decref(qv2);
-				}
-				err = write_at(arch, rel, name, page.buf, page.len);
-				strbuf_release(&page);
-				free(qs);
-			}
-			free(name);
-			free(rel);
-			if (err)
-				goto cleanup;
-		}
+		free(name);
+		free(rel);
+		if (err)
+			break;
 	}
-	dashboard_render(&dash, win, nw, co, verdicts, nav.len ? nav.buf : NULL);
+	close(arch);
+	return err;
+}
+
+static void dashboard_archive_render(struct strbuf *o, const char *repo, struct hist *h, const size_t *idx,
+				     const struct compare_side *sides, size_t n, const struct compare_opts *co)
+{
+	json_t *v = json_object(); /* the archive reads its stored verdicts like the dashboard does */
+
+	verdicts_load(v, repo, h, idx, n);
+	dashboard_render(o, sides, n, co, v, "<p class=\"archives\"><a href=\"../dashboard.html\">The latest dashboard</a>.</p>\n",
+			 "../");
+	json_decref(v);
+}
+
+/* The dashboard: the window's runs (hist_window()); each earlier quarter in its own archive page, written once. */
+static int dashboard_write(const char *repo, int repofd, int site, struct hist *h, const struct compare_opts *co, long from,
+			   const unsigned char *keep)
+{
+	size_t nw = 0, *idx = xcalloc(h->n + 1, sizeof(*idx));
+	struct compare_side *win = xcalloc(h->n + 1, sizeof(*win));
+	json_t *verdicts = json_object(), *quarters = hist_quarters(h, from, keep, 0);
+	struct strbuf dash = STRBUF_INIT, nav = STRBUF_INIT;
+	int err = 0;
+
+	for (size_t i = 0; i < h->n; i++)
+		if (keep[i])
+			idx[nw++] = i;
+	nw = hist_sides(win, h, repo, idx, nw);
+	verdicts_load(verdicts, repo, h, idx, nw);
+	archives_nav(&nav, from, quarters, "dashboard");
+	if ((err = archives_write(repo, repofd, h, keep, quarters, "dashboard", dashboard_archive_render, co)) < 0)
+		goto cleanup;
+	dashboard_render(&dash, win, nw, co, verdicts, nav.len ? nav.buf : NULL, "");
 	err = write_at(site, "site/dashboard.html", "dashboard.html", dash.buf, dash.len);
 cleanup:
-	if (arch >= 0)
-		close(arch);
 	json_decref(verdicts);
 	json_decref(quarters);
 	strbuf_release(&dash);
 	strbuf_release(&nav);
 	free(win);
+	free(idx);
 	return err;
 }
 
@@ -557,58 +812,92 @@ static int cmp_side_label(const void *a, const void *b)
 	return strcmp(((const struct compare_side *)a)->label, ((const struct compare_side *)b)->label);
 }
 
-/* The index, grouped by manifest name and channel, from the summaries. */
-static int index_write(int site, struct hist *h)
+/* The groups of an index page (by manifest name and channel, sorted; runs by name) of the runs sides[0..n);
+ * base: the way from the page to site/ ("" or "../") */
+static void index_groups(struct strbuf *idx, const struct compare_side *sides, size_t n, const char *base)
 {
-	struct strbuf idx = STRBUF_INIT;
 	json_t *groups = json_object(), *g;
 	const char *gk;
-	int err;
+	const char **ks;
+	size_t nk = 0;
 
-	html_page_open(&idx, "bench results");
-	strbuf_addstr(&idx, "<h1>bench results</h1>\n<p>Every run published here, grouped by manifest and channel. Each "
-			    "bundle is kept as signed under <code>runs/</code>; verify one with <code>bench verify</code>.</p>\n"
-			    "<p><a href=\"dashboard.html\">Dashboard</a>: what changed last night, every case over time per "
-			    "channel and machine.</p>\n");
-	for (size_t i = 0; i < h->n; i++) {
-		const char *nm = json_string_value(json_object_get(h->s[i].plan, "name")),
-			   *ch = json_string_value(json_object_get(h->s[i].plan, "channel"));
-		char *k = xstrfmt("%s\x1f%s", nm ? nm : "", ch ? ch : "");
+	for (size_t i = 0; i < n; i++) {
+		char *k = xstrfmt("%s\x1f%s", jget(sides[i].plan, "name"), jget(sides[i].plan, "channel"));
 
 		if (!(g = json_object_get(groups, k)))
 			json_object_set_new(groups, k, g = json_array());
 		json_array_append_new(g, json_integer((json_int_t)i));
 		free(k);
 	}
-	{
-		const char **ks = xcalloc(json_object_size(groups) + 1, sizeof(*ks));
-		size_t nk = 0;
+	ks = xcalloc(json_object_size(groups) + 1, sizeof(*ks));
+	json_object_foreach(groups, gk, g)
+		ks[nk++] = gk;
+	qsort(ks, nk, sizeof(*ks), cmp_str);
+	for (size_t q = 0; q < nk; q++) {
+		json_t *ix;
+		size_t k;
+		struct compare_side *gs;
+		char *nm = xstrdup(ks[q]), *ch = strchr(nm, '\x1f');
 
-		json_object_foreach(groups, gk, g)
-			ks[nk++] = gk;
-		qsort(ks, nk, sizeof(*ks), cmp_str);
-		for (size_t q = 0; q < nk; q++) {
-			json_t *ix;
-			size_t k;
-			struct compare_side *gs;
-			char *nm = xstrdup(ks[q]), *ch = strchr(nm, '\x1f');
-
-			*ch++ = '\0';
-			g = json_object_get(groups, ks[q]);
-			gs = xcalloc(json_array_size(g) + 1, sizeof(*gs));
-			json_array_foreach(g, k, ix)
-				gs[k] = h->s[json_integer_value(ix)];
-			qsort(gs, json_array_size(g), sizeof(*gs), cmp_side_label);
-			html_render_index_group(&idx, nm, ch, gs, json_array_size(g));
-			free(gs);
-			free(nm);
-		}
-		free(ks);
+		*ch++ = '\0';
+		g = json_object_get(groups, ks[q]);
+		gs = xcalloc(json_array_size(g) + 1, sizeof(*gs));
+		json_array_foreach(g, k, ix)
+			gs[k] = sides[json_integer_value(ix)];
+		qsort(gs, json_array_size(g), sizeof(*gs), cmp_side_label);
+		html_render_index_group(idx, nm, ch, gs, json_array_size(g), base);
+		free(gs);
+		free(nm);
 	}
+	free(ks);
+	json_decref(groups);
+}
+
+static void index_archive_render(struct strbuf *o, const char *repo, struct hist *h, const size_t *idx,
+				 const struct compare_side *sides, size_t n, const struct compare_opts *co)
+{
+	(void)repo, (void)h, (void)idx, (void)co;
+	html_page_open(o, "bench results (archive)");
+	strbuf_addstr(o, "<h1>bench results: one quarter</h1>\n<p class=\"archives\"><a href=\"../index.html\">The latest "
+			 "runs</a>.</p>\n");
+	index_groups(o, sides, n, "../");
+	strbuf_addstr(o, "</body></html>\n");
+}
+
+/* The index, grouped by manifest name and channel, from the summaries: the window's runs (hist_window()); every
+ * earlier quarter's runs in its own archive page, written once. */
+static int index_write(const char *repo, int repofd, int site, struct hist *h, const struct compare_opts *co, long from,
+		       const unsigned char *keep)
+{
+	struct strbuf idx = STRBUF_INIT, nav = STRBUF_INIT;
+	size_t nw = 0, *ix = xcalloc(h->n + 1, sizeof(*ix));
+	struct compare_side *win = xcalloc(h->n + 1, sizeof(*win));
+	json_t *quarters = hist_quarters(h, from, keep, 1);
+	int err;
+
+	for (size_t i = 0; i < h->n; i++)
+		if (keep[i])
+			ix[nw++] = i;
+	nw = hist_sides(win, h, repo, ix, nw);
+	archives_nav(&nav, from, quarters, "index");
+	if ((err = archives_write(repo, repofd, h, keep, quarters, "index", index_archive_render, co)) < 0)
+		goto cleanup;
+	html_page_open(&idx, "bench results");
+	strbuf_addstr(&idx, "<h1>bench results</h1>\n<p>Every run published here, grouped by manifest and channel. Each "
+			    "bundle is kept as signed under <code>runs/</code>; verify one with <code>bench verify</code>.</p>\n"
+			    "<p><a href=\"dashboard.html\">Dashboard</a>: what changed last night, every case over time per "
+			    "channel and machine.</p>\n");
+	if (nav.len)
+		strbuf_add(&idx, nav.buf, nav.len);
+	index_groups(&idx, win, nw, "");
 	strbuf_addstr(&idx, "</body></html>\n");
 	err = write_at(site, "site/index.html", "index.html", idx.buf, idx.len);
-	json_decref(groups);
+cleanup:
+	json_decref(quarters);
 	strbuf_release(&idx);
+	strbuf_release(&nav);
+	free(win);
+	free(ix);
 	return err;
 }
 
@@ -668,7 +957,7 @@ static int summaries_migrate(const char *repo, int repofd, char *const *keys, co
 			char *key = dashboard_verdict_key(h.machine[i], h.series[i], h.date[i]);
 
 			if (!json_object_get(done, key) &&
-			    !strcmp(plan_channel(&h.s[i]), "nightly")) {
+			    !strcmp(h.channel[i], "nightly")) {
 				json_object_set_new(done, key, json_true());
 				err = verdict_store(repo, repofd, &h, h.machine[i], h.series[i], h.date[i], w);
 			}
@@ -737,7 +1026,13 @@ static int site_add(const char *repo, int repofd, char *const *keys, const char 
 	}
 	if (!h)
 		goto cleanup; /* summaries_migrate(): the verdicts once all are summarised */
-	hist_push(h, sum, sha);
+	{
+		json_t *facts = NULL;
+
+		if (hist_push(h, sum, sha, &facts) == 0)
+			hist_index_append(repo, facts);
+		json_decref(facts);
+	}
 	/* the verdicts this run changes: its date against the one before, the date after it against its date */
 	dashboard_run_facts(date, &machine, &series, &side);
 	if (!strcmp(plan_channel(&side), "nightly")) {
@@ -777,23 +1072,25 @@ static int site_render(const char *repo, int repofd, char *const *keys, struct h
 {
 	struct compare_opts co = { 0.02, 0.01, 2000, 0, keys, NULL };
 	int err = 0, site = -1, pages = -1;
+	unsigned char *keep = NULL;
+	long from;
 
 	if ((err = open_dir_nofollow(&site, repofd, repo, "site")) < 0 ||
 	    (err = open_dir_nofollow(&pages, repofd, repo, "site/runs")) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < h->n; i++) {
-		char *pname = xstrfmt("%s.html", h->s[i].label);
+		char *pname = xstrfmt("%s.html", h->run[i]);
 		struct stat st;
 
 		if (fstatat(pages, pname, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			struct compare_side old = COMPARE_SIDE_INIT;
-			char *op = xstrfmt("%s/%s", repo, h->s[i].path), *orel = xstrfmt("site/runs/%s", pname);
+			char *op = xstrfmt("%s/%s", repo, h->path[i]), *orel = xstrfmt("site/runs/%s", pname);
 
 			if (compare_load(&old, op, &co) == 0) {
 				struct strbuf page = STRBUF_INIT;
 
 				free(old.path);
-				old.path = xstrfmt("../../%s", h->s[i].path);
+				old.path = xstrfmt("../../%s", h->path[i]);
 				html_render_report(&page, &old, 1, NULL);
 				err = write_at(pages, orel, pname, page.buf, page.len);
 				strbuf_release(&page);
@@ -807,9 +1104,13 @@ static int site_render(const char *repo, int repofd, char *const *keys, struct h
 		if (err)
 			goto cleanup;
 	}
-	if ((err = index_write(site, h)) < 0 || (err = dashboard_write(repo, repofd, site, h, &co)) < 0)
+	keep = xcalloc(h->n + 1, 1);
+	from = hist_window(h, keep);
+	if ((err = index_write(repo, repofd, site, h, &co, from, keep)) < 0 ||
+	    (err = dashboard_write(repo, repofd, site, h, &co, from, keep)) < 0)
 		goto cleanup;
 cleanup:
+	free(keep);
 	if (site >= 0)
 		close(site);
 	if (pages >= 0)
@@ -824,22 +1125,34 @@ static int git_fail(const char *what, const char *repo)
 	return bench_error_set(BENCH_E_IO, "%s in '%s': %s", what, repo, e ? e->message : "unknown libgit2 error");
 }
 
-/* /site/ in the repository's info/exclude: generated, not committed */
+/* /site/ and the summaries' index in the repository's info/exclude: generated, not committed */
 static int exclude_site(git_repository *r, const char *repo)
 {
+	static const char *const lines[] = { "/site/\n", "/" HIST_INDEX "\n", NULL };
 	char *dir = xstrfmt("%sinfo", git_repository_path(r)), *path = xstrfmt("%s/exclude", dir), *buf = NULL;
 	size_t len = 0;
 	int err = 0;
+	struct strbuf nb = STRBUF_INIT;
 
 	if (fs_read_file(&buf, &len, path, (size_t)1 << 20) < 0)
 		bench_error_clear();
-	if (!buf || (strncmp(buf, "/site/\n", 7) && !strstr(buf, "\n/site/\n"))) {
-		char *nb = xstrfmt("%s%s/site/\n", buf ? buf : "", buf && len && buf[len - 1] != '\n' ? "\n" : "");
+	if (buf)
+		strbuf_add(&nb, buf, len);
+	for (size_t i = 0; lines[i]; i++) {
+		char *nl = xstrfmt("\n%s", lines[i]);
 
-		if ((err = fs_mkdir_p(dir)) == 0 && (err = fs_write_file(path, nb, strlen(nb), 0644)) < 0)
-			err = bench_error_set(BENCH_E_IO, "cannot write '%s' in '%s'", "info/exclude", repo);
-		free(nb);
+		if (!(nb.len && (!strncmp(nb.buf, lines[i], strlen(lines[i])) || strstr(nb.buf, nl)))) {
+			if (nb.len && nb.buf[nb.len - 1] != '\n')
+				strbuf_addch(&nb, '\n');
+			strbuf_addstr(&nb, lines[i]);
+		}
+		free(nl);
 	}
+	if (!buf || nb.len != len) {
+		if ((err = fs_mkdir_p(dir)) == 0 && (err = fs_write_file(path, nb.buf, nb.len, 0644)) < 0)
+			err = bench_error_set(BENCH_E_IO, "cannot write '%s' in '%s'", "info/exclude", repo);
+	}
+	strbuf_release(&nb);
 	free(buf);
 	free(dir);
 	free(path);

@@ -7,13 +7,15 @@
  * A publish costs what the new bundles cost, not the history: only they are verified and read; each is summarised
  * once (summary.h), keyed by its bundle's sha256; compare's verdicts of its nightly date against the date before it
  * are computed once and stored; its page is written once; the index and the dashboard are made from the summaries
- * (the dashboard over the last 90 days, from the start of that quarter; each earlier quarter an archive page written
- * once). A repository without summaries (published by an older bench) is summarised once, every bundle verified.
+ * of their window only (the last 90 days, from the start of that quarter; each earlier quarter an archive page
+ * written once), the other runs known from the summaries' index (a line of facts per run). A repository without summaries (published by an older bench) is summarised once, every bundle verified.
  *
  * Ownership: publish_bundles() reads the bundles and writes only under repo; nothing is written unless every
  * bundle verifies. Layout of the repository:
  *   runs/<name>/<channel>/<run>.bench.tar.gz (+ .intoto.jsonl)   the published bundles, as signed       (committed)
  *   summaries/<sha256>.json, summaries/<sha256>.samples.json       each run's summary and its samples  (committed)
+ *   summaries/index.jsonl   a line per summary: run, bundle path, name, channel, date, machine, series (generated,
+ *                           not committed: made again where it does not name exactly the summaries there)
  *   verdicts/<sha256 of machine, series, date>.json               a nightly date against the one before (committed)
  *   site/index.html, site/dashboard.html, site/archives/, site/runs/<run>.html   the static site, generated: kept
  *                                                                  out of the history (.git/info/exclude)
