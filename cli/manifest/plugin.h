@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plugin.h — plug-in implementations (docs/plugins.md): a suite's list entry {plugin: NAME, python|file|native: ...}
  * in place of a built-in's name. The parsed entry is a JSON object that travels in each case's params as "plugin".
