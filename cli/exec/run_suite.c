@@ -760,6 +760,8 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 	cases = NULL;
 	/* where a runner may leave files that belong to the run (TunableOp results): packed with it */
 	json_object_set_new(cfg, "artifacts", json_sprintf("%s/artifacts/%s", r->dir, s->name));
+	/* where the file and native plug-ins were copied (docs/plugins.md): the runners load them from there */
+	json_object_set_new(cfg, "inputs", json_sprintf("%s/inputs", r->dir));
 	/* where a runner that drives NCCL/RCCL has it write its debug log (runners/common/ccllog.h): never the terminal */
 	json_object_set_new(cfg, "ccl_log", json_sprintf("%s/logs/%s.ccl", r->dir, tag_name));
 	if (r->peak) /* the denominators of MFU and % of peak, from images/bases/peaks.yaml */
