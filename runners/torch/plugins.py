@@ -64,6 +64,8 @@ def load(params, cfg):
         return _loaded[name]
     kind, func = p.get("kind"), p.get("function")
     info = {"name": name, "kind": kind, "function": func}
+    if kind == "file":
+        info["path"] = p.get("path")
     fn, why = None, None
     try:
         if kind == "python":
