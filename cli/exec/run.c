@@ -96,7 +96,8 @@ static void scrub_dir(const char *dir, const char *rel, const struct strvec *sec
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".bench-lock") ||
 		    (l > 4 && !strcmp(e->d_name + l - 4, ".tmp")))
 			continue;
-		if (!*rel && (!strcmp(e->d_name, "manifest.yaml") || !strcmp(e->d_name, "manifest.lock.json")))
+		if (!*rel && (!strcmp(e->d_name, "manifest.yaml") || !strcmp(e->d_name, "manifest.lock.json") ||
+			      !strcmp(e->d_name, "inputs"))) /* inputs/: the plug-ins' files, as the lock pins them */
 			continue;
 		p = xstrfmt("%s/%s", dir, e->d_name);
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
