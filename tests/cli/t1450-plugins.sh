@@ -153,6 +153,10 @@ def build_badret(spec):
     return torch.nn.Linear(2, 2)
 P
 printf 'def attention(q, k, v, causal, window:\n    pass\n' >"$M/plugins/syntax.py"
+# a python: plug-in, imported from the runner's path (the manifest puts its directory on PYTHONPATH)
+mkdir -p "$T/pylib/mykern"
+: >"$T/pylib/mykern/__init__.py"
+printf 'def mm(a, b, layout):\n    return a @ b.t() if layout == "tn" else a @ b\n' >"$T/pylib/mykern/gemm.py"
 
 # ---- validate: each manifest-level error with its position (exit 3) ------------------------------------------------
 cat >"$M/bad.yaml" <<'Y'
@@ -195,10 +199,12 @@ bench: 1
 name: plugins
 target: {vendor: cpu, gpu: cpu}
 runtime: {engine: host, timeout: 10m}
+stack: {env: {PYTHONPATH: "@PYLIB@"}}
 suites:
   gemm:
     backends:
       - cblas
+      - {plugin: pymod, python: "mykern.gemm:mm"}
       - {plugin: cok, native: plugins/libOK.so}
       - {plugin: cwrong, native: plugins/libWRONG.so}
       - {plugin: ccrash, native: plugins/libCRASH.so}
@@ -250,6 +256,7 @@ suites:
     warmup_steps: 2
     compile: false
 Y
+sed -i "s|@PYLIB@|$T/pylib|" "$M/plug.yaml"
 expect 0 "validate: a manifest with plug-ins of every suite" "$BENCH" validate "$M/plug.yaml"
 expect 0 "plan: the plug-in's NAME in the case key; passes: [fwd] plans no backward case" "$BENCH" plan "$M/plug.yaml"
 expect_out "cok/fp32/tn/48x40x32/default"
@@ -324,6 +331,10 @@ failed("cfail", "plug-in 'cfail' returned 3: failing on purpose")
 failed("cjunk", "plug-in 'cjunk' does not load:")
 failed("pywrong", "wrong result: error", "wrong")
 failed("pydtype", "plug-in 'pydtype' returned dtype torch.float64, expected torch.float32")
+ok("pymod")
+p = rec("pymod")[0]["extra"]["plugin"]
+assert p["kind"] == "python" and p["module"] == "mykern.gemm" and p["file"].endswith("mykern/gemm.py"), p
+assert p["sha256"] == hashlib.sha256(open(p["file"], "rb").read()).hexdigest(), p
 p = rec("pygemm")[0]["extra"]["plugin"]
 want = hashlib.sha256(open(f"{d}/inputs/plugins/pyplug.py", "rb").read()).hexdigest()
 assert p["path"] == "plugins/pyplug.py" and p["sha256"] == want, (p, want)
