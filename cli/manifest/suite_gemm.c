@@ -99,7 +99,8 @@ static int gemm_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 			for (size_t li = 0; li < l->n; li++)
 				for (size_t si = 0; si < s->n; si++)
 					for (int t = 0; t < ((tune > 0 && !strcmp(b->sv[bi], "blaslt")) ||
-								 (tunableop && !strncmp(b->sv[bi], "torch-", 6)) ? 2 : 1); t++) {
+								 (tunableop && !strncmp(b->sv[bi], "torch-", 6) &&
+								  !(b->plugins && b->plugins[bi])) ? 2 : 1); t++) {
 						const char *be = b->sv[bi], *dt = d->sv[di];
 						const struct gemm_shape *sh = &s->shapes[si];
 						char algo[32];
