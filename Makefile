@@ -136,11 +136,11 @@ else
 	$(NVCC) -O3 -std=c++17 $(GPU_DEFS) $(NVCC_GENCODE) -Xcompiler -fPIC $(JANSSON_CFLAGS) -c -o $@ $<
 endif
 
-$(RUNNER_DIR)/bench-gemm: runners/gemm/gemm.c runners/gemm/check.c $(GEMM_CPU) $(GEMM_GPU) $(RUNNER_COMMON) $(GPU_OBJ) \
+$(RUNNER_DIR)/bench-gemm: runners/gemm/gemm.c runners/gemm/check.c runners/gemm/gemm_native.c $(GEMM_CPU) $(GEMM_GPU) $(RUNNER_COMMON) $(GPU_OBJ) \
                           $(wildcard runners/gemm/*.h runners/common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(RUNNER_CFLAGS) $(if $(GEMM_CPU),$(BLAS_CFLAGS) -DBENCH_CBLAS) $(if $(GEMM_GPU),-DBENCH_GPU_GEMM) -o $@ \
-	  runners/gemm/gemm.c runners/gemm/check.c $(GEMM_CPU) $(GEMM_GPU) $(RUNNER_COMMON) $(GPU_OBJ) \
+	  runners/gemm/gemm.c runners/gemm/check.c runners/gemm/gemm_native.c $(GEMM_CPU) $(GEMM_GPU) $(RUNNER_COMMON) $(GPU_OBJ) \
 	  $(if $(GEMM_CPU),$(BLAS_LIBS)) $(GEMM_GPU_LIBS) $(RUNNER_LIBS)
 
 $(BUILD)/runners/obj/gemm_blaslt.o: runners/gemm/gemm_blaslt.c $(wildcard runners/gemm/*.h runners/common/*.h)

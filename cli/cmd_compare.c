@@ -198,8 +198,8 @@ static void render_text(json_t *r, int markdown, int csv)
 		printf("%sonly in %s: %s\n", i == 0 ? "\n" : "", json_string_value(json_object_get(c, "only_in")),
 		       json_string_value(json_object_get(c, "case")));
 	if (json_array_size(json_object_get(r, "method_differs")))
-		printf("\nWARNING: the method differs for %zu case(s): their parameters, or the algorithm, protocol, channels "
-		       "or transports NCCL/RCCL says it ran with, are not the same; those ratios compare different "
+		printf("\nWARNING: the method differs for %zu case(s): their parameters, a plug-in's source, or the algorithm, "
+		       "protocol, channels or transports NCCL/RCCL says it ran with, are not the same; those ratios compare different "
 		       "measurements (first: %s)\n", json_array_size(json_object_get(r, "method_differs")),
 		       json_string_value(json_object_get(json_array_get(json_object_get(r, "method_differs"), 0), "case")));
 	json_array_foreach(json_object_get(r, "method_differs"), i, c)

@@ -12,6 +12,7 @@
 #include "core/opt.h"
 #include "core/strbuf.h"
 #include "manifest/lock.h"
+#include "manifest/plugin.h"
 
 static const struct opt_cmd cmd = { "lock", "[--check] [-q] [-o FILE] MANIFEST",
 				    "Resolve every moving reference of the manifest to an immutable pin and write "
@@ -175,6 +176,8 @@ int cmd_lock(int argc, char **argv)
 			fprintf(stderr, "bench: moved: base: %s -> %s\n", was ? was : "none", now ? now : "none");
 			moved++;
 		}
+		if (json_object_get(lock, "plugins"))
+			moved += plugin_pins_moved(json_object_get(old, "plugins"), json_object_get(lock, "plugins"), stderr);
 		if (moved) {
 			fprintf(stderr, "bench: error: %d locked reference%s moved\n", moved, moved == 1 ? "" : "s");
 			status = 4;

@@ -247,6 +247,29 @@ int cmd_show(int argc, char **argv)
 			printf("gpu       %zu x %s, driver %s\n", json_array_size(json_object_get(env, "gpus")),
 			       json_string_value(json_object_get(g, "name")), json_string_value(json_object_get(g, "driver")));
 	}
+	{ /* the plug-ins that ran (docs/plugins.md): each once, by its first record, with what identifies its source */
+		json_t *seen = json_object(), *rr;
+		size_t ri;
+
+		{
+			json_array_foreach(records, ri, rr) {
+				json_t *pl = json_object_get(json_object_get(rr, "extra"), "plugin");
+				const char *pn = json_string_value(json_object_get(pl, "name"));
+				const char *sha = json_string_value(json_object_get(pl, "sha256"));
+				const char *ver = json_string_value(json_object_get(pl, "version"));
+
+				if (!pn || json_object_get(seen, pn))
+					continue;
+				json_object_set_new(seen, pn, json_true());
+				printf("plugin    %s: %s %s%s%s%s%s, sha256 %s\n", pn, str(pl, "kind"),
+				       json_string_value(json_object_get(pl, "path")) ? str(pl, "path") : str(pl, "module"),
+				       json_string_value(json_object_get(pl, "function")) ? ":" : "",
+				       json_string_value(json_object_get(pl, "function")) ? str(pl, "function") : "",
+				       ver ? ", " : "", ver ? ver : "", sha ? sha : "unknown (it did not load)");
+			}
+		}
+		json_decref(seen);
+	}
 	/* the value scaled for reading (--json keeps the raw number and the unit as recorded); n and CV from the
 	 * case's record */
 	index = terminal_record_index(records);

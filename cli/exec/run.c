@@ -21,6 +21,7 @@
 #include "../core/strbuf.h"
 #include "../core/units.h"
 #include "../manifest/lock.h"
+#include "../manifest/plugin.h"
 #include "../manifest/manifest.h"
 #include "../manifest/peaks.h"
 #include "../manifest/plan.h"
@@ -95,7 +96,8 @@ static void scrub_dir(const char *dir, const char *rel, const struct strvec *sec
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".bench-lock") ||
 		    (l > 4 && !strcmp(e->d_name + l - 4, ".tmp")))
 			continue;
-		if (!*rel && (!strcmp(e->d_name, "manifest.yaml") || !strcmp(e->d_name, "manifest.lock.json")))
+		if (!*rel && (!strcmp(e->d_name, "manifest.yaml") || !strcmp(e->d_name, "manifest.lock.json") ||
+			      !strcmp(e->d_name, "inputs"))) /* inputs/: the plug-ins' files, as the lock pins them */
 			continue;
 		p = xstrfmt("%s/%s", dir, e->d_name);
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -457,7 +459,50 @@ static int check_locked(const struct run *r)
 	else if (!have || strcmp(have, sha))
 		err = bench_error_set(BENCH_E_MANIFEST, "--locked: '%s' changed since '%s' was written (run 'bench lock' again)",
 				      r->mpath, r->o->lock);
+	if (!err) { /* the plug-ins' files, as the lock pinned them (docs/plugins.md) */
+		json_t *pins = NULL;
+		int moved;
+
+		if ((err = plugin_pins(&pins, &r->m, r->mpath)) == 0 &&
+		    (moved = plugin_pins_moved(json_object_get(lk, "plugins"), pins, stderr)) > 0)
+			err = bench_error_set(BENCH_E_RESOLVE, "--locked: %d plug-in file%s changed since '%s' was written",
+					      moved, moved == 1 ? "" : "s", r->o->lock);
+		json_decref(pins);
+	}
 	json_decref(lk);
+	return err;
+}
+
+/* The file and native plug-ins, copied into the run as inputs/<path>: the bundle carries the bytes that ran, and
+ * the runners load that copy (the cases file names the directory). */
+static int copy_plugin_inputs(const struct run *r)
+{
+	json_t *pins = NULL;
+	const char *k;
+	json_t *v;
+	int err;
+
+	if ((err = plugin_pins(&pins, &r->m, r->mpath)) < 0)
+		return err;
+	json_object_foreach(pins, k, v) {
+		const char *rel = json_string_value(json_object_get(v, "path"));
+		char *src = plugin_path(r->mpath, rel), *dst = xstrfmt("%s/inputs/%s", r->dir, rel), *buf = NULL;
+		char *slash = strrchr(dst, '/');
+		size_t len;
+
+		*slash = '\0';
+		if ((err = fs_mkdir_p(dst)) == 0) {
+			*slash = '/';
+			if ((err = fs_read_file(&buf, &len, src, 1u << 30)) == 0 && access(dst, F_OK) != 0)
+				err = fs_write_file(dst, buf, len, 0644);
+		}
+		free(buf);
+		free(src);
+		free(dst);
+		if (err < 0)
+			break;
+	}
+	json_decref(pins);
 	return err;
 }
 
@@ -566,7 +611,8 @@ static int run_plan(struct run *r, const struct run_opts *o)
 		goto cleanup;
 	}
 	r->started = run_utc_stamp("%Y-%m-%dT%H:%M:%SZ");
-	if ((err = run_make_dir(r, r->mbuf, r->mlen)) < 0 || (err = run_write_json(r->dir, "plan.json", r->plan_json)) < 0)
+	if ((err = run_make_dir(r, r->mbuf, r->mlen)) < 0 || (err = run_write_json(r->dir, "plan.json", r->plan_json)) < 0 ||
+	    (err = copy_plugin_inputs(r)) < 0)
 		goto cleanup;
 	if (o->lock) {
 		char *lb = NULL;

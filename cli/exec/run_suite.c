@@ -760,6 +760,30 @@ static int run_group(struct run *r, const struct suite_ops *s, const char *progr
 	cases = NULL;
 	/* where a runner may leave files that belong to the run (TunableOp results): packed with it */
 	json_object_set_new(cfg, "artifacts", json_sprintf("%s/artifacts/%s", r->dir, s->name));
+	/* where the file and native plug-ins were copied (docs/plugins.md): the runners load them from there; the
+	 * digest of each copy, for the records of a runner that cannot hash (bench-gemm) */
+	json_object_set_new(cfg, "inputs", json_sprintf("%s/inputs", r->dir));
+	{
+		json_t *digests = json_object(), *c;
+		size_t ci;
+
+		json_array_foreach(json_object_get(cfg, "cases"), ci, c) {
+			json_t *pl = json_object_get(json_object_get(c, "params"), "plugin");
+			const char *rel = json_string_value(json_object_get(pl, "path"));
+			const char *name = json_string_value(json_object_get(pl, "name"));
+			char sha[65], *path;
+
+			if (!rel || !name || json_object_get(digests, name))
+				continue;
+			path = xstrfmt("%s/inputs/%s", r->dir, rel);
+			if (fs_sha256_file(sha, path) == 0)
+				json_object_set_new(digests, name, json_string(sha));
+			free(path);
+		}
+		if (json_object_size(digests))
+			json_object_set(cfg, "plugin_sha256", digests);
+		json_decref(digests);
+	}
 	/* where a runner that drives NCCL/RCCL has it write its debug log (runners/common/ccllog.h): never the terminal */
 	json_object_set_new(cfg, "ccl_log", json_sprintf("%s/logs/%s.ccl", r->dir, tag_name));
 	if (r->peak) /* the denominators of MFU and % of peak, from images/bases/peaks.yaml */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "lock.h"
+#include "plugin.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1161,6 +1162,26 @@ int lock_resolve(json_t **out, const struct manifest *m, const char *bytes, size
 	json_object_set_new(lock, "bench_version", json_string(BENCH_VERSION));
 	json_object_set_new(lock, "source_date_epoch", json_integer(sde && *sde ? atoll(sde) : (json_int_t)time(NULL)));
 	json_object_set_new(lock, "components", comps);
+	{ /* the bytes of file and native plug-ins (docs/plugins.md): a lock without any has no "plugins" */
+		json_t *pins = NULL;
+
+		if ((err = plugin_pins(&pins, m, m->path)) < 0) {
+			json_decref(lock);
+			return err;
+		}
+		if (json_object_size(pins)) {
+			const char *k;
+			json_t *v;
+
+			json_object_foreach(pins, k, v)
+				if (progress)
+					fprintf(progress, "bench: lock: plugin %s: %s -> sha256 %s\n", k,
+						json_string_value(json_object_get(v, "path")),
+						json_string_value(json_object_get(v, "sha256")));
+			json_object_set(lock, "plugins", pins);
+		}
+		json_decref(pins);
+	}
 	if (m->stack.base && m->runtime.engine != ENGINE_HOST) {
 		char digest[128];
 		int pinned = digest_in_ref(digest, sizeof(digest), m->stack.base);

@@ -10,6 +10,7 @@
 #include "../core/strbuf.h"
 #include "../core/suggest.h"
 #include "../core/units.h"
+#include "plugin.h"
 
 static const struct gemm_shape llama70b_shapes[] = {
 	{ 16384, 8192, 1280 }, { 16384, 1024, 8192 }, { 16384, 8192, 7168 }, { 16384, 3584, 8192 }, { 8192, 8192, 8192 },
@@ -361,9 +362,11 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 		err(d, file, node, "'%s' must not be empty", def->name);
 		return -1;
 	}
-	if (def->type == PARAM_ENUM_LIST)
-		out->sv = xcalloc(n, sizeof(*out->sv));
-	else
+	if (def->type == PARAM_ENUM_LIST) {
+		out->sv = xcalloc(n ? n : 1, sizeof(*out->sv));
+		if (def->flags & PARAM_PLUGIN_OK)
+			out->plugins = xcalloc(n ? n : 1, sizeof(*out->plugins));
+	} else
 		out->iv = xcalloc(n, sizeof(*out->iv));
 	src = xcalloc(n ? n : 1, sizeof(*src));
 	for (size_t i = 0; i < n; i++) {
@@ -374,6 +377,18 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 		snprintf(label, sizeof(label), "'%s' entry %zu", def->name, i + 1);
 		switch (def->type) {
 		case PARAM_ENUM_LIST:
+			if (it->type == YNODE_MAP && (def->flags & PARAM_PLUGIN_OK)) {
+				json_t *pl;
+
+				if (plugin_parse(&pl, &s, def, it, d, file) < 0) {
+					bad = 1;
+					continue;
+				}
+				src[out->n] = it;
+				out->plugins[out->n] = pl;
+				out->sv[out->n++] = s;
+				continue;
+			}
 			if (one_enum(&s, def, it, d, file, label) < 0) {
 				bad = 1;
 				continue;
@@ -429,15 +444,19 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 				if (out->sv) {
 					err(d, file, src[i], "'%s' lists '%s' twice", def->name, out->sv[i]);
 					free(out->sv[i]);
+					if (out->plugins)
+						json_decref(out->plugins[i]);
 				} else {
 					err(d, file, src[i], "'%s' lists '%s' twice", def->name, src[i]->value);
 				}
 				bad = 1;
 				continue;
 			}
-			if (out->sv)
+			if (out->sv) {
+				if (out->plugins)
+					out->plugins[k] = out->plugins[i];
 				out->sv[k++] = out->sv[i];
-			else
+			} else
 				out->iv[k++] = out->iv[i];
 		}
 		out->n = k;
@@ -575,6 +594,9 @@ void param_value_release(struct param_value *v)
 	free(v->iv);
 	for (size_t i = 0; v->sv && i < v->n; i++)
 		free(v->sv[i]);
+	for (size_t i = 0; v->plugins && i < v->n; i++)
+		json_decref(v->plugins[i]);
+	free(v->plugins);
 	free(v->sv);
 	free(v->shapes);
 	memset(v, 0, sizeof(*v));
@@ -602,7 +624,8 @@ json_t *param_value_json(const struct param_value *v)
 	case PARAM_ENUM_LIST:
 		a = json_array();
 		for (size_t i = 0; i < v->n; i++)
-			json_array_append_new(a, json_string(v->sv[i]));
+			json_array_append_new(a, v->plugins && v->plugins[i] ? json_deep_copy(v->plugins[i])
+									 : json_string(v->sv[i]));
 		return a;
 	case PARAM_BOOL_LIST:
 		a = json_array();
@@ -663,7 +686,9 @@ char *param_value_text(const struct param_value *v)
 		for (size_t i = 0; i < v->n; i++) {
 			if (i)
 				strbuf_addstr(&sb, ", ");
-			if (v->def->type == PARAM_ENUM_LIST)
+			if (v->def->type == PARAM_ENUM_LIST && v->plugins && v->plugins[i])
+				strbuf_addf(&sb, "{plugin: %s}", v->sv[i]);
+			else if (v->def->type == PARAM_ENUM_LIST)
 				strbuf_addstr(&sb, v->sv[i]);
 			else if (v->def->type == PARAM_BOOL_LIST)
 				strbuf_addstr(&sb, v->iv[i] ? "true" : "false");

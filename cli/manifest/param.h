@@ -35,6 +35,9 @@ enum param_type {
 #define PARAM_AUTO 0x1       /* the word "auto" is accepted and stored as 0 */
 #define PARAM_EMPTY_OK 0x2   /* a list may be empty */
 #define PARAM_SCALAR_OK 0x4  /* a list may be written as one value: "ddp" reads as [ddp] */
+#define PARAM_PLUGIN_OK 0x8  /* enum list: an entry may be a plug-in mapping {plugin: NAME, ...} (plugin.h) */
+#define PARAM_PLUGIN_NATIVE 0x10 /* ... and may be native: (gemm) */
+#define PARAM_PLUGIN_PASSES 0x20 /* ... and may say passes: (attention, ssm) */
 
 struct param_def {
 	const char *name;
@@ -67,7 +70,8 @@ struct param_value {
 	char *str;       /* enum, string; shapes: the preset name, or NULL */
 	size_t n;        /* lists */
 	long long *iv;   /* int, bool and size lists */
-	char **sv;       /* enum lists */
+	char **sv;       /* enum lists (a plug-in entry: its NAME) */
+	json_t **plugins; /* enum lists with PARAM_PLUGIN_OK: the plug-in entry of sv[i] (plugin.h), or NULL */
 	struct gemm_shape *shapes;
 };
 

@@ -5,6 +5,7 @@
 #include "../core/strbuf.h"
 #include "manifest.h"
 #include "plan.h"
+#include "plugin.h"
 
 extern const struct suite_ops suite_attention;
 
@@ -14,9 +15,10 @@ static const char *const passes[] = { "fwd", "bwd", "fwd_bwd", NULL };
 static const char *const dtypes[] = { "bf16", "fp16", NULL };
 
 static const struct param_def attn_params[] = {
-	{ "impl", PARAM_ENUM_LIST, "[sdpa]", NULL, NULL, impls, 0, 0, 0,
+	{ "impl", PARAM_ENUM_LIST, "[sdpa]", NULL, NULL, impls, 0, 0, PARAM_PLUGIN_OK | PARAM_PLUGIN_PASSES,
 	  "sdpa (PyTorch's choice), sdpa-flash, sdpa-efficient, sdpa-cudnn, sdpa-math (one SDPA backend), flex "
-	  "(FlexAttention)" },
+	  "(FlexAttention), or a plug-in {plugin: NAME, python: \"module:function\" | file: F, function: FN} "
+	  "(docs/plugins.md)" },
 	{ "seq_lens", PARAM_INT_LIST, "[2048, 4096, 8192]", NULL, NULL, NULL, 1, 1 << 20, 0, "sequence lengths" },
 	{ "head_dim", PARAM_INT, "128", NULL, NULL, NULL, 1, 512, 0, "head dimension D" },
 	{ "width", PARAM_INT, "2048", NULL, NULL, NULL, 1, 1 << 16, 0,
@@ -76,8 +78,13 @@ static int attn_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 				for (size_t pi = 0; pi < pa->n; pi++) {
 					long long seq = s->iv[si], batch = tok / seq, heads = w / hd;
 					char mask[32];
-					json_t *p = suite_params_json(cfg, lists);
+					json_t *p;
 
+					if (im->plugins && im->plugins[ii] && !plugin_has_pass(im->plugins[ii], pa->sv[pi]))
+						continue; /* a pass the plug-in does not declare */
+					p = suite_params_json(cfg, lists);
+					if (im->plugins && im->plugins[ii])
+						json_object_set_new(p, "plugin", json_deep_copy(im->plugins[ii]));
 					if (!ca->iv[ci])
 						snprintf(mask, sizeof(mask), "full");
 					else if (win)

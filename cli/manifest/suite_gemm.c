@@ -5,6 +5,7 @@
 #include "../core/strbuf.h"
 #include "manifest.h"
 #include "plan.h"
+#include "plugin.h"
 
 static const char *const modes[] = { "steady", "burst", NULL };
 static const char *const backends[] = { "blaslt", "cblas", "torch-matmul", "torch-linear", "torch-scaled-mm", NULL };
@@ -17,9 +18,10 @@ static const char *const inits[] = { "normal", "uniform", "zeros", NULL };
 extern const struct suite_ops suite_gemm;
 
 static const struct param_def gemm_params[] = {
-	{ "backends", PARAM_ENUM_LIST, "[blaslt]", "[cblas]", NULL, backends, 0, 0, 0,
+	{ "backends", PARAM_ENUM_LIST, "[blaslt]", "[cblas]", NULL, backends, 0, 0, PARAM_PLUGIN_OK | PARAM_PLUGIN_NATIVE,
 	  "GEMM implementations: blaslt (cuBLASLt/hipBLASLt), cblas (CPU BLAS), torch-matmul, torch-linear (F.linear), "
-	  "torch-scaled-mm (torch._scaled_mm, fp8)" },
+	  "torch-scaled-mm (torch._scaled_mm, fp8), or a plug-in {plugin: NAME, python: \"module:function\" | file: F, "
+	  "function: FN | native: LIB.so} (docs/plugins.md)" },
 	{ "dtypes", PARAM_ENUM_LIST, "[bf16]", "[fp32]", NULL, dtypes, 0, 0, 0,
 	  "input/output element types; fp8e4m3 is e4m3 on NVIDIA and e4m3fnuz on MI300 (bf16 output); fp8e5m2 is the "
 	  "fp8 backward pass's A (gradient) e5m2 x B (weight) e4m3, fnuz on MI300 (bf16 output)" },
@@ -97,7 +99,8 @@ static int gemm_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 			for (size_t li = 0; li < l->n; li++)
 				for (size_t si = 0; si < s->n; si++)
 					for (int t = 0; t < ((tune > 0 && !strcmp(b->sv[bi], "blaslt")) ||
-								 (tunableop && !strncmp(b->sv[bi], "torch-", 6)) ? 2 : 1); t++) {
+								 (tunableop && !strncmp(b->sv[bi], "torch-", 6) &&
+								  !(b->plugins && b->plugins[bi])) ? 2 : 1); t++) {
 						const char *be = b->sv[bi], *dt = d->sv[di];
 						const struct gemm_shape *sh = &s->shapes[si];
 						char algo[32];
@@ -111,6 +114,8 @@ static int gemm_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 						else
 							snprintf(algo, sizeof(algo), t ? "tunableop" : "default");
 						p = suite_params_json(cfg, lists);
+						if (b->plugins && b->plugins[bi])
+							json_object_set_new(p, "plugin", json_deep_copy(b->plugins[bi]));
 						json_object_update_new(p, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:s}",
 										    "backend", be, "dtype", dt, "layout",
 										    l->sv[li], "m", sh->m, "n", sh->n, "k",
@@ -121,19 +126,23 @@ static int gemm_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 	return 0;
 }
 
-/* torch.matmul, F.linear and torch._scaled_mm are measured by the PyTorch runner */
+/* torch.matmul, F.linear, torch._scaled_mm and Python plug-ins are measured by the PyTorch runner */
 static const char *gemm_program_for(const json_t *params)
 {
-	const char *b = json_string_value(json_object_get(params, "backend"));
+	const char *b = json_string_value(json_object_get(params, "backend")), *kind = NULL;
 
+	if (plugin_of_params(params, &kind))
+		return kind && strcmp(kind, "native") ? "runners/torch/gemm.py" : NULL;
 	return b && !strncmp(b, "torch-", 6) ? "runners/torch/gemm.py" : NULL;
 }
 
-/* CBLAS measures the host CPU whatever the target. */
+/* CBLAS and native plug-ins (bench-gemm's host path, plugin.h ABI 1) measure the host CPU whatever the target. */
 static int gemm_on_host(const json_t *params)
 {
-	const char *b = json_string_value(json_object_get(params, "backend"));
+	const char *b = json_string_value(json_object_get(params, "backend")), *kind = NULL;
 
+	if (plugin_of_params(params, &kind))
+		return kind && !strcmp(kind, "native");
 	return b && !strcmp(b, "cblas");
 }
 

@@ -5,6 +5,7 @@
 #include "../core/strbuf.h"
 #include "manifest.h"
 #include "plan.h"
+#include "plugin.h"
 
 extern const struct suite_ops suite_ssm;
 
@@ -15,9 +16,10 @@ static const char *const dtypes[] = { "bf16", "fp16", NULL };
 
 /* Defaults: one SSD layer of Mamba2-2.7B (d_model 2560, expand 2: 80 heads of 64, d_state 128, chunk 256, 1 group). */
 static const struct param_def ssm_params[] = {
-	{ "impl", PARAM_ENUM_LIST, "[torch, mamba_ssm]", NULL, NULL, impls, 0, 0, 0,
+	{ "impl", PARAM_ENUM_LIST, "[torch, mamba_ssm]", NULL, NULL, impls, 0, 0, PARAM_PLUGIN_OK | PARAM_PLUGIN_PASSES,
 	  "torch (bench's chunked SSD in PyTorch, torch.compile on GPUs where it works), mamba_ssm (the Triton kernel "
-	  "mamba_chunk_scan_combined; skipped where mamba_ssm does not import)" },
+	  "mamba_chunk_scan_combined; skipped where mamba_ssm does not import), or a plug-in {plugin: NAME, ...} "
+	  "(docs/plugins.md)" },
 	{ "seq_lens", PARAM_INT_LIST, "[2048, 4096, 8192]", NULL, NULL, NULL, 1, 1 << 20, 0, "sequence lengths" },
 	{ "heads", PARAM_INT, "80", NULL, NULL, NULL, 1, 4096, 0, "SSM heads H (Mamba2-2.7B: 2 x 2560 / 64 = 80)" },
 	{ "head_dim", PARAM_INT, "64", NULL, NULL, NULL, 1, 1024, 0, "head dimension P" },
@@ -79,8 +81,13 @@ static int ssm_plan(struct plan *out, const struct suite_cfg *cfg, const struct 
 			for (size_t pi = 0; pi < pa->n; pi++) {
 				long long seq = s->iv[si], batch = tok / seq;
 				char blocks[48];
-				json_t *pj = suite_params_json(cfg, lists);
+				json_t *pj;
 
+				if (im->plugins && im->plugins[ii] && !plugin_has_pass(im->plugins[ii], pa->sv[pi]))
+					continue; /* a pass the plug-in does not declare */
+				pj = suite_params_json(cfg, lists);
+				if (im->plugins && im->plugins[ii])
+					json_object_set_new(pj, "plugin", json_deep_copy(im->plugins[ii]));
 				/* the chunk (and groups, when not 1) change the work done: they are part of the key */
 				if (g == 1)
 					snprintf(blocks, sizeof(blocks), "chunk%lld", q);

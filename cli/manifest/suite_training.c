@@ -5,6 +5,7 @@
 #include "../core/strbuf.h"
 #include "manifest.h"
 #include "plan.h"
+#include "plugin.h"
 
 extern const struct suite_ops suite_training;
 
@@ -32,7 +33,7 @@ static const char *const param_dtypes[] = { "fp32", "bf16", NULL };
 static const char *const data_kinds[] = { "fixed", "zipf", NULL };
 
 static const struct param_def train_params[] = {
-	{ "models", PARAM_ENUM_LIST, "[llama3-8b]", "[tiny]", NULL, models, 0, 0, 0,
+	{ "models", PARAM_ENUM_LIST, "[llama3-8b]", "[tiny]", NULL, models, 0, 0, PARAM_PLUGIN_OK,
 	  "tiny (a 2-layer Llama for CPU checks), gpt-1.5b, llama3-8b, llama3-70b, mistral-7b (sliding window 4096), "
 	  "hybrid-mamba2-3b (Mamba2 blocks, every 4th layer attention + MLP), hybrid-tiny (its 4-layer CPU check)" },
 	{ "layers", PARAM_INT, "auto", NULL, NULL, NULL, 1, 1024, PARAM_AUTO,
@@ -146,6 +147,8 @@ static int train_plan(struct plan *out, const struct suite_cfg *cfg, const struc
 				else
 					snprintf(l, sizeof(l), "L%lld", layers->i);
 				json_object_set_new(p, "model", json_string(mo->sv[mi]));
+				if (mo->plugins && mo->plugins[mi])
+					json_object_set_new(p, "plugin", json_deep_copy(mo->plugins[mi]));
 				json_object_set_new(p, "precision", json_string(pr->sv[pi]));
 				json_object_set_new(p, "parallel", json_string(par->sv[di]));
 				plan_add(out, &suite_training,

@@ -638,6 +638,19 @@ json_t *compare_stack_facts(const struct compare_side *s)
 	return f;
 }
 
+/* A plug-in case's implementation in one line (extra.plugin, docs/plugins.md): "NAME sha256 <first 12 hex>", or
+ * NULL for a built-in's case or a plug-in whose digest is unknown. */
+static char *plugin_brief(json_t *rec)
+{
+	json_t *pl = json_object_get(json_object_get(rec, "extra"), "plugin");
+	const char *sha = json_string_value(json_object_get(pl, "sha256"));
+
+	if (!sha)
+		return NULL;
+	return xstrfmt("%s sha256 %.12s", json_string_value(json_object_get(pl, "name")) ?
+					  json_string_value(json_object_get(pl, "name")) : "?", sha);
+}
+
 /* What NCCL/RCCL's log says a case ran with (extra.ccl_effective, runners/common/ccllog.h), in one line: the
  * library and version, each collective's algorithm/protocol/channels, the coll channels, the transports, the
  * network, NVLS and CollNet. NULL when the record has none. New string. */
@@ -1587,6 +1600,16 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 				if (bb && ob && strcmp(bb, ob))
 					json_array_append_new(method, json_pack("{s:s, s:s, s:s, s:s, s:s}", "case", key, "label",
 										groups[i].label, "what", "ccl_effective",
+										"baseline_effective", bb, "effective", ob));
+				free(bb);
+				free(ob);
+			}
+			{ /* the plug-in's source (docs/plugins.md): other bytes are another implementation, whatever its name */
+				char *bb = plugin_brief(bref), *ob = plugin_brief(orec);
+
+				if (bb && ob && strcmp(bb, ob))
+					json_array_append_new(method, json_pack("{s:s, s:s, s:s, s:s, s:s}", "case", key, "label",
+										groups[i].label, "what", "plugin",
 										"baseline_effective", bb, "effective", ob));
 				free(bb);
 				free(ob);

@@ -252,6 +252,16 @@ void record_add_energy(json_t *rec)
 	record_add_extra(rec, "energy", e);
 }
 
+char *record_dumps(json_t *rec)
+{
+	record_add_energy(rec);
+	if (!json_object_get(rec, "loaded"))
+		json_object_set_new(rec, "loaded", loaded_libraries());
+	if (!json_object_get(rec, "stack_libs"))
+		json_object_set_new(rec, "stack_libs", loaded_stack_libs(NULL));
+	return json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(9));
+}
+
 void record_emit(json_t *rec)
 {
 	char *s;

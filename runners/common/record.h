@@ -54,6 +54,9 @@ void record_add_extra(json_t *rec, const char *key, json_t *value);
 /* Prints rec as one line and frees it; first sets "loaded" (loaded_libraries()) and "stack_libs"
  * (loaded_stack_libs()) where the record has none. */
 void record_emit(json_t *rec);
+/* The record as record_emit() would print it (energy, loaded and stack libraries added), without the newline; the
+ * caller frees the string, and still owns rec. */
+char *record_dumps(json_t *rec);
 /* NVML's power reading on Ampere (but GA100) and newer, Hopper included, is the average of the last second: a
  * timed window shorter than this from NVML gets extra.energy.power_window_note. */
 #define RECORD_POWER_AVERAGE_MS 1000.0

@@ -65,6 +65,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-gemm: [%zu/%zu] %s\n", c + 1, cfg.n, cfg.cases[c].key);
 		if (problem_from(&p, cfg.cases[c].params, why, sizeof(why)) < 0) {
 			record_set_status(rec, "failed", "%s", why);
+		} else if (json_is_object(json_object_get(cfg.cases[c].params, "plugin"))) {
+			json_t *pl = json_object_get(cfg.cases[c].params, "plugin");
+			const char *kind = json_string_value(json_object_get(pl, "kind"));
+
+			if (kind && !strcmp(kind, "native"))
+				gemm_native_run(&rec, &p, pl, json_string_value(json_object_get(cfg.root, "inputs")),
+						json_string_value(json_object_get(json_object_get(cfg.root, "plugin_sha256"),
+										  p.backend)));
+			else
+				record_set_status(rec, "skipped", "plug-in '%s' is a Python one: the PyTorch runner measures it",
+						  p.backend);
 		} else if (!strcmp(p.backend, "cblas")) {
 #ifdef BENCH_CBLAS
 			if (!info_done_cpu++)

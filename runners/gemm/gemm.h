@@ -64,6 +64,15 @@ double gemm_tflops(double ms, void *problem);
 void gemm_record_check(json_t *rec, const struct gemm_problem *p, double max_err);
 
 void gemm_cblas_run(json_t *rec, const struct gemm_problem *p);
+struct bench_gemm_args;
+/* A native plug-in's entry point (plugin.h) on the host path: the cblas backend's buffers, schedule, flush and check
+ * with the plug-in's call in place of cblas_sgemm. name: the plug-in's, for messages. */
+void gemm_cblas_run_plugin(json_t *rec, const struct gemm_problem *p, const char *name,
+			   int (*entry)(const struct bench_gemm_args *), const char *(*why)(void));
+/* A case of a native plug-in (params "plugin", kind native; gemm_native.c): loaded and run in a child process, so
+ * that a crash or a hang past the plug-in's timeout fails that case alone. inputs: the run's inputs directory (the
+ * cases file's "inputs"), sha256: the digest bench took of the copy there (NULL: not known). */
+void gemm_native_run(json_t **rec, const struct gemm_problem *p, json_t *plugin, const char *inputs, const char *sha256);
 json_t *gemm_cblas_info(void);
 void gemm_cblas_shutdown(void);
 

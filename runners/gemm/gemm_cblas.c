@@ -13,6 +13,7 @@
 #include "../common/record.h"
 #include "../common/rng.h"
 #include "gemm.h"
+#include "plugin.h"
 
 #if defined(OPENBLAS_VERSION) || defined(OPENBLAS_CONST)
 #define HAVE_OPENBLAS 1
@@ -190,6 +191,24 @@ static int call_gemm(void *ctx)
 	return 0;
 }
 
+/* a native plug-in's call (plugin.h) on the same buffers; its first non-zero return is kept and ends the timing */
+static struct {
+	int (*entry)(const struct bench_gemm_args *);
+	struct bench_gemm_args args;
+	int rc;
+} plug;
+
+static int call_plugin(void *ctx)
+{
+	int rc;
+
+	(void)ctx;
+	rc = plug.entry(&plug.args);
+	if (rc && !plug.rc)
+		plug.rc = rc;
+	return rc ? -1 : 0;
+}
+
 static int call_flush(void *ctx)
 {
 	volatile unsigned char *v;
@@ -227,6 +246,67 @@ static double check(const struct gemm_problem *p)
 	free(arow);
 	free(bcol);
 	return worst;
+}
+
+void gemm_cblas_run_plugin(json_t *rec, const struct gemm_problem *p, const char *name,
+			   int (*entry)(const struct bench_gemm_args *), const char *(*why)(void))
+{
+	struct dobench_result r = DOBENCH_RESULT_INIT;
+	struct cpu_clock cc = CPU_CLOCK_INIT;
+	struct dobench_clock clk;
+	struct dobench_fn fn = { (void *)p, call_plugin, call_flush };
+	struct dobench_opts o = { p->warmup_ms, p->rep_ms, p->flush, 1000000 };
+	char msg[256];
+
+	o.mode = dobench_mode_parse(p->mode, DOBENCH_BURST);
+	o.probe_why = "no telemetry on the CPU";
+	if (p->dt != DT_FP32 && p->dt != DT_BF16) {
+		record_set_status(rec, "skipped", "native GEMM plug-ins on the host path take fp32 and bf16 (plugin.h)");
+		return;
+	}
+	if (prepare(p, msg, sizeof(msg)) < 0) {
+		record_set_status(rec, "failed", "%s", msg);
+		return;
+	}
+	memset(&plug, 0, sizeof(plug));
+	plug.entry = entry;
+	plug.args.abi = BENCH_GEMM_PLUGIN_ABI;
+	plug.args.device = BENCH_GEMM_HOST;
+	plug.args.dtype = p->dt == DT_BF16 ? BENCH_GEMM_BF16 : BENCH_GEMM_FP32;
+	plug.args.c_dtype = BENCH_GEMM_FP32;
+	plug.args.layout = p->tn ? BENCH_GEMM_TN : BENCH_GEMM_NN;
+	plug.args.m = p->m;
+	plug.args.n = p->n;
+	plug.args.k = p->k;
+	plug.args.a = st.a;
+	plug.args.b = st.b;
+	plug.args.c = st.c;
+	plug.args.lda = p->k;
+	plug.args.ldb = p->tn ? p->k : p->n;
+	plug.args.ldc = p->n;
+	memset(st.c, 0, (size_t)p->m * (size_t)p->n * sizeof(float)); /* nothing left from another backend's call */
+	cpu_clock_ops(&clk, &cc);
+	if (dobench_run(&r, &o, &fn, &clk) != 0 || plug.rc) {
+		const char *w = why ? why() : NULL;
+
+		if (plug.rc)
+			record_set_status(rec, "failed", "plug-in '%s' returned %d%s%s", name, plug.rc, w ? ": " : "", w ? w : "");
+		else
+			record_set_status(rec, "failed", "timing failed");
+	} else {
+		record_set_samples(rec, "tflops", "TFLOP/s", r.samples_ms, r.n, gemm_tflops, (void *)p);
+		record_add_extra(rec, "schedule", json_pack("{s:f, s:I, s:I, s:I}", "estimate_ms", r.estimate_ms,
+							    "n_warmup", (json_int_t)r.n_warmup, "n_repeat",
+							    (json_int_t)r.n_repeat, "flush_bytes",
+							    (json_int_t)(p->flush ? st.flush_bytes : 0)));
+		record_add_timing(rec, &r);
+		record_add_extra(rec, "function", json_sprintf("plug-in '%s': bench_gemm_plugin (%s in, fp32 out)", name,
+							       p->dt == DT_BF16 ? "bf16" : "fp32"));
+		if (p->check)
+			gemm_record_check(rec, p, check(p));
+	}
+	dobench_result_release(&r);
+	cpu_clock_release(&cc);
 }
 
 void gemm_cblas_run(json_t *rec, const struct gemm_problem *p)

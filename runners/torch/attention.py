@@ -10,16 +10,20 @@ sequence against the math backend in float32 (output and q/k/v gradients, relati
   attention.py --config CASES.json
 """
 import contextlib
+import math
 import sys
 
 import torch
 import torch.nn.functional as F
 
 import benchlib as bl
+import plugins
 
 SUITE = "attention"
 BACKENDS = {"sdpa-flash": "FLASH_ATTENTION", "sdpa-efficient": "EFFICIENT_ATTENTION", "sdpa-cudnn": "CUDNN_ATTENTION",
             "sdpa-math": "MATH"}
+PLUGINS = {}  # impl name -> the plug-in's function (docs/plugins.md), registered by run_case
+PLUGIN_SIGNATURE = "attention(q, k, v, causal, window) -> out, q/k/v/out (B, H, S, D)"
 
 
 def backend_ctx(impl):
@@ -72,7 +76,11 @@ def flash_window(q, k, v, window):
 def make_fn(impl, q, k, v, causal, window):
     """The attention call under test: (fn, how the mask is applied) or (None, reason). Windowed cases: flex
     through a block mask, sdpa-flash through the kernel's own window where the build has one (both skip the
-    blocks outside the window), every other SDPA backend through a boolean mask (all T^2 scores computed)."""
+    blocks outside the window), every other SDPA backend through a boolean mask (all T^2 scores computed). A plug-in
+    (PLUGINS) is called as fn(q, k, v, causal=causal, window=window) and masks as it likes."""
+    if impl in PLUGINS:
+        pfn = PLUGINS[impl]
+        return (lambda: pfn(q, k, v, causal=causal, window=window)), f"plug-in '{impl}' (its own masking)"
     if impl == "flex":
         try:
             from torch.nn.attention.flex_attention import create_block_mask, flex_attention
@@ -115,33 +123,50 @@ def make_fn(impl, q, k, v, causal, window):
         else "no mask"
 
 
+def math_attention(q, k, v, causal, window):
+    """softmax(q k^T / sqrt(D) + mask) v written out: the reference where this torch has no SDPA math backend."""
+    sc = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if causal:
+        sc = sc.masked_fill(~window_mask(q.shape[-2], window or q.shape[-2], q.device), float("-inf"))
+    return torch.softmax(sc, -1) @ v
+
+
 def check_seq(seq, window):
     """The check's reduced sequence: long enough that the window slides (window + 512), at least 512, at most the
     case's own."""
     return min(seq, max(512, window + 512))
 
 
-def check(impl, dtype, causal, window, head_dim, seq, dev):
+def check(impl, dtype, causal, window, head_dim, seq, dev, grads=True):
     """The case's kernel at its own head_dim and window on a reduced sequence (check_seq), against the math
     backend in float32 on the same inputs: max |ours - reference| / max |reference| over the output and the q, k,
-    v gradients (one upstream gradient, random)."""
+    v gradients (one upstream gradient, random; grads False: the output only, a forward-only plug-in)."""
     g = torch.Generator(device="cpu").manual_seed(0)
     shape = (1, 2, check_seq(seq, window), head_dim)
-    q, k, v = (torch.randn(shape, generator=g).to(dev, dtype).requires_grad_() for _ in range(3))
+    q, k, v = (torch.randn(shape, generator=g).to(dev, dtype).requires_grad_(grads) for _ in range(3))
     up = torch.randn(shape, generator=g).to(dev)
     fn, why = make_fn(impl, q, k, v, causal, window)
     if fn is None:
         return None, why
-    out = fn()
-    out.backward(up.to(out.dtype))
-    ours = [out.detach().float()] + [x.grad.detach().float() for x in (q, k, v)]
-    q32, k32, v32 = (x.detach().float().requires_grad_() for x in (q, k, v))
-    ref_fn, why = make_fn("sdpa-math", q32, k32, v32, causal, window)
-    if ref_fn is None:
-        return None, why
+    if grads:
+        out = fn()
+        out.backward(up.to(out.dtype))
+        ours = [out.detach().float()] + [x.grad.detach().float() for x in (q, k, v)]
+    else:
+        with torch.no_grad():
+            ours = [fn().detach().float()]
+    q32, k32, v32 = (x.detach().float().requires_grad_(grads) for x in (q, k, v))
+    if hasattr(F, "scaled_dot_product_attention"):
+        ref_fn, why = make_fn("sdpa-math", q32, k32, v32, causal, window)
+        if ref_fn is None:
+            return None, why
+    else:  # torch < 2.0 (a plug-in's check): the same math written out, explicit softmax in float32
+        ref_fn = lambda: math_attention(q32, k32, v32, causal, window)  # noqa: E731
     ref = ref_fn()
-    ref.backward(up)
-    want = [ref.detach()] + [x.grad for x in (q32, k32, v32)]
+    want = [ref.detach()]
+    if grads:
+        ref.backward(up)
+        want += [x.grad for x in (q32, k32, v32)]
     err = max((a - b).abs().max().item() / (b.abs().max().item() or 1.0) for a, b in zip(ours, want))
     return err, None
 
@@ -155,7 +180,15 @@ def run_case(case, first, checked):
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[p.get("dtype", "bf16")]
     impl, b, s, h, d = p["impl"], int(p["batch"]), int(p["seq_len"]), int(p["heads"]), int(p["head_dim"])
     causal, window, pas = bool(p.get("causal", True)), int(p.get("window", 0)), p.get("pass", "fwd")
-    if not hasattr(F, "scaled_dot_product_attention"):
+    plug = plugins.plugin_of(p)
+    if plug is not None:
+        pfn, info, why = plugins.load(p, bl.CONFIG)
+        rec["extra"]["plugin"] = info
+        if why:
+            rec["error"] = why
+            return rec
+        PLUGINS[impl] = pfn
+    if not hasattr(F, "scaled_dot_product_attention") and plug is None:
         rec.update(status="skipped", error=f"scaled_dot_product_attention needs torch >= 2.0 (this is {torch.__version__})")
         return rec
     if impl in BACKENDS and impl != "sdpa-math" and dev.type == "cpu":
@@ -167,6 +200,25 @@ def run_case(case, first, checked):
         if fn is None:
             rec.update(status="skipped", error=how)
             return rec
+        if plug is not None:  # the contract, before anything is timed: its signature, then what one call returns
+            why = plugins.signature_error(PLUGINS[impl], impl, (q, k, v), {"causal": causal, "window": window},
+                                          PLUGIN_SIGNATURE)
+            if why is None:
+                try:
+                    if pas == "fwd":
+                        with torch.no_grad():
+                            out = fn()
+                    else:
+                        out = fn()
+                except Exception as e:  # noqa: BLE001 -- the plug-in's own exception: the case's reason
+                    rec["error"] = plugins.raised(impl, e)
+                    return rec
+                why = plugins.tensor_error(impl, out, (b, h, s, d), dtype, q.device) or \
+                    (plugins.no_grad_error(impl, out) if pas != "fwd" else None)
+                del out
+            if why:
+                rec["error"] = why
+                return rec
 
         def reset():  # as Triton's do_bench (grad_to_none) and FlashAttention's benchmark: no accumulation
             q.grad = k.grad = v.grad = None
@@ -189,7 +241,8 @@ def run_case(case, first, checked):
             grad = torch.randn(b, h, s, d, device=dev, dtype=dtype)
             samples, sched, timing = bl.bench_case(fwd_bwd, p)
     except Exception as e:  # unsupported shape, backend refusing the inputs, out of memory: a record
-        rec["error"] = f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:300]}"
+        rec["error"] = plugins.raised(impl, e) if plug is not None else \
+            f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:300]}"
         return rec
     fwd = bl.attention_fwd_flop(b, s, h, d, causal, window)
     flop = fwd * bl.PASS_FACTOR[pas]
@@ -203,13 +256,18 @@ def run_case(case, first, checked):
     key = (impl, p.get("dtype"), causal, window, d, check_seq(s, window))
     if key not in checked:
         try:
-            err, why = check(impl, dtype, causal, window, d, s, dev)
+            err, why = check(impl, dtype, causal, window, d, s, dev, grads=plugins.has_backward(p))
         except Exception as e:
             err, why = None, f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}"
+            if plug is not None:  # a plug-in that cannot be checked is not trusted: the case fails
+                why = "PLUGIN:" + plugins.raised(impl, e) + " in the check against the math backend"
         tol = 3e-2 if dtype == torch.bfloat16 else 1e-2  # relative to the reference's largest value
         checked[key] = (err, why, tol)
     err, why, tol = checked[key]
-    if why:
+    if why and why.startswith("PLUGIN:"):
+        ex["check"] = "wrong"
+        rec.update(status="failed", error=why[len("PLUGIN:"):])
+    elif why:
         ex["check"] = f"not run: {why}"
     else:
         ex.update(check="ok" if err <= tol else "wrong", max_rel_err_vs_math_fp32=err, check_tolerance=tol,

@@ -13,6 +13,7 @@ import torch
 
 import energy
 import loadedlibs
+import plugins
 
 SCHEMA = "bench.result/v1"
 
@@ -35,7 +36,12 @@ def load_config(suite, argv=None):
         print(f"error: {path}: {e}", file=sys.stderr)
         sys.exit(1)
     cases = cfg if isinstance(cfg, list) else cfg.get("cases", [])
+    global CONFIG
+    CONFIG = cfg if isinstance(cfg, dict) else {}
     return cfg, [c for c in cases if c.get("suite", suite) == suite]
+
+
+CONFIG = {}  # the cases file of this runner (load_config): "inputs", "artifacts", "gpu_peak"
 
 
 def record(suite, case):
@@ -72,10 +78,16 @@ def run_cases(suite, prog, run_case):
     checked) -> record (checked: a dict the runner keeps its correctness checks in, shared by the cases), a progress
     line on stderr per case, each record emitted as it is made."""
     _, cases = load_config(suite)
-    print(f"{prog}: {len(cases)} case(s), torch {torch.__version__}", file=sys.stderr)
+    skip = plugins.skip_of(sys.argv)  # a runner started again after a plug-in's timeout: the cases after it
+    print(f"{prog}: {len(cases)} case(s), torch {torch.__version__}" + (f", from case {skip + 1}" if skip else ""),
+          file=sys.stderr)
     checked = {}
     for i, c in enumerate(cases):
-        rec = run_case(c, i == 0, checked)
+        if i < skip:
+            continue
+        with plugins.watchdog(lambda cs: record(suite, cs), c, i, emit) as wd:
+            rec = run_case(c, i == skip, checked)
+            wd.finish()
         print(f"{prog}: [{i + 1}/{len(cases)}] {c['case']}: {rec['status']} {rec['value'] or ''}", file=sys.stderr)
         emit(rec)
 

@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 
 import benchlib as bl
+import plugins
 
 SUITE = "gemm"
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
@@ -57,8 +58,38 @@ def fp8_types(device, dt):
     return (e5m2 if dt == "fp8e5m2" else e4m3), e4m3
 
 
+PLUGIN_SIGNATURE = "matmul(a, b, layout) -> c: a (M, K), b (N, K) for tn or (K, N) for nn, c (M, N)"
+
+
+def make_plugin_fn(p, a, b):
+    """A Python plug-in's call (docs/plugins.md): (fn, reference, None), or (None, None, the reason it is skipped);
+    raises ValueError with the reason where the plug-in breaks its contract (signature, what one call returns)."""
+    be, dt, layout = p["backend"], p["dtype"], p.get("layout", "tn")
+    pfn, info, why = plugins.load(p, bl.CONFIG)
+    if why:
+        raise ValueError(why)
+    if dt not in DTYPES:
+        return None, None, f"Python GEMM plug-ins take bf16, fp16 and fp32 (not {dt})"
+    t = DTYPES[dt]
+    a_, b_ = a.to(t), b.to(t)
+    why = plugins.signature_error(pfn, be, (a_, b_, layout), {}, PLUGIN_SIGNATURE)
+    if why:
+        raise ValueError(why)
+    try:
+        out = pfn(a_, b_, layout)
+    except Exception as e:  # noqa: BLE001 -- the plug-in's own exception: the case's reason
+        raise ValueError(plugins.raised(be, e))
+    why = plugins.tensor_error(be, out, (a_.shape[0], b_.shape[0] if layout == "tn" else b_.shape[1]), t, a_.device)
+    if why:
+        raise ValueError(why)
+    del out
+    return (lambda: pfn(a_, b_, layout)), reference(a_, b_, layout == "tn", dt), None
+
+
 def make_fn(p, a, b):
     be, dt, tn = p["backend"], p["dtype"], p.get("layout", "tn") == "tn"
+    if plugins.plugin_of(p) is not None:
+        return make_plugin_fn(p, a, b)
     if be == "torch-scaled-mm":
         if dt not in ("fp8e4m3", "fp8e5m2"):
             return None, None, "torch-scaled-mm measures fp8 only (fp8e4m3, fp8e5m2)"
@@ -230,7 +261,8 @@ def check_all(cases, dev):
     start at boost clocks and read up to 4% fast (docs/results/2026-11-30-torch-suites-h200.md). The timing pass
     remakes the same inputs from the same seed."""
     errs = {}
-    todo = [i for i, c in enumerate(cases) if c["params"].get("check", True)]
+    # a plug-in is checked in its own case, under its timeout (docs/plugins.md), after its timing
+    todo = [i for i, c in enumerate(cases) if c["params"].get("check", True) and plugins.plugin_of(c["params"]) is None]
     if todo:
         print(f"gemm.py: checking {len(todo)} case(s) against a float64 reference", file=sys.stderr)
     for i in todo:
@@ -248,15 +280,23 @@ def check_all(cases, dev):
 
 def run_cases(cases, dev, emit=bl.emit, artifacts=None):
     """The check pass, then every case timed in order; emit(record) as each finishes."""
-    errs = check_all(cases, dev)
+    skip = plugins.skip_of(sys.argv)  # a runner started again after a plug-in's timeout: the cases after it
+    errs = check_all(cases[skip:], dev)
+    errs = {i + skip: e for i, e in errs.items()}
     seen = {}
     top = None
     for i, c in enumerate(cases):
+        if i < skip:
+            continue
+        wd = plugins.watchdog(lambda cs: bl.record(SUITE, cs), c, i, emit).__enter__()
         p = c["params"]
+        plug = plugins.plugin_of(p)
         rec = bl.record(SUITE, c)
-        if i == 0:
+        if i == skip:
             rec["extra"]["device"] = bl.device_info()
         try:
+            if plug is not None:
+                rec["extra"]["plugin"] = plugins.load(p, bl.CONFIG)[1]
             err = errs.get(i)
             if isinstance(err, Exception):
                 raise err
@@ -284,8 +324,22 @@ def run_cases(cases, dev, emit=bl.emit, artifacts=None):
                     bl.set_samples(rec, "tflops", "TFLOP/s", samples, tflops_of)
                 rec["extra"]["schedule"] = sched
                 rec["extra"].update(timing)
-                rec["extra"]["function"] = {"torch-matmul": "torch.matmul", "torch-linear": "torch.nn.functional.linear",
-                                            "torch-scaled-mm": "torch._scaled_mm"}[p["backend"]]
+                if plug is not None:
+                    info = rec["extra"]["plugin"]
+                    rec["extra"]["function"] = f"plug-in '{p['backend']}': {info.get('module')}.{info.get('function')}"
+                    if p.get("check", True):
+                        try:
+                            err = check(fn, ref)
+                        except Exception as e:  # noqa: BLE001 -- raised in the check: not trusted
+                            raise ValueError(plugins.raised(p["backend"], e) + " in the check")
+                else:
+                    rec["extra"]["function"] = {"torch-matmul": "torch.matmul",
+                                                "torch-linear": "torch.nn.functional.linear",
+                                                "torch-scaled-mm": "torch._scaled_mm"}[p["backend"]]
+                if err is not None and not math.isfinite(err[0]):  # NaN or inf in the output: wrong, said so
+                    rec["extra"].update(check="wrong", check_tolerance=err[1], max_rel_err=None)
+                    rec.update(status="failed", error="wrong result: NaN or inf among the checked outputs")
+                    err = None
                 if err is not None:
                     err, tol = err
                     rec["extra"].update(max_rel_err=err, check_tolerance=tol, check="ok" if err <= tol else "wrong",
@@ -302,8 +356,15 @@ def run_cases(cases, dev, emit=bl.emit, artifacts=None):
                         rec["extra"]["linear_slower_than_matmul"] = True
                         rec["extra"]["finding"] = f"F.linear is {gap:.1f}% slower than torch.matmul here"
             del a, b, fn, ref
+        except ValueError as e:  # a plug-in breaking its contract: its own reason
+            if plug is None:
+                rec.update(status="failed", error=f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:300]}")
+            else:
+                rec.update(status="failed", error=str(e)[:500], metric=None, value=None, stats=None, samples_ms=None)
         except Exception as e:  # out of memory, an unsupported combination: a record
-            rec.update(status="failed", error=f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:300]}")
+            rec.update(status="failed", error=plugins.raised(p["backend"], e) if plug is not None else
+                       f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:300]}")
+        wd.finish()
         print(f"gemm.py: [{i + 1}/{len(cases)}] {c['case']}: {rec['status']} {rec['value'] or ''}", file=sys.stderr)
         emit(rec)
 

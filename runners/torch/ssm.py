@@ -36,6 +36,7 @@ import torch
 import torch.nn.functional as F
 
 import benchlib as bl
+import plugins
 
 SUITE = "ssm"
 FLOP_CONVENTION = ("chunked SSD matmuls, 2mnk each: fwd 2BL[GQN + HP(Q + 2N)] + 2BHPN L/Q (per chunk: C.B^T per "
@@ -43,6 +44,7 @@ FLOP_CONVENTION = ("chunked SSD matmuls, 2mnk each: fwd 2BL[GQN + HP(Q + 2N)] + 
                    "2PN per chunk and head); bwd 2x; fwd+bwd 3x")
 CHECK = {"batch": 1, "seq_len": 128, "chunk": 32, "heads": 4, "head_dim": 16, "state": 16, "groups": 2}
 CHECK_TOL = {"fp32": 1e-3, "fp32_tf32": 5e-3, "low": 5e-2}
+PLUGIN_SIGNATURE = "ssd(x, dt, A, B, C, chunk) -> y, x/y (b, l, h, p), dt (b, l, h), A (h), B/C (b, l, g, n)"
 
 
 def segsum(x, cumsum=torch.cumsum):
@@ -183,33 +185,39 @@ def inputs(b, l, h, p, n, g, dtype, dev, seed, grad):
     return [t.requires_grad_(grad) for t in out]
 
 
-def check(fn, dtype, dev):
+def check(fn, dtype, dev, grads=True):
     """fn on the CHECK problem in dtype against ssd_scan in float32 on the same values: max |ours - scan| /
-    max |scan| over the output and the x, dt, A, B, C gradients, and the largest absolute difference."""
+    max |scan| over the output and the x, dt, A, B, C gradients (grads False: the output only, a forward-only
+    plug-in), and the largest absolute difference."""
     k = CHECK
-    ins = inputs(k["batch"], k["seq_len"], k["heads"], k["head_dim"], k["state"], k["groups"], dtype, dev, 1, True)
-    ref_ins = [t.detach().float().requires_grad_() for t in ins]
+    ins = inputs(k["batch"], k["seq_len"], k["heads"], k["head_dim"], k["state"], k["groups"], dtype, dev, 1, grads)
+    ref_ins = [t.detach().float().requires_grad_(grads) for t in ins]
     up = torch.randn(k["batch"], k["seq_len"], k["heads"], k["head_dim"], generator=torch.Generator().manual_seed(2))
-    y = fn(*ins, k["chunk"])
-    y.backward(up.to(dev, y.dtype))
+    if grads:
+        y = fn(*ins, k["chunk"])
+        y.backward(up.to(dev, y.dtype))
+    else:
+        with torch.no_grad():
+            y = fn(*ins, k["chunk"])
     ref = ssd_scan(*ref_ins)
-    ref.backward(up.to(dev))
-    ours = [y.detach().float()] + [t.grad.detach().float() for t in ins]
-    want = [ref.detach()] + [t.grad for t in ref_ins]
+    if grads:
+        ref.backward(up.to(dev))
+    ours = [y.detach().float()] + ([t.grad.detach().float() for t in ins] if grads else [])
+    want = [ref.detach()] + ([t.grad for t in ref_ins] if grads else [])
     rel = max((a - w).abs().max().item() / (w.abs().max().item() or 1.0) for a, w in zip(ours, want))
     ab = max((a - w).abs().max().item() for a, w in zip(ours, want))
     return rel, ab
 
 
-def run_check(fn, dtype, dev, tf32=False):
+def run_check(fn, dtype, dev, tf32=False, grads=True):
     """check() in float32 and in the case's dtype: (extra fields, None) or (extra fields, the failure). tf32: fn's
     float32 matmuls round their inputs to TF32 (Triton's dots do by default), the float32 tolerance is wider."""
     ex = {"check_shape": dict(CHECK), "check_reference": "naive sequential scan in float32 (output and the x, dt, A, "
-          "B, C gradients)"}
+          "B, C gradients)" if grads else "naive sequential scan in float32 (the output: a forward-only plug-in)"}
     bad = []
     fp32_tol = CHECK_TOL["fp32_tf32" if tf32 else "fp32"]
     for name, dt_, tol in (("fp32", torch.float32, fp32_tol), ("case_dtype", dtype, CHECK_TOL["low"])):
-        rel, ab = check(fn, dt_, dev)
+        rel, ab = check(fn, dt_, dev, grads)
         ex[f"check_{name}"] = {"max_rel_err": rel, "max_abs_err": ab, "tolerance": tol, "ok": rel <= tol}
         if not rel <= tol:
             bad.append(f"{name} {rel:.3g} (tolerance {tol})")
@@ -229,12 +237,38 @@ def run_case(case, first, checked):
     h, hp, n = int(p["heads"]), int(p["head_dim"]), int(p["state"])
     q, g, pas = int(p["chunk"]), int(p.get("groups", 1)), p.get("pass", "fwd")
     ex = rec["extra"]
+    plug = plugins.plugin_of(p)
     try:
-        fn, how = make_fn(impl, dev)
+        if plug is not None:
+            fn, info, why = plugins.load(p, bl.CONFIG)
+            ex["plugin"] = info
+            if why:
+                rec["error"] = why
+                return rec
+            how = {"function": f"plug-in '{impl}': {info.get('module')}.{info.get('function')}"}
+        else:
+            fn, how = make_fn(impl, dev)
         if fn is None:
             rec.update(status="skipped", error=how)
             return rec
         ins = inputs(b, l, h, hp, n, g, dtype, dev, 0, pas != "fwd")
+        if plug is not None:  # the contract, before anything is timed: its signature, then what one call returns
+            why = plugins.signature_error(fn, impl, (*ins, q), {}, PLUGIN_SIGNATURE)
+            if why is None:
+                try:
+                    if pas == "fwd":
+                        out = _no_grad(fn, ins, q)
+                    else:
+                        out = fn(*ins, q)
+                except Exception as e:  # noqa: BLE001 -- the plug-in's own exception: the case's reason
+                    rec["error"] = plugins.raised(impl, e)
+                    return rec
+                why = plugins.tensor_error(impl, out, (b, l, h, hp), dtype, ins[0].device) or \
+                    (plugins.no_grad_error(impl, out) if pas != "fwd" else None)
+                del out
+            if why:
+                rec["error"] = why
+                return rec
         if fn is not ssd_chunked and impl == "torch":  # torch.compile: the first call compiles; failing, run eager
             def first_call(f):
                 y = f(*ins, q) if pas != "fwd" else _no_grad(f, ins, q)
@@ -292,7 +326,8 @@ def run_case(case, first, checked):
                 fn(*ins, q).backward(grad)
             samples, sched, timing = bl.bench_case(fwd_bwd, p)
     except Exception as e:  # unsupported shape, out of memory, a kernel refusing the inputs: a record
-        rec["error"] = f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:300]}"
+        rec["error"] = plugins.raised(impl, e) if plug is not None else \
+            f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:300]}"
         return rec
     fwd = bl.ssd_fwd_flop(b, l, h, hp, n, q, g)
     flop = fwd * bl.SSD_PASS_FACTOR[pas]
@@ -304,7 +339,8 @@ def run_case(case, first, checked):
     key = (impl, ex.get("function"), p.get("dtype"))
     if key not in checked:
         try:
-            checked[key] = run_check(fn, dtype, dev, tf32=impl == "mamba_ssm")
+            checked[key] = run_check(fn, dtype, dev, tf32=impl == "mamba_ssm" or plug is not None,
+                                     grads=plugins.has_backward(p))
         except Exception as e:  # noqa: BLE001 -- the check itself crashed: the case cannot be trusted
             checked[key] = ({"check": "wrong"}, f"the check against the naive scan failed to run: {type(e).__name__}: "
                                                 f"{(str(e).splitlines() or [''])[0][:200]}")

@@ -7,6 +7,7 @@ Zipf-distributed batch every step), AdamW with a linear warm-up, bf16 autocast
 CLI passes in, peak memory, first and last loss (must be finite and falling).
   train.py --config CASES.json
 """
+import contextlib
 import dataclasses
 import importlib
 import json
@@ -20,6 +21,7 @@ import torch.nn.functional as F
 
 import benchlib as bl
 import fp8
+import plugins
 import reference
 from models import FLOP_CONVENTION_HYBRID, HAVE_SDPA, MODELS, Model, flop_per_token, param_count
 
@@ -120,6 +122,8 @@ def run_case(case, cfg_all, first):
     if first:
         rec["extra"]["device"] = bl.device_info()
     name = p["model"]
+    if plugins.plugin_of(p) is not None:  # a plug-in model (docs/plugins.md): its own function below
+        return run_plugin_case(case, cfg_all, first)
     if name not in MODELS:
         rec["error"] = f"unknown model '{name}'"
         return rec
@@ -255,6 +259,159 @@ def run_case(case, cfg_all, first):
     ex["check"] = "wrong" if problems else "ok"
     if problems:
         rec.update(status="failed", error="; ".join(problems))
+    return rec
+
+
+PLUGIN_SIGNATURE = ("build(spec) -> {'model': nn.Module mapping tokens (B, T) to logits (B, T, vocab), 'vocab': int, "
+                    "'flop_per_token': float}")
+
+
+def run_plugin_case(case, cfg_all, first):
+    """A plug-in model (docs/plugins.md, "training"): build(spec) returns the module, its vocabulary and its training
+    FLOPs per token; the steps, the optimizer, autocast, the parallel wrap, compile and the timing are the built-ins'.
+    Checked as the built-ins where that applies (the loss finite and falling); the reference-implementation and
+    initial-loss checks are the built-in architectures' own."""
+    p = case["params"]
+    rank, world, local = dist_info()
+    rec = bl.record(SUITE, case)
+    ex = rec["extra"]
+    if first:
+        ex["device"] = bl.device_info()
+    name = p["model"]
+    build, info, why = plugins.load(p, bl.CONFIG)
+    ex["plugin"] = info
+    if why:
+        rec["error"] = why
+        return rec
+    prec, seq, mb = p.get("precision", "bf16"), int(p.get("seq_len", 4096)), int(p.get("micro_batch", 1))
+    steps, warm = int(p.get("steps", 30)), int(p.get("warmup_steps", 10))
+    compile_ = bool(p.get("compile", False))
+    cuda = torch.cuda.is_available()
+    dev = torch.device("cuda", local) if cuda else torch.device("cpu")
+    if prec == "fp8":
+        rec.update(status="skipped", error="precision fp8 is not offered to plug-in models (docs/plugins.md)")
+        return rec
+    if compile_ and not hasattr(torch, "compile"):
+        rec.update(status="skipped", error=f"torch.compile needs torch >= 2.0 (this is {torch.__version__})")
+        return rec
+    seed = int(p.get("seed", 0))
+    spec = {"seq_len": seq, "micro_batch": mb, "layers": p.get("layers") if isinstance(p.get("layers"), int) else None,
+            "precision": prec, "device": dev, "seed": seed}
+    why = plugins.signature_error(build, name, (spec,), {}, PLUGIN_SIGNATURE)
+    if why:
+        rec["error"] = why
+        return rec
+    torch.manual_seed(seed)  # the same initial weights on every rank
+    try:
+        built = build(spec)
+    except Exception as e:  # noqa: BLE001 -- the plug-in's own exception: the case's reason
+        rec["error"] = plugins.raised(name, e)
+        return rec
+    model = built.get("model") if isinstance(built, dict) else None
+    vocab, fpt = (built.get("vocab"), built.get("flop_per_token")) if isinstance(built, dict) else (None, None)
+    if not isinstance(model, torch.nn.Module) or not isinstance(vocab, int) or vocab < 2 or \
+            not isinstance(fpt, (int, float)) or not math.isfinite(fpt) or fpt <= 0:
+        got = type(built).__name__ if not isinstance(built, dict) else \
+            "{" + ", ".join(f"{k}: {type(v).__name__}" for k, v in built.items()) + "}"
+        rec["error"] = (f"plug-in '{name}' returned {got}, expected a dict with model (nn.Module), vocab (int >= 2) "
+                        f"and flop_per_token (a number > 0)")
+        return rec
+    try:
+        model = model.to(dev)
+        g = torch.Generator(device="cpu").manual_seed(1234 + rank)
+        batch_of, ex["data"] = make_batches(p.get("data", "fixed"), vocab, mb, seq, g)
+        if "loss_floor" in ex["data"]:
+            ex["loss_floor"] = ex["data"]["loss_floor"]
+        with torch.no_grad():  # the contract, before anything is timed: what the module returns
+            tok = batch_of(0)[:1, :-1].to(dev)
+            out = model(tok)
+            why = plugins.tensor_error(name, out, (1, seq, vocab), out.dtype if isinstance(out, torch.Tensor)
+                                       else torch.float32, dev, "logits")
+            if why is None and not out.dtype.is_floating_point:
+                why = f"plug-in '{name}' returned logits of dtype {out.dtype}, expected a floating-point type"
+            del out, tok
+        if why:
+            rec["error"] = why
+            return rec
+        if p.get("param_dtype") == "bf16":
+            model = model.to(torch.bfloat16)
+        mixed = prec == "bf16" and p.get("param_dtype", "fp32") == "fp32"
+        net = model
+        if world > 1:
+            if p.get("parallel", "fsdp") == "fsdp":
+                fully_shard, why = fsdp2()
+                if why:
+                    rec.update(status="skipped", error=why)
+                    return rec
+                kw = {}
+                if mixed:
+                    from torch.distributed.fsdp import MixedPrecisionPolicy
+                    kw["mp_policy"] = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+                for blk in getattr(model, "blocks", []):  # per block where the model has blocks, then the root
+                    fully_shard(blk, **kw)
+                fully_shard(model, **kw)
+            else:
+                net = wrap_parallel(model, "ddp", dev, mixed)
+        lr = float(p.get("lr", LR))
+        ex["lr"] = lr
+        opt = make_optimizer(net, cuda, lr)
+        step_loss = loss_fn(net, vocab)
+        if compile_:
+            importlib.import_module("torch._dynamo").reset()
+            step_loss = torch.compile(step_loss)
+        amp = torch.autocast(device_type=dev.type, dtype=torch.bfloat16, enabled=(prec == "bf16"))
+        if cuda:
+            torch.cuda.reset_peak_memory_stats()
+        losses, times = [], []
+        for s in range(steps):  # the built-ins' step loop (run_case)
+            for grp in opt.param_groups:
+                grp["lr"] = lr * min(1.0, (s + 1) / max(warm, 1))
+            batch = batch_of(s).to(dev, non_blocking=True)
+            if cuda:
+                torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            with amp:
+                loss = step_loss(batch[:, :-1], batch[:, 1:])
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            if cuda:
+                torch.cuda.synchronize()
+            times.append((time.perf_counter() - t0) * 1e3)
+            losses.append(float(loss.detach()))
+            if not rank:
+                print(f"train.py: {case['case']} step {s + 1}/{steps} loss {losses[-1]:.4f} {times[-1]:.1f} ms",
+                      file=sys.stderr)
+    except Exception as e:  # noqa: BLE001 -- raised in the plug-in's forward or backward: the case's reason
+        msg = (str(e).splitlines() or [""])[0]
+        rec["error"] = ("out of memory: " + msg[:300]) if "out of memory" in msg.lower() else plugins.raised(name, e)
+        if cuda:
+            torch.cuda.empty_cache()
+        return rec
+    if world > 1:
+        t = torch.tensor(times, dtype=torch.float64, device=dev)
+        torch.distributed.all_reduce(t, op=torch.distributed.ReduceOp.MAX)
+        times = t.tolist()
+    timed = times[warm:]
+    tokens = mb * seq
+    bl.set_samples(rec, "tflops_per_gpu", "TFLOP/s", timed, lambda ms: fpt * tokens / (ms * 1e-3) / 1e12)
+    med_ms = bl.percentile(sorted(timed), 0.5)
+    n_params = sum(q.numel() for q in model.parameters())
+    n_flop = built.get("n_params_flop") if isinstance(built.get("n_params_flop"), int) else n_params
+    ex.update(tokens_per_s=tokens / (med_ms * 1e-3), flop_per_token=fpt, flop_per_token_source="the plug-in's own count",
+              n_params=n_params, loss_first=losses[0], loss_last=losses[-1], losses=losses, steps=steps,
+              warmup_steps=warm, compile=compile_, world_size=world, parallel=p.get("parallel") if world > 1 else "none",
+              global_tokens_per_s=world * tokens / (med_ms * 1e-3), precision=prec,
+              param_dtype=p.get("param_dtype", "fp32"), attention=str(built.get("attention", "the plug-in's own")),
+              reference_check={"check": "not applicable", "why": "a plug-in model: the reference implementation is "
+                               "the built-in architectures' (runners/torch/reference.py)"},
+              peak_mem_gib=torch.cuda.max_memory_allocated() / 2**30 if cuda else None)
+    ex.update(mfu_fields(rec["value"], cfg_all.get("gpu_peak") or {}, prec, 0.0, n_flop, fpt))
+    if not all(math.isfinite(x) for x in losses) or not losses[-1] < losses[0]:
+        ex["check"] = "wrong"
+        rec.update(status="failed", error=f"loss is not finite and falling: first {losses[0]:.4f}, last {losses[-1]:.4f}")
+    else:
+        ex["check"] = "ok"
     return rec
 
 
@@ -466,14 +623,21 @@ def main():
         except (OSError, ValueError, KeyError, TypeError) as e:
             single_why = f"the one-rank records cannot be read: {e}"
     done = {}  # one rank: cases that differ only in `parallel` are the same work, measured once
+    skip = plugins.skip_of(sys.argv) if world == 1 else 0  # started again after a plug-in's timeout
     for i, c in enumerate(cases):
+        if i < skip:
+            continue
         same = json.dumps({k: v for k, v in c["params"].items() if k != "parallel"}, sort_keys=True)
         if single and same in done:
             rec = dict(done[same], case=c["case"], params=c["params"])
             rec["extra"] = dict(rec["extra"], measured_as=done[same]["case"])
             bl.emit(rec)
             continue
-        rec = run_case(c, cfg if isinstance(cfg, dict) else {}, i == 0)
+        with plugins.watchdog(lambda cs: bl.record(SUITE, cs), c, i, bl.emit) if world == 1 else \
+                contextlib.nullcontext() as wd:  # a plug-in's timeout (one rank; several: the suite's timeout)
+            rec = run_case(c, cfg if isinstance(cfg, dict) else {}, i == skip)
+            if wd is not None:
+                wd.finish()
         if single:
             done[same] = json.loads(json.dumps(rec, default=float))
         if rank == 0 and c["params"].get("scaling"):
