@@ -986,6 +986,7 @@ struct pair {
 	double dfe;  /* the degrees of freedom of its statistic's two parts (stats_df_effective) */
 	double beta, sh2, own, kfac; /* its loading, the shared and own variances of the difference, own / the own
 				      * variance per run */
+	double vbeta; /* the variance of its loading's estimate (the shared variance carries it: beta^2 + vbeta) */
 	double d0;   /* the prior degrees of freedom its own variance was moderated with (0: none) */
 	double sxx;  /* the sum of squares of its runs' effects (the loading's precision over the own variance) */
 	double crit; /* the |t| the first step of the adjustment asks of it (NAN: untested) */
@@ -1133,7 +1134,7 @@ static double case_side_ss(const struct case_side *cs, double beta)
  * its statistic. With as many runs on both sides the variances are pooled (Student's degrees of freedom, robust to
  * unequal spreads when the counts are equal); otherwise Welch's. */
 static void pair_model(struct pair *c, const double *eb, const double *eo, double vb, double vo, int pooled,
-		       double beta_given)
+		       double beta_given, double vbeta_given)
 {
 	struct case_side sb, so;
 	double sxy = 0, sxx = 0, beta, own, kb, ko;
@@ -1160,7 +1161,11 @@ static void pair_model(struct pair *c, const double *eb, const double *eo, doubl
 	}
 	c->kfac = 1 / kb + 1 / ko;
 	c->own = own;
-	c->sh2 = beta * beta * (vb / kb + vo / ko); /* vb == vo when pooled */
+	/* the loading is estimated: its estimate's variance (its own noise over the run effects' spread, or what is left
+	 * of it after shrinking) joins its square, as E[beta^2] = beta^2 + var beta: a case whose runs happened to
+	 * cancel their run effects would otherwise be judged as a case the clock does not move */
+	c->vbeta = isnan(beta_given) ? (sxx > 0 ? own / c->kfac / sxx : 0) : vbeta_given;
+	c->sh2 = (beta * beta + c->vbeta) * (vb / kb + vo / ko); /* vb == vo when pooled */
 	case_side_release(&sb);
 	case_side_release(&so);
 }
@@ -1183,19 +1188,38 @@ static void pair_statistic(struct pair *c, double dfg)
 	c->dfe = stats_df_effective(c->a, dfg, c->dfo);
 }
 
-/* Moderates the own variances of the tested pairs pp[0..m) of one suite (limma's empirical Bayes, Smyth 2004): the
- * suite's own variances per run give a prior (d0, s0^2), and each pair's becomes (d0 s0^2 + dfo s^2) / (d0 + dfo) on
- * d0 + dfo degrees of freedom, so that a case's own part does not rest on its own 3 degrees of freedom. */
+/* The moderated own variances per run of the tested pairs pp[0..m) of one suite (limma's empirical Bayes, Smyth
+ * 2004): the suite's own variances per run give a prior (d0, s0^2), and each pair's becomes
+ * (d0 s0^2 + dfo s^2) / (d0 + dfo) on d0 + dfo degrees of freedom. Into s2[0..m); returns d0 (0: no prior). */
+static double pairs_squeeze(double *s2, struct pair **pp, size_t m)
+{
+	double *v = xcalloc(m + 1, sizeof(double)), *df = xcalloc(m + 1, sizeof(double)), d0, s02;
+
+	for (size_t k = 0; k < m; k++) {
+		v[k] = pp[k]->own / pp[k]->kfac;
+		df[k] = pp[k]->dfo;
+	}
+	stats_squeeze_var(&d0, &s02, v, df, m);
+	for (size_t k = 0; k < m; k++)
+		s2[k] = d0 <= 0 ? v[k] : d0 >= STATS_D0_MAX ? s02 : (d0 * s02 + df[k] * v[k]) / (d0 + df[k]);
+	free(v);
+	free(df);
+	return d0;
+}
+
+/* Moderates the tested pairs pp[0..m) of one suite, so that a case does not rest on its own 3 degrees of freedom:
+ * its loading, shrunk towards the suite's mean by the spread of the loadings beyond their own noise (empirical
+ * Bayes), its estimate's remaining variance carried into the shared variance (pair_model), and then its own variance
+ * (pairs_squeeze). A loading's own noise is the case's moderated own variance over its runs' effects' sum of
+ * squares: with its raw variance, a case whose runs happened to cancel their run effects would be given a small own
+ * variance and a confident loading near 0 at once, and its shared variance too would be lost. */
 static void pairs_moderate(struct pair **pp, size_t m, const double *eb, const double *eo, double vb, double vo,
 			   int pooled)
 {
-	double *v = xcalloc(m + 1, sizeof(double)), *df = xcalloc(m + 1, sizeof(double)), d0, s02;
-	double bm = 0, bv = 0, se2 = 0, tau2;
+	double *s2 = xcalloc(m + 1, sizeof(double)), d0, bm = 0, bv = 0, se2 = 0, tau2;
 	size_t nb = 0;
 
-	/* the loadings too: a case's fitted loading is noisy (its own noise over the run effects' spread), and one
-	 * fitted low by chance would shrink its shared variance under the numerator's; each is shrunk towards the
-	 * suite's mean by the spread of the loadings beyond their own noise (empirical Bayes, the same idea) */
+	pairs_squeeze(s2, pp, m);
 	for (size_t k = 0; k < m; k++)
 		if (pp[k]->sxx > 0 && pp[k]->dfo > 0)
 			bm += pp[k]->beta, nb++;
@@ -1204,33 +1228,34 @@ static void pairs_moderate(struct pair **pp, size_t m, const double *eb, const d
 		for (size_t k = 0; k < m; k++)
 			if (pp[k]->sxx > 0 && pp[k]->dfo > 0) {
 				bv += (pp[k]->beta - bm) * (pp[k]->beta - bm) / (double)(nb - 1);
-				se2 += pp[k]->own / pp[k]->kfac / pp[k]->sxx / (double)nb;
+				se2 += s2[k] / pp[k]->sxx / (double)nb;
 			}
 		tau2 = fmax(0, bv - se2);
 		for (size_t k = 0; k < m; k++)
 			if (pp[k]->sxx > 0 && pp[k]->dfo > 0) {
-				double sek = pp[k]->own / pp[k]->kfac / pp[k]->sxx;
-				double b = tau2 + sek > 0 ? bm + tau2 / (tau2 + sek) * (pp[k]->beta - bm) : bm;
+				double sek = s2[k] / pp[k]->sxx;
+				double w = tau2 + sek > 0 ? tau2 / (tau2 + sek) : 0, b = bm + w * (pp[k]->beta - bm);
+				/* the shrunk loading's variance: its own estimate's, weighed, and the suite mean's */
+				double vbk = w * sek + (1 - w) * (1 - w) * bv / (double)nb;
 
-				pair_model(pp[k], eb, eo, vb, vo, pooled, b);
+				pair_model(pp[k], eb, eo, vb, vo, pooled, b, vbk);
+				/* never less shared variance than the suite's mean loading carries: at 3 runs a side a loading
+				 * is known to within about its own size, and one estimated low by chance (runs that happened to
+				 * cancel their run effects) would judge a case the clock moves by its own noise alone; a case
+				 * the clock truly does not move pays for it in power only when its suite's others move */
+				if (fabs(b) < fabs(bm))
+					pp[k]->sh2 *= (bm * bm + vbk) / (b * b + vbk);
 			}
 	}
-
-	for (size_t k = 0; k < m; k++) {
-		v[k] = pp[k]->own / pp[k]->kfac;
-		df[k] = pp[k]->dfo;
-	}
-	stats_squeeze_var(&d0, &s02, v, df, m);
+	d0 = pairs_squeeze(s2, pp, m);
 	for (size_t k = 0; k < m && d0 > 0; k++) {
 		struct pair *c = pp[k];
-		double s2 = d0 >= STATS_D0_MAX ? s02 : (d0 * s02 + c->dfo * v[k]) / (d0 + c->dfo);
 
-		c->own = s2 * c->kfac;
+		c->own = s2[k] * c->kfac;
 		c->dfo = fmin(STATS_D0_MAX, d0 + c->dfo);
 		c->d0 = d0;
 	}
-	free(v);
-	free(df);
+	free(s2);
 }
 
 /* Adjusts the p-values of the tested pairs for their number, per other side, by Westfall and Young's step-down min-P
@@ -1287,7 +1312,7 @@ static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compa
 		if (!(dfg > 0))
 			dfg = 1;
 		for (size_t k = 0; k < m; k++)
-			pair_model(pp[k], eb, eo, vb, vo, pooled, NAN);
+			pair_model(pp[k], eb, eo, vb, vo, pooled, NAN, NAN);
 		/* the own variances moderated within each suite */
 		{
 			struct pair **ps = xcalloc(m + 1, sizeof(*ps));

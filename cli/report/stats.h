@@ -78,6 +78,8 @@ double stats_trigamma(double x);
 double stats_chisq_mean(double df, uint64_t *state);
 /* One standard normal draw from the splitmix64 state *state (Box–Muller). */
 double stats_normal(uint64_t *state);
-/* The degrees of freedom of a G + sqrt(1 - a^2) D with G ~ t(df_shared), D ~ t(df_own), by Welch–Satterthwaite. */
+/* The degrees of freedom a statistic a G + sqrt(1 - a^2) D, G ~ t(df_shared), D ~ t(df_own), is read at: the fewer of
+ * the two when both parts are present (Hsu's conservative choice: the Welch–Satterthwaite figure can exceed both),
+ * else the one present. */
 double stats_df_effective(double a, double df_shared, double df_own);
 #endif
