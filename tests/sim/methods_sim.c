@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * methods_sim.c — the in-process driver of docs/results/methods-sim.py: the simulation of issue 32 runs thousands
  * of comparisons, and one `bench compare` process per comparison spends most of its time starting. This reads one
