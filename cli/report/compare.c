@@ -909,8 +909,146 @@ static int cmp_dbl(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* The share of a suite's cases whose |log ratio| of an A/A pair exceeds x, each case's log ratio N(0, v[c]). */
+static double noise_exceed(double x, const double *v, size_t m)
+{
+	double e = 0;
+
+	for (size_t c = 0; c < m; c++)
+		e += v[c] > 0 ? erfc(x / sqrt(2 * v[c])) / (double)m : 0;
+	return e;
+}
+
+/* The 95th percentile over a suite's cases of |ratio - 1| of an A/A pair of these run counts, under the run-effect
+ * model with the run effect's variance sg2: x with a 5% share of cases beyond it, as |ratio - 1|. */
+static double noise_model_floor(double sg2, const double *own, const double *k, size_t m)
+{
+	double *v = xcalloc(m + 1, sizeof(double)), lo = 0, hi = 1;
+
+	for (size_t c = 0; c < m; c++)
+		v[c] = (sg2 + own[c]) * k[c];
+	while (noise_exceed(hi, v, m) > 0.05 && hi < 100)
+		hi *= 2;
+	for (int it = 0; it < 100; it++) {
+		double mid = (lo + hi) / 2;
+
+		if (noise_exceed(mid, v, m) > 0.05)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	free(v);
+	return expm1((lo + hi) / 2);
+}
+
+/* The noise floor of one suite from the run-effect model (issue 32): the suite's cases measured on 2 runs or more on
+ * both sides of the A/A pair; each run's effect the mean of its cases' deviations from their means, its variance on
+ * (runs a - 1) + (runs b - 1) degrees of freedom; each case's own variance beyond it, moderated over the suite; the
+ * floor is the 95th percentile of |ratio - 1| over the cases that model gives an A/A pair of these run counts, and
+ * its 95% interval that of the run effect's variance (its estimate over chi2(df) / df; the own variances, on many
+ * more degrees of freedom, taken as known). NULL with fewer than 3 such cases. */
+static json_t *noise_model(const struct compare_side *sides, const struct compare_group *a, const struct compare_group *b,
+			   json_t *keys)
+{
+	size_t m = json_array_size(keys), nk = 0, i, nra = 0, nrb = 0;
+	struct gcase *ga = xcalloc(m + 1, sizeof(*ga)), *gb = xcalloc(m + 1, sizeof(*gb));
+	double *ea = xcalloc(a->nruns + 1, sizeof(double)), *eb = xcalloc(b->nruns + 1, sizeof(double));
+	size_t *ca = xcalloc(a->nruns + 1, sizeof(size_t)), *cb = xcalloc(b->nruns + 1, sizeof(size_t));
+	double *own = xcalloc(m + 1, sizeof(double)), *dfo = xcalloc(m + 1, sizeof(double)), *k = xcalloc(m + 1, sizeof(double));
+	double ss = 0, ma = 0, mb = 0, sg2, df, d0, s02, *w;
+	json_t *key, *out = NULL;
+	uint64_t st = 0x32;
+	enum { DRAWS = 20000 };
+
+	json_array_foreach(keys, i, key) {
+		gcase_load(&ga[nk], sides, a, json_string_value(key));
+		gcase_load(&gb[nk], sides, b, json_string_value(key));
+		if (ga[nk].nok >= 2 && gb[nk].nok >= 2)
+			nk++;
+		else {
+			gcase_release(&ga[nk]);
+			gcase_release(&gb[nk]);
+		}
+	}
+	if (nk < 3)
+		goto cleanup;
+	for (size_t c = 0; c < nk; c++) {
+		for (size_t j = 0; j < ga[c].nok; j++)
+			ea[ga[c].run[j]] += ga[c].lm[j] - ga[c].lmean, ca[ga[c].run[j]]++;
+		for (size_t j = 0; j < gb[c].nok; j++)
+			eb[gb[c].run[j]] += gb[c].lm[j] - gb[c].lmean, cb[gb[c].run[j]]++;
+	}
+	for (size_t r = 0; r < a->nruns; r++)
+		if (ca[r])
+			ea[r] /= (double)ca[r], ma += ea[r], nra++;
+	for (size_t r = 0; r < b->nruns; r++)
+		if (cb[r])
+			eb[r] /= (double)cb[r], mb += eb[r], nrb++;
+	ma /= (double)nra;
+	mb /= (double)nrb;
+	for (size_t r = 0; r < a->nruns; r++)
+		if (ca[r])
+			ss += (ea[r] - ma) * (ea[r] - ma);
+	for (size_t r = 0; r < b->nruns; r++)
+		if (cb[r])
+			ss += (eb[r] - mb) * (eb[r] - mb);
+	df = (double)(nra + nrb) - 2;
+	if (!(df > 0))
+		goto cleanup;
+	sg2 = ss / df;
+	for (size_t c = 0; c < nk; c++) {
+		const struct gcase *g[2] = { &ga[c], &gb[c] };
+		const double *e[2] = { ea, eb };
+		double r2 = 0;
+
+		for (int side = 0; side < 2; side++) {
+			double em = 0;
+
+			for (size_t j = 0; j < g[side]->nok; j++)
+				em += e[side][g[side]->run[j]] / (double)g[side]->nok;
+			for (size_t j = 0; j < g[side]->nok; j++) {
+				double d = g[side]->lm[j] - g[side]->lmean - (e[side][g[side]->run[j]] - em);
+
+				r2 += d * d;
+			}
+		}
+		dfo[c] = (double)(ga[c].nok + gb[c].nok) - 2;
+		own[c] = r2 / (dfo[c] * (1 - 1 / (double)nk)); /* the run effects are means of nk cases, its own among them */
+		k[c] = 1 / (double)ga[c].nok + 1 / (double)gb[c].nok;
+	}
+	stats_squeeze_var(&d0, &s02, own, dfo, nk);
+	for (size_t c = 0; c < nk && d0 > 0; c++)
+		own[c] = d0 >= STATS_D0_MAX ? s02 : (d0 * s02 + dfo[c] * own[c]) / (d0 + dfo[c]);
+	/* the run effect's variance: its estimate over W, W ~ chi2(df) / df, at W's 97.5% and 2.5% points */
+	w = xcalloc(DRAWS, sizeof(double));
+	for (unsigned d = 0; d < DRAWS; d++)
+		w[d] = stats_chisq_mean(df, &st);
+	qsort(w, DRAWS, sizeof(double), cmp_dbl);
+	out = json_pack("{s:f, s:f, s:f, s:f, s:f, s:I}", "floor", noise_model_floor(sg2, own, k, nk), "lo",
+			noise_model_floor(sg2 / w[(size_t)(0.975 * DRAWS)], own, k, nk), "hi",
+			noise_model_floor(sg2 / w[(size_t)(0.025 * DRAWS)], own, k, nk), "run_sd", sqrt(sg2), "run_df", df,
+			"cases", (json_int_t)nk);
+	free(w);
+cleanup:
+	for (size_t c = 0; c < nk; c++) {
+		gcase_release(&ga[c]);
+		gcase_release(&gb[c]);
+	}
+	free(ga);
+	free(gb);
+	free(ea);
+	free(eb);
+	free(ca);
+	free(cb);
+	free(own);
+	free(dfo);
+	free(k);
+	return out;
+}
+
 json_t *compare_noise_floor(const struct compare_side *sides, const struct compare_group *a, const struct compare_group *b)
 {
+	json_t *keys = json_object();
 	json_t *per = json_object(), *out, *suites = json_object(), *runs = json_array();
 	const char *key, *suite;
 	json_t *rec, *arr;
@@ -940,6 +1078,9 @@ json_t *compare_noise_floor(const struct compare_side *sides, const struct compa
 				if (!json_object_get(per, suite))
 					json_object_set_new(per, suite, json_array());
 				json_array_append_new(json_object_get(per, suite), json_real(d));
+				if (!json_object_get(keys, suite))
+					json_object_set_new(keys, suite, json_array());
+				json_array_append_new(json_object_get(keys, suite), json_string(key));
 			}
 			gcase_release(&ga);
 			gcase_release(&gb);
@@ -956,9 +1097,16 @@ json_t *compare_noise_floor(const struct compare_side *sides, const struct compa
 		i = (size_t)idx;
 		f = i + 1 < m ? d[i] + (d[i + 1] - d[i]) * (idx - (double)i) : d[m - 1];
 		json_object_set_new(suites, suite, json_pack("{s:f, s:I}", "floor", f, "cases", (json_int_t)m));
+		{
+			json_t *model = noise_model(sides, a, b, json_object_get(keys, suite));
+
+			if (model)
+				json_object_set_new(json_object_get(suites, suite), "model", model);
+		}
 		free(d);
 	}
 	json_decref(per);
+	json_decref(keys);
 	for (size_t r = 0; r < a->nruns; r++)
 		json_array_append_new(runs, json_string(sides[a->runs[r]].label));
 	for (size_t r = 0; r < b->nruns; r++)
@@ -1452,8 +1600,12 @@ static json_t *group_keys(const struct compare_side *sides, const struct compare
 
 static double suite_threshold(const struct compare_opts *o, const char *suite)
 {
-	json_t *f = json_object_get(json_object_get(json_object_get(o->noise, "suites"), suite ? suite : ""), "floor");
+	json_t *row = json_object_get(json_object_get(o->noise, "suites"), suite ? suite : "");
+	json_t *f = json_object_get(json_object_get(row, "model"), "floor");
 
+	/* the run-effect model's floor where the pair has the runs for it, else the pair's own 95th percentile */
+	if (!json_is_number(f))
+		f = json_object_get(row, "floor");
 	return json_is_number(f) ? json_number_value(f) : o->threshold;
 }
 
