@@ -55,7 +55,7 @@ size_t stats_holm(double *adj, const double *p, size_t n);
  * that divides it in every case: in a comparison of runs, the run effect and its estimated spread), Z_i ~ N(0, 1)
  * and V_i ~ chi2(df[i]) / df[i] its own (the case's own run-to-run noise and its variance estimate; with a
  * moderated variance, df[i] its moderated degrees of freedom, stats_squeeze_var()). Each statistic is put on the
- * scale of its own p-value (Student's t at the Welch–Satterthwaite degrees of freedom of its two parts,
+ * scale of its own p-value (Student's t at the fewer degrees of freedom of its two parts,
  * stats_df_effective), so that a test with few degrees of freedom, and heavy tails, weighs on its own p only. With
  * the tests ordered by p, adj of the j-th is the chance that the least p over the j-th and every later test is at
  * most its p, (count + 1) / (draws + 1), made monotone; `draws` draws from `seed`. When the tests share nothing
