@@ -43,6 +43,8 @@ LIB     := $(BUILD)/libbench.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# the in-process driver of docs/results/methods-sim.py (tests/sim/methods_sim.c)
+METHODS_SIM := $(BUILD)/tests/methods-sim
 
 # --- runners (what runs inside the image; contract: docs/architecture.md) ---------------------------------------------
 # CPU always; then one GPU toolkit: HIP when BENCH_HIP=1, or when hipcc is found and nvcc is not (BENCH_HIP=0 turns
@@ -161,7 +163,7 @@ hip-check:
 	  readelf -d "$$r" | sed -n 's/.*(NEEDED).*\[\(lib\(amdhip64\|hipblaslt\|rccl\)[^]]*\)\]/ \1/p' | tr -d '\n'; echo; done
 
 .PHONY: all test test-nodeps unit cli-test run runners asan fuzz install dist deps test-deps check-deps clean hip-check FORCE
-all: bench
+all: bench $(METHODS_SIM)
 
 # ./bench is the product; in a sanitizer build it lives under $(BUILD).
 BENCH_BIN := $(if $(filter build,$(BUILD)),bench,$(BUILD)/bench)
@@ -246,11 +248,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_SRC) $(wildcard runners/co
 	$(CC) $(ALL_CFLAGS) -Irunners $(CMOCKA_CFLAGS) -o $@ $< $(UNIT_RUNNER_SRC) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) -lm \
 	  -lpthread -ldl $(ALL_LDFLAGS)
 
+# the in-process driver of docs/results/methods-sim.py (tests/cli/t0835): compare's and reproduce's statistics on
+# simulated runs, one request a line, without a process per comparison
+$(METHODS_SIM): tests/sim/methods_sim.c $(LIB) | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) -lm -lpthread $(ALL_LDFLAGS)
+
 # make test: the packages first, then a fresh make that finds them (pkg-config, mpicc, nvcc are read at parse time)
 test: test-deps
 	@$(MAKE) --no-print-directory test-nodeps
 
-test-nodeps: $(BENCH_BIN) $(UNIT_BIN) $(RUNNERS)
+test-nodeps: $(BENCH_BIN) $(UNIT_BIN) $(METHODS_SIM) $(RUNNERS)
 	@BENCH=$(CURDIR)/$(BENCH_BIN) BENCH_DATA=$(CURDIR) BENCH_RUNNERS=$(CURDIR)/$(RUNNER_DIR) \
 	  ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:allocator_may_return_null=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 tests/run-tests.sh $(UNIT_BIN)

@@ -69,12 +69,21 @@ static void render_noise(json_t *r, int markdown)
 
 	if (!json_is_object(nz))
 		return;
-	printf("%snoise floor from the A/A pair %s / %s, each suite's threshold (p%.0f of |ratio - 1|):", markdown ? "\n" : "",
+	printf("%snoise floor from the A/A pair %s / %s, each suite's threshold (p%.0f of |ratio - 1|; with 2 runs or more a "
+	       "side, the run-effect model's, [its 95%% interval]):", markdown ? "\n" : "",
 	       json_string_value(json_object_get(nz, "a")), json_string_value(json_object_get(nz, "b")),
 	       100 * json_number_value(json_object_get(nz, "quantile")));
 	json_object_foreach(json_object_get(nz, "suites"), suite, v) {
-		printf("%s %s %.2f%% (%lld cases)", first ? "" : ",", suite, 100 * json_number_value(json_object_get(v, "floor")),
-		       (long long)json_integer_value(json_object_get(v, "cases")));
+		json_t *mo = json_object_get(v, "model");
+
+		if (mo) /* the run-effect model's floor and the 95% interval of its run effect's variance */
+			printf("%s %s %.2f%% [%.2f%%, %.2f%%] (%lld cases; this pair's own p95 %.2f%%)", first ? "" : ",", suite,
+			       100 * json_number_value(json_object_get(mo, "floor")), 100 * json_number_value(json_object_get(mo, "lo")),
+			       100 * json_number_value(json_object_get(mo, "hi")), (long long)json_integer_value(json_object_get(v, "cases")),
+			       100 * json_number_value(json_object_get(v, "floor")));
+		else
+			printf("%s %s %.2f%% (%lld cases)", first ? "" : ",", suite, 100 * json_number_value(json_object_get(v, "floor")),
+			       (long long)json_integer_value(json_object_get(v, "cases")));
 		first = 0;
 	}
 	printf("%s\n", first ? " none" : "");

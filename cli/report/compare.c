@@ -922,8 +922,146 @@ static int cmp_dbl(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* The share of a suite's cases whose |log ratio| of an A/A pair exceeds x, each case's log ratio N(0, v[c]). */
+static double noise_exceed(double x, const double *v, size_t m)
+{
+	double e = 0;
+
+	for (size_t c = 0; c < m; c++)
+		e += v[c] > 0 ? erfc(x / sqrt(2 * v[c])) / (double)m : 0;
+	return e;
+}
+
+/* The 95th percentile over a suite's cases of |ratio - 1| of an A/A pair of these run counts, under the run-effect
+ * model with the run effect's variance sg2: x with a 5% share of cases beyond it, as |ratio - 1|. */
+static double noise_model_floor(double sg2, const double *own, const double *k, size_t m)
+{
+	double *v = xcalloc(m + 1, sizeof(double)), lo = 0, hi = 1;
+
+	for (size_t c = 0; c < m; c++)
+		v[c] = (sg2 + own[c]) * k[c];
+	while (noise_exceed(hi, v, m) > 0.05 && hi < 100)
+		hi *= 2;
+	for (int it = 0; it < 100; it++) {
+		double mid = (lo + hi) / 2;
+
+		if (noise_exceed(mid, v, m) > 0.05)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	free(v);
+	return expm1((lo + hi) / 2);
+}
+
+/* The noise floor of one suite from the run-effect model (issue 32): the suite's cases measured on 2 runs or more on
+ * both sides of the A/A pair; each run's effect the mean of its cases' deviations from their means, its variance on
+ * (runs a - 1) + (runs b - 1) degrees of freedom; each case's own variance beyond it, moderated over the suite; the
+ * floor is the 95th percentile of |ratio - 1| over the cases that model gives an A/A pair of these run counts, and
+ * its 95% interval that of the run effect's variance (its estimate over chi2(df) / df; the own variances, on many
+ * more degrees of freedom, taken as known). NULL with fewer than 3 such cases. */
+static json_t *noise_model(const struct compare_side *sides, const struct compare_group *a, const struct compare_group *b,
+			   json_t *keys)
+{
+	size_t m = json_array_size(keys), nk = 0, i, nra = 0, nrb = 0;
+	struct gcase *ga = xcalloc(m + 1, sizeof(*ga)), *gb = xcalloc(m + 1, sizeof(*gb));
+	double *ea = xcalloc(a->nruns + 1, sizeof(double)), *eb = xcalloc(b->nruns + 1, sizeof(double));
+	size_t *ca = xcalloc(a->nruns + 1, sizeof(size_t)), *cb = xcalloc(b->nruns + 1, sizeof(size_t));
+	double *own = xcalloc(m + 1, sizeof(double)), *dfo = xcalloc(m + 1, sizeof(double)), *k = xcalloc(m + 1, sizeof(double));
+	double ss = 0, ma = 0, mb = 0, sg2, df, d0, s02, *w;
+	json_t *key, *out = NULL;
+	uint64_t st = 0x32;
+	enum { DRAWS = 20000 };
+
+	json_array_foreach(keys, i, key) {
+		gcase_load(&ga[nk], sides, a, json_string_value(key));
+		gcase_load(&gb[nk], sides, b, json_string_value(key));
+		if (ga[nk].nok >= 2 && gb[nk].nok >= 2)
+			nk++;
+		else {
+			gcase_release(&ga[nk]);
+			gcase_release(&gb[nk]);
+		}
+	}
+	if (nk < 3)
+		goto cleanup;
+	for (size_t c = 0; c < nk; c++) {
+		for (size_t j = 0; j < ga[c].nok; j++)
+			ea[ga[c].run[j]] += ga[c].lm[j] - ga[c].lmean, ca[ga[c].run[j]]++;
+		for (size_t j = 0; j < gb[c].nok; j++)
+			eb[gb[c].run[j]] += gb[c].lm[j] - gb[c].lmean, cb[gb[c].run[j]]++;
+	}
+	for (size_t r = 0; r < a->nruns; r++)
+		if (ca[r])
+			ea[r] /= (double)ca[r], ma += ea[r], nra++;
+	for (size_t r = 0; r < b->nruns; r++)
+		if (cb[r])
+			eb[r] /= (double)cb[r], mb += eb[r], nrb++;
+	ma /= (double)nra;
+	mb /= (double)nrb;
+	for (size_t r = 0; r < a->nruns; r++)
+		if (ca[r])
+			ss += (ea[r] - ma) * (ea[r] - ma);
+	for (size_t r = 0; r < b->nruns; r++)
+		if (cb[r])
+			ss += (eb[r] - mb) * (eb[r] - mb);
+	df = (double)(nra + nrb) - 2;
+	if (!(df > 0))
+		goto cleanup;
+	sg2 = ss / df;
+	for (size_t c = 0; c < nk; c++) {
+		const struct gcase *g[2] = { &ga[c], &gb[c] };
+		const double *e[2] = { ea, eb };
+		double r2 = 0;
+
+		for (int side = 0; side < 2; side++) {
+			double em = 0;
+
+			for (size_t j = 0; j < g[side]->nok; j++)
+				em += e[side][g[side]->run[j]] / (double)g[side]->nok;
+			for (size_t j = 0; j < g[side]->nok; j++) {
+				double d = g[side]->lm[j] - g[side]->lmean - (e[side][g[side]->run[j]] - em);
+
+				r2 += d * d;
+			}
+		}
+		dfo[c] = (double)(ga[c].nok + gb[c].nok) - 2;
+		own[c] = r2 / (dfo[c] * (1 - 1 / (double)nk)); /* the run effects are means of nk cases, its own among them */
+		k[c] = 1 / (double)ga[c].nok + 1 / (double)gb[c].nok;
+	}
+	stats_squeeze_var(&d0, &s02, own, dfo, nk);
+	for (size_t c = 0; c < nk && d0 > 0; c++)
+		own[c] = d0 >= STATS_D0_MAX ? s02 : (d0 * s02 + dfo[c] * own[c]) / (d0 + dfo[c]);
+	/* the run effect's variance: its estimate over W, W ~ chi2(df) / df, at W's 97.5% and 2.5% points */
+	w = xcalloc(DRAWS, sizeof(double));
+	for (unsigned d = 0; d < DRAWS; d++)
+		w[d] = stats_chisq_mean(df, &st);
+	qsort(w, DRAWS, sizeof(double), cmp_dbl);
+	out = json_pack("{s:f, s:f, s:f, s:f, s:f, s:I}", "floor", noise_model_floor(sg2, own, k, nk), "lo",
+			noise_model_floor(sg2 / w[(size_t)(0.975 * DRAWS)], own, k, nk), "hi",
+			noise_model_floor(sg2 / w[(size_t)(0.025 * DRAWS)], own, k, nk), "run_sd", sqrt(sg2), "run_df", df,
+			"cases", (json_int_t)nk);
+	free(w);
+cleanup:
+	for (size_t c = 0; c < nk; c++) {
+		gcase_release(&ga[c]);
+		gcase_release(&gb[c]);
+	}
+	free(ga);
+	free(gb);
+	free(ea);
+	free(eb);
+	free(ca);
+	free(cb);
+	free(own);
+	free(dfo);
+	free(k);
+	return out;
+}
+
 json_t *compare_noise_floor(const struct compare_side *sides, const struct compare_group *a, const struct compare_group *b)
 {
+	json_t *keys = json_object();
 	json_t *per = json_object(), *out, *suites = json_object(), *runs = json_array();
 	const char *key, *suite;
 	json_t *rec, *arr;
@@ -953,6 +1091,9 @@ json_t *compare_noise_floor(const struct compare_side *sides, const struct compa
 				if (!json_object_get(per, suite))
 					json_object_set_new(per, suite, json_array());
 				json_array_append_new(json_object_get(per, suite), json_real(d));
+				if (!json_object_get(keys, suite))
+					json_object_set_new(keys, suite, json_array());
+				json_array_append_new(json_object_get(keys, suite), json_string(key));
 			}
 			gcase_release(&ga);
 			gcase_release(&gb);
@@ -969,9 +1110,16 @@ json_t *compare_noise_floor(const struct compare_side *sides, const struct compa
 		i = (size_t)idx;
 		f = i + 1 < m ? d[i] + (d[i + 1] - d[i]) * (idx - (double)i) : d[m - 1];
 		json_object_set_new(suites, suite, json_pack("{s:f, s:I}", "floor", f, "cases", (json_int_t)m));
+		{
+			json_t *model = noise_model(sides, a, b, json_object_get(keys, suite));
+
+			if (model)
+				json_object_set_new(json_object_get(suites, suite), "model", model);
+		}
 		free(d);
 	}
 	json_decref(per);
+	json_decref(keys);
 	for (size_t r = 0; r < a->nruns; r++)
 		json_array_append_new(runs, json_string(sides[a->runs[r]].label));
 	for (size_t r = 0; r < b->nruns; r++)
@@ -999,6 +1147,7 @@ struct pair {
 	double dfe;  /* the degrees of freedom of its statistic's two parts (stats_df_effective) */
 	double beta, sh2, own, kfac; /* its loading, the shared and own variances of the difference, own / the own
 				      * variance per run */
+	double vbeta; /* the variance of its loading's estimate (the shared variance carries it: beta^2 + vbeta) */
 	double d0;   /* the prior degrees of freedom its own variance was moderated with (0: none) */
 	double sxx;  /* the sum of squares of its runs' effects (the loading's precision over the own variance) */
 	double crit; /* the |t| the first step of the adjustment asks of it (NAN: untested) */
@@ -1146,7 +1295,7 @@ static double case_side_ss(const struct case_side *cs, double beta)
  * its statistic. With as many runs on both sides the variances are pooled (Student's degrees of freedom, robust to
  * unequal spreads when the counts are equal); otherwise Welch's. */
 static void pair_model(struct pair *c, const double *eb, const double *eo, double vb, double vo, int pooled,
-		       double beta_given)
+		       double beta_given, double vbeta_given)
 {
 	struct case_side sb, so;
 	double sxy = 0, sxx = 0, beta, own, kb, ko;
@@ -1173,7 +1322,11 @@ static void pair_model(struct pair *c, const double *eb, const double *eo, doubl
 	}
 	c->kfac = 1 / kb + 1 / ko;
 	c->own = own;
-	c->sh2 = beta * beta * (vb / kb + vo / ko); /* vb == vo when pooled */
+	/* the loading is estimated: its estimate's variance (its own noise over the run effects' spread, or what is left
+	 * of it after shrinking) joins its square, as E[beta^2] = beta^2 + var beta: a case whose runs happened to
+	 * cancel their run effects would otherwise be judged as a case the clock does not move */
+	c->vbeta = isnan(beta_given) ? (sxx > 0 ? own / c->kfac / sxx : 0) : vbeta_given;
+	c->sh2 = (beta * beta + c->vbeta) * (vb / kb + vo / ko); /* vb == vo when pooled */
 	case_side_release(&sb);
 	case_side_release(&so);
 }
@@ -1196,19 +1349,38 @@ static void pair_statistic(struct pair *c, double dfg)
 	c->dfe = stats_df_effective(c->a, dfg, c->dfo);
 }
 
-/* Moderates the own variances of the tested pairs pp[0..m) of one suite (limma's empirical Bayes, Smyth 2004): the
- * suite's own variances per run give a prior (d0, s0^2), and each pair's becomes (d0 s0^2 + dfo s^2) / (d0 + dfo) on
- * d0 + dfo degrees of freedom, so that a case's own part does not rest on its own 3 degrees of freedom. */
+/* The moderated own variances per run of the tested pairs pp[0..m) of one suite (limma's empirical Bayes, Smyth
+ * 2004): the suite's own variances per run give a prior (d0, s0^2), and each pair's becomes
+ * (d0 s0^2 + dfo s^2) / (d0 + dfo) on d0 + dfo degrees of freedom. Into s2[0..m); returns d0 (0: no prior). */
+static double pairs_squeeze(double *s2, struct pair **pp, size_t m)
+{
+	double *v = xcalloc(m + 1, sizeof(double)), *df = xcalloc(m + 1, sizeof(double)), d0, s02;
+
+	for (size_t k = 0; k < m; k++) {
+		v[k] = pp[k]->own / pp[k]->kfac;
+		df[k] = pp[k]->dfo;
+	}
+	stats_squeeze_var(&d0, &s02, v, df, m);
+	for (size_t k = 0; k < m; k++)
+		s2[k] = d0 <= 0 ? v[k] : d0 >= STATS_D0_MAX ? s02 : (d0 * s02 + df[k] * v[k]) / (d0 + df[k]);
+	free(v);
+	free(df);
+	return d0;
+}
+
+/* Moderates the tested pairs pp[0..m) of one suite, so that a case does not rest on its own 3 degrees of freedom:
+ * its loading, shrunk towards the suite's mean by the spread of the loadings beyond their own noise (empirical
+ * Bayes), its estimate's remaining variance carried into the shared variance (pair_model), and then its own variance
+ * (pairs_squeeze). A loading's own noise is the case's moderated own variance over its runs' effects' sum of
+ * squares: with its raw variance, a case whose runs happened to cancel their run effects would be given a small own
+ * variance and a confident loading near 0 at once, and its shared variance too would be lost. */
 static void pairs_moderate(struct pair **pp, size_t m, const double *eb, const double *eo, double vb, double vo,
 			   int pooled)
 {
-	double *v = xcalloc(m + 1, sizeof(double)), *df = xcalloc(m + 1, sizeof(double)), d0, s02;
-	double bm = 0, bv = 0, se2 = 0, tau2;
+	double *s2 = xcalloc(m + 1, sizeof(double)), d0, bm = 0, bv = 0, se2 = 0, tau2;
 	size_t nb = 0;
 
-	/* the loadings too: a case's fitted loading is noisy (its own noise over the run effects' spread), and one
-	 * fitted low by chance would shrink its shared variance under the numerator's; each is shrunk towards the
-	 * suite's mean by the spread of the loadings beyond their own noise (empirical Bayes, the same idea) */
+	pairs_squeeze(s2, pp, m);
 	for (size_t k = 0; k < m; k++)
 		if (pp[k]->sxx > 0 && pp[k]->dfo > 0)
 			bm += pp[k]->beta, nb++;
@@ -1217,33 +1389,34 @@ static void pairs_moderate(struct pair **pp, size_t m, const double *eb, const d
 		for (size_t k = 0; k < m; k++)
 			if (pp[k]->sxx > 0 && pp[k]->dfo > 0) {
 				bv += (pp[k]->beta - bm) * (pp[k]->beta - bm) / (double)(nb - 1);
-				se2 += pp[k]->own / pp[k]->kfac / pp[k]->sxx / (double)nb;
+				se2 += s2[k] / pp[k]->sxx / (double)nb;
 			}
 		tau2 = fmax(0, bv - se2);
 		for (size_t k = 0; k < m; k++)
 			if (pp[k]->sxx > 0 && pp[k]->dfo > 0) {
-				double sek = pp[k]->own / pp[k]->kfac / pp[k]->sxx;
-				double b = tau2 + sek > 0 ? bm + tau2 / (tau2 + sek) * (pp[k]->beta - bm) : bm;
+				double sek = s2[k] / pp[k]->sxx;
+				double w = tau2 + sek > 0 ? tau2 / (tau2 + sek) : 0, b = bm + w * (pp[k]->beta - bm);
+				/* the shrunk loading's variance: its own estimate's, weighed, and the suite mean's */
+				double vbk = w * sek + (1 - w) * (1 - w) * bv / (double)nb;
 
-				pair_model(pp[k], eb, eo, vb, vo, pooled, b);
+				pair_model(pp[k], eb, eo, vb, vo, pooled, b, vbk);
+				/* never less shared variance than the suite's mean loading carries: at 3 runs a side a loading
+				 * is known to within about its own size, and one estimated low by chance (runs that happened to
+				 * cancel their run effects) would judge a case the clock moves by its own noise alone; a case
+				 * the clock truly does not move pays for it in power only when its suite's others move */
+				if (fabs(b) < fabs(bm))
+					pp[k]->sh2 *= (bm * bm + vbk) / (b * b + vbk);
 			}
 	}
-
-	for (size_t k = 0; k < m; k++) {
-		v[k] = pp[k]->own / pp[k]->kfac;
-		df[k] = pp[k]->dfo;
-	}
-	stats_squeeze_var(&d0, &s02, v, df, m);
+	d0 = pairs_squeeze(s2, pp, m);
 	for (size_t k = 0; k < m && d0 > 0; k++) {
 		struct pair *c = pp[k];
-		double s2 = d0 >= STATS_D0_MAX ? s02 : (d0 * s02 + c->dfo * v[k]) / (d0 + c->dfo);
 
-		c->own = s2 * c->kfac;
+		c->own = s2[k] * c->kfac;
 		c->dfo = fmin(STATS_D0_MAX, d0 + c->dfo);
 		c->d0 = d0;
 	}
-	free(v);
-	free(df);
+	free(s2);
 }
 
 /* Adjusts the p-values of the tested pairs for their number, per other side, by Westfall and Young's step-down min-P
@@ -1300,7 +1473,7 @@ static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compa
 		if (!(dfg > 0))
 			dfg = 1;
 		for (size_t k = 0; k < m; k++)
-			pair_model(pp[k], eb, eo, vb, vo, pooled, NAN);
+			pair_model(pp[k], eb, eo, vb, vo, pooled, NAN, NAN);
 		/* the own variances moderated within each suite */
 		{
 			struct pair **ps = xcalloc(m + 1, sizeof(*ps));
@@ -1440,8 +1613,12 @@ static json_t *group_keys(const struct compare_side *sides, const struct compare
 
 static double suite_threshold(const struct compare_opts *o, const char *suite)
 {
-	json_t *f = json_object_get(json_object_get(json_object_get(o->noise, "suites"), suite ? suite : ""), "floor");
+	json_t *row = json_object_get(json_object_get(o->noise, "suites"), suite ? suite : "");
+	json_t *f = json_object_get(json_object_get(row, "model"), "floor");
 
+	/* the run-effect model's floor where the pair has the runs for it, else the pair's own 95th percentile */
+	if (!json_is_number(f))
+		f = json_object_get(row, "floor");
 	return json_is_number(f) ? json_number_value(f) : o->threshold;
 }
 

@@ -383,13 +383,21 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 		esc_html(o, str(nz, "a"));
 		strbuf_addstr(o, " / ");
 		esc_html(o, str(nz, "b"));
-		strbuf_addf(o, " (the %.0fth percentile of |ratio &minus; 1| over a suite's cases; the threshold of that suite):",
+		strbuf_addf(o, " (the %.0fth percentile of |ratio &minus; 1| over a suite's cases, with 2 runs or more a side the run-effect model's [its 95%% interval]; the threshold of that suite):",
 			    100 * json_number_value(json_object_get(nz, "quantile")));
 		json_object_foreach(json_object_get(nz, "suites"), suite, v) {
 			strbuf_addstr(o, first ? " " : ", ");
 			esc_html(o, suite);
-			strbuf_addf(o, " %.2f%% (%lld cases)", 100 * json_number_value(json_object_get(v, "floor")),
-				    (long long)json_integer_value(json_object_get(v, "cases")));
+			if (json_object_get(v, "model"))
+				strbuf_addf(o, " %.2f%% [%.2f%%, %.2f%%] (%lld cases; this pair's own %.2f%%)",
+					    100 * json_number_value(json_object_get(json_object_get(v, "model"), "floor")),
+					    100 * json_number_value(json_object_get(json_object_get(v, "model"), "lo")),
+					    100 * json_number_value(json_object_get(json_object_get(v, "model"), "hi")),
+					    (long long)json_integer_value(json_object_get(v, "cases")),
+					    100 * json_number_value(json_object_get(v, "floor")));
+			else
+				strbuf_addf(o, " %.2f%% (%lld cases)", 100 * json_number_value(json_object_get(v, "floor")),
+					    (long long)json_integer_value(json_object_get(v, "cases")));
 			first = 0;
 		}
 		strbuf_addstr(o, first ? " none.</p>\n" : ".</p>\n");

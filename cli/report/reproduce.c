@@ -145,7 +145,7 @@ void reproduce_bands(struct reproduce_band *out, const double *y, size_t ncases,
 	double *eff = xcalloc(nruns + 1, sizeof(double)), *mean = xcalloc(ncases + 1, sizeof(double));
 	double *own = xcalloc(ncases + 1, sizeof(double)), *dfo = xcalloc(ncases + 1, sizeof(double));
 	double *t = xcalloc(ncases + 1, sizeof(double)), *a = xcalloc(ncases + 1, sizeof(double));
-	size_t *cnt = xcalloc(nruns + 1, sizeof(size_t)), *n = xcalloc(ncases + 1, sizeof(size_t)), nr = 0;
+	size_t *cnt = xcalloc(nruns + 1, sizeof(size_t)), *n = xcalloc(ncases + 1, sizeof(size_t)), nr = 0, km = 0;
 	double emean = 0, vrun = 0, d0, s02;
 	unsigned draws;
 
@@ -168,7 +168,10 @@ void reproduce_bands(struct reproduce_band *out, const double *y, size_t ncases,
 		if (cnt[r])
 			vrun += (eff[r] - emean) * (eff[r] - emean);
 	vrun = nr > 1 ? vrun / (double)(nr - 1) : 0;
-	/* each case's own spread: its deviations beyond its runs' effects */
+	/* each case's own spread: its deviations beyond its runs' effects, which are the means of km cases' deviations,
+	 * its own among them: the sum of squares is (n - 1)(1 - 1/km) times its variance on average */
+	for (size_t c = 0; c < ncases; c++)
+		km += n[c] > 1;
 	for (size_t c = 0; c < ncases; c++) {
 		double ss = 0, em = 0;
 
@@ -185,7 +188,7 @@ void reproduce_bands(struct reproduce_band *out, const double *y, size_t ncases,
 				ss += e * e;
 			}
 		dfo[c] = (double)(n[c] - 1);
-		own[c] = ss / dfo[c];
+		own[c] = km > 1 ? ss / (dfo[c] * (1 - 1 / (double)km)) : ss / dfo[c];
 	}
 	stats_squeeze_var(&d0, &s02, own, dfo, ncases);
 	for (size_t c = 0; c < ncases; c++) {

@@ -728,9 +728,14 @@ static double gamma_draw(double k, uint64_t *s)
 
 double stats_df_effective(double a, double df_shared, double df_own)
 {
-	double a2 = a * a, b2 = 1 - a2, den = a2 * a2 / df_shared + (b2 > 0 ? b2 * b2 / df_own : 0);
+	double a2 = a * a, b2 = 1 - a2;
 
-	return den > 0 ? 1 / den : df_shared;
+	/* both parts: the fewer degrees of freedom (Hsu's conservative choice for a sum of two estimated variances; the
+	 * Welch-Satterthwaite figure can exceed both, and its tail is then too light for a ratio whose larger part rests
+	 * on a few runs) */
+	if (a2 > 0 && b2 > 0)
+		return fmin(df_shared, df_own);
+	return b2 > 0 ? df_own : df_shared;
 }
 
 /* digamma by the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 6, then the asymptotic series */

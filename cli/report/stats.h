@@ -55,7 +55,7 @@ size_t stats_holm(double *adj, const double *p, size_t n);
  * that divides it in every case: in a comparison of runs, the run effect and its estimated spread), Z_i ~ N(0, 1)
  * and V_i ~ chi2(df[i]) / df[i] its own (the case's own run-to-run noise and its variance estimate; with a
  * moderated variance, df[i] its moderated degrees of freedom, stats_squeeze_var()). Each statistic is put on the
- * scale of its own p-value (Student's t at the Welch–Satterthwaite degrees of freedom of its two parts,
+ * scale of its own p-value (Student's t at the fewer degrees of freedom of its two parts,
  * stats_df_effective), so that a test with few degrees of freedom, and heavy tails, weighs on its own p only. With
  * the tests ordered by p, adj of the j-th is the chance that the least p over the j-th and every later test is at
  * most its p, (count + 1) / (draws + 1), made monotone; `draws` draws from `seed`. When the tests share nothing
@@ -78,6 +78,8 @@ double stats_trigamma(double x);
 double stats_chisq_mean(double df, uint64_t *state);
 /* One standard normal draw from the splitmix64 state *state (Box–Muller). */
 double stats_normal(uint64_t *state);
-/* The degrees of freedom of a G + sqrt(1 - a^2) D with G ~ t(df_shared), D ~ t(df_own), by Welch–Satterthwaite. */
+/* The degrees of freedom a statistic a G + sqrt(1 - a^2) D, G ~ t(df_shared), D ~ t(df_own), is read at: the fewer of
+ * the two when both parts are present (Hsu's conservative choice: the Welch–Satterthwaite figure can exceed both),
+ * else the one present. */
 double stats_df_effective(double a, double df_shared, double df_own);
 #endif

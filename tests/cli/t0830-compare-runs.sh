@@ -129,13 +129,17 @@ n=$(grep -c ",3,1,0.02,inconclusive,\"3 runs in the baseline, 1 in $(basename "$
 # the noise floor of the A/A pair replaces the threshold, and every format says so
 # shellcheck disable=SC2086
 expect 0 "--noise-from the A/A pair" "$BENCH" compare --noise-from "$(echo $BASE $SAME | tr ' ' ,)" --format json $BASE --vs $(ls -d "$T"/big/big-* | sort)
-python3 - "$T/out" "$T/aa.json" <<'PY' && ok "json: the floor is the 95th percentile of |ratio - 1| of the A/A, and each case's threshold" || not_ok "noise floor json"
+python3 - "$T/out" "$T/aa.json" <<'PY' && ok "json: the pair's floor is the 95th percentile of |ratio - 1| of the A/A; the model's floor, in its interval, each case's threshold" || not_ok "noise floor json"
 import json, sys
 d, aa = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 f = d["noise"]["suites"]["gemm"]
 r = sorted(abs(c["others"][0]["ratio"] - 1) for c in aa["cases"])
 assert f["cases"] == 200 and r[188] <= f["floor"] <= r[190], (f, r[185:192])
-assert all(c["threshold"] == f["floor"] for c in d["cases"])
+# 5 runs a side: the run-effect model's floor (run effects of 2%: the difference of two means of 5 runs has sd 1.26%,
+# its p95 about 2.5%) inside its interval, and each case's threshold
+m = f["model"]
+assert m["run_df"] == 8 and m["lo"] < m["floor"] < m["hi"] and 0.012 < m["floor"] < 0.05, m
+assert all(c["threshold"] == m["floor"] for c in d["cases"])
 PY
 # shellcheck disable=SC2086
 expect 0 "--noise-from, text" "$BENCH" compare --noise-from "$(echo $BASE $SAME | tr ' ' ,)" $BASE --vs $(ls -d "$T"/big/big-* | sort)
