@@ -87,7 +87,7 @@ def flopcounter_count(fn):
     fc = FlopCounterMode(display=False)
     with fc:
         fn()
-    return fc.get_total_flops()
+    return fc.get_total_flops(), {str(k): v for k, v in fc.get_flop_counts().get("Global", {}).items()}
 
 
 def tiny_step(cfg, seq, batch=1):
@@ -151,8 +151,16 @@ def test_flop_formula_matches_the_dispatch_count():
 def test_flop_formula_matches_flopcountermode():
     cfg = MODELS["hybrid-tiny"]
     model, step = tiny_step(cfg, SEQ)
-    got = with_explicit_attention(lambda: flopcounter_count(step))
+    total, per_op = with_explicit_attention(lambda: flopcounter_count(step))
     want = expected_count(cfg, model, SEQ)[0]
+    # FlopCounterMode (torch 2.11 and earlier) counts a grouped convolution's backward as if it were ungrouped: the
+    # depthwise conv1d (groups = channels) comes out `groups` times too large (measured on an H200 with torch 2.11:
+    # 56,918,016 against 589,824; pytorch/pytorch#183405 proposes the fix). Its backward is therefore taken as what
+    # the forward counts, once per gradient computed (input and weight), and the rest of its count must match exactly.
+    fwd_conv = per_op.get("aten.convolution", 0)
+    got = total - per_op.get("aten.convolution_backward", 0) + 2 * fwd_conv
+    print(f"# FlopCounterMode: total {total}, per op {per_op}; with the grouped backward as 2 x forward: {got}")
+    assert fwd_conv > 0, per_op
     assert abs(got - want) <= TOL * want, (got, want)
 
 
