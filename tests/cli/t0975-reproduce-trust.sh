@@ -83,6 +83,37 @@ for var in LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT PYTHONSTARTUP PYTHONHOME BASH_ENV
 	# counted: PYTHONPATH, PYTHONWARNINGS and this one (issue 31 review B1: an unflagged HWLOC_PLUGINS_PATH ran)
 	grep -q "^bench: 3 variables above load code" "$T/err" && ok "$var counted" || { not_ok "$var not counted"; show "$T/err"; }
 done
+# the container engine's own variables (stack.env reaches podman's and docker's environment; a Slurm job's reaches
+# enroot and apptainer) and where compiled code is kept: flagged with what they do, and counted (review r31z rows 2-4)
+for pair in CONTAINERS_CONF:engine CONTAINERS_STORAGE_CONF:engine CONTAINER_HOST:engine DOCKER_HOST:engine \
+	DOCKER_CONFIG:engine DOCKER_CONTEXT:engine PODMAN_USERNS:engine REGISTRY_AUTH_FILE:engine APPTAINER_BIND:engine \
+	SINGULARITY_BIND:engine APPTAINER_CONFIGDIR:engine ENROOT_SYSCONF_PATH:engine ENROOT_CONFIG_PATH:engine \
+	PYXIS_RUNTIME_PATH:engine XDG_RUNTIME_DIR:engine TMP:kept TEMP:kept PYTORCH_KERNEL_CACHE_PATH:kept \
+	CUDA_CACHE_PATH:kept XDG_CACHE_HOME:kept XDG_DATA_HOME:kept MIOPEN_USER_DB_CACHE_DIR:kept \
+	ROCBLAS_TENSILE_LIBPATH:code ACC_PROFLIB:code MPLCONFIGDIR:code APPTAINERENV_PYTHONSTARTUP:code \
+	SINGULARITYENV_LD_AUDIT:code; do
+	var=${pair%%:*}
+	case ${pair#*:} in
+	engine) label="changes what the container engine or launcher runs" ;;
+	kept) label="where compiled code is kept and loaded from" ;;
+	code) label="loads code or changes how programs start" ;;
+	esac
+	sed "s|^    MARK: .*|    $var: /tmp/x|" "$T/m.yaml" >"$D/manifest.yaml"
+	rm -f "$B" "$B.intoto.jsonl"
+	"$BENCH" pack "$D" >/dev/null 2>&1 || not_ok "pack"
+	expect 3 "$var: refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
+	grep -A1 "stack.env.$var " "$T/err" | grep -q "\^ $label: " &&
+		ok "$var is named: $label" || { not_ok "$var not named ($label)"; show "$T/err"; }
+	grep -q "^bench: 3 variables above load code into the programs it starts, or change what the container engine runs" "$T/err" &&
+		ok "$var counted" || { not_ok "$var not counted"; show "$T/err"; }
+done
+# a variable that only resembles them is not flagged
+for var in APPTAINERENV_OMP_NUM_THREADS CONTAINER_NAME_HINT; do
+	sed "s|^    MARK: .*|    $var: x|" "$T/m.yaml" >"$D/manifest.yaml"
+	rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+	expect 3 "$var: refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
+	grep -A1 "stack.env.$var " "$T/err" | grep -q "\^ " && { not_ok "$var flagged"; show "$T/err"; } || ok "$var listed, not flagged"
+done
 # a benign variable is listed but not named
 sed "s|^    MARK: .*|    OMP_NUM_THREADS: 4|" "$T/m.yaml" >"$D/manifest.yaml"
 rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
