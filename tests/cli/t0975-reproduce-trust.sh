@@ -235,4 +235,20 @@ expect_out "V2=\\xe2\\x80\\xaeevil"
 expect_out "V3=x\\xc2\\x9by"
 rawctl "$T/out" && { not_ok "raw control bytes in --dry-run's commands"; show "$T/out"; } || ok "no raw control byte in --dry-run's commands"
 rawctl "$T/err" && { not_ok "raw control bytes in the gate"; show "$T/err"; } || ok "no raw control byte in the gate"
+# a dry run or an unconfirmed one leaves no directory behind (review r31z row 24): not runs/ in the working
+# directory, not the parents -o names; a directory that was there is kept
+sed "s|^    MARK: .*|    OMP_NUM_THREADS: 4|" "$T/m.yaml" >"$D/manifest.yaml"
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+here=$(pwd)
+mkdir -p "$T/cwd" && cd "$T/cwd" || exit 1
+expect 0 "reproduce --dry-run in an empty directory" "$BENCH" reproduce --dry-run "$B"
+[ -z "$(ls -A "$T/cwd")" ] && ok "dry run: no runs/ left" || { not_ok "dry run left: $(ls -A "$T/cwd")"; }
+expect 3 "reproduce unconfirmed in an empty directory" "$BENCH" reproduce "$B" </dev/null
+[ -z "$(ls -A "$T/cwd")" ] && ok "unconfirmed: no runs/ left" || { not_ok "unconfirmed left: $(ls -A "$T/cwd")"; }
+expect 0 "reproduce --dry-run -o a/b/c" "$BENCH" reproduce --dry-run -o a/b/c "$B"
+[ -z "$(ls -A "$T/cwd")" ] && ok "-o a/b/c: none of a, a/b, a/b/c left" || { not_ok "left: $(find "$T/cwd")"; }
+mkdir -p "$T/cwd/keep/x"
+expect 3 "reproduce unconfirmed -o keep/y" "$BENCH" reproduce -o keep/y "$B" </dev/null
+[ -d "$T/cwd/keep/x" ] && [ ! -e "$T/cwd/keep/y" ] && ok "an existing directory kept, the one made removed" || not_ok "keep/"
+cd "$here" || exit 1
 finish
