@@ -251,4 +251,31 @@ mkdir -p "$T/cwd/keep/x"
 expect 3 "reproduce unconfirmed -o keep/y" "$BENCH" reproduce -o keep/y "$B" </dev/null
 [ -d "$T/cwd/keep/x" ] && [ ! -e "$T/cwd/keep/y" ] && ok "an existing directory kept, the one made removed" || not_ok "keep/"
 cd "$here" || exit 1
+# the exact command of a dry run shows the PATH, LD_LIBRARY_PATH and PYTHONPATH a host stack gives the runner
+# (review r31z row 11: LD_LIBRARY_PATH of a path component was left out)
+z=$(ldconfig -p 2>/dev/null | sed -n 's/.*libz\.so\.1 (.*x86-64.*) => //p' | head -n 1)
+[ -n "$z" ] || z=$(ldconfig -p 2>/dev/null | sed -n 's/.*libz\.so\.1 .* => //p' | head -n 1)
+mkdir -p "$T/hl/lib" "$T/hl/bin" && cp "$z" "$T/hl/lib/"
+cat >"$T/hl.yaml" <<Y
+bench: 1
+name: hl
+target: {vendor: cpu}
+stack:
+  components:
+    - {name: z, path: $T/hl}
+runtime: {engine: host, launcher: local}
+suites:
+  gemm: {backends: [cblas], dtypes: [fp32], layouts: [nn], shapes: [[64, 64, 64]]}
+Y
+expect 0 "lock of a host stack with a path component" "$BENCH" lock "$T/hl.yaml"
+BENCH_RUNNERS=$FAKE expect 0 "run --dry-run --locked" "$BENCH" run --dry-run --locked "$T/hl.yaml"
+grep "^# gemm: " "$T/out" | grep -q "LD_LIBRARY_PATH=$T/hl/lib" && ok "the command shows LD_LIBRARY_PATH=$T/hl/lib" ||
+	{ not_ok "no LD_LIBRARY_PATH in the command"; show "$T/out"; }
+BENCH_RUNNERS=$FAKE LD_LIBRARY_PATH=/opt/was expect 0 "run --dry-run --locked, LD_LIBRARY_PATH set" "$BENCH" run --dry-run --locked "$T/hl.yaml"
+grep "^# gemm: " "$T/out" | grep -q "LD_LIBRARY_PATH=$T/hl/lib:/opt/was " && ok "the stack's directory first, bench's value after" ||
+	{ not_ok "LD_LIBRARY_PATH order"; show "$T/out"; }
+grep "^# gemm: " "$T/out" | grep -q "PATH=$T/hl/bin:" && ok "and PATH with the stack's bin first" || not_ok "PATH"
+rm -f "$T"/hl.lock.json "$T"/hl*.lock.json
+BENCH_RUNNERS=$FAKE expect 0 "run --dry-run without a lock" "$BENCH" run --dry-run "$T/hl.yaml"
+expect_out "the host stack is not loaded here (no lock: bench lock, then --locked)"
 finish
