@@ -228,4 +228,28 @@ big=$(ls -d "$T"/rbig/*/ | head -n 1)artifacts/gemm/big.bin
 [ "$(wc -c <"$big")" = 20971520 ] && ok "a 20 MiB binary keeps its 20971520 bytes" || not_ok "big.bin size $(wc -c <"$big")"
 [ $rc != 0 ] && grep -q "big.bin" "$T/err" && ok "the run says big.bin cannot be packed (exit $rc)" || { not_ok "big.bin packed silently (exit $rc)"; show "$T/err"; }
 ls "$T"/rbig/*.bench.tar.gz >/dev/null 2>&1 && not_ok "a bundle was written" || ok "no bundle written"
+# credentials in a component's pip index or git URL are warned of, as stack.env's are, the URL never printed
+# (review r31z row 75)
+cat >"$T/cu.yaml" <<'Y'
+bench: 1
+name: cu
+target: {vendor: cpu}
+stack:
+  components:
+    - {name: whl, pip: "1.0", index: "https://alice:pwIndexV1x@pypi.corp.example/simple"}
+    - {name: tok, pip: "1.0", index: "https://pypi.corp.example/simple?token=pwIndexTokV2"}
+    - {name: g, git: "https://oauth2:glpat-pwGitW3abcdefghij0123@gitlab.example/x.git", ref: main}
+    - {name: gh, git: "https://ghp_pwGhX4abcdefghijklmnopqrstuvwx@github.com/o/r.git", ref: main}
+    - {name: clean, pip: "1.0", index: "https://pypi.org/simple"}
+    - {name: cleangit, git: "https://github.com/o/r.git", ref: main}
+runtime: {engine: host}
+suites:
+  gemm: {backends: [cblas], dtypes: [fp32], layouts: [nn], shapes: [[64, 64, 64]]}
+Y
+expect 0 "validate of a manifest with credentials in component URLs: valid" "$BENCH" validate "$T/cu.yaml"
+for w in whl.index tok.index g.git gh.git; do
+	expect_err "warning: stack.components.$w holds credentials"
+done
+grep -q "components.clean" "$T/err" && not_ok "a clean URL warned of" || ok "clean index and git URL not warned of"
+grep -q "pwIndex\|pwGit\|pwGh" "$T/err" && not_ok "a credential printed" || ok "no credential printed"
 finish
