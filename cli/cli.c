@@ -55,18 +55,20 @@ int cli_confirm_signed_manifest(const char *mpath, const char *lock, const char 
 		char *w = esc_text(json_string_value(json_object_get(it, "what")));
 		char *v = esc_text(json_string_value(json_object_get(it, "value")));
 		const char *hook = json_string_value(json_object_get(it, "hook"));
+		const char *label = json_string_value(json_object_get(it, "hook_label"));
 
 		fprintf(stderr, "  %-40s %s\n", w, v);
 		if (hook) {
-			fprintf(stderr, "  %-40s ^ loads code or changes how programs start: %s\n", "", hook);
+			fprintf(stderr, "  %-40s ^ %s: %s\n", "", label ? label : "loads code or changes how programs start", hook);
 			hooks++;
 		}
 		free(w);
 		free(v);
 	}
 	if (hooks)
-		fprintf(stderr, "bench: %zu variable%s above load%s code into the programs it starts\n", hooks,
-			hooks == 1 ? "" : "s", hooks == 1 ? "s" : "");
+		fprintf(stderr, "bench: %zu variable%s above load%s code into the programs it starts, or change%s what the "
+			"container engine runs or where compiled code is kept\n", hooks, hooks == 1 ? "" : "s",
+			hooks == 1 ? "s" : "", hooks == 1 ? "s" : "");
 	if (yes) {
 		rc = 0;
 		goto cleanup;

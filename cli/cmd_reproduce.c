@@ -164,6 +164,7 @@ int cmd_reproduce(int argc, char **argv)
 	struct run_outcome *outs = NULL;
 	struct strvec rounds_j = STRVEC_INIT;
 	struct strvec suites = STRVEC_INIT, select = STRVEC_INIT;
+	char *made_top = NULL; /* the first directory of out that was not there */
 	const char *out = "runs", *thr = NULL, *rounds_s = NULL, *band_s = NULL, *bname;
 	double max_band = 0.10;
 	long rounds = 3;
@@ -265,7 +266,20 @@ int cmd_reproduce(int argc, char **argv)
 		rc = 1;
 		goto cleanup;
 	}
-	/* 2. the work directory: the original's manifest and lock, and the verified archive itself */
+	/* 2. the work directory: the original's manifest and lock, and the verified archive itself; the directories
+	 * of out made for it are removed again when they stay empty (a dry run, an unconfirmed one) */
+	{
+		char *p = xstrdup(out), *sl;
+
+		while (access(p, F_OK) < 0 && errno == ENOENT) {
+			free(made_top);
+			made_top = xstrdup(p);
+			if (!(sl = strrchr(p, '/')) || sl == p)
+				break;
+			*sl = 0;
+		}
+		free(p);
+	}
 	if ((err = fs_mkdir_p(out)) < 0) {
 		rc = cli_fail(err);
 		goto cleanup;
@@ -543,6 +557,14 @@ cleanup:
 	strvec_release(&rounds_j);
 	if (work)
 		fs_remove_tree(work);
+	if (made_top) { /* out and its parents made above, each while it is empty */
+		char *p = xstrdup(out), *sl;
+
+		while (rmdir(p) == 0 && strcmp(p, made_top) && (sl = strrchr(p, '/')))
+			*sl = 0;
+		free(p);
+		free(made_top);
+	}
 	json_decref(m);
 	json_decref(plan);
 	json_decref(oenv);

@@ -37,9 +37,37 @@ static void warn_env_secrets(const char *path, const char *where, const struct e
 	}
 }
 
+/* the same for a component's pip index and git URL: credentials in them (URL userinfo, a token) go verbatim into
+ * every bundle, in the manifest and in the lock; the URL is never printed */
+static void warn_component_secrets(const char *path, const struct manifest *m)
+{
+	for (size_t i = 0; i < m->stack.ncomponents; i++) {
+		const struct component *c = &m->stack.components[i];
+		const char *urls[2] = { c->index, c->git }, *what[2] = { "index", "git" };
+
+		for (int k = 0; k < 2; k++) {
+			char *red;
+
+			if (!urls[k])
+				continue;
+			red = envcap_redact_value(urls[k]);
+			if (strcmp(red, urls[k])) {
+				char *e = esc_text(c->name);
+
+				fprintf(stderr, "%s: warning: stack.components.%s.%s holds credentials; manifest.yaml and its lock "
+					"go verbatim into every bundle: give them to pip or git through bench's environment "
+					"(PIP_INDEX_URL, a credential helper, .netrc) instead\n", path, e, what[k]);
+				free(e);
+			}
+			free(red);
+		}
+	}
+}
+
 static void warn_secrets(const char *path, const struct manifest *m)
 {
 	warn_env_secrets(path, "stack.env", m->stack.env, m->stack.nenv);
+	warn_component_secrets(path, m);
 	for (size_t v = 0; v < m->nvariants; v++) {
 		char *w = xstrfmt("variants.%s.env", m->variants[v].name);
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -142,7 +143,14 @@ static const struct token_shape {
 } token_shapes[] = {
 	{ "github_pat_", 20 }, { "ghp_", 20 }, { "gho_", 20 }, { "ghu_", 20 }, { "ghs_", 20 }, { "ghr_", 20 },
 	{ "glpat-", 16 }, { "hf_", 20 }, { "xoxa-", 10 }, { "xoxb-", 10 }, { "xoxp-", 10 }, { "xoxr-", 10 },
-	{ "xoxs-", 10 }, { "sk-", 20 }, { "npm_", 30 }, { "pypi-", 30 }, { "AKIA", 16 }, { "ASIA", 16 }, { NULL, 0 }
+	{ "xoxs-", 10 }, { "sk-", 20 }, { "npm_", 30 }, { "pypi-", 30 }, { "AKIA", 16 }, { "ASIA", 16 },
+	{ "AIza", 30 },	    /* Google API key */
+	{ "ya29.", 20 },    /* Google OAuth access token */
+	{ "sk_live_", 16 }, { "rk_live_", 16 }, { "sk_test_", 16 }, { "rk_test_", 16 }, /* Stripe */
+	{ "dop_v1_", 32 },  { "doo_v1_", 32 },	{ "dor_v1_", 32 },  /* DigitalOcean */
+	{ "glsa_", 20 },    { "glc_", 20 },	/* Grafana */
+	{ "SG.", 16 },	    /* SendGrid: SG.<id>.<secret> (the dot-separated rest is taken by token_at) */
+	{ NULL, 0 }
 };
 
 static int tokch(char c)
@@ -158,7 +166,8 @@ static size_t token_at(const char *p)
 
 		if (strncmp(p, token_shapes[i].prefix, pl))
 			continue;
-		if (pl == 4 && (p[0] == 'A')) { /* AKIA/ASIA + 16 upper-case letters or digits, then not one more */
+		if (!strcmp(token_shapes[i].prefix, "AKIA") || !strcmp(token_shapes[i].prefix, "ASIA")) {
+			/* AKIA/ASIA + 16 upper-case letters or digits, then not one more */
 			while (n < 16 && (isupper((unsigned char)p[pl + n]) || isdigit((unsigned char)p[pl + n])))
 				n++;
 			if (n == 16 && !tokch(p[pl + n]))
@@ -167,6 +176,17 @@ static size_t token_at(const char *p)
 		}
 		while (tokch(p[pl + n]))
 			n++;
+		if (!strcmp(token_shapes[i].prefix, "SG.")) { /* SG.<id>.<secret>: both parts */
+			size_t m = 0;
+
+			if (n < token_shapes[i].min || p[pl + n] != '.')
+				continue;
+			while (tokch(p[pl + n + 1 + m]))
+				m++;
+			if (m < 16)
+				continue;
+			return pl + n + 1 + m;
+		}
 		if (n >= token_shapes[i].min)
 			return pl + n;
 	}
@@ -341,6 +361,26 @@ static size_t netrc_password_at(const char *line, const char *p)
 	return 0;
 }
 
+/* "sig=" in a URL's query (an Azure shared access signature: the signature is the credential) */
+static int sas_sig(const char *u, const char *p, size_t kn, const char *q)
+{
+	return kn == 3 && !strncasecmp(p, "sig", 3) && p > u && (p[-1] == '?' || p[-1] == '&') && *q == '=';
+}
+
+/* a Slack incoming webhook URL's path (its secret) at p: the length of "hooks.slack.com/services/" when a path
+ * of at least 10 characters follows, else 0 */
+static size_t slack_hook_at(const char *p)
+{
+	static const char host[] = "hooks.slack.com/services/";
+	size_t n = 0;
+
+	if (strncmp(p, host, sizeof(host) - 1))
+		return 0;
+	while (tokch(p[sizeof(host) - 1 + n]) || p[sizeof(host) - 1 + n] == '/')
+		n++;
+	return n >= 10 ? sizeof(host) - 1 : 0;
+}
+
 char *envcap_redact_value(const char *v)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -360,7 +400,7 @@ char *envcap_redact_value(const char *v)
 			q += q[0] == '\\' && q[1] == '"' ? 2 : (*q == '"' || *q == '\''); /* "key", 'key', \"key\" (JSON in JSON) */
 			while (*q == ' ' || *q == '\t')
 				q++;
-			if ((*q == '=' || *q == ':') && secret_key(p, kn) && q[1] != '/') {
+			if ((*q == '=' || *q == ':') && (secret_key(p, kn) || sas_sig(u, p, kn, q)) && q[1] != '/') {
 				size_t ql;
 				const char *e;
 
@@ -398,6 +438,13 @@ char *envcap_redact_value(const char *v)
 
 			if (!tn)
 				tn = jwt_at(p);
+			if (!tn && (wn = slack_hook_at(p))) { /* the host kept, the path goes */
+				strbuf_add(&sb, p, wn);
+				strbuf_addstr(&sb, "<redacted>");
+				for (p += wn; tokch(*p) || *p == '/'; p++)
+					;
+				continue;
+			}
 			if (!tn && (wn = basic_at(p))) { /* Basic user:password in base64: the scheme kept */
 				strbuf_addstr(&sb, "Basic <redacted>");
 				p += wn;
@@ -464,6 +511,79 @@ char *envcap_redact_value(const char *v)
 	return strbuf_detach(&sb);
 }
 
+/* 1 when the n bytes at v could be a credential, so that every copy of them is worth removing wherever it
+ * stands: not a number (digits with . - + e), not a boolean word, not an absolute path (it names where a secret
+ * is, not the secret). A secret-named variable may hold a setting (TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT=10000,
+ * XDG_SESSION_CLASS=user): removing every "10000" from a run's records would rewrite its results. */
+static int credential_like(const char *v, size_t n)
+{
+	static const char *const words[] = { "true", "false", "yes", "no", "on", "off", "none", "null", "enabled",
+					     "disabled", NULL };
+	size_t k;
+
+	if (n < ENVCAP_SCRUB_MIN)
+		return 0;
+	for (k = 0; k < n && (isdigit((unsigned char)v[k]) || strchr(".-+eE_x", v[k])); k++)
+		;
+	if (k == n)
+		return 0;
+	for (k = 0; words[k]; k++)
+		if (strlen(words[k]) == n && !strncasecmp(v, words[k], n))
+			return 0;
+	if (v[0] == '/' && !memchr(v, '@', n) && !memchr(v, ':', n))
+		return 0;
+	return 1;
+}
+
+/* the n bytes at v as a JSON string spells them with every character past ASCII as \uXXXX (a surrogate pair past
+ * U+FFFF), hex in lower (Python's json.dumps) or upper case; NULL when there is none past ASCII or v is not UTF-8 */
+static char *json_ascii_form(const char *v, size_t n, int upper)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int any = 0;
+
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)v[i];
+		unsigned cp, need;
+
+		if (c < 0x80) {
+			if (c == '"' || c == '\\')
+				strbuf_addf(&sb, "\\%c", c);
+			else if (c < 0x20)
+				strbuf_addf(&sb, upper ? "\\u%04X" : "\\u%04x", c);
+			else
+				strbuf_addch(&sb, (char)c);
+			i++;
+			continue;
+		}
+		need = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
+		if (!need || c > 0xf4) {
+			strbuf_release(&sb);
+			return NULL;
+		}
+		cp = c & (0x3f >> need);
+		for (unsigned k = 1; k <= need; k++) {
+			if (i + k >= n || ((unsigned char)v[i + k] & 0xc0) != 0x80) {
+				strbuf_release(&sb);
+				return NULL;
+			}
+			cp = cp << 6 | ((unsigned char)v[i + k] & 0x3f);
+		}
+		if (cp >= 0x10000)
+			strbuf_addf(&sb, upper ? "\\u%04X\\u%04X" : "\\u%04x\\u%04x", 0xd800 + ((cp - 0x10000) >> 10),
+				    0xdc00 + ((cp - 0x10000) & 0x3ff));
+		else
+			strbuf_addf(&sb, upper ? "\\u%04X" : "\\u%04x", cp);
+		any = 1;
+		i += need + 1;
+	}
+	if (!any) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
 void envcap_secret_values(struct strvec *out, char *const *env)
 {
 	for (size_t i = 0; env && env[i]; i++) {
@@ -482,7 +602,7 @@ void envcap_secret_values(struct strvec *out, char *const *env)
 
 				for (size_t k = 0; k < out->n && !seen; k++)
 					seen = strlen(out->v[k]) == n && !strncmp(out->v[k], v, n);
-				if (n >= ENVCAP_SCRUB_MIN && !seen) {
+				if (n >= ENVCAP_SCRUB_MIN && !seen && credential_like(v, n)) {
 					char *s = xstrndup(v, n);
 					json_t *js = json_string(s);
 					char *esc = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
@@ -492,6 +612,14 @@ void envcap_secret_values(struct strvec *out, char *const *env)
 					if (esc && strlen(esc) >= 2 && (strlen(esc) - 2 != n || strncmp(esc + 1, s, n))) {
 						esc[strlen(esc) - 1] = 0;
 						strvec_push(out, esc + 1);
+					}
+					/* as json.dumps() spells it by default: \u00f8 for every character past ASCII */
+					for (int up = 0; up < 2; up++) {
+						char *a = json_ascii_form(s, n, up);
+
+						if (a)
+							strvec_push(out, a);
+						free(a);
 					}
 					free(esc);
 					json_decref(js);
@@ -548,13 +676,33 @@ static void pem_mask(struct strbuf *o, const char *line, size_t len, int *pem)
 	}
 }
 
+/* the len bytes at s through envcap_redact_value(), each run between NUL bytes on its own: a NUL is kept where
+ * it stands, never the end of what is written (a log line may hold one) */
+static void redact_segments(struct strbuf *out, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	for (;;) {
+		const char *z = memchr(s + i, 0, len - i);
+		size_t n = z ? (size_t)(z - (s + i)) : len - i;
+		char *seg = xstrndup(s + i, n), *r = envcap_redact_value(seg);
+
+		strbuf_addstr(out, r);
+		free(r);
+		free(seg);
+		if (!z)
+			break;
+		strbuf_addch(out, 0);
+		i += n + 1;
+	}
+}
+
 /* one line (without its newline) of a log or an env dump; *pem: inside a PEM private key block (its body
  * replaced) */
 static void scrub_line(struct strbuf *out, const char *raw, size_t rawlen, const struct strvec *values, int *pem)
 {
 	struct strbuf sb = STRBUF_INIT, m = STRBUF_INIT;
 	const char *line;
-	char *url;
 	size_t nlen = 0, len;
 
 	pem_mask(&m, raw, rawlen, pem);
@@ -591,9 +739,7 @@ static void scrub_line(struct strbuf *out, const char *raw, size_t rawlen, const
 			strbuf_addch(&sb, line[i++]);
 		}
 	}
-	url = envcap_redact_value(sb.buf ? sb.buf : "");
-	strbuf_addstr(out, url);
-	free(url);
+	redact_segments(out, sb.buf ? sb.buf : "", sb.len);
 	strbuf_release(&sb);
 	strbuf_release(&m);
 }
@@ -693,6 +839,23 @@ static int strict_secret_key(const char *k)
 	return 0;
 }
 
+/* an HTTP header whose value is credentials (a header mapping as HTTP clients serialise it), any case, '_' or '-' */
+static int header_auth_key(const char *k)
+{
+	static const char *const names[] = { "authorization", "proxy-authorization", "x-api-key", "x-auth-token",
+					     "cookie", "set-cookie", NULL };
+
+	for (size_t i = 0; names[i]; i++) {
+		size_t n = strlen(names[i]), m = 0;
+
+		while (m < n && k[m] && (tolower((unsigned char)k[m]) == names[i][m] || (k[m] == '_' && names[i][m] == '-')))
+			m++;
+		if (m == n && !k[m])
+			return 1;
+	}
+	return 0;
+}
+
 /* by_key: also a string under a secret-looking key (environment captures only: a record's "pass" or "key" is a
  * parameter, and the secrets a runner could echo are known by value); elsewhere only under a key that
  * strict_secret_key() names */
@@ -719,6 +882,24 @@ static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
 			changed += scrub_json(v, values, by_key);
 	} else if (json_is_object(j)) {
 		json_object_foreach_safe(j, tmp, k, v) {
+			if (!strcmp(k, "case") && json_is_string(v))
+				continue; /* a case key: made by bench from the manifest, never a secret; the results' key */
+			if (json_is_string(v) && header_auth_key(k)) {
+				const char *a = json_string_value(v), *sp = strchr(a, ' ');
+				char *r;
+
+				/* "Authorization": "Bearer TOKEN": the scheme kept, the credentials go */
+				if (sp && sp > a && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-") == (size_t)(sp - a))
+					r = xstrfmt("%.*s <redacted>", (int)(sp - a), a);
+				else
+					r = xstrdup("<redacted>");
+				if (strcmp(r, a)) {
+					json_string_set(v, r);
+					changed++;
+				}
+				free(r);
+				continue;
+			}
 			if (json_is_string(v) && strcmp(json_string_value(v), "<redacted>") &&
 			    (by_key ? secret_key(k, strlen(k)) : strict_secret_key(k))) {
 				json_string_set(v, "<redacted>");
@@ -804,6 +985,58 @@ static ssize_t getline_logical(struct strbuf *lg, char **line, size_t *cap, FILE
 	return lg->len ? (ssize_t)lg->len : -1;
 }
 
+/* A binary file (a NUL byte among its first 8000, as git decides; not a log, not JSON): scrubbed byte-exactly,
+ * for its length and offsets are its format. Each secret value (envcap_secret_values()) and each known token
+ * shape or JSON Web Token at a word start is overwritten by as many '*' bytes; nothing else changes. Larger than
+ * ENVCAP_SCRUB_BINARY_MAX: left as it is (larger than every bundle member's limit, so pack refuses it by name).
+ * 1 when path is not binary (scrub it as text), else 0 or a negative code. */
+static int scrub_binary(const char *path, const struct strvec *values)
+{
+	char head[8000], *buf = NULL;
+	int fd = fs_open_regular(path, O_NOFOLLOW), err = 0, changed = 0;
+	ssize_t got;
+	size_t len;
+	struct stat st;
+
+	if (fd < 0)
+		return 1;
+	got = read(fd, head, sizeof(head));
+	if (got <= 0 || !memchr(head, 0, (size_t)got) || fstat(fd, &st) < 0) {
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	if ((size_t)st.st_size > ENVCAP_SCRUB_BINARY_MAX)
+		return 0;
+	if ((err = fs_read_file(&buf, &len, path, ENVCAP_SCRUB_BINARY_MAX)) < 0)
+		return err;
+	for (size_t i = 0; i < len;) {
+		size_t best = 0;
+
+		for (size_t k = 0; k < values->n; k++) {
+			size_t vl = strlen(values->v[k]);
+
+			if (vl > best && vl <= len - i && buf[i] == values->v[k][0] && !memcmp(buf + i, values->v[k], vl))
+				best = vl;
+		}
+		if (!best && (i == 0 || !tokch(buf[i - 1])) && !(best = token_at(buf + i)))
+			best = jwt_at(buf + i);
+		if (best > len - i)
+			best = len - i;
+		if (best) {
+			memset(buf + i, '*', best);
+			changed = 1;
+			i += best;
+		} else {
+			i++;
+		}
+	}
+	if (changed)
+		err = fs_write_file(path, buf, len, 0644);
+	free(buf);
+	return err;
+}
+
 int envcap_scrub_file(const char *path, const struct strvec *values)
 {
 	char *tmp = xstrfmt("%s.tmp", path), *line = NULL;
@@ -819,6 +1052,9 @@ int envcap_scrub_file(const char *path, const struct strvec *values)
 
 	if (ends_with(path, ".json") && (err = scrub_json_doc(path, values, by_key)) <= 0)
 		goto cleanup; /* a JSON document, scrubbed as one (or an error) */
+	if (!ends_with(path, ".json") && !ends_with(path, ".jsonl") && !strstr(path, "/logs/") &&
+	    strncmp(path, "logs/", 5) && (err = scrub_binary(path, values)) <= 0)
+		goto cleanup; /* a binary file, scrubbed byte-exactly (or an error) */
 	err = 0;
 	{
 		int fd = fs_open_regular(path, O_NOFOLLOW); /* a FIFO or a link in the run directory is not followed */

@@ -51,14 +51,19 @@ char *envcap_redact_url(const char *value);
 char *envcap_redact_value(const char *value);
 /* The texts to scrub from logs: every value (and every line of a multi-line value) of at least
  * ENVCAP_SCRUB_MIN bytes of a secret variable of env (NAME=VALUE entries, NULL-terminated), added to out. */
-#define ENVCAP_SCRUB_MIN 4
+#define ENVCAP_SCRUB_MIN 8
 struct strvec;
 void envcap_secret_values(struct strvec *out, char *const *env);
 /* text with each of values replaced by <redacted>, the value of every NAME=VALUE line of a secret NAME too,
  * and URL userinfo removed; appended to out. */
 struct strbuf;
 void envcap_scrub_text(struct strbuf *out, const char *text, size_t len, const struct strvec *values);
-/* Scrubs the file at path in place (a temporary file renamed over it; removed on failure). 0 or BENCH_E_IO. */
+/* Scrubs the file at path in place (a temporary file renamed over it; removed on failure). 0 or BENCH_E_IO.
+ * Text is scrubbed by byte ranges: a NUL byte is kept, never the end of a line. A binary file (a NUL byte among
+ * its first 8000; logs and JSON are always text) is scrubbed byte-exactly: each secret value, token shape and
+ * JSON Web Token in it overwritten by as many '*' bytes, its length kept; one larger than
+ * ENVCAP_SCRUB_BINARY_MAX is left as it is (no bundle member may be that large: pack refuses it by name). */
+#define ENVCAP_SCRUB_BINARY_MAX ((size_t)256 << 20)
 int envcap_scrub_file(const char *path, const struct strvec *values);
 
 #endif

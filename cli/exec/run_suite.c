@@ -1094,8 +1094,60 @@ static void dry_puts(const char *s)
 	}
 }
 
+/* Engine host with components: PATH, LD_LIBRARY_PATH and PYTHONPATH as the runners will get them (the stack's
+ * directories first, host_stack_apply_env()), from the lock given (--locked, reproduce's), when its stack is there
+ * to load; added to hsenv as NAME=VALUE. A stack not built yet (or no lock) is said so on stdout. */
+static void dry_host_env(struct strvec *hsenv, struct run *r)
+{
+	static const char *const names[] = { "PATH", "LD_LIBRARY_PATH", "PYTHONPATH", NULL };
+	const char *lp = r->o->lock ? r->o->lock : r->o->image_lock;
+	struct host_stack hs;
+	json_t *lock;
+
+	if (r->m.runtime.engine != ENGINE_HOST || !r->m.stack.ncomponents)
+		return;
+	memset(&hs, 0, sizeof(hs));
+	lock = lp ? json_load_file(lp, 0, NULL) : NULL;
+	if (!lock || host_stack_load(&hs, &r->m, lock) < 0) {
+		printf("# the host stack is not loaded here (%s): its directories go first on PATH, LD_LIBRARY_PATH and "
+		       "PYTHONPATH of every runner\n", lock ? "not built yet: bench build" : "no lock: bench lock, then --locked");
+	} else {
+		for (size_t i = 0; names[i]; i++) { /* the value the runner starts from: bench's, or stack.env's */
+			const char *v = getenv(names[i]);
+
+			for (size_t k = 0; k < r->m.stack.nenv; k++)
+				if (!strcmp(r->m.stack.env[k].name, names[i]))
+					v = r->m.stack.env[k].value;
+			if (v)
+				strvec_pushf(hsenv, "%s=%s", names[i], v);
+		}
+		{
+			struct strvec all = STRVEC_INIT;
+
+			for (size_t i = 0; i < hsenv->n; i++)
+				strvec_push(&all, hsenv->v[i]);
+			host_stack_apply_env(&all, &hs);
+			strvec_release(hsenv);
+			for (size_t i = 0; i < all.n; i++) /* only what the stack changed */
+				for (size_t k = 0; names[k]; k++) {
+					size_t nl = strlen(names[k]);
+					const char *was = !strncmp(all.v[i], names[k], nl) && all.v[i][nl] == '=' ? getenv(names[k]) : NULL;
+
+					if (!strncmp(all.v[i], names[k], nl) && all.v[i][nl] == '=' && (!was || strcmp(was, all.v[i] + nl + 1)))
+						strvec_push(hsenv, all.v[i]);
+				}
+			strvec_release(&all);
+		}
+	}
+	host_stack_release(&hs);
+	json_decref(lock);
+}
+
 void run_print_dry(struct run *r)
 {
+	struct strvec hsenv = STRVEC_INIT;
+
+	dry_host_env(&hsenv, r);
 	printf("# %s: %zu cases; engine %s, launcher %s\n", r->m.name, r->plan.n, engine_names[r->m.runtime.engine],
 	       launcher_names[r->m.runtime.launcher]);
 	for (size_t s = 0; s < r->m.nsuites; s++) {
@@ -1149,6 +1201,14 @@ void run_print_dry(struct run *r)
 						continue;
 					strbuf_addf(&cmd, "%s=", stack_env[i].name);
 					shell_quote(&cmd, stack_env[i].value);
+					strbuf_addch(&cmd, ' ');
+				}
+			if (r->m.runtime.engine == ENGINE_HOST && !(lau && lau->batch_script))
+				for (size_t i = 0; i < hsenv.n; i++) { /* the host stack's directories, after (over) stack.env */
+					const char *eq = strchr(hsenv.v[i], '=');
+
+					strbuf_add(&cmd, hsenv.v[i], (size_t)(eq - hsenv.v[i]) + 1);
+					shell_quote(&cmd, eq + 1);
 					strbuf_addch(&cmd, ' ');
 				}
 			if (!eng)
@@ -1208,5 +1268,6 @@ void run_print_dry(struct run *r)
 			strvec_release(&argv);
 		}
 	}
+	strvec_release(&hsenv);
 }
 

@@ -191,6 +191,10 @@ static const struct hook {
 	{ "MPLBACKEND", "matplotlib imports the module a 'module://' backend names" },
 	{ "LESSOPEN", "a command less runs on every file" },
 	{ "LESSCLOSE", "a command less runs on every file" },
+	{ "ACC_PROFLIB", "a profiling library the OpenACC runtime loads into the program" },
+	{ "ROCBLAS_TENSILE_LIBPATH", "where rocBLAS loads its kernels (code objects) from" },
+	{ "MPLCONFIGDIR", "matplotlib reads matplotlibrc from there (its backend may name a module to import)" },
+	{ "*_LIBPATH*", "where libraries or code objects are loaded from" },
 	{ "TMPDIR", "where programs write and load temporary files (inductor's and Triton's compiled kernels among them)" },
 	{ "*PRELOAD*", "names a library loaded first" },
 	{ "*_MODULE_DIR*", "where modules (libraries) are loaded from" },
@@ -206,10 +210,47 @@ static const struct hook {
 	{ "*_DRIVER_PATH*", "where drivers (libraries) are loaded from" },
 };
 
-const char *trust_env_hook(const char *name)
+/* Variables that change which program the container engine or launcher runs, or where it runs it: on engines
+ * podman and docker stack.env reaches the engine's own environment (its `-e NAME` takes the value from there), and
+ * a Slurm job's environment reaches enroot/pyxis and apptainer, so these act on the engine itself, often as root,
+ * not only on the programs in the container. Sources: containers.conf(5), podman(1) and podman-remote(1),
+ * docker(1)'s environment variables, apptainer(1), enroot's configuration and pyxis' documentation. */
+static const struct hook engine_hooks[] = {
+	{ "CONTAINERS_*", "podman's configuration files (containers.conf: the OCI runtime, hooks and helpers it runs as its user, root)" },
+	{ "CONTAINER_HOST", "which podman service (a remote machine) runs the container" },
+	{ "CONTAINER_CONNECTION", "which podman service (a remote machine) runs the container" },
+	{ "CONTAINER_SSHKEY", "the key podman logs in to a remote service with" },
+	{ "PODMAN_*", "a podman variable" },
+	{ "BUILDAH_*", "a buildah variable (how images are built)" },
+	{ "REGISTRY_AUTH_FILE", "the credentials podman pulls and pushes images with" },
+	{ "DOCKER_*", "a docker variable (DOCKER_HOST: which daemon runs the container; DOCKER_CONFIG: credential helpers docker runs)" },
+	{ "APPTAINER_*", "an apptainer variable (APPTAINER_BIND: host paths mounted into the container; its configuration)" },
+	{ "SINGULARITY_*", "a singularity variable (bind mounts, its configuration)" },
+	{ "ENROOT_*", "an enroot variable (ENROOT_SYSCONF_PATH, ENROOT_CONFIG_PATH: hooks enroot runs when it starts a container)" },
+	{ "PYXIS_*", "a pyxis variable (how Slurm starts the container)" },
+	{ "XDG_RUNTIME_DIR", "where podman finds its service socket and runtime state" },
+};
+
+/* Variables that say where compiled code is written and later loaded from (kernels, extensions, byte code): a
+ * value chosen by the signer points those programs at files the signer may have placed, or shares them with
+ * another user. Sources: Python's tempfile, torch.utils.cpp_extension, the CUDA JIT cache, the XDG base
+ * directory specification. */
+static const struct hook cache_hooks[] = {
+	{ "TMP", "Python's tempfile uses it when TMPDIR is unset: where inductor and Triton write and load compiled kernels" },
+	{ "TEMP", "Python's tempfile uses it when TMPDIR and TMP are unset: where compiled kernels are written and loaded" },
+	{ "XDG_CACHE_HOME", "where programs keep caches (torch's compiled extensions, loaded from there)" },
+	{ "XDG_DATA_HOME", "where programs keep data (plugins and extensions among them)" },
+	{ "XDG_DATA_DIRS", "where programs look for data (plugins and extensions among them)" },
+	{ "XDG_*", "an XDG base directory (where programs keep configuration, caches and data)" },
+	{ "*CACHE_PATH*", "where compiled code (kernels, JIT output) is kept and loaded from" },
+	{ "*CACHE_DIR*", "where compiled code (kernels, JIT output) is kept and loaded from" },
+	{ "*KERNEL_CACHE*", "where compiled kernels are kept and loaded from" },
+};
+
+static const char *hook_find(const struct hook *table, size_t n_table, const char *name)
 {
-	for (size_t i = 0; i < sizeof(hooks) / sizeof(*hooks); i++) {
-		const char *h = hooks[i].name;
+	for (size_t i = 0; i < n_table; i++) {
+		const char *h = table[i].name;
 		size_t n = strlen(h);
 		int hit;
 
@@ -222,14 +263,62 @@ const char *trust_env_hook(const char *name)
 			hit = h[n - 1] == '*' ? !strncmp(name, h, n - 1) : !strcmp(name, h);
 		}
 		if (hit)
-			return hooks[i].why;
+			return table[i].why;
 	}
 	return NULL;
+}
+
+#define N_OF(a) (sizeof(a) / sizeof(*(a)))
+
+const char *trust_env_hook_kind(const char *name, enum trust_hook *kind)
+{
+	const char *why;
+
+	*kind = TRUST_HOOK_NONE;
+	/* APPTAINERENV_X / SINGULARITYENV_X set X in the container: judged as X is */
+	if (!strncmp(name, "APPTAINERENV_", 13) && name[13])
+		return trust_env_hook_kind(name + 13, kind);
+	if (!strncmp(name, "SINGULARITYENV_", 15) && name[15])
+		return trust_env_hook_kind(name + 15, kind);
+	if ((why = hook_find(hooks, N_OF(hooks), name)))
+		*kind = TRUST_HOOK_CODE;
+	else if ((why = hook_find(engine_hooks, N_OF(engine_hooks), name)))
+		*kind = TRUST_HOOK_ENGINE;
+	else if ((why = hook_find(cache_hooks, N_OF(cache_hooks), name)))
+		*kind = TRUST_HOOK_CACHE;
+	return why;
+}
+
+const char *trust_env_hook(const char *name)
+{
+	enum trust_hook kind;
+
+	return trust_env_hook_kind(name, &kind);
+}
+
+const char *trust_hook_label(enum trust_hook kind)
+{
+	switch (kind) {
+	case TRUST_HOOK_CODE:
+		return "loads code or changes how programs start";
+	case TRUST_HOOK_ENGINE:
+		return "changes what the container engine or launcher runs";
+	case TRUST_HOOK_CACHE:
+		return "where compiled code is kept and loaded from";
+	default:
+		return "";
+	}
 }
 
 static void add(json_t *a, const char *what, const char *value)
 {
 	json_array_append_new(a, json_pack("{s:s, s:s}", "what", what, "value", value ? value : ""));
+}
+
+static void set_hook(json_t *item, enum trust_hook kind, const char *why)
+{
+	json_object_set_new(item, "hook", json_string(why));
+	json_object_set_new(item, "hook_label", json_string(trust_hook_label(kind)));
 }
 
 /* What the lock pins for component c: what the build fetches and builds (pip installs the lock's wheels by URL
@@ -344,24 +433,26 @@ json_t *trust_exec_items(const struct manifest *m, json_t *lock)
 		free(w);
 	}
 	for (size_t i = 0; i < m->stack.nenv; i++) {
-		const char *why = trust_env_hook(m->stack.env[i].name);
+		enum trust_hook kind;
+		const char *why = trust_env_hook_kind(m->stack.env[i].name, &kind);
 
 		w = xstrfmt("stack.env.%s", m->stack.env[i].name);
 		add(a, w, m->stack.env[i].value);
 		if (why)
-			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "hook", json_string(why));
+			set_hook(json_array_get(a, json_array_size(a) - 1), kind, why);
 		free(w);
 	}
 	for (size_t s = 0; s < m->nsuites; s++) /* env_matrix: each value set for the runner of its cases */
 		for (size_t i = 0; i < m->suites[s].nenv_matrix; i++) {
 			const struct env_axis *ax = &m->suites[s].env_matrix[i];
-			const char *why = trust_env_hook(ax->name);
+			enum trust_hook kind;
+			const char *why = trust_env_hook_kind(ax->name, &kind);
 
 			w = xstrfmt("suites.%s.env_matrix.%s", m->suites[s].ops->name, ax->name);
 			for (size_t k = 0; k < ax->nvalues; k++) {
 				add(a, w, ax->values[k]);
 				if (why)
-					json_object_set_new(json_array_get(a, json_array_size(a) - 1), "hook", json_string(why));
+					set_hook(json_array_get(a, json_array_size(a) - 1), kind, why);
 			}
 			free(w);
 		}

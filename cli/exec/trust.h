@@ -17,13 +17,26 @@ struct manifest;
  * program starts (the dynamic loader's LD_*, PYTHONPATH, BASH_ENV, NODE_OPTIONS, PATH, ...), or NULL when it
  * is not one of those. */
 const char *trust_env_hook(const char *name);
+/* What a flagged variable does, for the line naming it (docs/bundle-format.md, the trust model, item 3). */
+enum trust_hook {
+	TRUST_HOOK_NONE,
+	TRUST_HOOK_CODE,   /* loads code into the programs it reaches, or changes which program starts */
+	TRUST_HOOK_ENGINE, /* changes what the container engine or launcher itself runs (or on which machine) */
+	TRUST_HOOK_CACHE,  /* where compiled code (kernels, extensions) is written and later loaded from */
+};
+/* trust_env_hook() with its kind in *kind (TRUST_HOOK_NONE and NULL when not flagged); APPTAINERENV_X and
+ * SINGULARITYENV_X are judged as X. */
+const char *trust_env_hook_kind(const char *name, enum trust_hook *kind);
+/* the words the reproduce listing puts before WHY for kind (a static string) */
+const char *trust_hook_label(enum trust_hook kind);
 /* Everything in m that executes or changes how programs start, in manifest order, with what lock (a
  * manifest.lock.json; NULL: none) pins for it: the exact wheels (URL and sha256), git commit, host path and base
  * image digest that are fetched and built, for those, not the manifest's index or ref, are what a locked build uses:
  * [{"what": "runtime.engine" | "runtime.launcher" | "runtime.slurm.extra_args" | "stack.base" | "stack.base.locked" |
  *   "stack.components.NAME" | "stack.components.NAME.locked" | "stack.components.NAME.build" | "stack.env.NAME" |
  *   "suites.SUITE.env_matrix.NAME", "value": TEXT,
- *   "hook": WHY (stack.env only, when trust_env_hook() names it)}]. */
+ *   "hook": WHY, "hook_label": trust_hook_label() of its kind (stack.env and env_matrix, when
+ *   trust_env_hook() names it)}]. */
 json_t *trust_exec_items(const struct manifest *m, json_t *lock);
 
 #endif

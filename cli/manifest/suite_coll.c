@@ -16,6 +16,9 @@ static const char *const dtypes[] = { "bf16", "fp16", "fp32", NULL };
 static const char *const placements[] = { "out-of-place", "in-place", NULL };
 
 #define COLL_MAX_CASES 100000
+/* the most sizes a sweep and 'sizes' give (docs/manifest-format.md): a plan of at most 64 + 256 sizes */
+#define COLL_MAX_SWEEP 64
+#define COLL_MAX_EXTRA_SIZES 256
 
 static const struct param_def coll_params[] = {
 	{ "backend", PARAM_ENUM, "nccl", "mpi", "rccl", backends, 0, 0, 0,
@@ -80,10 +83,13 @@ static void coll_check(struct suite_check *c, const struct manifest *m)
 		for (unsigned long long s = (unsigned long long)lo->i; s <= (unsigned long long)hi->i && n <= COLL_MAX_CASES;
 		     s *= (unsigned long long)f->i)
 			n++;
-		if (n > 64)
+		if (n > COLL_MAX_SWEEP)
 			suite_check_error(c, f, "the sweep from 'min_bytes' to 'max_bytes' by 'factor' %lld has %llu sizes; "
-					  "at most 64", f->i, n);
+					  "at most %d", f->i, n, COLL_MAX_SWEEP);
 	}
+	if (suite_cfg_get(c->cfg, "sizes")->n > COLL_MAX_EXTRA_SIZES)
+		suite_check_error(c, suite_cfg_get(c->cfg, "sizes"), "'sizes' lists %zu sizes; at most %d",
+				  suite_cfg_get(c->cfg, "sizes")->n, COLL_MAX_EXTRA_SIZES);
 	if (has(suite_cfg_get(c->cfg, "ops"), "broadcast") && root->i >= ranks)
 		suite_check_error(c, root, "'root' is %lld but the run has %lld rank(s)", root->i, ranks);
 	for (size_t i = 0; i < gs->n; i++) {
@@ -124,10 +130,10 @@ static int coll_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 	long long ranks = m->target.nodes * m->target.gpus_per_node, whole[1] = { ranks };
 	const long long *groups = gs->n ? gs->iv : whole;
 	size_t ngroups = gs->n ? gs->n : 1;
-	unsigned long long sizes[64 + 256];
+	unsigned long long sizes[COLL_MAX_SWEEP + COLL_MAX_EXTRA_SIZES]; /* coll_check() holds both to these */
 	size_t ns = 0;
 
-	for (unsigned long long s = lo; s <= hi && ns < 64; s *= f)
+	for (unsigned long long s = lo; s <= hi && ns < COLL_MAX_SWEEP; s *= f)
 		sizes[ns++] = s;
 	for (size_t i = 0; i < extra->n && ns < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		int dup = 0;

@@ -13,6 +13,7 @@
 
 #include "bundle.h"
 #include "compare.h"
+#include "escape.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/strbuf.h"
@@ -276,6 +277,30 @@ static void list_bundle(json_t *e, const char *path, char *const *keys)
 	free(env);
 }
 
+/*
+ * A new listing entry. A name or path that is not well-formed UTF-8 (a directory may be named with any bytes) cannot
+ * be a JSON string: it is kept with those bytes as \xNN, as esc_text() shows them; the entry then names the file the
+ * same way the terminal listing does. Opening the file uses the bytes from the disk, never these strings.
+ */
+static json_t *entry_new(const char *name, const char *kind, const char *path)
+{
+	json_t *e = json_object(), *n = json_string(name), *p = json_string(path);
+	char *t;
+
+	if (!n) {
+		n = json_string((t = esc_text(name)));
+		free(t);
+	}
+	if (!p) {
+		p = json_string((t = esc_text(path)));
+		free(t);
+	}
+	json_object_set_new(e, "name", n);
+	json_object_set_new(e, "kind", json_string(kind));
+	json_object_set_new(e, "path", p);
+	return e;
+}
+
 static int cmp_entry(const void *a, const void *b)
 {
 	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
@@ -286,7 +311,9 @@ static int cmp_entry(const void *a, const void *b)
 		return sx ? -1 : 1;
 	if (sx && (c = strcmp(sx, sy)))
 		return c;
-	return strcmp(json_string_value(json_object_get(x, "name")), json_string_value(json_object_get(y, "name")));
+	sx = json_string_value(json_object_get(x, "name"));
+	sy = json_string_value(json_object_get(y, "name"));
+	return strcmp(sx ? sx : "", sy ? sy : "");
 }
 
 int runlist_collect(json_t **out, const char *dir, char *const *keys, int verify)
@@ -311,7 +338,20 @@ int runlist_collect(json_t **out, const char *dir, char *const *keys, int verify
 			continue;
 		path = xstrfmt("%s/%s", dir, de->d_name);
 		if (stat(path, &st) < 0) {
+			int why = errno;
+
+			if (!(l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX)) ||
+			    lstat(path, &st) < 0) { /* gone since readdir(): nothing to list */
+				free(path);
+				continue;
+			}
+			/* named like a bundle but not to be opened (a dangling link, a link loop): listed with the reason */
+			e = entry_new(de->d_name, "bundle", path);
+			json_object_set_new(e, "verify", json_string("UNVERIFIED"));
+			json_object_set_new(e, "error", json_string(strerror(why)));
 			free(path);
+			v = xrealloc(v, (n + 1) * sizeof(*v));
+			v[n++] = e;
 			continue;
 		}
 		if (S_ISDIR(st.st_mode) && !(l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX))) {
@@ -325,13 +365,13 @@ int runlist_collect(json_t **out, const char *dir, char *const *keys, int verify
 				free(path);
 				continue;
 			}
-			e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "run", "path", path);
+			e = entry_new(de->d_name, "run", path);
 			list_run(e, path);
 		} else if (l > strlen(BUNDLE_SUFFIX) && !strcmp(de->d_name + l - strlen(BUNDLE_SUFFIX), BUNDLE_SUFFIX)) {
 			char *id;
 
 			if (!S_ISREG(st.st_mode)) { /* a FIFO, device or directory named like a bundle: listed as an error, never cached */
-				e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "bundle", "path", path);
+				e = entry_new(de->d_name, "bundle", path);
 				if (!json_object_set_new(e, "verify", json_string("UNVERIFIED")))
 					json_object_set_new(e, "error", json_string("not a regular file"));
 			} else if ((e = ls_cache_get(&cache, de->d_name, (id = bundle_id(path))))) { /* as listed now: this path */
@@ -339,7 +379,7 @@ int runlist_collect(json_t **out, const char *dir, char *const *keys, int verify
 				json_object_set_new(e, "cached", json_true());
 				free(id);
 			} else {
-				e = json_pack("{s:s, s:s, s:s}", "name", de->d_name, "kind", "bundle", "path", path);
+				e = entry_new(de->d_name, "bundle", path);
 				list_bundle(e, path, keys);
 				ls_cache_put(&cache, de->d_name, id, e);
 				free(id);

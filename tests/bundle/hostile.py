@@ -158,6 +158,9 @@ tar_raw = {  # (blocks after status.json, the members they add to the statement)
     "tar-namec1": (file_block(f"{run}/a\u009b31m\u202eb", b"{}"), [(f"{run}/a\u009b31m\u202eb", b"{}")]),
     "tar-nametag": (file_block(f"{run}/a\U000e0041\ufe0fb", b"{}"), [(f"{run}/a\U000e0041\ufe0fb", b"{}")]),
     "tar-xpathc1": (pax_block([("path", f"{run}/x\u0085y")]) + file_block(f"{run}/b.json", b"{}"), [(f"{run}/x\u0085y", b"{}")]),
+    # review r31z row 40: a directory entry with a size whose "data" is a whole member (a header and its data)
+    "tar-dirdata": (None, [(f"{run}/hidden.json", b"{}")]),
+    "tar-dirdata-pax": (None, [(f"{run}/hidden.json", b"{}")]),
     "tar-xpathdslash": (pax_block([("path", f"{run}//a.json")]) + file_block(f"{run}/b.json", b"{}"), [(f"{run}/a.json", b"{}")]),
 }
 # a header patched after it is written: offset -> bytes (the checksum is computed again)
@@ -167,6 +170,14 @@ tar_patch = {
     "tar-devgarbage": {329: b"1234567\0", 337: b"zzzzzzz\0"},
     "tar-prefixslash": {0: b"b.json".ljust(100, b"\0"), 345: f"{run}/".encode().ljust(155, b"\0")},
 }
+if variant in ("tar-dirdata", "tar-dirdata-pax"):
+    hidden = file_block(f"{run}/hidden.json", b"{}")  # 1024 bytes: a header and one block of data
+    h = bytearray(file_block(f"{run}/d/", b"", type=tarfile.DIRTYPE)[:512])
+    h[124:136] = b"%011o\0" % (0 if variant == "tar-dirdata-pax" else len(hidden))
+    h[148:156] = b" " * 8
+    h[148:156] = b"%06o\0 " % sum(h)
+    pax = pax_block([("size", str(len(hidden)))]) if variant == "tar-dirdata-pax" else b""
+    tar_raw[variant] = (pax + bytes(h) + hidden, tar_raw[variant][1])
 if variant in tar_raw:
     blocks, more = tar_raw[variant]
     if blocks is None:  # a patched header (tar_patch)

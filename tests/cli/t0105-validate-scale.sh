@@ -78,4 +78,17 @@ expect_err "(6400000 and more)"
 python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(b > 2 * a + 0.5)" "$(tail -n 1 "$T/time2")" "$(tail -n 1 "$T/time64")" &&
 	ok "64 cells: $(tail -n 1 "$T/time64") s of CPU, 2 cells: $(tail -n 1 "$T/time2") s" ||
 	not_ok "64 cells cost $(tail -n 1 "$T/time64") s of CPU against $(tail -n 1 "$T/time2") s for 2"
+# collectives 'sizes' over the cap is refused at its line, never cut (review r31z row 67: 400 sizes, 319 planned)
+for n in 257 400 20000; do
+	python3 -c "import sys; open(sys.argv[1], 'w').write('bench: 1\nname: big\ntarget: {vendor: cpu, gpus_per_node: 2}\nruntime: {engine: host}\nsuites:\n  collectives:\n    backend: mpi\n    ops: [all_reduce]\n    placements: [out-of-place]\n    min_bytes: 1MiB\n    max_bytes: 1MiB\n    sizes: [%s]\n' % ','.join('%dB' % (1000 + i) for i in range(int(sys.argv[2]))))" "$T/cs.yaml" $n
+	expect 3 "collectives with $n extra sizes: refused" "$BENCH" validate "$T/cs.yaml"
+	expect_err "cs.yaml:12:"
+	expect_err "'sizes' lists $n sizes; at most 256"
+	expect 3 "plan of it: refused too" "$BENCH" plan "$T/cs.yaml"
+done
+python3 -c "import sys; open(sys.argv[1], 'w').write('bench: 1\nname: big\ntarget: {vendor: cpu, gpus_per_node: 2}\nruntime: {engine: host}\nsuites:\n  collectives:\n    backend: mpi\n    ops: [all_reduce]\n    placements: [out-of-place]\n    min_bytes: 1MiB\n    max_bytes: 1MiB\n    sizes: [%s]\n' % ','.join('%dB' % (1000 + i) for i in range(256)))" "$T/cs.yaml"
+expect 0 "collectives with 256 extra sizes: planned" "$BENCH" plan "$T/cs.yaml"
+[ "$(grep -c all_reduce "$T/out")" = 257 ] && ok "every one of the 256 sizes and the sweep's 1MiB planned" ||
+	{ not_ok "planned $(grep -c all_reduce "$T/out") cases, wanted 257"; show "$T/out"; }
+grep -q "all_reduce/fp32/1255B/" "$T/out" && ok "the last listed size is planned" || not_ok "1255B not planned"
 finish

@@ -147,4 +147,32 @@ grep -qF 'x1b[2Jx' "$T/err" && ok "the name is shown as \\x1b" || { not_ok "esca
 # --- show verifies first --------------------------------------------------------------------------------------------
 cp "$f" "$T/unsigned.bench.tar.gz"
 refused "show of a bundle without its envelope" "pass --no-verify" "$BENCH" show "$T/unsigned.bench.tar.gz"
+# a directory entry with a size (its "data" a whole hidden member, which every reader then lists): refused, as
+# bench writes its directories with none (review r31z row 40); by the ustar size and by a pax size
+for v in tar-dirdata tar-dirdata-pax; do
+	f=$("$PY" tests/bundle/hostile.py "$v" "$T" "$BENCH_HOME")
+	refused "$v: verify" "a directory with a size (1024 bytes)" "$BENCH" verify "$f"
+	refused "$v: show --no-verify" "a directory with a size" "$BENCH" show --no-verify "$f"
+	refused "$v: reproduce" "a directory with a size" "$BENCH" reproduce --dry-run "$f"
+done
+# pack onto a full disk: the system's reason, never "(null)" (review r31z row 96); needs a private tmpfs (root)
+if unshare -m true 2>/dev/null; then
+	mkdir -p "$T/full" "$T/src/pk-20261202T000000Z-abcdef/logs"
+	printf '{"name": "pk", "channel": "c", "vendor": "cpu"}' >"$T/src/pk-20261202T000000Z-abcdef/plan.json"
+	echo '{"state": "complete", "cases": []}' >"$T/src/pk-20261202T000000Z-abcdef/status.json"
+	printf 'bench: 1\nname: pk\ntarget: {vendor: cpu}\nsuites:\n  gemm: {}\n' >"$T/src/pk-20261202T000000Z-abcdef/manifest.yaml"
+	head -c 3000000 /dev/urandom | base64 >"$T/src/pk-20261202T000000Z-abcdef/logs/gemm.log"
+	for size in 5m 6m; do
+		unshare -m sh -c "mount -t tmpfs -o size=$size tmpfs '$T/full' && cp -r '$T/src/pk-20261202T000000Z-abcdef' '$T/full/' &&
+			'$BENCH' pack '$T/full/pk-20261202T000000Z-abcdef'; echo \"rc=\$?\"; ls '$T/full'" >"$T/out" 2>"$T/err"
+		if grep -q "rc=1" "$T/out" && grep -q "No space left on device" "$T/err" && ! grep -q "(null)" "$T/err"; then
+			ok "pack onto a full $size tmpfs: exit 1, No space left on device"
+		else
+			not_ok "pack onto a full $size tmpfs"; show "$T/err"; show "$T/out"
+		fi
+		grep -q "bench.tar.gz" "$T/out" && not_ok "a partial bundle left on the $size tmpfs" || ok "no partial bundle left ($size)"
+	done
+else
+	ok "# SKIP pack onto a full disk: unshare -m not permitted here"
+fi
 finish

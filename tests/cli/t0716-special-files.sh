@@ -133,4 +133,32 @@ expect_err "is a directory named like a document"
 f=$(python3 tests/bundle/hostile.py tar-docdir "$T" "$BENCH_HOME")
 refused "a bundle with a directory results/gemm.jsonl/" "a directory named like a document" "$BENCH" verify "$f"
 refused "show --no-verify of that bundle" "a directory named like a document" "$BENCH" show --no-verify "$f"
+# run directories named with bytes that are not UTF-8, beside a bundle (review r31z row 54: ls crashed, exit 139):
+# listed with the bytes shown as \xNN, in the table and in --json (well-formed JSON)
+for raw in 'a\377' 'b\300' 'c\355\240\200' 'd\033]0;T\007\r\377'; do
+	rm -rf "$T/nu" && mkdir -p "$T/nu"
+	python3 tests/bundle/hostile.py escape "$T/nu" "$BENCH_HOME" >/dev/null
+	d=$T/nu/$(printf "$raw")
+	mkdir -p "$d" && printf '{"name": "nonutf8", "channel": "c", "vendor": "cpu"}' >"$d/plan.json"
+	echo '{"state": "complete", "cases": []}' >"$d/status.json"
+	bounded 0 "ls of a run named '$raw' beside a bundle" "$BENCH" ls "$T/nu"
+	expect_out "nonutf8"
+	bounded 0 "ls --json of it" "$BENCH" ls --json "$T/nu"
+	python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); sys.exit(0 if any(x.get("manifest") == "nonutf8" and "\\x" in x["name"] for x in e) else 1)' "$T/out" &&
+		ok "--json: the run is there, its name escaped" || { not_ok "--json of '$raw'"; show "$T/out"; }
+done
+# a link loop and a dangling link named like a bundle are listed with the reason, not dropped (review r31z row 91)
+mkdir -p "$T/lk"
+ln -s loop.bench.tar.gz "$T/lk/loop.bench.tar.gz"
+ln -s a.bench.tar.gz "$T/lk/b.bench.tar.gz" && ln -s b.bench.tar.gz "$T/lk/a.bench.tar.gz"
+ln -s /nonexistent "$T/lk/dangling.bench.tar.gz"
+ln -s /nonexistent "$T/lk/notabundle"
+bounded 0 "ls of link loops and a dangling link named like bundles" "$BENCH" ls "$T/lk"
+for n in loop a b; do
+	grep -q "$n.bench.tar.gz .*UNVERIFIED (Too many levels of symbolic links)" "$T/out" && ok "ls lists the loop $n" ||
+		{ not_ok "ls loop $n"; show "$T/out"; }
+done
+grep -q "dangling.bench.tar.gz .*UNVERIFIED (No such file or directory)" "$T/out" && ok "ls lists the dangling link" ||
+	{ not_ok "ls dangling"; show "$T/out"; }
+grep -q notabundle "$T/out" && { not_ok "a link not named like a bundle is listed"; show "$T/out"; } || ok "other dangling links not listed"
 finish

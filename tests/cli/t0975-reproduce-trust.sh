@@ -83,6 +83,37 @@ for var in LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT PYTHONSTARTUP PYTHONHOME BASH_ENV
 	# counted: PYTHONPATH, PYTHONWARNINGS and this one (issue 31 review B1: an unflagged HWLOC_PLUGINS_PATH ran)
 	grep -q "^bench: 3 variables above load code" "$T/err" && ok "$var counted" || { not_ok "$var not counted"; show "$T/err"; }
 done
+# the container engine's own variables (stack.env reaches podman's and docker's environment; a Slurm job's reaches
+# enroot and apptainer) and where compiled code is kept: flagged with what they do, and counted (review r31z rows 2-4)
+for pair in CONTAINERS_CONF:engine CONTAINERS_STORAGE_CONF:engine CONTAINER_HOST:engine DOCKER_HOST:engine \
+	DOCKER_CONFIG:engine DOCKER_CONTEXT:engine PODMAN_USERNS:engine REGISTRY_AUTH_FILE:engine APPTAINER_BIND:engine \
+	SINGULARITY_BIND:engine APPTAINER_CONFIGDIR:engine ENROOT_SYSCONF_PATH:engine ENROOT_CONFIG_PATH:engine \
+	PYXIS_RUNTIME_PATH:engine XDG_RUNTIME_DIR:engine TMP:kept TEMP:kept PYTORCH_KERNEL_CACHE_PATH:kept \
+	CUDA_CACHE_PATH:kept XDG_CACHE_HOME:kept XDG_DATA_HOME:kept MIOPEN_USER_DB_CACHE_DIR:kept \
+	ROCBLAS_TENSILE_LIBPATH:code ACC_PROFLIB:code MPLCONFIGDIR:code APPTAINERENV_PYTHONSTARTUP:code \
+	SINGULARITYENV_LD_AUDIT:code; do
+	var=${pair%%:*}
+	case ${pair#*:} in
+	engine) label="changes what the container engine or launcher runs" ;;
+	kept) label="where compiled code is kept and loaded from" ;;
+	code) label="loads code or changes how programs start" ;;
+	esac
+	sed "s|^    MARK: .*|    $var: /tmp/x|" "$T/m.yaml" >"$D/manifest.yaml"
+	rm -f "$B" "$B.intoto.jsonl"
+	"$BENCH" pack "$D" >/dev/null 2>&1 || not_ok "pack"
+	expect 3 "$var: refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
+	grep -A1 "stack.env.$var " "$T/err" | grep -q "\^ $label: " &&
+		ok "$var is named: $label" || { not_ok "$var not named ($label)"; show "$T/err"; }
+	grep -q "^bench: 3 variables above load code into the programs it starts, or change what the container engine runs" "$T/err" &&
+		ok "$var counted" || { not_ok "$var not counted"; show "$T/err"; }
+done
+# a variable that only resembles them is not flagged
+for var in APPTAINERENV_OMP_NUM_THREADS CONTAINER_NAME_HINT; do
+	sed "s|^    MARK: .*|    $var: x|" "$T/m.yaml" >"$D/manifest.yaml"
+	rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+	expect 3 "$var: refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
+	grep -A1 "stack.env.$var " "$T/err" | grep -q "\^ " && { not_ok "$var flagged"; show "$T/err"; } || ok "$var listed, not flagged"
+done
 # a benign variable is listed but not named
 sed "s|^    MARK: .*|    OMP_NUM_THREADS: 4|" "$T/m.yaml" >"$D/manifest.yaml"
 rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
@@ -204,4 +235,47 @@ expect_out "V2=\\xe2\\x80\\xaeevil"
 expect_out "V3=x\\xc2\\x9by"
 rawctl "$T/out" && { not_ok "raw control bytes in --dry-run's commands"; show "$T/out"; } || ok "no raw control byte in --dry-run's commands"
 rawctl "$T/err" && { not_ok "raw control bytes in the gate"; show "$T/err"; } || ok "no raw control byte in the gate"
+# a dry run or an unconfirmed one leaves no directory behind (review r31z row 24): not runs/ in the working
+# directory, not the parents -o names; a directory that was there is kept
+sed "s|^    MARK: .*|    OMP_NUM_THREADS: 4|" "$T/m.yaml" >"$D/manifest.yaml"
+rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+here=$(pwd)
+mkdir -p "$T/cwd" && cd "$T/cwd" || exit 1
+expect 0 "reproduce --dry-run in an empty directory" "$BENCH" reproduce --dry-run "$B"
+[ -z "$(ls -A "$T/cwd")" ] && ok "dry run: no runs/ left" || { not_ok "dry run left: $(ls -A "$T/cwd")"; }
+expect 3 "reproduce unconfirmed in an empty directory" "$BENCH" reproduce "$B" </dev/null
+[ -z "$(ls -A "$T/cwd")" ] && ok "unconfirmed: no runs/ left" || { not_ok "unconfirmed left: $(ls -A "$T/cwd")"; }
+expect 0 "reproduce --dry-run -o a/b/c" "$BENCH" reproduce --dry-run -o a/b/c "$B"
+[ -z "$(ls -A "$T/cwd")" ] && ok "-o a/b/c: none of a, a/b, a/b/c left" || { not_ok "left: $(find "$T/cwd")"; }
+mkdir -p "$T/cwd/keep/x"
+expect 3 "reproduce unconfirmed -o keep/y" "$BENCH" reproduce -o keep/y "$B" </dev/null
+[ -d "$T/cwd/keep/x" ] && [ ! -e "$T/cwd/keep/y" ] && ok "an existing directory kept, the one made removed" || not_ok "keep/"
+cd "$here" || exit 1
+# the exact command of a dry run shows the PATH, LD_LIBRARY_PATH and PYTHONPATH a host stack gives the runner
+# (review r31z row 11: LD_LIBRARY_PATH of a path component was left out)
+z=$(ldconfig -p 2>/dev/null | sed -n 's/.*libz\.so\.1 (.*x86-64.*) => //p' | head -n 1)
+[ -n "$z" ] || z=$(ldconfig -p 2>/dev/null | sed -n 's/.*libz\.so\.1 .* => //p' | head -n 1)
+mkdir -p "$T/hl/lib" "$T/hl/bin" && cp "$z" "$T/hl/lib/"
+cat >"$T/hl.yaml" <<Y
+bench: 1
+name: hl
+target: {vendor: cpu}
+stack:
+  components:
+    - {name: z, path: $T/hl}
+runtime: {engine: host, launcher: local}
+suites:
+  gemm: {backends: [cblas], dtypes: [fp32], layouts: [nn], shapes: [[64, 64, 64]]}
+Y
+expect 0 "lock of a host stack with a path component" "$BENCH" lock "$T/hl.yaml"
+BENCH_RUNNERS=$FAKE expect 0 "run --dry-run --locked" "$BENCH" run --dry-run --locked "$T/hl.yaml"
+grep "^# gemm: " "$T/out" | grep -q "LD_LIBRARY_PATH=$T/hl/lib" && ok "the command shows LD_LIBRARY_PATH=$T/hl/lib" ||
+	{ not_ok "no LD_LIBRARY_PATH in the command"; show "$T/out"; }
+BENCH_RUNNERS=$FAKE LD_LIBRARY_PATH=/opt/was expect 0 "run --dry-run --locked, LD_LIBRARY_PATH set" "$BENCH" run --dry-run --locked "$T/hl.yaml"
+grep "^# gemm: " "$T/out" | grep -q "LD_LIBRARY_PATH=$T/hl/lib:/opt/was " && ok "the stack's directory first, bench's value after" ||
+	{ not_ok "LD_LIBRARY_PATH order"; show "$T/out"; }
+grep "^# gemm: " "$T/out" | grep -q "PATH=$T/hl/bin:" && ok "and PATH with the stack's bin first" || not_ok "PATH"
+rm -f "$T"/hl.lock.json "$T"/hl*.lock.json
+BENCH_RUNNERS=$FAKE expect 0 "run --dry-run without a lock" "$BENCH" run --dry-run "$T/hl.yaml"
+expect_out "the host stack is not loaded here (no lock: bench lock, then --locked)"
 finish

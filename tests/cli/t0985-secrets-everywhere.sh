@@ -122,4 +122,134 @@ for v in stack.env.PGPASSWORD stack.env.DATABASE_URL stack.env.HDR variants.v1.e
 done
 grep -q "OMP_NUM_THREADS" "$T/err" && not_ok "a benign variable warned of" || ok "OMP_NUM_THREADS not warned of"
 grep -q "pwVal" "$T/err" && not_ok "a secret value printed" || ok "no secret value printed"
+# review r31z: a runner's own binary and text files, header mappings, token shapes, \u escapes, secret-named settings
+mkdir -p "$T/f2"
+cat >"$T/f2/bench-gemm" <<'PY'
+#!/usr/bin/env python3
+import json, os, random, sys
+cfg = sys.argv[sys.argv.index("--config") + 1]
+rd = os.path.dirname(os.path.dirname(os.path.abspath(cfg)))
+a = rd + "/artifacts/gemm"
+os.makedirs(a, exist_ok=True)
+random.seed(7)
+blob = bytearray(random.getrandbits(8) for _ in range(4096))
+blob[100:100 + len(b"pwBinSecretK9x")] = b"pwBinSecretK9x"  # the value of a secret variable, inside binary data
+blob[2000:2040] = b"AIzaSyBinaryGoogleKey0123456789abcdefghi"[:40]
+open(a + "/blob.bin", "wb").write(bytes(blob))
+open(a + "/zeros.bin", "wb").write(b"\0" * 65536)
+open(a + "/nul.txt", "wb").write(b"abc\0def pwBinSecretK9x password=x\n")
+if os.environ.get("BIG"):
+    open(a + "/big.bin", "wb").write(bytes(random.getrandbits(8) for _ in range(1 << 16)) * 320)  # 20 MiB
+sys.stderr.buffer.write(b"runner log: before-NUL\0after-NUL kept token=pwLogNulN2\n")
+hdr = {"Authorization": "Bearer opaqueBearerP1", "proxy-authorization": "Basic opaqueProxyP2", "X-Api-Key": "opaqueApiP3",
+       "Accept": "application/json"}
+json.dump({"headers": hdr}, open(a + "/http.json", "w"))
+shapes = ("AIzaSyA1234567890abcdefghijklmnopqrstuv ya29.a0AfH6SMBxyzxyzxyzxyzxyzxyz sk_live_51Habcdefghijklmnopqrstu "
+          "rk_live_51Habcdefghijklmnopqrstu https://a.blob.core.windows.net/c?sv=2020&sig=AbCdEfSasSigQ4&se=1 "
+          "SG.abcdefghijklmnopqrstuv.SendGridSecretR5abcdefghijklmnop dop_v1_" + "ab01" * 16 + " "
+          "glsa_grafanaS6abcdefghijklmnopqrstu_abcdef01 https://hooks.slack.com/services/T000/B000/SlackHookT7xxxxxxx")
+open(a + "/shapes.txt", "w").write(shapes + "\n")
+sys.stderr.write(shapes + "\n")
+open(a + "/dump.txt", "w").write("json " + json.dumps(os.environ["UNI_TOKEN"]) + "\n")
+d = json.load(open(cfg))
+for c in (d["cases"] if isinstance(d, dict) else d):
+    print(json.dumps({"schema": "bench.result/v1", "suite": "gemm", "case": c["case"], "params": c["params"], "status": "ok",
+        "metric": "tflops", "unit": "TFLOP/s", "value": 1.0, "stats": {"n": 3, "median": 1.0, "mean": 1.0, "min": 1.0,
+        "max": 1.0, "p10": 1.0, "p90": 1.0, "cv": 0.0}, "samples_ms": [1.0] * 3,
+        "extra": {"headers": hdr, "note": "limit 10000 user"}, "error": None}), flush=True)
+PY
+chmod +x "$T/f2/bench-gemm"
+printf 'bench: 1\nname: bin\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[10000, 64, 64], [64, 64, 64]]}\n' >"$T/bin.yaml"
+BENCH_RUNNERS=$T/f2 MY_BIN_SECRET=pwBinSecretK9x UNI_TOKEN="$(printf 't\303\270ken-pwUnicodeU8')" TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT=10000 \
+	XDG_SESSION_CLASS=user MY_API_FLAG=true MY_CERT_FILE=/etc/ssl/certs/ca.pem \
+	expect 0 "a run whose runner writes binary files, header maps, token shapes" "$BENCH" run -q -o "$T/rb" "$T/bin.yaml"
+B2=$(sed -n 2p "$T/out")
+D2=${B2%.bench.tar.gz}
+mkdir -p "$T/x2" && tar -C "$T/x2" -xzf "$B2"
+for where in "$D2" "$T/x2/$(basename "$D2")"; do
+	[ "$(wc -c <"$where/artifacts/gemm/blob.bin")" = 4096 ] && ok "blob.bin keeps its 4096 bytes ($where)" || not_ok "blob.bin size"
+	[ "$(wc -c <"$where/artifacts/gemm/zeros.bin")" = 65536 ] && ok "zeros.bin keeps its 65536 bytes" || not_ok "zeros.bin size"
+	python3 - "$where" <<'PY' && ok "binary scrubbed byte-exactly: only the secret's bytes became '*'" || not_ok "binary damaged"
+import random, sys
+random.seed(7)
+want = bytearray(random.getrandbits(8) for _ in range(4096))
+want[100:114] = b"*" * 14
+want[2000:2040] = b"*" * 40
+got = open(sys.argv[1] + "/artifacts/gemm/blob.bin", "rb").read()
+assert got == bytes(want), [i for i in range(4096) if got[i] != want[i]][:10]
+assert open(sys.argv[1] + "/artifacts/gemm/zeros.bin", "rb").read() == b"\0" * 65536
+PY
+done
+python3 - "$T/x2/$(basename "$D2")" <<'PY' && ok "a text with a NUL scrubbed byte-exactly; a log's NUL kept, the text after it scrubbed" || not_ok "NUL text"
+import sys
+d = sys.argv[1]
+t = open(d + "/artifacts/gemm/nul.txt", "rb").read()
+assert t == b"abc\0def ************** password=x\n", t  # binary (a NUL): byte-exact
+log = open(d + "/logs/gemm.log", "rb").read()
+assert b"before-NUL\0after-NUL kept token=<redacted>" in log, log[:400]
+PY
+for s in pwBinSecretK9x opaqueBearerP1 opaqueProxyP2 opaqueApiP3 AIzaSyA1234567890 ya29.a0AfH6 sk_live_51H rk_live_51H \
+	SasSigQ4 SendGridSecretR5 dop_v1_ab01 grafanaS6 SlackHookT7 pwUnicodeU8 pwLogNulN2 AIzaSyBinary; do
+	hits=$(grep -rlaF -- "$s" "$T/x2" | sed "s|$T/x2/||")
+	[ -z "$hits" ] && ok "'$s' is in no member of the bundle" || not_ok "'$s' leaked into: $hits"
+done
+python3 - "$T/x2/$(basename "$D2")" <<'PY' && ok "header maps: the scheme kept, the rest of the headers kept" || not_ok "header maps"
+import glob, json, sys
+d = sys.argv[1]
+h = json.load(open(d + "/artifacts/gemm/http.json"))["headers"]
+assert h == {"Authorization": "Bearer <redacted>", "proxy-authorization": "Basic <redacted>", "X-Api-Key": "<redacted>",
+             "Accept": "application/json"}, h
+for p in glob.glob(d + "/results/*.jsonl"):
+    for line in open(p):
+        r = json.loads(line)
+        assert r["extra"]["headers"]["Authorization"] == "Bearer <redacted>", r
+PY
+grep -q "hooks.slack.com/services/<redacted>" "$T/x2/$(basename "$D2")/artifacts/gemm/shapes.txt" &&
+	ok "a Slack webhook keeps its host" || not_ok "slack host"
+# a secret-named setting is no credential: case keys, records and env captures keep 10000, user, true, a path
+python3 - "$T/x2/$(basename "$D2")" <<'PY' && ok "results not rewritten by secret-named settings" || not_ok "results rewritten"
+import glob, json, sys
+d = sys.argv[1]
+cases = [json.loads(l)["case"] for p in glob.glob(d + "/results/*.jsonl") for l in open(p)]
+assert any("10000x64x64" in c for c in cases), cases
+assert all("redacted" not in c for c in cases), cases
+for p in glob.glob(d + "/results/*.jsonl"):
+    for l in open(p):
+        assert json.loads(l)["extra"]["note"] == "limit 10000 user", l
+for f in ("plan.json", "status.json"):
+    assert "<redacted>x64" not in open(d + "/" + f).read(), f
+PY
+expect 0 "compare of that bundle with its run directory: the cases match" "$BENCH" compare "$D2" --vs "$B2"
+grep -q "missing" "$T/out" && { not_ok "compare reports a case missing"; show "$T/out"; } || ok "no case missing"
+# a 20 MiB binary artifact is neither shortened nor packed: pack names it and its size
+BENCH_RUNNERS=$T/f2 BIG=1 MY_BIN_SECRET=pwBinSecretK9x UNI_TOKEN=x-pwUnicodeU8 "$BENCH" run -q -o "$T/rbig" "$T/bin.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+big=$(ls -d "$T"/rbig/*/ | head -n 1)artifacts/gemm/big.bin
+[ "$(wc -c <"$big")" = 20971520 ] && ok "a 20 MiB binary keeps its 20971520 bytes" || not_ok "big.bin size $(wc -c <"$big")"
+[ $rc != 0 ] && grep -q "big.bin" "$T/err" && ok "the run says big.bin cannot be packed (exit $rc)" || { not_ok "big.bin packed silently (exit $rc)"; show "$T/err"; }
+ls "$T"/rbig/*.bench.tar.gz >/dev/null 2>&1 && not_ok "a bundle was written" || ok "no bundle written"
+# credentials in a component's pip index or git URL are warned of, as stack.env's are, the URL never printed
+# (review r31z row 75)
+cat >"$T/cu.yaml" <<'Y'
+bench: 1
+name: cu
+target: {vendor: cpu}
+stack:
+  components:
+    - {name: whl, pip: "1.0", index: "https://alice:pwIndexV1x@pypi.corp.example/simple"}
+    - {name: tok, pip: "1.0", index: "https://pypi.corp.example/simple?token=pwIndexTokV2"}
+    - {name: g, git: "https://oauth2:glpat-pwGitW3abcdefghij0123@gitlab.example/x.git", ref: main}
+    - {name: gh, git: "https://ghp_pwGhX4abcdefghijklmnopqrstuvwx@github.com/o/r.git", ref: main}
+    - {name: clean, pip: "1.0", index: "https://pypi.org/simple"}
+    - {name: cleangit, git: "https://github.com/o/r.git", ref: main}
+runtime: {engine: host}
+suites:
+  gemm: {backends: [cblas], dtypes: [fp32], layouts: [nn], shapes: [[64, 64, 64]]}
+Y
+expect 0 "validate of a manifest with credentials in component URLs: valid" "$BENCH" validate "$T/cu.yaml"
+for w in whl.index tok.index g.git gh.git; do
+	expect_err "warning: stack.components.$w holds credentials"
+done
+grep -q "components.clean" "$T/err" && not_ok "a clean URL warned of" || ok "clean index and git URL not warned of"
+grep -q "pwIndex\|pwGit\|pwGh" "$T/err" && not_ok "a credential printed" || ok "no credential printed"
 finish
