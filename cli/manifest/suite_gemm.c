@@ -93,7 +93,6 @@ static int gemm_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 	int tunableop = (int)suite_cfg_get(cfg, "tunableop")->i;
 	static const char *const lists[] = { "backends", "dtypes", "layouts", "shapes", NULL };
 
-	(void)m;
 	for (size_t bi = 0; bi < b->n; bi++)
 		for (size_t di = 0; di < d->n; di++)
 			for (size_t li = 0; li < l->n; li++)
@@ -114,8 +113,16 @@ static int gemm_plan(struct plan *out, const struct suite_cfg *cfg, const struct
 						else
 							snprintf(algo, sizeof(algo), t ? "tunableop" : "default");
 						p = suite_params_json(cfg, lists);
-						if (b->plugins && b->plugins[bi])
+						if (b->plugins && b->plugins[bi]) {
+							const char *kind = NULL;
+
 							json_object_set_new(p, "plugin", json_deep_copy(b->plugins[bi]));
+							/* a native plug-in runs on the target's device: a GPU target's on
+							 * bench-gemm's GPU path (plugin.h) */
+							if (plugin_of_params(p, &kind) && kind && !strcmp(kind, "native") &&
+							    m->target.vendor != VENDOR_CPU)
+								json_object_set_new(p, "plugin_device", json_string("gpu"));
+						}
 						json_object_update_new(p, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:s}",
 										    "backend", be, "dtype", dt, "layout",
 										    l->sv[li], "m", sh->m, "n", sh->n, "k",
@@ -136,13 +143,15 @@ static const char *gemm_program_for(const json_t *params)
 	return b && !strncmp(b, "torch-", 6) ? "runners/torch/gemm.py" : NULL;
 }
 
-/* CBLAS and native plug-ins (bench-gemm's host path, plugin.h ABI 1) measure the host CPU whatever the target. */
+/* CBLAS measures the host CPU whatever the target; a native plug-in runs on bench-gemm's GPU path on a GPU target
+ * (params "plugin_device": "gpu"), on its host path otherwise. */
 static int gemm_on_host(const json_t *params)
 {
 	const char *b = json_string_value(json_object_get(params, "backend")), *kind = NULL;
 
 	if (plugin_of_params(params, &kind))
-		return kind && !strcmp(kind, "native");
+		return kind && !strcmp(kind, "native") &&
+		       !json_is_string(json_object_get(params, "plugin_device"));
 	return b && !strcmp(b, "cblas");
 }
 

@@ -69,10 +69,13 @@ int main(int argc, char **argv)
 			json_t *pl = json_object_get(cfg.cases[c].params, "plugin");
 			const char *kind = json_string_value(json_object_get(pl, "kind"));
 
-			if (kind && !strcmp(kind, "native"))
-				gemm_native_run(&rec, &p, pl, json_string_value(json_object_get(cfg.root, "inputs")),
-						json_string_value(json_object_get(json_object_get(cfg.root, "plugin_sha256"),
-										  p.backend)));
+			if (kind && !strcmp(kind, "native") && json_is_true(json_object_get(cfg.root, "native_child"))) {
+				/* gemm_native_run()'s child on the GPU path: the record goes to the parent from there */
+				gemm_native_run_here(rec, &p, cfg.root, cfg.cases[c].params);
+				json_decref(rec);
+				continue;
+			} else if (kind && !strcmp(kind, "native"))
+				gemm_native_run(&rec, &p, cfg.root, cfg.cases[c].key, cfg.cases[c].params);
 			else
 				record_set_status(rec, "skipped", "plug-in '%s' is a Python one: the PyTorch runner measures it",
 						  p.backend);

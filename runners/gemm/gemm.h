@@ -70,15 +70,24 @@ struct bench_gemm_args;
 void gemm_cblas_run_plugin(json_t *rec, const struct gemm_problem *p, const char *name,
 			   int (*entry)(const struct bench_gemm_args *), const char *(*why)(void));
 /* A case of a native plug-in (params "plugin", kind native; gemm_native.c): loaded and run in a child process, so
- * that a crash or a hang past the plug-in's timeout fails that case alone. inputs: the run's inputs directory (the
- * cases file's "inputs"), sha256: the digest bench took of the copy there (NULL: not known). */
-void gemm_native_run(json_t **rec, const struct gemm_problem *p, json_t *plugin, const char *inputs, const char *sha256);
+ * that a crash or a hang past the plug-in's timeout fails that case alone. On the host path (params "plugin_device"
+ * absent or "host") the child is a fork of this process; on the GPU path ("gpu") it is this program executed afresh
+ * on a cases file of this one case (root: the cases file's root, its "inputs" and "plugin_sha256"), since CUDA does
+ * not survive a fork. */
+void gemm_native_run(json_t **rec, const struct gemm_problem *p, json_t *root, const char *key, json_t *params);
+/* The child's side of the GPU path: loads the plug-in and measures it in this process (cases file "native_child"). */
+void gemm_native_run_here(json_t *rec, const struct gemm_problem *p, json_t *root, json_t *params);
 json_t *gemm_cblas_info(void);
 void gemm_cblas_shutdown(void);
 
 #ifdef BENCH_GPU_GEMM
 void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p);
 json_t *gemm_blaslt_info(char *why, size_t whylen);
+/* A native plug-in's entry point (plugin.h) on the GPU path: the blaslt backend's device buffers (filled as for its
+ * cases), its stream, workspace, do_bench schedule, flush, telemetry and check, with the plug-in's call in place of
+ * the library's matmul. Call gemm_blaslt_info() first. */
+void gemm_blaslt_run_plugin(json_t *rec, const struct gemm_problem *p, const char *name,
+			    int (*entry)(const struct bench_gemm_args *), const char *(*why)(void));
 void gemm_blaslt_shutdown(void);
 #endif
 

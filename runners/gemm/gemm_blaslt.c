@@ -24,6 +24,7 @@ extern "C" {
 #include "../common/record.h"
 #include "../common/telemetry.h"
 #include "gemm.h"
+#include "plugin.h"
 #ifdef __cplusplus
 }
 #endif
@@ -381,11 +382,27 @@ static int call_flush(void *ctx)
 	return gpuMemsetAsync(g.flush, 0, g.flush_bytes, g.stream) == gpuSuccess ? 0 : -1;
 }
 
-static int measure(struct dobench_result *r, const struct gemm_problem *p, int cand, double warmup, double rep)
+/* A native plug-in's call (gemm_blaslt_run_plugin): its entry point on this backend's buffers and stream. */
+static struct {
+	int (*entry)(const struct bench_gemm_args *);
+	struct bench_gemm_args args;
+	int rc;
+} plug;
+
+static int call_plugin(void *ctx)
+{
+	(void)ctx;
+	if ((plug.rc = plug.entry(&plug.args)) != 0)
+		return -1;
+	return 0;
+}
+
+static int measure_fn(struct dobench_result *r, const struct gemm_problem *p, int (*call)(void *), int cand,
+		      double warmup, double rep)
 {
 	struct gpu_clock gc = { g.stream, NULL, NULL, 0 };
 	struct dobench_clock clk;
-	struct dobench_fn fn = { (void *)p, call_gemm, call_flush };
+	struct dobench_fn fn = { (void *)p, call, call_flush };
 	struct dobench_opts o = { warmup, rep, p->flush, 1000000 };
 	struct dobench_probe probe;
 	int err;
@@ -396,6 +413,11 @@ static int measure(struct dobench_result *r, const struct gemm_problem *p, int c
 	err = dobench_run(r, &o, &fn, &clk);
 	gpu_clock_release(&gc);
 	return err;
+}
+
+static int measure(struct dobench_result *r, const struct gemm_problem *p, int cand, double warmup, double rep)
+{
+	return measure_fn(r, p, call_gemm, cand, warmup, rep);
 }
 
 static double median_ms(const struct dobench_result *r)
@@ -418,9 +440,9 @@ static float out_elem(const void *host, enum dtype dt)
 	}
 }
 
-/* Re-runs the chosen algorithm once and checks sampled outputs against a double-precision host reference
- * computed from the device's own inputs. */
-static double check(const struct gemm_problem *p)
+/* Re-runs the chosen algorithm (call: call_gemm, or call_plugin) once and checks sampled outputs against a
+ * double-precision host reference computed from the device's own inputs. */
+static double check(const struct gemm_problem *p, int (*call)(void *))
 {
 	size_t es = dtype_size(p->dt), oes = dtype_size(out_dtype(p->dt));
 	unsigned char *rowa = (unsigned char *)malloc((size_t)p->k * es), *colb = (unsigned char *)malloc((size_t)p->k * es);
@@ -428,7 +450,7 @@ static double check(const struct gemm_problem *p)
 	double worst = 0;
 
 	(void)gpuMemsetAsync(g.d, 0xff, (size_t)p->m * p->n * oes, g.stream); /* stale output cannot pass */
-	if (call_gemm((void *)p) != 0 || gpuStreamSynchronize(g.stream) != gpuSuccess)
+	if (call((void *)p) != 0 || gpuStreamSynchronize(g.stream) != gpuSuccess)
 		worst = INFINITY;
 	for (int s = 0; s < GEMM_CHECK_SAMPLES && rowa && colb && fa && fb && worst == worst && !isinf(worst); s++) {
 		long long i, j;
@@ -922,5 +944,107 @@ void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)
 		g.cur = 0;
 	}
 	if (p->check)
-		gemm_record_check(rec, p, check(p));
+		gemm_record_check(rec, p, check(p, call_gemm));
+}
+
+static const char *dt_name(enum dtype dt)
+{
+	static const char *const names[] = { "fp32", "fp16", "bf16", "fp8e4m3", "fp8e5m2" };
+
+	return dt < DT_INVALID ? names[dt] : "?";
+}
+
+/* The plug-in ABI's name of an element type (plugin.h). */
+static int plugin_dtype(enum dtype dt)
+{
+	switch (dt) {
+	case DT_FP16: return BENCH_GEMM_FP16;
+	case DT_BF16: return BENCH_GEMM_BF16;
+	case DT_FP8E4M3: return BENCH_GEMM_FP8E4M3;
+	case DT_FP8E5M2: return BENCH_GEMM_FP8E5M2;
+	default: return BENCH_GEMM_FP32;
+	}
+}
+
+void gemm_blaslt_run_plugin(json_t *rec, const struct gemm_problem *p, const char *name,
+			    int (*entry)(const struct bench_gemm_args *), const char *(*why_fn)(void))
+{
+	struct dobench_result r = DOBENCH_RESULT_INIT;
+	char why[512];
+	int err;
+
+	if (dtype_is_fp8(p->dt) && !p->tn) {
+		record_set_status(rec, "skipped", "fp8 needs layout tn (as the blaslt backend: A transposed, as nn.Linear)");
+		return;
+	}
+	/* the blaslt backend's buffers, filled as for its cases (the library's handles come along unused) */
+	if (prepare(p, 1, why, sizeof(why)) < 0) {
+		record_set_status(rec, "failed", "%s", why);
+		return;
+	}
+	memset(&plug, 0, sizeof(plug));
+	plug.entry = entry;
+	plug.args.abi = BENCH_GEMM_PLUGIN_ABI;
+#if defined(BENCH_HIP)
+	plug.args.device = BENCH_GEMM_HIP;
+#else
+	plug.args.device = BENCH_GEMM_CUDA;
+#endif
+	plug.args.dtype = plugin_dtype(p->dt);
+	plug.args.c_dtype = plugin_dtype(out_dtype(p->dt));
+	plug.args.layout = p->tn ? BENCH_GEMM_TN : BENCH_GEMM_NN;
+	plug.args.m = p->m;
+	plug.args.n = p->n;
+	plug.args.k = p->k;
+	plug.args.a = g.a;
+	plug.args.b = g.b;
+	plug.args.c = g.d;
+	plug.args.lda = p->k;
+	plug.args.ldb = p->tn ? p->k : p->n;
+	plug.args.ldc = p->n;
+	plug.args.stream = (void *)g.stream;
+	plug.args.workspace = g.ws;
+	plug.args.workspace_bytes = g.ws_bytes;
+	record_add_extra(rec, "workspace_bytes", json_integer((json_int_t)g.ws_bytes));
+	record_add_extra(rec, "flush_bytes", json_integer((json_int_t)(p->flush ? g.flush_bytes : 0)));
+	if (dtype_is_fp8(p->dt)) {
+		const char *fa = fp8_name(gemm_a_dtype(p->dt)), *fb = fp8_name(gemm_b_dtype(p->dt));
+		char format[40];
+
+		snprintf(format, sizeof(format), strcmp(fa, fb) ? "%s x %s" : "%s", fa, fb);
+		record_add_extra(rec, "fp8", json_pack("{s:s, s:s, s:s, s:s, s:f, s:f}", "format", format, "a", fa, "b", fb,
+						       "output", "bf16", "scale_a", 1.0, "scale_b", 1.0));
+	}
+	(void)gpuMemsetAsync(g.d, 0, (size_t)p->m * p->n * dtype_size(out_dtype(p->dt)), g.stream); /* no other call's C */
+	err = measure_fn(&r, p, call_plugin, 0, p->warmup_ms, p->rep_ms);
+	if (err != 0 || plug.rc) {
+		const char *w = plug.rc && why_fn ? why_fn() : NULL;
+
+		if (plug.rc)
+			record_set_status(rec, "failed", "plug-in '%s' returned %d%s%s", name, plug.rc, w ? ": " : "", w ? w : "");
+		else
+			record_set_status(rec, "failed", "plug-in '%s' failed on the GPU: %s", name,
+					  gpuGetErrorString(gpuGetLastError()));
+		dobench_result_release(&r);
+		return;
+	}
+	record_set_samples(rec, "tflops", "TFLOP/s", r.samples_ms, r.n, gemm_tflops, (void *)p);
+	record_add_extra(rec, "schedule", json_pack("{s:f, s:I, s:I}", "estimate_ms", r.estimate_ms, "n_warmup",
+						    (json_int_t)r.n_warmup, "n_repeat", (json_int_t)r.n_repeat));
+	gpu_timing_record(rec, &r, &g.tel);
+	record_add_extra(rec, "function", json_sprintf("plug-in '%s': bench_gemm_plugin on the %s stream (%s in, %s out)",
+						       name, LT_NAME, dt_name(p->dt), dt_name(out_dtype(p->dt))));
+	dobench_result_release(&r);
+	if (p->check) {
+		double e = check(p, call_plugin);
+
+		if (plug.rc) {
+			const char *w = why_fn ? why_fn() : NULL;
+
+			record_set_status(rec, "failed", "plug-in '%s' returned %d%s%s", name, plug.rc, w ? ": " : "",
+					  w ? w : "");
+			return;
+		}
+		gemm_record_check(rec, p, e);
+	}
 }
