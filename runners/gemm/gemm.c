@@ -52,24 +52,27 @@ static int problem_from(struct gemm_problem *p, json_t *params, char *why, size_
 int main(int argc, char **argv)
 {
 	struct runner_config cfg = RUNNER_CONFIG_INIT;
-	int rc, info_done_cpu = 0, info_done_gpu = 0;
+	int rc, info_done_cpu = 0, info_done_gpu = 0, child;
 
 	if ((rc = runner_config_load(&cfg, argc, argv, "gemm", usage)) != 0)
 		return rc;
-	fprintf(stderr, "bench-gemm: %zu case%s\n", cfg.n, cfg.n == 1 ? "" : "s");
+	child = json_is_true(json_object_get(cfg.root, "native_child")); /* gemm_native_run()'s, on the GPU path */
+	if (!child)
+		fprintf(stderr, "bench-gemm: %zu case%s\n", cfg.n, cfg.n == 1 ? "" : "s");
 	for (size_t c = 0; c < cfg.n; c++) {
 		json_t *rec = record_new("gemm", cfg.cases[c].key, cfg.cases[c].params);
 		struct gemm_problem p;
 		char why[512];
 
-		fprintf(stderr, "bench-gemm: [%zu/%zu] %s\n", c + 1, cfg.n, cfg.cases[c].key);
+		if (!child)
+			fprintf(stderr, "bench-gemm: [%zu/%zu] %s\n", c + 1, cfg.n, cfg.cases[c].key);
 		if (problem_from(&p, cfg.cases[c].params, why, sizeof(why)) < 0) {
 			record_set_status(rec, "failed", "%s", why);
 		} else if (json_is_object(json_object_get(cfg.cases[c].params, "plugin"))) {
 			json_t *pl = json_object_get(cfg.cases[c].params, "plugin");
 			const char *kind = json_string_value(json_object_get(pl, "kind"));
 
-			if (kind && !strcmp(kind, "native") && json_is_true(json_object_get(cfg.root, "native_child"))) {
+			if (kind && !strcmp(kind, "native") && child) {
 				/* gemm_native_run()'s child on the GPU path: the record goes to the parent from there */
 				gemm_native_run_here(rec, &p, cfg.root, cfg.cases[c].params);
 				json_decref(rec);
