@@ -167,15 +167,17 @@ static int spawn_self(pid_t *pid, char **tmp, int fd, int rfd, json_t *root, con
 	}
 	json_object_set_new(cfg, "cases", json_pack("[{s:s, s:s, s:O}]", "suite", "gemm", "case", key, "params", params));
 	json_object_set_new(cfg, "native_child", json_true());
-	if ((tfd = mkstemp(*tmp)) < 0 || !(f = fdopen(tfd, "w")) || json_dumpf(cfg, f, JSON_COMPACT) != 0 ||
-	    fclose(f) != 0) {
+	errno = 0;
+	if ((tfd = mkstemp(*tmp)) >= 0 && !(f = fdopen(tfd, "w")))
+		close(tfd);
+	err = !f ? (errno ? errno : EIO) : 0;
+	if (f && json_dumpf(cfg, f, JSON_COMPACT) != 0)
+		err = EIO;
+	if (f && fclose(f) != 0 && !err)
 		err = errno ? errno : EIO;
-		if (f == NULL && tfd >= 0)
-			close(tfd);
-		json_decref(cfg);
-		return err;
-	}
 	json_decref(cfg);
+	if (err)
+		return err;
 	argv[2] = *tmp;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fd, 1);
