@@ -38,11 +38,11 @@ if [ ! -x "$BENCH" ] || [ -z "$NVCC" ]; then
 fi
 echo "== $(date -u +%T) building bench-gemm (GPU path) and the plug-in with $NVCC"
 rm -f build/runners/bench-gemm # never a runner left from an older tree
-make build/runners/bench-gemm HAVE_CBLAS=0 NVCC="$NVCC" NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 \
+make build/runners/bench-gemm HAVE_CBLAS=0 NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 \
 	JANSSON_CFLAGS="-I$here/.carry/sysroot/usr/include" \
 	JANSSON_LIBS="$here/.carry/sysroot/usr/lib/x86_64-linux-gnu/libjansson.a" >"$W/build-gemm.log" 2>&1 &
 b1=$!
-make -C examples/plugins/cuda_gemm -B NVCC="$NVCC" ARCH=sm_90 all >"$W/build-plugin.log" 2>&1
+make -j2 -C examples/plugins/cuda_gemm -B NVCC="$NVCC" ARCH=sm_90 all >"$W/build-plugin.log" 2>&1
 rc2=$?
 wait $b1
 rc1=$?
