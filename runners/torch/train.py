@@ -115,20 +115,27 @@ def loss_fn(net, vocab):
     return step_loss
 
 
+def case_settings(p, local):
+    """A training case's settings from its params p, defaults filled in: precision, seq_len, micro_batch, steps,
+    warmup_steps, compile, whether CUDA is there, and the device of local rank local."""
+    cuda = torch.cuda.is_available()
+    return (p.get("precision", "bf16"), int(p.get("seq_len", 4096)), int(p.get("micro_batch", 1)),
+            int(p.get("steps", 30)), int(p.get("warmup_steps", 10)), bool(p.get("compile", False)), cuda,
+            torch.device("cuda", local) if cuda else torch.device("cpu"))
+
+
 def train_steps(case, net, vocab, batch_of, bf16, ex):
     """The timed step loop of a case, built-in or plug-in: AdamW at the case's lr (recorded in ex["lr"]) with a linear
     warm-up over warmup_steps, the loss compiled when the case asks, autocast to bf16 when bf16. Returns the losses
     and the step times in ms of this rank; prints each step on rank 0. Raises what the model raises."""
     p = case["params"]
-    steps, warm = int(p.get("steps", 30)), int(p.get("warmup_steps", 10))
     rank, _, local = dist_info()
-    cuda = torch.cuda.is_available()
-    dev = torch.device("cuda", local) if cuda else torch.device("cpu")
+    _, _, _, steps, warm, compile_, cuda, dev = case_settings(p, local)
     lr = float(p.get("lr", LR))
     ex["lr"] = lr
     opt = make_optimizer(net, cuda, lr)
     step_loss = loss_fn(net, vocab)
-    if bool(p.get("compile", False)):
+    if compile_:
         # the loss with the model: the float32 logits and the cross-entropy fuse, not 3 passes over V x T. Each
         # case compiles the same step function over a new model: without a reset, dynamo's recompile limit would
         # run later cases eager while their records say compile
@@ -185,11 +192,7 @@ def run_case(case, cfg_all, first):
     cfg = MODELS[name]
     if isinstance(p.get("layers"), int):
         cfg = dataclasses.replace(cfg, layers=p["layers"])
-    prec, seq, mb = p.get("precision", "bf16"), int(p.get("seq_len", 4096)), int(p.get("micro_batch", 1))
-    steps, warm = int(p.get("steps", 30)), int(p.get("warmup_steps", 10))
-    compile_ = bool(p.get("compile", False))
-    cuda = torch.cuda.is_available()
-    dev = torch.device("cuda", local) if cuda else torch.device("cpu")
+    prec, seq, mb, steps, warm, compile_, cuda, dev = case_settings(p, local)
     if prec == "fp8":
         why = fp8.support(dev)
         if why:
@@ -302,11 +305,7 @@ def run_plugin_case(case, cfg_all, first):
     if why:
         rec["error"] = why
         return rec
-    prec, seq, mb = p.get("precision", "bf16"), int(p.get("seq_len", 4096)), int(p.get("micro_batch", 1))
-    steps, warm = int(p.get("steps", 30)), int(p.get("warmup_steps", 10))
-    compile_ = bool(p.get("compile", False))
-    cuda = torch.cuda.is_available()
-    dev = torch.device("cuda", local) if cuda else torch.device("cpu")
+    prec, seq, mb, steps, warm, compile_, cuda, dev = case_settings(p, local)
     if prec == "fp8":
         rec.update(status="skipped", error="precision fp8 is not offered to plug-in models (docs/plugins.md)")
         return rec
