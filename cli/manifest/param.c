@@ -65,19 +65,6 @@ static void choices_text(struct strbuf *sb, const struct param_def *def)
 		strbuf_addf(sb, "%s%s", i ? ", " : "", def->choices[i]);
 }
 
-static void err(struct diag_list *d, const char *file, const struct ynode *n, const char *fmt, ...) BENCH_PRINTF(4, 5);
-static void err(struct diag_list *d, const char *file, const struct ynode *n, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	diag_add(d, file, n->line, n->col, "%s", sb.buf);
-	strbuf_release(&sb);
-}
-
 static int is_plain_scalar(const struct ynode *n)
 {
 	return n->type == YNODE_SCALAR && n->plain && !ynode_is_null(n);
@@ -144,13 +131,13 @@ static int one_int(long long *out, const struct param_def *def, const struct yno
 
 	if (!is_plain_scalar(n) || parse_int_text(&v, n->value) < 0) {
 		s = shown(n);
-		err(d, file, n, "%s must be an integer, got %s", label, s);
+		ynode_diag(d, file, n, "%s must be an integer, got %s", label, s);
 		free(s);
 		return -1;
 	}
 	if (!range_ok(def, v)) {
 		range_msg(&sb, def);
-		err(d, file, n, "%s must be %s, got %lld", label, sb.buf, v);
+		ynode_diag(d, file, n, "%s must be %s, got %lld", label, sb.buf, v);
 		strbuf_release(&sb);
 		return -1;
 	}
@@ -165,20 +152,20 @@ static int one_size(long long *out, const struct param_def *def, const struct yn
 	uint64_t v;
 
 	if (n->type != YNODE_SCALAR || ynode_is_null(n)) {
-		err(d, file, n, "%s must be a size such as 64MiB, got %s", label, ynode_type_name(n));
+		ynode_diag(d, file, n, "%s must be a size such as 64MiB, got %s", label, ynode_type_name(n));
 		return -1;
 	}
 	if (units_parse_size(&v, n->value, why, sizeof(why)) < 0) {
-		err(d, file, n, "%s: %s, got '%s'", label, why, n->value);
+		ynode_diag(d, file, n, "%s: %s, got '%s'", label, why, n->value);
 		return -1;
 	}
 	if (!range_ok(def, (long long)v)) {
 		units_format_size(a, sizeof(a), (uint64_t)def->min);
 		if (def->max) {
 			units_format_size(b, sizeof(b), (uint64_t)def->max);
-			err(d, file, n, "%s must be between %s and %s, got '%s'", label, a, b, n->value);
+			ynode_diag(d, file, n, "%s must be between %s and %s, got '%s'", label, a, b, n->value);
 		} else {
-			err(d, file, n, "%s must be at least %s, got '%s'", label, a, n->value);
+			ynode_diag(d, file, n, "%s must be at least %s, got '%s'", label, a, n->value);
 		}
 		return -1;
 	}
@@ -200,11 +187,11 @@ static int one_enum(char **out, const struct param_def *def, const struct ynode 
 	if (n->type == YNODE_SCALAR && !ynode_is_null(n)) {
 		best = suggest_closest(n->value, def->choices);
 		if (best)
-			err(d, file, n, "%s must be one of %s; got '%s' (did you mean '%s'?)", label, sb.buf, n->value, best);
+			ynode_diag(d, file, n, "%s must be one of %s; got '%s' (did you mean '%s'?)", label, sb.buf, n->value, best);
 		else
-			err(d, file, n, "%s must be one of %s; got '%s'", label, sb.buf, n->value);
+			ynode_diag(d, file, n, "%s must be one of %s; got '%s'", label, sb.buf, n->value);
 	} else {
-		err(d, file, n, "%s must be one of %s; got %s", label, sb.buf, ynode_type_name(n));
+		ynode_diag(d, file, n, "%s must be one of %s; got %s", label, sb.buf, ynode_type_name(n));
 	}
 	strbuf_release(&sb);
 	return -1;
@@ -271,16 +258,16 @@ static int parse_shapes(struct param_value *out, const struct param_def *def, co
 			const char *best = suggest_closest(node->value, names);
 
 			if (best)
-				err(d, file, node, "unknown shape preset '%s' for '%s' (did you mean '%s'?)", node->value,
+				ynode_diag(d, file, node, "unknown shape preset '%s' for '%s' (did you mean '%s'?)", node->value,
 				    def->name, best);
 			else
-				err(d, file, node, "'%s' must be a preset (llama70b) or a list of [M, N, K]; got '%s'",
+				ynode_diag(d, file, node, "'%s' must be a preset (llama70b) or a list of [M, N, K]; got '%s'",
 				    def->name, node->value);
 		}
 		return -1;
 	}
 	if (node->type != YNODE_SEQ || node->n == 0) {
-		err(d, file, node, "'%s' must be a preset (llama70b) or a non-empty list of [M, N, K], got %s", def->name,
+		ynode_diag(d, file, node, "'%s' must be a preset (llama70b) or a non-empty list of [M, N, K], got %s", def->name,
 		    node->type == YNODE_SEQ ? "an empty list" : ynode_type_name(node));
 		return -1;
 	}
@@ -295,7 +282,7 @@ static int parse_shapes(struct param_value *out, const struct param_def *def, co
 			ok = is_plain_scalar(it->items[k]) && parse_int_text(&dims[k], it->items[k]->value) == 0 &&
 			     dims[k] >= 1 && dims[k] <= GEMM_DIM_MAX;
 		if (!ok) {
-			err(d, file, it, "'%s' entry %zu must be [M, N, K] with three integers from 1 to %lld",
+			ynode_diag(d, file, it, "'%s' entry %zu must be [M, N, K] with three integers from 1 to %lld",
 			    def->name, i + 1, GEMM_DIM_MAX);
 			bad = 1;
 			continue;
@@ -322,7 +309,7 @@ static int parse_shapes(struct param_value *out, const struct param_def *def, co
 				dup[ix[i].at] = 1; /* sorted by (shape, position): the first of a run is kept */
 		for (size_t i = 0; i < out->n; i++) {
 			if (dup[i]) {
-				err(d, file, src[i], "'%s' lists %lldx%lldx%lld twice", def->name, out->shapes[i].m,
+				ynode_diag(d, file, src[i], "'%s' lists %lldx%lldx%lld twice", def->name, out->shapes[i].m,
 				    out->shapes[i].n, out->shapes[i].k);
 				bad = 1;
 				continue;
@@ -354,12 +341,12 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 		const char *eg = def->type == PARAM_ENUM_LIST ? def->choices[0] :
 				 def->type == PARAM_BOOL_LIST ? "true" : def->type == PARAM_SIZE_LIST ? "64MiB" : "1";
 
-		err(d, file, node, "'%s' must be a list, e.g. [%s]; got %s", def->name, eg,
+		ynode_diag(d, file, node, "'%s' must be a list, e.g. [%s]; got %s", def->name, eg,
 		    ynode_is_null(node) ? "null" : node->type == YNODE_SCALAR ? "a single value" : ynode_type_name(node));
 		return -1;
 	}
 	if (n == 0 && !(def->flags & PARAM_EMPTY_OK)) {
-		err(d, file, node, "'%s' must not be empty", def->name);
+		ynode_diag(d, file, node, "'%s' must not be empty", def->name);
 		return -1;
 	}
 	if (def->type == PARAM_ENUM_LIST) {
@@ -400,7 +387,7 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 			if (one_bool(&v, it) < 0) {
 				char *sh = shown(it);
 
-				err(d, file, it, "%s must be true or false, got %s", label, sh);
+				ynode_diag(d, file, it, "%s must be true or false, got %s", label, sh);
 				free(sh);
 				bad = 1;
 				continue;
@@ -442,12 +429,12 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 		for (size_t i = 0; i < out->n; i++) {
 			if (dup[i]) {
 				if (out->sv) {
-					err(d, file, src[i], "'%s' lists '%s' twice", def->name, out->sv[i]);
+					ynode_diag(d, file, src[i], "'%s' lists '%s' twice", def->name, out->sv[i]);
 					free(out->sv[i]);
 					if (out->plugins)
 						json_decref(out->plugins[i]);
 				} else {
-					err(d, file, src[i], "'%s' lists '%s' twice", def->name, src[i]->value);
+					ynode_diag(d, file, src[i], "'%s' lists '%s' twice", def->name, src[i]->value);
 				}
 				bad = 1;
 				continue;
@@ -489,7 +476,7 @@ int param_parse(struct param_value *out, const struct param_def *def, const stru
 		if (one_bool(&out->i, node) < 0) {
 			char *s = shown(node);
 
-			err(d, file, node, "%s must be true or false, got %s", label, s);
+			ynode_diag(d, file, node, "%s must be true or false, got %s", label, s);
 			free(s);
 			rc = -1;
 		}
@@ -510,7 +497,7 @@ int param_parse(struct param_value *out, const struct param_def *def, const stru
 		{
 			char *s = shown(node);
 
-			err(d, file, node, "%s must be a number greater than or equal to %lld, got %s", label, def->min, s);
+			ynode_diag(d, file, node, "%s must be a number greater than or equal to %lld, got %s", label, def->min, s);
 			free(s);
 		}
 		rc = -1;
@@ -521,10 +508,10 @@ int param_parse(struct param_value *out, const struct param_def *def, const stru
 		break;
 	case PARAM_DURATION:
 		if (node->type != YNODE_SCALAR || ynode_is_null(node)) {
-			err(d, file, node, "%s must be a duration such as 30ms, got %s", label, ynode_type_name(node));
+			ynode_diag(d, file, node, "%s must be a duration such as 30ms, got %s", label, ynode_type_name(node));
 			rc = -1;
 		} else if (units_parse_duration(&ns, node->value, why, sizeof(why)) < 0) {
-			err(d, file, node, "%s: %s, got '%s'", label, why, node->value);
+			ynode_diag(d, file, node, "%s: %s, got '%s'", label, why, node->value);
 			rc = -1;
 		} else if (ns == 0 || (long long)ns < def->min || (def->max && (long long)ns > def->max)) {
 			char a[32], b[32];
@@ -532,9 +519,9 @@ int param_parse(struct param_value *out, const struct param_def *def, const stru
 			units_format_duration(a, sizeof(a), (uint64_t)(def->min ? def->min : 1));
 			units_format_duration(b, sizeof(b), (uint64_t)def->max);
 			if (def->max)
-				err(d, file, node, "%s must be between %s and %s, got '%s'", label, a, b, node->value);
+				ynode_diag(d, file, node, "%s must be between %s and %s, got '%s'", label, a, b, node->value);
 			else
-				err(d, file, node, "%s must be at least %s, got '%s'", label, a, node->value);
+				ynode_diag(d, file, node, "%s must be at least %s, got '%s'", label, a, node->value);
 			rc = -1;
 		} else {
 			out->i = (long long)ns;
@@ -545,11 +532,11 @@ int param_parse(struct param_value *out, const struct param_def *def, const stru
 		break;
 	case PARAM_STRING:
 		if (node->type != YNODE_SCALAR || ynode_is_null(node) || strlen(node->value) != node->len) {
-			err(d, file, node, "%s must be a string, got %s", label, ynode_type_name(node));
+			ynode_diag(d, file, node, "%s must be a string, got %s", label, ynode_type_name(node));
 			rc = -1;
 		} else if (ynode_control_char(node, 0) >= 0) {
 			/* the one rule of manifest.c: a parameter string reaches the runner's command line and cases file */
-			err(d, file, node, "%s holds a control character (\\x%02x); strings here may not contain control "
+			ynode_diag(d, file, node, "%s holds a control character (\\x%02x); strings here may not contain control "
 			    "characters", label, ynode_control_char(node, 0));
 			rc = -1;
 		} else {

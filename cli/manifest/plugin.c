@@ -13,19 +13,6 @@
 #include "manifest.h"
 #include "suite.h"
 
-static void perr(struct diag_list *d, const char *file, const struct ynode *n, const char *fmt, ...) BENCH_PRINTF(4, 5);
-static void perr(struct diag_list *d, const char *file, const struct ynode *n, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	diag_add(d, file, n->line, n->col, "%s", sb.buf);
-	strbuf_release(&sb);
-}
-
 static int name_ok(const char *s)
 {
 	size_t n = strlen(s);
@@ -128,14 +115,14 @@ int plugin_parse(json_t **out, char **name, const struct param_def *def, const s
 			const char *best = suggest_closest(k, keys);
 
 			if (best)
-				perr(d, file, node->pairs[i].key, "unknown key '%s' in plug-in entry of '%s' (did you mean "
+				ynode_diag(d, file, node->pairs[i].key, "unknown key '%s' in plug-in entry of '%s' (did you mean "
 				     "'%s'?)", k, def->name, best);
 			else
-				perr(d, file, node->pairs[i].key, "unknown key '%s' in plug-in entry of '%s' (keys: plugin, "
+				ynode_diag(d, file, node->pairs[i].key, "unknown key '%s' in plug-in entry of '%s' (keys: plugin, "
 				     "python, file, function, native, passes, timeout)", k, def->name);
 			bad = 1;
 		} else if (ynode_control_char(node->pairs[i].value, 0) >= 0) {
-			perr(d, file, node->pairs[i].value, "'%s' holds a control character (\\x%02x)", k,
+			ynode_diag(d, file, node->pairs[i].value, "'%s' holds a control character (\\x%02x)", k,
 			     ynode_control_char(node->pairs[i].value, 0));
 			bad = 1;
 		}
@@ -143,38 +130,38 @@ int plugin_parse(json_t **out, char **name, const struct param_def *def, const s
 	if (bad)
 		goto cleanup;
 	if (!np) {
-		perr(d, file, node, "a mapping in '%s' is a plug-in entry and needs 'plugin: NAME' (or write a built-in's "
+		ynode_diag(d, file, node, "a mapping in '%s' is a plug-in entry and needs 'plugin: NAME' (or write a built-in's "
 		     "name)", def->name);
 		bad = 1;
 	} else if (!scalar(np) || !name_ok(np->value)) {
-		perr(d, file, np, "plug-in name %s%s%s must be [a-z0-9][a-z0-9_.+-]*, at most %d characters",
+		ynode_diag(d, file, np, "plug-in name %s%s%s must be [a-z0-9][a-z0-9_.+-]*, at most %d characters",
 		     scalar(np) ? "'" : "", scalar(np) ? np->value : ynode_type_name(np), scalar(np) ? "'" : "",
 		     PLUGIN_NAME_MAX);
 		bad = 1;
 	} else if (param_enum_index(def, np->value) >= 0) {
-		perr(d, file, np, "plug-in name '%s' is a built-in %s of '%s'; give the plug-in its own name", np->value,
+		ynode_diag(d, file, np, "plug-in name '%s' is a built-in %s of '%s'; give the plug-in its own name", np->value,
 		     def->name[strlen(def->name) - 1] == 's' ? "entry" : "name", def->name);
 		bad = 1;
 	} else {
 		json_object_set_new(o, "name", json_string(np->value));
 	}
 	if (nsrc != 1) {
-		perr(d, file, node, "plug-in entry%s%s%s needs exactly one of 'python', 'file'%s; it has %s",
+		ynode_diag(d, file, node, "plug-in entry%s%s%s needs exactly one of 'python', 'file'%s; it has %s",
 		     scalar(np) ? " '" : "", scalar(np) ? np->value : "", scalar(np) ? "'" : "",
 		     (def->flags & PARAM_PLUGIN_NATIVE) ? ", 'native'" : "", nsrc ? "more than one" : "none");
 		bad = 1;
 	}
 	if (na && !(def->flags & PARAM_PLUGIN_NATIVE)) {
-		perr(d, file, na, "'native' plug-ins are gemm backends only (C entry point, runners/gemm/plugin.h); this "
+		ynode_diag(d, file, na, "'native' plug-ins are gemm backends only (C entry point, runners/gemm/plugin.h); this "
 		     "suite takes 'python' or 'file'");
 		bad = 1;
 	}
 	if (pa && !(def->flags & PARAM_PLUGIN_PASSES)) {
-		perr(d, file, pa, "'passes' applies to attention and ssm plug-ins");
+		ynode_diag(d, file, pa, "'passes' applies to attention and ssm plug-ins");
 		bad = 1;
 	}
 	if (fn && !fi) {
-		perr(d, file, fn, "'function' goes with 'file' (with 'python', write \"module:function\")");
+		ynode_diag(d, file, fn, "'function' goes with 'file' (with 'python', write \"module:function\")");
 		bad = 1;
 	}
 	if (py) {
@@ -182,7 +169,7 @@ int plugin_parse(json_t **out, char **name, const struct param_def *def, const s
 		char *mod = colon ? xstrndup(v, (size_t)(colon - v)) : NULL;
 
 		if (!colon || !ident_ok(mod, 1) || !ident_ok(colon + 1, 0)) {
-			perr(d, file, py, "'python' must be \"package.module:function\", got %s%s%s", v ? "'" : "",
+			ynode_diag(d, file, py, "'python' must be \"package.module:function\", got %s%s%s", v ? "'" : "",
 			     v ? v : ynode_type_name(py), v ? "'" : "");
 			bad = 1;
 		} else {
@@ -202,14 +189,14 @@ int plugin_parse(json_t **out, char **name, const struct param_def *def, const s
 		if (!pn || (k && !(def->flags & PARAM_PLUGIN_NATIVE)))
 			continue;
 		if (!v || !rel_path_ok(v)) {
-			perr(d, file, pn, "'%s' must be a path relative to the manifest's directory, without '..', got %s%s%s",
+			ynode_diag(d, file, pn, "'%s' must be a path relative to the manifest's directory, without '..', got %s%s%s",
 			     k ? "native" : "file", v ? "'" : "", v ? v : ynode_type_name(pn), v ? "'" : "");
 			bad = 1;
 			continue;
 		}
 		path = plugin_path(file, v);
 		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-			perr(d, file, pn, "plug-in %s '%s' %s (read relative to the manifest: '%s')", k ? "library" : "file", v,
+			ynode_diag(d, file, pn, "plug-in %s '%s' %s (read relative to the manifest: '%s')", k ? "library" : "file", v,
 			     stat(path, &st) != 0 ? "does not exist" : "is not a regular file", path);
 			bad = 1;
 		} else {
@@ -219,11 +206,11 @@ int plugin_parse(json_t **out, char **name, const struct param_def *def, const s
 		free(path);
 	}
 	if (fi && !fn) {
-		perr(d, file, fi, "'file' needs 'function': the name of the function in it");
+		ynode_diag(d, file, fi, "'file' needs 'function': the name of the function in it");
 		bad = 1;
 	} else if (fi && fn) {
 		if (!scalar(fn) || !ident_ok(fn->value, 0)) {
-			perr(d, file, fn, "'function' must be a Python identifier");
+			ynode_diag(d, file, fn, "'function' must be a Python identifier");
 			bad = 1;
 		} else {
 			json_object_set_new(o, "function", json_string(fn->value));
@@ -233,7 +220,7 @@ int plugin_parse(json_t **out, char **name, const struct param_def *def, const s
 		json_t *a = json_array();
 
 		if (pa->type != YNODE_SEQ || !pa->n) {
-			perr(d, file, pa, "'passes' must be a non-empty list of fwd, bwd, fwd_bwd");
+			ynode_diag(d, file, pa, "'passes' must be a non-empty list of fwd, bwd, fwd_bwd");
 			bad = 1;
 		}
 		for (size_t i = 0; pa->type == YNODE_SEQ && i < pa->n; i++) {
@@ -243,7 +230,7 @@ int plugin_parse(json_t **out, char **name, const struct param_def *def, const s
 			for (size_t j = 0; v && pass_names[j]; j++)
 				ok |= !strcmp(v, pass_names[j]);
 			if (!ok) {
-				perr(d, file, pa->items[i], "'passes' entry must be fwd, bwd or fwd_bwd");
+				ynode_diag(d, file, pa->items[i], "'passes' entry must be fwd, bwd or fwd_bwd");
 				bad = 1;
 			} else {
 				json_array_append_new(a, json_string(v));
@@ -256,7 +243,7 @@ int plugin_parse(json_t **out, char **name, const struct param_def *def, const s
 
 		if (!scalar(to) || units_parse_duration(&ns, to->value, why, sizeof(why)) < 0 || ns < 1000000000ull ||
 		    ns > 86400ull * 1000000000ull) {
-			perr(d, file, to, "'timeout' must be a duration from 1s to 24h, such as 5m");
+			ynode_diag(d, file, to, "'timeout' must be a duration from 1s to 24h, such as 5m");
 			bad = 1;
 		}
 	}

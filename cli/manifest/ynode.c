@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "ynode.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -118,6 +119,18 @@ const struct ynode *ynode_map_get(const struct ynode *map, const char *key)
 		if (!strcmp(map->pairs[i].key->value, key))
 			return map->pairs[i].value;
 	return NULL;
+}
+
+void ynode_diag(struct diag_list *d, const char *file, const struct ynode *n, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	diag_add(d, file, n->line, n->col, "%s", sb.buf);
+	strbuf_release(&sb);
 }
 
 int ynode_is_null(const struct ynode *n)

@@ -49,6 +49,8 @@ void ynode_free(struct ynode *n);
 const struct ynode *ynode_map_get(const struct ynode *map, const char *key);
 /* A plain scalar that YAML reads as null: empty, "~", "null", "Null", "NULL". */
 int ynode_is_null(const struct ynode *n);
+/* Adds to d a diagnostic at node n's position in file: "file:line:col: message" (fmt and its arguments). */
+void ynode_diag(struct diag_list *d, const char *file, const struct ynode *n, const char *fmt, ...) BENCH_PRINTF(4, 5);
 const char *ynode_type_name(const struct ynode *n);
 /* The one rule for manifest strings that reach a recipe, a script or a command line: the first control character
  * of scalar n (a byte below 0x20, or 0x7f; with allow_text, tab and newline are allowed), or -1 when it holds none. */

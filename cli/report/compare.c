@@ -687,6 +687,20 @@ static char *ccl_brief(json_t *rec)
 	return strbuf_detach(&sb);
 }
 
+/* Adds to method a row for case key when brief() of the baseline's record bref and of label's record orec differ
+ * (what names the brief: "ccl_effective", "plugin"); nothing when either has none. */
+static void method_add_brief(json_t *method, const char *key, const char *label, const char *what,
+			     char *(*brief)(json_t *rec), json_t *bref, json_t *orec)
+{
+	char *bb = brief(bref), *ob = brief(orec);
+
+	if (bb && ob && strcmp(bb, ob))
+		json_array_append_new(method, json_pack("{s:s, s:s, s:s, s:s, s:s}", "case", key, "label", label, "what",
+							what, "baseline_effective", bb, "effective", ob));
+	free(bb);
+	free(ob);
+}
+
 static int status_ok(json_t *rec)
 {
 	const char *s = json_string_value(json_object_get(rec, "status"));
@@ -1770,27 +1784,11 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 				json_array_append_new(method, json_pack("{s:s, s:s, s:O, s:O}", "case", key, "label", groups[i].label,
 									"baseline_params", json_object_get(bref, "params"),
 									"params", json_object_get(orec, "params")));
-			{ /* what the library says it ran with: another algorithm, protocol, channels or transport is another
-			   * measurement, whatever the params say */
-				char *bb = ccl_brief(bref), *ob = ccl_brief(orec);
-
-				if (bb && ob && strcmp(bb, ob))
-					json_array_append_new(method, json_pack("{s:s, s:s, s:s, s:s, s:s}", "case", key, "label",
-										groups[i].label, "what", "ccl_effective",
-										"baseline_effective", bb, "effective", ob));
-				free(bb);
-				free(ob);
-			}
-			{ /* the plug-in's source (docs/plugins.md): other bytes are another implementation, whatever its name */
-				char *bb = plugin_brief(bref), *ob = plugin_brief(orec);
-
-				if (bb && ob && strcmp(bb, ob))
-					json_array_append_new(method, json_pack("{s:s, s:s, s:s, s:s, s:s}", "case", key, "label",
-										groups[i].label, "what", "plugin",
-										"baseline_effective", bb, "effective", ob));
-				free(bb);
-				free(ob);
-			}
+			/* what the library says it ran with: another algorithm, protocol, channels or transport is another
+			 * measurement, whatever the params say */
+			method_add_brief(method, key, groups[i].label, "ccl_effective", ccl_brief, bref, orec);
+			/* the plug-in's source (docs/plugins.md): other bytes are another implementation, whatever its name */
+			method_add_brief(method, key, groups[i].label, "plugin", plugin_brief, bref, orec);
 			ook = status_ok(orec);
 			o_row = json_pack("{s:s, s:o, s:I, s:I, s:s}", "label", groups[i].label, "value",
 					  ook && !isnan(c->other.value) ? json_real(c->other.value) : json_null(), "n",

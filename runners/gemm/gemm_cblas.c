@@ -248,18 +248,49 @@ static double check(const struct gemm_problem *p)
 	return worst;
 }
 
-void gemm_cblas_run_plugin(json_t *rec, const struct gemm_problem *p, const char *name,
-			   int (*entry)(const struct bench_gemm_args *), const char *(*why)(void))
+/*
+ * Times call on p's prepared buffers with the host clock and records it in rec: the samples, the schedule, the timing,
+ * function (a reference taken over, released on failure) and the check when p->check. Returns -1 and records
+ * nothing when the timing fails or *call_rc (when not NULL) holds a failure of the call itself.
+ */
+static int time_and_record(json_t *rec, const struct gemm_problem *p, int (*call)(void *), const int *call_rc,
+			   json_t *function)
 {
 	struct dobench_result r = DOBENCH_RESULT_INIT;
 	struct cpu_clock cc = CPU_CLOCK_INIT;
 	struct dobench_clock clk;
-	struct dobench_fn fn = { (void *)p, call_plugin, call_flush };
+	struct dobench_fn fn = { (void *)p, call, call_flush };
 	struct dobench_opts o = { p->warmup_ms, p->rep_ms, p->flush, 1000000 };
-	char msg[256];
+	int err = 0;
 
 	o.mode = dobench_mode_parse(p->mode, DOBENCH_BURST);
 	o.probe_why = "no telemetry on the CPU";
+	cpu_clock_ops(&clk, &cc);
+	if (dobench_run(&r, &o, &fn, &clk) != 0 || (call_rc && *call_rc)) {
+		err = -1;
+		goto cleanup;
+	}
+	record_set_samples(rec, "tflops", "TFLOP/s", r.samples_ms, r.n, gemm_tflops, (void *)p);
+	record_add_extra(rec, "schedule", json_pack("{s:f, s:I, s:I, s:I}", "estimate_ms", r.estimate_ms, "n_warmup",
+						    (json_int_t)r.n_warmup, "n_repeat", (json_int_t)r.n_repeat,
+						    "flush_bytes", (json_int_t)(p->flush ? st.flush_bytes : 0)));
+	record_add_timing(rec, &r);
+	record_add_extra(rec, "function", function);
+	function = NULL;
+	if (p->check)
+		gemm_record_check(rec, p, check(p));
+cleanup:
+	json_decref(function);
+	dobench_result_release(&r);
+	cpu_clock_release(&cc);
+	return err;
+}
+
+void gemm_cblas_run_plugin(json_t *rec, const struct gemm_problem *p, const char *name,
+			   int (*entry)(const struct bench_gemm_args *), const char *(*why)(void))
+{
+	char msg[256];
+
 	if (p->dt != DT_FP32 && p->dt != DT_BF16) {
 		record_set_status(rec, "skipped", "native GEMM plug-ins on the host path take fp32 and bf16 (plugin.h)");
 		return;
@@ -285,41 +316,21 @@ void gemm_cblas_run_plugin(json_t *rec, const struct gemm_problem *p, const char
 	plug.args.ldb = p->tn ? p->k : p->n;
 	plug.args.ldc = p->n;
 	memset(st.c, 0, (size_t)p->m * (size_t)p->n * sizeof(float)); /* nothing left from another backend's call */
-	cpu_clock_ops(&clk, &cc);
-	if (dobench_run(&r, &o, &fn, &clk) != 0 || plug.rc) {
+	if (time_and_record(rec, p, call_plugin, &plug.rc,
+			    json_sprintf("plug-in '%s': bench_gemm_plugin (%s in, fp32 out)", name,
+					 p->dt == DT_BF16 ? "bf16" : "fp32")) < 0) {
 		const char *w = why ? why() : NULL;
 
 		if (plug.rc)
 			record_set_status(rec, "failed", "plug-in '%s' returned %d%s%s", name, plug.rc, w ? ": " : "", w ? w : "");
 		else
 			record_set_status(rec, "failed", "timing failed");
-	} else {
-		record_set_samples(rec, "tflops", "TFLOP/s", r.samples_ms, r.n, gemm_tflops, (void *)p);
-		record_add_extra(rec, "schedule", json_pack("{s:f, s:I, s:I, s:I}", "estimate_ms", r.estimate_ms,
-							    "n_warmup", (json_int_t)r.n_warmup, "n_repeat",
-							    (json_int_t)r.n_repeat, "flush_bytes",
-							    (json_int_t)(p->flush ? st.flush_bytes : 0)));
-		record_add_timing(rec, &r);
-		record_add_extra(rec, "function", json_sprintf("plug-in '%s': bench_gemm_plugin (%s in, fp32 out)", name,
-							       p->dt == DT_BF16 ? "bf16" : "fp32"));
-		if (p->check)
-			gemm_record_check(rec, p, check(p));
 	}
-	dobench_result_release(&r);
-	cpu_clock_release(&cc);
 }
 
 void gemm_cblas_run(json_t *rec, const struct gemm_problem *p)
 {
-	struct dobench_result r = DOBENCH_RESULT_INIT;
-	struct cpu_clock cc = CPU_CLOCK_INIT;
-	struct dobench_clock clk;
-	struct dobench_fn fn = { (void *)p, call_gemm, call_flush };
-	struct dobench_opts o = { p->warmup_ms, p->rep_ms, p->flush, 1000000 };
 	char why[256];
-
-	o.mode = dobench_mode_parse(p->mode, DOBENCH_BURST);
-	o.probe_why = "no telemetry on the CPU";
 
 	if (p->dt == DT_FP16 || dtype_is_fp8(p->dt)) {
 		record_set_status(rec, "skipped", "CBLAS has no %s GEMM", p->dt == DT_FP16 ? "fp16" : "fp8");
@@ -341,21 +352,7 @@ void gemm_cblas_run(json_t *rec, const struct gemm_problem *p)
 		record_set_status(rec, "failed", "%s", why);
 		return;
 	}
-	cpu_clock_ops(&clk, &cc);
-	if (dobench_run(&r, &o, &fn, &clk) != 0) {
+	if (time_and_record(rec, p, call_gemm, NULL,
+			    json_string(p->dt == DT_BF16 ? "cblas_sbgemm (bf16 in, fp32 out)" : "cblas_sgemm")) < 0)
 		record_set_status(rec, "failed", "timing failed");
-	} else {
-		record_set_samples(rec, "tflops", "TFLOP/s", r.samples_ms, r.n, gemm_tflops, (void *)p);
-		record_add_extra(rec, "schedule", json_pack("{s:f, s:I, s:I, s:I}", "estimate_ms", r.estimate_ms,
-							    "n_warmup", (json_int_t)r.n_warmup, "n_repeat",
-							    (json_int_t)r.n_repeat, "flush_bytes",
-							    (json_int_t)(p->flush ? st.flush_bytes : 0)));
-		record_add_timing(rec, &r);
-		record_add_extra(rec, "function", json_string(p->dt == DT_BF16 ? "cblas_sbgemm (bf16 in, fp32 out)"
-									   : "cblas_sgemm"));
-		if (p->check)
-			gemm_record_check(rec, p, check(p));
-	}
-	dobench_result_release(&r);
-	cpu_clock_release(&cc);
 }

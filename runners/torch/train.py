@@ -115,6 +115,68 @@ def loss_fn(net, vocab):
     return step_loss
 
 
+def case_settings(p, local):
+    """A training case's settings from its params p, defaults filled in: precision, seq_len, micro_batch, steps,
+    warmup_steps, compile, whether CUDA is there, and the device of local rank local."""
+    cuda = torch.cuda.is_available()
+    return (p.get("precision", "bf16"), int(p.get("seq_len", 4096)), int(p.get("micro_batch", 1)),
+            int(p.get("steps", 30)), int(p.get("warmup_steps", 10)), bool(p.get("compile", False)), cuda,
+            torch.device("cuda", local) if cuda else torch.device("cpu"))
+
+
+def train_steps(case, net, vocab, batch_of, bf16, ex):
+    """The timed step loop of a case, built-in or plug-in: AdamW at the case's lr (recorded in ex["lr"]) with a linear
+    warm-up over warmup_steps, the loss compiled when the case asks, autocast to bf16 when bf16. Returns the losses
+    and the step times in ms of this rank; prints each step on rank 0. Raises what the model raises."""
+    p = case["params"]
+    rank, _, local = dist_info()
+    _, _, _, steps, warm, compile_, cuda, dev = case_settings(p, local)
+    lr = float(p.get("lr", LR))
+    ex["lr"] = lr
+    opt = make_optimizer(net, cuda, lr)
+    step_loss = loss_fn(net, vocab)
+    if compile_:
+        # the loss with the model: the float32 logits and the cross-entropy fuse, not 3 passes over V x T. Each
+        # case compiles the same step function over a new model: without a reset, dynamo's recompile limit would
+        # run later cases eager while their records say compile
+        importlib.import_module("torch._dynamo").reset()
+        step_loss = torch.compile(step_loss)
+    amp = torch.autocast(device_type=dev.type, dtype=torch.bfloat16, enabled=bf16)
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    losses, times = [], []
+    for s in range(steps):
+        for grp in opt.param_groups:  # linear warm-up of the learning rate over the warm-up steps, then flat
+            grp["lr"] = lr * min(1.0, (s + 1) / max(warm, 1))
+        batch = batch_of(s).to(dev, non_blocking=True)
+        if cuda:
+            torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        with amp:
+            loss = step_loss(batch[:, :-1], batch[:, 1:])
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        if cuda:
+            torch.cuda.synchronize()
+        times.append((time.perf_counter() - t0) * 1e3)
+        losses.append(float(loss.detach()))
+        if not rank:
+            print(f"train.py: {case['case']} step {s + 1}/{steps} loss {losses[-1]:.4f} {times[-1]:.1f} ms",
+                  file=sys.stderr)
+    return losses, times
+
+
+def slowest_rank(times, world, dev):
+    """The step times of the slowest rank, step by step (a step takes as long as its slowest rank); times itself on
+    one rank."""
+    if world <= 1:
+        return times
+    t = torch.tensor(times, dtype=torch.float64, device=dev)
+    torch.distributed.all_reduce(t, op=torch.distributed.ReduceOp.MAX)
+    return t.tolist()
+
+
 def run_case(case, cfg_all, first):
     p = case["params"]
     rank, world, local = dist_info()
@@ -130,11 +192,7 @@ def run_case(case, cfg_all, first):
     cfg = MODELS[name]
     if isinstance(p.get("layers"), int):
         cfg = dataclasses.replace(cfg, layers=p["layers"])
-    prec, seq, mb = p.get("precision", "bf16"), int(p.get("seq_len", 4096)), int(p.get("micro_batch", 1))
-    steps, warm = int(p.get("steps", 30)), int(p.get("warmup_steps", 10))
-    compile_ = bool(p.get("compile", False))
-    cuda = torch.cuda.is_available()
-    dev = torch.device("cuda", local) if cuda else torch.device("cpu")
+    prec, seq, mb, steps, warm, compile_, cuda, dev = case_settings(p, local)
     if prec == "fp8":
         why = fp8.support(dev)
         if why:
@@ -179,39 +237,7 @@ def run_case(case, cfg_all, first):
         # the optimizer after the wrap: FSDP2's fully_shard replaces every parameter by a sharded DTensor, and an
         # optimizer made before it would step the old, unsharded tensors that no forward reads (issue 17: the loss
         # stayed at 12.5906 from the first step to the last)
-        lr = float(p.get("lr", LR))
-        ex["lr"] = lr
-        opt = make_optimizer(net, cuda, lr)
-        step_loss = loss_fn(net, cfg.vocab)
-        if compile_:
-            # the loss with the model: the float32 logits and the cross-entropy fuse, not 3 passes over V x T. Each
-            # case compiles the same step function over a new model: without a reset, dynamo's recompile limit would
-            # run later cases eager while their records say compile
-            importlib.import_module("torch._dynamo").reset()
-            step_loss = torch.compile(step_loss)
-        amp = torch.autocast(device_type=dev.type, dtype=torch.bfloat16, enabled=(prec in ("bf16", "fp8")))
-        if cuda:
-            torch.cuda.reset_peak_memory_stats()
-        losses, times = [], []
-        for s in range(steps):
-            for grp in opt.param_groups:  # linear warm-up of the learning rate over the warm-up steps, then flat
-                grp["lr"] = lr * min(1.0, (s + 1) / max(warm, 1))
-            batch = batch_of(s).to(dev, non_blocking=True)
-            if cuda:
-                torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            with amp:
-                loss = step_loss(batch[:, :-1], batch[:, 1:])
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-            if cuda:
-                torch.cuda.synchronize()
-            times.append((time.perf_counter() - t0) * 1e3)
-            losses.append(float(loss.detach()))
-            if rank:
-                continue
-            print(f"train.py: {case['case']} step {s + 1}/{steps} loss {losses[-1]:.4f} {times[-1]:.1f} ms", file=sys.stderr)
+        losses, times = train_steps(case, net, cfg.vocab, batch_of, prec in ("bf16", "fp8"), ex)
     except Exception as e:  # a case that cannot run is a record, not a crash
         msg = (str(e).splitlines() or [""])[0]
         oom = "out of memory" in msg.lower()
@@ -219,11 +245,7 @@ def run_case(case, cfg_all, first):
         if cuda:
             torch.cuda.empty_cache()
         return rec
-    if world > 1:  # a step takes as long as its slowest rank
-        t = torch.tensor(times, dtype=torch.float64, device=dev)
-        torch.distributed.all_reduce(t, op=torch.distributed.ReduceOp.MAX)
-        times = t.tolist()
-    timed = times[warm:]
+    timed = slowest_rank(times, world, dev)[warm:]
     tokens = mb * seq  # per GPU
     density = bl.attention_density(seq, True, cfg.window)
     fpt, fpt_parts = flop_per_token(cfg, n, seq, density)
@@ -283,11 +305,7 @@ def run_plugin_case(case, cfg_all, first):
     if why:
         rec["error"] = why
         return rec
-    prec, seq, mb = p.get("precision", "bf16"), int(p.get("seq_len", 4096)), int(p.get("micro_batch", 1))
-    steps, warm = int(p.get("steps", 30)), int(p.get("warmup_steps", 10))
-    compile_ = bool(p.get("compile", False))
-    cuda = torch.cuda.is_available()
-    dev = torch.device("cuda", local) if cuda else torch.device("cpu")
+    prec, seq, mb, steps, warm, compile_, cuda, dev = case_settings(p, local)
     if prec == "fp8":
         rec.update(status="skipped", error="precision fp8 is not offered to plug-in models (docs/plugins.md)")
         return rec
@@ -352,47 +370,14 @@ def run_plugin_case(case, cfg_all, first):
                 fully_shard(model, **kw)
             else:
                 net = wrap_parallel(model, "ddp", dev, mixed)
-        lr = float(p.get("lr", LR))
-        ex["lr"] = lr
-        opt = make_optimizer(net, cuda, lr)
-        step_loss = loss_fn(net, vocab)
-        if compile_:
-            importlib.import_module("torch._dynamo").reset()
-            step_loss = torch.compile(step_loss)
-        amp = torch.autocast(device_type=dev.type, dtype=torch.bfloat16, enabled=(prec == "bf16"))
-        if cuda:
-            torch.cuda.reset_peak_memory_stats()
-        losses, times = [], []
-        for s in range(steps):  # the built-ins' step loop (run_case)
-            for grp in opt.param_groups:
-                grp["lr"] = lr * min(1.0, (s + 1) / max(warm, 1))
-            batch = batch_of(s).to(dev, non_blocking=True)
-            if cuda:
-                torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            with amp:
-                loss = step_loss(batch[:, :-1], batch[:, 1:])
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-            if cuda:
-                torch.cuda.synchronize()
-            times.append((time.perf_counter() - t0) * 1e3)
-            losses.append(float(loss.detach()))
-            if not rank:
-                print(f"train.py: {case['case']} step {s + 1}/{steps} loss {losses[-1]:.4f} {times[-1]:.1f} ms",
-                      file=sys.stderr)
+        losses, times = train_steps(case, net, vocab, batch_of, prec == "bf16", ex)  # the built-ins' step loop
     except Exception as e:  # noqa: BLE001 -- raised in the plug-in's forward or backward: the case's reason
         msg = (str(e).splitlines() or [""])[0]
         rec["error"] = ("out of memory: " + msg[:300]) if "out of memory" in msg.lower() else plugins.raised(name, e)
         if cuda:
             torch.cuda.empty_cache()
         return rec
-    if world > 1:
-        t = torch.tensor(times, dtype=torch.float64, device=dev)
-        torch.distributed.all_reduce(t, op=torch.distributed.ReduceOp.MAX)
-        times = t.tolist()
-    timed = times[warm:]
+    timed = slowest_rank(times, world, dev)[warm:]
     tokens = mb * seq
     bl.set_samples(rec, "tflops_per_gpu", "TFLOP/s", timed, lambda ms: fpt * tokens / (ms * 1e-3) / 1e12)
     med_ms = bl.percentile(sorted(timed), 0.5)

@@ -107,3 +107,34 @@ mpi_env() {
 	[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
 	return 0
 }
+
+# torch_python: PY = the first of $BENCH_PYTHON, python3 and /usr/bin/python3 that imports torch; fails (PY empty)
+# when none does.
+torch_python() {
+	PY=
+	for c in ${BENCH_PYTHON:-} python3 /usr/bin/python3; do
+		if command -v "$c" >/dev/null 2>&1 && "$c" -c "import torch" 2>/dev/null; then PY=$c; break; fi
+	done
+	[ -n "$PY" ]
+}
+
+# need_torch_python: torch_python and a test naming it and its torch; without one, a failed test ends the file.
+need_torch_python() {
+	torch_python || { not_ok "no python3 with torch (install python3-torch)"; finish; exit 1; }
+	ok "python with torch: $PY ($("$PY" -c 'import torch; print(torch.__version__)'))"
+}
+
+# python_tap FILE: runs FILE with $PY; the TAP it prints becomes ours (each ok / not ok a test of this file, its
+# comments passed on), then one test more: that FILE exited 0 (else its stderr is shown).
+python_tap() {
+	"$PY" "$1" >"$T/py.tap" 2>"$T/py.err"
+	py_rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) ok "python: ${line#ok * - }" ;;
+		"not ok "*) not_ok "python: ${line#not ok * - }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <"$T/py.tap"
+	[ "$py_rc" = 0 ] && ok "$1 exited 0" || { not_ok "$1 exited $py_rc"; show "$T/py.err"; }
+}

@@ -3,26 +3,12 @@
 # The PyTorch runners on CPU: formulas, parameter counts, attention numerics and a tiny training step
 # (tests/torch/test_torch.py, TAP), then the training and attention suites through bench run.
 . "$(dirname "$0")/lib.sh"
-PY=
-for c in ${BENCH_PYTHON:-} python3 /usr/bin/python3; do
-	if command -v "$c" >/dev/null 2>&1 && "$c" -c "import torch" 2>/dev/null; then PY=$c; break; fi
-done
-[ -n "$PY" ] || { not_ok "no python3 with torch (install python3-torch)"; finish; exit 1; }
-ok "python with torch: $PY ($("$PY" -c 'import torch; print(torch.__version__)'))"
+need_torch_python
 
 # the python checks speak TAP themselves: pass their lines through, counting them as ours
 # the fake amd-smi library (make builds it beside the unit tests) for the ROCm telemetry reading
 export BENCH_FAKE_AMDSMI="${BENCH_FAKE_AMDSMI:-$(pwd)/build/tests/libamd_smi_fake.so}"
-"$PY" tests/torch/test_torch.py >"$T/py.tap" 2>"$T/py.err"
-rc=$?
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*) ok "python: ${line#ok * - }" ;;
-	"not ok "*) not_ok "python: ${line#not ok * - }" ;;
-	"#"*) echo "$line" ;;
-	esac
-done <"$T/py.tap"
-[ "$rc" = 0 ] && ok "tests/torch/test_torch.py exited 0" || not_ok "tests/torch/test_torch.py exited $rc"
+python_tap tests/torch/test_torch.py
 
 cat >"$T/m.yaml" <<'Y'
 bench: 1

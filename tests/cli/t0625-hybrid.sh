@@ -4,23 +4,9 @@
 # FLOP formula against FLOPs counted op by op, parameter counts, the reference scan, a few steps), then bench
 # validate of the hybrid models and a tiny hybrid training run through bench run, its loss falling.
 . "$(dirname "$0")/lib.sh"
-PY=
-for c in ${BENCH_PYTHON:-} python3 /usr/bin/python3; do
-	if command -v "$c" >/dev/null 2>&1 && "$c" -c "import torch" 2>/dev/null; then PY=$c; break; fi
-done
-[ -n "$PY" ] || { not_ok "no python3 with torch (install python3-torch)"; finish; exit 1; }
-ok "python with torch: $PY ($("$PY" -c 'import torch; print(torch.__version__)'))"
+need_torch_python
 
-"$PY" tests/torch/test_hybrid.py >"$T/py.tap" 2>"$T/py.err"
-rc=$?
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*) ok "python: ${line#ok * - }" ;;
-	"not ok "*) not_ok "python: ${line#not ok * - }" ;;
-	"#"*) echo "$line" ;;
-	esac
-done <"$T/py.tap"
-[ "$rc" = 0 ] && ok "tests/torch/test_hybrid.py exited 0" || { not_ok "tests/torch/test_hybrid.py exited $rc"; show "$T/py.err"; }
+python_tap tests/torch/test_hybrid.py
 
 cat >"$T/big.yaml" <<'Y'
 bench: 1

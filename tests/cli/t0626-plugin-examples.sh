@@ -4,22 +4,9 @@
 # attention example's blockwise backward against autograd), and their manifests validating and planning with the
 # plug-in names in the case keys.
 . "$(dirname "$0")/lib.sh"
-PY=
-for c in ${BENCH_PYTHON:-} python3 /usr/bin/python3; do
-	if command -v "$c" >/dev/null 2>&1 && "$c" -c "import torch" 2>/dev/null; then PY=$c; break; fi
-done
-[ -n "$PY" ] || { not_ok "no python3 with torch (install python3-torch)"; finish; exit 1; }
+need_torch_python
 
-"$PY" tests/torch/test_plugin_examples.py >"$T/py.tap" 2>"$T/py.err"
-rc=$?
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*) ok "python: ${line#ok * - }" ;;
-	"not ok "*) not_ok "python: ${line#not ok * - }" ;;
-	"#"*) echo "$line" ;;
-	esac
-done <"$T/py.tap"
-[ "$rc" = 0 ] && ok "tests/torch/test_plugin_examples.py exited 0" || { not_ok "tests/torch/test_plugin_examples.py exited $rc"; show "$T/py.err"; }
+python_tap tests/torch/test_plugin_examples.py
 
 if ! "$BENCH" suites gemm | grep -q "plug-in {plugin: NAME"; then  # the plug-in machinery is a separate branch
 	ok "# SKIP this bench has no plug-in entries (docs/plugins.md): manifests not validated"

@@ -6,6 +6,15 @@
 "$BENCH" keygen >/dev/null 2>&1 || not_ok "keygen"
 # bounded CODE DESC CMD...: expect, under a 10 s timeout (124: it blocked)
 bounded() { want=$1 desc=$2; shift 2; expect "$want" "$desc" timeout 10 "$@"; }
+# ls_twice DIR DESC WANT JSON_DESC COND OK_DESC: bench ls DIR shows WANT; bench ls --json DIR prints JSON e for which
+# the Python expression COND holds
+ls_twice() {
+	bounded 0 "$2" "$BENCH" ls "$1"
+	expect_out "$3"
+	bounded 0 "$4" "$BENCH" ls --json "$1"
+	python3 -c "import json, sys; e = json.load(open(sys.argv[1])); sys.exit(0 if $5 else 1)" "$T/out" && ok "$6" ||
+		{ not_ok "$6"; show "$T/out"; }
+}
 
 for name in status.json plan.json summary.json; do
 	mkdir -p "$T/l-$name/run1"
@@ -39,11 +48,9 @@ for kind in zero dir; do
 	f=$(python3 tests/bundle/hostile.py escape "$T/b-$kind" "$BENCH_HOME")
 	rm "$f"
 	if [ $kind = zero ]; then ln -s /dev/zero "$f"; else mkdir "$f"; fi
-	bounded 0 "ls lists a $kind named like a bundle" "$BENCH" ls "$T/b-$kind"
-	expect_out "not a regular file"
-	bounded 0 "ls --json lists it with its error" "$BENCH" ls --json "$T/b-$kind"
-	python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); sys.exit(0 if any(x.get("error") == "not a regular file" for x in (e if isinstance(e, list) else e.get("entries", e.get("runs", [])))) else 1)' "$T/out" &&
-		ok "--json: the entry carries the error" || { not_ok "--json entry"; show "$T/out"; }
+	ls_twice "$T/b-$kind" "ls lists a $kind named like a bundle" "not a regular file" "ls --json lists it with its error" \
+		'any(x.get("error") == "not a regular file" for x in (e if isinstance(e, list) else e.get("entries", e.get("runs", []))))' \
+		"--json: the entry carries the error"
 done
 mkdir -p "$T/e"
 f=$(python3 tests/bundle/hostile.py escape "$T/e" "$BENCH_HOME")
@@ -141,11 +148,8 @@ for raw in 'a\377' 'b\300' 'c\355\240\200' 'd\033]0;T\007\r\377'; do
 	d=$T/nu/$(printf "$raw")
 	mkdir -p "$d" && printf '{"name": "nonutf8", "channel": "c", "vendor": "cpu"}' >"$d/plan.json"
 	echo '{"state": "complete", "cases": []}' >"$d/status.json"
-	bounded 0 "ls of a run named '$raw' beside a bundle" "$BENCH" ls "$T/nu"
-	expect_out "nonutf8"
-	bounded 0 "ls --json of it" "$BENCH" ls --json "$T/nu"
-	python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); sys.exit(0 if any(x.get("manifest") == "nonutf8" and "\\x" in x["name"] for x in e) else 1)' "$T/out" &&
-		ok "--json: the run is there, its name escaped" || { not_ok "--json of '$raw'"; show "$T/out"; }
+	ls_twice "$T/nu" "ls of a run named '$raw' beside a bundle" "nonutf8" "ls --json of it" \
+		'any(x.get("manifest") == "nonutf8" and "\\x" in x["name"] for x in e)' "--json: the run is there, its name escaped"
 done
 # a link loop and a dangling link named like a bundle are listed with the reason, not dropped (review r31z row 91)
 mkdir -p "$T/lk"

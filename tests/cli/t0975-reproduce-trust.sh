@@ -64,6 +64,15 @@ fi
 # every kind of thing a manifest executes is listed, each variable that loads code named: the manifest of a
 # signed bundle rewritten and packed again with this key
 D=${B%.bench.tar.gz}
+# repack: $B packed again from $D (signed with this machine's key), its old attestation removed
+repack() { rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1; }
+# env_manifest 'NAME: VALUE': $D's manifest is m.yaml with that variable in MARK's place, packed again
+env_manifest() { sed "s|^    MARK: .*|    $1|" "$T/m.yaml" >"$D/manifest.yaml" && repack; }
+# host_manifest: $D's manifest is a host run on the CPU (bench, name, target, runtime) and then stdin (its stack and
+# suites), packed again
+host_manifest() {
+	{ printf 'bench: 1\nname: trust\ntarget: {vendor: cpu}\nruntime: {engine: host}\n'; cat; } >"$D/manifest.yaml" && repack
+}
 for var in LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT PYTHONSTARTUP PYTHONHOME BASH_ENV ENV PROMPT_COMMAND PERL5OPT RUBYOPT \
 	NODE_OPTIONS BROWSER CHROMIUM_FLAGS CHROME_WRAPPER GCONV_PATH MALLOC_CHECK_ GLIBC_TUNABLES JAVA_TOOL_OPTIONS \
 	OMPI_MCA_plm_rsh_agent CUDA_INJECTION64_PATH NCCL_NET_PLUGIN BASH_FUNC_ls GIT_SSH_COMMAND PATH \
@@ -74,9 +83,7 @@ for var in LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT PYTHONSTARTUP PYTHONHOME BASH_ENV
 	COMPILER_PATH GCC_EXEC_PREFIX CONFIG_SHELL CCACHE_PREFIX PKG_CONFIG CUDAHOSTCXX CC CXX AS LD AR NVCC_CCBIN \
 	NVCC_APPEND_FLAGS LIBRARY_PATH CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH MPLBACKEND LESSOPEN TMPDIR EDITOR PAGER \
 	SHELL; do
-	sed "s|^    MARK: .*|    $var: /tmp/x|" "$T/m.yaml" >"$D/manifest.yaml"
-	rm -f "$B" "$B.intoto.jsonl"
-	"$BENCH" pack "$D" >/dev/null 2>&1 || not_ok "pack"
+	env_manifest "$var: /tmp/x" || not_ok "pack"
 	expect 3 "$var: refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
 	grep -A1 "stack.env.$var " "$T/err" | grep -q "loads code or changes how programs start" &&
 		ok "$var is named as loading code" || { not_ok "$var not named"; show "$T/err"; }
@@ -98,9 +105,7 @@ for pair in CONTAINERS_CONF:engine CONTAINERS_STORAGE_CONF:engine CONTAINER_HOST
 	kept) label="where compiled code is kept and loaded from" ;;
 	code) label="loads code or changes how programs start" ;;
 	esac
-	sed "s|^    MARK: .*|    $var: /tmp/x|" "$T/m.yaml" >"$D/manifest.yaml"
-	rm -f "$B" "$B.intoto.jsonl"
-	"$BENCH" pack "$D" >/dev/null 2>&1 || not_ok "pack"
+	env_manifest "$var: /tmp/x" || not_ok "pack"
 	expect 3 "$var: refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
 	grep -A1 "stack.env.$var " "$T/err" | grep -q "\^ $label: " &&
 		ok "$var is named: $label" || { not_ok "$var not named ($label)"; show "$T/err"; }
@@ -109,14 +114,12 @@ for pair in CONTAINERS_CONF:engine CONTAINERS_STORAGE_CONF:engine CONTAINER_HOST
 done
 # a variable that only resembles them is not flagged
 for var in APPTAINERENV_OMP_NUM_THREADS CONTAINER_NAME_HINT; do
-	sed "s|^    MARK: .*|    $var: x|" "$T/m.yaml" >"$D/manifest.yaml"
-	rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+	env_manifest "$var: x"
 	expect 3 "$var: refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
 	grep -A1 "stack.env.$var " "$T/err" | grep -q "\^ " && { not_ok "$var flagged"; show "$T/err"; } || ok "$var listed, not flagged"
 done
 # a benign variable is listed but not named
-sed "s|^    MARK: .*|    OMP_NUM_THREADS: 4|" "$T/m.yaml" >"$D/manifest.yaml"
-rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+env_manifest "OMP_NUM_THREADS: 4"
 expect 3 "a benign variable: still refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
 grep -A1 "stack.env.OMP_NUM_THREADS " "$T/err" | grep -q "loads code" && not_ok "OMP_NUM_THREADS named as loading code" ||
 	ok "OMP_NUM_THREADS listed, not named as loading code"
@@ -137,7 +140,7 @@ stack:
 suites:
   gemm: {dtypes: [fp32], shapes: [[64, 64, 64]], env_matrix: {LD_PRELOAD: [/tmp/a.so, /tmp/b.so]}}
 Y
-rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+repack
 expect 3 "a manifest with slurm, podman, components: refused without --yes" "$BENCH" reproduce -q -o "$T/r6" "$B" </dev/null
 for s in "runtime.engine                           podman" "runtime.launcher                         slurm" \
 	"runtime.slurm.extra_args                 --wrap=sh /tmp/payload.sh" "stack.base                               docker.io/library/debian:bookworm" \
@@ -160,7 +163,7 @@ cat >"$D/manifest.lock.json" <<J
    {"name": "evil", "version": "1.0", "url": "https://evil.invalid/evil-1.0-py3-none-any.whl",
    "sha256": "3333333333333333333333333333333333333333333333333333333333333333"}]}}}
 J
-rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+repack
 expect 3 "a manifest with a lock: refused without --yes" "$BENCH" reproduce -q -o "$T/r6" "$B" </dev/null
 for s in "stack.components.blas.locked             git https://example.invalid/blas.git (the lock names https://example.invalid/other.git) commit aa20aa20aa20aa20aa20aa20aa20aa20aa20aa20" \
 	"stack.components.torch.locked            pip file:///tmp/evilidx/torch-2.5.0-py3-none-any.whl sha256 2222222222222222222222222222222222222222222222222222222222222222" \
@@ -170,18 +173,13 @@ for s in "stack.components.blas.locked             git https://example.invalid/b
 done
 rm -f "$D/manifest.lock.json"
 # a host stack's path component
-cat >"$D/manifest.yaml" <<Y
-bench: 1
-name: trust
-target: {vendor: cpu}
-runtime: {engine: host}
+host_manifest <<Y
 stack:
   components:
     - {name: blas, path: /opt/evil, libs: [libopenblas.so.0]}
 suites:
   gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
 Y
-rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
 expect 3 "a host stack's path component: refused without --yes" "$BENCH" reproduce -q -o "$T/r7" "$B" </dev/null
 expect_err "stack.components.blas                    path /opt/evil (its libraries loaded first by every runner) libs: libopenblas.so.0"
 # a signer's names and values never reach the terminal raw (review 31r2 B01, B02): the validation errors of the
@@ -190,11 +188,7 @@ rawctl() { # file: exit 0 when it holds ESC, BEL, C1 (U+0085, U+009B) or U+202E 
 	LC_ALL=C grep -q -e "$(printf '\033')" -e "$(printf '\007')" -e "$(printf '\302\205')" -e "$(printf '\302\233')" \
 		-e "$(printf '\342\200\256')" "$1"
 }
-cat >"$D/manifest.yaml" <<'Y'
-bench: 1
-name: trust
-target: {vendor: cpu}
-runtime: {engine: host}
+host_manifest <<'Y'
 stack:
   env:
     "\e[2J\e]0;pwn\aLD_PRELOAD": /tmp/x
@@ -203,7 +197,6 @@ stack:
 suites:
   gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
 Y
-rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
 BENCH_RUNNERS=$FAKE expect 3 "env names holding ESC, OSC, C1, U+202E: refused" "$BENCH" reproduce --dry-run -o "$T/r8" "$B" </dev/null
 expect_err "environment variable name '\\x1b[2J\\x1b]0;pwn\\x07LD_PRELOAD'"
 expect_err "environment variable name '\\xe2\\x80\\xaeDAOLERP_DL'"
@@ -216,11 +209,7 @@ rawctl "$T/err" && { not_ok "raw control bytes in validate's errors"; show "$T/e
 expect 3 "validate --json: the same names refused" "$BENCH" validate --json "$T/badnames.yaml"
 expect_out "environment variable name '\\u001B[2J\\u001B]0;pwn\\u0007LD_PRELOAD'"
 rawctl "$T/out" && { not_ok "raw control bytes in validate --json"; show "$T/out"; } || ok "no raw control byte in validate --json (31r2 B04)"
-cat >"$D/manifest.yaml" <<'Y'
-bench: 1
-name: trust
-target: {vendor: cpu}
-runtime: {engine: host}
+host_manifest <<'Y'
 stack:
   env:
     V1: "a\x9b31mRED\x85b"
@@ -228,7 +217,6 @@ stack:
 suites:
   gemm: {dtypes: [fp32], shapes: [[64, 64, 64]], env_matrix: {V3: ["x\x9by", "\u2066z"]}}
 Y
-rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
 BENCH_RUNNERS=$FAKE expect 0 "values holding C1 and U+202E: --dry-run prints the commands" "$BENCH" reproduce --dry-run -o "$T/r9" "$B" </dev/null
 expect_out "V1=a\\xc2\\x9b31mRED\\xc2\\x85b"
 expect_out "V2=\\xe2\\x80\\xaeevil"
@@ -237,8 +225,7 @@ rawctl "$T/out" && { not_ok "raw control bytes in --dry-run's commands"; show "$
 rawctl "$T/err" && { not_ok "raw control bytes in the gate"; show "$T/err"; } || ok "no raw control byte in the gate"
 # a dry run or an unconfirmed one leaves no directory behind (review r31z row 24): not runs/ in the working
 # directory, not the parents -o names; a directory that was there is kept
-sed "s|^    MARK: .*|    OMP_NUM_THREADS: 4|" "$T/m.yaml" >"$D/manifest.yaml"
-rm -f "$B" "$B.intoto.jsonl" && "$BENCH" pack "$D" >/dev/null 2>&1
+env_manifest "OMP_NUM_THREADS: 4"
 here=$(pwd)
 mkdir -p "$T/cwd" && cd "$T/cwd" || exit 1
 expect 0 "reproduce --dry-run in an empty directory" "$BENCH" reproduce --dry-run "$B"

@@ -6,10 +6,7 @@
 # own case with its reason while the rest of the run is measured; the bundle carries the plug-ins' files and digests;
 # bench show and bench compare name them. Native GEMM plug-ins are built here with cc (bench-gemm's host path).
 . "$(dirname "$0")/lib.sh"
-PY=
-for c in ${BENCH_PYTHON:-} python3 /usr/bin/python3; do
-	if command -v "$c" >/dev/null 2>&1 && "$c" -c "import torch" 2>/dev/null; then PY=$c; break; fi
-done
+torch_python
 CC=$(command -v cc || command -v gcc || true)
 M="$T/m"
 mkdir -p "$M/plugins"

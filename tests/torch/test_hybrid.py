@@ -11,7 +11,6 @@ import dataclasses
 import math
 import os
 import sys
-import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runners", "torch"))
 import torch  # noqa: E402
@@ -20,16 +19,14 @@ import torch.nn.functional as F  # noqa: E402
 import models  # noqa: E402
 import reference  # noqa: E402
 from models import MODELS, Model, flop_per_token, param_count  # noqa: E402
+import tap  # noqa: E402
+from tap import Skip  # noqa: E402
 
 # the tiny hybrid the FLOPs are counted on: 3 Mamba2 layers (8 heads of 16, state 16, 2 groups) and 1 attention
 # layer, 64 tokens in chunks of 16
 SEQ = 64
 TOL = 1e-9  # relative: both sides are exact integer counts; the formula has no approximation left after the
             # three adjustments below
-
-
-class Skip(Exception):
-    pass
 
 
 def _prod(xs):
@@ -250,22 +247,5 @@ def test_hybrid_trains_through_train_py():
     assert ex["layer_kinds"] == ["mamba", "mamba", "mamba", "attn"]
 
 
-def main():
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print(f"ok {i} - {name}")
-        except Skip as e:
-            print(f"ok {i} - {name} # SKIP {e}")
-        except Exception:
-            failed += 1
-            print(f"not ok {i} - {name}")
-            print("# " + traceback.format_exc().replace("\n", "\n# "))
-    print(f"1..{len(tests)}")
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
-    main()
+    tap.main(globals())

@@ -9,17 +9,14 @@ call cannot run. The Triton kernels themselves run on the GPU only (tests/gpu/pl
 import math
 import os
 import sys
-import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "plugins"))
 import torch  # noqa: E402
 
 import triton_attention  # noqa: E402
 import triton_gemm  # noqa: E402
-
-
-class Skip(Exception):
-    pass
+import tap  # noqa: E402
+from tap import Skip  # noqa: E402
 
 
 def reference(q, k, v, causal, window):
@@ -73,22 +70,5 @@ def test_examples_import_without_triton_and_say_why():
             raise AssertionError("a call without triton did not raise")
 
 
-def main():
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print(f"ok {i} - {name}")
-        except Skip as e:
-            print(f"ok {i} - {name} # SKIP {e}")
-        except Exception:
-            failed += 1
-            print(f"not ok {i} - {name}")
-            print("# " + traceback.format_exc().replace("\n", "\n# "))
-    print(f"1..{len(tests)}")
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
-    main()
+    tap.main(globals())

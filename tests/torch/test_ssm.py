@@ -7,13 +7,13 @@ fault below leaves shapes intact, so only the comparison can catch it).
 """
 import os
 import sys
-import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runners", "torch"))
 import torch  # noqa: E402
 
 import benchlib as bl  # noqa: E402
 import ssm  # noqa: E402
+import tap  # noqa: E402
 
 CPU = torch.device("cpu")
 CHUNKED = ssm.ssd_chunked  # the real one, kept before a test swaps the module's
@@ -89,20 +89,5 @@ def test_a_right_implementation_passes_the_case():
     assert rec["extra"]["flop"] == 2 * bl.ssd_fwd_flop(2, 64, 4, 16, 16, 16, 2)
 
 
-def main():
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print(f"ok {i} - {name}")
-        except Exception:
-            failed += 1
-            print(f"not ok {i} - {name}")
-            print("# " + traceback.format_exc().replace("\n", "\n# "))
-    print(f"1..{len(tests)}")
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
-    main()
+    tap.main(globals())

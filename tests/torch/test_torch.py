@@ -11,13 +11,14 @@ import math
 import os
 import sys
 import time
-import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runners", "torch"))
 import torch  # noqa: E402
 
 import benchlib as bl  # noqa: E402
 from models import MODELS, Model, manual_attention, param_count  # noqa: E402
+import tap  # noqa: E402
+from tap import Skip  # noqa: E402
 
 
 def test_llama3_8b_flop_per_token_matches_anchors():
@@ -456,10 +457,6 @@ def test_scaling_fields_say_why_not():
 
 # ---- fp8 training (runners/torch/fp8.py): the scaling math and the autograd wiring, in float32 emulation here ----
 
-class Skip(Exception):
-    pass
-
-
 FP8_LOSS_REL, FP8_LOSS_ABS = 0.02, 0.02  # docs/architecture.md: |fp8 - reference| <= 2% of reference + 0.02 nats
 
 
@@ -803,22 +800,5 @@ def test_attention_backward_resets_the_gradients():
         assert all(torch.equal(x, y) for x, y in zip(one, three))
 
 
-def main():
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print(f"ok {i} - {name}")
-        except Skip as e:
-            print(f"ok {i} - {name} # SKIP {e}")
-        except Exception:
-            failed += 1
-            print(f"not ok {i} - {name}")
-            print("# " + traceback.format_exc().replace("\n", "\n# "))
-    print(f"1..{len(tests)}")
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
-    main()
+    tap.main(globals())
