@@ -80,11 +80,11 @@ $CC -O1 -shared -fPIC -I"${BENCH_DATA:-.}/runners/gemm" -o "$T/inputs/libok.so" 
 $CC -O1 -shared -fPIC -DCRASH -I"${BENCH_DATA:-.}/runners/gemm" -o "$T/inputs/libcrash.so" "$T/p.c" &&
 $CC -O1 -shared -fPIC -DHANG -I"${BENCH_DATA:-.}/runners/gemm" -o "$T/inputs/libhang.so" "$T/p.c" ||
 	not_ok "the test plug-ins do not build"
-c() { # NAME LIB: a case of native plug-in NAME on the GPU path
-	printf '{"suite":"gemm","case":"%s","params":{"backend":"%s","dtype":"bf16","layout":"tn","m":8,"n":8,"k":8,"rep_ms":5,"warmup_ms":1,"plugin_device":"gpu","plugin":{"name":"%s","kind":"native","path":"%s","timeout_s":2}}}' "$1" "$1" "$1" "$2"
+c() { # NAME LIB [TIMEOUT_S]: a case of native plug-in NAME on the GPU path (60 s: a loaded machine starts slowly)
+	printf '{"suite":"gemm","case":"%s","params":{"backend":"%s","dtype":"bf16","layout":"tn","m":8,"n":8,"k":8,"rep_ms":5,"warmup_ms":1,"plugin_device":"gpu","plugin":{"name":"%s","kind":"native","path":"%s","timeout_s":%s}}}' "$1" "$1" "$1" "$2" "${3:-60}"
 }
 printf '{"inputs":"%s","plugin_sha256":{"ok":"00ff"},"cases":[%s,%s,%s,%s,%s,{"suite":"gemm","case":"blaslt","params":{"backend":"blaslt","dtype":"bf16","layout":"tn","m":8,"n":8,"k":8,"rep_ms":5,"warmup_ms":1}}]}\n' \
-	"$T/inputs" "$(c ok libok.so)" "$(c missing libmissing.so)" "$(c crash libcrash.so)" "$(c hang libhang.so)" \
+	"$T/inputs" "$(c ok libok.so)" "$(c missing libmissing.so)" "$(c crash libcrash.so)" "$(c hang libhang.so 2)" \
 	"$(c ok2 libok.so)" >"$T/cases.json"
 TMPDIR="$T/tmp" "$RUNNERS/bench-gemm" --config "$T/cases.json" >"$T/recs.jsonl" 2>"$T/recs.err"
 rc=$?
