@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/fs.h"
 #include "../core/strbuf.h"
 #include "../manifest/manifest.h"
+#include "../manifest/plugin.h"
 
 /* Variables that load code into a process or change which program starts. Exact names, then prefixes (a name
  * ending in '*'). Sources: ld.so(8) and glibc's tunables, iconv(3)/gconv, python(1), bash(1) and sh(1),
@@ -305,6 +307,8 @@ const char *trust_hook_label(enum trust_hook kind)
 		return "changes what the container engine or launcher runs";
 	case TRUST_HOOK_CACHE:
 		return "where compiled code is kept and loaded from";
+	case TRUST_HOOK_PLUGIN:
+		return "runs code";
 	default:
 		return "";
 	}
@@ -378,7 +382,49 @@ static void add_locked(json_t *a, const struct component *c, json_t *lc)
 	free(w);
 }
 
-json_t *trust_exec_items(const struct manifest *m, json_t *lock)
+/* Every plug-in of m's suites: the signer's code that the runner imports and calls (python), runs (file) or loads
+ * (native), with the sha256 of the file that would be used. */
+static void add_plugins(json_t *a, const struct manifest *m, json_t *lock, const char *manifest_path)
+{
+	json_t *pins = json_object_get(lock, "plugins");
+
+	for (size_t s = 0; s < m->nsuites; s++)
+		for (size_t k = 0; k < m->suites[s].nvalues; k++) {
+			const struct param_value *v = &m->suites[s].values[k];
+
+			for (size_t j = 0; v->plugins && j < v->n; j++) {
+				const json_t *p = v->plugins[j];
+				const char *kind = json_string_value(json_object_get(p, "kind"));
+				const char *rel = json_string_value(json_object_get(p, "path"));
+				const char *py = json_string_value(json_object_get(p, "python"));
+				const char *lsha = json_string_value(json_object_get(json_object_get(pins, v->sv[j]), "sha256"));
+				char *w = xstrfmt("suites.%s.plugin.%s", m->suites[s].ops->name, v->sv[j]), *val;
+
+				if (!p)
+					continue;
+				if (rel) {
+					char sha[65] = "unreadable", *path = manifest_path ? plugin_path(manifest_path, rel) : NULL;
+
+					if (!path || fs_sha256_file(sha, path) < 0)
+						snprintf(sha, sizeof(sha), "%s", "(cannot be read)");
+					val = xstrfmt("%s %s sha256 %s%s%s%s (%s by the runner)", kind ? kind : "file", rel, sha,
+						      lsha && strcmp(lsha, sha) ? "; the lock pins " : "",
+						      lsha && strcmp(lsha, sha) ? lsha : "", lsha ? "" : "; not in the lock",
+						      kind && !strcmp(kind, "native") ? "loaded" : "run");
+					free(path);
+				} else {
+					val = xstrfmt("python %s (imported and called by the runner)", py ? py : "?");
+				}
+				add(a, w, val);
+				set_hook(json_array_get(a, json_array_size(a) - 1), TRUST_HOOK_PLUGIN,
+					 rel ? "the signer's file, from the bundle's inputs/" : "a Python module of the signer's naming");
+				free(val);
+				free(w);
+			}
+		}
+}
+
+json_t *trust_exec_items(const struct manifest *m, json_t *lock, const char *manifest_path)
 {
 	json_t *lcomps = json_object_get(lock, "components");
 	json_t *a = json_array();
@@ -456,6 +502,7 @@ json_t *trust_exec_items(const struct manifest *m, json_t *lock)
 			}
 			free(w);
 		}
+	add_plugins(a, m, lock, manifest_path);
 	strbuf_release(&sb);
 	return a;
 }

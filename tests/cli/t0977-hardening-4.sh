@@ -44,4 +44,73 @@ expect 0 "the scrubbed bundle verifies" "$BENCH" verify "$R.bench.tar.gz"
 # the manifest copy and inputs/ are the run's inputs, signed by their digests: left as they are
 tar -xzOf "$R.bench.tar.gz" "$N/manifest.yaml" >"$T/mf"
 expect_same "the manifest copy packed as it was" "$R/manifest.yaml" "$T/mf"
+
+# --- 2. reproduce lists every plug-in as running code, and takes file:/native: plug-ins from the bundle's inputs/
+mkdir -p "$T/pm/plugins" "$T/pm/ssd"
+printf 'not really a shared object, but its bytes are pinned\n' >"$T/pm/plugins/libcgemm.so"
+printf 'def attention(q, k, v, causal, window):\n    return q\n' >"$T/pm/plugins/myattn.py"
+cat >"$T/pm/p.yaml" <<Y
+bench: 1
+name: plug
+target: {vendor: cpu}
+runtime: {engine: host}
+suites:
+  gemm:
+    backends: [{plugin: pyg, python: "evilmod:matmul"}, {plugin: cg, native: plugins/libcgemm.so}]
+    dtypes: [fp32]
+    shapes: [[64, 64, 64]]
+  attention:
+    impl: [{plugin: myattn, file: plugins/myattn.py, function: attention}]
+    seq_lens: [64]
+    head_dim: 16
+    width: 32
+    tokens: 128
+    passes: [fwd]
+    dtype: bf16
+Y
+ln -sf "$T/fake/bench-gemm" "$T/fake/bench-attention"
+expect 0 "lock pins the file and native plug-ins" "$BENCH" lock "$T/pm/p.yaml"
+# (the fake runner fails the plug-in cases, exit 6 or 7: what matters here is what is packed and listed)
+BENCH_RUNNERS=$FAKE "$BENCH" run -q -o "$T/pruns" --locked "$T/pm/p.yaml" >"$T/out" 2>"$T/err"
+[ -f "$(ls "$T"/pruns/plug-*.bench.tar.gz | head -n 1)" ] && ok "a run with python, native and file plug-ins, packed" ||
+	{ not_ok "the plug-in run was not packed"; show "$T/err"; }
+PB=$(ls "$T"/pruns/plug-*.bench.tar.gz | head -n 1)
+CGSHA=$(sha256sum "$T/pm/plugins/libcgemm.so" | cut -d' ' -f1)
+ATSHA=$(sha256sum "$T/pm/plugins/myattn.py" | cut -d' ' -f1)
+mv "$T/pm" "$T/pm.gone" # the plug-ins are read from the bundle, nothing beside the original manifest
+BENCH_RUNNERS=$FAKE expect 3 "reproduce without --yes: listed, nothing run" "$BENCH" reproduce -o "$T/rep" "$PB" </dev/null
+expect_err "suites.gemm.plugin.pyg"
+expect_err "python evilmod:matmul (imported and called by the runner)"
+expect_err "native plugins/libcgemm.so sha256 $CGSHA (loaded by the runner)"
+expect_err "file plugins/myattn.py sha256 $ATSHA (run by the runner)"
+expect_err "^ runs code: a Python module of the signer's naming"
+expect_err "^ runs code: the signer's file, from the bundle's inputs/"
+expect_err "3 plug-ins above run the signer's code on this machine"
+grep -q "does not exist" "$T/err" && not_ok "a plug-in file looked for beside the manifest" || ok "no plug-in file missing"
+[ -d "$T/rep" ] && [ -n "$(ls -A "$T/rep")" ] && not_ok "unconfirmed reproduce left files" || ok "nothing left by the unconfirmed reproduce"
+BENCH_RUNNERS=$FAKE expect 0 "reproduce --dry-run with plug-ins from inputs/" "$BENCH" reproduce --dry-run -o "$T/rep" "$PB"
+expect_err "suites.attention.plugin.myattn"
+BENCH_RUNNERS=$FAKE "$BENCH" reproduce --yes --rounds 1 -q -o "$T/rep" "$PB" >"$T/out" 2>"$T/err"
+rc=$?
+if [ "$rc" != 3 ] && [ "$rc" != 8 ] && ! grep -q "does not exist" "$T/err"; then
+	ok "reproduce --yes of a bundle with file and native plug-ins runs them (exit $rc: the fake runner's verdicts)"
+else
+	not_ok "reproduce --yes refused a bundle with file and native plug-ins (exit $rc)"
+	show "$T/err"
+fi
+RR=$(ls -d "$T"/rep/plug-*[0-9a-f] | head -n 1)
+cmp -s "$RR/inputs/plugins/libcgemm.so" "$T/pm.gone/plugins/libcgemm.so" && ok "the reproduced run carries the bundle's native plug-in" ||
+	not_ok "native plug-in not in the reproduced run's inputs/"
+cmp -s "$RR/inputs/plugins/myattn.py" "$T/pm.gone/plugins/myattn.py" && ok "and its file plug-in" || not_ok "file plug-in not carried"
+# an inputs/ copy that is not the lock's pin: shown with both digests, and the locked run refuses it
+PR=${PB%.bench.tar.gz}
+PN=$(basename "$PR")
+mkdir -p "$T/pruns2" && cp -r "$PR" "$T/pruns2/$PN"
+printf 'import os\nos.system("touch /tmp/pwned")\n' >"$T/pruns2/$PN/inputs/plugins/myattn.py"
+expect 0 "a bundle whose inputs/ plug-in differs from its lock's pin" "$BENCH" pack "$T/pruns2/$PN"
+BENCH_RUNNERS=$FAKE expect 3 "reproduce lists it" "$BENCH" reproduce -o "$T/rep2" "$T/pruns2/$PN.bench.tar.gz" </dev/null
+expect_err "file plugins/myattn.py sha256 $(sha256sum "$T/pruns2/$PN/inputs/plugins/myattn.py" | cut -d' ' -f1); the lock pins $ATSHA"
+BENCH_RUNNERS=$FAKE "$BENCH" reproduce --yes --rounds 1 -q -o "$T/rep2" "$T/pruns2/$PN.bench.tar.gz" >"$T/out" 2>"$T/err"
+grep -q "plug-in file changed since" "$T/err" && ok "the locked reproduce refuses the plug-in that is not the lock's" ||
+	{ not_ok "a plug-in not pinned by the lock ran"; show "$T/err"; }
 finish
