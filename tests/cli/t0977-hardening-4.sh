@@ -113,4 +113,42 @@ expect_err "file plugins/myattn.py sha256 $(sha256sum "$T/pruns2/$PN/inputs/plug
 BENCH_RUNNERS=$FAKE "$BENCH" reproduce --yes --rounds 1 -q -o "$T/rep2" "$T/pruns2/$PN.bench.tar.gz" >"$T/out" 2>"$T/err"
 grep -q "plug-in file changed since" "$T/err" && ok "the locked reproduce refuses the plug-in that is not the lock's" ||
 	{ not_ok "a plug-in not pinned by the lock ran"; show "$T/err"; }
+
+# --- 6, 7. names printed escaped: a manifest path on validate's ok line and warnings; a trusted key's file name
+# clean FILE DESCRIPTION: FILE holds no control character (but newline and tab), no DEL, no invalid UTF-8, no RLO
+clean() {
+	if python3 -c 'import sys
+b = open(sys.argv[1], "rb").read()
+bad = any(c < 0x20 and c not in (9, 10) or c == 0x7f for c in b)
+try:
+    t = b.decode("utf-8")
+except UnicodeDecodeError:
+    bad = True
+else:
+    bad = bad or any(ch in t for ch in "\u202e\u2028\x85\x9b")
+sys.exit(1 if bad else 0)' "$1"; then ok "$2"; else not_ok "$2"; od -c "$1" | head -n 5 | sed 's/^/#   /'; fi
+}
+EVIL="$(printf 'e\033[31m\342\200\256\377\302\233x')"
+mkdir -p "$T/v"
+cp "$T/m.yaml" "$T/v/m$EVIL.yaml"
+expect 0 "validate a manifest whose file name holds ESC, RLO, C1 and 0xff" "$BENCH" validate "$T/v/m$EVIL.yaml"
+clean "$T/out" "validate's ok line escapes the path"
+expect_out '\x1b[31m'
+printf 'stack:\n  env: {HF_TOKEN: hf_abcdefghijklmnopqrstuvwxyz012345}\n' | cat "$T/m.yaml" - >"$T/v/s$EVIL.yaml"
+expect 0 "validate a manifest with a secret, from a hostile file name" "$BENCH" validate "$T/v/s$EVIL.yaml"
+expect_err "looks like a secret"
+clean "$T/err" "validate's secret warning escapes the path"
+clean "$T/out" "and its ok line"
+H2="$T/home2"
+mkdir -p "$H2/trusted"
+cp "$BENCH_HOME/signing.pub.pem" "$H2/trusted/k$EVIL.pem"
+BENCH_HOME=$H2 expect 0 "verify with a trusted key whose file name holds control characters" "$BENCH" verify "$R.bench.tar.gz"
+expect_out "trusted/k"
+clean "$T/out" "verify escapes the trusted key's file name"
+BENCH_HOME=$H2 expect 0 "show with the same trusted key" "$BENCH" show "$R.bench.tar.gz"
+expect_out "verified  signed by key id"
+clean "$T/out" "show escapes the trusted key's file name"
+BENCH_HOME=$H2 expect 3 "reproduce names the same key (unconfirmed)" "$BENCH" reproduce -o "$T/rep3" "$R.bench.tar.gz" </dev/null
+grep "trusted as" "$T/err" >"$T/line"
+clean "$T/line" "reproduce escapes it too"
 finish
