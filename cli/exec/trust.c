@@ -102,6 +102,36 @@ static const struct hook {
 	{ "PKG_CONFIG_PATH", "where a build finds its libraries' flags" },
 	{ "PKG_CONFIG_LIBDIR", "where a build finds its libraries' flags" },
 	{ "CMAKE_*", "a CMake variable (a toolchain file, a compiler launcher)" },
+	{ "LDSHARED", "the command setuptools links every extension with" },
+	{ "LDCXXSHARED", "the command setuptools links every C++ extension with" },
+	{ "CUDAFLAGS", "CUDA compiler flags of a CMake build (-ccbin, -Xcompiler -fplugin)" },
+	{ "HIPFLAGS", "HIP compiler flags of a CMake build" },
+	{ "FFLAGS", "Fortran compiler flags of a build" },
+	{ "FCFLAGS", "Fortran compiler flags of a build" },
+	{ "LDLIBS", "libraries a build links" },
+	{ "MAKE", "the make program a build runs" },
+	{ "MAKELEVEL", "what make takes as its parent" },
+	{ "NINJA", "the ninja program a build runs" },
+	{ "MESON", "the meson program a build runs" },
+	{ "CC_LD", "the linker meson runs with the C compiler" },
+	{ "CXX_LD", "the linker meson runs with the C++ compiler" },
+	{ "RUSTC", "the Rust compiler cargo runs" },
+	{ "RUSTC_WRAPPER", "a program cargo runs in place of every rustc" },
+	{ "RUSTC_WORKSPACE_WRAPPER", "a program cargo runs in place of rustc" },
+	{ "RUSTDOC", "the rustdoc cargo runs" },
+	{ "RUSTFLAGS", "rustc flags (-C linker=: the program that links)" },
+	{ "RUSTDOCFLAGS", "rustdoc flags" },
+	{ "CARGO_*", "a cargo variable (CARGO_BUILD_RUSTC_WRAPPER, CARGO_TARGET_*_LINKER: programs cargo runs)" },
+	{ "HIPCC_*", "a hipcc variable (HIPCC_COMPILE_FLAGS_APPEND, HIPCC_LINK_FLAGS_APPEND: -fplugin, -B)" },
+	{ "PYTORCH_NVCC", "the nvcc torch's extension builder runs" },
+	{ "PYTORCH_ROCM_ARCH", "the architectures torch's extension builder compiles for" },
+	{ "TCL_LIBRARY", "Tcl runs init.tcl from there at start" },
+	{ "TK_LIBRARY", "Tk runs its scripts from there at start" },
+	{ "DBUS_SESSION_BUS_ADDRESS", "the D-Bus address (unixexec: a program every D-Bus client starts)" },
+	{ "DBUS_SYSTEM_BUS_ADDRESS", "the D-Bus address (unixexec: a program every D-Bus client starts)" },
+	{ "XLA_FLAGS", "XLA's flags (dump and compiler paths, the ptxas XLA runs)" },
+	{ "HF_MODULES_CACHE", "Hugging Face imports remote-code modules from there" },
+	{ "HF_HOME", "Hugging Face's home (modules/: remote code it imports)" },
 	{ "NVCC_PREPEND_FLAGS", "flags of every nvcc" },
 	{ "NVCC_APPEND_FLAGS", "flags of every nvcc" },
 	{ "NVCC_CCBIN", "the host compiler nvcc runs" },
@@ -382,6 +412,29 @@ static void add_locked(json_t *a, const struct component *c, json_t *lc)
 	free(w);
 }
 
+/* sbatch's --export=NAME[=VALUE],...: the first name that loads code (trust_env_hook_kind()) flags the item */
+static void flag_export(json_t *item, const char *list)
+{
+	char *dup = xstrdup(list), *save = NULL;
+
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '=');
+		enum trust_hook kind;
+		const char *why;
+
+		if (eq)
+			*eq = 0;
+		if ((why = trust_env_hook_kind(t, &kind))) {
+			char *w = xstrfmt("sbatch --export sets %s: %s", t, why);
+
+			set_hook(item, kind, w);
+			free(w);
+			break;
+		}
+	}
+	free(dup);
+}
+
 /* Every plug-in of m's suites: the signer's code that the runner imports and calls (python), runs (file) or loads
  * (native), with the sha256 of the file that would be used. */
 static void add_plugins(json_t *a, const struct manifest *m, json_t *lock, const char *manifest_path)
@@ -436,8 +489,17 @@ json_t *trust_exec_items(const struct manifest *m, json_t *lock, const char *man
 	if (m->runtime.launcher == LAUNCHER_SLURM) {
 		if (m->runtime.slurm.container)
 			add(a, "runtime.slurm.container", m->runtime.slurm.container);
-		for (size_t i = 0; i < m->runtime.slurm.n_extra_args; i++)
-			add(a, "runtime.slurm.extra_args", m->runtime.slurm.extra_args[i]);
+		for (size_t i = 0; i < m->runtime.slurm.n_extra_args; i++) {
+			const char *x = m->runtime.slurm.extra_args[i];
+			const char *prev = i ? m->runtime.slurm.extra_args[i - 1] : "";
+
+			add(a, "runtime.slurm.extra_args", x);
+			if (!strncmp(x, "--export=", 9) || !strcmp(prev, "--export"))
+				flag_export(json_array_get(a, json_array_size(a) - 1), !strcmp(prev, "--export") ? x : x + 9);
+			else if (!strncmp(x, "--export-file", 13))
+				set_hook(json_array_get(a, json_array_size(a) - 1), TRUST_HOOK_CODE,
+					 "sbatch sets the job's environment from that file");
+		}
 	}
 	if (m->stack.base)
 		add(a, "stack.base", m->stack.base);

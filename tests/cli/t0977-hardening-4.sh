@@ -151,4 +151,37 @@ clean "$T/out" "show escapes the trusted key's file name"
 BENCH_HOME=$H2 expect 3 "reproduce names the same key (unconfirmed)" "$BENCH" reproduce -o "$T/rep3" "$R.bench.tar.gz" </dev/null
 grep "trusted as" "$T/err" >"$T/line"
 clean "$T/line" "reproduce escapes it too"
+
+# --- 3. more variables that run code, flagged in reproduce's listing; sbatch --export's names judged too
+VARS="LDSHARED RUSTC_WRAPPER CARGO_BUILD_RUSTC_WRAPPER CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER RUSTC RUSTDOC
+HIPCC_COMPILE_FLAGS_APPEND HIPCC_LINK_FLAGS_APPEND PYTORCH_NVCC TCL_LIBRARY TK_LIBRARY DBUS_SESSION_BUS_ADDRESS
+XLA_FLAGS HF_MODULES_CACHE MAKE CUDAFLAGS NINJA APPTAINERENV_LDSHARED"
+{
+	sed '/^suites:/,$d' "$T/m.yaml"
+	echo "runtime: {engine: host, launcher: slurm, slurm: {extra_args: [\"--export=ALL,FOO=1,LD_PRELOAD=/tmp/evil.so\", --export, \"NONE,PYTHONPATH=/tmp/e\", --export=ALL, --export-file=/tmp/envf, --qos=high]}}"
+	echo "stack:"
+	echo "  env:"
+	for v in $VARS; do echo "    $v: /tmp/evil"; done
+	sed -n '/^suites:/,$p' "$T/m.yaml"
+} | grep -v '^runtime: {engine: host}$' >"$T/hooks.yaml"
+expect 0 "a manifest setting them validates" "$BENCH" validate "$T/hooks.yaml"
+mkdir -p "$T/hk" && cp -r "$R" "$T/hk/$N" && cp "$T/hooks.yaml" "$T/hk/$N/manifest.yaml"
+expect 0 "packed with them" "$BENCH" pack "$T/hk/$N"
+expect 3 "reproduce lists them" "$BENCH" reproduce -o "$T/rep4" "$T/hk/$N.bench.tar.gz" </dev/null
+for v in $VARS; do
+	awk -v w="stack.env.$v" '$1 == w { getline; if ($0 ~ /\^ loads code or changes how programs start: /) f = 1 } END { exit !f }' "$T/err" &&
+		ok "stack.env.$v flagged as loading code" || not_ok "stack.env.$v not flagged"
+done
+grep -A1 -F -- "--export=ALL,FOO=1,LD_PRELOAD=/tmp/evil.so" "$T/err" | grep -q "sbatch --export sets LD_PRELOAD: a dynamic loader" &&
+	ok "extra_args --export=...LD_PRELOAD=... flagged" || not_ok "--export=...LD_PRELOAD not flagged"
+grep -A1 -F -- "NONE,PYTHONPATH=/tmp/e" "$T/err" | grep -q "sbatch --export sets PYTHONPATH" &&
+	ok "extra_args --export NAMES (two arguments) flagged" || not_ok "--export NAMES not flagged"
+grep -A1 -F -- "--export-file=/tmp/envf" "$T/err" | grep -q "environment from that file" &&
+	ok "extra_args --export-file flagged" || not_ok "--export-file not flagged"
+for x in "--export=ALL" "--qos=high"; do
+	awk -v x="$x" '$1 == "runtime.slurm.extra_args" && $2 == x { getline; if ($1 == "^") f = 1 } END { exit !f }' "$T/err" &&
+		not_ok "$x flagged" || ok "$x not flagged"
+done
+N_HOOKS=$(echo $VARS | wc -w)
+expect_err "$((N_HOOKS + 3)) variables above load code"
 finish
