@@ -184,4 +184,30 @@ for x in "--export=ALL" "--qos=high"; do
 done
 N_HOOKS=$(echo $VARS | wc -w)
 expect_err "$((N_HOOKS + 3)) variables above load code"
+
+# --- 4, 5. tar and gzip header fields bench never writes are refused (tests/bundle/hostile.py, correctly signed)
+HOSTILE="$(dirname "$0")/../bundle/hostile.py"
+mkdir -p "$T/hb"
+hb() { python3 "$HOSTILE" "$1" "$T/hb" "$BENCH_HOME" >/dev/null 2>"$T/hb.err" || { not_ok "hostile.py $1"; show "$T/hb.err"; }; }
+for v in tar-uid:"owner uid 1000 gid 0" tar-gid:"owner uid 0 gid 1000" tar-uname:"a user or group name" \
+	tar-gname:"a user or group name" tar-linkname:"a link name on a regular file" tar-mode000:"mode 0 (bench writes 0644" \
+	tar-modeifreg:"mode 100644 (bench writes 0644" tar-mode600:"mode 600 (bench writes 0644" \
+	tar-dirnoslash:"a directory whose name does not end in '/'" tar-dirmode:"mode 700 (bench writes 0755" \
+	gz-fextra:"the gzip header has FEXTRA set" gz-fname:"the gzip header has FNAME set" \
+	gz-fcomment:"the gzip header has FCOMMENT set" gz-fhcrc:"the gzip header has FHCRC set" \
+	gz-mtime:"the gzip header has a timestamp (MTIME 1700000000" gz-multi:"a second gzip member at byte"; do
+	name=${v%%:*} why=${v#*:}
+	hb "$name"
+	refused "verify $name" "$why" "$BENCH" verify "$T/hb/hostile-$name.bench.tar.gz"
+	clean "$T/err" "verify $name: the reason printed escaped"
+done
+for name in tar-dirok gz-ok tar-xmtime-ok; do
+	hb "$name"
+	expect 0 "verify $name (fields as bench writes them): accepted" "$BENCH" verify "$T/hb/hostile-$name.bench.tar.gz"
+done
+# every bundle bench packs passes (each gzip level: XFL differs)
+for lv in 0 1 9; do
+	expect 0 "pack --level $lv" "$BENCH" pack --level "$lv" "$R"
+	expect 0 "verify the level-$lv bundle" "$BENCH" verify "$R.bench.tar.gz"
+done
 finish
