@@ -33,7 +33,7 @@ int cli_confirm_signed_manifest(const char *mpath, const char *lock, const char 
 	struct manifest m = MANIFEST_INIT;
 	json_t *items = NULL, *it, *lockj = lock ? json_loads(lock, 0, NULL) : NULL;
 	char *k = esc_text(keyid), *o = esc_text(origin), line[64];
-	size_t i, hooks = 0;
+	size_t i, hooks = 0, plugins = 0;
 	int rc;
 
 	if ((rc = cli_load_manifest(&m, mpath)) != 0)
@@ -42,7 +42,7 @@ int cli_confirm_signed_manifest(const char *mpath, const char *lock, const char 
 		rc = cli_fail(BENCH_E_MANIFEST);
 		goto cleanup;
 	}
-	items = trust_exec_items(&m, lockj);
+	items = trust_exec_items(&m, lockj, mpath);
 	fprintf(stderr, "bench: the bundle is signed by key id %s, trusted as %s\n", k, o);
 	fprintf(stderr, "bench: reproducing it executes what its manifest says; here that is:\n");
 	if (image) {
@@ -60,7 +60,11 @@ int cli_confirm_signed_manifest(const char *mpath, const char *lock, const char 
 		fprintf(stderr, "  %-40s %s\n", w, v);
 		if (hook) {
 			fprintf(stderr, "  %-40s ^ %s: %s\n", "", label ? label : "loads code or changes how programs start", hook);
-			hooks++;
+			if (!strncmp(json_string_value(json_object_get(it, "what")), "suites.", 7) &&
+			    strstr(json_string_value(json_object_get(it, "what")), ".plugin."))
+				plugins++;
+			else
+				hooks++;
 		}
 		free(w);
 		free(v);
@@ -69,6 +73,9 @@ int cli_confirm_signed_manifest(const char *mpath, const char *lock, const char 
 		fprintf(stderr, "bench: %zu variable%s above load%s code into the programs it starts, or change%s what the "
 			"container engine runs or where compiled code is kept\n", hooks, hooks == 1 ? "" : "s",
 			hooks == 1 ? "s" : "", hooks == 1 ? "s" : "");
+	if (plugins)
+		fprintf(stderr, "bench: %zu plug-in%s above run%s the signer's code on this machine\n", plugins,
+			plugins == 1 ? "" : "s", plugins == 1 ? "s" : "");
 	if (yes) {
 		rc = 0;
 		goto cleanup;

@@ -5,8 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #include "cmd.h"
 #include "core/opt.h"
+#include "core/strvec.h"
+#include "exec/envcap.h"
 #include "report/bundle.h"
 #include "report/sign.h"
 
@@ -36,6 +40,17 @@ int cmd_pack(int argc, char **argv)
 		if (strlen(lv) != 1 || lv[0] < '0' || lv[0] > '9')
 			return cli_usage_error(cmd.name, cmd.synopsis, "--level is a digit, 0 (stored) to 9");
 		level = lv[0] - '0';
+	}
+	/* A run directory packed by hand (left by a bench run that was killed, or with files added since) is
+	 * scrubbed as bench run scrubs it before packing: the rules (URL userinfo, token shapes, NAME=VALUE of a
+	 * secret NAME) and the values of the secret variables of this environment; the run's own secret values
+	 * (its environment, the manifest's stack.env) are not known here. */
+	if (access(argv[1], F_OK) == 0) {
+		struct strvec secrets = STRVEC_INIT;
+
+		envcap_secret_values(&secrets, environ);
+		envcap_scrub_dir(argv[1], &secrets);
+		strvec_release(&secrets);
 	}
 	if ((err = pack_with_own_key(&tar, &env, argv[1], 0, level)) < 0)
 		return cli_fail(err);

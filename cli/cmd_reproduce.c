@@ -62,6 +62,70 @@ static int write_text(const char *dir, const char *name, const char *text, size_
 	return err;
 }
 
+/* The sink of the verifying pass: the named members as text (bundle_members), and every member under inputs/ (the
+ * file and native plug-ins' files, docs/plugins.md) kept as bytes, written beside the manifest copy later, where
+ * plugin_path() reads them: the bytes that verified, no other copy. */
+struct reproduce_sink {
+	struct bundle_members bm;
+	struct bundle_sink inner;
+	struct strvec names; /* inputs/... in the order read */
+	struct strbuf *data; /* one per name */
+	int cur;             /* the input being read, -1 none */
+};
+
+static int rsink_open(void *ctx, const char *rel, uint64_t size)
+{
+	struct reproduce_sink *r = ctx;
+
+	r->cur = -1;
+	if (!strncmp(rel, "inputs/", 7)) {
+		strvec_push(&r->names, rel);
+		r->data = xrealloc(r->data, r->names.n * sizeof(*r->data));
+		r->data[r->names.n - 1] = (struct strbuf)STRBUF_INIT;
+		r->cur = (int)r->names.n - 1;
+		return 1;
+	}
+	return r->inner.open(r->inner.ctx, rel, size);
+}
+
+static int rsink_data(void *ctx, const char *rel, const void *buf, size_t len)
+{
+	struct reproduce_sink *r = ctx;
+
+	if (r->cur >= 0) {
+		strbuf_add(&r->data[r->cur], buf, len);
+		return 0;
+	}
+	return r->inner.data(r->inner.ctx, rel, buf, len);
+}
+
+static void rsink_release(struct reproduce_sink *r)
+{
+	for (size_t i = 0; i < r->names.n; i++)
+		strbuf_release(&r->data[i]);
+	free(r->data);
+	strvec_release(&r->names);
+	bundle_members_release(&r->bm);
+}
+
+/* the inputs/ members into work/inputs/, as the run directory had them */
+static int write_inputs(const char *work, const struct reproduce_sink *r)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < r->names.n && !err; i++) {
+		char *p = xstrfmt("%s/%s", work, r->names.v[i]), *sl = strrchr(p, '/');
+
+		*sl = 0;
+		err = fs_mkdir_p(p);
+		*sl = '/';
+		if (!err)
+			err = fs_write_file(p, r->data[i].buf ? r->data[i].buf : "", r->data[i].len, 0644);
+		free(p);
+	}
+	return err;
+}
+
 static void print_num(char *buf, size_t n, json_t *v, const char *fmt)
 {
 	if (json_is_number(v))
@@ -159,6 +223,7 @@ int cmd_reproduce(int argc, char **argv)
 					     "image/image.json", NULL };
 	struct opt_strlist keys = OPT_STRLIST_INIT;
 	struct bundle_verify_result vr = BUNDLE_VERIFY_RESULT_INIT;
+	struct reproduce_sink rs = { .names = STRVEC_INIT, .cur = -1 };
 	struct compare_opts co = { 0.02, 0.01, 2000, 0, NULL, NULL };
 	struct compare_side *sides = NULL;
 	struct run_outcome *outs = NULL;
@@ -233,15 +298,13 @@ int cmd_reproduce(int argc, char **argv)
 	bname = strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1];
 	/* 1. verify; what is used is what verified: one reading of one open file */
 	{
-		struct bundle_members bm;
-		struct bundle_sink sink;
+		struct bundle_sink sink = { rsink_open, rsink_data, &rs };
 		struct bundle_limits lim;
 
 		bundle_limits_default(&lim);
-		bundle_members_init(&bm, &sink, names, 64u << 20);
+		bundle_members_init(&rs.bm, &rs.inner, names, 64u << 20);
 		if ((err = bundle_verify_read(&vr, argv[1], NULL, keys.v, sign_home(), &lim, &sink)) == 0)
-			m = json_incref(bm.out);
-		bundle_members_release(&bm);
+			m = json_incref(rs.bm.out);
 		if (err < 0) {
 			char *why = esc_text(bench_error_last());
 
@@ -300,6 +363,8 @@ int cmd_reproduce(int argc, char **argv)
 		orig = xstrfmt("%s/%s.bench.tar.gz", work, vr.run); /* the name its envelope signs */
 
 		err = write_text(work, "manifest.yaml", mt, strlen(mt));
+		if (!err)
+			err = write_inputs(work, &rs);
 		if (!err && lt)
 			err = write_text(work, "manifest.lock.json", lt, strlen(lt));
 		/* the bytes judged are the bytes that verified: copied from the open file, hashed again */
@@ -547,6 +612,7 @@ report:
 	if (!rc)
 		rc = run_rc == 7 ? 7 : counts[2] ? 9 : run_rc ? run_rc : counts[REPRODUCE_INCONCLUSIVE] ? 10 : 0;
 cleanup:
+	rsink_release(&rs);
 	for (int si = 0; si < loaded; si++)
 		compare_side_release(&sides[si]);
 	free(sides);

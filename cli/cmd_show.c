@@ -217,8 +217,12 @@ int cmd_show(int argc, char **argv)
 		printf("unsigned run directory: shown as it is on disk (its bundle, when packed, is what verifies)\n");
 	else if (no_verify)
 		printf("UNVERIFIED: shown with --no-verify; its signature and contents were not checked\n");
-	else
-		printf("verified  signed by key id %s (%s)\n", vr.keyid, vr.key_origin);
+	else {
+		char *origin = esc_text(vr.key_origin); /* a trusted key's file name is printed as reproduce prints it */
+
+		printf("verified  signed by key id %s (%s)\n", vr.keyid, origin);
+		free(origin);
+	}
 	printf("run       %s\nmanifest  %s (channel %s, %s)\nstate     %s, started %s\n", run,
 	       json_string_value(json_object_get(plan, "name")) ? json_string_value(json_object_get(plan, "name")) : "?",
 	       json_string_value(json_object_get(plan, "channel")) ? json_string_value(json_object_get(plan, "channel")) : "?",

@@ -119,11 +119,19 @@ int cmd_validate(int argc, char **argv)
 			diag_list_print(&diags, stderr);
 		} else if (err < 0) {
 			cli_fail(err);
-		} else if (!quiet) {
-			printf("%s: ok (%s, %zu case%s)\n", path, m.name, plan.n, plan.n == 1 ? "" : "s");
+		} else if (!quiet) { /* the path escaped as the error lines escape it */
+			char *ep = esc_text(path), *en = esc_text(m.name);
+
+			printf("%s: ok (%s, %zu case%s)\n", ep, en, plan.n, plan.n == 1 ? "" : "s");
+			free(ep);
+			free(en);
 		}
-		if (err == 0 && !quiet)
-			warn_secrets(path, &m);
+		if (err == 0 && !quiet) {
+			char *ep = esc_text(path);
+
+			warn_secrets(ep, &m);
+			free(ep);
+		}
 		if (err < 0 && (status == 0 || bench_exit_code(err) == 3))
 			status = bench_exit_code(err); /* an invalid manifest outranks an unreadable one */
 		plan_release(&plan);

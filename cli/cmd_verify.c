@@ -59,12 +59,13 @@ int cmd_verify(int argc, char **argv)
 						  "run", res.run, "keyid", res.keyid, "key", res.key_origin, "members",
 						  (json_int_t)res.members, "bytes", (json_int_t)res.bytes));
 	} else {
-		char *run = esc_text(res.run), *path = esc_text(argv[1]);
+		char *run = esc_text(res.run), *path = esc_text(argv[1]), *origin = esc_text(res.key_origin);
 
 		printf("%s: verified\n  run      %s\n  signed   key id %s (%s)\n  checked  Ed25519 signature over the "
 		       "DSSE envelope, the archive's sha256, %zu members (%llu bytes) against the statement; nothing "
 		       "missing, extra or duplicated\n",
-		       path, run, res.keyid, res.key_origin, res.members, (unsigned long long)res.bytes);
+		       path, run, res.keyid, origin, res.members, (unsigned long long)res.bytes);
+		free(origin);
 		free(run);
 		free(path);
 	}

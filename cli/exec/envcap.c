@@ -3,6 +3,7 @@
 #include "fabric.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -14,6 +15,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../core/error.h"
 #include "../core/fs.h"
 #include "../core/spawn.h"
 #include "../core/strbuf.h"
@@ -1719,4 +1721,45 @@ void envcap_pip_list(const char *dir, const char *python)
 	char *const argv[] = { (char *)python, "-c", (char *)envcap_py_distributions, NULL };
 
 	free(tool(dir, "pip-list.txt", argv));
+}
+
+/* Every file of dir (recursively, links not followed) scrubbed with the same rules (envcap.h): a file that cannot
+ * be scrubbed is removed rather than packed with a secret in it. The manifest and its lock are the run's inputs,
+ * signed by their digests: they are kept as they are. */
+static void scrub_dir_rel(const char *dir, const char *rel, const struct strvec *secrets)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+
+	while (dh && (e = readdir(dh))) {
+		size_t l = strlen(e->d_name);
+		struct stat st;
+		char *p;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".bench-lock") ||
+		    (l > 4 && !strcmp(e->d_name + l - 4, ".tmp")))
+			continue;
+		if (!*rel && (!strcmp(e->d_name, "manifest.yaml") || !strcmp(e->d_name, "manifest.lock.json") ||
+			      !strcmp(e->d_name, "inputs"))) /* inputs/: the plug-ins' files, as the lock pins them */
+			continue;
+		p = xstrfmt("%s/%s", dir, e->d_name);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			char *r2 = xstrfmt("%s%s/", rel, e->d_name);
+
+			scrub_dir_rel(p, r2, secrets);
+			free(r2);
+		} else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && envcap_scrub_file(p, secrets) < 0) {
+			fprintf(stderr, "bench: warning: %s; removing '%s%s' rather than packing it unscrubbed\n",
+				bench_error_last(), rel, e->d_name);
+			unlink(p);
+		}
+		free(p);
+	}
+	if (dh)
+		closedir(dh);
+}
+
+void envcap_scrub_dir(const char *dir, const struct strvec *values)
+{
+	scrub_dir_rel(dir, "", values);
 }

@@ -65,5 +65,10 @@ void envcap_scrub_text(struct strbuf *out, const char *text, size_t len, const s
  * ENVCAP_SCRUB_BINARY_MAX is left as it is (no bundle member may be that large: pack refuses it by name). */
 #define ENVCAP_SCRUB_BINARY_MAX ((size_t)256 << 20)
 int envcap_scrub_file(const char *path, const struct strvec *values);
+/* Every regular file of the run directory dir (recursively, links not followed; .bench-lock, *.tmp, and at its
+ * top manifest.yaml, manifest.lock.json and inputs/ left as they are: the run's inputs, signed by their digests)
+ * scrubbed with envcap_scrub_file(); a file that cannot be scrubbed is removed, with a warning on stderr, rather
+ * than packed with a secret in it. Used by bench run before it packs, and by bench pack. */
+void envcap_scrub_dir(const char *dir, const struct strvec *values);
 
 #endif

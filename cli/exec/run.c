@@ -80,42 +80,6 @@ void run_secret_values(struct strvec *out, const struct run *r)
 	strvec_release(&menv);
 }
 
-/* Every file of dir (recursively, links not followed) scrubbed with the same rules (envcap.h): a file that cannot
- * be scrubbed is removed rather than packed with a secret in it. The manifest and its lock are the run's inputs,
- * signed by their digests: they are kept as they are. */
-static void scrub_dir(const char *dir, const char *rel, const struct strvec *secrets)
-{
-	DIR *dh = opendir(dir);
-	struct dirent *e;
-
-	while (dh && (e = readdir(dh))) {
-		size_t l = strlen(e->d_name);
-		struct stat st;
-		char *p;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".bench-lock") ||
-		    (l > 4 && !strcmp(e->d_name + l - 4, ".tmp")))
-			continue;
-		if (!*rel && (!strcmp(e->d_name, "manifest.yaml") || !strcmp(e->d_name, "manifest.lock.json") ||
-			      !strcmp(e->d_name, "inputs"))) /* inputs/: the plug-ins' files, as the lock pins them */
-			continue;
-		p = xstrfmt("%s/%s", dir, e->d_name);
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-			char *r2 = xstrfmt("%s%s/", rel, e->d_name);
-
-			scrub_dir(p, r2, secrets);
-			free(r2);
-		} else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && envcap_scrub_file(p, secrets) < 0) {
-			fprintf(stderr, "bench: warning: %s; removing '%s%s' rather than packing it unscrubbed\n",
-				bench_error_last(), rel, e->d_name);
-			unlink(p);
-		}
-		free(p);
-	}
-	if (dh)
-		closedir(dh);
-}
-
 /* Before anything is packed: the secret values and credentials scrubbed from every file of the run (logs,
  * records, environment, whatever a runner wrote). */
 static void scrub_run(struct run *r)
@@ -123,7 +87,7 @@ static void scrub_run(struct run *r)
 	struct strvec secrets = STRVEC_INIT;
 
 	run_secret_values(&secrets, r);
-	scrub_dir(r->dir, "", &secrets);
+	envcap_scrub_dir(r->dir, &secrets);
 	strvec_release(&secrets);
 }
 

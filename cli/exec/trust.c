@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/fs.h"
 #include "../core/strbuf.h"
 #include "../manifest/manifest.h"
+#include "../manifest/plugin.h"
 
 /* Variables that load code into a process or change which program starts. Exact names, then prefixes (a name
  * ending in '*'). Sources: ld.so(8) and glibc's tunables, iconv(3)/gconv, python(1), bash(1) and sh(1),
@@ -100,6 +102,36 @@ static const struct hook {
 	{ "PKG_CONFIG_PATH", "where a build finds its libraries' flags" },
 	{ "PKG_CONFIG_LIBDIR", "where a build finds its libraries' flags" },
 	{ "CMAKE_*", "a CMake variable (a toolchain file, a compiler launcher)" },
+	{ "LDSHARED", "the command setuptools links every extension with" },
+	{ "LDCXXSHARED", "the command setuptools links every C++ extension with" },
+	{ "CUDAFLAGS", "CUDA compiler flags of a CMake build (-ccbin, -Xcompiler -fplugin)" },
+	{ "HIPFLAGS", "HIP compiler flags of a CMake build" },
+	{ "FFLAGS", "Fortran compiler flags of a build" },
+	{ "FCFLAGS", "Fortran compiler flags of a build" },
+	{ "LDLIBS", "libraries a build links" },
+	{ "MAKE", "the make program a build runs" },
+	{ "MAKELEVEL", "what make takes as its parent" },
+	{ "NINJA", "the ninja program a build runs" },
+	{ "MESON", "the meson program a build runs" },
+	{ "CC_LD", "the linker meson runs with the C compiler" },
+	{ "CXX_LD", "the linker meson runs with the C++ compiler" },
+	{ "RUSTC", "the Rust compiler cargo runs" },
+	{ "RUSTC_WRAPPER", "a program cargo runs in place of every rustc" },
+	{ "RUSTC_WORKSPACE_WRAPPER", "a program cargo runs in place of rustc" },
+	{ "RUSTDOC", "the rustdoc cargo runs" },
+	{ "RUSTFLAGS", "rustc flags (-C linker=: the program that links)" },
+	{ "RUSTDOCFLAGS", "rustdoc flags" },
+	{ "CARGO_*", "a cargo variable (CARGO_BUILD_RUSTC_WRAPPER, CARGO_TARGET_*_LINKER: programs cargo runs)" },
+	{ "HIPCC_*", "a hipcc variable (HIPCC_COMPILE_FLAGS_APPEND, HIPCC_LINK_FLAGS_APPEND: -fplugin, -B)" },
+	{ "PYTORCH_NVCC", "the nvcc torch's extension builder runs" },
+	{ "PYTORCH_ROCM_ARCH", "the architectures torch's extension builder compiles for" },
+	{ "TCL_LIBRARY", "Tcl runs init.tcl from there at start" },
+	{ "TK_LIBRARY", "Tk runs its scripts from there at start" },
+	{ "DBUS_SESSION_BUS_ADDRESS", "the D-Bus address (unixexec: a program every D-Bus client starts)" },
+	{ "DBUS_SYSTEM_BUS_ADDRESS", "the D-Bus address (unixexec: a program every D-Bus client starts)" },
+	{ "XLA_FLAGS", "XLA's flags (dump and compiler paths, the ptxas XLA runs)" },
+	{ "HF_MODULES_CACHE", "Hugging Face imports remote-code modules from there" },
+	{ "HF_HOME", "Hugging Face's home (modules/: remote code it imports)" },
 	{ "NVCC_PREPEND_FLAGS", "flags of every nvcc" },
 	{ "NVCC_APPEND_FLAGS", "flags of every nvcc" },
 	{ "NVCC_CCBIN", "the host compiler nvcc runs" },
@@ -305,6 +337,8 @@ const char *trust_hook_label(enum trust_hook kind)
 		return "changes what the container engine or launcher runs";
 	case TRUST_HOOK_CACHE:
 		return "where compiled code is kept and loaded from";
+	case TRUST_HOOK_PLUGIN:
+		return "runs code";
 	default:
 		return "";
 	}
@@ -378,7 +412,72 @@ static void add_locked(json_t *a, const struct component *c, json_t *lc)
 	free(w);
 }
 
-json_t *trust_exec_items(const struct manifest *m, json_t *lock)
+/* sbatch's --export=NAME[=VALUE],...: the first name that loads code (trust_env_hook_kind()) flags the item */
+static void flag_export(json_t *item, const char *list)
+{
+	char *dup = xstrdup(list), *save = NULL;
+
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '=');
+		enum trust_hook kind;
+		const char *why;
+
+		if (eq)
+			*eq = 0;
+		if ((why = trust_env_hook_kind(t, &kind))) {
+			char *w = xstrfmt("sbatch --export sets %s: %s", t, why);
+
+			set_hook(item, kind, w);
+			free(w);
+			break;
+		}
+	}
+	free(dup);
+}
+
+/* Every plug-in of m's suites: the signer's code that the runner imports and calls (python), runs (file) or loads
+ * (native), with the sha256 of the file that would be used. */
+static void add_plugins(json_t *a, const struct manifest *m, json_t *lock, const char *manifest_path)
+{
+	json_t *pins = json_object_get(lock, "plugins");
+
+	for (size_t s = 0; s < m->nsuites; s++)
+		for (size_t k = 0; k < m->suites[s].nvalues; k++) {
+			const struct param_value *v = &m->suites[s].values[k];
+
+			for (size_t j = 0; v->plugins && j < v->n; j++) {
+				const json_t *p = v->plugins[j];
+				const char *kind = json_string_value(json_object_get(p, "kind"));
+				const char *rel = json_string_value(json_object_get(p, "path"));
+				const char *py = json_string_value(json_object_get(p, "python"));
+				const char *lsha = json_string_value(json_object_get(json_object_get(pins, v->sv[j]), "sha256"));
+				char *w = xstrfmt("suites.%s.plugin.%s", m->suites[s].ops->name, v->sv[j]), *val;
+
+				if (!p)
+					continue;
+				if (rel) {
+					char sha[65] = "unreadable", *path = manifest_path ? plugin_path(manifest_path, rel) : NULL;
+
+					if (!path || fs_sha256_file(sha, path) < 0)
+						snprintf(sha, sizeof(sha), "%s", "(cannot be read)");
+					val = xstrfmt("%s %s sha256 %s%s%s%s (%s by the runner)", kind ? kind : "file", rel, sha,
+						      lsha && strcmp(lsha, sha) ? "; the lock pins " : "",
+						      lsha && strcmp(lsha, sha) ? lsha : "", lsha ? "" : "; not in the lock",
+						      kind && !strcmp(kind, "native") ? "loaded" : "run");
+					free(path);
+				} else {
+					val = xstrfmt("python %s (imported and called by the runner)", py ? py : "?");
+				}
+				add(a, w, val);
+				set_hook(json_array_get(a, json_array_size(a) - 1), TRUST_HOOK_PLUGIN,
+					 rel ? "the signer's file, from the bundle's inputs/" : "a Python module of the signer's naming");
+				free(val);
+				free(w);
+			}
+		}
+}
+
+json_t *trust_exec_items(const struct manifest *m, json_t *lock, const char *manifest_path)
 {
 	json_t *lcomps = json_object_get(lock, "components");
 	json_t *a = json_array();
@@ -390,8 +489,17 @@ json_t *trust_exec_items(const struct manifest *m, json_t *lock)
 	if (m->runtime.launcher == LAUNCHER_SLURM) {
 		if (m->runtime.slurm.container)
 			add(a, "runtime.slurm.container", m->runtime.slurm.container);
-		for (size_t i = 0; i < m->runtime.slurm.n_extra_args; i++)
-			add(a, "runtime.slurm.extra_args", m->runtime.slurm.extra_args[i]);
+		for (size_t i = 0; i < m->runtime.slurm.n_extra_args; i++) {
+			const char *x = m->runtime.slurm.extra_args[i];
+			const char *prev = i ? m->runtime.slurm.extra_args[i - 1] : "";
+
+			add(a, "runtime.slurm.extra_args", x);
+			if (!strncmp(x, "--export=", 9) || !strcmp(prev, "--export"))
+				flag_export(json_array_get(a, json_array_size(a) - 1), !strcmp(prev, "--export") ? x : x + 9);
+			else if (!strncmp(x, "--export-file", 13))
+				set_hook(json_array_get(a, json_array_size(a) - 1), TRUST_HOOK_CODE,
+					 "sbatch sets the job's environment from that file");
+		}
 	}
 	if (m->stack.base)
 		add(a, "stack.base", m->stack.base);
@@ -456,6 +564,7 @@ json_t *trust_exec_items(const struct manifest *m, json_t *lock)
 			}
 			free(w);
 		}
+	add_plugins(a, m, lock, manifest_path);
 	strbuf_release(&sb);
 	return a;
 }

@@ -23,6 +23,7 @@ enum trust_hook {
 	TRUST_HOOK_CODE,   /* loads code into the programs it reaches, or changes which program starts */
 	TRUST_HOOK_ENGINE, /* changes what the container engine or launcher itself runs (or on which machine) */
 	TRUST_HOOK_CACHE,  /* where compiled code (kernels, extensions) is written and later loaded from */
+	TRUST_HOOK_PLUGIN, /* a plug-in: the signer's code, imported, run or loaded by the runner */
 };
 /* trust_env_hook() with its kind in *kind (TRUST_HOOK_NONE and NULL when not flagged); APPTAINERENV_X and
  * SINGULARITYENV_X are judged as X. */
@@ -34,9 +35,11 @@ const char *trust_hook_label(enum trust_hook kind);
  * image digest that are fetched and built, for those, not the manifest's index or ref, are what a locked build uses:
  * [{"what": "runtime.engine" | "runtime.launcher" | "runtime.slurm.extra_args" | "stack.base" | "stack.base.locked" |
  *   "stack.components.NAME" | "stack.components.NAME.locked" | "stack.components.NAME.build" | "stack.env.NAME" |
- *   "suites.SUITE.env_matrix.NAME", "value": TEXT,
+ *   "suites.SUITE.env_matrix.NAME" | "suites.SUITE.plugin.NAME", "value": TEXT,
  *   "hook": WHY, "hook_label": trust_hook_label() of its kind (stack.env and env_matrix, when
- *   trust_env_hook() names it)}]. */
-json_t *trust_exec_items(const struct manifest *m, json_t *lock);
+ *   trust_env_hook() names it; every plug-in, TRUST_HOOK_PLUGIN)}]. A plug-in's value: "python MODULE:FUNCTION
+ * (imported and called by the runner)", or "file|native PATH sha256 HEX (...)" with the sha256 of the file
+ * plugin_path(manifest_path, PATH) reads (a bundle's inputs/ copy), and the lock's pin when it differs. */
+json_t *trust_exec_items(const struct manifest *m, json_t *lock, const char *manifest_path);
 
 #endif

@@ -1209,6 +1209,35 @@ static int tarscan_header(struct tar_scan *ts)
 			return tarscan_fail(ts, "refused archive entry '%s': a directory with a size (%llu bytes); bench "
 					    "writes directories with none", ts->after_pax && ts->pax_has_path ? ts->pax_path : name,
 					    (unsigned long long)size);
+		{ /* the fields as bench writes them (write_entry): uid and gid 0, no user or group name, no link name,
+		   * mode 0644 or 0755 (no type bits), a directory's name ending in '/'; anything else is a feature of
+		   * some other writer that extracting tools act on (GNU tar as root gives files the named owner) */
+			const char *shown = ts->after_pax && ts->pax_has_path ? ts->pax_path : name;
+			uint64_t mode = 0, uid = 0, gid = 0;
+			size_t k2;
+
+			tarscan_octal(&mode, h + 100, 8);
+			tarscan_octal(&uid, h + 108, 8);
+			tarscan_octal(&gid, h + 116, 8);
+			if (uid || gid)
+				return tarscan_fail(ts, "refused archive entry '%s': owner uid %llu gid %llu (bench writes 0 and 0)",
+						    shown, (unsigned long long)uid, (unsigned long long)gid);
+			for (k2 = 0; k2 < 64 && !h[265 + k2]; k2++)
+				;
+			if (k2 < 64)
+				return tarscan_fail(ts, "refused archive entry '%s': a user or group name (bench writes none)", shown);
+			for (k2 = 0; k2 < 100 && !h[157 + k2]; k2++)
+				;
+			if (k2 < 100)
+				return tarscan_fail(ts, "refused archive entry '%s': a link name on a %s (bench writes none)", shown,
+						    h[156] == '5' ? "directory" : "regular file");
+			if (!(mode & 07022) && mode != (h[156] == '5' ? 0755u : 0644u))
+				return tarscan_fail(ts, "refused archive entry '%s': mode %llo (bench writes %s)", shown,
+						    (unsigned long long)mode, h[156] == '5' ? "0755 for a directory" : "0644 for a file");
+			if (h[156] == '5' && (!*shown || shown[strlen(shown) - 1] != '/'))
+				return tarscan_fail(ts, "refused archive entry '%s': a directory whose name does not end in '/' "
+						    "(bench writes it with one)", shown);
+		}
 		ts->after_pax = 0;
 		ts->pax_has_size = 0;
 		ts->pax_has_path = 0;
@@ -1309,6 +1338,7 @@ struct in_stream {
 	char zmsg[320];          /* why inflating failed, or why the tar headers are refused */
 	struct tar_scan scan;
 	int refused;             /* zmsg says why the tar headers are refused */
+	int gz_checked;          /* the gzip header's fixed fields were checked */
 };
 
 static void *in_reader(void *arg)
@@ -1357,12 +1387,37 @@ static la_ssize_t in_inflate(struct in_stream *in)
 			in->held = 1;
 			in->z.next_in = (unsigned char *)p;
 			in->z.avail_in = (uInt)n;
+			/* the gzip header as bench writes it (libarchive, "gzip:!timestamp"): no flags (FTEXT, FHCRC,
+			 * FEXTRA, FNAME, FCOMMENT), MTIME 0; XFL and OS (one byte each, no reader acts on them) are not
+			 * held to bench's values; what is not gzip at all is refused by inflate below */
+			if (!in->gz_checked && n >= 10 && p[0] == 0x1f && p[1] == 0x8b) {
+				static const char *const flag[] = { "FTEXT", "FHCRC", "FEXTRA", "FNAME", "FCOMMENT" };
+
+				for (int b = 0; b < 5; b++)
+					if (p[3] & (1u << b)) {
+						snprintf(in->zmsg, sizeof(in->zmsg), "the gzip header has %s set (bench writes a "
+							 "gzip header without flags)", flag[b]);
+						return -1;
+					}
+				if (p[4] || p[5] || p[6] || p[7]) {
+					snprintf(in->zmsg, sizeof(in->zmsg), "the gzip header has a timestamp (MTIME %lu; bench "
+						 "writes 0)", (unsigned long)p[4] | (unsigned long)p[5] << 8 |
+						 (unsigned long)p[6] << 16 | (unsigned long)p[7] << 24);
+					return -1;
+				}
+			}
+			in->gz_checked = 1;
 		}
 		in->z.next_out = in->out;
 		in->z.avail_out = CHUNK;
 		r = inflate(&in->z, Z_NO_FLUSH);
 		if (r == Z_STREAM_END) {
 			in->zend = 1;
+			if (in->z.avail_in >= 2 && in->z.next_in[0] == 0x1f && in->z.next_in[1] == 0x8b) {
+				snprintf(in->zmsg, sizeof(in->zmsg), "a second gzip member at byte %lu (a bundle is one gzip "
+					 "stream)", (unsigned long)in->z.total_in);
+				return -1;
+			}
 		} else if (r != Z_OK && r != Z_BUF_ERROR) {
 			snprintf(in->zmsg, sizeof(in->zmsg), "gzip decompression failed: %s (a bundle is one gzip stream with a "
 				 "correct CRC-32 and length; plain tar is refused)", in->z.msg ? in->z.msg : "corrupt data");
