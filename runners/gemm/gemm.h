@@ -65,6 +65,11 @@ void gemm_record_check(json_t *rec, const struct gemm_problem *p, double max_err
 
 void gemm_cblas_run(json_t *rec, const struct gemm_problem *p);
 struct bench_gemm_args;
+/* args (plugin.h) zeroed, then filled for problem p: ABI, where the pointers point (enum bench_gemm_device), A's and
+ * B's dtype and C's (enum bench_gemm_dtype), layout, M N K, the buffers and their row-major leading dimensions. */
+struct bench_gemm_args;
+void gemm_plugin_args_init(struct bench_gemm_args *args, const struct gemm_problem *p, int device, int dtype,
+			   int c_dtype, const void *a, const void *b, void *c);
 /* A native plug-in's entry point (plugin.h) on the host path: the cblas backend's buffers, schedule, flush and check
  * with the plug-in's call in place of cblas_sgemm. name: the plug-in's, for messages. */
 void gemm_cblas_run_plugin(json_t *rec, const struct gemm_problem *p, const char *name,

@@ -880,6 +880,22 @@ static void add_tune_extra(json_t *rec, const struct gemm_problem *p)
 						confirm_json(p)));
 }
 
+/* The buffers' facts every record of this backend carries: workspace, flush, and fp8's operand formats
+ * (A (activations or gradient) x B (weight) when they differ). */
+static void record_buffers(json_t *rec, const struct gemm_problem *p)
+{
+	record_add_extra(rec, "workspace_bytes", json_integer((json_int_t)g.ws_bytes));
+	record_add_extra(rec, "flush_bytes", json_integer((json_int_t)(p->flush ? g.flush_bytes : 0)));
+	if (dtype_is_fp8(p->dt)) {
+		const char *fa = fp8_name(gemm_a_dtype(p->dt)), *fb = fp8_name(gemm_b_dtype(p->dt));
+		char format[40];
+
+		snprintf(format, sizeof(format), strcmp(fa, fb) ? "%s x %s" : "%s", fa, fb);
+		record_add_extra(rec, "fp8", json_pack("{s:s, s:s, s:s, s:s, s:f, s:f}", "format", format, "a", fa, "b", fb,
+						       "output", "bf16", "scale_a", 1.0, "scale_b", 1.0));
+	}
+}
+
 void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)
 {
 	struct dobench_result r = DOBENCH_RESULT_INIT;
@@ -895,17 +911,7 @@ void gemm_blaslt_run(json_t *rec, const struct gemm_problem *p)
 		record_set_status(rec, "failed", "%s", why);
 		return;
 	}
-	record_add_extra(rec, "workspace_bytes", json_integer((json_int_t)g.ws_bytes));
-	record_add_extra(rec, "flush_bytes", json_integer((json_int_t)(p->flush ? g.flush_bytes : 0)));
-	if (dtype_is_fp8(p->dt)) {
-		/* format: the operands' formats, A (activations or gradient) x B (weight) when they differ */
-		const char *fa = fp8_name(gemm_a_dtype(p->dt)), *fb = fp8_name(gemm_b_dtype(p->dt));
-		char format[40];
-
-		snprintf(format, sizeof(format), strcmp(fa, fb) ? "%s x %s" : "%s", fa, fb);
-		record_add_extra(rec, "fp8", json_pack("{s:s, s:s, s:s, s:s, s:f, s:f}", "format", format, "a", fa, "b", fb,
-						       "output", "bf16", "scale_a", 1.0, "scale_b", 1.0));
-	}
+	record_buffers(rec, p);
 	if (tuning) {
 		if (run_tune(p, NULL, why, sizeof(why)) < 0) {
 			record_set_status(rec, "failed", "%s", why);
@@ -984,37 +990,17 @@ void gemm_blaslt_run_plugin(json_t *rec, const struct gemm_problem *p, const cha
 	}
 	memset(&plug, 0, sizeof(plug));
 	plug.entry = entry;
-	plug.args.abi = BENCH_GEMM_PLUGIN_ABI;
+	gemm_plugin_args_init(&plug.args, p,
 #if defined(BENCH_HIP)
-	plug.args.device = BENCH_GEMM_HIP;
+			      BENCH_GEMM_HIP,
 #else
-	plug.args.device = BENCH_GEMM_CUDA;
+			      BENCH_GEMM_CUDA,
 #endif
-	plug.args.dtype = plugin_dtype(p->dt);
-	plug.args.c_dtype = plugin_dtype(out_dtype(p->dt));
-	plug.args.layout = p->tn ? BENCH_GEMM_TN : BENCH_GEMM_NN;
-	plug.args.m = p->m;
-	plug.args.n = p->n;
-	plug.args.k = p->k;
-	plug.args.a = g.a;
-	plug.args.b = g.b;
-	plug.args.c = g.d;
-	plug.args.lda = p->k;
-	plug.args.ldb = p->tn ? p->k : p->n;
-	plug.args.ldc = p->n;
+			      plugin_dtype(p->dt), plugin_dtype(out_dtype(p->dt)), g.a, g.b, g.d);
 	plug.args.stream = (void *)g.stream;
 	plug.args.workspace = g.ws;
 	plug.args.workspace_bytes = g.ws_bytes;
-	record_add_extra(rec, "workspace_bytes", json_integer((json_int_t)g.ws_bytes));
-	record_add_extra(rec, "flush_bytes", json_integer((json_int_t)(p->flush ? g.flush_bytes : 0)));
-	if (dtype_is_fp8(p->dt)) {
-		const char *fa = fp8_name(gemm_a_dtype(p->dt)), *fb = fp8_name(gemm_b_dtype(p->dt));
-		char format[40];
-
-		snprintf(format, sizeof(format), strcmp(fa, fb) ? "%s x %s" : "%s", fa, fb);
-		record_add_extra(rec, "fp8", json_pack("{s:s, s:s, s:s, s:s, s:f, s:f}", "format", format, "a", fa, "b", fb,
-						       "output", "bf16", "scale_a", 1.0, "scale_b", 1.0));
-	}
+	record_buffers(rec, p);
 	(void)gpuMemsetAsync(g.d, 0, (size_t)p->m * p->n * dtype_size(out_dtype(p->dt)), g.stream); /* no other call's C */
 	err = measure_fn(&r, p, call_plugin, 0, p->warmup_ms, p->rep_ms);
 	if (err != 0 || plug.rc) {

@@ -301,20 +301,8 @@ void gemm_cblas_run_plugin(json_t *rec, const struct gemm_problem *p, const char
 	}
 	memset(&plug, 0, sizeof(plug));
 	plug.entry = entry;
-	plug.args.abi = BENCH_GEMM_PLUGIN_ABI;
-	plug.args.device = BENCH_GEMM_HOST;
-	plug.args.dtype = p->dt == DT_BF16 ? BENCH_GEMM_BF16 : BENCH_GEMM_FP32;
-	plug.args.c_dtype = BENCH_GEMM_FP32;
-	plug.args.layout = p->tn ? BENCH_GEMM_TN : BENCH_GEMM_NN;
-	plug.args.m = p->m;
-	plug.args.n = p->n;
-	plug.args.k = p->k;
-	plug.args.a = st.a;
-	plug.args.b = st.b;
-	plug.args.c = st.c;
-	plug.args.lda = p->k;
-	plug.args.ldb = p->tn ? p->k : p->n;
-	plug.args.ldc = p->n;
+	gemm_plugin_args_init(&plug.args, p, BENCH_GEMM_HOST, p->dt == DT_BF16 ? BENCH_GEMM_BF16 : BENCH_GEMM_FP32,
+			      BENCH_GEMM_FP32, st.a, st.b, st.c);
 	memset(st.c, 0, (size_t)p->m * (size_t)p->n * sizeof(float)); /* nothing left from another backend's call */
 	if (time_and_record(rec, p, call_plugin, &plug.rc,
 			    json_sprintf("plug-in '%s': bench_gemm_plugin (%s in, fp32 out)", name,

@@ -26,6 +26,26 @@
 
 extern char **environ;
 
+void gemm_plugin_args_init(struct bench_gemm_args *args, const struct gemm_problem *p, int device, int dtype,
+			   int c_dtype, const void *a, const void *b, void *c)
+{
+	memset(args, 0, sizeof(*args));
+	args->abi = BENCH_GEMM_PLUGIN_ABI;
+	args->device = device;
+	args->dtype = dtype;
+	args->c_dtype = c_dtype;
+	args->layout = p->tn ? BENCH_GEMM_TN : BENCH_GEMM_NN;
+	args->m = p->m;
+	args->n = p->n;
+	args->k = p->k;
+	args->a = a;
+	args->b = b;
+	args->c = c;
+	args->lda = p->k;
+	args->ldb = p->tn ? p->k : p->n;
+	args->ldc = p->n;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
