@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/opt.h"
 #include "core/units.h"
+#include "report/escape.h"
 #include "report/gc.h"
 
 static const struct opt_cmd cmd = { "gc", "[--keep N] [--repo DIR] [--caches] [--lock FILE]... [--dry-run] [RUNS_DIR]",
@@ -65,11 +66,14 @@ int cmd_gc(int argc, char **argv)
 	for (size_t i = 0; i < p.n; i++) {
 		const struct gc_item *it = &p.items[i];
 
+		char *path = esc_text(it->path); /* a run directory's name is anyone's text */
+
 		units_format_size(size, sizeof(size), it->bytes);
 		if (it->kind == GC_IMAGE)
-			printf("%s\t%s image %s\n", size, it->engine, it->path);
+			printf("%s\t%s image %s\n", size, it->engine, path);
 		else
-			printf("%s\t%s%s\n", size, it->path, it->bundle ? " (and its bundle)" : "");
+			printf("%s\t%s%s\n", size, path, it->bundle ? " (and its bundle)" : "");
+		free(path);
 		if (it->kind == GC_RUN)
 			total += it->bytes;
 		else

@@ -602,11 +602,19 @@ static void parse_stack(struct vctx *c, const struct ynode *n, struct manifest *
 		parse_env_map(c, v, &m->stack.env, &m->stack.nenv);
 }
 
+#define MANIFEST_MAX_VARIANTS 256
+
 static void parse_variants(struct vctx *c, const struct ynode *n, struct manifest *m)
 {
 	if (n->type != YNODE_SEQ || n->n == 0) {
 		verr(c, n, "'variants' must be a non-empty list such as [{name: default}, {name: tuned, env_profiles: "
 		     "[rocm-seed-tuning]}], got %s", n->type == YNODE_SEQ ? "an empty list" : ynode_type_name(n));
+		return;
+	}
+	if (n->n > MANIFEST_MAX_VARIANTS) { /* each is a stack measured in full: more is a mistake, and the name check
+					     * below compares pairs */
+		verr(c, n, "'variants' lists %zu variants; a manifest may have at most %d (each is a stack measured in "
+		     "full): split it into several manifests", n->n, MANIFEST_MAX_VARIANTS);
 		return;
 	}
 	m->variants = xcalloc(n->n, sizeof(*m->variants));

@@ -181,8 +181,10 @@ void esc_csv_field(FILE *f, const char *s)
 
 void esc_html(struct strbuf *o, const char *s)
 {
-	for (; s && *s; s++)
-		switch (*s) {
+	char *t = esc_needed(s) ? esc_text(s) : NULL; /* controls, bidi overrides, bad UTF-8: \xNN, as on a terminal */
+
+	for (const char *c = t ? t : s; c && *c; c++)
+		switch (*c) {
 		case '&':
 			strbuf_addstr(o, "&amp;");
 			break;
@@ -199,6 +201,7 @@ void esc_html(struct strbuf *o, const char *s)
 			strbuf_addstr(o, "&#39;");
 			break;
 		default:
-			strbuf_addch(o, *s);
+			strbuf_addch(o, *c);
 		}
+	free(t);
 }

@@ -29,7 +29,8 @@ char *esc_json_text(const char *s);
 void esc_json_tree(json_t *j);
 /* one CSV field of text (nothing for NULL) */
 void esc_csv_field(FILE *f, const char *s);
-/* s appended to o as HTML text or an attribute value: & < > " ' as entities (nothing for NULL) */
+/* s appended to o as HTML text or an attribute value: what esc_text() rewrites as \xNN, then & < > " ' as entities
+ * (nothing for NULL) */
 void esc_html(struct strbuf *o, const char *s);
 
 #endif

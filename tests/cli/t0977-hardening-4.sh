@@ -210,4 +210,41 @@ for lv in 0 1 9; do
 	expect 0 "pack --level $lv" "$BENCH" pack --level "$lv" "$R"
 	expect 0 "verify the level-$lv bundle" "$BENCH" verify "$R.bench.tar.gz"
 done
+# --- the fifth review (r31t): gc prints names escaped; report and publish pages carry no raw control or bidi
+# character; a manifest's variants are capped
+rawctl() { # file: exit 0 when it holds ESC, BEL, C1 (U+009B) or U+202E as raw bytes
+	LC_ALL=C grep -q -e "$(printf '\033')" -e "$(printf '\007')" -e "$(printf '\302\233')" -e "$(printf '\342\200\256')" "$1"
+}
+mkdir -p "$T/gcruns"
+cp -R "$R" "$T/gcruns/hard-20261202T062132Z-$(printf '\033]0;PWNED\007')"
+expect 0 "gc --dry-run of a run named with ESC and BEL" "$BENCH" gc --keep 0 --dry-run "$T/gcruns"
+rawctl "$T/out" && { not_ok "gc printed a raw control byte"; show "$T/out"; } || ok "gc prints the run's name escaped"
+expect_out '\x1b]0;PWNED\x07'
+E=$T/escrun
+cp -R "$R" "$E"
+python3 - "$E" <<'PY'
+import json, sys
+d = sys.argv[1]
+p = d + "/results/gemm.jsonl"
+recs = [json.loads(l) for l in open(p)]
+for r in recs:
+    r["case"] = r["case"] + "/\x1b[31m\x07\u009b\u202e\u2066x"
+open(p, "w").write("".join(json.dumps(r) + "\n" for r in recs))
+PY
+rm -f "$E.bench.tar.gz" "$E.bench.tar.gz.intoto.jsonl"
+"$BENCH" pack "$E" >/dev/null 2>"$T/err" || { not_ok "pack the escaped run"; show "$T/err"; }
+expect 0 "report of a bundle whose case names hold controls and bidi overrides" "$BENCH" report -o "$T/rep" "$E.bench.tar.gz"
+if [ -f "$T/rep/index.html" ] && ! rawctl "$T/rep/index.html"; then ok "report: no raw control or bidi character in the page"
+else not_ok "report: raw control characters in the page"; fi
+grep -qF '\x1b[31m' "$T/rep/index.html" && ok "report: the control shown as \\x1b" || not_ok "report: the escaped control absent"
+python3 - "$T/variants.yaml" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("bench: 1\nname: many\ntarget: {vendor: cpu}\nruntime: {engine: host}\nvariants:\n")
+    for i in range(257):
+        f.write(f"  - {{name: v{i}}}\n")
+    f.write("suites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}\n")
+PY
+expect 3 "257 variants: refused" "$BENCH" validate "$T/variants.yaml"
+expect_err "'variants' lists 257 variants; a manifest may have at most 256"
 finish
