@@ -16,6 +16,7 @@
 
 #include "../common/dobench.h"
 #include "../common/dtype.h"
+#include "plugin.h"
 
 struct gemm_problem {
 	const char *backend;
@@ -64,10 +65,18 @@ double gemm_tflops(double ms, void *problem);
 void gemm_record_check(json_t *rec, const struct gemm_problem *p, double max_err);
 
 void gemm_cblas_run(json_t *rec, const struct gemm_problem *p);
-struct bench_gemm_args;
+/* The native plug-in being timed (one at a time per process): its entry point, its arguments, and the first
+ * non-zero value it returned, which also ends the timing (gemm_plugin_call() then returns -1). */
+struct gemm_plugin_call {
+	int (*entry)(const struct bench_gemm_args *);
+	struct bench_gemm_args args;
+	int rc;
+};
+extern struct gemm_plugin_call gemm_plug;
+/* one call of gemm_plug (a do_bench call function; ctx unused) */
+int gemm_plugin_call(void *ctx);
 /* args (plugin.h) zeroed, then filled for problem p: ABI, where the pointers point (enum bench_gemm_device), A's and
  * B's dtype and C's (enum bench_gemm_dtype), layout, M N K, the buffers and their row-major leading dimensions. */
-struct bench_gemm_args;
 void gemm_plugin_args_init(struct bench_gemm_args *args, const struct gemm_problem *p, int device, int dtype,
 			   int c_dtype, const void *a, const void *b, void *c);
 /* A native plug-in's entry point (plugin.h) on the host path: the cblas backend's buffers, schedule, flush and check

@@ -382,21 +382,6 @@ static int call_flush(void *ctx)
 	return gpuMemsetAsync(g.flush, 0, g.flush_bytes, g.stream) == gpuSuccess ? 0 : -1;
 }
 
-/* A native plug-in's call (gemm_blaslt_run_plugin): its entry point on this backend's buffers and stream. */
-static struct {
-	int (*entry)(const struct bench_gemm_args *);
-	struct bench_gemm_args args;
-	int rc;
-} plug;
-
-static int call_plugin(void *ctx)
-{
-	(void)ctx;
-	if ((plug.rc = plug.entry(&plug.args)) != 0)
-		return -1;
-	return 0;
-}
-
 static int measure_fn(struct dobench_result *r, const struct gemm_problem *p, int (*call)(void *), int cand,
 		      double warmup, double rep)
 {
@@ -440,7 +425,7 @@ static float out_elem(const void *host, enum dtype dt)
 	}
 }
 
-/* Re-runs the chosen algorithm (call: call_gemm, or call_plugin) once and checks sampled outputs against a
+/* Re-runs the chosen algorithm (call: call_gemm, or gemm_plugin_call) once and checks sampled outputs against a
  * double-precision host reference computed from the device's own inputs. */
 static double check(const struct gemm_problem *p, int (*call)(void *))
 {
@@ -988,26 +973,26 @@ void gemm_blaslt_run_plugin(json_t *rec, const struct gemm_problem *p, const cha
 		record_set_status(rec, "failed", "%s", why);
 		return;
 	}
-	memset(&plug, 0, sizeof(plug));
-	plug.entry = entry;
-	gemm_plugin_args_init(&plug.args, p,
+	memset(&gemm_plug, 0, sizeof(gemm_plug));
+	gemm_plug.entry = entry;
+	gemm_plugin_args_init(&gemm_plug.args, p,
 #if defined(BENCH_HIP)
 			      BENCH_GEMM_HIP,
 #else
 			      BENCH_GEMM_CUDA,
 #endif
 			      plugin_dtype(p->dt), plugin_dtype(out_dtype(p->dt)), g.a, g.b, g.d);
-	plug.args.stream = (void *)g.stream;
-	plug.args.workspace = g.ws;
-	plug.args.workspace_bytes = g.ws_bytes;
+	gemm_plug.args.stream = (void *)g.stream;
+	gemm_plug.args.workspace = g.ws;
+	gemm_plug.args.workspace_bytes = g.ws_bytes;
 	record_buffers(rec, p);
 	(void)gpuMemsetAsync(g.d, 0, (size_t)p->m * p->n * dtype_size(out_dtype(p->dt)), g.stream); /* no other call's C */
-	err = measure_fn(&r, p, call_plugin, 0, p->warmup_ms, p->rep_ms);
-	if (err != 0 || plug.rc) {
-		const char *w = plug.rc && why_fn ? why_fn() : NULL;
+	err = measure_fn(&r, p, gemm_plugin_call, 0, p->warmup_ms, p->rep_ms);
+	if (err != 0 || gemm_plug.rc) {
+		const char *w = gemm_plug.rc && why_fn ? why_fn() : NULL;
 
-		if (plug.rc)
-			record_set_status(rec, "failed", "plug-in '%s' returned %d%s%s", name, plug.rc, w ? ": " : "", w ? w : "");
+		if (gemm_plug.rc)
+			record_set_status(rec, "failed", "plug-in '%s' returned %d%s%s", name, gemm_plug.rc, w ? ": " : "", w ? w : "");
 		else
 			record_set_status(rec, "failed", "plug-in '%s' failed on the GPU: %s", name,
 					  gpuGetErrorString(gpuGetLastError()));
@@ -1022,12 +1007,12 @@ void gemm_blaslt_run_plugin(json_t *rec, const struct gemm_problem *p, const cha
 						       name, LT_NAME, dt_name(p->dt), dt_name(out_dtype(p->dt))));
 	dobench_result_release(&r);
 	if (p->check) {
-		double e = check(p, call_plugin);
+		double e = check(p, gemm_plugin_call);
 
-		if (plug.rc) {
+		if (gemm_plug.rc) {
 			const char *w = why_fn ? why_fn() : NULL;
 
-			record_set_status(rec, "failed", "plug-in '%s' returned %d%s%s", name, plug.rc, w ? ": " : "",
+			record_set_status(rec, "failed", "plug-in '%s' returned %d%s%s", name, gemm_plug.rc, w ? ": " : "",
 					  w ? w : "");
 			return;
 		}

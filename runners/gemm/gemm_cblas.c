@@ -191,24 +191,6 @@ static int call_gemm(void *ctx)
 	return 0;
 }
 
-/* a native plug-in's call (plugin.h) on the same buffers; its first non-zero return is kept and ends the timing */
-static struct {
-	int (*entry)(const struct bench_gemm_args *);
-	struct bench_gemm_args args;
-	int rc;
-} plug;
-
-static int call_plugin(void *ctx)
-{
-	int rc;
-
-	(void)ctx;
-	rc = plug.entry(&plug.args);
-	if (rc && !plug.rc)
-		plug.rc = rc;
-	return rc ? -1 : 0;
-}
-
 static int call_flush(void *ctx)
 {
 	volatile unsigned char *v;
@@ -299,18 +281,18 @@ void gemm_cblas_run_plugin(json_t *rec, const struct gemm_problem *p, const char
 		record_set_status(rec, "failed", "%s", msg);
 		return;
 	}
-	memset(&plug, 0, sizeof(plug));
-	plug.entry = entry;
-	gemm_plugin_args_init(&plug.args, p, BENCH_GEMM_HOST, p->dt == DT_BF16 ? BENCH_GEMM_BF16 : BENCH_GEMM_FP32,
+	memset(&gemm_plug, 0, sizeof(gemm_plug));
+	gemm_plug.entry = entry;
+	gemm_plugin_args_init(&gemm_plug.args, p, BENCH_GEMM_HOST, p->dt == DT_BF16 ? BENCH_GEMM_BF16 : BENCH_GEMM_FP32,
 			      BENCH_GEMM_FP32, st.a, st.b, st.c);
 	memset(st.c, 0, (size_t)p->m * (size_t)p->n * sizeof(float)); /* nothing left from another backend's call */
-	if (time_and_record(rec, p, call_plugin, &plug.rc,
+	if (time_and_record(rec, p, gemm_plugin_call, &gemm_plug.rc,
 			    json_sprintf("plug-in '%s': bench_gemm_plugin (%s in, fp32 out)", name,
 					 p->dt == DT_BF16 ? "bf16" : "fp32")) < 0) {
 		const char *w = why ? why() : NULL;
 
-		if (plug.rc)
-			record_set_status(rec, "failed", "plug-in '%s' returned %d%s%s", name, plug.rc, w ? ": " : "", w ? w : "");
+		if (gemm_plug.rc)
+			record_set_status(rec, "failed", "plug-in '%s' returned %d%s%s", name, gemm_plug.rc, w ? ": " : "", w ? w : "");
 		else
 			record_set_status(rec, "failed", "timing failed");
 	}

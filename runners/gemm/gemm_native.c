@@ -26,6 +26,19 @@
 
 extern char **environ;
 
+struct gemm_plugin_call gemm_plug;
+
+int gemm_plugin_call(void *ctx)
+{
+	int rc;
+
+	(void)ctx;
+	rc = gemm_plug.entry(&gemm_plug.args);
+	if (rc && !gemm_plug.rc)
+		gemm_plug.rc = rc;
+	return rc ? -1 : 0;
+}
+
 void gemm_plugin_args_init(struct bench_gemm_args *args, const struct gemm_problem *p, int device, int dtype,
 			   int c_dtype, const void *a, const void *b, void *c)
 {
