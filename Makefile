@@ -35,7 +35,7 @@ SAN      ?=
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(SAN) $(PKG_CFLAGS) -I$(BUILD)/gen -Icli
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
-LIB_SRC := $(wildcard cli/core/*.c) $(wildcard cli/manifest/*.c) $(wildcard cli/image/*.c) $(wildcard cli/exec/*.c) $(wildcard cli/report/*.c)
+LIB_SRC := $(wildcard cli/core/*.c) $(wildcard cli/manifest/*.c) $(wildcard cli/image/*.c) $(wildcard cli/exec/*.c) $(wildcard cli/bundle/*.c) $(wildcard cli/stats/*.c) $(wildcard cli/render/*.c) $(wildcard cli/publish/*.c)
 CMD_SRC := cli/main.c cli/cli.c $(wildcard cli/cmd_*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
@@ -205,7 +205,7 @@ $(BUILD)/gen/version.h: FORCE
 	 printf '#define BENCH_VERSION "%s"\n#define BENCH_RELEASE "%s"\n#define BENCH_COMMIT "%s"\n' "$$v" "$(VERSION)" "$$c" \
 	   > $@.tmp; \
 	 if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-$(BUILD)/obj/cli/cmd_version.o $(BUILD)/obj/cli/report/bundle.o $(BUILD)/obj/cli/manifest/lock.o $(BUILD)/obj/cli/image/recipe.o \
+$(BUILD)/obj/cli/cmd_version.o $(BUILD)/obj/cli/bundle/bundle.o $(BUILD)/obj/cli/manifest/lock.o $(BUILD)/obj/cli/image/recipe.o \
   $(BUILD)/obj/cli/exec/launcher_slurm.o: $(BUILD)/gen/version.h
 
 check-deps:
@@ -269,7 +269,7 @@ asan:
 
 # libFuzzer targets (clang; tests/fuzz/): the manifest parser, and a bundle read unverified through compare/report/show
 FUZZ_BIN := build/fuzz/fuzz_manifest build/fuzz/fuzz_bundle
-# BENCH_BUNDLE_CHUNK: the bundle reader's/writer's buffer unit, 16 KiB here instead of 256 KiB (cli/report/bundle.c):
+# BENCH_BUNDLE_CHUNK: the bundle reader's/writer's buffer unit, 16 KiB here instead of 256 KiB (cli/bundle/bundle.c):
 # under ASan each 256 KiB buffer is an mmap/munmap with TLB flushes, which made an execution ~40 ms; same code paths.
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=address,undefined \
   -DBENCH_FUZZ_DATA=\"$(CURDIR)\" -DBENCH_BUNDLE_CHUNK=16384u $(PKG_CFLAGS) -Icli -I$(BUILD)/gen

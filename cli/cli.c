@@ -8,15 +8,15 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "report/escape.h"
+#include "core/escape.h"
 #include "core/diag.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/strbuf.h"
 #include "exec/trust.h"
 #include "manifest/manifest.h"
-#include "report/bundle.h"
-#include "report/sign.h"
+#include "bundle/bundle.h"
+#include "bundle/sign.h"
 
 int cli_fail(int err)
 {

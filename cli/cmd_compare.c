@@ -13,12 +13,12 @@
 #include "core/opt.h"
 #include "core/units.h"
 #include "core/strbuf.h"
-#include "report/compare.h"
-#include "report/sequential.h"
-#include "report/cost.h"
-#include "report/findings.h"
-#include "report/escape.h"
-#include "report/html.h"
+#include "stats/compare.h"
+#include "stats/sequential.h"
+#include "stats/cost.h"
+#include "stats/findings.h"
+#include "core/escape.h"
+#include "render/html.h"
 
 static const struct opt_cmd cmd = { "compare", "[options] RUN_OR_BUNDLE... [--vs RUN_OR_BUNDLE...]...",
 				    "Match the cases of several sides (run directories or bundles; bundles are verified first) "

@@ -10,8 +10,8 @@
 #include "core/error.h"
 #include "core/opt.h"
 #include "core/units.h"
-#include "report/escape.h"
-#include "report/gc.h"
+#include "core/escape.h"
+#include "bundle/gc.h"
 
 static const struct opt_cmd cmd = { "gc", "[--keep N] [--repo DIR] [--caches] [--lock FILE]... [--dry-run] [RUNS_DIR]",
 				    "Remove the run directories (with their bundles) under RUNS_DIR (default: runs) beyond the "

@@ -5,7 +5,7 @@
 
 #include "cmd.h"
 #include "core/opt.h"
-#include "report/sign.h"
+#include "bundle/sign.h"
 
 static const struct opt_cmd cmd = { "keygen", "[--force]",
 				    "Create the Ed25519 key pair that signs bundles: $BENCH_HOME/signing.key.pem (0600) and "

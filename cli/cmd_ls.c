@@ -8,8 +8,8 @@
 
 #include "cmd.h"
 #include "core/opt.h"
-#include "report/escape.h"
-#include "report/runlist.h"
+#include "core/escape.h"
+#include "render/runlist.h"
 
 static const struct opt_cmd cmd = { "ls", "[--json] [--verify] [--key PUB.pem]... [DIR]",
 				    "List the run directories and bundles under DIR (default: runs), oldest first: the start "

@@ -11,8 +11,8 @@ extern char **environ;
 #include "core/opt.h"
 #include "core/strvec.h"
 #include "exec/envcap.h"
-#include "report/bundle.h"
-#include "report/sign.h"
+#include "bundle/bundle.h"
+#include "bundle/sign.h"
 
 static const struct opt_cmd cmd = { "pack", "[--level N] RUN_DIR",
 				    "Write RUN.bench.tar.gz (deterministic: sorted entries, fixed owner, modes and mtime, "

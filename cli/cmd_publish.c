@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "core/opt.h"
 #include "core/strbuf.h"
-#include "report/publish.h"
+#include "publish/publish.h"
 
 static const struct opt_cmd cmd = { "publish", "[options] --repo DIR BUNDLE...",
 				    "Verify each bundle (an unverified one is refused and nothing is touched; so is, with exit 6, "

@@ -12,8 +12,8 @@
 #include "core/error.h"
 #include "core/opt.h"
 #include "core/strbuf.h"
-#include "report/compare.h"
-#include "report/html.h"
+#include "stats/compare.h"
+#include "render/html.h"
 
 static const struct opt_cmd cmd = { "report", "[options] -o DIR RUN_OR_BUNDLE...",
 				    "Write DIR/index.html: a self-contained static page (no script, no external files) with, "

@@ -19,11 +19,11 @@
 #include "exec/envcap.h"
 #include "exec/run.h"
 #include "manifest/lock.h"
-#include "report/bundle.h"
-#include "report/compare.h"
-#include "report/reproduce.h"
-#include "report/escape.h"
-#include "report/sign.h"
+#include "bundle/bundle.h"
+#include "stats/compare.h"
+#include "stats/reproduce.h"
+#include "core/escape.h"
+#include "bundle/sign.h"
 
 static const struct opt_cmd cmd = {
 	"reproduce", "[--key PUB.pem]... [-o DIR] [-t X] [--max-band Y] [--rounds N] [--yes | --dry-run] [--json] [-q] BUNDLE.bench.tar.gz",
@@ -512,7 +512,7 @@ int cmd_reproduce(int argc, char **argv)
 		goto cleanup;
 	}
 	dir = xstrdup(outs[rounds - 1].dir);
-	/* 5. judge: the original against the runs made here, reproduce's rule (report/reproduce.c) */
+	/* 5. judge: the original against the runs made here, reproduce's rule (stats/reproduce.c) */
 	for (long r = 0; r < rounds; r++) {
 		if ((err = compare_load(&sides[1 + r], outs[r].dir, &co)) < 0) {
 			rc = cli_fail(err);

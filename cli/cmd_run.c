@@ -12,13 +12,13 @@
 #include "core/strbuf.h"
 #include "core/strvec.h"
 #include "core/units.h"
-#include "report/escape.h"
+#include "core/escape.h"
 #include "exec/run.h"
 #include "manifest/manifest.h"
 #include "manifest/suite.h"
-#include "report/bundle.h"
-#include "report/compare.h"
-#include "report/sequential.h"
+#include "bundle/bundle.h"
+#include "stats/compare.h"
+#include "stats/sequential.h"
 
 static const struct opt_cmd cmd = { "run", "[options] MANIFEST... | --resume DIR",
 				    "Validate the manifest, plan its cases, run every suite's runner (engine host: the "
@@ -117,7 +117,7 @@ static void print_stacks_summary(const struct run_outcome *out, size_t n)
 	free(dirs);
 }
 
-/* --rounds auto: after each round, the run directories made so far to the stopping rule (report/sequential.h); a
+/* --rounds auto: after each round, the run directories made so far to the stopping rule (stats/sequential.h); a
  * stack that could not start ends the set */
 static int auto_after_round(void *ctx, const struct run_outcome *out, size_t n, long round)
 {

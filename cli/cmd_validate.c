@@ -9,7 +9,7 @@
 #include "cmd.h"
 #include "core/strbuf.h"
 #include "exec/envcap.h"
-#include "report/escape.h"
+#include "core/escape.h"
 #include "core/opt.h"
 #include "manifest/manifest.h"
 #include "manifest/plan.h"

@@ -8,9 +8,9 @@
 #include "cmd.h"
 #include "core/error.h"
 #include "core/opt.h"
-#include "report/bundle.h"
-#include "report/escape.h"
-#include "report/sign.h"
+#include "bundle/bundle.h"
+#include "core/escape.h"
+#include "bundle/sign.h"
 
 static const struct opt_cmd cmd = { "verify", "[--key PUB.pem]... [--envelope FILE] [--json] BUNDLE.bench.tar.gz",
 				    "Check the DSSE envelope's Ed25519 signature against --key (or the keys in "

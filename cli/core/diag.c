@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "strbuf.h"
-#include "../report/escape.h"
+#include "core/escape.h"
 
 void diag_add(struct diag_list *dl, const char *file, int line, int col, const char *fmt, ...)
 {

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../core/error.h"
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
+#include "core/error.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
 #include "exec.h"
 
 static int ap_exec_prefix(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,

@@ -2,7 +2,7 @@
 /* engine_host.c — engine host: run the runners built by `make runners` on this machine's own stack. */
 #include <stdlib.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 #include "exec.h"
 
 static int host_runner_argv(struct strvec *out, const struct manifest *m, const char *program, const char *cases)

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
+#include "core/error.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
 #include "exec.h"
 
 int oci_exec_prefix(struct strvec *out, const struct engine_ops *e, const struct manifest *m, const char *image,

@@ -15,11 +15,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
-#include "../core/strvec.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
+#include "core/strvec.h"
 #include "exec.h"
 
 extern char **environ;

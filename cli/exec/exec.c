@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../image/recipe.h"
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "image/recipe.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
 
 extern const struct engine_ops engine_host;
 extern const struct engine_ops engine_podman;

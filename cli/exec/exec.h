@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../core/strvec.h"
-#include "../image/builder.h"
-#include "../manifest/manifest.h"
+#include "core/strvec.h"
+#include "image/builder.h"
+#include "manifest/manifest.h"
 
 struct engine_ops {
 	const char *name;

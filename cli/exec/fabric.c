@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/fs.h"
-#include "../core/strbuf.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
 
 /* Where sysfs is read from: this machine's /sys (dump NULL), or a dump another node wrote (fabric_parse_dump):
  * vals holds a file's first line by path, links a symbolic link's target, dirs the directories it named. A

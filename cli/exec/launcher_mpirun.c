@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
 #include "exec.h"
 
 static int mpirun_prefix(struct strvec *out, const struct manifest *m, long long ranks)

@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
-#include "../image/recipe.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
+#include "image/recipe.h"
 #include "exec.h"
 #include "fabric.h"
 #include "version.h"

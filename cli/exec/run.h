@@ -60,7 +60,7 @@ void run_outcome_release(struct run_outcome *out);
  * BENCH_E_SUITE when interrupted (the runs made so far are kept). */
 int run_interleave(struct run_outcome *out, const struct run_opts *opts, size_t n, long rounds);
 
-/* A set that stops when it can tell (bench run --rounds auto, report/sequential.h): after_round is called once each
+/* A set that stops when it can tell (bench run --rounds auto, stats/sequential.h): after_round is called once each
  * round's runs are collected, with out[0 .. round * n) made so far; it returns 1 to end the set after this round, 0
  * to go on, or a negative code with the error set (the set ends; the runs made are kept). design, when not NULL, is
  * recorded in each run's status.json "interleave" as "sequential" (the plan fixed before the first run). */

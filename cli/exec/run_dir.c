@@ -14,17 +14,17 @@
 #include <jansson.h>
 #include <openssl/rand.h>
 
-#include "../core/fs.h"
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
-#include "../core/units.h"
-#include "../manifest/lock.h"
-#include "../manifest/manifest.h"
-#include "../manifest/peaks.h"
-#include "../manifest/plan.h"
-#include "../report/findings.h"
-#include "../report/quality.h"
-#include "../report/terminal.h"
+#include "core/fs.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
+#include "core/units.h"
+#include "manifest/lock.h"
+#include "manifest/manifest.h"
+#include "manifest/peaks.h"
+#include "manifest/plan.h"
+#include "stats/findings.h"
+#include "stats/quality.h"
+#include "render/terminal.h"
 #include "envcap.h"
 #include "exec.h"
 #include "run_int.h"
@@ -316,7 +316,7 @@ void run_summarize(struct run *r)
 	size_t counts[5] = { 0 }, flagged = 0;
 	json_t *cases = json_array(), *root, *records, *findings, *index;
 
-	/* the records first: each ok case's quality flags go into the summary (report/quality.h) */
+	/* the records first: each ok case's quality flags go into the summary (stats/quality.h) */
 	records = findings_load_records(r->dir);
 	index = terminal_record_index(records);
 	for (size_t i = 0; i < r->plan.n; i++) {

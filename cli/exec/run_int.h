@@ -15,13 +15,13 @@
 
 #include <jansson.h>
 
-#include "../core/diag.h"
-#include "../image/builder.h"
-#include "../manifest/manifest.h"
-#include "../manifest/peaks.h"
-#include "../manifest/plan.h"
+#include "core/diag.h"
+#include "image/builder.h"
+#include "manifest/manifest.h"
+#include "manifest/peaks.h"
+#include "manifest/plan.h"
 #include "run.h"
-#include "../image/hoststack.h"
+#include "image/hoststack.h"
 
 enum cstate { C_PENDING, C_OK, C_FAILED, C_SKIPPED, C_INTERRUPTED };
 extern const char *const run_cstate_names[];

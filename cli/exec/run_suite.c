@@ -14,17 +14,17 @@
 #include <jansson.h>
 #include <openssl/rand.h>
 
-#include "../core/fs.h"
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
-#include "../core/units.h"
-#include "../manifest/lock.h"
-#include "../manifest/manifest.h"
-#include "../manifest/peaks.h"
-#include "../manifest/plan.h"
-#include "../image/recipe.h"
-#include "../report/escape.h"
-#include "../report/quality.h"
+#include "core/fs.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
+#include "core/units.h"
+#include "manifest/lock.h"
+#include "manifest/manifest.h"
+#include "manifest/peaks.h"
+#include "manifest/plan.h"
+#include "image/recipe.h"
+#include "core/escape.h"
+#include "stats/quality.h"
 #include "envcap.h"
 #include "exec.h"
 #include "run_int.h"
@@ -483,7 +483,7 @@ static int on_record(void *ctx, const char *line, size_t len)
 			rewrite = 1;
 		}
 	}
-	if (!strcmp(status, "ok")) { /* enough samples, little enough spread (report/quality.h): the record says */
+	if (!strcmp(status, "ok")) { /* enough samples, little enough spread (stats/quality.h): the record says */
 		json_t *q = quality_eval(rec);
 
 		if (q) {

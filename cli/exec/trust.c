@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/fs.h"
-#include "../core/strbuf.h"
-#include "../manifest/manifest.h"
-#include "../manifest/plugin.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
+#include "manifest/manifest.h"
+#include "manifest/plugin.h"
 
 /* Variables that load code into a process or change which program starts. Exact names, then prefixes (a name
  * ending in '*'). Sources: ld.so(8) and glibc's tunables, iconv(3)/gconv, python(1), bash(1) and sh(1),

@@ -12,11 +12,11 @@
 
 #include <jansson.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
-#include "../manifest/lock.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
+#include "manifest/lock.h"
 #include "builder.h"
 #include "context.h"
 #include "snapshot.h"

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../manifest/manifest.h"
+#include "manifest/manifest.h"
 
 struct builder_ops {
 	const char *name;

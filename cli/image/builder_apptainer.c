@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
-#include "../core/strvec.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
+#include "core/strvec.h"
 #include "builder.h"
 
 static char *ap_ref(const struct builder_ops *b, const char *name, const char *context_sha, const char *cache_dir)

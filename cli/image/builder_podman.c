@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
-#include "../core/strvec.h"
+#include "core/error.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
+#include "core/strvec.h"
 #include "builder.h"
 
 char *oci_image_ref(const struct builder_ops *b, const char *name, const char *context_sha, const char *cache_dir)

@@ -13,9 +13,9 @@
 
 #include <openssl/evp.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/strbuf.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
 #include "recipe.h"
 #include "snapshot.h"
 

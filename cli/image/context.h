@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "../manifest/manifest.h"
+#include "manifest/manifest.h"
 
 /* Writes the context into dir (created). format: "containerfile" or "apptainer". progress: where to say what
  * is being fetched (NULL: quiet). out_digest gets the context's sha256 (hex): of the recipe, which names the

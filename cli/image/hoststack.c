@@ -19,12 +19,12 @@
 #include <archive_entry.h>
 #include <openssl/evp.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/libscan.h"
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
-#include "../manifest/lock.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/libscan.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
+#include "manifest/lock.h"
 #include "snapshot.h"
 
 extern char **environ;

@@ -20,8 +20,8 @@
 
 #include <jansson.h>
 
-#include "../core/strvec.h"
-#include "../manifest/manifest.h"
+#include "core/strvec.h"
+#include "manifest/manifest.h"
 
 struct host_component {
 	char *name;

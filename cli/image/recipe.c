@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/strvec.h"
-#include "../manifest/ynode.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/strvec.h"
+#include "manifest/ynode.h"
 #include "version.h"
 
 /* ---- IR --------------------------------------------------------------------------------------------------------- */

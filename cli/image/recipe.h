@@ -14,8 +14,8 @@
 
 #include <jansson.h>
 
-#include "../core/strbuf.h"
-#include "../manifest/manifest.h"
+#include "core/strbuf.h"
+#include "manifest/manifest.h"
 
 /* RECIPE_ENV_PREPEND: a search path variable (PATH, LD_LIBRARY_PATH, ...) with directories put in front of what the
  * base image has. Written by bench alone (never from a manifest value), so its value may refer to the variable:

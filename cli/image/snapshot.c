@@ -14,10 +14,10 @@
 #include <archive_entry.h>
 #include <git2.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/strbuf.h"
-#include "../manifest/lock.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
+#include "manifest/lock.h"
 
 const char *snapshot_cache_dir(void)
 {

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/strbuf.h"
-#include "../core/strvec.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
+#include "core/strvec.h"
 #include "manifest.h"
 #include "ynode.h"
 

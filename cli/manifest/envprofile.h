@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "../core/diag.h"
+#include "core/diag.h"
 
 struct strvec;
 

@@ -19,13 +19,13 @@
 #include <git2.h>
 #include <openssl/evp.h>
 
-#include "../core/diag.h"
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/libscan.h"
-#include "../core/spawn.h"
-#include "../core/strbuf.h"
-#include "../core/strvec.h"
+#include "core/diag.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/libscan.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
+#include "core/strvec.h"
 #include "ynode.h"
 #include "version.h"
 

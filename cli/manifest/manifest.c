@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/fs.h"
-#include "../core/strbuf.h"
-#include "../core/suggest.h"
-#include "../core/units.h"
-#include "../core/strvec.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
+#include "core/suggest.h"
+#include "core/units.h"
+#include "core/strvec.h"
 #include "envprofile.h"
 #include "peaks.h"
 #include "ynode.h"

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "../core/diag.h"
+#include "core/diag.h"
 #include "suite.h"
 
 #define MANIFEST_MAX_BYTES (1024 * 1024)

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/strbuf.h"
-#include "../core/suggest.h"
-#include "../core/units.h"
+#include "core/strbuf.h"
+#include "core/suggest.h"
+#include "core/units.h"
 #include "plugin.h"
 
 static const struct gemm_shape llama70b_shapes[] = {

@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "../core/diag.h"
+#include "core/diag.h"
 #include "ynode.h"
 
 enum param_type {

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/strbuf.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
 #include "ynode.h"
 
 static double number(const struct ynode *n)

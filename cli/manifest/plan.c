@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 
 void plan_add(struct plan *p, const struct suite_ops *suite, char *key, json_t *params)
 {

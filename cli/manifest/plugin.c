@@ -5,11 +5,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/strbuf.h"
-#include "../core/suggest.h"
-#include "../core/units.h"
-#include "../core/error.h"
-#include "../core/fs.h"
+#include "core/strbuf.h"
+#include "core/suggest.h"
+#include "core/units.h"
+#include "core/error.h"
+#include "core/fs.h"
 #include "manifest.h"
 #include "suite.h"
 

@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "../core/diag.h"
+#include "core/diag.h"
 #include "param.h"
 #include "ynode.h"
 

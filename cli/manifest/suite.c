@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 
 extern const struct suite_ops suite_gemm;
 extern const struct suite_ops suite_membw;

@@ -2,7 +2,7 @@
 /* suite_attention.c — attention forward/backward throughput (runner runners/torch/attention.py). */
 #include <string.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 #include "manifest.h"
 #include "plan.h"
 #include "plugin.h"

@@ -2,8 +2,8 @@
 /* suite_coll.c — collectives with nccl-tests bus bandwidth (runner bench-coll). */
 #include <string.h>
 
-#include "../core/strbuf.h"
-#include "../core/units.h"
+#include "core/strbuf.h"
+#include "core/units.h"
 #include "manifest.h"
 #include "plan.h"
 

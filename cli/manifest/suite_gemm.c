@@ -2,7 +2,7 @@
 /* suite_gemm.c — matrix multiply throughput (runner bench-gemm; torch backends run in runners/torch). */
 #include <string.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 #include "manifest.h"
 #include "plan.h"
 #include "plugin.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* suite_membw.c — memory bandwidth: device-to-device copy, read-only and write-only kernels (bench-membw). */
-#include "../core/strbuf.h"
-#include "../core/units.h"
+#include "core/strbuf.h"
+#include "core/units.h"
 #include "manifest.h"
 #include "plan.h"
 

@@ -2,7 +2,7 @@
 /* suite_ssm.c — Mamba2 SSD (state-space duality) layer forward/backward throughput (runner runners/torch/ssm.py). */
 #include <string.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 #include "manifest.h"
 #include "plan.h"
 #include "plugin.h"

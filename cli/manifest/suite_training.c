@@ -2,7 +2,7 @@
 /* suite_training.c — training throughput and MFU (runner runners/torch/train.py). */
 #include <string.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 #include "manifest.h"
 #include "plan.h"
 #include "plugin.h"

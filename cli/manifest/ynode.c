@@ -6,7 +6,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 
 struct loader {
 	yaml_parser_t parser;

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "../core/diag.h"
+#include "core/diag.h"
 
 #define YNODE_MAX_DEPTH 32
 #define YNODE_MAX_KEYS 4096 /* keys in one mapping (stack.env included): more is refused at the first one too many */

@@ -23,9 +23,9 @@
 
 #include "core/error.h"
 #include "core/strbuf.h"
-#include "report/bundle.h"
-#include "report/compare.h"
-#include "report/html.h"
+#include "bundle/bundle.h"
+#include "stats/compare.h"
+#include "render/html.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 const char *__asan_default_options(void);

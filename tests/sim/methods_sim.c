@@ -22,8 +22,8 @@
 #include <jansson.h>
 
 #include "core/strbuf.h"
-#include "report/compare.h"
-#include "report/reproduce.h"
+#include "stats/compare.h"
+#include "stats/reproduce.h"
 
 static json_t *compare_request(json_t *req)
 {

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "common/ccllog.h"
-#include "report/findings.h"
+#include "stats/findings.h"
 
 /* The findings of the records in text (a JSON array), with summary cases (NULL: none). */
 static json_t *eval(const char *records, const char *summary)

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "report/sequential.h"
-#include "report/stats.h"
+#include "stats/sequential.h"
+#include "stats/stats.h"
 
 static void test_looks(void **state)
 {

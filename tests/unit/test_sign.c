@@ -12,7 +12,7 @@
 #include <openssl/evp.h>
 
 #include "core/strbuf.h"
-#include "report/sign.h"
+#include "bundle/sign.h"
 
 /* computed with standard tools: printf 302a300506032b6570032100<pk> | xxd -r -p | openssl dgst -sha256 -binary | base64 */
 #define KEYID_VECTOR "BuP9j9opu2CrWVV95h7bCuzbIxE0vjDnW0Vfjht5L6k="

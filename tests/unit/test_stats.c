@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "report/reproduce.h"
-#include "report/stats.h"
+#include "stats/reproduce.h"
+#include "stats/stats.h"
 
 static void test_median(void **state)
 {

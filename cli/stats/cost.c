@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/diag.h"
-#include "../core/error.h"
-#include "../core/strbuf.h"
-#include "../manifest/ynode.h"
+#include "core/diag.h"
+#include "core/error.h"
+#include "core/strbuf.h"
+#include "manifest/ynode.h"
 
 json_t *cost_pricing_parse(const char *yaml, size_t len)
 {

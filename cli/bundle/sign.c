@@ -15,8 +15,8 @@
 #include <openssl/pem.h>
 #include <openssl/sha.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
+#include "core/error.h"
+#include "core/fs.h"
 
 static const char *ossl_err(void)
 {

@@ -13,8 +13,8 @@
 
 #include <jansson.h>
 
-#include "../core/strbuf.h"
-#include "compare.h"
+#include "core/strbuf.h"
+#include "stats/compare.h"
 
 void html_render_compare(struct strbuf *out, json_t *cmp);
 

@@ -14,7 +14,7 @@
 
 #include <openssl/evp.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 
 /* $BENCH_HOME or ~/.config/bench (static string). */
 const char *sign_home(void);

@@ -11,15 +11,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bundle.h"
-#include "compare.h"
-#include "escape.h"
+#include "bundle/bundle.h"
+#include "stats/compare.h"
+#include "core/escape.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/strbuf.h"
 #include "core/strvec.h"
 #include "manifest/lock.h"
-#include "sign.h"
+#include "bundle/sign.h"
 
 #define BUNDLE_SUFFIX ".bench.tar.gz"
 

@@ -10,14 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/strbuf.h"
-#include "../manifest/lock.h"
-#include "../manifest/suite.h"
-#include "bundle.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
+#include "manifest/lock.h"
+#include "manifest/suite.h"
+#include "bundle/bundle.h"
 #include "cost.h"
-#include "sign.h"
+#include "bundle/sign.h"
 #include "stats.h"
 
 void compare_side_release(struct compare_side *s)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 
 static int cmp_d(const void *a, const void *b)
 {

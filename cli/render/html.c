@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/units.h"
-#include "cost.h"
-#include "escape.h"
+#include "core/units.h"
+#include "stats/cost.h"
+#include "core/escape.h"
 #include "terminal.h"
 
 static const char *str(json_t *o, const char *k)

@@ -9,11 +9,11 @@
 
 #include <jansson.h>
 
-#include "../core/units.h"
-#include "cost.h"
-#include "escape.h"
+#include "core/units.h"
+#include "stats/cost.h"
+#include "core/escape.h"
 #include "html.h"
-#include "stats.h"
+#include "stats/stats.h"
 
 /* one run as the dashboard sees it */
 struct drun {

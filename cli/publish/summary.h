@@ -18,7 +18,7 @@
 
 #include <jansson.h>
 
-#include "compare.h"
+#include "stats/compare.h"
 
 #define SUMMARY_FORMAT 2
 

@@ -25,8 +25,8 @@
 
 #include <stddef.h>
 
-#include "../core/strbuf.h"
-#include "compare.h"
+#include "core/strbuf.h"
+#include "stats/compare.h"
 
 /* The whole page (from <!DOCTYPE html> to </html>) for sides[0..n), in any order. verdicts: the stored verdicts
  * (dashboard_verdict_key() -> dashboard_verdicts()'s object), each used when made against the date before it among

@@ -15,14 +15,14 @@
 #include <git2.h>
 #include <jansson.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/strbuf.h"
-#include "bundle.h"
-#include "compare.h"
-#include "dashboard.h"
-#include "html.h"
-#include "sign.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
+#include "bundle/bundle.h"
+#include "stats/compare.h"
+#include "render/dashboard.h"
+#include "render/html.h"
+#include "bundle/sign.h"
 #include "summary.h"
 
 struct pub {

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/strbuf.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/strbuf.h"
 #include "compare.h"
 #include "sequential.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 #include "findings.h"
 
 const struct finding_rule finding_rules[] = {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 
 /* 1 for a code point that is shown as \xNN although it is well-formed: C1; the bidirectional embeddings,
  * overrides, isolates and marks, which reorder what a terminal shows; the invisible ones (zero-width space,

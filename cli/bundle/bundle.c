@@ -20,12 +20,12 @@
 #include <openssl/sha.h>
 #include <zlib.h>
 
-#include "../core/error.h"
-#include "../core/fs.h"
-#include "../core/ring.h"
-#include "../core/strbuf.h"
-#include "../exec/envcap.h"
-#include "escape.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/ring.h"
+#include "core/strbuf.h"
+#include "exec/envcap.h"
+#include "core/escape.h"
 #include "sign.h"
 #include "version.h"
 

@@ -6,8 +6,8 @@
 
 #include <openssl/evp.h>
 
-#include "../core/error.h"
-#include "../core/strbuf.h"
+#include "core/error.h"
+#include "core/strbuf.h"
 
 void summary_sha256_str(char out[65], const char *s)
 {

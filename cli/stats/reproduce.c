@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/strbuf.h"
-#include "escape.h"
+#include "core/strbuf.h"
+#include "core/escape.h"
 #include "reproduce.h"
 #include "stats.h"
 

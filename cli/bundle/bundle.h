@@ -16,7 +16,7 @@
 #include <jansson.h>
 #include <openssl/evp.h>
 
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 
 #define BUNDLE_PAYLOAD_TYPE "application/vnd.in-toto+json"
 #define BUNDLE_MAX_ENVELOPE (64u << 20)
