@@ -414,16 +414,6 @@ static void parse_component(struct vctx *c, const struct ynode *n, struct compon
 	}
 }
 
-int manifest_env_name_ok(const char *s)
-{
-	if (!(isalpha((unsigned char)*s) || *s == '_'))
-		return 0;
-	for (; *s; s++)
-		if (!(isalnum((unsigned char)*s) || *s == '_'))
-			return 0;
-	return 1;
-}
-
 /* Sets name=value in env: replaces an earlier value of name (a profile's, overridden), else appends. */
 static void env_put(struct env_var **env, size_t *n, const char *name, const char *value)
 {
@@ -507,7 +497,7 @@ static void parse_env_map(struct vctx *c, const struct ynode *v, struct env_var 
 			verr(c, k, "duplicate key '%s' in 'env' (first at line %d)", k->value, k->dup_of->line);
 			continue;
 		}
-		if (!manifest_env_name_ok(k->value)) {
+		if (!envprofile_var_name_ok(k->value)) {
 			verr(c, k, "environment variable name '%s' must match [A-Za-z_][A-Za-z0-9_]*", k->value);
 			continue;
 		}
@@ -827,7 +817,7 @@ static void parse_env_matrix(struct vctx *c, const struct ynode *n, const struct
 			verr(c, k, "duplicate key '%s' in 'env_matrix' (first at line %d)", k->value, k->dup_of->line);
 			continue;
 		}
-		if (!manifest_env_name_ok(k->value)) {
+		if (!envprofile_var_name_ok(k->value)) {
 			verr(c, k, "environment variable name '%s' must match [A-Za-z_][A-Za-z0-9_]*", k->value);
 			continue;
 		}
