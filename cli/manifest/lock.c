@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "lock.h"
-#include "plugin.h"
+#include "plugin_pins.h"
 
 #include <ctype.h>
 #include <errno.h>

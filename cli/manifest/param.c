@@ -366,8 +366,10 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 		case PARAM_ENUM_LIST:
 			if (it->type == YNODE_MAP && (def->flags & PARAM_PLUGIN_OK)) {
 				json_t *pl;
+				struct plugin_slot slot = { def->name, def->choices, !!(def->flags & PARAM_PLUGIN_NATIVE),
+							    !!(def->flags & PARAM_PLUGIN_PASSES) };
 
-				if (plugin_parse(&pl, &s, def, it, d, file) < 0) {
+				if (plugin_parse(&pl, &s, &slot, it, d, file) < 0) {
 					bad = 1;
 					continue;
 				}
