@@ -102,7 +102,8 @@ int envprofile_load(struct env_profile *out, struct diag_list *d, const char *na
 			for (size_t j = 0; j < v->n; j++) {
 				const struct ynode *ek = v->pairs[j].key, *ev = v->pairs[j].value;
 
-				if (ek->dup_of || !envprofile_var_name_ok(ek->value) || !scalar(ev) || ynode_control_char(ev, 0) >= 0) {
+				if (ek->dup_of || !envprofile_var_name_ok(ek->value) || !scalar(ev) ||
+				    ynode_control_char(ev, 0) >= 0) {
 					diag_add(d, out->path, ek->line, ek->col, "env '%s' of a profile must be a unique "
 						 "[A-Za-z_][A-Za-z0-9_]* name with a string value", ek->value);
 					continue;

@@ -92,7 +92,8 @@ static const char *scalar(const struct ynode *n)
 struct entry {
 	const struct plugin_slot *slot;
 	const struct ynode *node;
-	const struct ynode *np, *py, *fi, *fn, *na, *pa, *to; /* plugin, python, file, function, native, passes, timeout */
+	/* its keys plugin, python, file, function, native, passes, timeout (NULL where absent) */
+	const struct ynode *np, *py, *fi, *fn, *na, *pa, *to;
 	struct diag_list *d;
 	const char *file;
 	json_t *o;
@@ -112,13 +113,14 @@ static void check_keys(struct entry *e)
 			known |= !strcmp(keys[j], k);
 		if (!known) {
 			const char *best = suggest_closest(k, keys);
+			const struct ynode *at = node->pairs[i].key;
 
 			if (best)
-				ynode_diag(e->d, e->file, node->pairs[i].key, "unknown key '%s' in plug-in entry of '%s' (did you "
-				     "mean '%s'?)", k, e->slot->list, best);
+				ynode_diag(e->d, e->file, at, "unknown key '%s' in plug-in entry of '%s' (did you mean '%s'?)",
+				     k, e->slot->list, best);
 			else
-				ynode_diag(e->d, e->file, node->pairs[i].key, "unknown key '%s' in plug-in entry of '%s' (keys: "
-				     "plugin, python, file, function, native, passes, timeout)", k, e->slot->list);
+				ynode_diag(e->d, e->file, at, "unknown key '%s' in plug-in entry of '%s' (keys: plugin, python, "
+				     "file, function, native, passes, timeout)", k, e->slot->list);
 			e->bad = 1;
 		} else if (ynode_control_char(node->pairs[i].value, 0) >= 0) {
 			ynode_diag(e->d, e->file, node->pairs[i].value, "'%s' holds a control character (\\x%02x)", k,
@@ -143,16 +145,18 @@ static void parse_name(struct entry *e)
 	const char *list = e->slot->list;
 
 	if (!np) {
-		ynode_diag(e->d, e->file, e->node, "a mapping in '%s' is a plug-in entry and needs 'plugin: NAME' (or write a "
-		     "built-in's name)", list);
+		ynode_diag(e->d, e->file, e->node, "a mapping in '%s' is a plug-in entry and needs 'plugin: NAME' (or "
+		     "write a built-in's name)", list);
 		e->bad = 1;
 	} else if (!scalar(np) || !name_ok(np->value)) {
-		ynode_diag(e->d, e->file, np, "plug-in name %s%s%s must be [a-z0-9][a-z0-9_.+-]*, at most %d characters",
+		ynode_diag(e->d, e->file, np, "plug-in name %s%s%s must be [a-z0-9][a-z0-9_.+-]*, at most %d "
+		     "characters",
 		     scalar(np) ? "'" : "", scalar(np) ? np->value : ynode_type_name(np), scalar(np) ? "'" : "",
 		     PLUGIN_NAME_MAX);
 		e->bad = 1;
 	} else if (is_builtin(e->slot, np->value)) {
-		ynode_diag(e->d, e->file, np, "plug-in name '%s' is a built-in %s of '%s'; give the plug-in its own name",
+		ynode_diag(e->d, e->file, np, "plug-in name '%s' is a built-in %s of '%s'; give the plug-in its own "
+		     "name",
 		     np->value, list[strlen(list) - 1] == 's' ? "entry" : "name", list);
 		e->bad = 1;
 	} else {
@@ -167,14 +171,15 @@ static void check_sources(struct entry *e)
 	int nsrc = !!e->py + !!e->fi + !!e->na;
 
 	if (nsrc != 1) {
-		ynode_diag(e->d, e->file, e->node, "plug-in entry%s%s%s needs exactly one of 'python', 'file'%s; it has %s",
+		ynode_diag(e->d, e->file, e->node, "plug-in entry%s%s%s needs exactly one of 'python', 'file'%s; it "
+		     "has %s",
 		     scalar(np) ? " '" : "", scalar(np) ? np->value : "", scalar(np) ? "'" : "",
 		     e->slot->native_ok ? ", 'native'" : "", nsrc ? "more than one" : "none");
 		e->bad = 1;
 	}
 	if (e->na && !e->slot->native_ok) {
-		ynode_diag(e->d, e->file, e->na, "'native' plug-ins are gemm backends only (C entry point, runners/gemm/plugin.h); "
-		     "this suite takes 'python' or 'file'");
+		ynode_diag(e->d, e->file, e->na, "'native' plug-ins are gemm backends only (C entry point, "
+		     "runners/gemm/plugin.h); this suite takes 'python' or 'file'");
 		e->bad = 1;
 	}
 	if (e->pa && !e->slot->passes_ok) {
@@ -182,7 +187,8 @@ static void check_sources(struct entry *e)
 		e->bad = 1;
 	}
 	if (e->fn && !e->fi) {
-		ynode_diag(e->d, e->file, e->fn, "'function' goes with 'file' (with 'python', write \"module:function\")");
+		ynode_diag(e->d, e->file, e->fn,
+		     "'function' goes with 'file' (with 'python', write \"module:function\")");
 		e->bad = 1;
 	}
 }
@@ -194,8 +200,8 @@ static void parse_python(struct entry *e)
 	char *mod = colon ? xstrndup(v, (size_t)(colon - v)) : NULL;
 
 	if (!colon || !ident_ok(mod, 1) || !ident_ok(colon + 1, 0)) {
-		ynode_diag(e->d, e->file, e->py, "'python' must be \"package.module:function\", got %s%s%s", v ? "'" : "",
-		     v ? v : ynode_type_name(e->py), v ? "'" : "");
+		ynode_diag(e->d, e->file, e->py, "'python' must be \"package.module:function\", got %s%s%s",
+		     v ? "'" : "", v ? v : ynode_type_name(e->py), v ? "'" : "");
 		e->bad = 1;
 	} else {
 		json_object_set_new(e->o, "kind", json_string("python"));
@@ -215,15 +221,16 @@ static void parse_path(struct entry *e, const struct ynode *pn, const char *key)
 	struct stat st;
 
 	if (!v || !rel_path_ok(v)) {
-		ynode_diag(e->d, e->file, pn, "'%s' must be a path relative to the manifest's directory, without '..', got "
-		     "%s%s%s", key, v ? "'" : "", v ? v : ynode_type_name(pn), v ? "'" : "");
+		ynode_diag(e->d, e->file, pn, "'%s' must be a path relative to the manifest's directory, without '..', "
+		     "got %s%s%s", key, v ? "'" : "", v ? v : ynode_type_name(pn), v ? "'" : "");
 		e->bad = 1;
 		return;
 	}
 	path = plugin_path(e->file, v);
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
 		ynode_diag(e->d, e->file, pn, "plug-in %s '%s' %s (read relative to the manifest: '%s')",
-		     native ? "library" : "file", v, stat(path, &st) != 0 ? "does not exist" : "is not a regular file", path);
+		     native ? "library" : "file", v, stat(path, &st) != 0 ? "does not exist" : "is not a regular file",
+		     path);
 		e->bad = 1;
 	} else {
 		json_object_set_new(e->o, "kind", json_string(key));
@@ -291,9 +298,10 @@ int plugin_parse(json_t **out, char **name, const struct plugin_slot *slot, cons
 {
 	struct entry e = {
 		.slot = slot, .node = node, .d = d, .file = file, .o = json_object(),
-		.np = ynode_map_get(node, "plugin"), .py = ynode_map_get(node, "python"), .fi = ynode_map_get(node, "file"),
-		.fn = ynode_map_get(node, "function"), .na = ynode_map_get(node, "native"),
-		.pa = ynode_map_get(node, "passes"), .to = ynode_map_get(node, "timeout"),
+		.np = ynode_map_get(node, "plugin"), .py = ynode_map_get(node, "python"),
+		.fi = ynode_map_get(node, "file"), .fn = ynode_map_get(node, "function"),
+		.na = ynode_map_get(node, "native"), .pa = ynode_map_get(node, "passes"),
+		.to = ynode_map_get(node, "timeout"),
 	};
 
 	*out = NULL;

@@ -29,8 +29,9 @@ struct plugin_slot {
 };
 
 /*
- * Parses the mapping node of list slot into *out: {"name", "kind": "python"|"file"|"native", "python" (module:function),
- * "module", "function", "path" (file and native, relative to the manifest), "passes" (when given), "timeout_s"}.
+ * Parses the mapping node of list slot into *out: {"name", "kind": "python"|"file"|"native", "python"
+ * (module:function), "module", "function", "path" (file and native, relative to the manifest), "passes" (when
+ * given), "timeout_s"}.
  * Problems become diagnostics positioned in file (the manifest, whose directory relative paths are read from; a
  * path that exists only under <dir>/inputs/, as in a run directory, is accepted too). Returns 0 or -1.
  */
