@@ -148,24 +148,36 @@ static int one_int(long long *out, const struct param_def *def, const struct yno
 	return 0;
 }
 
-static int one_size(long long *out, const struct param_def *def, const struct ynode *n, struct diag_list *d,
-		    const char *file, const char *label)
+/* A quantity written with a unit: a size (bytes) or a duration (ns), read and shown by core/units.h. */
+struct quantity {
+	const char *example; /* "a size such as 64MiB" */
+	int (*parse)(uint64_t *out, const char *s, char *why, size_t whylen);
+	void (*format)(char *buf, size_t len, uint64_t v);
+	int nonzero;         /* 0 is refused (and the lower bound shown is at least 1) */
+};
+
+static const struct quantity size_quantity = { "a size such as 64MiB", units_parse_size, units_format_size, 0 };
+static const struct quantity duration_quantity = { "a duration such as 30ms", units_parse_duration,
+						   units_format_duration, 1 };
+
+static int one_quantity(long long *out, const struct quantity *q, const struct param_def *def, const struct ynode *n,
+			struct diag_list *d, const char *file, const char *label)
 {
 	char why[160], a[32], b[32];
 	uint64_t v;
 
 	if (n->type != YNODE_SCALAR || ynode_is_null(n)) {
-		ynode_diag(d, file, n, "%s must be a size such as 64MiB, got %s", label, ynode_type_name(n));
+		ynode_diag(d, file, n, "%s must be %s, got %s", label, q->example, ynode_type_name(n));
 		return -1;
 	}
-	if (units_parse_size(&v, n->value, why, sizeof(why)) < 0) {
+	if (q->parse(&v, n->value, why, sizeof(why)) < 0) {
 		ynode_diag(d, file, n, "%s: %s, got '%s'", label, why, n->value);
 		return -1;
 	}
-	if (!range_ok(def, (long long)v)) {
-		units_format_size(a, sizeof(a), (uint64_t)def->min);
+	if ((q->nonzero && v == 0) || !range_ok(def, (long long)v)) {
+		q->format(a, sizeof(a), (uint64_t)(q->nonzero && !def->min ? 1 : def->min));
 		if (def->max) {
-			units_format_size(b, sizeof(b), (uint64_t)def->max);
+			q->format(b, sizeof(b), (uint64_t)def->max);
 			ynode_diag(d, file, n, "%s must be between %s and %s, got '%s'", label, a, b, n->value);
 		} else {
 			ynode_diag(d, file, n, "%s must be at least %s, got '%s'", label, a, n->value);
@@ -216,33 +228,6 @@ static int one_number(double *out, const struct param_def *def, const struct yno
 	ynode_diag(d, file, n, "%s must be a number greater than or equal to %lld, got %s", label, def->min, s);
 	free(s);
 	return -1;
-}
-
-static int one_duration(long long *out, const struct param_def *def, const struct ynode *n, struct diag_list *d,
-			const char *file, const char *label)
-{
-	char why[160], a[32], b[32];
-	uint64_t ns;
-
-	if (n->type != YNODE_SCALAR || ynode_is_null(n)) {
-		ynode_diag(d, file, n, "%s must be a duration such as 30ms, got %s", label, ynode_type_name(n));
-		return -1;
-	}
-	if (units_parse_duration(&ns, n->value, why, sizeof(why)) < 0) {
-		ynode_diag(d, file, n, "%s: %s, got '%s'", label, why, n->value);
-		return -1;
-	}
-	if (ns == 0 || (long long)ns < def->min || (def->max && (long long)ns > def->max)) {
-		units_format_duration(a, sizeof(a), (uint64_t)(def->min ? def->min : 1));
-		units_format_duration(b, sizeof(b), (uint64_t)def->max);
-		if (def->max)
-			ynode_diag(d, file, n, "%s must be between %s and %s, got '%s'", label, a, b, n->value);
-		else
-			ynode_diag(d, file, n, "%s must be at least %s, got '%s'", label, a, n->value);
-		return -1;
-	}
-	*out = (long long)ns;
-	return 0;
 }
 
 static int one_string(char **out, const struct ynode *n, struct diag_list *d, const char *file, const char *label)
@@ -457,7 +442,7 @@ static int list_entry(struct param_value *out, const struct ynode **src, const s
 		rc = one_int(&v, def, it, d, file, label);
 		break;
 	case PARAM_SIZE_LIST:
-		rc = one_size(&v, def, it, d, file, label);
+		rc = one_quantity(&v, &size_quantity, def, it, d, file, label);
 		break;
 	default:
 		break;
@@ -568,10 +553,10 @@ int param_parse(struct param_value *out, const struct param_def *def, const stru
 		rc = one_number(&out->num, def, node, d, file, label);
 		break;
 	case PARAM_SIZE:
-		rc = one_size(&out->i, def, node, d, file, label);
+		rc = one_quantity(&out->i, &size_quantity, def, node, d, file, label);
 		break;
 	case PARAM_DURATION:
-		rc = one_duration(&out->i, def, node, d, file, label);
+		rc = one_quantity(&out->i, &duration_quantity, def, node, d, file, label);
 		break;
 	case PARAM_ENUM:
 		rc = one_enum(&out->str, def, node, d, file, label);
