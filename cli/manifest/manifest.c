@@ -1000,6 +1000,57 @@ static void parse_suites(struct vctx *c, const struct ynode *n, struct manifest 
 	}
 }
 
+/* pricing: usd_per_gpu_hour (> 0) and where it comes from */
+static void parse_pricing(struct vctx *c, const struct ynode *v, struct manifest *m)
+{
+	const struct ynode *p;
+	char *end;
+
+	check_keys(c, v, pricing_keys, "in 'pricing'");
+	if ((p = get(v, "usd_per_gpu_hour"))) {
+		double d = is_scalar(p) && p->plain ? strtod(p->value, &end) : -1;
+
+		if (d <= 0 || (is_scalar(p) && *end))
+			verr(c, p, "'usd_per_gpu_hour' must be a number greater than 0, got %s%s%s",
+			     is_scalar(p) ? "'" : "", is_scalar(p) ? p->value : ynode_type_name(p),
+			     is_scalar(p) ? "'" : "");
+		else {
+			m->has_pricing = 1;
+			m->usd_per_gpu_hour = d;
+		}
+	}
+	if ((p = get(v, "source")))
+		string_of(c, p, "pricing.source", &m->pricing_source, 0);
+	if (get(v, "source") && !get(v, "usd_per_gpu_hour"))
+		verr(c, v, "'pricing' has a source but no 'usd_per_gpu_hour'");
+}
+
+/* what a stack on the host can and cannot be made of, and what an image needs */
+static void check_engine_stack(struct vctx *c, const struct ynode *root, const struct manifest *m)
+{
+	for (size_t i = 0; i < m->stack.ncomponents; i++) {
+		const struct component *cp = &m->stack.components[i];
+		const struct ynode *cn = get(get(root, "stack"), "components");
+
+		cn = cn && cn->type == YNODE_SEQ && i < cn->n ? cn->items[i] : root;
+		if (!cp->name)
+			continue;
+		if (cp->source == SOURCE_PATH && m->runtime.engine != ENGINE_HOST)
+			verr(c, cn, "component '%s' is a path on this machine, which only engine 'host' runs; an image's "
+			     "components are pip, git or apt", cp->name);
+		else if (cp->source == SOURCE_APT && m->runtime.engine == ENGINE_HOST)
+			verr(c, cn, "component '%s' is an apt package, which only an image installs; on the host give the "
+			     "installed package's directory as a path component (path: /usr/lib/x86_64-linux-gnu/...)", cp->name);
+	}
+	if (m->runtime.engine != ENGINE_HOST && !m->stack.base && !get(get(root, "stack"), "base")) {
+		const struct ynode *at = get(get(root, "runtime"), "engine");
+
+		verr(c, at ? at : root,
+		     "engine '%s' needs 'stack.base' (the image to build on); engine 'host' runs on this machine's own stack",
+		     engine_names[m->runtime.engine]);
+	}
+}
+
 static void parse_root(struct vctx *c, const struct ynode *root, struct manifest *m)
 {
 	const struct ynode *v, *gpu_node = NULL;
@@ -1037,28 +1088,8 @@ static void parse_root(struct vctx *c, const struct ynode *root, struct manifest
 		parse_variants(c, v, m);
 	if ((v = get(root, "runtime")) && !ynode_is_null(v))
 		parse_runtime(c, v, m);
-	if ((v = get(root, "pricing")) && !ynode_is_null(v) && want_map(c, v, "pricing")) {
-		const struct ynode *p;
-		char *end;
-
-		check_keys(c, v, pricing_keys, "in 'pricing'");
-		if ((p = get(v, "usd_per_gpu_hour"))) {
-			double d = is_scalar(p) && p->plain ? strtod(p->value, &end) : -1;
-
-			if (d <= 0 || (is_scalar(p) && *end))
-				verr(c, p, "'usd_per_gpu_hour' must be a number greater than 0, got %s%s%s",
-				     is_scalar(p) ? "'" : "", is_scalar(p) ? p->value : ynode_type_name(p),
-				     is_scalar(p) ? "'" : "");
-			else {
-				m->has_pricing = 1;
-				m->usd_per_gpu_hour = d;
-			}
-		}
-		if ((p = get(v, "source")))
-			string_of(c, p, "pricing.source", &m->pricing_source, 0);
-		if (get(v, "source") && !get(v, "usd_per_gpu_hour"))
-			verr(c, v, "'pricing' has a source but no 'usd_per_gpu_hour'");
-	}
+	if ((v = get(root, "pricing")) && !ynode_is_null(v) && want_map(c, v, "pricing"))
+		parse_pricing(c, v, m);
 	if (gpu_node)
 		check_gpu(c, gpu_node, m);
 
@@ -1067,27 +1098,7 @@ static void parse_root(struct vctx *c, const struct ynode *root, struct manifest
 		verr(c, get(get(root, "target"), "nodes"),
 		     "target.nodes is %lld but launcher 'local' runs on one machine; use launcher mpirun or slurm",
 		     m->target.nodes);
-	for (size_t i = 0; i < m->stack.ncomponents; i++) { /* what a stack on the host can and cannot be made of */
-		const struct component *cp = &m->stack.components[i];
-		const struct ynode *cn = get(get(root, "stack"), "components");
-
-		cn = cn && cn->type == YNODE_SEQ && i < cn->n ? cn->items[i] : root;
-		if (!cp->name)
-			continue;
-		if (cp->source == SOURCE_PATH && m->runtime.engine != ENGINE_HOST)
-			verr(c, cn, "component '%s' is a path on this machine, which only engine 'host' runs; an image's "
-			     "components are pip, git or apt", cp->name);
-		else if (cp->source == SOURCE_APT && m->runtime.engine == ENGINE_HOST)
-			verr(c, cn, "component '%s' is an apt package, which only an image installs; on the host give the "
-			     "installed package's directory as a path component (path: /usr/lib/x86_64-linux-gnu/...)", cp->name);
-	}
-	if (m->runtime.engine != ENGINE_HOST && !m->stack.base && !get(get(root, "stack"), "base")) {
-		const struct ynode *at = get(get(root, "runtime"), "engine");
-
-		verr(c, at ? at : root,
-		     "engine '%s' needs 'stack.base' (the image to build on); engine 'host' runs on this machine's own stack",
-		     engine_names[m->runtime.engine]);
-	}
+	check_engine_stack(c, root, m);
 
 	if (!(v = get(root, "suites")))
 		verr(c, root, "missing required key 'suites' (see 'bench suites' for what can run)");
