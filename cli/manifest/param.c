@@ -283,38 +283,41 @@ static int cmp_value_at(const void *pa, const void *pb)
 	return c ? c : (a->at > b->at) - (a->at < b->at);
 }
 
+/* shapes written as a preset's name (shape_presets) */
+static int shape_preset(struct param_value *out, const struct param_def *def, const struct ynode *node,
+			struct diag_list *d, const char *file)
+{
+	const char *names[8], *best;
+	size_t np = 0;
+
+	for (size_t i = 0; shape_presets[i].name; i++) {
+		names[np++] = shape_presets[i].name;
+		if (!strcmp(shape_presets[i].name, node->value)) {
+			out->str = xstrdup(node->value);
+			out->n = shape_presets[i].n;
+			out->shapes = xcalloc(out->n, sizeof(*out->shapes));
+			memcpy(out->shapes, shape_presets[i].shapes, out->n * sizeof(*out->shapes));
+			return 0;
+		}
+	}
+	names[np] = NULL;
+	if ((best = suggest_closest(node->value, names)))
+		ynode_diag(d, file, node, "unknown shape preset '%s' for '%s' (did you mean '%s'?)", node->value,
+		    def->name, best);
+	else
+		ynode_diag(d, file, node, "'%s' must be a preset (llama70b) or a list of [M, N, K]; got '%s'",
+		    def->name, node->value);
+	return -1;
+}
+
 static int parse_shapes(struct param_value *out, const struct param_def *def, const struct ynode *node,
 			struct diag_list *d, const char *file)
 {
 	const struct ynode **src;
-	const char *names[8];
-	size_t np = 0;
 	int bad = 0;
 
-	if (node->type == YNODE_SCALAR && !ynode_is_null(node)) {
-		for (size_t i = 0; shape_presets[i].name; i++) {
-			names[np++] = shape_presets[i].name;
-			if (!strcmp(shape_presets[i].name, node->value)) {
-				out->str = xstrdup(node->value);
-				out->n = shape_presets[i].n;
-				out->shapes = xcalloc(out->n, sizeof(*out->shapes));
-				memcpy(out->shapes, shape_presets[i].shapes, out->n * sizeof(*out->shapes));
-				return 0;
-			}
-		}
-		names[np] = NULL;
-		{
-			const char *best = suggest_closest(node->value, names);
-
-			if (best)
-				ynode_diag(d, file, node, "unknown shape preset '%s' for '%s' (did you mean '%s'?)", node->value,
-				    def->name, best);
-			else
-				ynode_diag(d, file, node, "'%s' must be a preset (llama70b) or a list of [M, N, K]; got '%s'",
-				    def->name, node->value);
-		}
-		return -1;
-	}
+	if (node->type == YNODE_SCALAR && !ynode_is_null(node))
+		return shape_preset(out, def, node, d, file);
 	if (node->type != YNODE_SEQ || node->n == 0) {
 		ynode_diag(d, file, node, "'%s' must be a preset (llama70b) or a non-empty list of [M, N, K], got %s", def->name,
 		    node->type == YNODE_SEQ ? "an empty list" : ynode_type_name(node));
