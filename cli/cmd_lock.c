@@ -12,7 +12,7 @@
 #include "core/opt.h"
 #include "core/strbuf.h"
 #include "manifest/lock.h"
-#include "manifest/plugin.h"
+#include "manifest/plugin_pins.h"
 
 static const struct opt_cmd cmd = { "lock", "[--check] [-q] [-o FILE] MANIFEST",
 				    "Resolve every moving reference of the manifest to an immutable pin and write "

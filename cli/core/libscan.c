@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "fs.h"
+#include "jsonarray.h"
 #include "strbuf.h"
 
 static int pread_all(FILE *f, unsigned long long off, void *buf, size_t len)
@@ -158,18 +159,8 @@ int libscan_dir(json_t **out, const char *prefix, char *const *globs, size_t ngl
 		json_object_set_new(v, "sha256", json_string(sha));
 		json_array_append(arr, v);
 	}
-	if (json_array_size(arr) > 1) { /* sorted by soname: the same prefix gives the same bytes */
-		size_t n = json_array_size(arr);
-		json_t **items = xcalloc(n, sizeof(*items));
-
-		for (size_t i = 0; i < n; i++)
-			items[i] = json_incref(json_array_get(arr, i));
-		qsort(items, n, sizeof(*items), by_soname);
-		json_array_clear(arr);
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(arr, items[i]);
-		free(items);
-	}
+	if (json_array_size(arr) > 1) /* sorted by soname: the same prefix gives the same bytes */
+		jsonarray_sort(arr, by_soname);
 	*out = json_incref(arr);
 cleanup:
 	for (size_t i = 0; i < ndirs; i++)

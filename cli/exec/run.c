@@ -22,6 +22,7 @@
 #include "core/units.h"
 #include "manifest/lock.h"
 #include "manifest/plugin.h"
+#include "manifest/plugin_pins.h"
 #include "manifest/manifest.h"
 #include "manifest/peaks.h"
 #include "manifest/plan.h"

@@ -264,15 +264,87 @@ static void say_up_to_date(FILE *progress, const struct component *c, const char
 	free(p);
 }
 
+/* Before building component c into dir: 1 when dir's build.json says it is built (and force is not given), found
+ * again after waiting for the directory's lock (*fd) where another bench was building it; else 0 with the old
+ * build.json gone, or a negative code. */
+static int build_begin(int *fd, const struct component *c, const char *dir, int force, FILE *progress, double t0)
+{
+	char *marker = xstrfmt("%s/build.json", dir);
+	int err = 0;
+
+	if (!force && exists(marker))
+		goto up_to_date;
+	if ((err = fs_mkdir_p(dir)) < 0 || (err = lock_stack_dir(fd, dir)) < 0)
+		goto cleanup;
+	if (!force && exists(marker)) /* another bench built it while this one waited */
+		goto up_to_date;
+	unlink(marker);
+	goto cleanup;
+up_to_date:
+	say_up_to_date(progress, c, dir, t0);
+	err = 1;
+cleanup:
+	free(marker);
+	return err;
+}
+
+/* A git component's build commands, each run in its source tree by /bin/sh with the build's environment. */
+static int git_run_steps(struct build_log *bl, const struct component *c, struct strvec *env, FILE *progress,
+			 volatile sig_atomic_t *stop, const char *logp)
+{
+	struct strvec av = STRVEC_INIT;
+	char *what = NULL;
+	int err = 0;
+
+	for (size_t i = 0; i < c->nbuild && !err; i++) {
+		double ts = now_s();
+
+		if (progress)
+			fprintf(progress, "bench: build: %s: [%zu/%zu] %s\n", c->name, i + 1, c->nbuild, c->build[i]);
+		fprintf(bl->log, "bench: build step %zu of %zu: %s\n", i + 1, c->nbuild, c->build[i]);
+		strvec_release(&av);
+		/* the manifest's command is an argument of the script, never part of it */
+		strvec_push(&av, "/bin/sh");
+		strvec_push(&av, "-c");
+		strvec_push(&av, "cd \"$BENCH_SRC\" && exec /bin/sh -c \"$1\"");
+		strvec_push(&av, "sh");
+		strvec_push(&av, c->build[i]);
+		free(what);
+		what = xstrfmt("component '%s': build step %zu ('%s')", c->name, i + 1, c->build[i]);
+		if ((err = run_step(bl, strvec_argv(&av), strvec_argv(env), stop, what)) < 0)
+			bench_error_set(err, "%s (whole log: %s)", bench_error_last(), logp);
+		else
+			fprintf(bl->log, "bench: build step %zu took %.1f s\n", i + 1, now_s() - ts);
+	}
+	strvec_release(&av);
+	free(what);
+	return err;
+}
+
+/* A git component's build.json (bench.hostbuild/v1): what was built, from which commit, into which prefix, when. */
+static json_t *git_record(const struct component *c, const char *commit, const char *prefix, const char *started,
+			  double t0, json_t *libs, const char *logp)
+{
+	json_t *b = json_array(), *rec;
+	char *finished = utc_now();
+
+	for (size_t i = 0; i < c->nbuild; i++)
+		json_array_append_new(b, json_string(c->build[i]));
+	rec = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:f, s:O, s:s}", "schema", "bench.hostbuild/v1",
+			"component", c->name, "git", c->git, "commit", commit, "build", b, "prefix", prefix, "started",
+			started, "finished", finished, "seconds", now_s() - t0, "libs", libs, "log", logp);
+	free(finished);
+	return rec;
+}
+
 static int build_git(const struct manifest *m, const struct component *c, json_t *entry, long long sde, int force,
 		     FILE *progress, volatile sig_atomic_t *stop)
 {
 	const char *commit = json_string_value(json_object_get(entry, "commit"));
 	char *dir = comp_dir(c, entry), *prefix = xstrfmt("%s/%s", dir, c->name), *src = xstrfmt("%s/src", dir);
-	char *marker = xstrfmt("%s/build.json", dir), *logp = xstrfmt("%s/build.log", dir);
-	char *tarball = xstrfmt("%s/src.tar.gz", dir), *started = NULL, *what = NULL;
+	char *logp = xstrfmt("%s/build.log", dir), *tarball = xstrfmt("%s/src.tar.gz", dir), *started = NULL;
 	struct build_log bl = { 0 };
-	struct strvec env = STRVEC_INIT, av = STRVEC_INIT;
+	struct strvec env = STRVEC_INIT;
 	json_t *libs = NULL, *rec = NULL;
 	double t0 = now_s();
 	int fd = -1, err = 0;
@@ -281,17 +353,10 @@ static int build_git(const struct manifest *m, const struct component *c, json_t
 		err = bench_error_set(BENCH_E_MANIFEST, "the lock has no commit for git component '%s': run 'bench lock'", c->name);
 		goto cleanup;
 	}
-	if (!force && exists(marker)) {
-		say_up_to_date(progress, c, dir, t0);
+	if ((err = build_begin(&fd, c, dir, force, progress, t0)) != 0) {
+		err = err > 0 ? 0 : err;
 		goto cleanup;
 	}
-	if ((err = fs_mkdir_p(dir)) < 0 || (err = lock_stack_dir(&fd, dir)) < 0)
-		goto cleanup;
-	if (!force && exists(marker)) { /* another bench built it while this one waited */
-		say_up_to_date(progress, c, dir, t0);
-		goto cleanup;
-	}
-	unlink(marker);
 	if (fs_remove_tree(prefix) != 0 || fs_remove_tree(src) != 0) {
 		err = bench_error_set(BENCH_E_IO, "cannot clear '%s' for a new build: %s", dir, strerror(errno));
 		goto cleanup;
@@ -312,27 +377,8 @@ static int build_git(const struct manifest *m, const struct component *c, json_t
 		err = bench_error_set(BENCH_E_IO, "cannot move '%s' to '%s': %s", src, prefix, strerror(errno));
 		goto cleanup;
 	}
-	for (size_t i = 0; i < c->nbuild; i++) {
-		double ts = now_s();
-
-		if (progress)
-			fprintf(progress, "bench: build: %s: [%zu/%zu] %s\n", c->name, i + 1, c->nbuild, c->build[i]);
-		fprintf(bl.log, "bench: build step %zu of %zu: %s\n", i + 1, c->nbuild, c->build[i]);
-		strvec_release(&av);
-		/* the manifest's command is an argument of the script, never part of it */
-		strvec_push(&av, "/bin/sh");
-		strvec_push(&av, "-c");
-		strvec_push(&av, "cd \"$BENCH_SRC\" && exec /bin/sh -c \"$1\"");
-		strvec_push(&av, "sh");
-		strvec_push(&av, c->build[i]);
-		free(what);
-		what = xstrfmt("component '%s': build step %zu ('%s')", c->name, i + 1, c->build[i]);
-		if ((err = run_step(&bl, strvec_argv(&av), strvec_argv(&env), stop, what)) < 0) {
-			bench_error_set(err, "%s (whole log: %s)", bench_error_last(), logp);
-			goto cleanup;
-		}
-		fprintf(bl.log, "bench: build step %zu took %.1f s\n", i + 1, now_s() - ts);
-	}
+	if ((err = git_run_steps(&bl, c, &env, progress, stop, logp)) < 0)
+		goto cleanup;
 	if (c->nbuild && (!exists(prefix) || dir_is_empty(prefix))) {
 		err = bench_error_set(BENCH_E_BUILD, "component '%s' installed nothing into %s: its build must install there "
 				      "(make install PREFIX=\"$BENCH_PREFIX\", cmake --install . --prefix \"$BENCH_PREFIX\") "
@@ -341,17 +387,7 @@ static int build_git(const struct manifest *m, const struct component *c, json_t
 	}
 	if ((err = libscan_dir(&libs, prefix, NULL, 0)) < 0)
 		goto cleanup;
-	{
-		json_t *b = json_array();
-		char *finished = utc_now();
-
-		for (size_t i = 0; i < c->nbuild; i++)
-			json_array_append_new(b, json_string(c->build[i]));
-		rec = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:f, s:O, s:s}", "schema", "bench.hostbuild/v1",
-				"component", c->name, "git", c->git, "commit", commit, "build", b, "prefix", prefix, "started",
-				started, "finished", finished, "seconds", now_s() - t0, "libs", libs, "log", logp);
-		free(finished);
-	}
+	rec = git_record(c, commit, prefix, started, t0, libs, logp);
 	if ((err = write_build_json(dir, rec)) < 0)
 		goto cleanup;
 	if (progress)
@@ -366,18 +402,76 @@ cleanup:
 	if (fd >= 0)
 		close(fd);
 	strvec_release(&env);
-	strvec_release(&av);
 	json_decref(libs);
 	json_decref(rec);
 	free(dir);
 	free(prefix);
 	free(src);
-	free(marker);
 	free(logp);
 	free(tarball);
 	free(started);
-	free(what);
 	return err;
+}
+
+/* dir/requirements.txt: each package of the lock entry's closure as NAME @ URL --hash=sha256:HEX */
+static int write_requirements(const char *req, json_t *entry)
+{
+	struct strbuf rq = STRBUF_INIT;
+	json_t *p;
+	size_t i;
+	int err;
+
+	json_array_foreach(json_object_get(entry, "packages"), i, p)
+		strbuf_addf(&rq, "%s @ %s --hash=sha256:%s\n", json_string_value(json_object_get(p, "name")),
+			    json_string_value(json_object_get(p, "url")), json_string_value(json_object_get(p, "sha256")));
+	err = fs_write_file(req, rq.buf ? rq.buf : "", rq.len, 0644);
+	strbuf_release(&rq);
+	return err;
+}
+
+/* host_py -m pip --python PY install, by hash, nothing resolved or fetched from an index */
+static void pip_install_argv(struct strvec *av, const char *host_py, const char *py, const char *req)
+{
+	static const char *const opts[] = { "install", "--isolated", "--disable-pip-version-check", "--no-deps",
+					    "--no-index", "--require-hashes", "-r", NULL };
+
+	strvec_push(av, host_py);
+	strvec_push(av, "-m");
+	strvec_push(av, "pip");
+	strvec_push(av, "--python");
+	strvec_push(av, py);
+	for (size_t i = 0; opts[i]; i++)
+		strvec_push(av, opts[i]);
+	strvec_push(av, req);
+}
+
+/* The version X.Y of interpreter py, or NULL when it does not start (caller frees). */
+static char *python_version(const char *py)
+{
+	char *const argv[] = { (char *)py, "-c", "import sys; print('%d.%d' % sys.version_info[:2])", NULL };
+	char *out = NULL;
+	size_t n;
+
+	if (spawn_capture(&out, &n, argv, 64, 60) < 0 || !out) {
+		free(out);
+		return NULL;
+	}
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+/* A pip component's build.json (bench.hostbuild/v1): its environment, interpreter and packages. */
+static json_t *pip_record(const struct component *c, json_t *entry, const char *venv, const char *py,
+			  const char *started, double t0, const char *logp)
+{
+	json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:O, s:s, s:[]}", "schema", "bench.hostbuild/v1",
+				"component", c->name, "prefix", venv, "python", py, "started", started, "seconds",
+				now_s() - t0, "packages", json_object_get(entry, "packages"), "log", logp, "libs");
+	char *fin = utc_now();
+
+	json_object_set_new(rec, "finished", json_string(fin));
+	free(fin);
+	return rec;
 }
 
 /* A pip component's locked closure in a virtual environment of its own (no system site packages), installed by
@@ -386,29 +480,19 @@ cleanup:
 static int build_pip(const struct manifest *m, const struct component *c, json_t *entry, json_t *lock, int force,
 		     FILE *progress, volatile sig_atomic_t *stop)
 {
-	char *dir = comp_dir(c, entry), *venv = xstrfmt("%s/venv", dir), *marker = xstrfmt("%s/build.json", dir);
-	char *logp = xstrfmt("%s/build.log", dir), *req = xstrfmt("%s/requirements.txt", dir), *py = NULL;
-	char *started = NULL, *vout = NULL, *host_py = NULL;
+	char *dir = comp_dir(c, entry), *venv = xstrfmt("%s/venv", dir), *logp = xstrfmt("%s/build.log", dir);
+	char *req = xstrfmt("%s/requirements.txt", dir), *py = NULL, *started = NULL, *vout = NULL, *host_py = NULL;
 	const char *want = json_string_value(json_object_get(json_object_get(lock, "wheel_target"), "python"));
 	struct build_log bl = { 0 };
 	struct strvec env = STRVEC_INIT, av = STRVEC_INIT;
-	struct strbuf rq = STRBUF_INIT;
-	json_t *rec = NULL, *p;
-	size_t i, vlen;
+	json_t *rec = NULL;
 	double t0 = now_s();
 	int fd = -1, err = 0;
 
-	if (!force && exists(marker)) {
-		say_up_to_date(progress, c, dir, t0);
+	if ((err = build_begin(&fd, c, dir, force, progress, t0)) != 0) {
+		err = err > 0 ? 0 : err;
 		goto cleanup;
 	}
-	if ((err = fs_mkdir_p(dir)) < 0 || (err = lock_stack_dir(&fd, dir)) < 0)
-		goto cleanup;
-	if (!force && exists(marker)) {
-		say_up_to_date(progress, c, dir, t0);
-		goto cleanup;
-	}
-	unlink(marker);
 	if (fs_remove_tree(venv) != 0) {
 		err = bench_error_set(BENCH_E_IO, "cannot clear '%s': %s", venv, strerror(errno));
 		goto cleanup;
@@ -434,51 +518,23 @@ static int build_pip(const struct manifest *m, const struct component *c, json_t
 	if ((err = run_step(&bl, strvec_argv(&av), strvec_argv(&env), stop, "python3 -m venv")) < 0)
 		goto fail;
 	py = xstrfmt("%s/bin/python3", venv);
-	strvec_release(&av);
-	strvec_push(&av, py);
-	strvec_push(&av, "-c");
-	strvec_push(&av, "import sys; print('%d.%d' % sys.version_info[:2])");
-	if (spawn_capture(&vout, &vlen, strvec_argv(&av), 64, 60) < 0 || !vout) {
+	if (!(vout = python_version(py))) {
 		err = bench_error_set(BENCH_E_BUILD, "component '%s': the environment's python3 does not start", c->name);
 		goto fail;
 	}
-	vout[strcspn(vout, "\n")] = '\0';
 	if (want && strcmp(want, vout)) {
 		err = bench_error_set(BENCH_E_MANIFEST, "component '%s': the lock's wheels are for Python %s, and this machine's "
 				      "python3 is %s: set stack.wheel_target.python (and abi) to it and lock again", c->name,
 				      want, vout);
 		goto cleanup;
 	}
-	json_array_foreach(json_object_get(entry, "packages"), i, p)
-		strbuf_addf(&rq, "%s @ %s --hash=sha256:%s\n", json_string_value(json_object_get(p, "name")),
-			    json_string_value(json_object_get(p, "url")), json_string_value(json_object_get(p, "sha256")));
-	if ((err = fs_write_file(req, rq.buf ? rq.buf : "", rq.len, 0644)) < 0)
+	if ((err = write_requirements(req, entry)) < 0)
 		goto cleanup;
 	strvec_release(&av);
-	strvec_push(&av, host_py);
-	strvec_push(&av, "-m");
-	strvec_push(&av, "pip");
-	strvec_push(&av, "--python");
-	strvec_push(&av, py);
-	strvec_push(&av, "install");
-	strvec_push(&av, "--isolated");
-	strvec_push(&av, "--disable-pip-version-check");
-	strvec_push(&av, "--no-deps");
-	strvec_push(&av, "--no-index");
-	strvec_push(&av, "--require-hashes");
-	strvec_push(&av, "-r");
-	strvec_push(&av, req);
+	pip_install_argv(&av, host_py, py, req);
 	if ((err = run_step(&bl, strvec_argv(&av), strvec_argv(&env), stop, "pip install")) < 0)
 		goto fail;
-	rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:O, s:s, s:[]}", "schema", "bench.hostbuild/v1", "component",
-			c->name, "prefix", venv, "python", py, "started", started, "seconds", now_s() - t0, "packages",
-			json_object_get(entry, "packages"), "log", logp, "libs");
-	{
-		char *fin = utc_now();
-
-		json_object_set_new(rec, "finished", json_string(fin));
-		free(fin);
-	}
+	rec = pip_record(c, entry, venv, py, started, t0, logp);
 	if ((err = write_build_json(dir, rec)) < 0)
 		goto cleanup;
 	if (progress)
@@ -493,11 +549,9 @@ cleanup:
 		close(fd);
 	strvec_release(&env);
 	strvec_release(&av);
-	strbuf_release(&rq);
 	json_decref(rec);
 	free(dir);
 	free(venv);
-	free(marker);
 	free(logp);
 	free(req);
 	free(py);

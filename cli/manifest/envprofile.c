@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "envprofile.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,6 @@
 #include "core/fs.h"
 #include "core/strbuf.h"
 #include "core/strvec.h"
-#include "manifest.h"
 #include "ynode.h"
 
 #define ENVPROFILE_MAX_BYTES (64 * 1024)
@@ -45,6 +45,16 @@ void envprofile_names(struct strvec *out)
 static int scalar(const struct ynode *n)
 {
 	return n && n->type == YNODE_SCALAR && !ynode_is_null(n) && strlen(n->value) == n->len;
+}
+
+int envprofile_var_name_ok(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return 0;
+	return 1;
 }
 
 int envprofile_load(struct env_profile *out, struct diag_list *d, const char *name)
@@ -92,7 +102,8 @@ int envprofile_load(struct env_profile *out, struct diag_list *d, const char *na
 			for (size_t j = 0; j < v->n; j++) {
 				const struct ynode *ek = v->pairs[j].key, *ev = v->pairs[j].value;
 
-				if (ek->dup_of || !manifest_env_name_ok(ek->value) || !scalar(ev) || ynode_control_char(ev, 0) >= 0) {
+				if (ek->dup_of || !envprofile_var_name_ok(ek->value) || !scalar(ev) ||
+				    ynode_control_char(ev, 0) >= 0) {
 					diag_add(d, out->path, ek->line, ek->col, "env '%s' of a profile must be a unique "
 						 "[A-Za-z_][A-Za-z0-9_]* name with a string value", ek->value);
 					continue;

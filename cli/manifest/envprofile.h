@@ -34,5 +34,7 @@ int envprofile_load(struct env_profile *out, struct diag_list *diags, const char
 /* The names of the profiles shipped, sorted (nothing when the folder cannot be read). */
 void envprofile_names(struct strvec *out);
 void envprofile_release(struct env_profile *p);
+/* An environment variable name as a profile or a manifest may set it: [A-Za-z_][A-Za-z0-9_]*. */
+int envprofile_var_name_ok(const char *s);
 
 #endif

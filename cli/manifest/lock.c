@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "lock.h"
-#include "plugin.h"
+#include "plugin_pins.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -22,6 +22,7 @@
 #include "core/diag.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/jsonarray.h"
 #include "core/libscan.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
@@ -536,93 +537,114 @@ int lock_today(char out[11])
 	return 0;
 }
 
-int lock_pip(char **out_version, char out_date[11], const char *index, const char *name, const char *version,
-	     const char *date, const struct lock_target *t)
-{
-	struct strbuf page = STRBUF_INIT, seen = STRBUF_INIT;
-	char *norm = normalise(name), *url = xstrfmt("%s%s%s/", index, index[strlen(index) - 1] == '/' ? "" : "/", norm);
-	CURL *c = curl_easy_init();
-	struct cand *cands = NULL, *best = NULL;
+/* What lock_pip() looks for on one index page, and the candidates found there. */
+struct pip_query {
+	const char *name, *version, *date;
+	const struct lock_target *t;
+	char *norm;         /* name, PEP 503 normalised */
+	int newest;         /* version latest, or nightly without a date: the newest (a final release where one fits) */
+	int last_night;     /* nightly of date latest: the newest night, then as newest */
+	int dated;          /* nightly of a date: the .devYYYYMMDD of that day (dkey) */
+	int exact;          /* a version asked for by number (want) */
+	long dkey;
 	struct pep440 want;
-	size_t ncands = 0;
-	long code = 0, dkey = 0;
-	int err = 0, newest = !strcmp(version, "latest") || (!strcmp(version, "nightly") && !date);
-	int last_night = !strcmp(version, "nightly") && date && !strcmp(date, "latest");
-	int dated = !strcmp(version, "nightly") && date && !last_night, any_final = 0;
-	int exact = !newest && !dated && !last_night; /* a version asked for by number */
-	const char *p;
+	struct cand *cands; /* the versions with a wheel for the target, in page order */
+	size_t ncands;
+	int any_final;      /* one of them is a final release */
+	struct strbuf seen; /* exact: the builds of that number the page has, for the message when none fits */
+};
 
-	*out_version = NULL;
-	if (out_date)
-		out_date[0] = '\0';
-	if (dated)
-		dkey = atol(date) * 10000 + atol(date + 5) * 100 + atol(date + 8);
-	if (exact && pep440_parse(&want, version) < 0) {
-		err = bench_error_set(BENCH_E_RESOLVE, "'%s' is not a version (PEP 440), 'nightly' or 'latest' (pip component "
-				      "'%s')", version, name);
-		goto cleanup;
-	}
-	/* a local index (file:///DIR, a wheel directory laid out as PEP 503) serves each page as index.html */
-	if (!strncmp(url, "file://", 7) && url[strlen(url) - 1] == '/') {
-		char *u = xstrfmt("%sindex.html", url);
+/* Reads the PEP 503 page at *url into page; a local index (file:///DIR, a wheel directory laid out as PEP 503)
+ * serves each page as index.html, which *url then names. */
+static int index_page_read(struct strbuf *page, char **url)
+{
+	CURL *c = curl_easy_init();
+	long code = 0;
+	int err = 0;
 
-		free(url);
-		url = u;
+	if (!strncmp(*url, "file://", 7) && (*url)[strlen(*url) - 1] == '/') {
+		char *u = xstrfmt("%sindex.html", *url);
+
+		free(*url);
+		*url = u;
 	}
-	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_URL, *url);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, curl_sink);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &page);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, page);
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
 	if (curl_easy_perform(c) != CURLE_OK || (curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code),
-						 code != 200 && !(code == 0 && !strncmp(url, "file://", 7)))) {
-		err = bench_error_set(BENCH_E_RESOLVE, "cannot read the package index page %s (HTTP %ld)", url, code);
-		goto cleanup;
+						 code != 200 && !(code == 0 && !strncmp(*url, "file://", 7))))
+		err = bench_error_set(BENCH_E_RESOLVE, "cannot read the package index page %s (HTTP %ld)", *url, code);
+	curl_easy_cleanup(c);
+	return err;
+}
+
+/* One wheel of the page (its file name, split in place): a candidate when it is q's package and fits the target. */
+static void page_wheel(struct pip_query *q, const char *href, char *file)
+{
+	char *wn, *wv, *py, *abi, *plat, *wnorm;
+	struct pep440 v;
+
+	if (wheel_split(file, &wn, &wv, &py, &abi, &plat) < 0 || !(wnorm = normalise(wn)))
+		return;
+	if (!strcmp(wnorm, q->norm) && pep440_parse(&v, wv) == 0) {
+		if (q->exact && !pep440_cmp(&v, &q->want, 0) && !strstr(q->seen.buf ? q->seen.buf : "", wv) &&
+		    q->seen.len < 200)
+			strbuf_addf(&q->seen, "%s%s", q->seen.len ? ", " : "", wv);
+		if (wheel_fits(href, q->t)) {
+			q->cands = xrealloc(q->cands, (q->ncands + 1) * sizeof(*q->cands));
+			q->cands[q->ncands].v = v;
+			q->cands[q->ncands++].version = xstrdup(wv);
+			q->any_final |= v.pre_kind < 0 && !v.has_dev;
+		}
 	}
-	/* every <a href="...file.whl#sha256=HEX">: the versions with a wheel for the target */
-	for (p = page.buf; (p = strstr(p, "href=\"")); p++) {
+	free(wnorm);
+}
+
+/* every <a href="...file.whl#sha256=HEX">: the versions with a wheel for the target */
+static void page_candidates(struct pip_query *q, const char *page)
+{
+	const char *p;
+
+	for (p = page; (p = strstr(p, "href=\"")); p++) {
 		const char *h = p + 6, *e = strchr(h, '"');
-		char *href, *file, *wn, *wv, *py, *abi, *plat, *wnorm;
-		struct pep440 v;
+		char *href, *file;
 
 		if (!e)
 			break;
 		href = xstrndup(h, (size_t)(e - h));
 		href[strcspn(href, "#")] = '\0';
 		file = pct_decode(xstrdup(strrchr(href, '/') ? strrchr(href, '/') + 1 : href));
-		if (wheel_split(file, &wn, &wv, &py, &abi, &plat) == 0 && (wnorm = normalise(wn)) != NULL) {
-			if (!strcmp(wnorm, norm) && pep440_parse(&v, wv) == 0) {
-				if (exact && !pep440_cmp(&v, &want, 0) && !strstr(seen.buf ? seen.buf : "", wv) &&
-				    seen.len < 200)
-					strbuf_addf(&seen, "%s%s", seen.len ? ", " : "", wv);
-				if (wheel_fits(href, t)) {
-					cands = xrealloc(cands, (ncands + 1) * sizeof(*cands));
-					cands[ncands].v = v;
-					cands[ncands++].version = xstrdup(wv);
-					any_final |= v.pre_kind < 0 && !v.has_dev;
-				}
-			}
-			free(wnorm);
-		}
+		page_wheel(q, href, file);
 		free(file);
 		free(href);
 	}
-	for (size_t i = 0; i < ncands; i++) {
-		struct cand *k = &cands[i];
+}
+
+/* The candidate q asks for, or NULL. */
+static struct cand *best_candidate(const struct pip_query *q)
+{
+	const struct lock_target *t = q->t;
+	struct cand *best = NULL;
+
+	for (size_t i = 0; i < q->ncands; i++) {
+		struct cand *k = &q->cands[i];
 		int rank = local_rank(&k->v, t);
 
-		if (newest && (rank < 0 || (any_final && (k->v.pre_kind >= 0 || k->v.has_dev))))
+		if (q->newest && (rank < 0 || (q->any_final && (k->v.pre_kind >= 0 || k->v.has_dev))))
 			continue;
-		if (dated && (rank < 0 || !k->v.has_dev || k->v.dev != dkey))
+		if (q->dated && (rank < 0 || !k->v.has_dev || k->v.dev != q->dkey))
 			continue;
-		if (last_night && (rank < 0 || !dev_date(&k->v)))
+		if (q->last_night && (rank < 0 || !dev_date(&k->v)))
 			continue;
-		if (last_night && best && dev_date(&k->v) != dev_date(&best->v)) { /* the newest night first */
+		if (q->last_night && best && dev_date(&k->v) != dev_date(&best->v)) { /* the newest night first */
 			if (dev_date(&k->v) > dev_date(&best->v))
 				best = k;
 			continue;
 		}
-		if (exact && (pep440_cmp(&k->v, &want, 0) || (want.local[0] ? strcmp(k->v.local, want.local) : rank < 0)))
+		if (q->exact && (pep440_cmp(&k->v, &q->want, 0) ||
+				 (q->want.local[0] ? strcmp(k->v.local, q->want.local) : rank < 0)))
 			continue;
 		/* the newest public version; within it the target's own build, then the newest label */
 		if (!best) {
@@ -635,7 +657,38 @@ int lock_pip(char **out_version, char out_date[11], const char *index, const cha
 				best = k;
 		}
 	}
-	if (best) {
+	return best;
+}
+
+int lock_pip(char **out_version, char out_date[11], const char *index, const char *name, const char *version,
+	     const char *date, const struct lock_target *t)
+{
+	struct pip_query q = { .name = name, .version = version, .date = date, .t = t, .seen = STRBUF_INIT };
+	struct strbuf page = STRBUF_INIT;
+	char *url = NULL;
+	struct cand *best;
+	int err = 0;
+
+	*out_version = NULL;
+	if (out_date)
+		out_date[0] = '\0';
+	q.norm = normalise(name);
+	url = xstrfmt("%s%s%s/", index, index[strlen(index) - 1] == '/' ? "" : "/", q.norm);
+	q.newest = !strcmp(version, "latest") || (!strcmp(version, "nightly") && !date);
+	q.last_night = !strcmp(version, "nightly") && date && !strcmp(date, "latest");
+	q.dated = !strcmp(version, "nightly") && date && !q.last_night;
+	q.exact = !q.newest && !q.dated && !q.last_night;
+	if (q.dated)
+		q.dkey = atol(date) * 10000 + atol(date + 5) * 100 + atol(date + 8);
+	if (q.exact && pep440_parse(&q.want, version) < 0) {
+		err = bench_error_set(BENCH_E_RESOLVE, "'%s' is not a version (PEP 440), 'nightly' or 'latest' (pip component "
+				      "'%s')", version, name);
+		goto cleanup;
+	}
+	if ((err = index_page_read(&page, &url)) < 0)
+		goto cleanup;
+	page_candidates(&q, page.buf);
+	if ((best = best_candidate(&q))) {
 		*out_version = xstrdup(best->version);
 		if (out_date && dev_date(&best->v))
 			snprintf(out_date, 11, "%04ld-%02ld-%02ld", best->v.dev / 10000 % 10000, best->v.dev / 100 % 100,
@@ -643,17 +696,16 @@ int lock_pip(char **out_version, char out_date[11], const char *index, const cha
 	} else {
 		err = bench_error_set(BENCH_E_RESOLVE, "no wheel of %s %s%s%s for %s %s %s (accelerator %s) on %s%s%s%s", name,
 				      version, date ? " of " : "", date ? date : "", t->pytag, t->abi, t->platform,
-				      t->accelerator, url, seen.len ? " (it has " : "", seen.len ? seen.buf : "",
-				      seen.len ? ")" : "");
+				      t->accelerator, url, q.seen.len ? " (it has " : "", q.seen.len ? q.seen.buf : "",
+				      q.seen.len ? ")" : "");
 	}
 cleanup:
-	for (size_t i = 0; i < ncands; i++)
-		free(cands[i].version);
-	free(cands);
-	curl_easy_cleanup(c);
+	for (size_t i = 0; i < q.ncands; i++)
+		free(q.cands[i].version);
+	free(q.cands);
 	strbuf_release(&page);
-	strbuf_release(&seen);
-	free(norm);
+	strbuf_release(&q.seen);
+	free(q.norm);
 	free(url);
 	return err;
 }
@@ -712,72 +764,114 @@ static int cmp_pkg(const void *a, const void *b)
 	return r;
 }
 
-int lock_pip_closure(json_t **out, const char *index, const char *name, const char *version,
-		     const struct lock_target *t)
+/* One run of pip's resolver for lock_pip_closure(): what it is asked, its temporary directory, its output. */
+struct pip_run {
+	const char *index, *name, *version;
+	const struct lock_target *t;
+	char dir[sizeof("/tmp/bench-lock-XXXXXX")];
+	int made;      /* dir exists */
+	char *python;
+	char *report;  /* dir/report.json: pip's installation report */
+	char *target;  /* dir/target: pip wants --target with --platform; --dry-run writes nothing there */
+	char *req;     /* NAME==VERSION */
+	struct strbuf log;
+};
+
+/* python3 and the temporary directory */
+static int pip_run_start(struct pip_run *p)
 {
-	char dir[] = "/tmp/bench-lock-XXXXXX", *python = NULL, *report = NULL, *target = NULL, *req = NULL;
+	if (!(p->python = spawn_which("python3")))
+		return bench_error_set(BENCH_E_FAIL, "locking pip component '%s' needs python3 with pip 22.2 or newer (pip's "
+				       "resolver gives the closure): install python3-pip", p->name);
+	snprintf(p->dir, sizeof(p->dir), "/tmp/bench-lock-XXXXXX");
+	if (!mkdtemp(p->dir))
+		return bench_error_set(BENCH_E_IO, "cannot make a temporary directory in /tmp");
+	p->made = 1;
+	p->report = xstrfmt("%s/report.json", p->dir);
+	p->target = xstrfmt("%s/target", p->dir);
+	p->req = xstrfmt("%s==%s", p->name, p->version);
+	return 0;
+}
+
+static void pip_run_release(struct pip_run *p)
+{
+	if (p->made) {
+		if (p->report)
+			unlink(p->report);
+		if (p->target)
+			rmdir(p->target);
+		rmdir(p->dir);
+	}
+	strbuf_release(&p->log);
+	free(p->python);
+	free(p->report);
+	free(p->target);
+	free(p->req);
+}
+
+/* pip install --dry-run --report for the target, through PIP_SHIM */
+static void pip_run_argv(struct strvec *av, const struct pip_run *p)
+{
+	const struct lock_target *t = p->t;
+	struct pep440 v;
+
+	push_all(av, p->python, "-c", PIP_SHIM, t->python, t->arch, "install", "--isolated", "--no-input",
+		     "--no-cache-dir", "--disable-pip-version-check", "--dry-run", "--ignore-installed", "--target", p->target,
+		     "--report", p->report, "--only-binary=:all:", "--implementation", "cp", "--python-version", t->python,
+		     "--abi", t->abi, "--index-url", p->index, NULL);
+	for (size_t i = 0; i < t->nplatforms; i++)
+		push_all(av, "--platform", t->platforms[i], NULL);
+	if (pep440_parse(&v, p->version) == 0 && (v.pre_kind >= 0 || v.has_dev))
+		strvec_push(av, "--pre"); /* a nightly's own requirements may be nightlies too */
+	strvec_push(av, p->req);
+}
+
+/* Runs pip's resolver; its report in *rep (a new reference), or an error with pip's reason. */
+static int pip_run_resolve(json_t **rep, struct pip_run *p)
+{
+	const struct lock_target *t = p->t;
 	struct strvec av = STRVEC_INIT;
-	struct strbuf log = STRBUF_INIT;
 	struct spawn_opts o;
 	struct spawn_result r;
-	json_t *rep = NULL, *pkgs = NULL, *item, **sorted = NULL;
 	json_error_t je;
-	struct pep440 v;
-	size_t i, n = 0;
-	int err = 0, made = 0;
+	int err = 0;
 
-	*out = NULL;
-	if (!(python = spawn_which("python3"))) {
-		err = bench_error_set(BENCH_E_FAIL, "locking pip component '%s' needs python3 with pip 22.2 or newer (pip's "
-				      "resolver gives the closure): install python3-pip", name);
-		goto cleanup;
-	}
-	if (!mkdtemp(dir)) {
-		err = bench_error_set(BENCH_E_IO, "cannot make a temporary directory in /tmp");
-		goto cleanup;
-	}
-	made = 1;
-	report = xstrfmt("%s/report.json", dir);
-	target = xstrfmt("%s/target", dir); /* pip wants --target with --platform; --dry-run writes nothing there */
-	req = xstrfmt("%s==%s", name, version);
-	push_all(&av, python, "-c", PIP_SHIM, t->python, t->arch, "install", "--isolated", "--no-input",
-		     "--no-cache-dir", "--disable-pip-version-check", "--dry-run", "--ignore-installed", "--target", target,
-		     "--report", report, "--only-binary=:all:", "--implementation", "cp", "--python-version", t->python,
-		     "--abi", t->abi, "--index-url", index, NULL);
-	for (i = 0; i < t->nplatforms; i++)
-		push_all(&av, "--platform", t->platforms[i], NULL);
-	if (pep440_parse(&v, version) == 0 && (v.pre_kind >= 0 || v.has_dev))
-		strvec_push(&av, "--pre"); /* a nightly's own requirements may be nightlies too */
-	strvec_push(&av, req);
+	pip_run_argv(&av, p);
 	memset(&o, 0, sizeof(o));
 	o.argv = strvec_argv(&av);
 	o.stderr_fd = -1;
 	o.stderr_to_stdout = 1;
 	o.on_line = keep_line;
-	o.ctx = &log;
+	o.ctx = &p->log;
 	o.max_line = 4096;
 	o.timeout_s = 900;
-	if ((err = spawn_run(&r, &o)) < 0) {
-		err = bench_error_set(BENCH_E_FAIL, "cannot run '%s' for pip component '%s'", python, name);
-		goto cleanup;
-	}
-	if (r.end == SPAWN_EXITED && r.exit_code == 3 && strstr(log.buf ? log.buf : "", "bench-lock: no pip")) {
+	if (spawn_run(&r, &o) < 0) {
+		err = bench_error_set(BENCH_E_FAIL, "cannot run '%s' for pip component '%s'", p->python, p->name);
+	} else if (r.end == SPAWN_EXITED && r.exit_code == 3 && strstr(p->log.buf ? p->log.buf : "", "bench-lock: no pip")) {
 		err = bench_error_set(BENCH_E_FAIL, "'%s' has no pip; locking pip component '%s' needs pip 22.2 or newer "
-				      "(pip's resolver gives the closure): install python3-pip", python, name);
-		goto cleanup;
-	}
-	if (r.end != SPAWN_EXITED || r.exit_code != 0 || !(rep = json_load_file(report, 0, &je))) {
+				      "(pip's resolver gives the closure): install python3-pip", p->python, p->name);
+	} else if (r.end != SPAWN_EXITED || r.exit_code != 0 || !(*rep = json_load_file(p->report, 0, &je))) {
 		/* pip's reason: its last ERROR line */
 		const char *why = NULL, *q;
 
-		for (q = log.buf; q && (q = strstr(q, "ERROR: ")); q++)
+		for (q = p->log.buf; q && (q = strstr(q, "ERROR: ")); q++)
 			why = q + 7;
-		err = bench_error_set(BENCH_E_RESOLVE, "pip cannot resolve %s for %s %s %s from %s: %.*s", req, t->pytag,
-				      t->abi, t->platform, index, why ? (int)strcspn(why, "\n") : 40,
+		err = bench_error_set(BENCH_E_RESOLVE, "pip cannot resolve %s for %s %s %s from %s: %.*s", p->req, t->pytag,
+				      t->abi, t->platform, p->index, why ? (int)strcspn(why, "\n") : 40,
 				      why ? why : (r.end == SPAWN_EXITED ? "no report written" : "pip did not finish"));
-		goto cleanup;
 	}
-	pkgs = json_array();
+	strvec_release(&av);
+	return err;
+}
+
+/* The packages of pip's report, [{"name", "version", "url", "sha256"}], each a wheel for the target. */
+static int closure_of_report(json_t **out, const json_t *rep, const struct pip_run *p)
+{
+	const struct lock_target *t = p->t;
+	json_t *pkgs = json_array(), *item;
+	size_t i;
+	int err = 0;
+
 	json_array_foreach(json_object_get(rep, "install"), i, item) {
 		json_t *di = json_object_get(item, "download_info"), *ai = json_object_get(di, "archive_info");
 		const char *pn = json_string_value(json_object_get(json_object_get(item, "metadata"), "name"));
@@ -790,7 +884,7 @@ int lock_pip_closure(json_t **out, const char *index, const char *name, const ch
 			sha = legacy + 7;
 		if (!pn || !pv || !url || !sha || strlen(sha) != 64) {
 			err = bench_error_set(BENCH_E_RESOLVE, "pip's report for %s lists a package without name, version, URL "
-					      "and sha256 (item %zu)", req, i + 1);
+					      "and sha256 (item %zu)", p->req, i + 1);
 			goto cleanup;
 		}
 		if (!wheel_fits(url, t)) {
@@ -801,34 +895,28 @@ int lock_pip_closure(json_t **out, const char *index, const char *name, const ch
 		json_array_append_new(pkgs, json_pack("{s:s, s:s, s:s, s:s}", "name", pn, "version", pv, "url", url,
 						      "sha256", sha));
 	}
-	/* sorted by normalised name: the same bytes whatever order pip reported in */
-	n = json_array_size(pkgs);
-	sorted = xcalloc(n ? n : 1, sizeof(*sorted));
-	for (i = 0; i < n; i++)
-		sorted[i] = json_incref(json_array_get(pkgs, i));
-	qsort(sorted, n, sizeof(*sorted), cmp_pkg);
-	json_array_clear(pkgs);
-	for (i = 0; i < n; i++)
-		json_array_append_new(pkgs, sorted[i]);
+	jsonarray_sort(pkgs, cmp_pkg); /* by normalised name: the same bytes whatever order pip reported in */
 	*out = pkgs;
 	pkgs = NULL;
 cleanup:
-	if (made) {
-		if (report)
-			unlink(report);
-		if (target)
-			rmdir(target);
-		rmdir(dir);
-	}
-	json_decref(rep);
 	json_decref(pkgs);
-	free(sorted);
-	strvec_release(&av);
-	strbuf_release(&log);
-	free(python);
-	free(report);
-	free(target);
-	free(req);
+	return err;
+}
+
+int lock_pip_closure(json_t **out, const char *index, const char *name, const char *version,
+		     const struct lock_target *t)
+{
+	struct pip_run p = { .index = index, .name = name, .version = version, .t = t, .log = STRBUF_INIT };
+	json_t *rep = NULL;
+	int err = 0;
+
+	*out = NULL;
+	if ((err = pip_run_start(&p)) < 0 || (err = pip_run_resolve(&rep, &p)) < 0)
+		goto cleanup;
+	err = closure_of_report(out, rep, &p);
+cleanup:
+	json_decref(rep);
+	pip_run_release(&p);
 	return err;
 }
 
@@ -907,6 +995,138 @@ static int is_moving(const struct component *c)
 	return !strcmp(c->pip, "nightly") || !strcmp(c->pip, "latest");
 }
 
+/* Each pip component's version, chosen on its index for the target (lock_pip); a nightly or latest one that does
+ * not resolve keeps the reason in why (perhaps a companion that another closure pins). */
+static int pips_choose(struct pip_pin *pins, size_t *np, const struct manifest *m, const struct lock_target *t)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < m->stack.ncomponents; i++) {
+		const struct component *c = &m->stack.components[i];
+		struct pip_pin *p;
+
+		if (c->source != SOURCE_PIP)
+			continue;
+		p = &pins[(*np)++];
+		p->c = c;
+		if (!c->index)
+			return bench_error_set(BENCH_E_RESOLVE, "pip component '%s' needs an 'index' to be locked", c->name);
+		if (c->date && !strcmp(c->date, "today") && (err = lock_today(p->day)) < 0)
+			return err;
+		if ((err = lock_pip(&p->version, p->date, c->index, c->name, c->pip, p->day[0] ? p->day : c->date, t)) < 0) {
+			if (!is_moving(c))
+				return err;
+			p->why = xstrdup(bench_error_last()); /* perhaps a companion: another closure may pin it */
+			err = 0;
+		}
+	}
+	return 0;
+}
+
+/* A nightly or latest component that another's closure holds is pinned to the version that closure needs (a
+ * nightly companion such as pytorch-triton, versioned by a commit, not a date). */
+static int pips_pin_companions(struct pip_pin *pins, size_t np, const struct lock_target *t)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < np; i++) {
+		struct pip_pin *x = &pins[i];
+
+		if (!is_moving(x->c))
+			continue;
+		for (size_t k = 0; k < np; k++) {
+			json_t *need = k != i && pins[k].pkgs && !pins[k].pinned_by ? lock_closure_find(pins[k].pkgs, x->c->name)
+										    : NULL;
+			const char *v = json_string_value(json_object_get(need, "version"));
+
+			if (!v)
+				continue;
+			if (!x->version || strcmp(x->version, v)) {
+				free(x->version);
+				x->version = xstrdup(v);
+				json_decref(x->pkgs);
+				x->pkgs = NULL;
+				if ((err = lock_pip_closure(&x->pkgs, x->c->index, x->c->name, v, t)) < 0)
+					return err;
+			}
+			x->pinned_by = pins[k].c->name;
+			break;
+		}
+		if (!x->version)
+			return bench_error_set(BENCH_E_RESOLVE, "%s; no other component requires %s", x->why, x->c->name);
+	}
+	return 0;
+}
+
+/* one version of each package in the image: the same file from two indexes is one build */
+static int pips_check_one_build(const struct pip_pin *pins, size_t np)
+{
+	for (size_t a = 0; a < np; a++)
+		for (size_t b = a + 1; b < np; b++) {
+			json_t *pa;
+			size_t k;
+
+			json_array_foreach(pins[a].pkgs, k, pa) {
+				json_t *pb = lock_closure_find(pins[b].pkgs, json_string_value(json_object_get(pa, "name")));
+
+				if (pb && !json_equal(json_object_get(pa, "sha256"), json_object_get(pb, "sha256")))
+					return bench_error_set(BENCH_E_RESOLVE, "pip components '%s' and '%s' need different "
+							       "builds of %s: %s and %s", pins[a].c->name, pins[b].c->name,
+							       json_string_value(json_object_get(pa, "name")),
+							       json_string_value(json_object_get(pa, "version")),
+							       json_string_value(json_object_get(pb, "version")));
+			}
+		}
+	return 0;
+}
+
+/* "bench: lock: NAME: ..." lines: the version chosen and why, then its closure */
+static void pip_pin_report(FILE *progress, const struct pip_pin *p, const char *url, const char *sha)
+{
+	char *file = pct_decode(xstrdup(strrchr(url, '/') ? strrchr(url, '/') + 1 : url));
+
+	if (p->pinned_by)
+		fprintf(progress, "bench: lock: %s: pinned by %s's requirement -> %s (%s, sha256 %.16s...)\n", p->c->name,
+			p->pinned_by, p->version, file, sha);
+	else if (p->c->date && (!strcmp(p->c->date, "today") || !strcmp(p->c->date, "latest")))
+		fprintf(progress, "bench: lock: %s: pip %s of %s (%s) -> %s (%s, sha256 %.16s...)\n", p->c->name,
+			p->c->pip, p->c->date, p->date, p->version, file, sha);
+	else
+		fprintf(progress, "bench: lock: %s: pip %s%s%s -> %s (%s, sha256 %.16s...)\n", p->c->name, p->c->pip,
+			p->c->date ? " of " : "", p->c->date ? p->c->date : "", p->version, file, sha);
+	fprintf(progress, "bench: lock: %s: %zu package%s:", p->c->name, json_array_size(p->pkgs),
+		json_array_size(p->pkgs) == 1 ? "" : "s");
+	for (size_t k = 0; k < json_array_size(p->pkgs); k++)
+		fprintf(progress, " %s==%s", json_string_value(json_object_get(json_array_get(p->pkgs, k), "name")),
+			json_string_value(json_object_get(json_array_get(p->pkgs, k), "version")));
+	fputc('\n', progress);
+	free(file);
+}
+
+/* p's entry of the lock's components (and its lines on progress when not NULL) */
+static int pip_pin_write(json_t *comps, const struct pip_pin *p, FILE *progress)
+{
+	json_t *own = lock_closure_find(p->pkgs, p->c->name), *e;
+	const char *url = json_string_value(json_object_get(own, "url"));
+	const char *sha = json_string_value(json_object_get(own, "sha256"));
+
+	if (!own)
+		return bench_error_set(BENCH_E_RESOLVE, "pip's resolution of %s==%s does not list %s itself", p->c->name,
+				       p->version, p->c->name);
+	e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "source", "pip", "index", p->c->index, "version", p->version,
+		      "url", url, "sha256", sha, "packages", p->pkgs);
+	if (p->c->date)
+		json_object_set_new(e, "date", json_string(p->c->date));
+	if (p->c->date && p->date[0] && !p->pinned_by) /* the nightly it stood for this time */
+		json_object_set_new(e, "date_resolved", json_string(p->date));
+	if (p->pinned_by)
+		json_object_set_new(e, "pinned_by", json_string(p->pinned_by));
+	json_object_set_new(comps, p->c->name, e);
+	if (progress)
+		pip_pin_report(progress, p, url, sha);
+	return 0;
+}
+
 /* Every pip component: its version chosen on its index for the target (lock_pip), its closure by pip's resolver;
  * a nightly or latest component that another's closure holds is pinned to the version that closure needs (a
  * nightly companion such as pytorch-triton, versioned by a commit, not a date); two closures that pin one package
@@ -929,119 +1149,17 @@ static int lock_pips(json_t *lock, json_t *comps, const struct manifest *m, FILE
 			t.abi, t.platform, t.accelerator);
 	pins = xcalloc(np, sizeof(*pins));
 	np = 0;
-	for (size_t i = 0; i < m->stack.ncomponents; i++) {
-		const struct component *c = &m->stack.components[i];
-		struct pip_pin *p;
-
-		if (c->source != SOURCE_PIP)
-			continue;
-		p = &pins[np++];
-		p->c = c;
-		if (!c->index) {
-			err = bench_error_set(BENCH_E_RESOLVE, "pip component '%s' needs an 'index' to be locked", c->name);
-			goto cleanup;
-		}
-		if (c->date && !strcmp(c->date, "today") && (err = lock_today(p->day)) < 0)
-			goto cleanup;
-		if ((err = lock_pip(&p->version, p->date, c->index, c->name, c->pip, p->day[0] ? p->day : c->date, &t)) < 0) {
-			if (!is_moving(c))
-				goto cleanup;
-			p->why = xstrdup(bench_error_last()); /* perhaps a companion: another closure may pin it */
-			err = 0;
-		}
-	}
+	if ((err = pips_choose(pins, &np, m, &t)) < 0)
+		goto cleanup;
 	for (size_t i = 0; i < np; i++)
 		if (pins[i].version && (err = lock_pip_closure(&pins[i].pkgs, pins[i].c->index, pins[i].c->name,
 							       pins[i].version, &t)) < 0)
 			goto cleanup;
-	for (size_t i = 0; i < np; i++) {
-		struct pip_pin *x = &pins[i];
-
-		if (!is_moving(x->c))
-			continue;
-		for (size_t k = 0; k < np; k++) {
-			json_t *need = k != i && pins[k].pkgs && !pins[k].pinned_by ? lock_closure_find(pins[k].pkgs, x->c->name) : NULL;
-			const char *v = json_string_value(json_object_get(need, "version"));
-
-			if (!v)
-				continue;
-			if (!x->version || strcmp(x->version, v)) {
-				free(x->version);
-				x->version = xstrdup(v);
-				json_decref(x->pkgs);
-				x->pkgs = NULL;
-				if ((err = lock_pip_closure(&x->pkgs, x->c->index, x->c->name, v, &t)) < 0)
-					goto cleanup;
-			}
-			x->pinned_by = pins[k].c->name;
-			break;
-		}
-		if (!x->version) {
-			err = bench_error_set(BENCH_E_RESOLVE, "%s; no other component requires %s", x->why, x->c->name);
+	if ((err = pips_pin_companions(pins, np, &t)) < 0 || (err = pips_check_one_build(pins, np)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < np; i++)
+		if ((err = pip_pin_write(comps, &pins[i], progress)) < 0)
 			goto cleanup;
-		}
-	}
-	/* one version of each package in the image */
-	for (size_t a = 0; a < np; a++)
-		for (size_t b = a + 1; b < np; b++) {
-			json_t *pa;
-			size_t k;
-
-			json_array_foreach(pins[a].pkgs, k, pa) {
-				json_t *pb = lock_closure_find(pins[b].pkgs, json_string_value(json_object_get(pa, "name")));
-
-				/* the same file from two indexes is one build */
-				if (pb && !json_equal(json_object_get(pa, "sha256"), json_object_get(pb, "sha256"))) {
-					err = bench_error_set(BENCH_E_RESOLVE, "pip components '%s' and '%s' need different builds of "
-							      "%s: %s and %s", pins[a].c->name, pins[b].c->name,
-							      json_string_value(json_object_get(pa, "name")),
-							      json_string_value(json_object_get(pa, "version")),
-							      json_string_value(json_object_get(pb, "version")));
-					goto cleanup;
-				}
-			}
-		}
-	for (size_t i = 0; i < np; i++) {
-		struct pip_pin *p = &pins[i];
-		json_t *own = lock_closure_find(p->pkgs, p->c->name), *e;
-		const char *url = json_string_value(json_object_get(own, "url"));
-		const char *sha = json_string_value(json_object_get(own, "sha256"));
-		char *file;
-
-		if (!own) {
-			err = bench_error_set(BENCH_E_RESOLVE, "pip's resolution of %s==%s does not list %s itself", p->c->name,
-					      p->version, p->c->name);
-			goto cleanup;
-		}
-		e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "source", "pip", "index", p->c->index, "version", p->version,
-			      "url", url, "sha256", sha, "packages", p->pkgs);
-		if (p->c->date)
-			json_object_set_new(e, "date", json_string(p->c->date));
-		if (p->c->date && p->date[0] && !p->pinned_by) /* the nightly it stood for this time */
-			json_object_set_new(e, "date_resolved", json_string(p->date));
-		if (p->pinned_by)
-			json_object_set_new(e, "pinned_by", json_string(p->pinned_by));
-		json_object_set_new(comps, p->c->name, e);
-		if (!progress)
-			continue;
-		file = pct_decode(xstrdup(strrchr(url, '/') ? strrchr(url, '/') + 1 : url));
-		if (p->pinned_by)
-			fprintf(progress, "bench: lock: %s: pinned by %s's requirement -> %s (%s, sha256 %.16s...)\n", p->c->name,
-				p->pinned_by, p->version, file, sha);
-		else if (p->c->date && (!strcmp(p->c->date, "today") || !strcmp(p->c->date, "latest")))
-			fprintf(progress, "bench: lock: %s: pip %s of %s (%s) -> %s (%s, sha256 %.16s...)\n", p->c->name,
-				p->c->pip, p->c->date, p->date, p->version, file, sha);
-		else
-			fprintf(progress, "bench: lock: %s: pip %s%s%s -> %s (%s, sha256 %.16s...)\n", p->c->name, p->c->pip,
-				p->c->date ? " of " : "", p->c->date ? p->c->date : "", p->version, file, sha);
-		fprintf(progress, "bench: lock: %s: %zu package%s:", p->c->name, json_array_size(p->pkgs),
-			json_array_size(p->pkgs) == 1 ? "" : "s");
-		for (size_t k = 0; k < json_array_size(p->pkgs); k++)
-			fprintf(progress, " %s==%s", json_string_value(json_object_get(json_array_get(p->pkgs, k), "name")),
-				json_string_value(json_object_get(json_array_get(p->pkgs, k), "version")));
-		fputc('\n', progress);
-		free(file);
-	}
 	json_object_set_new(lock, "wheel_target", json_pack("{s:s, s:s, s:s, s:s}", "python", t.python, "abi", t.abi,
 							    "platform", t.platform, "accelerator", t.accelerator));
 cleanup:

@@ -286,16 +286,138 @@ static void component_free_fields(struct component *c)
 	free(c->libs);
 }
 
-static void parse_component(struct vctx *c, const struct ynode *n, struct component *out, size_t idx)
+/* The one source key of component n (pip, git, apt or path) as an enum source, or -1 after a diagnostic. */
+static int component_source(struct vctx *c, const struct ynode *n, const char *label)
+{
+	int nsrc = 0, src = -1;
+
+	for (int s = 0; source_names[s]; s++) {
+		const struct ynode *k = get_key(n, source_names[s]);
+
+		if (!k)
+			continue;
+		if (nsrc++ == 0)
+			src = s;
+		else
+			verr(c, k, "component '%s' has both '%s' and '%s'; give one source", label, source_names[src],
+			     source_names[s]);
+	}
+	if (nsrc == 0)
+		verr(c, n, "component '%s' needs one source key: pip, git, apt or path", label);
+	return src;
+}
+
+/* the keys that belong to another source than src */
+static void component_check_other_keys(struct vctx *c, const struct ynode *n, int src, const char *label)
 {
 	static const char *const pip_only[] = { "date", "index", NULL };
 	static const char *const git_only[] = { "ref", "build", NULL };
 	static const char *const apt_only[] = { "version", NULL };
 	static const char *const path_only[] = { "libs", NULL };
 	static const char *const *const only[] = { pip_only, git_only, apt_only, path_only };
-	const struct ynode *src_node = NULL, *v;
+
+	for (int s = 0; source_names[s]; s++) {
+		if (s == src)
+			continue;
+		for (size_t j = 0; only[s][j]; j++) {
+			const struct ynode *k = get_key(n, only[s][j]);
+
+			if (k)
+				verr(c, k, "'%s' applies only to %s components (component '%s' is %s)", only[s][j],
+				     source_names[s], label, source_names[src]);
+		}
+	}
+}
+
+/* pip: VERSION or nightly (with date and index) */
+static void component_pip(struct vctx *c, const struct ynode *n, struct component *out, const char *label)
+{
+	const struct ynode *v;
+
+	string_of(c, get(n, "pip"), "pip", &out->pip, 0);
+	if ((v = get(n, "index")) && string_of(c, v, "index", &out->index, 0) == 0 && !url_ok(out->index, 0))
+		verr(c, v, "'index' must be an http://, https:// or file:/// URL, got '%s'", out->index);
+	if ((v = get(n, "date")) && string_of(c, v, "date", &out->date, 0) == 0 && !manifest_date_ok(out->date) &&
+	    strcmp(out->date, "today") && strcmp(out->date, "latest"))
+		verr(c, v, "'date' must be a date YYYY-MM-DD, 'today' or 'latest', got '%s'", out->date);
+	if (out->pip && !strcmp(out->pip, "nightly")) {
+		if (!out->date && !get(n, "date"))
+			verr(c, n, "nightly component '%s' needs 'date: YYYY-MM-DD' (the nightly to pin), 'date: today' or "
+			     "'date: latest' (resolved by 'bench lock')", label);
+		if (!out->index && !get(n, "index"))
+			verr(c, n, "nightly component '%s' needs 'index' (the nightly package index URL)", label);
+	} else if ((v = get(n, "date"))) {
+		verr(c, get_key(n, "date"), "'date' applies only to 'pip: nightly' (component '%s' pins %s)", label,
+		     out->pip ? out->pip : "?");
+	}
+}
+
+/* Appends the strings of list (or of the one scalar v, where one may stand for the list) to *out. */
+static void string_list_of(struct vctx *c, const struct ynode *v, const char *key, char ***out, size_t *n)
+{
+	const struct ynode *const *items = v->type == YNODE_SEQ ? (const struct ynode *const *)v->items : &v;
+	size_t count = v->type == YNODE_SEQ ? v->n : 1;
+
+	*out = xcalloc(count ? count : 1, sizeof(**out));
+	for (size_t i = 0; i < count; i++) {
+		char *s = NULL;
+
+		if (string_of(c, items[i], key, &s, 0) == 0)
+			(*out)[(*n)++] = s;
+	}
+}
+
+/* git: URL, ref, build (one command or a list of single-line commands, run in order) */
+static void component_git(struct vctx *c, const struct ynode *n, struct component *out, const char *label)
+{
+	const struct ynode *v;
+
+	if (string_of(c, get(n, "git"), "git", &out->git, 0) == 0 && !url_ok(out->git, 1))
+		verr(c, get(n, "git"), "'git' must be a repository URL (https://, ssh://, git://, file:// or "
+		     "user@host:path), got '%s'", out->git);
+	if (!(v = get(n, "ref")))
+		verr(c, n, "git component '%s' needs 'ref' (a branch, tag or commit)", label);
+	else
+		string_of(c, v, "ref", &out->ref, 0);
+	if (!(v = get(n, "build")))
+		return;
+	if (v->type == YNODE_SEQ && v->n == 0)
+		verr(c, v, "'build' of component '%s' is an empty list; give at least one command", label);
+	string_list_of(c, v, "build", &out->build, &out->nbuild);
+}
+
+/* apt: PACKAGE, version */
+static void component_apt(struct vctx *c, const struct ynode *n, struct component *out)
+{
+	const struct ynode *v;
+
+	if (string_of(c, get(n, "apt"), "apt", &out->apt, 0) == 0 && !name_ok(out->apt, 0))
+		verr(c, get(n, "apt"), "'apt' must be a Debian package name, got '%s'", out->apt);
+	if ((v = get(n, "version")))
+		string_of(c, v, "version", &out->version, 0);
+}
+
+/* path: an absolute prefix or library directory on the host, libs: the library file patterns it pins */
+static void component_path(struct vctx *c, const struct ynode *n, struct component *out, const char *label)
+{
+	const struct ynode *v;
+
+	if (string_of(c, get(n, "path"), "path", &out->path, 0) == 0 &&
+	    (out->path[0] != '/' || strstr(out->path, "/../") || strpbrk(out->path, "\t\r\n:;")))
+		verr(c, get(n, "path"), "'path' of component '%s' must be an absolute directory without ':', ';' or "
+		     "'..' (a prefix such as /opt/spack/view, or a library directory), got '%s'", label, out->path);
+	if ((v = get(n, "libs")) && v->type == YNODE_SEQ && v->n)
+		string_list_of(c, v, "libs", &out->libs, &out->nlibs);
+	else if (v)
+		verr(c, v, "'libs' of component '%s' must be a non-empty list of library file patterns such as "
+		     "[\"libcublasLt.so*\"]", label);
+}
+
+static void parse_component(struct vctx *c, const struct ynode *n, struct component *out, size_t idx)
+{
+	const struct ynode *v;
 	char label[80];
-	int nsrc = 0, src = -1;
+	int src;
 
 	out->line = n->line;
 	out->col = n->col;
@@ -310,118 +432,24 @@ static void parse_component(struct vctx *c, const struct ynode *n, struct compon
 	else if (string_of(c, v, "name", &out->name, 0) == 0 && !name_ok(out->name, 1))
 		verr(c, v, "component name '%s' must match [A-Za-z0-9][A-Za-z0-9._+-]* (at most 64 characters)", out->name);
 	snprintf(label, sizeof(label), "%s", out->name ? out->name : "?");
-	for (int s = 0; source_names[s]; s++) {
-		const struct ynode *k = get_key(n, source_names[s]);
-
-		if (!k)
-			continue;
-		if (nsrc++ == 0) {
-			src = s;
-			src_node = k;
-		} else {
-			verr(c, k, "component '%s' has both '%s' and '%s'; give one source", label, source_names[src],
-			     source_names[s]);
-		}
-	}
-	if (nsrc == 0) {
-		verr(c, n, "component '%s' needs one source key: pip, git, apt or path", label);
+	if ((src = component_source(c, n, label)) < 0)
 		return;
-	}
-	(void)src_node;
 	out->source = (enum source)src;
-	for (int s = 0; source_names[s]; s++) {
-		if (s == src)
-			continue;
-		for (size_t j = 0; only[s][j]; j++) {
-			const struct ynode *k = get_key(n, only[s][j]);
-
-			if (k)
-				verr(c, k, "'%s' applies only to %s components (component '%s' is %s)", only[s][j],
-				     source_names[s], label, source_names[src]);
-		}
-	}
+	component_check_other_keys(c, n, src, label);
 	switch (out->source) {
 	case SOURCE_PIP:
-		string_of(c, get(n, "pip"), "pip", &out->pip, 0);
-		if ((v = get(n, "index")) && string_of(c, v, "index", &out->index, 0) == 0 && !url_ok(out->index, 0))
-			verr(c, v, "'index' must be an http://, https:// or file:/// URL, got '%s'", out->index);
-		if ((v = get(n, "date")) && string_of(c, v, "date", &out->date, 0) == 0 && !manifest_date_ok(out->date) &&
-		    strcmp(out->date, "today") && strcmp(out->date, "latest"))
-			verr(c, v, "'date' must be a date YYYY-MM-DD, 'today' or 'latest', got '%s'", out->date);
-		if (out->pip && !strcmp(out->pip, "nightly")) {
-			if (!out->date && !get(n, "date"))
-				verr(c, n, "nightly component '%s' needs 'date: YYYY-MM-DD' (the nightly to pin), 'date: today' or "
-				     "'date: latest' (resolved by 'bench lock')", label);
-			if (!out->index && !get(n, "index"))
-				verr(c, n, "nightly component '%s' needs 'index' (the nightly package index URL)", label);
-		} else if ((v = get(n, "date"))) {
-			verr(c, get_key(n, "date"), "'date' applies only to 'pip: nightly' (component '%s' pins %s)", label,
-			     out->pip ? out->pip : "?");
-		}
+		component_pip(c, n, out, label);
 		break;
 	case SOURCE_GIT:
-		if (string_of(c, get(n, "git"), "git", &out->git, 0) == 0 && !url_ok(out->git, 1))
-			verr(c, get(n, "git"), "'git' must be a repository URL (https://, ssh://, git://, file:// or "
-			     "user@host:path), got '%s'", out->git);
-		if (!(v = get(n, "ref")))
-			verr(c, n, "git component '%s' needs 'ref' (a branch, tag or commit)", label);
-		else
-			string_of(c, v, "ref", &out->ref, 0);
-		if ((v = get(n, "build")) && v->type == YNODE_SEQ) {
-			/* a list of single-line commands, run in order */
-			if (v->n == 0)
-				verr(c, v, "'build' of component '%s' is an empty list; give at least one command", label);
-			out->build = xcalloc(v->n ? v->n : 1, sizeof(*out->build));
-			for (size_t i = 0; i < v->n; i++) {
-				char *cmd = NULL;
-
-				if (string_of(c, v->items[i], "build", &cmd, 0) == 0)
-					out->build[out->nbuild++] = cmd;
-			}
-		} else if (v) {
-			char *cmd = NULL;
-
-			if (string_of(c, v, "build", &cmd, 0) == 0) {
-				out->build = xcalloc(1, sizeof(*out->build));
-				out->build[out->nbuild++] = cmd;
-			}
-		}
+		component_git(c, n, out, label);
 		break;
 	case SOURCE_APT:
-		if (string_of(c, get(n, "apt"), "apt", &out->apt, 0) == 0 && !name_ok(out->apt, 0))
-			verr(c, get(n, "apt"), "'apt' must be a Debian package name, got '%s'", out->apt);
-		if ((v = get(n, "version")))
-			string_of(c, v, "version", &out->version, 0);
+		component_apt(c, n, out);
 		break;
 	case SOURCE_PATH:
-		if (string_of(c, get(n, "path"), "path", &out->path, 0) == 0 && (out->path[0] != '/' || strstr(out->path, "/../") ||
-										 strpbrk(out->path, "\t\r\n:;")))
-			verr(c, get(n, "path"), "'path' of component '%s' must be an absolute directory without ':', ';' or "
-			     "'..' (a prefix such as /opt/spack/view, or a library directory), got '%s'", label, out->path);
-		if ((v = get(n, "libs")) && v->type == YNODE_SEQ && v->n) {
-			out->libs = xcalloc(v->n, sizeof(*out->libs));
-			for (size_t i = 0; i < v->n; i++) {
-				char *g = NULL;
-
-				if (string_of(c, v->items[i], "libs", &g, 0) == 0)
-					out->libs[out->nlibs++] = g;
-			}
-		} else if (v) {
-			verr(c, v, "'libs' of component '%s' must be a non-empty list of library file patterns such as "
-			     "[\"libcublasLt.so*\"]", label);
-		}
+		component_path(c, n, out, label);
 		break;
 	}
-}
-
-int manifest_env_name_ok(const char *s)
-{
-	if (!(isalpha((unsigned char)*s) || *s == '_'))
-		return 0;
-	for (; *s; s++)
-		if (!(isalnum((unsigned char)*s) || *s == '_'))
-			return 0;
-	return 1;
 }
 
 /* Sets name=value in env: replaces an earlier value of name (a profile's, overridden), else appends. */
@@ -507,7 +535,7 @@ static void parse_env_map(struct vctx *c, const struct ynode *v, struct env_var 
 			verr(c, k, "duplicate key '%s' in 'env' (first at line %d)", k->value, k->dup_of->line);
 			continue;
 		}
-		if (!manifest_env_name_ok(k->value)) {
+		if (!envprofile_var_name_ok(k->value)) {
 			verr(c, k, "environment variable name '%s' must match [A-Za-z_][A-Za-z0-9_]*", k->value);
 			continue;
 		}
@@ -827,7 +855,7 @@ static void parse_env_matrix(struct vctx *c, const struct ynode *n, const struct
 			verr(c, k, "duplicate key '%s' in 'env_matrix' (first at line %d)", k->value, k->dup_of->line);
 			continue;
 		}
-		if (!manifest_env_name_ok(k->value)) {
+		if (!envprofile_var_name_ok(k->value)) {
 			verr(c, k, "environment variable name '%s' must match [A-Za-z_][A-Za-z0-9_]*", k->value);
 			continue;
 		}
@@ -972,6 +1000,57 @@ static void parse_suites(struct vctx *c, const struct ynode *n, struct manifest 
 	}
 }
 
+/* pricing: usd_per_gpu_hour (> 0) and where it comes from */
+static void parse_pricing(struct vctx *c, const struct ynode *v, struct manifest *m)
+{
+	const struct ynode *p;
+	char *end;
+
+	check_keys(c, v, pricing_keys, "in 'pricing'");
+	if ((p = get(v, "usd_per_gpu_hour"))) {
+		double d = is_scalar(p) && p->plain ? strtod(p->value, &end) : -1;
+
+		if (d <= 0 || (is_scalar(p) && *end))
+			verr(c, p, "'usd_per_gpu_hour' must be a number greater than 0, got %s%s%s",
+			     is_scalar(p) ? "'" : "", is_scalar(p) ? p->value : ynode_type_name(p),
+			     is_scalar(p) ? "'" : "");
+		else {
+			m->has_pricing = 1;
+			m->usd_per_gpu_hour = d;
+		}
+	}
+	if ((p = get(v, "source")))
+		string_of(c, p, "pricing.source", &m->pricing_source, 0);
+	if (get(v, "source") && !get(v, "usd_per_gpu_hour"))
+		verr(c, v, "'pricing' has a source but no 'usd_per_gpu_hour'");
+}
+
+/* what a stack on the host can and cannot be made of, and what an image needs */
+static void check_engine_stack(struct vctx *c, const struct ynode *root, const struct manifest *m)
+{
+	for (size_t i = 0; i < m->stack.ncomponents; i++) {
+		const struct component *cp = &m->stack.components[i];
+		const struct ynode *cn = get(get(root, "stack"), "components");
+
+		cn = cn && cn->type == YNODE_SEQ && i < cn->n ? cn->items[i] : root;
+		if (!cp->name)
+			continue;
+		if (cp->source == SOURCE_PATH && m->runtime.engine != ENGINE_HOST)
+			verr(c, cn, "component '%s' is a path on this machine, which only engine 'host' runs; an image's "
+			     "components are pip, git or apt", cp->name);
+		else if (cp->source == SOURCE_APT && m->runtime.engine == ENGINE_HOST)
+			verr(c, cn, "component '%s' is an apt package, which only an image installs; on the host give the "
+			     "installed package's directory as a path component (path: /usr/lib/x86_64-linux-gnu/...)", cp->name);
+	}
+	if (m->runtime.engine != ENGINE_HOST && !m->stack.base && !get(get(root, "stack"), "base")) {
+		const struct ynode *at = get(get(root, "runtime"), "engine");
+
+		verr(c, at ? at : root,
+		     "engine '%s' needs 'stack.base' (the image to build on); engine 'host' runs on this machine's own stack",
+		     engine_names[m->runtime.engine]);
+	}
+}
+
 static void parse_root(struct vctx *c, const struct ynode *root, struct manifest *m)
 {
 	const struct ynode *v, *gpu_node = NULL;
@@ -1009,28 +1088,8 @@ static void parse_root(struct vctx *c, const struct ynode *root, struct manifest
 		parse_variants(c, v, m);
 	if ((v = get(root, "runtime")) && !ynode_is_null(v))
 		parse_runtime(c, v, m);
-	if ((v = get(root, "pricing")) && !ynode_is_null(v) && want_map(c, v, "pricing")) {
-		const struct ynode *p;
-		char *end;
-
-		check_keys(c, v, pricing_keys, "in 'pricing'");
-		if ((p = get(v, "usd_per_gpu_hour"))) {
-			double d = is_scalar(p) && p->plain ? strtod(p->value, &end) : -1;
-
-			if (d <= 0 || (is_scalar(p) && *end))
-				verr(c, p, "'usd_per_gpu_hour' must be a number greater than 0, got %s%s%s",
-				     is_scalar(p) ? "'" : "", is_scalar(p) ? p->value : ynode_type_name(p),
-				     is_scalar(p) ? "'" : "");
-			else {
-				m->has_pricing = 1;
-				m->usd_per_gpu_hour = d;
-			}
-		}
-		if ((p = get(v, "source")))
-			string_of(c, p, "pricing.source", &m->pricing_source, 0);
-		if (get(v, "source") && !get(v, "usd_per_gpu_hour"))
-			verr(c, v, "'pricing' has a source but no 'usd_per_gpu_hour'");
-	}
+	if ((v = get(root, "pricing")) && !ynode_is_null(v) && want_map(c, v, "pricing"))
+		parse_pricing(c, v, m);
 	if (gpu_node)
 		check_gpu(c, gpu_node, m);
 
@@ -1039,27 +1098,7 @@ static void parse_root(struct vctx *c, const struct ynode *root, struct manifest
 		verr(c, get(get(root, "target"), "nodes"),
 		     "target.nodes is %lld but launcher 'local' runs on one machine; use launcher mpirun or slurm",
 		     m->target.nodes);
-	for (size_t i = 0; i < m->stack.ncomponents; i++) { /* what a stack on the host can and cannot be made of */
-		const struct component *cp = &m->stack.components[i];
-		const struct ynode *cn = get(get(root, "stack"), "components");
-
-		cn = cn && cn->type == YNODE_SEQ && i < cn->n ? cn->items[i] : root;
-		if (!cp->name)
-			continue;
-		if (cp->source == SOURCE_PATH && m->runtime.engine != ENGINE_HOST)
-			verr(c, cn, "component '%s' is a path on this machine, which only engine 'host' runs; an image's "
-			     "components are pip, git or apt", cp->name);
-		else if (cp->source == SOURCE_APT && m->runtime.engine == ENGINE_HOST)
-			verr(c, cn, "component '%s' is an apt package, which only an image installs; on the host give the "
-			     "installed package's directory as a path component (path: /usr/lib/x86_64-linux-gnu/...)", cp->name);
-	}
-	if (m->runtime.engine != ENGINE_HOST && !m->stack.base && !get(get(root, "stack"), "base")) {
-		const struct ynode *at = get(get(root, "runtime"), "engine");
-
-		verr(c, at ? at : root,
-		     "engine '%s' needs 'stack.base' (the image to build on); engine 'host' runs on this machine's own stack",
-		     engine_names[m->runtime.engine]);
-	}
+	check_engine_stack(c, root, m);
 
 	if (!(v = get(root, "suites")))
 		verr(c, root, "missing required key 'suites' (see 'bench suites' for what can run)");

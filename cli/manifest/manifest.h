@@ -134,7 +134,4 @@ const struct suite_cfg *manifest_suite(const struct manifest *m, const char *nam
 /* 1 when s is a calendar date YYYY-MM-DD of the year 2000 or later (month lengths and leap years), else 0. */
 int manifest_date_ok(const char *s);
 
-/* An environment variable name as a manifest may set it: [A-Za-z_][A-Za-z0-9_]*. */
-int manifest_env_name_ok(const char *s);
-
 #endif

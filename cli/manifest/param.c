@@ -107,18 +107,21 @@ static void range_msg(struct strbuf *sb, const struct param_def *def)
 		strbuf_addf(sb, "at least %lld", def->min);
 }
 
-static int one_bool(long long *out, const struct ynode *n)
+static int one_bool(long long *out, const struct ynode *n, struct diag_list *d, const char *file, const char *label)
 {
-	if (!is_plain_scalar(n))
-		return -1;
-	if (!strcmp(n->value, "true")) {
+	char *s;
+
+	if (is_plain_scalar(n) && !strcmp(n->value, "true")) {
 		*out = 1;
 		return 0;
 	}
-	if (!strcmp(n->value, "false")) {
+	if (is_plain_scalar(n) && !strcmp(n->value, "false")) {
 		*out = 0;
 		return 0;
 	}
+	s = shown(n);
+	ynode_diag(d, file, n, "%s must be true or false, got %s", label, s);
+	free(s);
 	return -1;
 }
 
@@ -145,24 +148,36 @@ static int one_int(long long *out, const struct param_def *def, const struct yno
 	return 0;
 }
 
-static int one_size(long long *out, const struct param_def *def, const struct ynode *n, struct diag_list *d,
-		    const char *file, const char *label)
+/* A quantity written with a unit: a size (bytes) or a duration (ns), read and shown by core/units.h. */
+struct quantity {
+	const char *example; /* "a size such as 64MiB" */
+	int (*parse)(uint64_t *out, const char *s, char *why, size_t whylen);
+	void (*format)(char *buf, size_t len, uint64_t v);
+	int nonzero;         /* 0 is refused (and the lower bound shown is at least 1) */
+};
+
+static const struct quantity size_quantity = { "a size such as 64MiB", units_parse_size, units_format_size, 0 };
+static const struct quantity duration_quantity = { "a duration such as 30ms", units_parse_duration,
+						   units_format_duration, 1 };
+
+static int one_quantity(long long *out, const struct quantity *q, const struct param_def *def, const struct ynode *n,
+			struct diag_list *d, const char *file, const char *label)
 {
 	char why[160], a[32], b[32];
 	uint64_t v;
 
 	if (n->type != YNODE_SCALAR || ynode_is_null(n)) {
-		ynode_diag(d, file, n, "%s must be a size such as 64MiB, got %s", label, ynode_type_name(n));
+		ynode_diag(d, file, n, "%s must be %s, got %s", label, q->example, ynode_type_name(n));
 		return -1;
 	}
-	if (units_parse_size(&v, n->value, why, sizeof(why)) < 0) {
+	if (q->parse(&v, n->value, why, sizeof(why)) < 0) {
 		ynode_diag(d, file, n, "%s: %s, got '%s'", label, why, n->value);
 		return -1;
 	}
-	if (!range_ok(def, (long long)v)) {
-		units_format_size(a, sizeof(a), (uint64_t)def->min);
+	if ((q->nonzero && v == 0) || !range_ok(def, (long long)v)) {
+		q->format(a, sizeof(a), (uint64_t)(q->nonzero && !def->min ? 1 : def->min));
 		if (def->max) {
-			units_format_size(b, sizeof(b), (uint64_t)def->max);
+			q->format(b, sizeof(b), (uint64_t)def->max);
 			ynode_diag(d, file, n, "%s must be between %s and %s, got '%s'", label, a, b, n->value);
 		} else {
 			ynode_diag(d, file, n, "%s must be at least %s, got '%s'", label, a, n->value);
@@ -195,6 +210,40 @@ static int one_enum(char **out, const struct param_def *def, const struct ynode 
 	}
 	strbuf_release(&sb);
 	return -1;
+}
+
+static int one_number(double *out, const struct param_def *def, const struct ynode *n, struct diag_list *d,
+		      const char *file, const char *label)
+{
+	char *end, *s;
+
+	if (is_plain_scalar(n)) {
+		errno = 0;
+		*out = strtod(n->value, &end);
+		if (!errno && !*end && isfinite(*out) && *out >= (double)def->min &&
+		    (def->max == 0 || *out <= (double)def->max))
+			return 0;
+	}
+	s = shown(n);
+	ynode_diag(d, file, n, "%s must be a number greater than or equal to %lld, got %s", label, def->min, s);
+	free(s);
+	return -1;
+}
+
+static int one_string(char **out, const struct ynode *n, struct diag_list *d, const char *file, const char *label)
+{
+	if (n->type != YNODE_SCALAR || ynode_is_null(n) || strlen(n->value) != n->len) {
+		ynode_diag(d, file, n, "%s must be a string, got %s", label, ynode_type_name(n));
+		return -1;
+	}
+	if (ynode_control_char(n, 0) >= 0) {
+		/* the one rule of manifest.c: a parameter string reaches the runner's command line and cases file */
+		ynode_diag(d, file, n, "%s holds a control character (\\x%02x); strings here may not contain control "
+		    "characters", label, ynode_control_char(n, 0));
+		return -1;
+	}
+	*out = xstrdup(n->value);
+	return 0;
 }
 
 /* a list entry and its position, sorted to find the entries listed twice (n log n) */
@@ -234,38 +283,41 @@ static int cmp_value_at(const void *pa, const void *pb)
 	return c ? c : (a->at > b->at) - (a->at < b->at);
 }
 
+/* shapes written as a preset's name (shape_presets) */
+static int shape_preset(struct param_value *out, const struct param_def *def, const struct ynode *node,
+			struct diag_list *d, const char *file)
+{
+	const char *names[8], *best;
+	size_t np = 0;
+
+	for (size_t i = 0; shape_presets[i].name; i++) {
+		names[np++] = shape_presets[i].name;
+		if (!strcmp(shape_presets[i].name, node->value)) {
+			out->str = xstrdup(node->value);
+			out->n = shape_presets[i].n;
+			out->shapes = xcalloc(out->n, sizeof(*out->shapes));
+			memcpy(out->shapes, shape_presets[i].shapes, out->n * sizeof(*out->shapes));
+			return 0;
+		}
+	}
+	names[np] = NULL;
+	if ((best = suggest_closest(node->value, names)))
+		ynode_diag(d, file, node, "unknown shape preset '%s' for '%s' (did you mean '%s'?)", node->value,
+		    def->name, best);
+	else
+		ynode_diag(d, file, node, "'%s' must be a preset (llama70b) or a list of [M, N, K]; got '%s'",
+		    def->name, node->value);
+	return -1;
+}
+
 static int parse_shapes(struct param_value *out, const struct param_def *def, const struct ynode *node,
 			struct diag_list *d, const char *file)
 {
 	const struct ynode **src;
-	const char *names[8];
-	size_t np = 0;
 	int bad = 0;
 
-	if (node->type == YNODE_SCALAR && !ynode_is_null(node)) {
-		for (size_t i = 0; shape_presets[i].name; i++) {
-			names[np++] = shape_presets[i].name;
-			if (!strcmp(shape_presets[i].name, node->value)) {
-				out->str = xstrdup(node->value);
-				out->n = shape_presets[i].n;
-				out->shapes = xcalloc(out->n, sizeof(*out->shapes));
-				memcpy(out->shapes, shape_presets[i].shapes, out->n * sizeof(*out->shapes));
-				return 0;
-			}
-		}
-		names[np] = NULL;
-		{
-			const char *best = suggest_closest(node->value, names);
-
-			if (best)
-				ynode_diag(d, file, node, "unknown shape preset '%s' for '%s' (did you mean '%s'?)", node->value,
-				    def->name, best);
-			else
-				ynode_diag(d, file, node, "'%s' must be a preset (llama70b) or a list of [M, N, K]; got '%s'",
-				    def->name, node->value);
-		}
-		return -1;
-	}
+	if (node->type == YNODE_SCALAR && !ynode_is_null(node))
+		return shape_preset(out, def, node, d, file);
 	if (node->type != YNODE_SEQ || node->n == 0) {
 		ynode_diag(d, file, node, "'%s' must be a preset (llama70b) or a non-empty list of [M, N, K], got %s", def->name,
 		    node->type == YNODE_SEQ ? "an empty list" : ynode_type_name(node));
@@ -324,20 +376,18 @@ static int parse_shapes(struct param_value *out, const struct param_def *def, co
 	return bad ? -1 : 0;
 }
 
-static int parse_list(struct param_value *out, const struct param_def *def, const struct ynode *node,
-		      struct diag_list *d, const char *file)
+/* The entries of list node into *items and *n: node itself where one value may stand for the list ("ddp" reads as
+ * [ddp]; one[0] holds it). 0, or -1 with a diagnostic when it is no list or an empty one where that is refused. */
+static int list_entries(struct ynode *const **items, size_t *n, const struct ynode **one, const struct param_def *def,
+			const struct ynode *node, struct diag_list *d, const char *file)
 {
-	char label[96];
-	const struct ynode *one[1] = { node };
-	struct ynode *const *items = node->items;
-	const struct ynode **src;
-	size_t n = node->n;
-	int bad = 0;
-
 	if (node->type == YNODE_SCALAR && !ynode_is_null(node) && (def->flags & PARAM_SCALAR_OK)) {
-		items = (struct ynode *const *)one;
-		n = 1;
-	} else if (node->type != YNODE_SEQ) {
+		one[0] = node;
+		*items = (struct ynode *const *)one;
+		*n = 1;
+		return 0;
+	}
+	if (node->type != YNODE_SEQ) {
 		const char *eg = def->type == PARAM_ENUM_LIST ? def->choices[0] :
 				 def->type == PARAM_BOOL_LIST ? "true" : def->type == PARAM_SIZE_LIST ? "64MiB" : "1";
 
@@ -345,10 +395,124 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 		    ynode_is_null(node) ? "null" : node->type == YNODE_SCALAR ? "a single value" : ynode_type_name(node));
 		return -1;
 	}
-	if (n == 0 && !(def->flags & PARAM_EMPTY_OK)) {
+	*items = node->items;
+	*n = node->n;
+	if (*n == 0 && !(def->flags & PARAM_EMPTY_OK)) {
 		ynode_diag(d, file, node, "'%s' must not be empty", def->name);
 		return -1;
 	}
+	return 0;
+}
+
+/* An enum list's entry: a choice, or where the list allows it a plug-in entry (plugin.h). */
+static int list_enum_entry(struct param_value *out, const struct ynode **src, const struct param_def *def,
+			   const struct ynode *it, struct diag_list *d, const char *file, const char *label)
+{
+	char *s = NULL;
+
+	if (it->type == YNODE_MAP && (def->flags & PARAM_PLUGIN_OK)) {
+		struct plugin_slot slot = { def->name, def->choices, !!(def->flags & PARAM_PLUGIN_NATIVE),
+					    !!(def->flags & PARAM_PLUGIN_PASSES) };
+		json_t *pl;
+
+		if (plugin_parse(&pl, &s, &slot, it, d, file) < 0)
+			return -1;
+		out->plugins[out->n] = pl;
+	} else if (one_enum(&s, def, it, d, file, label) < 0) {
+		return -1;
+	}
+	src[out->n] = it;
+	out->sv[out->n++] = s;
+	return 0;
+}
+
+/* Entry i of a list, appended to out (its node to src), or -1 with a diagnostic. */
+static int list_entry(struct param_value *out, const struct ynode **src, const struct param_def *def,
+		      const struct ynode *it, size_t i, struct diag_list *d, const char *file)
+{
+	char label[96];
+	long long v = 0;
+	int rc = 0;
+
+	snprintf(label, sizeof(label), "'%s' entry %zu", def->name, i + 1);
+	switch (def->type) {
+	case PARAM_ENUM_LIST:
+		return list_enum_entry(out, src, def, it, d, file, label);
+	case PARAM_BOOL_LIST:
+		rc = one_bool(&v, it, d, file, label);
+		break;
+	case PARAM_INT_LIST:
+		rc = one_int(&v, def, it, d, file, label);
+		break;
+	case PARAM_SIZE_LIST:
+		rc = one_quantity(&v, &size_quantity, def, it, d, file, label);
+		break;
+	default:
+		break;
+	}
+	if (rc < 0)
+		return -1;
+	src[out->n] = it;
+	out->iv[out->n++] = v;
+	return 0;
+}
+
+/* A value listed twice: found by sorting (n log n), refused at each later entry, in list order, and dropped from
+ * out. 1 when there was one, else 0. */
+static int list_drop_repeats(struct param_value *out, const struct param_def *def, const struct ynode **src,
+			     struct diag_list *d, const char *file)
+{
+	struct value_at *ix = xcalloc(out->n ? out->n : 1, sizeof(*ix));
+	unsigned char *dup = xcalloc(out->n ? out->n : 1, 1);
+	size_t k = 0;
+	int bad = 0;
+
+	for (size_t i = 0; i < out->n; i++) {
+		ix[i].s = out->sv ? out->sv[i] : NULL;
+		ix[i].v = out->sv ? 0 : out->iv[i];
+		ix[i].at = i;
+	}
+	qsort(ix, out->n, sizeof(*ix), cmp_value_at);
+	for (size_t i = 1; i < out->n; i++)
+		if (!(ix[i - 1].s ? strcmp(ix[i - 1].s, ix[i].s) : ix[i - 1].v != ix[i].v))
+			dup[ix[i].at] = 1;
+	for (size_t i = 0; i < out->n; i++) {
+		if (dup[i]) {
+			if (out->sv) {
+				ynode_diag(d, file, src[i], "'%s' lists '%s' twice", def->name, out->sv[i]);
+				free(out->sv[i]);
+				if (out->plugins)
+					json_decref(out->plugins[i]);
+			} else {
+				ynode_diag(d, file, src[i], "'%s' lists '%s' twice", def->name, src[i]->value);
+			}
+			bad = 1;
+			continue;
+		}
+		if (out->sv) {
+			if (out->plugins)
+				out->plugins[k] = out->plugins[i];
+			out->sv[k++] = out->sv[i];
+		} else
+			out->iv[k++] = out->iv[i];
+	}
+	out->n = k;
+	free(ix);
+	free(dup);
+	return bad;
+}
+
+static int parse_list(struct param_value *out, const struct param_def *def, const struct ynode *node,
+		      struct diag_list *d, const char *file)
+{
+	const struct ynode *one[1];
+	struct ynode *const *items;
+	const struct ynode **src;
+	size_t n;
+	int bad = 0;
+
+	if (list_entries(&items, &n, one, def, node, d, file) < 0)
+		return -1;
 	if (def->type == PARAM_ENUM_LIST) {
 		out->sv = xcalloc(n ? n : 1, sizeof(*out->sv));
 		if (def->flags & PARAM_PLUGIN_OK)
@@ -356,100 +520,11 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 	} else
 		out->iv = xcalloc(n, sizeof(*out->iv));
 	src = xcalloc(n ? n : 1, sizeof(*src));
-	for (size_t i = 0; i < n; i++) {
-		const struct ynode *it = items[i];
-		long long v = 0;
-		char *s = NULL;
-
-		snprintf(label, sizeof(label), "'%s' entry %zu", def->name, i + 1);
-		switch (def->type) {
-		case PARAM_ENUM_LIST:
-			if (it->type == YNODE_MAP && (def->flags & PARAM_PLUGIN_OK)) {
-				json_t *pl;
-
-				if (plugin_parse(&pl, &s, def, it, d, file) < 0) {
-					bad = 1;
-					continue;
-				}
-				src[out->n] = it;
-				out->plugins[out->n] = pl;
-				out->sv[out->n++] = s;
-				continue;
-			}
-			if (one_enum(&s, def, it, d, file, label) < 0) {
-				bad = 1;
-				continue;
-			}
-			src[out->n] = it;
-			out->sv[out->n++] = s;
-			continue;
-		case PARAM_BOOL_LIST:
-			if (one_bool(&v, it) < 0) {
-				char *sh = shown(it);
-
-				ynode_diag(d, file, it, "%s must be true or false, got %s", label, sh);
-				free(sh);
-				bad = 1;
-				continue;
-			}
-			break;
-		case PARAM_INT_LIST:
-			if (one_int(&v, def, it, d, file, label) < 0) {
-				bad = 1;
-				continue;
-			}
-			break;
-		case PARAM_SIZE_LIST:
-			if (one_size(&v, def, it, d, file, label) < 0) {
-				bad = 1;
-				continue;
-			}
-			break;
-		default:
-			break;
-		}
-		src[out->n] = it;
-		out->iv[out->n++] = v;
-	}
-	/* a value listed twice: found by sorting (n log n), refused at each later entry, in list order */
-	{
-		struct value_at *ix = xcalloc(out->n ? out->n : 1, sizeof(*ix));
-		unsigned char *dup = xcalloc(out->n ? out->n : 1, 1);
-		size_t k = 0;
-
-		for (size_t i = 0; i < out->n; i++) {
-			ix[i].s = out->sv ? out->sv[i] : NULL;
-			ix[i].v = out->sv ? 0 : out->iv[i];
-			ix[i].at = i;
-		}
-		qsort(ix, out->n, sizeof(*ix), cmp_value_at);
-		for (size_t i = 1; i < out->n; i++)
-			if (!(ix[i - 1].s ? strcmp(ix[i - 1].s, ix[i].s) : ix[i - 1].v != ix[i].v))
-				dup[ix[i].at] = 1;
-		for (size_t i = 0; i < out->n; i++) {
-			if (dup[i]) {
-				if (out->sv) {
-					ynode_diag(d, file, src[i], "'%s' lists '%s' twice", def->name, out->sv[i]);
-					free(out->sv[i]);
-					if (out->plugins)
-						json_decref(out->plugins[i]);
-				} else {
-					ynode_diag(d, file, src[i], "'%s' lists '%s' twice", def->name, src[i]->value);
-				}
-				bad = 1;
-				continue;
-			}
-			if (out->sv) {
-				if (out->plugins)
-					out->plugins[k] = out->plugins[i];
-				out->sv[k++] = out->sv[i];
-			} else
-				out->iv[k++] = out->iv[i];
-		}
-		out->n = k;
-		free(ix);
-		free(dup);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (list_entry(out, src, def, items[i], i, d, file) < 0)
+			bad = 1;
+	if (list_drop_repeats(out, def, src, d, file))
+		bad = 1;
 	free(src);
 	return bad ? -1 : 0;
 }
@@ -457,8 +532,7 @@ static int parse_list(struct param_value *out, const struct param_def *def, cons
 int param_parse(struct param_value *out, const struct param_def *def, const struct ynode *node,
 		struct diag_list *d, const char *file)
 {
-	char label[80], why[160];
-	uint64_t ns;
+	char label[80];
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -473,75 +547,25 @@ int param_parse(struct param_value *out, const struct param_def *def, const stru
 	}
 	switch (def->type) {
 	case PARAM_BOOL:
-		if (one_bool(&out->i, node) < 0) {
-			char *s = shown(node);
-
-			ynode_diag(d, file, node, "%s must be true or false, got %s", label, s);
-			free(s);
-			rc = -1;
-		}
+		rc = one_bool(&out->i, node, d, file, label);
 		break;
 	case PARAM_INT:
 		rc = one_int(&out->i, def, node, d, file, label);
 		break;
-	case PARAM_NUMBER: {
-		char *end;
-
-		if (is_plain_scalar(node)) {
-			errno = 0;
-			out->num = strtod(node->value, &end);
-			if (!errno && !*end && isfinite(out->num) && out->num >= (double)def->min &&
-			    (def->max == 0 || out->num <= (double)def->max))
-				break;
-		}
-		{
-			char *s = shown(node);
-
-			ynode_diag(d, file, node, "%s must be a number greater than or equal to %lld, got %s", label, def->min, s);
-			free(s);
-		}
-		rc = -1;
+	case PARAM_NUMBER:
+		rc = one_number(&out->num, def, node, d, file, label);
 		break;
-	}
 	case PARAM_SIZE:
-		rc = one_size(&out->i, def, node, d, file, label);
+		rc = one_quantity(&out->i, &size_quantity, def, node, d, file, label);
 		break;
 	case PARAM_DURATION:
-		if (node->type != YNODE_SCALAR || ynode_is_null(node)) {
-			ynode_diag(d, file, node, "%s must be a duration such as 30ms, got %s", label, ynode_type_name(node));
-			rc = -1;
-		} else if (units_parse_duration(&ns, node->value, why, sizeof(why)) < 0) {
-			ynode_diag(d, file, node, "%s: %s, got '%s'", label, why, node->value);
-			rc = -1;
-		} else if (ns == 0 || (long long)ns < def->min || (def->max && (long long)ns > def->max)) {
-			char a[32], b[32];
-
-			units_format_duration(a, sizeof(a), (uint64_t)(def->min ? def->min : 1));
-			units_format_duration(b, sizeof(b), (uint64_t)def->max);
-			if (def->max)
-				ynode_diag(d, file, node, "%s must be between %s and %s, got '%s'", label, a, b, node->value);
-			else
-				ynode_diag(d, file, node, "%s must be at least %s, got '%s'", label, a, node->value);
-			rc = -1;
-		} else {
-			out->i = (long long)ns;
-		}
+		rc = one_quantity(&out->i, &duration_quantity, def, node, d, file, label);
 		break;
 	case PARAM_ENUM:
 		rc = one_enum(&out->str, def, node, d, file, label);
 		break;
 	case PARAM_STRING:
-		if (node->type != YNODE_SCALAR || ynode_is_null(node) || strlen(node->value) != node->len) {
-			ynode_diag(d, file, node, "%s must be a string, got %s", label, ynode_type_name(node));
-			rc = -1;
-		} else if (ynode_control_char(node, 0) >= 0) {
-			/* the one rule of manifest.c: a parameter string reaches the runner's command line and cases file */
-			ynode_diag(d, file, node, "%s holds a control character (\\x%02x); strings here may not contain control "
-			    "characters", label, ynode_control_char(node, 0));
-			rc = -1;
-		} else {
-			out->str = xstrdup(node->value);
-		}
+		rc = one_string(&out->str, node, d, file, label);
 		break;
 	case PARAM_ENUM_LIST:
 	case PARAM_INT_LIST:

@@ -8,10 +8,6 @@
 #include "core/strbuf.h"
 #include "core/suggest.h"
 #include "core/units.h"
-#include "core/error.h"
-#include "core/fs.h"
-#include "manifest.h"
-#include "suite.h"
 
 static int name_ok(const char *s)
 {
@@ -92,19 +88,23 @@ static const char *scalar(const struct ynode *n)
 	return n && n->type == YNODE_SCALAR && !ynode_is_null(n) && strlen(n->value) == n->len ? n->value : NULL;
 }
 
-int plugin_parse(json_t **out, char **name, const struct param_def *def, const struct ynode *node,
-		 struct diag_list *d, const char *file)
-{
-	const struct ynode *np = ynode_map_get(node, "plugin"), *py = ynode_map_get(node, "python");
-	const struct ynode *fi = ynode_map_get(node, "file"), *fn = ynode_map_get(node, "function");
-	const struct ynode *na = ynode_map_get(node, "native"), *pa = ynode_map_get(node, "passes");
-	const struct ynode *to = ynode_map_get(node, "timeout");
-	json_t *o = json_object();
-	int bad = 0, nsrc = !!py + !!fi + !!na;
-	uint64_t ns = (uint64_t)PLUGIN_TIMEOUT_DEFAULT_S * 1000000000ull;
+/* One plug-in entry being parsed: its named keys, where problems are reported, the JSON built so far. */
+struct entry {
+	const struct plugin_slot *slot;
+	const struct ynode *node;
+	/* its keys plugin, python, file, function, native, passes, timeout (NULL where absent) */
+	const struct ynode *np, *py, *fi, *fn, *na, *pa, *to;
+	struct diag_list *d;
+	const char *file;
+	json_t *o;
+	int bad;
+};
 
-	*out = NULL;
-	*name = NULL;
+/* every key known, no value with a control character */
+static void check_keys(struct entry *e)
+{
+	const struct ynode *node = e->node;
+
 	for (size_t i = 0; i < node->n; i++) {
 		const char *k = node->pairs[i].key->value;
 		int known = 0;
@@ -113,148 +113,222 @@ int plugin_parse(json_t **out, char **name, const struct param_def *def, const s
 			known |= !strcmp(keys[j], k);
 		if (!known) {
 			const char *best = suggest_closest(k, keys);
+			const struct ynode *at = node->pairs[i].key;
 
 			if (best)
-				ynode_diag(d, file, node->pairs[i].key, "unknown key '%s' in plug-in entry of '%s' (did you mean "
-				     "'%s'?)", k, def->name, best);
+				ynode_diag(e->d, e->file, at, "unknown key '%s' in plug-in entry of '%s' (did you mean '%s'?)",
+				     k, e->slot->list, best);
 			else
-				ynode_diag(d, file, node->pairs[i].key, "unknown key '%s' in plug-in entry of '%s' (keys: plugin, "
-				     "python, file, function, native, passes, timeout)", k, def->name);
-			bad = 1;
+				ynode_diag(e->d, e->file, at, "unknown key '%s' in plug-in entry of '%s' (keys: plugin, python, "
+				     "file, function, native, passes, timeout)", k, e->slot->list);
+			e->bad = 1;
 		} else if (ynode_control_char(node->pairs[i].value, 0) >= 0) {
-			ynode_diag(d, file, node->pairs[i].value, "'%s' holds a control character (\\x%02x)", k,
+			ynode_diag(e->d, e->file, node->pairs[i].value, "'%s' holds a control character (\\x%02x)", k,
 			     ynode_control_char(node->pairs[i].value, 0));
-			bad = 1;
+			e->bad = 1;
 		}
 	}
-	if (bad)
-		goto cleanup;
+}
+
+static int is_builtin(const struct plugin_slot *slot, const char *s)
+{
+	for (size_t i = 0; slot->builtins && slot->builtins[i]; i++)
+		if (!strcmp(slot->builtins[i], s))
+			return 1;
+	return 0;
+}
+
+/* plugin: NAME, a name of its own */
+static void parse_name(struct entry *e)
+{
+	const struct ynode *np = e->np;
+	const char *list = e->slot->list;
+
 	if (!np) {
-		ynode_diag(d, file, node, "a mapping in '%s' is a plug-in entry and needs 'plugin: NAME' (or write a built-in's "
-		     "name)", def->name);
-		bad = 1;
+		ynode_diag(e->d, e->file, e->node, "a mapping in '%s' is a plug-in entry and needs 'plugin: NAME' (or "
+		     "write a built-in's name)", list);
+		e->bad = 1;
 	} else if (!scalar(np) || !name_ok(np->value)) {
-		ynode_diag(d, file, np, "plug-in name %s%s%s must be [a-z0-9][a-z0-9_.+-]*, at most %d characters",
+		ynode_diag(e->d, e->file, np, "plug-in name %s%s%s must be [a-z0-9][a-z0-9_.+-]*, at most %d "
+		     "characters",
 		     scalar(np) ? "'" : "", scalar(np) ? np->value : ynode_type_name(np), scalar(np) ? "'" : "",
 		     PLUGIN_NAME_MAX);
-		bad = 1;
-	} else if (param_enum_index(def, np->value) >= 0) {
-		ynode_diag(d, file, np, "plug-in name '%s' is a built-in %s of '%s'; give the plug-in its own name", np->value,
-		     def->name[strlen(def->name) - 1] == 's' ? "entry" : "name", def->name);
-		bad = 1;
+		e->bad = 1;
+	} else if (is_builtin(e->slot, np->value)) {
+		ynode_diag(e->d, e->file, np, "plug-in name '%s' is a built-in %s of '%s'; give the plug-in its own "
+		     "name",
+		     np->value, list[strlen(list) - 1] == 's' ? "entry" : "name", list);
+		e->bad = 1;
 	} else {
-		json_object_set_new(o, "name", json_string(np->value));
+		json_object_set_new(e->o, "name", json_string(np->value));
 	}
+}
+
+/* exactly one of python, file, native; the keys this suite takes */
+static void check_sources(struct entry *e)
+{
+	const struct ynode *np = e->np;
+	int nsrc = !!e->py + !!e->fi + !!e->na;
+
 	if (nsrc != 1) {
-		ynode_diag(d, file, node, "plug-in entry%s%s%s needs exactly one of 'python', 'file'%s; it has %s",
+		ynode_diag(e->d, e->file, e->node, "plug-in entry%s%s%s needs exactly one of 'python', 'file'%s; it "
+		     "has %s",
 		     scalar(np) ? " '" : "", scalar(np) ? np->value : "", scalar(np) ? "'" : "",
-		     (def->flags & PARAM_PLUGIN_NATIVE) ? ", 'native'" : "", nsrc ? "more than one" : "none");
-		bad = 1;
+		     e->slot->native_ok ? ", 'native'" : "", nsrc ? "more than one" : "none");
+		e->bad = 1;
 	}
-	if (na && !(def->flags & PARAM_PLUGIN_NATIVE)) {
-		ynode_diag(d, file, na, "'native' plug-ins are gemm backends only (C entry point, runners/gemm/plugin.h); this "
-		     "suite takes 'python' or 'file'");
-		bad = 1;
+	if (e->na && !e->slot->native_ok) {
+		ynode_diag(e->d, e->file, e->na, "'native' plug-ins are gemm backends only (C entry point, "
+		     "runners/gemm/plugin.h); this suite takes 'python' or 'file'");
+		e->bad = 1;
 	}
-	if (pa && !(def->flags & PARAM_PLUGIN_PASSES)) {
-		ynode_diag(d, file, pa, "'passes' applies to attention and ssm plug-ins");
-		bad = 1;
+	if (e->pa && !e->slot->passes_ok) {
+		ynode_diag(e->d, e->file, e->pa, "'passes' applies to attention and ssm plug-ins");
+		e->bad = 1;
 	}
-	if (fn && !fi) {
-		ynode_diag(d, file, fn, "'function' goes with 'file' (with 'python', write \"module:function\")");
-		bad = 1;
+	if (e->fn && !e->fi) {
+		ynode_diag(e->d, e->file, e->fn,
+		     "'function' goes with 'file' (with 'python', write \"module:function\")");
+		e->bad = 1;
 	}
-	if (py) {
-		const char *v = scalar(py), *colon = v ? strchr(v, ':') : NULL;
-		char *mod = colon ? xstrndup(v, (size_t)(colon - v)) : NULL;
+}
 
-		if (!colon || !ident_ok(mod, 1) || !ident_ok(colon + 1, 0)) {
-			ynode_diag(d, file, py, "'python' must be \"package.module:function\", got %s%s%s", v ? "'" : "",
-			     v ? v : ynode_type_name(py), v ? "'" : "");
-			bad = 1;
+/* python: package.module:function */
+static void parse_python(struct entry *e)
+{
+	const char *v = scalar(e->py), *colon = v ? strchr(v, ':') : NULL;
+	char *mod = colon ? xstrndup(v, (size_t)(colon - v)) : NULL;
+
+	if (!colon || !ident_ok(mod, 1) || !ident_ok(colon + 1, 0)) {
+		ynode_diag(e->d, e->file, e->py, "'python' must be \"package.module:function\", got %s%s%s",
+		     v ? "'" : "", v ? v : ynode_type_name(e->py), v ? "'" : "");
+		e->bad = 1;
+	} else {
+		json_object_set_new(e->o, "kind", json_string("python"));
+		json_object_set_new(e->o, "python", json_string(v));
+		json_object_set_new(e->o, "module", json_string(mod));
+		json_object_set_new(e->o, "function", json_string(colon + 1));
+	}
+	free(mod);
+}
+
+/* file: or native: PATH, relative to the manifest and there */
+static void parse_path(struct entry *e, const struct ynode *pn, const char *key)
+{
+	int native = !strcmp(key, "native");
+	const char *v = scalar(pn);
+	char *path;
+	struct stat st;
+
+	if (!v || !rel_path_ok(v)) {
+		ynode_diag(e->d, e->file, pn, "'%s' must be a path relative to the manifest's directory, without '..', "
+		     "got %s%s%s", key, v ? "'" : "", v ? v : ynode_type_name(pn), v ? "'" : "");
+		e->bad = 1;
+		return;
+	}
+	path = plugin_path(e->file, v);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		ynode_diag(e->d, e->file, pn, "plug-in %s '%s' %s (read relative to the manifest: '%s')",
+		     native ? "library" : "file", v, stat(path, &st) != 0 ? "does not exist" : "is not a regular file",
+		     path);
+		e->bad = 1;
+	} else {
+		json_object_set_new(e->o, "kind", json_string(key));
+		json_object_set_new(e->o, "path", json_string(v));
+	}
+	free(path);
+}
+
+/* function: the Python function of a file plug-in */
+static void parse_function(struct entry *e)
+{
+	if (!e->fn) {
+		ynode_diag(e->d, e->file, e->fi, "'file' needs 'function': the name of the function in it");
+		e->bad = 1;
+	} else if (!scalar(e->fn) || !ident_ok(e->fn->value, 0)) {
+		ynode_diag(e->d, e->file, e->fn, "'function' must be a Python identifier");
+		e->bad = 1;
+	} else {
+		json_object_set_new(e->o, "function", json_string(e->fn->value));
+	}
+}
+
+/* passes: a non-empty list of fwd, bwd, fwd_bwd */
+static void parse_passes(struct entry *e)
+{
+	const struct ynode *pa = e->pa;
+	json_t *a = json_array();
+
+	if (pa->type != YNODE_SEQ || !pa->n) {
+		ynode_diag(e->d, e->file, pa, "'passes' must be a non-empty list of fwd, bwd, fwd_bwd");
+		e->bad = 1;
+	}
+	for (size_t i = 0; pa->type == YNODE_SEQ && i < pa->n; i++) {
+		const char *v = scalar(pa->items[i]);
+		int ok = 0;
+
+		for (size_t j = 0; v && pass_names[j]; j++)
+			ok |= !strcmp(v, pass_names[j]);
+		if (!ok) {
+			ynode_diag(e->d, e->file, pa->items[i], "'passes' entry must be fwd, bwd or fwd_bwd");
+			e->bad = 1;
 		} else {
-			json_object_set_new(o, "kind", json_string("python"));
-			json_object_set_new(o, "python", json_string(v));
-			json_object_set_new(o, "module", json_string(mod));
-			json_object_set_new(o, "function", json_string(colon + 1));
+			json_array_append_new(a, json_string(v));
 		}
-		free(mod);
 	}
-	for (int k = 0; k < 2; k++) {
-		const struct ynode *pn = k ? na : fi;
-		const char *v = scalar(pn);
-		char *path;
-		struct stat st;
+	json_object_set_new(e->o, "passes", a);
+}
 
-		if (!pn || (k && !(def->flags & PARAM_PLUGIN_NATIVE)))
-			continue;
-		if (!v || !rel_path_ok(v)) {
-			ynode_diag(d, file, pn, "'%s' must be a path relative to the manifest's directory, without '..', got %s%s%s",
-			     k ? "native" : "file", v ? "'" : "", v ? v : ynode_type_name(pn), v ? "'" : "");
-			bad = 1;
-			continue;
-		}
-		path = plugin_path(file, v);
-		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-			ynode_diag(d, file, pn, "plug-in %s '%s' %s (read relative to the manifest: '%s')", k ? "library" : "file", v,
-			     stat(path, &st) != 0 ? "does not exist" : "is not a regular file", path);
-			bad = 1;
-		} else {
-			json_object_set_new(o, "kind", json_string(k ? "native" : "file"));
-			json_object_set_new(o, "path", json_string(v));
-		}
-		free(path);
-	}
-	if (fi && !fn) {
-		ynode_diag(d, file, fi, "'file' needs 'function': the name of the function in it");
-		bad = 1;
-	} else if (fi && fn) {
-		if (!scalar(fn) || !ident_ok(fn->value, 0)) {
-			ynode_diag(d, file, fn, "'function' must be a Python identifier");
-			bad = 1;
-		} else {
-			json_object_set_new(o, "function", json_string(fn->value));
-		}
-	}
-	if (pa) {
-		json_t *a = json_array();
+/* timeout: 1s to 24h (default PLUGIN_TIMEOUT_DEFAULT_S), stored as timeout_s */
+static void parse_timeout(struct entry *e)
+{
+	uint64_t ns = (uint64_t)PLUGIN_TIMEOUT_DEFAULT_S * 1000000000ull;
+	char why[160];
 
-		if (pa->type != YNODE_SEQ || !pa->n) {
-			ynode_diag(d, file, pa, "'passes' must be a non-empty list of fwd, bwd, fwd_bwd");
-			bad = 1;
-		}
-		for (size_t i = 0; pa->type == YNODE_SEQ && i < pa->n; i++) {
-			const char *v = scalar(pa->items[i]);
-			int ok = 0;
-
-			for (size_t j = 0; v && pass_names[j]; j++)
-				ok |= !strcmp(v, pass_names[j]);
-			if (!ok) {
-				ynode_diag(d, file, pa->items[i], "'passes' entry must be fwd, bwd or fwd_bwd");
-				bad = 1;
-			} else {
-				json_array_append_new(a, json_string(v));
-			}
-		}
-		json_object_set_new(o, "passes", a);
+	if (e->to && (!scalar(e->to) || units_parse_duration(&ns, e->to->value, why, sizeof(why)) < 0 ||
+		      ns < 1000000000ull || ns > 86400ull * 1000000000ull)) {
+		ynode_diag(e->d, e->file, e->to, "'timeout' must be a duration from 1s to 24h, such as 5m");
+		e->bad = 1;
 	}
-	if (to) {
-		char why[160];
+	json_object_set_new(e->o, "timeout_s", json_real((double)(ns / 1000000) / 1e3));
+}
 
-		if (!scalar(to) || units_parse_duration(&ns, to->value, why, sizeof(why)) < 0 || ns < 1000000000ull ||
-		    ns > 86400ull * 1000000000ull) {
-			ynode_diag(d, file, to, "'timeout' must be a duration from 1s to 24h, such as 5m");
-			bad = 1;
-		}
-	}
-	json_object_set_new(o, "timeout_s", json_real((double)(ns / 1000000) / 1e3));
-	if (!bad) {
-		*name = xstrdup(np->value);
-		*out = o;
+int plugin_parse(json_t **out, char **name, const struct plugin_slot *slot, const struct ynode *node,
+		 struct diag_list *d, const char *file)
+{
+	struct entry e = {
+		.slot = slot, .node = node, .d = d, .file = file, .o = json_object(),
+		.np = ynode_map_get(node, "plugin"), .py = ynode_map_get(node, "python"),
+		.fi = ynode_map_get(node, "file"), .fn = ynode_map_get(node, "function"),
+		.na = ynode_map_get(node, "native"), .pa = ynode_map_get(node, "passes"),
+		.to = ynode_map_get(node, "timeout"),
+	};
+
+	*out = NULL;
+	*name = NULL;
+	check_keys(&e);
+	if (e.bad)
+		goto cleanup;
+	parse_name(&e);
+	check_sources(&e);
+	if (e.py)
+		parse_python(&e);
+	if (e.fi)
+		parse_path(&e, e.fi, "file");
+	if (e.na && slot->native_ok)
+		parse_path(&e, e.na, "native");
+	if (e.fi)
+		parse_function(&e);
+	if (e.pa)
+		parse_passes(&e);
+	parse_timeout(&e);
+	if (!e.bad) {
+		*name = xstrdup(e.np->value);
+		*out = e.o;
 		return 0;
 	}
 cleanup:
-	json_decref(o);
+	json_decref(e.o);
 	return -1;
 }
 
@@ -280,67 +354,4 @@ int plugin_has_pass(const json_t *p, const char *pass)
 		if (json_string_value(v) && !strcmp(json_string_value(v), pass))
 			return 1;
 	return 0;
-}
-
-int plugin_pins(json_t **out, const struct manifest *m, const char *manifest_path)
-{
-	json_t *pins = json_object();
-	int err = 0;
-
-	for (size_t i = 0; i < m->nsuites && !err; i++) {
-		const struct suite_cfg *sc = &m->suites[i];
-
-		for (size_t k = 0; k < sc->nvalues && !err; k++) {
-			const struct param_value *v = &sc->values[k];
-
-			for (size_t j = 0; v->plugins && j < v->n && !err; j++) {
-				const char *rel = json_string_value(json_object_get(v->plugins[j], "path"));
-				char sha[65], *path;
-
-				if (!rel)
-					continue;
-				path = plugin_path(manifest_path, rel);
-				if (fs_sha256_file(sha, path) < 0)
-					err = bench_error_set(BENCH_E_IO, "plug-in '%s': cannot read '%s'", v->sv[j], path);
-				else
-					json_object_set_new(pins, v->sv[j], json_pack("{s:s, s:s, s:s, s:s}", "suite",
-										     sc->ops->name, "kind",
-										     json_string_value(json_object_get(v->plugins[j], "kind")),
-										     "path", rel, "sha256", sha));
-				free(path);
-			}
-		}
-	}
-	if (err) {
-		json_decref(pins);
-		pins = NULL;
-	}
-	*out = pins;
-	return err;
-}
-
-int plugin_pins_moved(const json_t *locked, const json_t *now, FILE *report)
-{
-	const char *k;
-	json_t *v;
-	int moved = 0;
-
-	json_object_foreach((json_t *)now, k, v) {
-		json_t *o = json_object_get(locked, k);
-		const char *a = json_string_value(json_object_get(o, "sha256"));
-		const char *b = json_string_value(json_object_get(v, "sha256"));
-
-		if (o && json_equal(o, v))
-			continue;
-		moved++;
-		if (!report)
-			continue;
-		if (!o)
-			fprintf(report, "bench: moved: plugin '%s': %s is not in the lock\n", k,
-				json_string_value(json_object_get(v, "path")));
-		else
-			fprintf(report, "bench: moved: plugin '%s': %s changed (sha256 %s -> %s)\n", k,
-				json_string_value(json_object_get(v, "path")), a ? a : "none", b ? b : "none");
-	}
-	return moved;
 }
