@@ -24,7 +24,7 @@
 #include "core/fs.h"
 #include "core/ring.h"
 #include "core/strbuf.h"
-#include "exec/envcap.h"
+#include "core/scrub.h"
 #include "core/escape.h"
 #include "sign.h"
 #include "version.h"
@@ -147,7 +147,7 @@ static int list_dir(struct members *ms, const char *root, const char *rel, const
 		}
 		{ /* a name that holds a secret (a token, user:password@host, password=...): the scrubber rewrites a
 		   * file's bytes, never its name, and a signed bundle cannot be recalled: refused, named redacted */
-			char *red = envcap_redact_value(e->d_name);
+			char *red = scrub_redact_value(e->d_name);
 
 			if (strcmp(red, e->d_name))
 				err = bench_error_set(BENCH_E_FAIL, "'%s/%s%s': a file name that holds a secret (shown redacted); "
