@@ -1889,6 +1889,30 @@ void bundle_test_hook(const char *stage, const char *path)
 			;
 }
 
+/* The statement's members: its subjects after the first (the archive), sorted by name, each with a name and a
+ * sha256 (borrowed from sa), none listed twice. *out is the caller's to free, also after an error. */
+static int statement_members(struct subject **out, size_t *n, json_t *sa)
+{
+	size_t ns = json_array_size(sa) - 1;
+	struct subject *subj = xcalloc(ns + 1, sizeof(*subj));
+
+	*out = subj;
+	*n = ns;
+	for (size_t i = 0; i < ns; i++) {
+		json_t *s = json_array_get(sa, i + 1);
+
+		subj[i].name = json_string_value(json_object_get(s, "name"));
+		subj[i].sha = json_string_value(json_object_get(json_object_get(s, "digest"), "sha256"));
+		if (!subj[i].name || !is_hex64(subj[i].sha))
+			return bench_error_set(BENCH_E_VERIFY, "subject %zu of the statement has no name or sha256", i + 1);
+	}
+	qsort(subj, ns, sizeof(*subj), cmp_subject);
+	for (size_t i = 1; i < ns; i++)
+		if (!strcmp(subj[i].name, subj[i - 1].name))
+			return bench_error_set(BENCH_E_VERIFY, "the statement lists '%s' twice", subj[i].name);
+	return 0;
+}
+
 int bundle_verify_read(struct bundle_verify_result *out, const char *tar, const char *envelope, char *const *keys,
 		       const char *home, const struct bundle_limits *lim, const struct bundle_sink *sink)
 {
@@ -1924,25 +1948,7 @@ int bundle_verify_read(struct bundle_verify_result *out, const char *tar, const 
 		goto cleanup;
 	}
 	run = xstrndup(name0, strlen(name0) - strlen(".bench.tar.gz"));
-	ns = json_array_size(sa) - 1;
-	subj = xcalloc(ns + 1, sizeof(*subj));
-	for (size_t i = 0; i < ns; i++) {
-		json_t *s = json_array_get(sa, i + 1);
-
-		subj[i].name = json_string_value(json_object_get(s, "name"));
-		subj[i].sha = json_string_value(json_object_get(json_object_get(s, "digest"), "sha256"));
-		if (!subj[i].name || !is_hex64(subj[i].sha)) {
-			err = bench_error_set(BENCH_E_VERIFY, "subject %zu of the statement has no name or sha256", i + 1);
-			goto cleanup;
-		}
-	}
-	qsort(subj, ns, sizeof(*subj), cmp_subject);
-	for (size_t i = 1; i < ns; i++)
-		if (!strcmp(subj[i].name, subj[i - 1].name)) {
-			err = bench_error_set(BENCH_E_VERIFY, "the statement lists '%s' twice", subj[i].name);
-			goto cleanup;
-		}
-	if ((err = open_bundle(&fd, tar)) < 0)
+	if ((err = statement_members(&subj, &ns, sa)) < 0 || (err = open_bundle(&fd, tar)) < 0)
 		goto cleanup;
 	ps.tar = tar;
 	ps.run = run;

@@ -974,6 +974,27 @@ static double noise_model_floor(double sg2, const double *own, const double *k, 
  * floor is the 95th percentile of |ratio - 1| over the cases that model gives an A/A pair of these run counts, and
  * its 95% interval that of the run effect's variance (its estimate over chi2(df) / df; the own variances, on many
  * more degrees of freedom, taken as known). NULL with fewer than 3 such cases. */
+/* the sum of squares of a case's runs' log medians on both sides (ga, gb) beyond their runs' effects (ea, eb) */
+static double noise_case_ss(const struct gcase *ga, const struct gcase *gb, const double *ea, const double *eb)
+{
+	const struct gcase *g[2] = { ga, gb };
+	const double *e[2] = { ea, eb };
+	double r2 = 0;
+
+	for (int side = 0; side < 2; side++) {
+		double em = 0;
+
+		for (size_t j = 0; j < g[side]->nok; j++)
+			em += e[side][g[side]->run[j]] / (double)g[side]->nok;
+		for (size_t j = 0; j < g[side]->nok; j++) {
+			double d = g[side]->lm[j] - g[side]->lmean - (e[side][g[side]->run[j]] - em);
+
+			r2 += d * d;
+		}
+	}
+	return r2;
+}
+
 static json_t *noise_model(const struct compare_side *sides, const struct compare_group *a, const struct compare_group *b,
 			   json_t *keys)
 {
@@ -1024,23 +1045,9 @@ static json_t *noise_model(const struct compare_side *sides, const struct compar
 		goto cleanup;
 	sg2 = ss / df;
 	for (size_t c = 0; c < nk; c++) {
-		const struct gcase *g[2] = { &ga[c], &gb[c] };
-		const double *e[2] = { ea, eb };
-		double r2 = 0;
-
-		for (int side = 0; side < 2; side++) {
-			double em = 0;
-
-			for (size_t j = 0; j < g[side]->nok; j++)
-				em += e[side][g[side]->run[j]] / (double)g[side]->nok;
-			for (size_t j = 0; j < g[side]->nok; j++) {
-				double d = g[side]->lm[j] - g[side]->lmean - (e[side][g[side]->run[j]] - em);
-
-				r2 += d * d;
-			}
-		}
 		dfo[c] = (double)(ga[c].nok + gb[c].nok) - 2;
-		own[c] = r2 / (dfo[c] * (1 - 1 / (double)nk)); /* the run effects are means of nk cases, its own among them */
+		/* the run effects are means of nk cases, its own among them */
+		own[c] = noise_case_ss(&ga[c], &gb[c], ea, eb) / (dfo[c] * (1 - 1 / (double)nk));
 		k[c] = 1 / (double)ga[c].nok + 1 / (double)gb[c].nok;
 	}
 	stats_squeeze_var(&d0, &s02, own, dfo, nk);
