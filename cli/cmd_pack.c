@@ -10,7 +10,7 @@ extern char **environ;
 #include "cmd.h"
 #include "core/opt.h"
 #include "core/strvec.h"
-#include "exec/envcap.h"
+#include "core/scrub.h"
 #include "bundle/bundle.h"
 #include "bundle/sign.h"
 
@@ -48,8 +48,8 @@ int cmd_pack(int argc, char **argv)
 	if (access(argv[1], F_OK) == 0) {
 		struct strvec secrets = STRVEC_INIT;
 
-		envcap_secret_values(&secrets, environ);
-		envcap_scrub_dir(argv[1], &secrets);
+		scrub_secret_values(&secrets, environ);
+		scrub_dir(argv[1], &secrets);
 		strvec_release(&secrets);
 	}
 	if ((err = pack_with_own_key(&tar, &env, argv[1], 0, level)) < 0)

@@ -8,7 +8,7 @@
 
 #include "cmd.h"
 #include "core/strbuf.h"
-#include "exec/envcap.h"
+#include "core/scrub.h"
 #include "core/escape.h"
 #include "core/opt.h"
 #include "manifest/manifest.h"
@@ -24,9 +24,9 @@ static const struct opt_cmd cmd = { "validate", "[-q] [--json] MANIFEST...",
 static void warn_env_secrets(const char *path, const char *where, const struct env_var *env, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		char *red = envcap_redact_value(env[i].value ? env[i].value : "");
+		char *red = scrub_redact_value(env[i].value ? env[i].value : "");
 
-		if (envcap_is_secret(env[i].name) || strcmp(red, env[i].value ? env[i].value : "")) {
+		if (scrub_is_secret(env[i].name) || strcmp(red, env[i].value ? env[i].value : "")) {
 			char *e = esc_text(env[i].name);
 
 			fprintf(stderr, "%s: warning: %s.%s looks like a secret; manifest.yaml goes verbatim into every bundle "
@@ -50,7 +50,7 @@ static void warn_component_secrets(const char *path, const struct manifest *m)
 
 			if (!urls[k])
 				continue;
-			red = envcap_redact_value(urls[k]);
+			red = scrub_redact_value(urls[k]);
 			if (strcmp(red, urls[k])) {
 				char *e = esc_text(c->name);
 

@@ -24,7 +24,7 @@
 #include "core/fs.h"
 #include "core/ring.h"
 #include "core/strbuf.h"
-#include "exec/envcap.h"
+#include "core/scrub.h"
 #include "core/escape.h"
 #include "sign.h"
 #include "version.h"
@@ -147,7 +147,7 @@ static int list_dir(struct members *ms, const char *root, const char *rel, const
 		}
 		{ /* a name that holds a secret (a token, user:password@host, password=...): the scrubber rewrites a
 		   * file's bytes, never its name, and a signed bundle cannot be recalled: refused, named redacted */
-			char *red = envcap_redact_value(e->d_name);
+			char *red = scrub_redact_value(e->d_name);
 
 			if (strcmp(red, e->d_name))
 				err = bench_error_set(BENCH_E_FAIL, "'%s/%s%s': a file name that holds a secret (shown redacted); "
@@ -418,6 +418,18 @@ static json_t *provenance(const char *dir, const char *run, json_t *status, cons
 	return pred;
 }
 
+/* what every entry of a bundle has alike: its name and type, mode 0755 (a directory) or 0644, the run's time,
+ * owner 0:0 */
+static void entry_set_common(struct archive_entry *e, const char *name, int dir, time_t sde)
+{
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, dir ? AE_IFDIR : AE_IFREG);
+	archive_entry_set_perm(e, dir ? 0755 : 0644);
+	archive_entry_set_mtime(e, sde, 0);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+}
+
 static int write_entry(struct archive *a, const char *dir, const char *run, struct member *m, time_t sde,
 		       unsigned char *buf)
 {
@@ -429,13 +441,8 @@ static int write_entry(struct archive *a, const char *dir, const char *run, stru
 	FILE *f = NULL;
 	int err = 0;
 
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_filetype(e, m->dir ? AE_IFDIR : AE_IFREG);
-	archive_entry_set_perm(e, m->dir ? 0755 : 0644);
+	entry_set_common(e, name, m->dir, sde);
 	archive_entry_set_size(e, m->dir ? 0 : (la_int64_t)m->size);
-	archive_entry_set_mtime(e, sde, 0);
-	archive_entry_set_uid(e, 0);
-	archive_entry_set_gid(e, 0);
 	if (archive_write_header(a, e) != ARCHIVE_OK) {
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s' to the archive: %s", name, arc_error(a));
 		goto cleanup;
@@ -486,121 +493,115 @@ cleanup:
 	return err;
 }
 
-int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PKEY *key, int level)
+/* bundle_pack()'s state: the run directory and its name, the archive's name and temporary path, its members and
+ * their time, the archive being written through the writer thread, and its digest once written */
+struct pack {
+	char *dir;
+	const char *run;
+	char *tarname, *tmp;
+	struct members ms;
+	time_t sde;
+	int level;
+	struct out_stream os;
+	struct archive *a;
+	unsigned char *buf;
+	char tarsha[65];
+};
+
+/* the gzip'd pax archive on p->tmp through the writer thread (p->os) */
+static int pack_archive_open(struct pack *p)
 {
 	static const char *const levels[] = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9" };
-	struct members ms = { NULL, 0, 0 };
-	struct bundle_limits lim;
-	struct out_stream os;
-	struct archive *a = NULL;
-	char *dir = xstrdup(run_dir), *run, *parent = NULL, *tar = NULL, *tmp = NULL, *envp = NULL, *envtmp = NULL;
-	char *payload = NULL, *keyid = NULL, *tarname = NULL, tarsha[65], manifest_sha[65] = "";
-	unsigned char md[32], sig[64], *buf = xmalloc(CHUNK);
-	json_t *status = NULL, *subjects = NULL, *stmt = NULL, *envl = NULL;
-	struct strbuf pae = STRBUF_INIT, b64p = STRBUF_INIT, b64s = STRBUF_INIT;
-	char *mpath = NULL;
-	time_t sde;
-	int err = 0;
-	FILE *ef = NULL;
+	struct archive *a;
 
-	*out_tar = *out_envelope = NULL;
-	memset(&os, 0, sizeof(os));
-	while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
-		dir[strlen(dir) - 1] = '\0';
-	run = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-	parent = run == dir ? xstrdup(".") : xstrndup(dir, (size_t)(run - 1 - dir));
-	if (!*parent) {
-		free(parent);
-		parent = xstrdup("/");
-	}
-	if (!(status = load_json(dir, "status.json"))) {
-		err = bench_error_set(BENCH_E_FAIL, "'%s' is not a run directory (no readable status.json)", dir);
-		goto cleanup;
-	}
-	mpath = xstrfmt("%s/manifest.yaml", dir);
-	if ((err = fs_sha256_file(manifest_sha, mpath)) < 0)
-		goto cleanup;
-	bundle_limits_default(&lim);
-	if ((err = list_dir(&ms, dir, "", &lim)) < 0)
-		goto cleanup;
-	qsort(ms.v, ms.n, sizeof(*ms.v), cmp_member);
-	sde = source_date_epoch(dir, status);
-	tarname = xstrfmt("%s.bench.tar.gz", run);
-	tar = xstrfmt("%s/%s", parent, tarname);
-	tmp = xstrfmt("%s.tmp", tar);
-	if (!(os.f = fopen(tmp, "wb"))) {
-		err = bench_error_set(BENCH_E_IO, "cannot create '%s': %s", tmp, strerror(errno));
-		goto cleanup;
-	}
-	sha256_init(&os.sha);
-	ring_init(&os.ring, RING_SLOTS, CHUNK);
-	if (pthread_create(&os.th, NULL, out_writer, &os) != 0) {
-		err = bench_error_set(BENCH_E_FAIL, "cannot start the writer thread");
-		goto cleanup;
-	}
-	os.started = 1;
-	a = archive_write_new();
+	if (!(p->os.f = fopen(p->tmp, "wb")))
+		return bench_error_set(BENCH_E_IO, "cannot create '%s': %s", p->tmp, strerror(errno));
+	sha256_init(&p->os.sha);
+	ring_init(&p->os.ring, RING_SLOTS, CHUNK);
+	if (pthread_create(&p->os.th, NULL, out_writer, &p->os) != 0)
+		return bench_error_set(BENCH_E_FAIL, "cannot start the writer thread");
+	p->os.started = 1;
+	a = p->a = archive_write_new();
 	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK || archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
 	    archive_write_set_options(a, "gzip:!timestamp") != ARCHIVE_OK ||
-	    archive_write_set_filter_option(a, "gzip", "compression-level", levels[level < 0 || level > 9 ? 1 : level]) != ARCHIVE_OK ||
+	    archive_write_set_filter_option(a, "gzip", "compression-level",
+					    levels[p->level < 0 || p->level > 9 ? 1 : p->level]) != ARCHIVE_OK ||
 	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
-	    archive_write_open(a, &os, NULL, out_write, NULL) != ARCHIVE_OK) {
-		err = bench_error_set(BENCH_E_IO, "cannot start the archive: %s", arc_error(a));
-		goto cleanup;
-	}
-	{
-		/* the run directory itself first, then its members */
-		struct member root = { xstrdup(""), 1, 0, "" };
-		char *name = xstrfmt("%s/", run);
-		struct archive_entry *e = archive_entry_new();
+	    archive_write_open(a, &p->os, NULL, out_write, NULL) != ARCHIVE_OK)
+		return bench_error_set(BENCH_E_IO, "cannot start the archive: %s", arc_error(a));
+	return 0;
+}
 
-		archive_entry_set_pathname(e, name);
-		archive_entry_set_filetype(e, AE_IFDIR);
-		archive_entry_set_perm(e, 0755);
-		archive_entry_set_mtime(e, sde, 0);
-		archive_entry_set_uid(e, 0);
-		archive_entry_set_gid(e, 0);
-		if (archive_write_header(a, e) != ARCHIVE_OK)
-			err = bench_error_set(BENCH_E_IO, "cannot write the archive: %s", arc_error(a));
-		archive_entry_free(e);
-		free(name);
-		free(root.rel);
-		if (err)
-			goto cleanup;
-	}
-	for (size_t i = 0; i < ms.n; i++)
-		if ((err = write_entry(a, dir, run, &ms.v[i], sde, buf)) < 0)
-			goto cleanup;
-	if (archive_write_close(a) != ARCHIVE_OK) {
-		err = bench_error_set(BENCH_E_IO, "cannot finish the archive: %s", arc_error(a));
-		goto cleanup;
-	}
-	if ((errno = out_finish(&os)) != 0) {
-		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
-		goto cleanup;
-	}
-	if (fflush(os.f) != 0 || fsync(fileno(os.f)) != 0 || fclose(os.f) != 0) {
-		os.f = NULL;
-		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
-		goto cleanup;
-	}
-	os.f = NULL;
-	sha256_final(md, &os.sha);
-	hex(tarsha, md);
+/* the run directory itself, the archive's first entry */
+static int pack_write_root(struct pack *p)
+{
+	char *name = xstrfmt("%s/", p->run);
+	struct archive_entry *e = archive_entry_new();
+	int err = 0;
 
-	/* the statement: subject 0 is the archive, then every regular member */
-	subjects = json_array();
-	json_array_append_new(subjects, json_pack("{s:s, s:{s:s}}", "name", tarname, "digest", "sha256", tarsha));
-	for (size_t i = 0; i < ms.n; i++) {
-		if (ms.v[i].dir)
+	entry_set_common(e, name, 1, p->sde);
+	if (archive_write_header(p->a, e) != ARCHIVE_OK)
+		err = bench_error_set(BENCH_E_IO, "cannot write the archive: %s", arc_error(p->a));
+	archive_entry_free(e);
+	free(name);
+	return err;
+}
+
+/* the archive written whole: the run directory, then its members; closed, flushed to disk and digested */
+static int pack_archive(struct pack *p)
+{
+	unsigned char md[32];
+	int err;
+
+	if ((err = pack_archive_open(p)) < 0 || (err = pack_write_root(p)) < 0)
+		return err;
+	for (size_t i = 0; i < p->ms.n; i++)
+		if ((err = write_entry(p->a, p->dir, p->run, &p->ms.v[i], p->sde, p->buf)) < 0)
+			return err;
+	if (archive_write_close(p->a) != ARCHIVE_OK)
+		return bench_error_set(BENCH_E_IO, "cannot finish the archive: %s", arc_error(p->a));
+	if ((errno = out_finish(&p->os)) != 0)
+		return bench_error_set(BENCH_E_IO, "cannot write '%s': %s", p->tmp, strerror(errno));
+	if (fflush(p->os.f) != 0 || fsync(fileno(p->os.f)) != 0 || fclose(p->os.f) != 0) {
+		p->os.f = NULL;
+		return bench_error_set(BENCH_E_IO, "cannot write '%s': %s", p->tmp, strerror(errno));
+	}
+	p->os.f = NULL;
+	sha256_final(md, &p->os.sha);
+	hex(p->tarsha, md);
+	return 0;
+}
+
+/* the statement: subject 0 is the archive, then every regular member; its predicate the run's provenance */
+static json_t *pack_statement(const struct pack *p, json_t *status, const char *manifest_sha)
+{
+	json_t *subjects = json_array(), *stmt;
+
+	json_array_append_new(subjects, json_pack("{s:s, s:{s:s}}", "name", p->tarname, "digest", "sha256", p->tarsha));
+	for (size_t i = 0; i < p->ms.n; i++) {
+		if (p->ms.v[i].dir)
 			continue;
-		json_array_append_new(subjects, json_pack("{s:s++, s:{s:s}}", "name", run, "/", ms.v[i].rel, "digest",
-							  "sha256", ms.v[i].sha));
+		json_array_append_new(subjects, json_pack("{s:s++, s:{s:s}}", "name", p->run, "/", p->ms.v[i].rel, "digest",
+							  "sha256", p->ms.v[i].sha));
 	}
 	stmt = json_pack("{s:s, s:O, s:s, s:o}", "_type", "https://in-toto.io/Statement/v1", "subject", subjects,
 			 "predicateType", "https://slsa.dev/provenance/v1", "predicate",
-			 provenance(dir, run, status, manifest_sha));
-	payload = json_dumps(stmt, JSON_COMPACT | JSON_SORT_KEYS);
+			 provenance(p->dir, p->run, status, manifest_sha));
+	json_decref(subjects);
+	return stmt;
+}
+
+/* the statement signed with key into its DSSE envelope, written to envtmp (removed on failure) */
+static int pack_write_envelope(const struct pack *p, json_t *status, const char *manifest_sha, EVP_PKEY *key,
+			       const char *envtmp)
+{
+	json_t *stmt = pack_statement(p, status, manifest_sha), *envl = NULL;
+	struct strbuf pae = STRBUF_INIT, b64p = STRBUF_INIT, b64s = STRBUF_INIT;
+	char *payload = json_dumps(stmt, JSON_COMPACT | JSON_SORT_KEYS), *keyid = NULL;
+	unsigned char sig[64];
+	FILE *ef = NULL;
+	int err = 0;
+
 	dsse_pae(&pae, BUNDLE_PAYLOAD_TYPE, (const unsigned char *)payload, strlen(payload));
 	if ((err = sign_ed25519(sig, key, (const unsigned char *)pae.buf, pae.len)) < 0 || (err = sign_keyid(&keyid, key)) < 0)
 		goto cleanup;
@@ -608,66 +609,113 @@ int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PK
 	base64_encode(&b64s, sig, sizeof(sig));
 	envl = json_pack("{s:s, s:s, s:[{s:s, s:s}]}", "payload", b64p.buf, "payloadType", BUNDLE_PAYLOAD_TYPE,
 			 "signatures", "keyid", keyid, "sig", b64s.buf);
-	envp = xstrfmt("%s.intoto.jsonl", tar);
-	envtmp = xstrfmt("%s.tmp", envp);
 	if (!(ef = fopen(envtmp, "wb")) || json_dumpf(envl, ef, JSON_COMPACT | JSON_SORT_KEYS) != 0 || fputc('\n', ef) == EOF ||
 	    fclose(ef) != 0) {
-		ef = NULL;
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", envtmp, strerror(errno));
+		unlink(envtmp);
+	}
+cleanup:
+	free(payload);
+	free(keyid);
+	json_decref(stmt);
+	json_decref(envl);
+	strbuf_release(&pae);
+	strbuf_release(&b64p);
+	strbuf_release(&b64s);
+	return err;
+}
+
+/* the run directory's name and the directory the bundle goes into, from dir (its trailing slashes removed) */
+static char *pack_split_dir(const char **run, char *dir)
+{
+	char *parent;
+
+	while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
+		dir[strlen(dir) - 1] = '\0';
+	*run = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+	parent = *run == dir ? xstrdup(".") : xstrndup(dir, (size_t)(*run - 1 - dir));
+	if (!*parent) {
+		free(parent);
+		parent = xstrdup("/");
+	}
+	return parent;
+}
+
+/* What bundle_pack() holds released; after an error (err), the archive's temporary file removed. */
+static void pack_release(struct pack *p, int err)
+{
+	if (p->os.started) { /* an error before the end: stop the writer before its file is closed */
+		ring_fail(&p->os.ring);
+		pthread_join(p->os.th, NULL);
+		p->os.started = 0;
+	}
+	if (p->a)
+		archive_write_free(p->a); /* may still call out_write: the failed ring refuses it */
+	p->a = NULL;
+	if (p->os.ring.slot)
+		ring_release(&p->os.ring);
+	if (p->os.sha.ctx)
+		EVP_MD_CTX_free(p->os.sha.ctx);
+	if (p->os.f) {
+		fclose(p->os.f);
+		unlink(p->tmp);
+	}
+	if (err && p->tmp)
+		unlink(p->tmp);
+	free(p->buf);
+	free(p->dir);
+	free(p->tmp);
+	free(p->tarname);
+	members_release(&p->ms);
+}
+
+int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PKEY *key, int level)
+{
+	struct pack p = { .dir = xstrdup(run_dir), .level = level, .buf = xmalloc(CHUNK) };
+	struct bundle_limits lim;
+	char *parent, *tar = NULL, *envp = NULL, *envtmp = NULL, *mpath = NULL, manifest_sha[65] = "";
+	json_t *status = NULL;
+	int err = 0;
+
+	*out_tar = *out_envelope = NULL;
+	parent = pack_split_dir(&p.run, p.dir);
+	if (!(status = load_json(p.dir, "status.json"))) {
+		err = bench_error_set(BENCH_E_FAIL, "'%s' is not a run directory (no readable status.json)", p.dir);
 		goto cleanup;
 	}
-	ef = NULL;
-	if (rename(tmp, tar) != 0 || rename(envtmp, envp) != 0) {
+	mpath = xstrfmt("%s/manifest.yaml", p.dir);
+	if ((err = fs_sha256_file(manifest_sha, mpath)) < 0)
+		goto cleanup;
+	bundle_limits_default(&lim);
+	if ((err = list_dir(&p.ms, p.dir, "", &lim)) < 0)
+		goto cleanup;
+	qsort(p.ms.v, p.ms.n, sizeof(*p.ms.v), cmp_member);
+	p.sde = source_date_epoch(p.dir, status);
+	p.tarname = xstrfmt("%s.bench.tar.gz", p.run);
+	tar = xstrfmt("%s/%s", parent, p.tarname);
+	p.tmp = xstrfmt("%s.tmp", tar);
+	if ((err = pack_archive(&p)) < 0)
+		goto cleanup;
+	envp = xstrfmt("%s.intoto.jsonl", tar);
+	envtmp = xstrfmt("%s.tmp", envp);
+	if ((err = pack_write_envelope(&p, status, manifest_sha, key, envtmp)) < 0)
+		goto cleanup;
+	if (rename(p.tmp, tar) != 0 || rename(envtmp, envp) != 0) {
 		err = bench_error_set(BENCH_E_IO, "cannot rename the bundle into place: %s", strerror(errno));
+		unlink(envtmp);
 		goto cleanup;
 	}
 	*out_tar = tar;
 	*out_envelope = envp;
 	tar = envp = NULL;
 cleanup:
-	if (os.started) { /* an error before the end: stop the writer before its file is closed */
-		ring_fail(&os.ring);
-		pthread_join(os.th, NULL);
-		os.started = 0;
-	}
-	if (a)
-		archive_write_free(a); /* may still call out_write: the failed ring refuses it */
-	a = NULL;
-	if (os.ring.slot)
-		ring_release(&os.ring);
-	if (os.sha.ctx)
-		EVP_MD_CTX_free(os.sha.ctx);
-	if (os.f) {
-		fclose(os.f);
-		unlink(tmp);
-	}
-	if (ef)
-		fclose(ef);
-	if (err && envtmp)
-		unlink(envtmp);
-	if (err && tmp)
-		unlink(tmp);
-	if (a)
-		archive_write_free(a);
-	free(buf);
-	free(dir);
+	pack_release(&p, err);
 	free(parent);
 	free(tar);
-	free(tmp);
 	free(envp);
 	free(envtmp);
-	free(payload);
-	free(keyid);
-	free(tarname);
 	free(mpath);
 	json_decref(status);
-	json_decref(subjects);
-	json_decref(stmt);
-	json_decref(envl);
-	strbuf_release(&pae);
-	strbuf_release(&b64p);
-	strbuf_release(&b64s);
-	members_release(&ms);
 	return err;
 }
 
@@ -751,6 +799,52 @@ void bundle_verify_result_release(struct bundle_verify_result *r)
 	r->fd = -1;
 }
 
+/* The first signature of sigs by one of keys[0..nkeys) that verifies over pae: its key id and its key's origin
+ * into out. An error when a signature by a known key does not verify, or none is by a known key. */
+static int verify_signatures(struct bundle_verify_result *out, json_t *sigs, const struct strbuf *pae, EVP_PKEY **keys,
+			     char **origins, size_t nkeys)
+{
+	struct strbuf sig = STRBUF_INIT, ids = STRBUF_INIT;
+	int err = BENCH_E_VERIFY;
+
+	for (size_t i = 0; i < json_array_size(sigs) && err; i++) {
+		json_t *s = json_array_get(sigs, i);
+		const char *kid = json_string_value(json_object_get(s, "keyid"));
+		const char *s64 = json_string_value(json_object_get(s, "sig"));
+
+		strbuf_addf(&ids, "%s%s", ids.len ? ", " : "", kid ? kid : "(no keyid)");
+		strbuf_reset(&sig);
+		if (!s64 || base64_decode(&sig, s64, strlen(s64)) < 0)
+			continue;
+		for (size_t k = 0; k < nkeys && err; k++) {
+			char *id = NULL;
+
+			if (sign_keyid(&id, keys[k]) < 0)
+				continue;
+			if (kid && !strcmp(kid, id) &&
+			    sign_verify_ed25519(keys[k], (const unsigned char *)pae->buf, pae->len, (unsigned char *)sig.buf,
+						sig.len) == 0) {
+				out->keyid = id;
+				out->key_origin = xstrdup(origins[k]);
+				err = 0;
+				id = NULL;
+			} else if (kid && !strcmp(kid, id)) {
+				err = bench_error_set(BENCH_E_VERIFY, "the signature by key %s does not verify: the statement "
+						      "or the signature was altered", kid);
+				free(id);
+				goto cleanup;
+			}
+			free(id);
+		}
+	}
+	if (err)
+		err = bench_error_set(BENCH_E_VERIFY, "no signature by a known key (envelope key ids: %s)", ids.buf);
+cleanup:
+	strbuf_release(&sig);
+	strbuf_release(&ids);
+	return err;
+}
+
 static int verify_envelope(struct bundle_verify_result *out, json_t **stmt, const char *envpath, char *const *keypaths,
 			   const char *home)
 {
@@ -758,7 +852,7 @@ static int verify_envelope(struct bundle_verify_result *out, json_t **stmt, cons
 	size_t len, nkeys = 0, skipped = 0;
 	json_t *env = NULL, *sigs;
 	json_error_t jerr;
-	struct strbuf payload = STRBUF_INIT, pae = STRBUF_INIT, sig = STRBUF_INIT, ids = STRBUF_INIT;
+	struct strbuf payload = STRBUF_INIT, pae = STRBUF_INIT;
 	EVP_PKEY **keys = NULL;
 	char **origins = NULL;
 	const char *type, *p64;
@@ -804,41 +898,8 @@ static int verify_envelope(struct bundle_verify_result *out, json_t **stmt, cons
 		goto cleanup;
 	}
 	dsse_pae(&pae, type, (const unsigned char *)payload.buf, payload.len);
-	err = BENCH_E_VERIFY;
-	for (size_t i = 0; i < json_array_size(sigs) && err; i++) {
-		json_t *s = json_array_get(sigs, i);
-		const char *kid = json_string_value(json_object_get(s, "keyid"));
-		const char *s64 = json_string_value(json_object_get(s, "sig"));
-
-		strbuf_addf(&ids, "%s%s", ids.len ? ", " : "", kid ? kid : "(no keyid)");
-		strbuf_reset(&sig);
-		if (!s64 || base64_decode(&sig, s64, strlen(s64)) < 0)
-			continue;
-		for (size_t k = 0; k < nkeys && err; k++) {
-			char *id = NULL;
-
-			if (sign_keyid(&id, keys[k]) < 0)
-				continue;
-			if (kid && !strcmp(kid, id) &&
-			    sign_verify_ed25519(keys[k], (const unsigned char *)pae.buf, pae.len, (unsigned char *)sig.buf,
-						sig.len) == 0) {
-				out->keyid = id;
-				out->key_origin = xstrdup(origins[k]);
-				err = 0;
-				id = NULL;
-			} else if (kid && !strcmp(kid, id)) {
-				err = bench_error_set(BENCH_E_VERIFY, "the signature by key %s does not verify: the statement "
-						      "or the signature was altered", kid);
-				free(id);
-				goto cleanup;
-			}
-			free(id);
-		}
-	}
-	if (err) {
-		err = bench_error_set(BENCH_E_VERIFY, "no signature by a known key (envelope key ids: %s)", ids.buf);
+	if ((err = verify_signatures(out, sigs, &pae, keys, origins, nkeys)) < 0)
 		goto cleanup;
-	}
 	if (!(*stmt = json_loadb(payload.buf, payload.len, JSON_REJECT_DUPLICATES, &jerr)) || !json_is_object(*stmt)) {
 		err = bench_error_set(BENCH_E_VERIFY, "the signed payload is not a JSON statement");
 		goto cleanup;
@@ -857,8 +918,6 @@ cleanup:
 	json_decref(env);
 	strbuf_release(&payload);
 	strbuf_release(&pae);
-	strbuf_release(&sig);
-	strbuf_release(&ids);
 	return err;
 }
 
@@ -1138,112 +1197,113 @@ static int tarscan_pax(struct tar_scan *ts)
 	return 0;
 }
 
-static int tarscan_header(struct tar_scan *ts)
+/* every number as bench writes it: octal digits padded with spaces or NULs (no base-256); the device numbers octal
+ * or empty; Python's tarfile stops at a header it cannot read, GNU tar reads on */
+static int tarscan_numbers(struct tar_scan *ts, const unsigned char *h, const char *name)
 {
-	const unsigned char *h = ts->hdr;
-	char name[260];
-	uint64_t size;
+	static const struct { unsigned off, len; const char *what; } num[] = {
+		{ 100, 8, "mode" }, { 108, 8, "uid" }, { 116, 8, "gid" }, { 136, 12, "mtime" },
+		{ 329, 8, "devmajor" }, { 337, 8, "devminor" },
+	};
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(num) / sizeof(*num); i++) {
+		const unsigned char *f = h + num[i].off;
+		size_t z = 0;
+
+		if (num[i].off >= 329)
+			while (z < num[i].len && (f[z] == 0 || f[z] == ' '))
+				z++;
+		if (z < num[i].len && tarscan_octal(&v, f, num[i].len) < 0)
+			return tarscan_fail(ts, "refused archive entry '%s': a %s field that is not octal", name, num[i].what);
+	}
+	return 0;
+}
+
+/* a pax extended header of size bytes: its records are read next (TS_PAX) */
+static int tarscan_pax_start(struct tar_scan *ts, uint64_t size)
+{
+	if (ts->after_pax)
+		return tarscan_fail(ts, "two pax extended headers in a row at byte %llu", (unsigned long long)ts->hdr_off);
+	if (size == 0 || size > TARSCAN_PAX_MAX)
+		return tarscan_fail(ts, "a pax extended header of %llu bytes at byte %llu", (unsigned long long)size,
+				    (unsigned long long)ts->hdr_off);
+	ts->after_pax = 1;
+	ts->pax_size = size;
+	ts->pax_len = 0;
+	ts->pax = xrealloc(ts->pax, (size_t)size);
+	ts->state = TS_PAX;
+	return 0;
+}
+
+/* the fields of a file's or directory's header (shown: its name) as bench writes them (write_entry): uid and gid
+ * 0, no user or group name, no link name, mode 0644 or 0755 (no type bits), a directory's name ending in '/';
+ * anything else is a feature of some other writer that extracting tools act on (GNU tar as root gives files the
+ * named owner) */
+static int tarscan_fields(struct tar_scan *ts, const unsigned char *h, const char *shown)
+{
+	uint64_t mode = 0, uid = 0, gid = 0;
 	size_t k;
 
-	for (k = 0; k < 512 && !h[k]; k++)
+	tarscan_octal(&mode, h + 100, 8);
+	tarscan_octal(&uid, h + 108, 8);
+	tarscan_octal(&gid, h + 116, 8);
+	if (uid || gid)
+		return tarscan_fail(ts, "refused archive entry '%s': owner uid %llu gid %llu (bench writes 0 and 0)", shown,
+				    (unsigned long long)uid, (unsigned long long)gid);
+	for (k = 0; k < 64 && !h[265 + k]; k++)
 		;
-	if (k == 512) { /* the end marker: what follows is checked to be zeros (nonzero_end) */
-		if (ts->after_pax)
-			return tarscan_fail(ts, "a pax extended header at byte %llu without its entry",
-					    (unsigned long long)ts->hdr_off);
-		ts->state = TS_END;
-		return 0;
-	}
-	tarscan_name(h, name, sizeof(name));
-	if (memcmp(h + 257, "ustar\0" "00", 8))
-		return tarscan_fail(ts, "refused archive entry '%s': not a POSIX ustar header (GNU or old tar format)", name);
-	if (tarscan_octal(&size, h + 124, 12) < 0)
-		return tarscan_fail(ts, "refused archive entry '%s': a size field that is not octal", name);
-	{ /* every number as bench writes it: octal digits padded with spaces or NULs (no base-256); the device
-	   * numbers octal or empty; Python's tarfile stops at a header it cannot read, GNU tar reads on */
-		static const struct { unsigned off, len; const char *what; } num[] = {
-			{ 100, 8, "mode" }, { 108, 8, "uid" }, { 116, 8, "gid" }, { 136, 12, "mtime" },
-			{ 329, 8, "devmajor" }, { 337, 8, "devminor" },
-		};
-		uint64_t v;
+	if (k < 64)
+		return tarscan_fail(ts, "refused archive entry '%s': a user or group name (bench writes none)", shown);
+	for (k = 0; k < 100 && !h[157 + k]; k++)
+		;
+	if (k < 100)
+		return tarscan_fail(ts, "refused archive entry '%s': a link name on a %s (bench writes none)", shown,
+				    h[156] == '5' ? "directory" : "regular file");
+	if (!(mode & 07022) && mode != (h[156] == '5' ? 0755u : 0644u))
+		return tarscan_fail(ts, "refused archive entry '%s': mode %llo (bench writes %s)", shown,
+				    (unsigned long long)mode, h[156] == '5' ? "0755 for a directory" : "0644 for a file");
+	if (h[156] == '5' && (!*shown || shown[strlen(shown) - 1] != '/'))
+		return tarscan_fail(ts, "refused archive entry '%s': a directory whose name does not end in '/' "
+				    "(bench writes it with one)", shown);
+	return 0;
+}
 
-		for (size_t i = 0; i < sizeof(num) / sizeof(*num); i++) {
-			const unsigned char *f = h + num[i].off;
-			size_t z = 0;
+/* a regular file ('0') or directory ('5') of size bytes (its header's; a pax header's before it wins): its name
+ * and fields checked, its data skipped */
+static int tarscan_entry(struct tar_scan *ts, const unsigned char *h, const char *name, uint64_t size)
+{
+	int pax_path = ts->after_pax && ts->pax_has_path, err;
+	const char *shown = pax_path ? ts->pax_path : name;
 
-			if (num[i].off >= 329)
-				while (z < num[i].len && (f[z] == 0 || f[z] == ' '))
-					z++;
-			if (z < num[i].len && tarscan_octal(&v, f, num[i].len) < 0)
-				return tarscan_fail(ts, "refused archive entry '%s': a %s field that is not octal", name,
-						    num[i].what);
-		}
+	if (!pax_path) {
+		const char *why = tarscan_path(name, strlen(name), h[156] == '5');
+
+		if (why || memchr(h, 0, 100) == h) /* the name field itself empty: a prefix alone */
+			return tarscan_fail(ts, "refused archive entry '%s': %s", name, why ? why : "an empty name");
 	}
+	if (h[156] == '5' && (pax_path ? ts->pax_path_doc : dir_named_like_document(name)))
+		return tarscan_fail(ts, "refused archive entry '%s': a directory named like a document bench reads "
+				    "as a file (.json, .jsonl, .yaml)", shown);
+	if (ts->after_pax && ts->pax_has_size)
+		size = ts->pax_entry_size;
+	if (h[156] == '5' && size) /* readers skip its "data" or read headers hidden in it: bench writes none */
+		return tarscan_fail(ts, "refused archive entry '%s': a directory with a size (%llu bytes); bench "
+				    "writes directories with none", shown, (unsigned long long)size);
+	if ((err = tarscan_fields(ts, h, shown)) < 0)
+		return err;
+	ts->after_pax = 0;
+	ts->pax_has_size = 0;
+	ts->pax_has_path = 0;
+	ts->skip = (size + 511) / 512 * 512;
+	ts->state = ts->skip ? TS_SKIP : TS_HEADER;
+	return 0;
+}
+
+/* an entry of a type bench never writes (h[156]): refused, named by what it is */
+static int tarscan_refuse_type(struct tar_scan *ts, const unsigned char *h, const char *name)
+{
 	switch (h[156]) {
-	case 'x':
-		if (ts->after_pax)
-			return tarscan_fail(ts, "two pax extended headers in a row at byte %llu", (unsigned long long)ts->hdr_off);
-		if (size == 0 || size > TARSCAN_PAX_MAX)
-			return tarscan_fail(ts, "a pax extended header of %llu bytes at byte %llu", (unsigned long long)size,
-					    (unsigned long long)ts->hdr_off);
-		ts->after_pax = 1;
-		ts->pax_size = size;
-		ts->pax_len = 0;
-		ts->pax = xrealloc(ts->pax, (size_t)size);
-		ts->state = TS_PAX;
-		return 0;
-	case '0':
-	case '5':
-		if (!(ts->after_pax && ts->pax_has_path)) {
-			const char *why = tarscan_path(name, strlen(name), h[156] == '5');
-
-			if (why || memchr(h, 0, 100) == h) /* the name field itself empty: a prefix alone */
-				return tarscan_fail(ts, "refused archive entry '%s': %s", name, why ? why : "an empty name");
-		}
-		if (h[156] == '5' && (ts->after_pax && ts->pax_has_path ? ts->pax_path_doc : dir_named_like_document(name)))
-			return tarscan_fail(ts, "refused archive entry '%s': a directory named like a document bench reads "
-					    "as a file (.json, .jsonl, .yaml)", ts->after_pax && ts->pax_has_path ? ts->pax_path : name);
-		if (ts->after_pax && ts->pax_has_size)
-			size = ts->pax_entry_size;
-		if (h[156] == '5' && size) /* readers skip its "data" or read headers hidden in it: bench writes none */
-			return tarscan_fail(ts, "refused archive entry '%s': a directory with a size (%llu bytes); bench "
-					    "writes directories with none", ts->after_pax && ts->pax_has_path ? ts->pax_path : name,
-					    (unsigned long long)size);
-		{ /* the fields as bench writes them (write_entry): uid and gid 0, no user or group name, no link name,
-		   * mode 0644 or 0755 (no type bits), a directory's name ending in '/'; anything else is a feature of
-		   * some other writer that extracting tools act on (GNU tar as root gives files the named owner) */
-			const char *shown = ts->after_pax && ts->pax_has_path ? ts->pax_path : name;
-			uint64_t mode = 0, uid = 0, gid = 0;
-			size_t k2;
-
-			tarscan_octal(&mode, h + 100, 8);
-			tarscan_octal(&uid, h + 108, 8);
-			tarscan_octal(&gid, h + 116, 8);
-			if (uid || gid)
-				return tarscan_fail(ts, "refused archive entry '%s': owner uid %llu gid %llu (bench writes 0 and 0)",
-						    shown, (unsigned long long)uid, (unsigned long long)gid);
-			for (k2 = 0; k2 < 64 && !h[265 + k2]; k2++)
-				;
-			if (k2 < 64)
-				return tarscan_fail(ts, "refused archive entry '%s': a user or group name (bench writes none)", shown);
-			for (k2 = 0; k2 < 100 && !h[157 + k2]; k2++)
-				;
-			if (k2 < 100)
-				return tarscan_fail(ts, "refused archive entry '%s': a link name on a %s (bench writes none)", shown,
-						    h[156] == '5' ? "directory" : "regular file");
-			if (!(mode & 07022) && mode != (h[156] == '5' ? 0755u : 0644u))
-				return tarscan_fail(ts, "refused archive entry '%s': mode %llo (bench writes %s)", shown,
-						    (unsigned long long)mode, h[156] == '5' ? "0755 for a directory" : "0644 for a file");
-			if (h[156] == '5' && (!*shown || shown[strlen(shown) - 1] != '/'))
-				return tarscan_fail(ts, "refused archive entry '%s': a directory whose name does not end in '/' "
-						    "(bench writes it with one)", shown);
-		}
-		ts->after_pax = 0;
-		ts->pax_has_size = 0;
-		ts->pax_has_path = 0;
-		ts->skip = (size + 511) / 512 * 512;
-		ts->state = ts->skip ? TS_SKIP : TS_HEADER;
-		return 0;
 	case '1':
 		return tarscan_fail(ts, "refused archive entry '%s': a hard link", name);
 	case '2':
@@ -1272,6 +1332,37 @@ static int tarscan_header(struct tar_scan *ts)
 		return tarscan_fail(ts, "refused archive entry '%s': a tar header of type 0x%02x (bench writes only files "
 				    "'0', directories '5' and pax headers 'x')", name, h[156]);
 	}
+}
+
+static int tarscan_header(struct tar_scan *ts)
+{
+	const unsigned char *h = ts->hdr;
+	char name[260];
+	uint64_t size;
+	size_t k;
+	int err;
+
+	for (k = 0; k < 512 && !h[k]; k++)
+		;
+	if (k == 512) { /* the end marker: what follows is checked to be zeros (nonzero_end) */
+		if (ts->after_pax)
+			return tarscan_fail(ts, "a pax extended header at byte %llu without its entry",
+					    (unsigned long long)ts->hdr_off);
+		ts->state = TS_END;
+		return 0;
+	}
+	tarscan_name(h, name, sizeof(name));
+	if (memcmp(h + 257, "ustar\0" "00", 8))
+		return tarscan_fail(ts, "refused archive entry '%s': not a POSIX ustar header (GNU or old tar format)", name);
+	if (tarscan_octal(&size, h + 124, 12) < 0)
+		return tarscan_fail(ts, "refused archive entry '%s': a size field that is not octal", name);
+	if ((err = tarscan_numbers(ts, h, name)) < 0)
+		return err;
+	if (h[156] == 'x')
+		return tarscan_pax_start(ts, size);
+	if (h[156] == '0' || h[156] == '5')
+		return tarscan_entry(ts, h, name, size);
+	return tarscan_refuse_type(ts, h, name);
 }
 
 /* scans n bytes of the tar stream; -1 with ts->msg set when the archive is refused */
@@ -1623,13 +1714,112 @@ struct pass {
 	unsigned char tar_md[32];
 };
 
+/* the checks of an archive's entry before its data: at most max_entries of them, a name entry_problem() accepts
+ * and no other entry has (one spelling per name); a member's size within its kind's limit and the whole's */
+static int pass_check_entry(struct pass *ps, struct archive_entry *e, struct strset *names, size_t *entries,
+			    uint64_t *total)
+{
+	const char *name = archive_entry_pathname(e), *why = entry_problem(e, ps->run);
+	uint64_t size, limit;
+	char *key;
+	int dup;
+
+	if (++*entries > ps->lim->max_entries)
+		return bench_error_set(BENCH_E_VERIFY, "the archive has more than %zu entries", ps->lim->max_entries);
+	if (why)
+		return bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %s", name ? name : "", why);
+	key = xstrndup(name, strlen(name) - (name[strlen(name) - 1] == '/')); /* one spelling per name */
+	strset_add(names, key, &dup);
+	free(key);
+	if (dup)
+		return bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': a duplicate name", name);
+	if (archive_entry_filetype(e) == AE_IFDIR)
+		return 0;
+	size = (uint64_t)archive_entry_size(e);
+	limit = bundle_member_limit(ps->lim, name + strlen(ps->run) + 1);
+	if (archive_entry_size(e) < 0 || size > limit || (*total += size) > ps->lim->max_total)
+		return bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %llu bytes is over the limit (%llu "
+				       "bytes for a member of its kind, %llu in all)", name, (unsigned long long)size,
+				       (unsigned long long)limit, (unsigned long long)ps->lim->max_total);
+	return 0;
+}
+
+/* a member's data, digested and handed to the sink; its digest checked against the signed statement's, a member
+ * the statement lacks or whose digest differs noted in *member_err (the first such) */
+static int pass_read_member(struct pass *ps, struct archive *a, struct in_stream *in, struct archive_entry *e,
+			    unsigned char *data, int *member_err)
+{
+	const char *name = archive_entry_pathname(e), *rel = name + strlen(ps->run) + 1;
+	uint64_t size = (uint64_t)archive_entry_size(e);
+	unsigned char md[32];
+	int idx = -1, want = 0, err;
+	struct sha256 c;
+	la_ssize_t n;
+
+	if (ps->subj) {
+		idx = find_subject(ps->subj, ps->ns, name);
+		if (idx < 0 && !*member_err)
+			*member_err = bench_error_set(BENCH_E_VERIFY, "member '%s' is in the archive but not in the "
+						      "signed statement", name);
+	}
+	if (ps->sink && (want = ps->sink->open(ps->sink->ctx, rel, size)) < 0)
+		return want;
+	sha256_init(&c);
+	while ((n = archive_read_data(a, data, CHUNK)) > 0) {
+		sha256_update(&c, data, (size_t)n);
+		if (want && (err = ps->sink->data(ps->sink->ctx, rel, data, (size_t)n)) < 0) {
+			EVP_MD_CTX_free(c.ctx);
+			return err;
+		}
+	}
+	sha256_final(md, &c);
+	if (n < 0 && in->refused)
+		return bench_error_set(BENCH_E_VERIFY, "%s", in->zmsg);
+	if (n < 0)
+		return bench_error_set(BENCH_E_VERIFY, "the archive is corrupt in '%s': %s", name, arc_error(a));
+	if (want && (err = ps->sink->data(ps->sink->ctx, rel, NULL, 0)) < 0)
+		return err;
+	if (idx >= 0) {
+		char got[65];
+
+		hex(got, md);
+		ps->subj[idx].seen = 1;
+		if (strcmp(got, ps->subj[idx].sha) && !*member_err)
+			*member_err = bench_error_set(BENCH_E_VERIFY, "member '%s' digest differs from the signed "
+						      "statement", name);
+	}
+	ps->members++;
+	ps->bytes += size;
+	return 0;
+}
+
+/* after the last header (r: what reading the next one returned): the archive ended at its end-of-archive marker,
+ * and only zero padding follows what libarchive consumed */
+static int pass_check_end(struct pass *ps, struct archive *a, struct in_stream *in, int r)
+{
+	uint64_t end;
+	int err;
+
+	if (r != ARCHIVE_EOF && in->refused)
+		return bench_error_set(BENCH_E_VERIFY, "%s", in->zmsg);
+	if (r != ARCHIVE_EOF)
+		return bench_error_set(BENCH_E_VERIFY, "the archive is corrupt or truncated: %s", arc_error(a));
+	end = (uint64_t)archive_filter_bytes(a, 0);
+	if ((err = in_finish(in, ps->tar, end)) < 0)
+		return err;
+	if (in->nonzero_end > end)
+		return bench_error_set(BENCH_E_VERIFY, "data after the end of the tar archive (an entry or garbage "
+				       "after its end marker)");
+	return 0;
+}
+
 static int read_pass(struct pass *ps, int fd)
 {
 	struct strset names = { NULL, 0, 0 };
 	struct in_stream in;
 	struct archive *a = NULL;
 	struct archive_entry *e;
-	unsigned char md[32], *data = xmalloc(CHUNK);
+	unsigned char *data = xmalloc(CHUNK);
 	size_t entries = 0;
 	uint64_t total = 0;
 	int err = 0, r, member_err = 0;
@@ -1649,99 +1839,15 @@ static int read_pass(struct pass *ps, int fd)
 		goto cleanup;
 	}
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e), *why = entry_problem(e, ps->run), *rel;
-		char *key;
-		int dup, idx = -1, want = 0;
-		uint64_t size, limit;
-		struct sha256 c;
-		la_ssize_t n;
-
-		if (++entries > ps->lim->max_entries) {
-			err = bench_error_set(BENCH_E_VERIFY, "the archive has more than %zu entries", ps->lim->max_entries);
+		if ((err = pass_check_entry(ps, e, &names, &entries, &total)) < 0)
 			goto cleanup;
-		}
-		if (why) {
-			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %s", name ? name : "", why);
-			goto cleanup;
-		}
-		key = xstrndup(name, strlen(name) - (name[strlen(name) - 1] == '/')); /* one spelling per name */
-		strset_add(&names, key, &dup);
-		free(key);
-		if (dup) {
-			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': a duplicate name", name);
-			goto cleanup;
-		}
 		if (archive_entry_filetype(e) == AE_IFDIR)
 			continue;
-		rel = name + strlen(ps->run) + 1;
-		size = (uint64_t)archive_entry_size(e);
-		limit = bundle_member_limit(ps->lim, rel);
-		if (archive_entry_size(e) < 0 || size > limit || (total += size) > ps->lim->max_total) {
-			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %llu bytes is over the limit (%llu "
-					      "bytes for a member of its kind, %llu in all)", name, (unsigned long long)size,
-					      (unsigned long long)limit, (unsigned long long)ps->lim->max_total);
+		if ((err = pass_read_member(ps, a, &in, e, data, &member_err)) < 0)
 			goto cleanup;
-		}
-		if (ps->subj) {
-			idx = find_subject(ps->subj, ps->ns, name);
-			if (idx < 0 && !member_err)
-				member_err = bench_error_set(BENCH_E_VERIFY, "member '%s' is in the archive but not in the "
-							     "signed statement", name);
-		}
-		if (ps->sink && (want = ps->sink->open(ps->sink->ctx, rel, size)) < 0) {
-			err = want;
-			goto cleanup;
-		}
-		sha256_init(&c);
-		while ((n = archive_read_data(a, data, CHUNK)) > 0) {
-			sha256_update(&c, data, (size_t)n);
-			if (want && (err = ps->sink->data(ps->sink->ctx, rel, data, (size_t)n)) < 0) {
-				EVP_MD_CTX_free(c.ctx);
-				goto cleanup;
-			}
-		}
-		sha256_final(md, &c);
-		if (n < 0) {
-			if (in.refused)
-				err = bench_error_set(BENCH_E_VERIFY, "%s", in.zmsg);
-			else
-				err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt in '%s': %s", name, arc_error(a));
-			goto cleanup;
-		}
-		if (want && (err = ps->sink->data(ps->sink->ctx, rel, NULL, 0)) < 0)
-			goto cleanup;
-		if (idx >= 0) {
-			char got[65];
-
-			hex(got, md);
-			ps->subj[idx].seen = 1;
-			if (strcmp(got, ps->subj[idx].sha) && !member_err)
-				member_err = bench_error_set(BENCH_E_VERIFY, "member '%s' digest differs from the signed "
-							     "statement", name);
-		}
-		ps->members++;
-		ps->bytes += size;
 	}
-	if (r != ARCHIVE_EOF && in.refused) {
-		err = bench_error_set(BENCH_E_VERIFY, "%s", in.zmsg);
+	if ((err = pass_check_end(ps, a, &in, r)) < 0)
 		goto cleanup;
-	}
-	if (r != ARCHIVE_EOF) {
-		err = bench_error_set(BENCH_E_VERIFY, "the archive is corrupt or truncated: %s", arc_error(a));
-		goto cleanup;
-	}
-	{
-		/* what libarchive consumed ends with the end-of-archive marker; only zero padding may follow it */
-		uint64_t end = (uint64_t)archive_filter_bytes(a, 0);
-
-		if ((err = in_finish(&in, ps->tar, end)) < 0)
-			goto cleanup;
-		if (in.nonzero_end > end) {
-			err = bench_error_set(BENCH_E_VERIFY, "data after the end of the tar archive (an entry or garbage "
-					      "after its end marker)");
-			goto cleanup;
-		}
-	}
 	if (member_err) {
 		err = member_err;
 		goto cleanup;
@@ -1783,6 +1889,30 @@ void bundle_test_hook(const char *stage, const char *path)
 			;
 }
 
+/* The statement's members: its subjects after the first (the archive), sorted by name, each with a name and a
+ * sha256 (borrowed from sa), none listed twice. *out is the caller's to free, also after an error. */
+static int statement_members(struct subject **out, size_t *n, json_t *sa)
+{
+	size_t ns = json_array_size(sa) - 1;
+	struct subject *subj = xcalloc(ns + 1, sizeof(*subj));
+
+	*out = subj;
+	*n = ns;
+	for (size_t i = 0; i < ns; i++) {
+		json_t *s = json_array_get(sa, i + 1);
+
+		subj[i].name = json_string_value(json_object_get(s, "name"));
+		subj[i].sha = json_string_value(json_object_get(json_object_get(s, "digest"), "sha256"));
+		if (!subj[i].name || !is_hex64(subj[i].sha))
+			return bench_error_set(BENCH_E_VERIFY, "subject %zu of the statement has no name or sha256", i + 1);
+	}
+	qsort(subj, ns, sizeof(*subj), cmp_subject);
+	for (size_t i = 1; i < ns; i++)
+		if (!strcmp(subj[i].name, subj[i - 1].name))
+			return bench_error_set(BENCH_E_VERIFY, "the statement lists '%s' twice", subj[i].name);
+	return 0;
+}
+
 int bundle_verify_read(struct bundle_verify_result *out, const char *tar, const char *envelope, char *const *keys,
 		       const char *home, const struct bundle_limits *lim, const struct bundle_sink *sink)
 {
@@ -1818,25 +1948,7 @@ int bundle_verify_read(struct bundle_verify_result *out, const char *tar, const 
 		goto cleanup;
 	}
 	run = xstrndup(name0, strlen(name0) - strlen(".bench.tar.gz"));
-	ns = json_array_size(sa) - 1;
-	subj = xcalloc(ns + 1, sizeof(*subj));
-	for (size_t i = 0; i < ns; i++) {
-		json_t *s = json_array_get(sa, i + 1);
-
-		subj[i].name = json_string_value(json_object_get(s, "name"));
-		subj[i].sha = json_string_value(json_object_get(json_object_get(s, "digest"), "sha256"));
-		if (!subj[i].name || !is_hex64(subj[i].sha)) {
-			err = bench_error_set(BENCH_E_VERIFY, "subject %zu of the statement has no name or sha256", i + 1);
-			goto cleanup;
-		}
-	}
-	qsort(subj, ns, sizeof(*subj), cmp_subject);
-	for (size_t i = 1; i < ns; i++)
-		if (!strcmp(subj[i].name, subj[i - 1].name)) {
-			err = bench_error_set(BENCH_E_VERIFY, "the statement lists '%s' twice", subj[i].name);
-			goto cleanup;
-		}
-	if ((err = open_bundle(&fd, tar)) < 0)
+	if ((err = statement_members(&subj, &ns, sa)) < 0 || (err = open_bundle(&fd, tar)) < 0)
 		goto cleanup;
 	ps.tar = tar;
 	ps.run = run;

@@ -17,6 +17,7 @@
 #include <openssl/rand.h>
 
 #include "core/fs.h"
+#include "core/scrub.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
 #include "core/units.h"
@@ -68,16 +69,16 @@ const char *run_stop_reason(void)
 
 /* ---- the run --------------------------------------------------------------------------------------------------- */
 
-/* The values a run must not leak: those of secret variables (envcap.h) of this process and of the manifest's
+/* The values a run must not leak: those of secret variables (core/scrub.h) of this process and of the manifest's
  * stack.env, which the runners see. */
 void run_secret_values(struct strvec *out, const struct run *r)
 {
 	struct strvec menv = STRVEC_INIT;
 
-	envcap_secret_values(out, environ);
+	scrub_secret_values(out, environ);
 	for (size_t i = 0; i < r->m.stack.nenv; i++)
 		strvec_pushf(&menv, "%s=%s", r->m.stack.env[i].name, r->m.stack.env[i].value);
-	envcap_secret_values(out, strvec_argv(&menv));
+	scrub_secret_values(out, strvec_argv(&menv));
 	strvec_release(&menv);
 }
 
@@ -88,7 +89,7 @@ static void scrub_run(struct run *r)
 	struct strvec secrets = STRVEC_INIT;
 
 	run_secret_values(&secrets, r);
-	envcap_scrub_dir(r->dir, &secrets);
+	scrub_dir(r->dir, &secrets);
 	strvec_release(&secrets);
 }
 
@@ -329,12 +330,12 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 			strvec_push(&av, "sh"); /* $0 */
 			strvec_push(&av, envcap_py_distributions); /* $1: the same program the host's capture runs */
 			if (spawn_capture(&text, &tlen, strvec_argv(&av), 16u << 20, 300) == 0 && text) {
-				/* the container's env dump: secret names' values and URL credentials removed (envcap.h) */
+				/* the container's env dump: secret names' values and URL credentials removed (core/scrub.h) */
 				struct strvec secrets = STRVEC_INIT;
 				struct strbuf clean = STRBUF_INIT;
 
 				run_secret_values(&secrets, r);
-				envcap_scrub_text(&clean, text, tlen, &secrets);
+				scrub_text(&clean, text, tlen, &secrets);
 				run_write_atomic(r->dir, "env/container.txt", clean.buf, clean.len);
 				strbuf_release(&clean);
 				strvec_release(&secrets);

@@ -72,7 +72,7 @@ struct run {
 struct strvec;
 /* "interrupted (SIGPIPE: ...)": why a stopped run's unmeasured cases are interrupted (static). */
 const char *run_stop_reason(void);
-/* The texts to scrub from what a run records (envcap.h): secret values of this process's environment and of the
+/* The texts to scrub from what a run records (core/scrub.h): secret values of this process's environment and of the
  * manifest's stack.env. */
 void run_secret_values(struct strvec *out, const struct run *r);
 

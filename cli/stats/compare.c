@@ -974,6 +974,27 @@ static double noise_model_floor(double sg2, const double *own, const double *k, 
  * floor is the 95th percentile of |ratio - 1| over the cases that model gives an A/A pair of these run counts, and
  * its 95% interval that of the run effect's variance (its estimate over chi2(df) / df; the own variances, on many
  * more degrees of freedom, taken as known). NULL with fewer than 3 such cases. */
+/* the sum of squares of a case's runs' log medians on both sides (ga, gb) beyond their runs' effects (ea, eb) */
+static double noise_case_ss(const struct gcase *ga, const struct gcase *gb, const double *ea, const double *eb)
+{
+	const struct gcase *g[2] = { ga, gb };
+	const double *e[2] = { ea, eb };
+	double r2 = 0;
+
+	for (int side = 0; side < 2; side++) {
+		double em = 0;
+
+		for (size_t j = 0; j < g[side]->nok; j++)
+			em += e[side][g[side]->run[j]] / (double)g[side]->nok;
+		for (size_t j = 0; j < g[side]->nok; j++) {
+			double d = g[side]->lm[j] - g[side]->lmean - (e[side][g[side]->run[j]] - em);
+
+			r2 += d * d;
+		}
+	}
+	return r2;
+}
+
 static json_t *noise_model(const struct compare_side *sides, const struct compare_group *a, const struct compare_group *b,
 			   json_t *keys)
 {
@@ -1024,23 +1045,9 @@ static json_t *noise_model(const struct compare_side *sides, const struct compar
 		goto cleanup;
 	sg2 = ss / df;
 	for (size_t c = 0; c < nk; c++) {
-		const struct gcase *g[2] = { &ga[c], &gb[c] };
-		const double *e[2] = { ea, eb };
-		double r2 = 0;
-
-		for (int side = 0; side < 2; side++) {
-			double em = 0;
-
-			for (size_t j = 0; j < g[side]->nok; j++)
-				em += e[side][g[side]->run[j]] / (double)g[side]->nok;
-			for (size_t j = 0; j < g[side]->nok; j++) {
-				double d = g[side]->lm[j] - g[side]->lmean - (e[side][g[side]->run[j]] - em);
-
-				r2 += d * d;
-			}
-		}
 		dfo[c] = (double)(ga[c].nok + gb[c].nok) - 2;
-		own[c] = r2 / (dfo[c] * (1 - 1 / (double)nk)); /* the run effects are means of nk cases, its own among them */
+		/* the run effects are means of nk cases, its own among them */
+		own[c] = noise_case_ss(&ga[c], &gb[c], ea, eb) / (dfo[c] * (1 - 1 / (double)nk));
 		k[c] = 1 / (double)ga[c].nok + 1 / (double)gb[c].nok;
 	}
 	stats_squeeze_var(&d0, &s02, own, dfo, nk);
@@ -1433,6 +1440,44 @@ static void pairs_moderate(struct pair **pp, size_t m, const double *eb, const d
 	free(s2);
 }
 
+/* The own variances of the tested pairs pp[0..m) of one other side moderated within each suite (pairs_moderate),
+ * the suites in the order of their first pair. */
+static void pairs_moderate_by_suite(struct pair **pp, size_t m, const double *eb, const double *eo, double vb,
+				    double vo, int pooled)
+{
+	struct pair **ps = xcalloc(m + 1, sizeof(*ps));
+	char *done = xcalloc(m + 1, 1);
+
+	for (size_t k = 0; k < m; k++) {
+		const char *su = json_string_value(json_object_get(pp[k]->base->ref, "suite"));
+		size_t ns = 0;
+
+		if (done[k])
+			continue;
+		for (size_t e = k; e < m; e++) {
+			const char *se = json_string_value(json_object_get(pp[e]->base->ref, "suite"));
+
+			if (!done[e] && (e == k || (su && se && !strcmp(su, se))))
+				ps[ns++] = pp[e], done[e] = 1;
+		}
+		pairs_moderate(ps, ns, eb, eo, vb, vo, pooled);
+	}
+	free(ps);
+	free(done);
+}
+
+/* The min-P draws for m tests over nsides other sides: about 2 million p-values in all, and enough draws that the
+ * least adjusted p, nsides / (draws + 1), is 20 times under alpha. */
+static unsigned minp_draws(size_t m, size_t nsides, double alpha)
+{
+	unsigned draws = m > 1000 ? 2000 : m < 100 ? 20000 : (unsigned)(2000000 / m);
+	double need = ceil(20 * (double)nsides / alpha);
+
+	if (need > draws)
+		draws = need > 200000 ? 200000 : (unsigned)need;
+	return draws;
+}
+
 /* Adjusts the p-values of the tested pairs for their number, per other side, by Westfall and Young's step-down min-P
  * under the run-effect model: the difference of a case's two mean log run medians is its loading times the
  * difference of the two sides' mean run effects, shared by every case, plus the case's own noise
@@ -1457,9 +1502,8 @@ static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compa
 		nsides += i != base && k < npairs;
 	}
 	for (size_t i = 0; i < ng; i++) {
-		double *eb, *eo, gb, go, vb, vo, dfg, need;
+		double *eb, *eo, gb, go, vb, vo, dfg;
 		size_t m = 0, nb, no;
-		unsigned draws;
 		uint64_t seed = 0;
 		int pooled;
 
@@ -1488,28 +1532,7 @@ static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compa
 			dfg = 1;
 		for (size_t k = 0; k < m; k++)
 			pair_model(pp[k], eb, eo, vb, vo, pooled, NAN, NAN);
-		/* the own variances moderated within each suite */
-		{
-			struct pair **ps = xcalloc(m + 1, sizeof(*ps));
-			char *done = xcalloc(m + 1, 1);
-
-			for (size_t k = 0; k < m; k++) {
-				const char *su = json_string_value(json_object_get(pp[k]->base->ref, "suite"));
-				size_t ns = 0;
-
-				if (done[k])
-					continue;
-				for (size_t e = k; e < m; e++) {
-					const char *se = json_string_value(json_object_get(pp[e]->base->ref, "suite"));
-
-					if (!done[e] && (e == k || (su && se && !strcmp(su, se))))
-						ps[ns++] = pp[e], done[e] = 1;
-				}
-				pairs_moderate(ps, ns, eb, eo, vb, vo, pooled);
-			}
-			free(ps);
-			free(done);
-		}
+		pairs_moderate_by_suite(pp, m, eb, eo, vb, vo, pooled);
 		for (size_t k = 0; k < m; k++) {
 			struct pair *c = pp[k];
 
@@ -1520,13 +1543,7 @@ static size_t pairs_adjust(struct pair *pairs, size_t npairs, const struct compa
 			a[k] = c->a;
 			df[k] = c->dfo;
 		}
-		/* about 2 million p-values in all, and enough draws that the least adjusted p, nsides / (draws + 1),
-		 * is 20 times under alpha */
-		draws = m > 1000 ? 2000 : m < 100 ? 20000 : (unsigned)(2000000 / m);
-		need = ceil(20 * (double)nsides / alpha);
-		if (need > draws)
-			draws = need > 200000 ? 200000 : (unsigned)need;
-		stats_minp_stepdown(adj, crit, t, a, df, m, dfg, alpha / (double)nsides, draws, seed);
+		stats_minp_stepdown(adj, crit, t, a, df, m, dfg, alpha / (double)nsides, minp_draws(m, nsides, alpha), seed);
 		for (size_t k = 0; k < m; k++) {
 			pp[k]->padj = fmax(pp[k]->p, fmin(1, adj[k] * (double)nsides));
 			pp[k]->crit = crit[k];
@@ -1705,260 +1722,348 @@ static const char *plural(size_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-json_t *compare_build_groups(const struct compare_side *sides, const struct compare_group *groups, size_t ng,
-			     size_t base, const struct compare_opts *o)
+/* compare_build_groups()'s state: what it compares, the baseline's cases and their pairs with the other sides,
+ * the lists the rows add to, the verdicts counted and the tested pairs' resolutions (for the summary's) */
+struct build {
+	const struct compare_side *sides;
+	const struct compare_group *groups;
+	size_t ng, base;
+	const struct compare_opts *o;
+	json_t *bkeys;          /* the baseline's cases, by key (sorted: deterministic output) */
+	struct gcase *bcases;   /* [ncases] in the order of bkeys */
+	size_t ncases;
+	struct pair *pairs;     /* [npairs] per case, one per other side */
+	size_t npairs;
+	json_t *only, *method;
+	size_t slower, faster, same, inconclusive;
+	double *resv, *res975v, *runsv; /* [nres] per tested pair with a finite resolution */
+	size_t nres;
+};
+
+/* pass 1: every side of every case, and what can be computed */
+static void build_pairs(struct build *b)
 {
-	json_t *root = json_object(), *cases = json_array(), *only = json_array(), *method = json_array();
-	json_t *stack = json_array(), *sj = json_array(), *not_ok = json_array(), *few = json_array();
-	json_t *bkeys = group_keys(sides, &groups[base]), *bfacts = compare_stack_facts(&sides[groups[base].runs[0]]);
+	const struct compare_group *groups = b->groups;
 	const char *key;
 	json_t *brec;
-	size_t slower = 0, faster = 0, same = 0, inconclusive = 0, ncases = json_object_size(bkeys), npairs = 0, pi = 0, ntests;
-	struct gcase *bcases = xcalloc(ncases ? ncases : 1, sizeof(*bcases));
-	struct pair *pairs = xcalloc(ncases * ng + 1, sizeof(*pairs));
-	double *resv = xcalloc(ncases * ng + 1, sizeof(*resv)), *res975v = xcalloc(ncases * ng + 1, sizeof(double));
-	double *runsv = xcalloc(ncases * ng + 1, sizeof(double));
-	size_t ci = 0, nres = 0;
+	size_t ci = 0;
 
-	for (size_t i = 0; i < ng; i++)
-		json_array_append_new(sj, side_json(sides, &groups[i], i == base));
-	/* pass 1: every side of every case, and what can be computed */
-	json_object_foreach(bkeys, key, brec) {
-		gcase_load(&bcases[ci], sides, &groups[base], key);
-		for (size_t i = 0; i < ng; i++) {
+	json_object_foreach(b->bkeys, key, brec) {
+		gcase_load(&b->bcases[ci], b->sides, &groups[b->base], key);
+		for (size_t i = 0; i < b->ng; i++) {
 			struct pair *c;
 
-			if (i == base)
+			if (i == b->base)
 				continue;
-			c = &pairs[npairs++];
+			c = &b->pairs[b->npairs++];
 			c->key = key;
 			c->side = i;
-			c->base = &bcases[ci];
-			gcase_load(&c->other, sides, &groups[i], key);
+			c->base = &b->bcases[ci];
+			gcase_load(&c->other, b->sides, &groups[i], key);
 			c->stats = c->base->nok && c->other.nok &&
-				   !(groups[base].nruns == 1 && c->base->total < 2) && !(groups[i].nruns == 1 && c->other.total < 2);
+				   !(groups[b->base].nruns == 1 && c->base->total < 2) && !(groups[i].nruns == 1 && c->other.total < 2);
 			c->tested = c->stats && c->base->nok >= 3 && c->other.nok >= 3;
 		}
 		ci++;
 	}
-	pairs_compute(pairs, npairs, o->resamples);
-	ntests = pairs_adjust(pairs, npairs, groups, ng, base, o->alpha);
-	/* pass 2: the rows, in the baseline's order of keys (sorted: deterministic output) */
-	ci = 0;
-	json_object_foreach(bkeys, key, brec) {
-		struct gcase *bg = &bcases[ci++];
-		json_t *bref = bg->ref;
-		const char *suite = json_string_value(json_object_get(bref, "suite"));
-		double thr = suite_threshold(o, suite);
-		json_t *row = json_pack("{s:s, s:s, s:s?, s:s?, s:f}", "suite", suite, "case",
-					json_string_value(json_object_get(bref, "case")), "metric",
-					json_string_value(json_object_get(bref, "metric")), "unit",
-					json_string_value(json_object_get(bref, "unit")), "threshold", thr), *others = json_array(), *bj;
-		int bok = status_ok(bref);
+}
 
-		/* a case that did not measure has no value to show, whatever its record holds */
-		bj = json_pack("{s:o, s:I, s:I, s:s}", "value", bok && !isnan(bg->value) ? json_real(bg->value) : json_null(), "n",
-			       (json_int_t)bg->total, "runs", (json_int_t)bg->nok, "status", status_of(bref));
-		if (!bok)
-			json_object_set_new(bj, "error", json_string(compare_case_reason(bref)));
-		else
-			set_cost(bj, sides[groups[base].runs[0]].pricing, bref, bg->value);
-		json_object_set_new(row, "baseline", bj);
-		for (size_t i = 0; i < ng; i++) {
-			struct pair *c;
-			json_t *orec, *o_row;
-			const char *verdict = "same";
-			int ook;
+/* a side's cell of a case's row (after its label, if any): value, n, runs, status; then the reason a case that
+ * did not measure failed, or the cost of one that did */
+static void cell_add_case(json_t *cell, const struct gcase *g, const struct compare_side *side)
+{
+	int ok = status_ok(g->ref);
 
-			if (i == base)
-				continue;
-			c = &pairs[pi++];
-			orec = c->other.ref;
-			if (!orec) {
-				json_array_append_new(others, json_pack("{s:s, s:s}", "label", groups[i].label, "verdict", "missing"));
-				json_array_append_new(only, json_pack("{s:s, s:s}", "case", key, "only_in", groups[base].label));
-				continue;
-			}
-			if (!json_equal(json_object_get(orec, "params"), json_object_get(bref, "params")) &&
-			    json_object_get(orec, "params") && json_object_get(bref, "params"))
-				json_array_append_new(method, json_pack("{s:s, s:s, s:O, s:O}", "case", key, "label", groups[i].label,
-									"baseline_params", json_object_get(bref, "params"),
-									"params", json_object_get(orec, "params")));
-			/* what the library says it ran with: another algorithm, protocol, channels or transport is another
-			 * measurement, whatever the params say */
-			method_add_brief(method, key, groups[i].label, "ccl_effective", ccl_brief, bref, orec);
-			/* the plug-in's source (docs/plugins.md): other bytes are another implementation, whatever its name */
-			method_add_brief(method, key, groups[i].label, "plugin", plugin_brief, bref, orec);
-			ook = status_ok(orec);
-			o_row = json_pack("{s:s, s:o, s:I, s:I, s:s}", "label", groups[i].label, "value",
-					  ook && !isnan(c->other.value) ? json_real(c->other.value) : json_null(), "n",
-					  (json_int_t)c->other.total, "runs", (json_int_t)c->other.nok, "status", status_of(orec));
-			if (!ook)
-				json_object_set_new(o_row, "error", json_string(compare_case_reason(orec)));
-			else
-				set_cost(o_row, sides[groups[i].runs[0]].pricing, orec, c->other.value);
-			if (!bok || !ook) {
-				struct strbuf why = STRBUF_INIT;
+	/* a case that did not measure has no value to show, whatever its record holds */
+	json_object_set_new(cell, "value", ok && !isnan(g->value) ? json_real(g->value) : json_null());
+	json_object_set_new(cell, "n", json_integer((json_int_t)g->total));
+	json_object_set_new(cell, "runs", json_integer((json_int_t)g->nok));
+	json_object_set_new(cell, "status", json_string(status_of(g->ref)));
+	if (!ok)
+		json_object_set_new(cell, "error", json_string(compare_case_reason(g->ref)));
+	else
+		set_cost(cell, side->pricing, g->ref, g->value);
+}
 
-				verdict = "not comparable";
-				if (!bok)
-					strbuf_addf(&why, "%s in %s: %s", status_of(bref), groups[base].label, compare_case_reason(bref));
-				if (!ook)
-					strbuf_addf(&why, "%s%s in %s: %s", why.len ? "; " : "", status_of(orec), groups[i].label,
-						    compare_case_reason(orec));
-				json_object_set_new(o_row, "why", json_string(why.buf));
-				strbuf_release(&why);
-			} else if (!c->stats) {
-				size_t na = bg->total, nb = c->other.total;
-				char *why = na < 2 && nb < 2 ? xstrfmt("too few samples (baseline n=%zu, other n=%zu)", na, nb)
-					    : na < 2 ? xstrfmt("too few samples in the baseline (n=%zu)", na)
-						     : xstrfmt("too few samples (n=%zu)", nb);
+/* the differences of method between the case's baseline record and the other side's, into method_differs */
+static void method_add_differs(json_t *method, const char *key, const char *label, json_t *bref, json_t *orec)
+{
+	if (!json_equal(json_object_get(orec, "params"), json_object_get(bref, "params")) &&
+	    json_object_get(orec, "params") && json_object_get(bref, "params"))
+		json_array_append_new(method, json_pack("{s:s, s:s, s:O, s:O}", "case", key, "label", label,
+							"baseline_params", json_object_get(bref, "params"),
+							"params", json_object_get(orec, "params")));
+	/* what the library says it ran with: another algorithm, protocol, channels or transport is another
+	 * measurement, whatever the params say */
+	method_add_brief(method, key, label, "ccl_effective", ccl_brief, bref, orec);
+	/* the plug-in's source (docs/plugins.md): other bytes are another implementation, whatever its name */
+	method_add_brief(method, key, label, "plugin", plugin_brief, bref, orec);
+}
 
-				verdict = "not comparable";
-				if (json_number_value(json_object_get(bref, "value")) > 0)
-					json_object_set_new(o_row, "ratio", json_real(json_number_value(json_object_get(orec, "value")) /
-										      json_number_value(json_object_get(bref, "value"))));
-				json_object_set_new(o_row, "why", json_string(why));
-				free(why);
-			} else {
-				json_object_set_new(o_row, "ratio", json_real(c->ratio));
-				json_object_set_new(o_row, "ci95", json_pack("[f, f]", c->lo, c->hi));
-				if (!c->tested) {
-					char *why = bg->nok == c->other.nok
-							    ? xstrfmt("%zu %s per side: run-to-run noise unknown", bg->nok, plural(bg->nok, "run", "runs"))
-							    : xstrfmt("%zu %s in the baseline, %zu in %s: run-to-run noise unknown", bg->nok,
-								      plural(bg->nok, "run", "runs"), c->other.nok, groups[i].label);
+/* why a pair where a side did not measure is not comparable */
+static char *why_not_ok(const struct build *b, const struct pair *c)
+{
+	json_t *bref = c->base->ref, *orec = c->other.ref;
+	struct strbuf why = STRBUF_INIT;
 
-					verdict = "inconclusive";
-					inconclusive++;
-					json_object_set_new(o_row, "why", json_string(why));
-					free(why);
-				} else {
-					json_object_set_new(o_row, "p", json_real(c->p));
-					json_object_set_new(o_row, "p_adjusted", json_real(c->padj));
-					json_object_set_new(o_row, "t", json_real(c->t));
-					json_object_set_new(o_row, "df", json_real(c->df));
-					/* the statistic the adjustment ranks: the run-effect model's t, its degrees of freedom, and
-					 * the share of its variance the run effect holds (signed by the loading) */
-					json_object_set_new(o_row, "adjustment", json_pack("{s:o, s:f, s:f}", "t",
-											  isfinite(c->tm) ? json_real(c->tm) : json_null(),
-											  "df", c->dfe, "shared", c->a));
-					{
-						double res = pair_resolution(c, o->alpha, thr);
+	if (!status_ok(bref))
+		strbuf_addf(&why, "%s in %s: %s", status_of(bref), b->groups[b->base].label, compare_case_reason(bref));
+	if (!status_ok(orec))
+		strbuf_addf(&why, "%s%s in %s: %s", why.len ? "; " : "", status_of(orec), b->groups[c->side].label,
+			    compare_case_reason(orec));
+	return strbuf_detach(&why);
+}
 
-						double r975, nrun;
+/* a pair with too few samples for statistics: not comparable, with the ratio of the recorded values */
+static void cell_add_few_samples(json_t *o_row, const struct pair *c)
+{
+	json_t *bref = c->base->ref, *orec = c->other.ref;
+	size_t na = c->base->total, nb = c->other.total;
+	char *why = na < 2 && nb < 2 ? xstrfmt("too few samples (baseline n=%zu, other n=%zu)", na, nb)
+		    : na < 2 ? xstrfmt("too few samples in the baseline (n=%zu)", na)
+			     : xstrfmt("too few samples (n=%zu)", nb);
 
-						pair_power(&r975, &nrun, c, o->alpha, thr);
-						if (isfinite(res)) {
-							json_object_set_new(o_row, "resolvable", json_real(res));
-							resv[nres] = res;
-							res975v[nres] = r975;
-							runsv[nres++] = nrun;
-							json_object_set_new(o_row, "resolvable_975", json_real(r975));
-							json_object_set_new(o_row, "runs_for_threshold", json_real(nrun));
-						}
-					}
-					if (c->padj < o->alpha && c->ratio > 1 + thr) {
-						verdict = "faster", faster++;
-					} else if (c->padj < o->alpha && c->ratio < 1 - thr) {
-						verdict = "slower", slower++;
-					} else if (c->lo >= 1 - thr && c->hi <= 1 + thr) {
-						verdict = "same", same++; /* a change beyond the threshold is excluded */
-					} else { /* neither called nor excluded: nothing can be told */
-						char *why = xstrfmt("the CI reaches beyond 1 +/- %.1f%%: a change that size is "
-								    "neither shown nor excluded", 100 * thr);
+	if (json_number_value(json_object_get(bref, "value")) > 0)
+		json_object_set_new(o_row, "ratio", json_real(json_number_value(json_object_get(orec, "value")) /
+							      json_number_value(json_object_get(bref, "value"))));
+	json_object_set_new(o_row, "why", json_string(why));
+	free(why);
+}
 
-						verdict = "inconclusive", inconclusive++;
-						json_object_set_new(o_row, "why", json_string(why));
-						free(why);
-					}
-				}
-			}
-			json_object_set_new(o_row, "verdict", json_string(verdict));
-			json_array_append_new(others, o_row);
-		}
-		json_object_set_new(row, "others", others);
-		json_array_append_new(cases, row);
+/* a tested pair's statistics, and the smallest change it could be called at (kept for the resolution) */
+static void cell_add_test(struct build *b, json_t *o_row, const struct pair *c, double thr)
+{
+	double res = pair_resolution(c, b->o->alpha, thr), r975, nrun;
+
+	json_object_set_new(o_row, "p", json_real(c->p));
+	json_object_set_new(o_row, "p_adjusted", json_real(c->padj));
+	json_object_set_new(o_row, "t", json_real(c->t));
+	json_object_set_new(o_row, "df", json_real(c->df));
+	/* the statistic the adjustment ranks: the run-effect model's t, its degrees of freedom, and the share of its
+	 * variance the run effect holds (signed by the loading) */
+	json_object_set_new(o_row, "adjustment", json_pack("{s:o, s:f, s:f}", "t", isfinite(c->tm) ? json_real(c->tm) : json_null(),
+							   "df", c->dfe, "shared", c->a));
+	pair_power(&r975, &nrun, c, b->o->alpha, thr);
+	if (isfinite(res)) {
+		json_object_set_new(o_row, "resolvable", json_real(res));
+		b->resv[b->nres] = res;
+		b->res975v[b->nres] = r975;
+		b->runsv[b->nres++] = nrun;
+		json_object_set_new(o_row, "resolvable_975", json_real(r975));
+		json_object_set_new(o_row, "runs_for_threshold", json_real(nrun));
 	}
-	/* every case that did not measure, on every run, with its reason: none is dropped silently; and every run
-	 * whose case has fewer samples than its suite asks for */
-	for (size_t gi = 0; gi < ng; gi++)
-		for (size_t r = 0; r < groups[gi].nruns; r++) {
-			const struct compare_side *s = &sides[groups[gi].runs[r]];
+}
 
-			json_object_foreach(s->records, key, brec) {
-				const char *suite = json_string_value(json_object_get(brec, "suite"));
+/* the verdict of a pair with statistics: inconclusive untested; faster or slower when called beyond the
+ * threshold, same when the CI excludes a change that size, else inconclusive (with why) */
+static const char *pair_verdict(struct build *b, json_t *o_row, const struct pair *c, double thr)
+{
+	const struct gcase *bg = c->base;
+	char *why;
+
+	json_object_set_new(o_row, "ratio", json_real(c->ratio));
+	json_object_set_new(o_row, "ci95", json_pack("[f, f]", c->lo, c->hi));
+	if (!c->tested) {
+		why = bg->nok == c->other.nok
+			      ? xstrfmt("%zu %s per side: run-to-run noise unknown", bg->nok, plural(bg->nok, "run", "runs"))
+			      : xstrfmt("%zu %s in the baseline, %zu in %s: run-to-run noise unknown", bg->nok,
+					plural(bg->nok, "run", "runs"), c->other.nok, b->groups[c->side].label);
+		b->inconclusive++;
+		json_object_set_new(o_row, "why", json_string(why));
+		free(why);
+		return "inconclusive";
+	}
+	cell_add_test(b, o_row, c, thr);
+	if (c->padj < b->o->alpha && c->ratio > 1 + thr)
+		return b->faster++, "faster";
+	if (c->padj < b->o->alpha && c->ratio < 1 - thr)
+		return b->slower++, "slower";
+	if (c->lo >= 1 - thr && c->hi <= 1 + thr)
+		return b->same++, "same"; /* a change beyond the threshold is excluded */
+	/* neither called nor excluded: nothing can be told */
+	why = xstrfmt("the CI reaches beyond 1 +/- %.1f%%: a change that size is neither shown nor excluded", 100 * thr);
+	b->inconclusive++;
+	json_object_set_new(o_row, "why", json_string(why));
+	free(why);
+	return "inconclusive";
+}
+
+/* the other side's cell of a case's row, with its verdict; a case it lacks is "missing" (and only in the
+ * baseline) */
+static json_t *pair_cell(struct build *b, const struct pair *c, double thr)
+{
+	const char *label = b->groups[c->side].label, *verdict;
+	json_t *bref = c->base->ref, *orec = c->other.ref, *o_row;
+
+	if (!orec) {
+		json_array_append_new(b->only, json_pack("{s:s, s:s}", "case", c->key, "only_in", b->groups[b->base].label));
+		return json_pack("{s:s, s:s}", "label", label, "verdict", "missing");
+	}
+	method_add_differs(b->method, c->key, label, bref, orec);
+	o_row = json_pack("{s:s}", "label", label);
+	cell_add_case(o_row, &c->other, &b->sides[b->groups[c->side].runs[0]]);
+	if (!status_ok(bref) || !status_ok(orec)) {
+		char *why = why_not_ok(b, c);
+
+		verdict = "not comparable";
+		json_object_set_new(o_row, "why", json_string(why));
+		free(why);
+	} else if (!c->stats) {
+		verdict = "not comparable";
+		cell_add_few_samples(o_row, c);
+	} else {
+		verdict = pair_verdict(b, o_row, c, thr);
+	}
+	json_object_set_new(o_row, "verdict", json_string(verdict));
+	return o_row;
+}
+
+/* pass 2: a case's row, the baseline's cell and each other side's, from its pairs from *pi on */
+static json_t *case_row(struct build *b, const struct gcase *bg, size_t *pi)
+{
+	json_t *bref = bg->ref, *others = json_array(), *bj = json_object();
+	const char *suite = json_string_value(json_object_get(bref, "suite"));
+	double thr = suite_threshold(b->o, suite);
+	json_t *row = json_pack("{s:s, s:s, s:s?, s:s?, s:f}", "suite", suite, "case",
+				json_string_value(json_object_get(bref, "case")), "metric",
+				json_string_value(json_object_get(bref, "metric")), "unit",
+				json_string_value(json_object_get(bref, "unit")), "threshold", thr);
+
+	cell_add_case(bj, bg, &b->sides[b->groups[b->base].runs[0]]);
+	json_object_set_new(row, "baseline", bj);
+	for (size_t i = 0; i < b->ng; i++)
+		if (i != b->base)
+			json_array_append_new(others, pair_cell(b, &b->pairs[(*pi)++], thr));
+	json_object_set_new(row, "others", others);
+	return row;
+}
+
+/* every case that did not measure, on every run, with its reason: none is dropped silently; and every run
+ * whose case has fewer samples than its suite asks for */
+static void build_not_ok(const struct build *b, json_t *not_ok, json_t *few)
+{
+	const char *key;
+	json_t *rec;
+
+	for (size_t gi = 0; gi < b->ng; gi++)
+		for (size_t r = 0; r < b->groups[gi].nruns; r++) {
+			const struct compare_side *s = &b->sides[b->groups[gi].runs[r]];
+
+			json_object_foreach(s->records, key, rec) {
+				const char *suite = json_string_value(json_object_get(rec, "suite"));
 				const struct suite_ops *ops = suite_find(suite ? suite : "");
-				size_t ns = json_array_size(json_object_get(brec, "samples_ms"));
+				size_t ns = json_array_size(json_object_get(rec, "samples_ms"));
 
-				if (!status_ok(brec))
+				if (!status_ok(rec))
 					json_array_append_new(not_ok, json_pack("{s:s, s:s?, s:s?, s:s, s:s}", "label", s->label, "suite",
-										suite, "case", json_string_value(json_object_get(brec, "case")),
-										"status", status_of(brec), "error", compare_case_reason(brec)));
+										suite, "case", json_string_value(json_object_get(rec, "case")),
+										"status", status_of(rec), "error", compare_case_reason(rec)));
 				else if (ops && ops->min_samples && ns < ops->min_samples)
 					json_array_append_new(few, json_pack("{s:s, s:s, s:s?, s:I, s:I}", "label", s->label, "suite", suite,
-									     "case", json_string_value(json_object_get(brec, "case")),
+									     "case", json_string_value(json_object_get(rec, "case")),
 									     "n", (json_int_t)ns, "min", (json_int_t)ops->min_samples));
 			}
 		}
-	for (size_t i = 0; i < ng; i++) {
-		json_t *facts, *keys;
-		const char *k;
-		json_t *v;
+}
 
-		if (i == base)
+/* per other side: its cases the baseline lacks (only_in_one), and each fact of its stack that differs from the
+ * baseline's (stack_differs) */
+static void build_side_differs(struct build *b, json_t *stack)
+{
+	json_t *bfacts = compare_stack_facts(&b->sides[b->groups[b->base].runs[0]]);
+
+	for (size_t i = 0; i < b->ng; i++) {
+		const char *label = b->groups[i].label, *k;
+		json_t *facts, *keys, *v;
+
+		if (i == b->base)
 			continue;
-		keys = group_keys(sides, &groups[i]);
-		json_object_foreach(keys, key, brec)
-			if (!json_object_get(bkeys, key))
-				json_array_append_new(only, json_pack("{s:s, s:s}", "case", key, "only_in", groups[i].label));
+		keys = group_keys(b->sides, &b->groups[i]);
+		json_object_foreach(keys, k, v)
+			if (!json_object_get(b->bkeys, k))
+				json_array_append_new(b->only, json_pack("{s:s, s:s}", "case", k, "only_in", label));
 		json_decref(keys);
-		facts = compare_stack_facts(&sides[groups[i].runs[0]]);
+		facts = compare_stack_facts(&b->sides[b->groups[i].runs[0]]);
 		json_object_foreach(bfacts, k, v) {
 			json_t *w = json_object_get(facts, k);
 
 			if (!w || !json_equal(v, w))
-				json_array_append_new(stack, json_pack("{s:s, s:s, s:O, s:O}", "what", k, "label", groups[i].label,
+				json_array_append_new(stack, json_pack("{s:s, s:s, s:O, s:O}", "what", k, "label", label,
 								       "baseline", v, "value", w ? w : json_null()));
 		}
 		json_object_foreach(facts, k, v)
 			if (!json_object_get(bfacts, k))
-				json_array_append_new(stack, json_pack("{s:s, s:s, s:n, s:O}", "what", k, "label", groups[i].label,
+				json_array_append_new(stack, json_pack("{s:s, s:s, s:n, s:O}", "what", k, "label", label,
 								       "baseline", "value", v));
 		json_decref(facts);
 	}
-	stack_loaded_first(stack);
-	for (size_t k = 0; k < npairs; k++)
-		gcase_release(&pairs[k].other);
-	for (size_t k = 0; k < ncases; k++)
-		gcase_release(&bcases[k]);
-	free(pairs);
-	free(bcases);
 	json_decref(bfacts);
-	json_decref(bkeys);
+	stack_loaded_first(stack);
+}
+
+/* what this comparison can resolve: the median over its tested pairs of the smallest change each could be called
+ * at (pair_resolution); null without one */
+static json_t *build_resolution(const struct build *b)
+{
+	double lo, hi;
+
+	if (!b->nres)
+		return json_null();
+	lo = hi = b->resv[0];
+	for (size_t k = 1; k < b->nres; k++)
+		lo = fmin(lo, b->resv[k]), hi = fmax(hi, b->resv[k]);
+	return json_pack("{s:f, s:I, s:f, s:f, s:f, s:f}", "median", stats_median(b->resv, b->nres), "cases",
+			 (json_int_t)b->nres, "min", lo, "max", hi, "power_975", stats_median(b->res975v, b->nres),
+			 "runs_for_threshold", stats_median(b->runsv, b->nres));
+}
+
+static void build_release(struct build *b)
+{
+	for (size_t k = 0; k < b->npairs; k++)
+		gcase_release(&b->pairs[k].other);
+	for (size_t k = 0; k < b->ncases; k++)
+		gcase_release(&b->bcases[k]);
+	free(b->pairs);
+	free(b->bcases);
+	json_decref(b->bkeys);
+	free(b->resv);
+	free(b->res975v);
+	free(b->runsv);
+}
+
+json_t *compare_build_groups(const struct compare_side *sides, const struct compare_group *groups, size_t ng,
+			     size_t base, const struct compare_opts *o)
+{
+	json_t *root = json_object(), *cases = json_array(), *stack = json_array(), *sj = json_array();
+	json_t *not_ok = json_array(), *few = json_array();
+	struct build b = { .sides = sides, .groups = groups, .ng = ng, .base = base, .o = o };
+	size_t ntests, pi = 0;
+
+	b.bkeys = group_keys(sides, &groups[base]);
+	b.ncases = json_object_size(b.bkeys);
+	b.bcases = xcalloc(b.ncases ? b.ncases : 1, sizeof(*b.bcases));
+	b.pairs = xcalloc(b.ncases * ng + 1, sizeof(*b.pairs));
+	b.resv = xcalloc(b.ncases * ng + 1, sizeof(double));
+	b.res975v = xcalloc(b.ncases * ng + 1, sizeof(double));
+	b.runsv = xcalloc(b.ncases * ng + 1, sizeof(double));
+	b.only = json_array();
+	b.method = json_array();
+	for (size_t i = 0; i < ng; i++)
+		json_array_append_new(sj, side_json(sides, &groups[i], i == base));
+	build_pairs(&b);
+	pairs_compute(b.pairs, b.npairs, o->resamples);
+	ntests = pairs_adjust(b.pairs, b.npairs, groups, ng, base, o->alpha);
+	for (size_t ci = 0; ci < b.ncases; ci++)
+		json_array_append_new(cases, case_row(&b, &b.bcases[ci], &pi));
+	build_not_ok(&b, not_ok, few);
+	build_side_differs(&b, stack);
 	json_object_set_new(root, "schema", json_string("bench.compare/v2"));
 	json_object_set_new(root, "baseline", json_string(groups[base].label));
 	json_object_set_new(root, "threshold", json_real(o->threshold));
 	json_object_set_new(root, "alpha", json_real(o->alpha));
 	json_object_set_new(root, "resamples", json_integer(o->resamples));
 	json_object_set_new(root, "tests", json_integer((json_int_t)ntests));
-	/* what this comparison can resolve: the median over its tested pairs of the smallest change each could be
-	 * called at (pair_resolution) */
-	if (nres) {
-		double lo = resv[0], hi = resv[0];
-
-		for (size_t k = 1; k < nres; k++)
-			lo = fmin(lo, resv[k]), hi = fmax(hi, resv[k]);
-		json_object_set_new(root, "resolution", json_pack("{s:f, s:I, s:f, s:f, s:f, s:f}", "median", stats_median(resv, nres),
-								 "cases", (json_int_t)nres, "min", lo, "max", hi, "power_975",
-								 stats_median(res975v, nres), "runs_for_threshold",
-								 stats_median(runsv, nres)));
-	} else {
-		json_object_set_new(root, "resolution", json_null());
-	}
-	free(resv);
-	free(res975v);
-	free(runsv);
+	json_object_set_new(root, "resolution", build_resolution(&b));
 	json_object_set_new(root, "noise", o->noise ? json_deep_copy(o->noise) : json_null());
 	json_object_set_new(root, "rule", json_string("ratio of the medians of run medians (other / baseline; above 1 is "
 						      "faster), its 95% CI by a hierarchical bootstrap (runs, then samples); "
@@ -1971,15 +2076,16 @@ json_t *compare_build_groups(const struct compare_side *sides, const struct comp
 	json_object_set_new(root, "sides", sj);
 	json_object_set_new(root, "cost_rank", cost_rank(cases, groups[base].label));
 	json_object_set_new(root, "cases", cases);
-	json_object_set_new(root, "only_in_one", only);
+	json_object_set_new(root, "only_in_one", b.only);
 	json_object_set_new(root, "not_ok", not_ok);
 	json_object_set_new(root, "few_samples", few);
-	json_object_set_new(root, "method_differs", method);
+	json_object_set_new(root, "method_differs", b.method);
 	json_object_set_new(root, "stack_differs", stack);
-	json_object_set_new(root, "counts", json_pack("{s:I, s:I, s:I, s:I}", "faster", (json_int_t)faster, "slower",
-						      (json_int_t)slower, "same", (json_int_t)same, "inconclusive",
-						      (json_int_t)inconclusive));
+	json_object_set_new(root, "counts", json_pack("{s:I, s:I, s:I, s:I}", "faster", (json_int_t)b.faster, "slower",
+						      (json_int_t)b.slower, "same", (json_int_t)b.same, "inconclusive",
+						      (json_int_t)b.inconclusive));
 	json_object_set_new(root, "summary", compare_summary_lines(root));
+	build_release(&b);
 	return root;
 }
 

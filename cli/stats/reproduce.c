@@ -139,149 +139,199 @@ static void set_within(json_t *row, size_t counts[REPRODUCE_NVERDICTS], double l
 	free(why);
 }
 
-void reproduce_bands(struct reproduce_band *out, const double *y, size_t ncases, size_t nruns, double alpha,
-		     double max_band, uint64_t seed)
-{
-	double *eff = xcalloc(nruns + 1, sizeof(double)), *mean = xcalloc(ncases + 1, sizeof(double));
-	double *own = xcalloc(ncases + 1, sizeof(double)), *dfo = xcalloc(ncases + 1, sizeof(double));
-	double *t = xcalloc(ncases + 1, sizeof(double)), *a = xcalloc(ncases + 1, sizeof(double));
-	size_t *cnt = xcalloc(nruns + 1, sizeof(size_t)), *n = xcalloc(ncases + 1, sizeof(size_t)), nr = 0, km = 0;
-	double emean = 0, vrun = 0, d0, s02;
-	unsigned draws;
+/* reproduce_bands()'s working state: the logs y[c * nruns + r]; per case its mean log over its runs here (n of
+ * them), its own variance and that variance's degrees of freedom, the share of its variance the run effect holds,
+ * and t (NAN: not judged); per run its effect (over cnt cases); nr runs with an effect, their effects' variance */
+struct bands {
+	const double *y;
+	size_t ncases, nruns;
+	double *eff, *mean, *own, *dfo, *t, *a;
+	size_t *cnt, *n, nr;
+	double vrun;
+};
 
-	for (size_t c = 0; c < ncases; c++) {
+/* each case's mean, and each run's effect: its cases' mean deviation (cases with one run here carry nothing) */
+static void bands_run_effects(struct bands *b)
+{
+	const double *y = b->y;
+	size_t nruns = b->nruns;
+	double emean = 0;
+
+	for (size_t c = 0; c < b->ncases; c++) {
 		for (size_t r = 0; r < nruns; r++)
 			if (!isnan(y[c * nruns + r]))
-				mean[c] += y[c * nruns + r], n[c]++;
-		mean[c] = n[c] ? mean[c] / (double)n[c] : NAN;
+				b->mean[c] += y[c * nruns + r], b->n[c]++;
+		b->mean[c] = b->n[c] ? b->mean[c] / (double)b->n[c] : NAN;
 	}
-	/* each run's effect: its cases' mean deviation (cases with one run here carry nothing) */
-	for (size_t c = 0; c < ncases; c++)
-		for (size_t r = 0; r < nruns && n[c] > 1; r++)
+	for (size_t c = 0; c < b->ncases; c++)
+		for (size_t r = 0; r < nruns && b->n[c] > 1; r++)
 			if (!isnan(y[c * nruns + r]))
-				eff[r] += y[c * nruns + r] - mean[c], cnt[r]++;
+				b->eff[r] += y[c * nruns + r] - b->mean[c], b->cnt[r]++;
 	for (size_t r = 0; r < nruns; r++)
-		if (cnt[r])
-			eff[r] /= (double)cnt[r], emean += eff[r], nr++;
-	emean = nr ? emean / (double)nr : 0;
+		if (b->cnt[r])
+			b->eff[r] /= (double)b->cnt[r], emean += b->eff[r], b->nr++;
+	emean = b->nr ? emean / (double)b->nr : 0;
 	for (size_t r = 0; r < nruns; r++)
-		if (cnt[r])
-			vrun += (eff[r] - emean) * (eff[r] - emean);
-	vrun = nr > 1 ? vrun / (double)(nr - 1) : 0;
-	/* each case's own spread: its deviations beyond its runs' effects, which are the means of km cases' deviations,
-	 * its own among them: the sum of squares is (n - 1)(1 - 1/km) times its variance on average */
-	for (size_t c = 0; c < ncases; c++)
-		km += n[c] > 1;
-	for (size_t c = 0; c < ncases; c++) {
+		if (b->cnt[r])
+			b->vrun += (b->eff[r] - emean) * (b->eff[r] - emean);
+	b->vrun = b->nr > 1 ? b->vrun / (double)(b->nr - 1) : 0;
+}
+
+/* each case's own spread: its deviations beyond its runs' effects, which are the means of km cases' deviations,
+ * its own among them: the sum of squares is (n - 1)(1 - 1/km) times its variance on average */
+static void bands_own(struct bands *b)
+{
+	const double *y = b->y;
+	size_t nruns = b->nruns, km = 0;
+
+	for (size_t c = 0; c < b->ncases; c++)
+		km += b->n[c] > 1;
+	for (size_t c = 0; c < b->ncases; c++) {
 		double ss = 0, em = 0;
 
-		own[c] = NAN;
-		if (n[c] < 2)
+		b->own[c] = NAN;
+		if (b->n[c] < 2)
 			continue;
 		for (size_t r = 0; r < nruns; r++)
 			if (!isnan(y[c * nruns + r]))
-				em += eff[r] / (double)n[c];
+				em += b->eff[r] / (double)b->n[c];
 		for (size_t r = 0; r < nruns; r++)
 			if (!isnan(y[c * nruns + r])) {
-				double e = y[c * nruns + r] - mean[c] - (eff[r] - em);
+				double e = y[c * nruns + r] - b->mean[c] - (b->eff[r] - em);
 
 				ss += e * e;
 			}
-		dfo[c] = (double)(n[c] - 1);
-		own[c] = km > 1 ? ss / (dfo[c] * (1 - 1 / (double)km)) : ss / dfo[c];
+		b->dfo[c] = (double)(b->n[c] - 1);
+		b->own[c] = km > 1 ? ss / (b->dfo[c] * (1 - 1 / (double)km)) : ss / b->dfo[c];
 	}
-	stats_squeeze_var(&d0, &s02, own, dfo, ncases);
-	for (size_t c = 0; c < ncases; c++) {
-		double v;
-
-		out[c] = (struct reproduce_band){ NAN, NAN, sqrt(vrun), nr > 1 ? (double)(nr - 1) : NAN, 0 };
-		t[c] = NAN;
-		if (n[c] < 2 || nr < 2)
-			continue;
-		if (d0 > 0)
-			own[c] = d0 >= STATS_D0_MAX ? s02 : (d0 * s02 + dfo[c] * own[c]) / (d0 + dfo[c]);
-		v = vrun + own[c];
-		out[c].sd = sqrt(v);
-		a[c] = v > 0 ? sqrt(vrun / v) : 1;
-		dfo[c] = d0 > 0 ? fmin(STATS_D0_MAX, d0 + dfo[c]) : fmax(1, dfo[c]);
-		t[c] = 0; /* judged */
-	}
-	/* The least p over the cases, drawn as the statistics are made: the original's deviation from the mean here over
-	 * sqrt(run effect's variance + the case's own) * sqrt(1 + 1/n), the run effect's numerator and its variance
-	 * estimate (nr - 1 degrees of freedom) shared by the cases, the own parts each case's. The run effect's true
-	 * variance is not known, only estimated on nr - 1 degrees of freedom: each draw takes it from that estimate's
-	 * uncertainty (var_run / chi2(nr - 1) * (nr - 1)), so that a suite whose 3 rounds happened to agree is not judged
-	 * as if its machine were known to be quiet. Each case's p on the Student's t scale of its two parts. */
-	draws = (unsigned)ceil(20 / alpha);
-	if (draws < 2000)
-		draws = 2000;
-	if (nr > 1) {
-		double *mn = xcalloc(draws, sizeof(double)), dfg = (double)(nr - 1), kq, pc;
-		uint64_t st = seed;
-
-		for (unsigned d = 0; d < draws; d++) {
-			double q = 1, su2 = vrun / stats_chisq_mean(dfg, &st), z = stats_normal(&st), vg = stats_chisq_mean(dfg, &st);
-
-			for (size_t c = 0; c < ncases; c++) {
-				double a2, num, var;
-
-				if (isnan(t[c]))
-					continue;
-				a2 = su2 + own[c] > 0 ? su2 / (su2 + own[c]) : 1;
-				num = sqrt(a2) * z + sqrt(1 - a2) * stats_normal(&st);
-				var = a2 * vg + (1 - a2) * stats_chisq_mean(dfo[c], &st);
-				q = fmin(q, stats_t_two_sided_p(num / sqrt(var), stats_df_effective(a[c], dfg, dfo[c])));
-			}
-			mn[d] = q;
-		}
-		qsort(mn, draws, sizeof(double), cmp_double);
-		kq = ceil(alpha * ((double)draws + 1)) - 2;
-		pc = mn[kq < 0 ? 0 : kq > (double)draws - 1 ? draws - 1 : (size_t)kq];
-		for (size_t c = 0; c < ncases; c++) {
-			double cq;
-
-			if (isnan(t[c]))
-				continue;
-			cq = pc > 0 && pc < 1 ? stats_t_quantile_two_sided(pc, stats_df_effective(a[c], dfg, dfo[c])) : INFINITY;
-			out[c].tol = cq * out[c].sd * sqrt(1 + 1 / (double)n[c]);
-			if (!(out[c].tol > log1p(max_band)) || !isfinite(cq))
-				continue;
-			/* the rounds that would do: the same critical p at more rounds' degrees of freedom */
-			out[c].rounds = UINT_MAX;
-			for (unsigned k = (unsigned)n[c] + 1; k <= 1000; k++)
-				if (stats_t_quantile_two_sided(pc, stats_df_effective(a[c], (double)(k - 1), dfo[c] + k - n[c])) *
-					    out[c].sd * sqrt(1 + 1 / (double)k) <= log1p(max_band)) {
-					out[c].rounds = k;
-					break;
-				}
-		}
-		free(mn);
-	}
-	free(eff);
-	free(mean);
-	free(own);
-	free(dfo);
-	free(t);
-	free(a);
-	free(cnt);
-	free(n);
 }
 
-json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const struct compare_side *here, size_t nhere,
-			double threshold, double max_band)
+/* the own variances moderated over the cases (stats_squeeze_var); each judged case's sd, run-effect share and
+ * degrees of freedom */
+static void bands_moderate(struct bands *b, struct reproduce_band *out)
 {
-	json_t *out = json_array(), *row, *cases = json_object_get(cmp, "cases");
+	double d0, s02;
+
+	stats_squeeze_var(&d0, &s02, b->own, b->dfo, b->ncases);
+	for (size_t c = 0; c < b->ncases; c++) {
+		double v;
+
+		out[c] = (struct reproduce_band){ NAN, NAN, sqrt(b->vrun), b->nr > 1 ? (double)(b->nr - 1) : NAN, 0 };
+		b->t[c] = NAN;
+		if (b->n[c] < 2 || b->nr < 2)
+			continue;
+		if (d0 > 0)
+			b->own[c] = d0 >= STATS_D0_MAX ? s02 : (d0 * s02 + b->dfo[c] * b->own[c]) / (d0 + b->dfo[c]);
+		v = b->vrun + b->own[c];
+		out[c].sd = sqrt(v);
+		b->a[c] = v > 0 ? sqrt(b->vrun / v) : 1;
+		b->dfo[c] = d0 > 0 ? fmin(STATS_D0_MAX, d0 + b->dfo[c]) : fmax(1, b->dfo[c]);
+		b->t[c] = 0; /* judged */
+	}
+}
+
+/* The least p over the cases, drawn as the statistics are made: the original's deviation from the mean here over
+ * sqrt(run effect's variance + the case's own) * sqrt(1 + 1/n), the run effect's numerator and its variance
+ * estimate (nr - 1 degrees of freedom) shared by the cases, the own parts each case's. The run effect's true
+ * variance is not known, only estimated on nr - 1 degrees of freedom: each draw takes it from that estimate's
+ * uncertainty (var_run / chi2(nr - 1) * (nr - 1)), so that a suite whose 3 rounds happened to agree is not judged
+ * as if its machine were known to be quiet. Each case's p on the Student's t scale of its two parts. Returns its
+ * alpha quantile: the critical p. */
+static double bands_critical_p(const struct bands *b, double alpha, uint64_t seed)
+{
+	unsigned draws = (unsigned)ceil(20 / alpha);
+	double *mn, dfg = (double)(b->nr - 1), kq, pc;
+	uint64_t st = seed;
+
+	if (draws < 2000)
+		draws = 2000;
+	mn = xcalloc(draws, sizeof(double));
+	for (unsigned d = 0; d < draws; d++) {
+		double q = 1, su2 = b->vrun / stats_chisq_mean(dfg, &st), z = stats_normal(&st), vg = stats_chisq_mean(dfg, &st);
+
+		for (size_t c = 0; c < b->ncases; c++) {
+			double a2, num, var;
+
+			if (isnan(b->t[c]))
+				continue;
+			a2 = su2 + b->own[c] > 0 ? su2 / (su2 + b->own[c]) : 1;
+			num = sqrt(a2) * z + sqrt(1 - a2) * stats_normal(&st);
+			var = a2 * vg + (1 - a2) * stats_chisq_mean(b->dfo[c], &st);
+			q = fmin(q, stats_t_two_sided_p(num / sqrt(var), stats_df_effective(b->a[c], dfg, b->dfo[c])));
+		}
+		mn[d] = q;
+	}
+	qsort(mn, draws, sizeof(double), cmp_double);
+	kq = ceil(alpha * ((double)draws + 1)) - 2;
+	pc = mn[kq < 0 ? 0 : kq > (double)draws - 1 ? draws - 1 : (size_t)kq];
+	free(mn);
+	return pc;
+}
+
+/* each judged case's tolerance at the critical p pc; where it is wider than max_band, the rounds that would do:
+ * the same critical p at more rounds' degrees of freedom (UINT_MAX: more than 1000) */
+static void bands_tolerances(const struct bands *b, struct reproduce_band *out, double pc, double max_band)
+{
+	double dfg = (double)(b->nr - 1);
+
+	for (size_t c = 0; c < b->ncases; c++) {
+		double cq;
+
+		if (isnan(b->t[c]))
+			continue;
+		cq = pc > 0 && pc < 1 ? stats_t_quantile_two_sided(pc, stats_df_effective(b->a[c], dfg, b->dfo[c])) : INFINITY;
+		out[c].tol = cq * out[c].sd * sqrt(1 + 1 / (double)b->n[c]);
+		if (!(out[c].tol > log1p(max_band)) || !isfinite(cq))
+			continue;
+		out[c].rounds = UINT_MAX;
+		for (unsigned k = (unsigned)b->n[c] + 1; k <= 1000; k++)
+			if (stats_t_quantile_two_sided(pc, stats_df_effective(b->a[c], (double)(k - 1), b->dfo[c] + k - b->n[c])) *
+				    out[c].sd * sqrt(1 + 1 / (double)k) <= log1p(max_band)) {
+				out[c].rounds = k;
+				break;
+			}
+	}
+}
+
+void reproduce_bands(struct reproduce_band *out, const double *y, size_t ncases, size_t nruns, double alpha,
+		     double max_band, uint64_t seed)
+{
+	struct bands b = { .y = y, .ncases = ncases, .nruns = nruns };
+
+	b.eff = xcalloc(nruns + 1, sizeof(double));
+	b.mean = xcalloc(ncases + 1, sizeof(double));
+	b.own = xcalloc(ncases + 1, sizeof(double));
+	b.dfo = xcalloc(ncases + 1, sizeof(double));
+	b.t = xcalloc(ncases + 1, sizeof(double));
+	b.a = xcalloc(ncases + 1, sizeof(double));
+	b.cnt = xcalloc(nruns + 1, sizeof(size_t));
+	b.n = xcalloc(ncases + 1, sizeof(size_t));
+	bands_run_effects(&b);
+	bands_own(&b);
+	bands_moderate(&b, out);
+	if (b.nr > 1)
+		bands_tolerances(&b, out, bands_critical_p(&b, alpha, seed), max_band);
+	free(b.eff);
+	free(b.mean);
+	free(b.own);
+	free(b.dfo);
+	free(b.t);
+	free(b.a);
+	free(b.cnt);
+	free(b.n);
+}
+
+/* Each case's band from its spread here (band[i]; tol NAN where it has none): the cases that have a figure in the
+ * original and at least 2 runs here, per suite, a suite's cases sharing the machine state of each run; the
+ * family's error rate shared among the suites (Bonferroni). logs: room for nhere logs. */
+static void judge_bands(struct reproduce_band *band, double *logs, json_t *cases, const struct compare_side *here,
+			size_t nhere, double max_band)
+{
 	json_t *suites = json_object(); /* suite -> [row indices judged by their spread here] */
-	size_t ncases = json_array_size(cases), i;
-	double *logs = xcalloc(nhere + 1, sizeof(double));
-	struct reproduce_band *band = xcalloc(ncases + 1, sizeof(*band));
 	const char *sname;
-	json_t *idx;
+	json_t *row, *idx;
+	size_t i;
 
-	if (max_band < threshold) /* the band is never narrower than the threshold: a lower limit would tell nothing */
-		max_band = threshold;
-
-	/* the cases judged by their spread here, per suite: a suite's cases share the machine state of each run */
 	json_array_foreach(cases, i, row) {
 		json_t *o = json_array_get(json_object_get(row, "others"), 0);
 		const char *v = json_string_value(json_object_get(o, "verdict"));
@@ -295,7 +345,6 @@ json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const s
 			json_object_set_new(suites, suite ? suite : "", json_array());
 		json_array_append_new(json_object_get(suites, suite ? suite : ""), json_integer((json_int_t)i));
 	}
-	/* each suite's bands, the family's error rate shared among the suites (Bonferroni) */
 	json_object_foreach(suites, sname, idx) {
 		size_t m = json_array_size(idx), k;
 		double *y = xcalloc(m * nhere + 1, sizeof(double));
@@ -314,6 +363,88 @@ json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const s
 		free(y);
 		free(bs);
 	}
+	json_decref(suites);
+}
+
+/* a case judged by this machine's run-to-run spread: where one more run falls, around the n runs here (logs),
+ * against the original's figure orig */
+static void judge_by_band(json_t *res, size_t counts[REPRODUCE_NVERDICTS], const double *logs, size_t n, double orig,
+			  const struct reproduce_band *band, double threshold, double max_band)
+{
+	double m, sd, tol = band->tol, d, lo, hi;
+	enum reproduce_verdict vd;
+
+	mean_sd(&m, &sd, logs, n);
+	json_object_set_new(res, "suite_noise_cv", json_real(sqrt(expm1(band->sd_run * band->sd_run))));
+	json_object_set_new(res, "run_df", json_real(band->df_run));
+	if (tol < log1p(threshold))
+		tol = log1p(threshold);
+	d = m - log(orig); /* > 0: faster here */
+	lo = exp(-tol);
+	hi = exp(fmin(tol, 700));
+	json_object_set_new(res, "here", json_real(exp(m))); /* the runs' geometric mean */
+	json_object_set_new(res, "ratio", json_real(exp(d)));
+	json_object_set_new(res, "band", json_pack("[f, f]", lo, hi));
+	json_object_set_new(res, "noise_cv", json_real(sqrt(expm1(sd * sd))));
+	if (band->rounds)
+		json_object_set_new(res, "rounds_needed", band->rounds == UINT_MAX ? json_null() : json_integer(band->rounds));
+	vd = d < -tol ? REPRODUCE_SLOWER : d > tol ? REPRODUCE_FASTER : REPRODUCE_REPRODUCED;
+	if (vd == REPRODUCE_REPRODUCED)
+		set_within(res, counts, lo, hi, max_band, band->rounds);
+	else
+		set_verdict(res, counts, vd, NULL);
+}
+
+/* a case judged by the comparison's 95% CI of the ratio (ci: [lo, hi]) */
+static void judge_by_ci(json_t *res, size_t counts[REPRODUCE_NVERDICTS], json_t *ci, double threshold, double max_band)
+{
+	double clo = json_number_value(json_array_get(ci, 0)), chi = json_number_value(json_array_get(ci, 1));
+
+	json_object_set(res, "ci95", ci);
+	if (chi < 1 - threshold)
+		set_verdict(res, counts, REPRODUCE_SLOWER, NULL);
+	else if (clo > 1 + threshold)
+		set_verdict(res, counts, REPRODUCE_FASTER, NULL);
+	else
+		set_within(res, counts, clo, chi, max_band, 0);
+}
+
+/* a case that cannot be judged (v: the comparison's verdict, n runs here): why, from the original's record or the
+ * comparison's; 0 when it can be */
+static int judge_not_comparable(json_t *res, size_t counts[REPRODUCE_NVERDICTS], json_t *b, json_t *o, const char *v,
+				double orig, size_t n)
+{
+	if (v && !strcmp(v, "missing")) {
+		set_verdict(res, counts, REPRODUCE_NOT_COMPARABLE, "not measured here");
+	} else if (v && !strcmp(v, "not comparable") && !(orig > 0) && !n) {
+		const char *st = json_string_value(json_object_get(b, "status"));
+		const char *err = json_string_value(json_object_get(b, "error"));
+		char *why = xstrfmt("%s in the original and not measured here: %s", st ? st : "not measured",
+				    err ? err : "no reason recorded");
+
+		set_verdict(res, counts, REPRODUCE_NOT_COMPARABLE, why);
+		free(why);
+	} else if (v && !strcmp(v, "not comparable") && (!(orig > 0) || n < 2)) {
+		const char *why = json_string_value(json_object_get(o, "why"));
+
+		set_verdict(res, counts, REPRODUCE_NOT_COMPARABLE, why ? why : "no figure");
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const struct compare_side *here, size_t nhere,
+			double threshold, double max_band)
+{
+	json_t *out = json_array(), *row, *cases = json_object_get(cmp, "cases");
+	size_t ncases = json_array_size(cases), i;
+	double *logs = xcalloc(nhere + 1, sizeof(double));
+	struct reproduce_band *band = xcalloc(ncases + 1, sizeof(*band));
+
+	if (max_band < threshold) /* the band is never narrower than the threshold: a lower limit would tell nothing */
+		max_band = threshold;
+	judge_bands(band, logs, cases, here, nhere, max_band);
 	json_array_foreach(json_object_get(cmp, "cases"), i, row) {
 		json_t *b = json_object_get(row, "baseline"), *o = json_array_get(json_object_get(row, "others"), 0);
 		json_t *ci = json_object_get(o, "ci95"), *res;
@@ -329,55 +460,12 @@ json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const s
 				"runs", (json_int_t)n);
 		if (json_is_number(json_object_get(o, "ratio")))
 			json_object_set(res, "ratio", json_object_get(o, "ratio"));
-		if (v && !strcmp(v, "missing")) {
-			set_verdict(res, counts, REPRODUCE_NOT_COMPARABLE, "not measured here");
-		} else if (v && !strcmp(v, "not comparable") && !(orig > 0) && !n) {
-			const char *st = json_string_value(json_object_get(b, "status"));
-			const char *err = json_string_value(json_object_get(b, "error"));
-			char *why = xstrfmt("%s in the original and not measured here: %s", st ? st : "not measured",
-					    err ? err : "no reason recorded");
-
-			set_verdict(res, counts, REPRODUCE_NOT_COMPARABLE, why);
-			free(why);
-		} else if (v && !strcmp(v, "not comparable") && (!(orig > 0) || n < 2)) {
-			const char *why = json_string_value(json_object_get(o, "why"));
-
-			set_verdict(res, counts, REPRODUCE_NOT_COMPARABLE, why ? why : "no figure");
+		if (judge_not_comparable(res, counts, b, o, v, orig, n)) {
+			/* judged: why not */
 		} else if (n >= 2 && orig > 0 && !isnan(band[i].tol)) {
-			/* this machine's run-to-run spread: where one more run falls, around the runs here */
-			double m, sd, tol = band[i].tol, d, lo, hi;
-			enum reproduce_verdict vd;
-
-			mean_sd(&m, &sd, logs, n);
-			json_object_set_new(res, "suite_noise_cv", json_real(sqrt(expm1(band[i].sd_run * band[i].sd_run))));
-			json_object_set_new(res, "run_df", json_real(band[i].df_run));
-			if (tol < log1p(threshold))
-				tol = log1p(threshold);
-			d = m - log(orig); /* > 0: faster here */
-			lo = exp(-tol);
-			hi = exp(fmin(tol, 700));
-			json_object_set_new(res, "here", json_real(exp(m))); /* the runs' geometric mean */
-			json_object_set_new(res, "ratio", json_real(exp(d)));
-			json_object_set_new(res, "band", json_pack("[f, f]", lo, hi));
-			json_object_set_new(res, "noise_cv", json_real(sqrt(expm1(sd * sd))));
-			if (band[i].rounds)
-				json_object_set_new(res, "rounds_needed", band[i].rounds == UINT_MAX ? json_null()
-										: json_integer(band[i].rounds));
-			vd = d < -tol ? REPRODUCE_SLOWER : d > tol ? REPRODUCE_FASTER : REPRODUCE_REPRODUCED;
-			if (vd == REPRODUCE_REPRODUCED)
-				set_within(res, counts, lo, hi, max_band, band[i].rounds);
-			else
-				set_verdict(res, counts, vd, NULL);
+			judge_by_band(res, counts, logs, n, orig, &band[i], threshold, max_band);
 		} else if (json_array_size(ci) == 2) {
-			double clo = json_number_value(json_array_get(ci, 0)), chi = json_number_value(json_array_get(ci, 1));
-
-			json_object_set(res, "ci95", ci);
-			if (chi < 1 - threshold)
-				set_verdict(res, counts, REPRODUCE_SLOWER, NULL);
-			else if (clo > 1 + threshold)
-				set_verdict(res, counts, REPRODUCE_FASTER, NULL);
-			else
-				set_within(res, counts, clo, chi, max_band, 0);
+			judge_by_ci(res, counts, ci, threshold, max_band);
 		} else {
 			const char *why = json_string_value(json_object_get(o, "why"));
 
@@ -387,6 +475,5 @@ json_t *reproduce_judge(size_t counts[REPRODUCE_NVERDICTS], json_t *cmp, const s
 	}
 	free(logs);
 	free(band);
-	json_decref(suites);
 	return out;
 }

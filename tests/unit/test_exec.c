@@ -15,6 +15,7 @@
 
 #include "core/fs.h"
 #include "core/error.h"
+#include "core/scrub.h"
 #include "core/strbuf.h"
 #include "exec/envcap.h"
 #include "exec/exec.h"
@@ -147,19 +148,19 @@ static void test_redaction_policy(void **state)
 	unsetenv("BENCH_ENV_KEEP");
 	unsetenv("BENCH_ENV_REDACT");
 	for (size_t i = 0; secret[i]; i++)
-		assert_true(envcap_is_secret(secret[i]));
+		assert_true(scrub_is_secret(secret[i]));
 	for (size_t i = 0; plain[i]; i++)
-		assert_false(envcap_is_secret(plain[i]));
+		assert_false(scrub_is_secret(plain[i]));
 	assert_int_equal(envcap_var_class("NCCL_ApiKey"), 2);
 	assert_int_equal(envcap_var_class("NCCL_SOCKET_IFNAME"), 1);
 	assert_int_equal(envcap_var_class("AWS_SECRET_ACCESS_KEY"), 0); /* not recorded at all */
 	setenv("BENCH_ENV_KEEP", "NCCL_IB_*,X", 1);
 	setenv("BENCH_ENV_REDACT", "NCCL_SOCKET_IFNAME", 1);
-	assert_false(envcap_is_secret("NCCL_IB_PASSWD"));
-	assert_true(envcap_is_secret("NCCL_SOCKET_IFNAME"));
+	assert_false(scrub_is_secret("NCCL_IB_PASSWD"));
+	assert_true(scrub_is_secret("NCCL_SOCKET_IFNAME"));
 	unsetenv("BENCH_ENV_KEEP");
 	unsetenv("BENCH_ENV_REDACT");
-	u = envcap_redact_url("https://user:pw@host/x?a=b, git+ssh://git@h:1/r and http://h/p@q");
+	u = scrub_redact_url("https://user:pw@host/x?a=b, git+ssh://git@h:1/r and http://h/p@q");
 	assert_string_equal(u, "https://<redacted>@host/x?a=b, git+ssh://<redacted>@h:1/r and http://h/p@q");
 	free(u);
 }
@@ -182,7 +183,7 @@ static void test_redact_value_spellings(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		char *r = envcap_redact_value(cases[i][0]);
+		char *r = scrub_redact_value(cases[i][0]);
 
 		assert_string_equal(r, cases[i][1]);
 		free(r);

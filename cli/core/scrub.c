@@ -1,0 +1,1199 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "scrub.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "error.h"
+#include "fs.h"
+#include "strbuf.h"
+#include "strvec.h"
+
+/* matched case-insensitively anywhere in a name: over-redaction (CUDA_API_..., SSL_CERT_FILE) is the price of
+ * catching NCCL_ApiKey, DB_PWD, X_AUTH and the like */
+static const char *const secret_words[] = { "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PASSPHRASE", "PWD",
+					    "AUTH", "COOKIE", "PRIVATE", "CERT", "SESSION", "API", "KEY", "CREDENTIAL",
+					    "CRED", "SIGNATURE", "SALT", NULL };
+
+static int contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return 1;
+	return 0;
+}
+
+/* name matches one of the comma-separated patterns of $var */
+static int listed(const char *var, const char *name)
+{
+	const char *list = getenv(var);
+	int hit = 0;
+
+	while (list && *list && !hit) {
+		size_t n = strcspn(list, ",");
+		char *pat = xstrndup(list, n);
+
+		hit = *pat && fnmatch(pat, name, 0) == 0;
+		free(pat);
+		list += n + (list[n] == ',');
+	}
+	return hit;
+}
+
+int scrub_is_secret(const char *name)
+{
+	if (listed("BENCH_ENV_REDACT", name))
+		return 1;
+	if (listed("BENCH_ENV_KEEP", name) || !strcmp(name, "PWD") || !strcmp(name, "OLDPWD"))
+		return 0;
+	for (size_t i = 0; secret_words[i]; i++)
+		if (contains_ci(name, secret_words[i]))
+			return 1;
+	return 0;
+}
+
+char *scrub_redact_url(const char *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = v, *sep;
+
+	while ((sep = strstr(p, "://"))) {
+		const char *auth = sep + 3, *end = auth + strcspn(auth, "/?#\"' \t\r\n,;<>()[]{}"), *at = NULL;
+
+		for (const char *q = auth; q < end; q++)
+			if (*q == '@')
+				at = q;
+		strbuf_add(&sb, p, (size_t)(auth - p));
+		if (at && !(at - auth == 10 && !strncmp(auth, "<redacted>", 10)))
+			strbuf_addstr(&sb, "<redacted>");
+		else if (at)
+			strbuf_add(&sb, auth, (size_t)(at - auth));
+		p = at ? at : auth;
+	}
+	strbuf_addstr(&sb, p);
+	return strbuf_detach(&sb);
+}
+
+/* the delimiters of a token holding credentials: where user:password@host starts and ends */
+static int cred_delim(char c)
+{
+	return !c || isspace((unsigned char)c) || strchr("\"'`/=,;()[]{}<>|&", c);
+}
+
+/* a secret-looking key: a run of [A-Za-z0-9_.-] that scrub_is_secret() names */
+static int secret_key(const char *k, size_t n)
+{
+	char *name;
+	int s;
+
+	if (!n || n > 128)
+		return 0;
+	name = xstrndup(k, n);
+	s = scrub_is_secret(name);
+	free(name);
+	return s;
+}
+
+static int keych(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
+
+/* an HTTP Authorization or Proxy-Authorization header name: its value is a scheme and credentials */
+static int auth_key(const char *k, size_t n)
+{
+	return (n == 13 && !strncasecmp(k, "authorization", 13)) || (n == 19 && !strncasecmp(k, "proxy-authorization", 19));
+}
+
+/* the token shapes of common services, redacted wherever they stand: a prefix, then at least min characters of
+ * [A-Za-z0-9_-] (AWS key ids: exactly 16 of [A-Z0-9]) */
+static const struct token_shape {
+	const char *prefix;
+	size_t min;
+} token_shapes[] = {
+	{ "github_pat_", 20 }, { "ghp_", 20 }, { "gho_", 20 }, { "ghu_", 20 }, { "ghs_", 20 }, { "ghr_", 20 },
+	{ "glpat-", 16 }, { "hf_", 20 }, { "xoxa-", 10 }, { "xoxb-", 10 }, { "xoxp-", 10 }, { "xoxr-", 10 },
+	{ "xoxs-", 10 }, { "sk-", 20 }, { "npm_", 30 }, { "pypi-", 30 }, { "AKIA", 16 }, { "ASIA", 16 },
+	{ "AIza", 30 },	    /* Google API key */
+	{ "ya29.", 20 },    /* Google OAuth access token */
+	{ "sk_live_", 16 }, { "rk_live_", 16 }, { "sk_test_", 16 }, { "rk_test_", 16 }, /* Stripe */
+	{ "dop_v1_", 32 },  { "doo_v1_", 32 },	{ "dor_v1_", 32 },  /* DigitalOcean */
+	{ "glsa_", 20 },    { "glc_", 20 },	/* Grafana */
+	{ "SG.", 16 },	    /* SendGrid: SG.<id>.<secret> (the dot-separated rest is taken by token_at) */
+	{ NULL, 0 }
+};
+
+static int tokch(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* the length of a known token shape that starts at p (p at a word start), else 0 */
+static size_t token_at(const char *p)
+{
+	for (size_t i = 0; token_shapes[i].prefix; i++) {
+		size_t pl = strlen(token_shapes[i].prefix), n = 0;
+
+		if (strncmp(p, token_shapes[i].prefix, pl))
+			continue;
+		if (!strcmp(token_shapes[i].prefix, "AKIA") || !strcmp(token_shapes[i].prefix, "ASIA")) {
+			/* AKIA/ASIA + 16 upper-case letters or digits, then not one more */
+			while (n < 16 && (isupper((unsigned char)p[pl + n]) || isdigit((unsigned char)p[pl + n])))
+				n++;
+			if (n == 16 && !tokch(p[pl + n]))
+				return pl + n;
+			continue;
+		}
+		while (tokch(p[pl + n]))
+			n++;
+		if (!strcmp(token_shapes[i].prefix, "SG.")) { /* SG.<id>.<secret>: both parts */
+			size_t m = 0;
+
+			if (n < token_shapes[i].min || p[pl + n] != '.')
+				continue;
+			while (tokch(p[pl + n + 1 + m]))
+				m++;
+			if (m < 16)
+				continue;
+			return pl + n + 1 + m;
+		}
+		if (n >= token_shapes[i].min)
+			return pl + n;
+	}
+	return 0;
+}
+
+static int b64urlch(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* a JSON Web Token at p: eyJ<header>.eyJ<payload>.<signature>, each base64url; its length, else 0 */
+static size_t jwt_at(const char *p)
+{
+	size_t n = 0;
+
+	for (int part = 0; part < 2; part++) {
+		if (strncmp(p + n, "eyJ", 3))
+			return 0;
+		for (n += 3; b64urlch(p[n]); n++)
+			;
+		if (p[n] != '.')
+			return 0;
+		n++;
+	}
+	while (b64urlch(p[n]))
+		n++;
+	return n;
+}
+
+/* the value of a base64 digit, -1 for another character */
+static int b64val(char c)
+{
+	const char *d = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", *f;
+
+	return c && (f = strchr(d, c)) ? (int)(f - d) : -1;
+}
+
+/* the length of the base64 word at q when it decodes to a credential, user:password (printable ASCII without
+ * spaces, a ':' inside), else 0; at least min characters with its padding */
+static size_t b64_cred_len(const char *q, size_t min)
+{
+	size_t n = 0, pad = 0, out = 0;
+	unsigned acc = 0;
+	int bits = 0, colon = 0, ok = 1;
+
+	for (; b64val(q[n]) >= 0; n++) {
+		acc = acc << 6 | (unsigned)b64val(q[n]);
+		if ((bits += 6) >= 8) {
+			unsigned c = (acc >> (bits -= 8)) & 0xff;
+
+			ok &= c > 0x20 && c < 0x7f;
+			colon |= c == ':' && out > 0;
+			out++;
+		}
+	}
+	while (q[n + pad] == '=' && pad < 2)
+		pad++;
+	if (n + pad < min || (n + pad) % 4 || !ok || !colon || tokch(q[n + pad]) || q[n + pad] == '.')
+		return 0;
+	{ /* the last decoded character is not the ':' (a user with no password is no credential) */
+		unsigned last = (acc >> bits) & 0xff;
+
+		if (last == ':')
+			return 0;
+	}
+	return n + pad;
+}
+
+/* "Basic <base64 of user:password>" anywhere (an HTTP Basic credential out of its header): the length up to the
+ * end of the base64 word, else 0 */
+static size_t basic_at(const char *p)
+{
+	const char *q = p + 6;
+	size_t n;
+
+	if (strncmp(p, "Basic ", 6))
+		return 0;
+	while (*q == ' ')
+		q++;
+	return (n = b64_cred_len(q, 4)) ? (size_t)(q - p) + n : 0;
+}
+
+/* "-u user:pw" / "--user user:pw" (curl, wget), "-pPW" of mysql, "--password PW" / "--token PW" (a secret-named
+ * option and its value as the next word): the secret part goes */
+static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
+{
+	const char *q, *e;
+	size_t n = 0;
+
+	if (p[0] != '-' || (p > line && !isspace((unsigned char)p[-1])))
+		return 0;
+	if ((!strncmp(p, "-u ", 3) || !strncmp(p, "--user ", 7))) {
+		q = p + (p[1] == 'u' ? 3 : 7);
+		while (*q == ' ')
+			q++;
+		for (e = q; *e && !isspace((unsigned char)*e) && *e != ':'; e++)
+			;
+		if (*e != ':' || !e[1] || isspace((unsigned char)e[1]) || !strncmp(e + 1, "<redacted>", 10))
+			return 0;
+		strbuf_add(sb, p, (size_t)(e + 1 - p));
+		strbuf_addstr(sb, "<redacted>");
+		for (e++; *e && !isspace((unsigned char)*e); e++)
+			;
+		return (size_t)(e - p);
+	}
+	if (p[1] == 'p' && (p[2] == ' ' || p[2] == '\t') && strstr(line, "sshpass")) { /* sshpass -p PW */
+		for (q = p + 2; *q == ' ' || *q == '\t'; q++)
+			;
+		if (!*q || !strncmp(q, "<redacted>", 10))
+			return 0;
+		for (e = q; *e && !isspace((unsigned char)*e); e++)
+			;
+		strbuf_add(sb, p, (size_t)(q - p));
+		strbuf_addstr(sb, "<redacted>");
+		return (size_t)(e - p);
+	}
+	if (p[1] == 'p' && p[2] && !isspace((unsigned char)p[2]) && strncmp(p + 2, "<redacted>", 10) &&
+	    (strstr(line, "mysql") || strstr(line, "mariadb") || strstr(line, "sshpass"))) {
+		for (e = p + 2; *e && !isspace((unsigned char)*e); e++)
+			;
+		strbuf_addstr(sb, "-p<redacted>");
+		return (size_t)(e - p);
+	}
+	q = p + 1 + (p[1] == '-');
+	while (keych(q[n]))
+		n++;
+	if (n && (q[n] == ' ' || q[n] == '\t') && secret_key(q, n)) {
+		const char *v = q + n;
+
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (!*v || *v == '-' || !strncmp(v, "<redacted>", 10))
+			return 0;
+		for (e = v; *e && !isspace((unsigned char)*e); e++)
+			;
+		strbuf_add(sb, p, (size_t)(v - p));
+		strbuf_addstr(sb, "<redacted>");
+		return (size_t)(e - p);
+	}
+	return 0;
+}
+
+/* a .netrc "password PW" (or "passwd PW") token pair at p, on a line that reads like one (it starts with the
+ * token or holds "machine", "login" or "default" before it): the length up to the value, else 0 */
+static size_t netrc_password_at(const char *line, const char *p)
+{
+	const char *l = line, *q;
+	size_t kn;
+
+	if (!strncmp(p, "password", 8))
+		kn = 8;
+	else if (!strncmp(p, "passwd", 6))
+		kn = 6;
+	else
+		return 0;
+	if (p[kn] != ' ' && p[kn] != '\t')
+		return 0;
+	for (q = p + kn; *q == ' ' || *q == '\t'; q++)
+		;
+	if (!*q || isspace((unsigned char)*q) || !strncmp(q, "<redacted>", 10))
+		return 0;
+	while (*l == ' ' || *l == '\t')
+		l++;
+	if (l == p)
+		return (size_t)(q - p);
+	for (const char *w = line; w < p; w++)
+		if ((w == line || isspace((unsigned char)w[-1])) &&
+		    (((!strncmp(w, "machine", 7) || !strncmp(w, "default", 7)) && isspace((unsigned char)w[7])) ||
+		     (!strncmp(w, "login", 5) && isspace((unsigned char)w[5]))))
+			return (size_t)(q - p);
+	return 0;
+}
+
+/* "sig=" in a URL's query (an Azure shared access signature: the signature is the credential) */
+static int sas_sig(const char *u, const char *p, size_t kn, const char *q)
+{
+	return kn == 3 && !strncasecmp(p, "sig", 3) && p > u && (p[-1] == '?' || p[-1] == '&') && *q == '=';
+}
+
+/* a Slack incoming webhook URL's path (its secret) at p: the length of "hooks.slack.com/services/" when a path
+ * of at least 10 characters follows, else 0 */
+static size_t slack_hook_at(const char *p)
+{
+	static const char host[] = "hooks.slack.com/services/";
+	size_t n = 0;
+
+	if (strncmp(p, host, sizeof(host) - 1))
+		return 0;
+	while (tokch(p[sizeof(host) - 1 + n]) || p[sizeof(host) - 1 + n] == '/')
+		n++;
+	return n >= 10 ? sizeof(host) - 1 : 0;
+}
+
+/* scrub_redact_value()'s walk: the value with URL userinfo already removed (u), the output so far and the
+ * position in u; each step below either takes a credential at p (writes its redacted form, moves p past it,
+ * returns 1) or leaves both as they are (returns 0) */
+struct redact {
+	struct strbuf sb;
+	const char *u;
+	const char *p;
+};
+
+/* the end of a secret key's value at q, whose opening quote (", ' or \") is ql bytes long */
+static const char *keyed_value_end(const char *key, size_t kn, const char *q, size_t ql)
+{
+	const char *e = q + ql;
+
+	if (ql == 2) { /* up to the next \" */
+		while (*e && !(e[0] == '\\' && e[1] == '"'))
+			e += e[0] == '\\' && e[1] == '\\' && e[2] ? 2 : 1;
+	} else if (ql == 1) {
+		while (*e && *e != *q)
+			e += e[0] == '\\' && e[1] ? 2 : 1;
+	} else if (auth_key(key, kn)) { /* Authorization: SCHEME CREDENTIALS: all of it */
+		while (*e && *e != '\n' && !strchr("\"'\\", *e))
+			e++;
+		while (e > q && isspace((unsigned char)e[-1]))
+			e--;
+	} else {
+		while (*e && !isspace((unsigned char)*e) && !strchr(",;&}]\"'\\", *e))
+			e++;
+	}
+	return e;
+}
+
+/* KEY=VALUE, "KEY": "VALUE", KEY: VALUE, 'KEY': 'VALUE' with a secret-looking KEY: the value goes */
+static int redact_keyed(struct redact *r)
+{
+	const char *p = r->p, *q, *e;
+	size_t kn = 0, ql;
+
+	if (!keych(*p) || (p != r->u && keych(p[-1])))
+		return 0;
+	while (keych(p[kn]))
+		kn++;
+	q = p + kn;
+	q += q[0] == '\\' && q[1] == '"' ? 2 : (*q == '"' || *q == '\''); /* "key", 'key', \"key\" (JSON in JSON) */
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if ((*q != '=' && *q != ':') || !(secret_key(p, kn) || sas_sig(r->u, p, kn, q)) || q[1] == '/')
+		return 0;
+	q++;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	ql = q[0] == '\\' && q[1] == '"' ? 2 : (*q == '"' || *q == '\'');
+	e = keyed_value_end(p, kn, q, ql);
+	if (e <= q + ql || !strncmp(q + ql, "<redacted>", 10))
+		return 0;
+	strbuf_add(&r->sb, p, (size_t)(q - p) + ql);
+	strbuf_addstr(&r->sb, "<redacted>");
+	r->p = e;
+	return 1;
+}
+
+/* the kept head (wn bytes at p) and <redacted> for the rest of the word, up to a character outside it */
+static void redact_word_rest(struct redact *r, size_t wn, int slash)
+{
+	const char *p = r->p;
+
+	strbuf_add(&r->sb, p, wn);
+	strbuf_addstr(&r->sb, "<redacted>");
+	if (slash)
+		for (p += wn; tokch(*p) || *p == '/'; p++)
+			;
+	else
+		for (p += wn; *p && !isspace((unsigned char)*p); p++)
+			;
+	r->p = p;
+}
+
+/* after an AWS key id (tn bytes, just redacted): its secret key, 40 base64 characters, goes as well */
+static void redact_aws_secret(struct redact *r, size_t tn)
+{
+	const char *p = r->p, *q;
+	size_t sn;
+
+	if (tn != 20 || (strncmp(p - 20, "AKIA", 4) && strncmp(p - 20, "ASIA", 4)))
+		return;
+	for (q = p; *q == ' ' || *q == '\t' || *q == ':' || *q == ',' || *q == '='; q++)
+		;
+	for (sn = 0; isalnum((unsigned char)q[sn]) || q[sn] == '/' || q[sn] == '+'; sn++)
+		;
+	if (sn == 40) {
+		strbuf_add(&r->sb, p, (size_t)(q - p));
+		strbuf_addstr(&r->sb, "<redacted>");
+		r->p = q + 40;
+	}
+}
+
+/* at a word start: a known token shape or a JSON Web Token, a Slack webhook's path, a Basic credential, the same
+ * credential alone in base64, a .netrc password */
+static int redact_word(struct redact *r)
+{
+	const char *p = r->p, *u = r->u;
+	size_t tn, wn;
+
+	if (p != u && tokch(p[-1]))
+		return 0;
+	tn = token_at(p);
+	if (!tn)
+		tn = jwt_at(p);
+	if (!tn && (wn = slack_hook_at(p))) { /* the host kept, the path goes */
+		redact_word_rest(r, wn, 1);
+		return 1;
+	}
+	if (!tn && (wn = basic_at(p))) { /* Basic user:password in base64: the scheme kept */
+		strbuf_addstr(&r->sb, "Basic <redacted>");
+		r->p = p + wn;
+		return 1;
+	}
+	if (!tn && (p == u || (p[-1] != '/' && p[-1] != '+')) && (wn = b64_cred_len(p, 16))) {
+		strbuf_addstr(&r->sb, "<redacted>"); /* the same credential alone: base64 of user:password */
+		r->p = p + wn;
+		return 1;
+	}
+	if ((wn = netrc_password_at(u, p))) {
+		redact_word_rest(r, wn, 0);
+		return 1;
+	}
+	if (!tn)
+		return 0;
+	strbuf_addstr(&r->sb, "<redacted>");
+	r->p = p + tn;
+	redact_aws_secret(r, tn);
+	return 1;
+}
+
+/* a secret-named command-line option's value (option_secret()) */
+static int redact_option(struct redact *r)
+{
+	size_t on;
+
+	if (*r->p != '-' || !(on = option_secret(&r->sb, r->u, r->p)))
+		return 0;
+	r->p += on;
+	return 1;
+}
+
+/* at the '@' of user:password@host (a credential without a scheme): the userinfo already written goes */
+static void redact_userinfo(struct redact *r)
+{
+	struct strbuf *sb = &r->sb;
+	const char *p = r->p, *colon = NULL;
+	size_t start = sb->len;
+
+	if (*p != '@' || p == r->u || !(isalnum((unsigned char)p[1]) || p[1] == '['))
+		return;
+	while (start > 0 && !cred_delim(sb->buf[start - 1]))
+		start--;
+	for (size_t k = start; k < sb->len; k++)
+		if (sb->buf[k] == ':')
+			colon = sb->buf + k;
+	if (colon && colon > sb->buf + start && colon + 1 < sb->buf + sb->len &&
+	    strncmp(sb->buf + start, "<redacted>", 10)) {
+		sb->len = start;
+		sb->buf[sb->len] = 0;
+		strbuf_addstr(sb, "<redacted>");
+	}
+}
+
+char *scrub_redact_value(const char *v)
+{
+	struct redact r = { STRBUF_INIT, NULL, NULL };
+	char *u = scrub_redact_url(v);
+
+	r.u = r.p = u;
+	while (*r.p) {
+		if (redact_keyed(&r) || redact_word(&r) || redact_option(&r))
+			continue;
+		redact_userinfo(&r);
+		strbuf_addch(&r.sb, *r.p++);
+	}
+	free(u);
+	return strbuf_detach(&r.sb);
+}
+
+/* 1 when the n bytes at v could be a credential, so that every copy of them is worth removing wherever it
+ * stands: not a number (digits with . - + e), not a boolean word, not an absolute path (it names where a secret
+ * is, not the secret). A secret-named variable may hold a setting (TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT=10000,
+ * XDG_SESSION_CLASS=user): removing every "10000" from a run's records would rewrite its results. */
+static int credential_like(const char *v, size_t n)
+{
+	static const char *const words[] = { "true", "false", "yes", "no", "on", "off", "none", "null", "enabled",
+					     "disabled", NULL };
+	size_t k;
+
+	if (n < SCRUB_MIN)
+		return 0;
+	for (k = 0; k < n && (isdigit((unsigned char)v[k]) || strchr(".-+eE_x", v[k])); k++)
+		;
+	if (k == n)
+		return 0;
+	for (k = 0; words[k]; k++)
+		if (strlen(words[k]) == n && !strncasecmp(v, words[k], n))
+			return 0;
+	if (v[0] == '/' && !memchr(v, '@', n) && !memchr(v, ':', n))
+		return 0;
+	return 1;
+}
+
+/* the n bytes at v as a JSON string spells them with every character past ASCII as \uXXXX (a surrogate pair past
+ * U+FFFF), hex in lower (Python's json.dumps) or upper case; NULL when there is none past ASCII or v is not UTF-8 */
+static char *json_ascii_form(const char *v, size_t n, int upper)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int any = 0;
+
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)v[i];
+		unsigned cp, need;
+
+		if (c < 0x80) {
+			if (c == '"' || c == '\\')
+				strbuf_addf(&sb, "\\%c", c);
+			else if (c < 0x20)
+				strbuf_addf(&sb, upper ? "\\u%04X" : "\\u%04x", c);
+			else
+				strbuf_addch(&sb, (char)c);
+			i++;
+			continue;
+		}
+		need = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
+		if (!need || c > 0xf4) {
+			strbuf_release(&sb);
+			return NULL;
+		}
+		cp = c & (0x3f >> need);
+		for (unsigned k = 1; k <= need; k++) {
+			if (i + k >= n || ((unsigned char)v[i + k] & 0xc0) != 0x80) {
+				strbuf_release(&sb);
+				return NULL;
+			}
+			cp = cp << 6 | ((unsigned char)v[i + k] & 0x3f);
+		}
+		if (cp >= 0x10000)
+			strbuf_addf(&sb, upper ? "\\u%04X\\u%04X" : "\\u%04x\\u%04x", 0xd800 + ((cp - 0x10000) >> 10),
+				    0xdc00 + ((cp - 0x10000) & 0x3ff));
+		else
+			strbuf_addf(&sb, upper ? "\\u%04X" : "\\u%04x", cp);
+		any = 1;
+		i += need + 1;
+	}
+	if (!any) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
+void scrub_secret_values(struct strvec *out, char *const *env)
+{
+	for (size_t i = 0; env && env[i]; i++) {
+		const char *eq = strchr(env[i], '=');
+		char *name;
+
+		if (!eq)
+			continue;
+		name = xstrndup(env[i], (size_t)(eq - env[i]));
+		if (scrub_is_secret(name)) {
+			const char *v = eq + 1;
+
+			while (*v) { /* each line of a multi-line value (a PEM key) on its own */
+				size_t n = strcspn(v, "\r\n");
+				int seen = 0;
+
+				for (size_t k = 0; k < out->n && !seen; k++)
+					seen = strlen(out->v[k]) == n && !strncmp(out->v[k], v, n);
+				if (n >= SCRUB_MIN && !seen && credential_like(v, n)) {
+					char *s = xstrndup(v, n);
+					json_t *js = json_string(s);
+					char *esc = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+
+					strvec_push(out, s);
+					/* as a JSON string spells it (quotes, backslashes escaped): records are JSON */
+					if (esc && strlen(esc) >= 2 && (strlen(esc) - 2 != n || strncmp(esc + 1, s, n))) {
+						esc[strlen(esc) - 1] = 0;
+						strvec_push(out, esc + 1);
+					}
+					/* as json.dumps() spells it by default: \u00f8 for every character past ASCII */
+					for (int up = 0; up < 2; up++) {
+						char *a = json_ascii_form(s, n, up);
+
+						if (a)
+							strvec_push(out, a);
+						free(a);
+					}
+					free(esc);
+					json_decref(js);
+					free(s);
+				}
+				v += n;
+				v += strspn(v, "\r\n");
+			}
+		}
+		free(name);
+	}
+}
+
+/* the offset of needle within the len bytes at s from from, or len */
+static size_t span_find(const char *s, size_t len, size_t from, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (size_t i = from; i + n <= len; i++)
+		if (!memcmp(s + i, needle, n))
+			return i;
+	return len;
+}
+
+/* line with the bodies of PEM private key blocks replaced by <redacted>: between "-----BEGIN ... PRIVATE
+ * KEY-----" and "-----END ", on one line (a JSON-escaped key) or over several (*pem: inside a block) */
+static void pem_mask(struct strbuf *o, const char *line, size_t len, int *pem)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		if (*pem) {
+			size_t e = span_find(line, len, pos, "-----END ");
+
+			if (e > pos)
+				strbuf_addstr(o, "<redacted>");
+			if (e == len)
+				return;
+			*pem = 0;
+			strbuf_add(o, line + e, 9);
+			pos = e + 9;
+		} else {
+			size_t b = span_find(line, len, pos, "-----BEGIN "), k;
+
+			k = b < len ? span_find(line, len, b, "PRIVATE KEY-----") : len;
+			if (k == len) {
+				strbuf_add(o, line + pos, len - pos);
+				return;
+			}
+			strbuf_add(o, line + pos, k + 16 - pos);
+			pos = k + 16;
+			*pem = 1;
+		}
+	}
+}
+
+/* the len bytes at s through scrub_redact_value(), each run between NUL bytes on its own: a NUL is kept where
+ * it stands, never the end of what is written (a log line may hold one) */
+static void redact_segments(struct strbuf *out, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	for (;;) {
+		const char *z = memchr(s + i, 0, len - i);
+		size_t n = z ? (size_t)(z - (s + i)) : len - i;
+		char *seg = xstrndup(s + i, n), *r = scrub_redact_value(seg);
+
+		strbuf_addstr(out, r);
+		free(r);
+		free(seg);
+		if (!z)
+			break;
+		strbuf_addch(out, 0);
+		i += n + 1;
+	}
+}
+
+/* one line (without its newline) of a log or an env dump; *pem: inside a PEM private key block (its body
+ * replaced) */
+static void scrub_line(struct strbuf *out, const char *raw, size_t rawlen, const struct strvec *values, int *pem)
+{
+	struct strbuf sb = STRBUF_INIT, m = STRBUF_INIT;
+	const char *line;
+	size_t nlen = 0, len;
+
+	pem_mask(&m, raw, rawlen, pem);
+	line = m.buf ? m.buf : "";
+	len = m.len;
+	/* NAME=VALUE (an env dump): a secret name's value goes whatever it is */
+	while (nlen < len && (isalnum((unsigned char)line[nlen]) || line[nlen] == '_'))
+		nlen++;
+	if (nlen && nlen < len && line[nlen] == '=' && !isdigit((unsigned char)line[0])) {
+		char *name = xstrndup(line, nlen);
+		int secret = scrub_is_secret(name);
+
+		free(name);
+		if (secret) {
+			strbuf_add(out, line, nlen + 1);
+			strbuf_addstr(out, "<redacted>");
+			strbuf_release(&m);
+			return;
+		}
+	}
+	for (size_t i = 0; i < len;) {
+		size_t best = 0;
+
+		for (size_t k = 0; k < values->n; k++) { /* the longest value that starts here */
+			size_t vl = strlen(values->v[k]);
+
+			if (vl > best && vl <= len - i && !memcmp(line + i, values->v[k], vl))
+				best = vl;
+		}
+		if (best) {
+			strbuf_addstr(&sb, "<redacted>");
+			i += best;
+		} else {
+			strbuf_addch(&sb, line[i++]);
+		}
+	}
+	redact_segments(out, sb.buf ? sb.buf : "", sb.len);
+	strbuf_release(&sb);
+	strbuf_release(&m);
+}
+
+static void scrub_one(struct strbuf *sb, const char *path, const char *line, size_t len, const struct strvec *values,
+		      int by_key, int *pem);
+
+/* the length of the logical line at text[0..len): up to a newline that is not escaped by a backslash (a line
+ * continued with '\\' is one line: a secret split over it is one value) */
+static size_t logical_len(const char *text, size_t len)
+{
+	size_t i = 0;
+
+	for (;;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+
+		if (!nl)
+			return len;
+		i = (size_t)(nl - text);
+		if (i == 0 || text[i - 1] != '\\' || i + 1 >= len)
+			return i;
+		i++;
+	}
+}
+
+/* a logical line through scrub_one, scrubbed as one line with its continuations removed: a backslash before a
+ * newline ("\\" "\n", joined by logical_len) and the same written JSON-escaped on one line (the four characters
+ * \ \ \ n); written back as it was when nothing in it is a secret */
+static void scrub_logical(struct strbuf *out, const char *path, const char *raw, size_t len, const struct strvec *values,
+			  int by_key, int *pem)
+{
+	struct strbuf j = STRBUF_INIT, o = STRBUF_INIT;
+	int joined = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (raw[i] == '\\' && i + 1 < len && raw[i + 1] == '\n') {
+			i++;
+			joined = 1;
+			continue;
+		}
+		if (i + 3 < len && !memcmp(raw + i, "\\\\\\n", 4)) {
+			i += 3;
+			joined = 1;
+			continue;
+		}
+		strbuf_addch(&j, raw[i]);
+	}
+	if (!joined) {
+		strbuf_release(&j);
+		scrub_one(out, path, raw, len, values, by_key, pem);
+		return;
+	}
+	scrub_one(&o, path, j.buf ? j.buf : "", j.len, values, by_key, pem);
+	if (o.len == j.len && !memcmp(o.buf, j.buf, j.len))
+		scrub_one(out, path, raw, len, values, by_key, pem);
+	else
+		strbuf_add(out, o.buf, o.len);
+	strbuf_release(&j);
+	strbuf_release(&o);
+}
+
+void scrub_text(struct strbuf *out, const char *text, size_t len, const struct strvec *values)
+{
+	size_t i = 0;
+	int pem = 0;
+
+	while (i < len) {
+		size_t n = logical_len(text + i, len - i);
+
+		scrub_logical(out, "", text + i, n, values, 0, &pem);
+		if (i + n < len)
+			strbuf_addch(out, '\n');
+		i += n + (i + n < len);
+	}
+}
+
+/* every string of j through the text scrubber, and every string under a secret-looking key redacted whole;
+ * returns how many changed */
+/* a key that names a secret whatever the document (case-insensitive, '-' read as '_'): its string value goes in
+ * records too; "pass" (fwd, bwd) and "key" are data there and are not among them */
+static int strict_secret_key(const char *k)
+{
+	static const char *const names[] = { "password", "passwd", "passphrase", "secret", "client_secret", "secret_key",
+					     "secret_access_key", "aws_secret_access_key", "auth_token", "api_key",
+					     "apikey", "api_token", "access_token", "refresh_token", "id_token",
+					     "bearer_token", "private_key", "token", NULL };
+	char buf[32];
+	size_t n = strlen(k);
+
+	if (n >= sizeof(buf))
+		return 0;
+	for (size_t i = 0; i <= n; i++)
+		buf[i] = k[i] == '-' ? '_' : (char)tolower((unsigned char)k[i]);
+	for (size_t i = 0; names[i]; i++)
+		if (!strcmp(buf, names[i]))
+			return 1;
+	return 0;
+}
+
+/* an HTTP header whose value is credentials (a header mapping as HTTP clients serialise it), any case, '_' or '-' */
+static int header_auth_key(const char *k)
+{
+	static const char *const names[] = { "authorization", "proxy-authorization", "x-api-key", "x-auth-token",
+					     "cookie", "set-cookie", NULL };
+
+	for (size_t i = 0; names[i]; i++) {
+		size_t n = strlen(names[i]), m = 0;
+
+		while (m < n && k[m] && (tolower((unsigned char)k[m]) == names[i][m] || (k[m] == '_' && names[i][m] == '-')))
+			m++;
+		if (m == n && !k[m])
+			return 1;
+	}
+	return 0;
+}
+
+/* by_key: also a string under a secret-looking key (environment captures only: a record's "pass" or "key" is a
+ * parameter, and the secrets a runner could echo are known by value); elsewhere only under a key that
+ * strict_secret_key() names */
+static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
+{
+	size_t changed = 0, i;
+	const char *k;
+	json_t *v;
+	void *tmp;
+
+	if (json_is_string(j)) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *s = json_string_value(j);
+
+		scrub_text(&sb, s, json_string_length(j), values);
+		if (sb.len != json_string_length(j) || memcmp(sb.buf, s, sb.len)) {
+			if (json_string_setn(j, sb.buf, sb.len) < 0)
+				json_string_set(j, "<redacted>");
+			changed++;
+		}
+		strbuf_release(&sb);
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+			changed += scrub_json(v, values, by_key);
+	} else if (json_is_object(j)) {
+		json_object_foreach_safe(j, tmp, k, v) {
+			if (!strcmp(k, "case") && json_is_string(v))
+				continue; /* a case key: made by bench from the manifest, never a secret; the results' key */
+			if (json_is_string(v) && header_auth_key(k)) {
+				const char *a = json_string_value(v), *sp = strchr(a, ' ');
+				char *r;
+
+				/* "Authorization": "Bearer TOKEN": the scheme kept, the credentials go */
+				if (sp && sp > a && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-") == (size_t)(sp - a))
+					r = xstrfmt("%.*s <redacted>", (int)(sp - a), a);
+				else
+					r = xstrdup("<redacted>");
+				if (strcmp(r, a)) {
+					json_string_set(v, r);
+					changed++;
+				}
+				free(r);
+				continue;
+			}
+			if (json_is_string(v) && strcmp(json_string_value(v), "<redacted>") &&
+			    (by_key ? secret_key(k, strlen(k)) : strict_secret_key(k))) {
+				json_string_set(v, "<redacted>");
+				changed++;
+			} else {
+				changed += scrub_json(v, values, by_key);
+			}
+		}
+	}
+	return changed;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* a whole JSON document: rewritten (bench's JSON style) only when a string in it changed; 1 when it is not
+ * JSON (scrubbed as text then), 0 or a negative code */
+static int scrub_json_doc(const char *path, const struct strvec *values, int by_key)
+{
+	int fd = fs_open_regular(path, O_NOFOLLOW), err = 0;
+	json_t *j = fd >= 0 ? json_loadfd(fd, JSON_DECODE_ANY, NULL) : NULL;
+	char *s = NULL;
+
+	if (fd >= 0)
+		close(fd);
+	if (!j)
+		return 1;
+	if (scrub_json(j, values, by_key)) {
+		s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+		if (!s) {
+			err = bench_error_set(BENCH_E_IO, "cannot scrub '%s'", path);
+		} else { /* bench's JSON files end with a newline */
+			char *nl = xstrfmt("%s\n", s);
+
+			err = fs_write_file(path, nl, strlen(nl), 0644);
+			free(nl);
+		}
+	}
+	free(s);
+	json_decref(j);
+	return err;
+}
+
+/* one line (without its newline) of path into sb: a record of a .jsonl file by its strings, else as text */
+static void scrub_one(struct strbuf *sb, const char *path, const char *line, size_t len, const struct strvec *values,
+		      int by_key, int *pem)
+{
+	if (ends_with(path, ".jsonl") && line[0] == '{') { /* a record: its strings scrubbed, its form kept */
+		json_t *rec = json_loadb(line, len, 0, NULL);
+
+		if (rec && scrub_json(rec, values, by_key)) {
+			char *d = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+
+			strbuf_addstr(sb, d ? d : "{}");
+			free(d);
+		} else if (rec) {
+			strbuf_add(sb, line, len);
+		} else {
+			scrub_line(sb, line, len, values, pem);
+		}
+		json_decref(rec);
+	} else {
+		scrub_line(sb, line, len, values, pem);
+	}
+}
+
+/* one logical line of in into lg (its newline included; lines continued with '\\' joined as they are): its
+ * length, or -1 at the end */
+static ssize_t getline_logical(struct strbuf *lg, char **line, size_t *cap, FILE *in)
+{
+	ssize_t n;
+
+	strbuf_reset(lg);
+	while ((n = getline(line, cap, in)) > 0) {
+		strbuf_add(lg, *line, (size_t)n);
+		if (n < 2 || (*line)[n - 1] != '\n' || (*line)[n - 2] != '\\')
+			break;
+	}
+	return lg->len ? (ssize_t)lg->len : -1;
+}
+
+/* A binary file (a NUL byte among its first 8000, as git decides; not a log, not JSON): scrubbed byte-exactly,
+ * for its length and offsets are its format. Each secret value (scrub_secret_values()) and each known token
+ * shape or JSON Web Token at a word start is overwritten by as many '*' bytes; nothing else changes. Larger than
+ * SCRUB_BINARY_MAX: left as it is (larger than every bundle member's limit, so pack refuses it by name).
+ * 1 when path is not binary (scrub it as text), else 0 or a negative code. */
+static int scrub_binary(const char *path, const struct strvec *values)
+{
+	char head[8000], *buf = NULL;
+	int fd = fs_open_regular(path, O_NOFOLLOW), err = 0, changed = 0;
+	ssize_t got;
+	size_t len;
+	struct stat st;
+
+	if (fd < 0)
+		return 1;
+	got = read(fd, head, sizeof(head));
+	if (got <= 0 || !memchr(head, 0, (size_t)got) || fstat(fd, &st) < 0) {
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	if ((size_t)st.st_size > SCRUB_BINARY_MAX)
+		return 0;
+	if ((err = fs_read_file(&buf, &len, path, SCRUB_BINARY_MAX)) < 0)
+		return err;
+	for (size_t i = 0; i < len;) {
+		size_t best = 0;
+
+		for (size_t k = 0; k < values->n; k++) {
+			size_t vl = strlen(values->v[k]);
+
+			if (vl > best && vl <= len - i && buf[i] == values->v[k][0] && !memcmp(buf + i, values->v[k], vl))
+				best = vl;
+		}
+		if (!best && (i == 0 || !tokch(buf[i - 1])) && !(best = token_at(buf + i)))
+			best = jwt_at(buf + i);
+		if (best > len - i)
+			best = len - i;
+		if (best) {
+			memset(buf + i, '*', best);
+			changed = 1;
+			i += best;
+		} else {
+			i++;
+		}
+	}
+	if (changed)
+		err = fs_write_file(path, buf, len, 0644);
+	free(buf);
+	return err;
+}
+
+int scrub_file(const char *path, const struct strvec *values)
+{
+	char *tmp = xstrfmt("%s.tmp", path), *line = NULL;
+	FILE *in = NULL, *out = NULL;
+	struct strbuf sb = STRBUF_INIT, lg = STRBUF_INIT;
+	size_t cap = 0;
+	ssize_t n;
+	int err = 0, changed = 0, pem = 0;
+
+	/* secret-looking keys are looked at in the environment captures (env/), not in records, plans or a runner's
+	 * own files, where a key such as "pass" (fwd, bwd) or "key" is data */
+	int by_key = strstr(path, "/env/") != NULL || !strncmp(path, "env/", 4);
+
+	if (ends_with(path, ".json") && (err = scrub_json_doc(path, values, by_key)) <= 0)
+		goto cleanup; /* a JSON document, scrubbed as one (or an error) */
+	if (!ends_with(path, ".json") && !ends_with(path, ".jsonl") && !strstr(path, "/logs/") &&
+	    strncmp(path, "logs/", 5) && (err = scrub_binary(path, values)) <= 0)
+		goto cleanup; /* a binary file, scrubbed byte-exactly (or an error) */
+	err = 0;
+	{
+		int fd = fs_open_regular(path, O_NOFOLLOW); /* a FIFO or a link in the run directory is not followed */
+
+		if (fd >= 0 && !(in = fdopen(fd, "rb")))
+			close(fd);
+	}
+	if (!in)
+		goto cleanup; /* nothing to scrub */
+	/* a first pass finds whether anything changes: a file with nothing to scrub is left as it is (its bytes and
+	 * its time), and a full disk never costs a clean file */
+	while (!changed && (n = getline_logical(&lg, &line, &cap, in)) > 0) {
+		size_t len = (size_t)n - (lg.buf[n - 1] == '\n');
+
+		strbuf_reset(&sb);
+		scrub_logical(&sb, path, lg.buf, len, values, by_key, &pem);
+		changed = sb.len != len || memcmp(sb.buf, lg.buf, len);
+	}
+	if (!changed) {
+		if (ferror(in))
+			err = bench_error_set(BENCH_E_IO, "cannot read '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	rewind(in);
+	pem = 0;
+	if (!(out = fopen(tmp, "wb"))) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
+		goto cleanup;
+	}
+	while ((n = getline_logical(&lg, &line, &cap, in)) > 0) {
+		size_t len = (size_t)n;
+		int nl = lg.buf[len - 1] == '\n';
+
+		strbuf_reset(&sb);
+		scrub_logical(&sb, path, lg.buf, len - (size_t)nl, values, by_key, &pem);
+		if (nl)
+			strbuf_addch(&sb, '\n');
+		if (fwrite(sb.buf, 1, sb.len, out) != sb.len) {
+			err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
+			goto cleanup;
+		}
+	}
+	if (ferror(in) || fflush(out) != 0 || fsync(fileno(out)) != 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot scrub '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	if (fclose(out) != 0 || rename(tmp, path) != 0) {
+		out = NULL;
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	out = NULL;
+cleanup:
+	if (out)
+		fclose(out);
+	if (in)
+		fclose(in);
+	if (err)
+		unlink(tmp);
+	free(line);
+	free(tmp);
+	strbuf_release(&sb);
+	strbuf_release(&lg);
+	return err;
+}
+
+/* Every file of dir (recursively, links not followed) scrubbed with the same rules (scrub.h): a file that cannot
+ * be scrubbed is removed rather than packed with a secret in it. The manifest and its lock are the run's inputs,
+ * signed by their digests: they are kept as they are. */
+static void scrub_dir_rel(const char *dir, const char *rel, const struct strvec *secrets)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+
+	while (dh && (e = readdir(dh))) {
+		size_t l = strlen(e->d_name);
+		struct stat st;
+		char *p;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".bench-lock") ||
+		    (l > 4 && !strcmp(e->d_name + l - 4, ".tmp")))
+			continue;
+		if (!*rel && (!strcmp(e->d_name, "manifest.yaml") || !strcmp(e->d_name, "manifest.lock.json") ||
+			      !strcmp(e->d_name, "inputs"))) /* inputs/: the plug-ins' files, as the lock pins them */
+			continue;
+		p = xstrfmt("%s/%s", dir, e->d_name);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			char *r2 = xstrfmt("%s%s/", rel, e->d_name);
+
+			scrub_dir_rel(p, r2, secrets);
+			free(r2);
+		} else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && scrub_file(p, secrets) < 0) {
+			fprintf(stderr, "bench: warning: %s; removing '%s%s' rather than packing it unscrubbed\n",
+				bench_error_last(), rel, e->d_name);
+			unlink(p);
+		}
+		free(p);
+	}
+	if (dh)
+		closedir(dh);
+}
+
+void scrub_dir(const char *dir, const struct strvec *values)
+{
+	scrub_dir_rel(dir, "", values);
+}
