@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -697,306 +698,444 @@ static void env_vars_free(struct env_var *env, size_t n)
 	free(env);
 }
 
-/* cell: the env_matrix cell whose cases this runner measures (NULL: the cases outside any matrix) */
-static int run_group(struct run *r, const struct suite_ops *s, const char *program, json_t *cell, const char *tag_name,
-		     int *tried_make)
-{
-	struct env_var *stack_env = NULL, *cell_env = NULL;
-	size_t stack_nenv = 0, cell_nenv = 0;
-	int swapped = 0;
-	struct suite_run sr;
-	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
-	const struct engine_ops *eng = engine_find(engine_names[r->m.runtime.engine]);
-	const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
-	json_t *cfg = json_object(), *cases = json_array();
-	char *cases_path = NULL, *res_path = NULL, *log_path = NULL, *tag;
-	struct spawn_result res;
-	struct spawn_opts so;
-	const char *why = NULL;
-	char whybuf[512], batchwhy[512] = "";
-	int err = 0, logfd = -1;
-	long long nproc = 1;
+/* An env_matrix cell's variables put over the manifest's stack.env while its runner is prepared and runs (the
+ * engine's podman -e, the launcher's mpirun -x, the runner's environment); cell_env_restore() puts stack.env back.
+ * A NULL cell changes nothing. */
+struct cell_env {
+	struct env_var *saved, *env; /* stack.env as it was; the cell's over it (NULL: nothing put over) */
+	size_t nsaved, nenv;
+};
 
-	memset(&sr, 0, sizeof(sr));
+static void cell_env_apply(struct cell_env *ce, struct manifest *m, json_t *cell)
+{
+	memset(ce, 0, sizeof(*ce));
+	ce->saved = m->stack.env;
+	ce->nsaved = m->stack.nenv;
+	if (!cell)
+		return;
+	env_with_cell(&ce->env, &ce->nenv, m, cell);
+	m->stack.env = ce->env;
+	m->stack.nenv = ce->nenv;
+}
+
+static void cell_env_restore(struct cell_env *ce, struct manifest *m)
+{
+	if (!ce->env)
+		return;
+	m->stack.env = ce->saved;
+	m->stack.nenv = ce->nsaved;
+	env_vars_free(ce->env, ce->nenv);
+	ce->env = NULL;
+	ce->nenv = 0;
+}
+
+/* One runner's share of a suite: the pending cases of one program and env cell, what starts it and how it ended. */
+struct group {
+	struct run *r;
+	const struct suite_ops *s;
+	const char *program;
+	json_t *cell;               /* the env_matrix cell whose cases this runner measures (NULL: outside any matrix) */
+	const char *tag;            /* names its files: cases/<tag>.json, logs/<tag>.ccl, ... */
+	const struct engine_ops *eng;
+	const struct launcher_ops *lau;
+	long long nproc;            /* the processes the suite asks for (ranks) */
+	struct suite_run sr;
+	struct strvec argv, env;
+	char *cases_path, *res_path, *log_path;
+	double timeout_s;
+	struct spawn_result res;
+	const char *why;            /* why its pending cases were not measured (NULL: a clean end) */
+	char whybuf[512], batchwhy[512];
+};
+
+static int group_fail(struct group *g, const char *fmt, ...) BENCH_PRINTF(2, 3);
+/* The runner cannot start or did not end well: why, said by fmt; -1. */
+static int group_fail(struct group *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(g->whybuf, sizeof(g->whybuf), fmt, ap);
+	va_end(ap);
+	g->why = g->whybuf;
+	return -1;
+}
+
+/* The runner cannot start: why, in the words of the step that failed (bench_error_last()); -1. */
+static int group_fail_last(struct group *g)
+{
+	return group_fail(g, "%s", bench_error_last());
+}
+
+static void group_init(struct group *g, struct run *r, const struct suite_ops *s, const char *program, json_t *cell,
+		       const char *tag)
+{
+	memset(g, 0, sizeof(*g));
+	g->r = r;
+	g->s = s;
+	g->program = program;
+	g->cell = cell;
+	g->tag = tag;
+	g->eng = engine_find(engine_names[r->m.runtime.engine]);
+	g->lau = launcher_find(launcher_names[r->m.runtime.launcher]);
+	g->nproc = 1;
 	for (size_t i = 0; i < r->m.nsuites; i++)
 		if (r->m.suites[i].ops == s && s->processes)
-			nproc = s->processes(&r->m.suites[i], &r->m);
-	sr.r = r;
-	sr.s = s;
-	sr.program = program;
-	{
-		char *lp = xstrfmt("%s/manifest.lock.json", r->dir);
+			g->nproc = s->processes(&r->m.suites[i], &r->m);
+	g->timeout_s = (double)r->m.runtime.timeout_ns / 1e9;
+	g->sr.r = r;
+	g->sr.s = s;
+	g->sr.program = program;
+}
 
-		/* the run's lock (--locked, container engines), else the one beside the manifest (warnings only) */
-		sr.lock = json_load_file(lp, 0, NULL);
-		if (!sr.lock && r->o->image_lock)
-			sr.lock = json_load_file(r->o->image_lock, 0, NULL);
-		free(lp);
-	}
-	sr.batch = xcalloc(r->plan.n, sizeof(*sr.batch));
+/* The group's cases: those of the suite not yet ok whose runner is its program and whose env cell is its cell, set
+ * pending, in plan order. Returns how many. */
+static size_t group_select_cases(struct group *g)
+{
+	struct run *r = g->r;
+	char *lp = xstrfmt("%s/manifest.lock.json", r->dir);
+
+	/* the run's lock (--locked, container engines), else the one beside the manifest (warnings only) */
+	g->sr.lock = json_load_file(lp, 0, NULL);
+	if (!g->sr.lock && r->o->image_lock)
+		g->sr.lock = json_load_file(r->o->image_lock, 0, NULL);
+	free(lp);
+	g->sr.batch = xcalloc(r->plan.n, sizeof(*g->sr.batch));
 	for (size_t i = 0; i < r->plan.n; i++) {
-		if (r->plan.cases[i].suite != s || r->st[i] == C_OK || strcmp(case_program(s, &r->plan.cases[i]), program) ||
-		    !same_cell(case_env(&r->plan.cases[i]), cell))
+		if (r->plan.cases[i].suite != g->s || r->st[i] == C_OK ||
+		    strcmp(case_program(g->s, &r->plan.cases[i]), g->program) || !same_cell(case_env(&r->plan.cases[i]), g->cell))
 			continue;
 		run_set_state(r, i, C_PENDING, NULL);
-		sr.batch[sr.nbatch++] = i;
-		json_array_append_new(cases, json_pack("{s:s, s:s, s:O}", "suite", s->name, "case", r->plan.cases[i].key,
-						       "params", r->plan.cases[i].params));
+		g->sr.batch[g->sr.nbatch++] = i;
 	}
-	if (sr.nbatch == 0)
-		goto cleanup;
-	if (cell) { /* this cell's variables over stack.env while its runner runs */
-		env_with_cell(&cell_env, &cell_nenv, &r->m, cell);
-		stack_env = r->m.stack.env;
-		stack_nenv = r->m.stack.nenv;
-		r->m.stack.env = cell_env;
-		r->m.stack.nenv = cell_nenv;
-		swapped = 1;
+	return g->sr.nbatch;
+}
+
+/* The sha256 of each file or native plug-in the cases load, by name (docs/plugins.md), set into cfg as
+ * plugin_sha256: for the records of a runner that cannot hash (bench-gemm). */
+static void cases_plugin_digests(json_t *cfg, const struct run *r)
+{
+	json_t *digests = json_object(), *c;
+	size_t ci;
+
+	json_array_foreach(json_object_get(cfg, "cases"), ci, c) {
+		json_t *pl = json_object_get(json_object_get(c, "params"), "plugin");
+		const char *rel = json_string_value(json_object_get(pl, "path"));
+		const char *name = json_string_value(json_object_get(pl, "name"));
+		char sha[65], *path;
+
+		if (!rel || !name || json_object_get(digests, name))
+			continue;
+		path = xstrfmt("%s/inputs/%s", r->dir, rel);
+		if (fs_sha256_file(sha, path) == 0)
+			json_object_set_new(digests, name, json_string(sha));
+		free(path);
+	}
+	if (json_object_size(digests))
+		json_object_set(cfg, "plugin_sha256", digests);
+	json_decref(digests);
+}
+
+/* cases/<tag>.json, the runner's input (bench.cases/v1): its cases, and where it leaves what belongs to the run. */
+static int group_write_cases(struct group *g)
+{
+	struct run *r = g->r;
+	json_t *cfg = json_object(), *cases = json_array();
+	char *tag;
+	int err;
+
+	for (size_t b = 0; b < g->sr.nbatch; b++) {
+		const struct plan_case *c = &r->plan.cases[g->sr.batch[b]];
+
+		json_array_append_new(cases, json_pack("{s:s, s:s, s:O}", "suite", g->s->name, "case", c->key, "params",
+						       c->params));
 	}
 	json_object_set_new(cfg, "schema", json_string("bench.cases/v1"));
-	json_object_set_new(cfg, "suite", json_string(s->name));
+	json_object_set_new(cfg, "suite", json_string(g->s->name));
 	json_object_set_new(cfg, "ranks", json_integer(r->m.target.nodes * r->m.target.gpus_per_node));
 	json_object_set_new(cfg, "cases", cases);
-	cases = NULL;
 	/* where a runner may leave files that belong to the run (TunableOp results): packed with it */
-	json_object_set_new(cfg, "artifacts", json_sprintf("%s/artifacts/%s", r->dir, s->name));
-	/* where the file and native plug-ins were copied (docs/plugins.md): the runners load them from there; the
-	 * digest of each copy, for the records of a runner that cannot hash (bench-gemm) */
+	json_object_set_new(cfg, "artifacts", json_sprintf("%s/artifacts/%s", r->dir, g->s->name));
+	/* where the file and native plug-ins were copied (docs/plugins.md): the runners load them from there */
 	json_object_set_new(cfg, "inputs", json_sprintf("%s/inputs", r->dir));
-	{
-		json_t *digests = json_object(), *c;
-		size_t ci;
-
-		json_array_foreach(json_object_get(cfg, "cases"), ci, c) {
-			json_t *pl = json_object_get(json_object_get(c, "params"), "plugin");
-			const char *rel = json_string_value(json_object_get(pl, "path"));
-			const char *name = json_string_value(json_object_get(pl, "name"));
-			char sha[65], *path;
-
-			if (!rel || !name || json_object_get(digests, name))
-				continue;
-			path = xstrfmt("%s/inputs/%s", r->dir, rel);
-			if (fs_sha256_file(sha, path) == 0)
-				json_object_set_new(digests, name, json_string(sha));
-			free(path);
-		}
-		if (json_object_size(digests))
-			json_object_set(cfg, "plugin_sha256", digests);
-		json_decref(digests);
-	}
+	cases_plugin_digests(cfg, r);
 	/* where a runner that drives NCCL/RCCL has it write its debug log (runners/common/ccllog.h): never the terminal */
-	json_object_set_new(cfg, "ccl_log", json_sprintf("%s/logs/%s.ccl", r->dir, tag_name));
+	json_object_set_new(cfg, "ccl_log", json_sprintf("%s/logs/%s.ccl", r->dir, g->tag));
 	if (r->peak) /* the denominators of MFU and % of peak, from images/bases/peaks.yaml */
 		json_object_set_new(cfg, "gpu_peak", json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "gpu", r->peak->key,
 							       "bf16_tflops", r->peak->bf16_tflops, "fp8_tflops",
 							       r->peak->fp8_tflops, "tf32_tflops", r->peak->tf32_tflops,
 							       "fp32_tflops", r->peak->fp32_tflops, "hbm_tbps",
 							       r->peak->hbm_tbps));
-	tag = xstrfmt("cases/%s.json", tag_name);
+	tag = xstrfmt("cases/%s.json", g->tag);
 	err = run_write_json(r->dir, tag, cfg);
 	free(tag);
-	if (err < 0)
-		goto cleanup;
-	cases_path = xstrfmt("%s/cases/%s.json", r->dir, tag_name);
-	if (!eng) {
-		snprintf(whybuf, sizeof(whybuf), "engine '%s' cannot run yet in this bench (implemented: host)",
-			 engine_names[r->m.runtime.engine]);
-		why = whybuf;
-		goto mark;
-	}
-	if (!lau) {
-		snprintf(whybuf, sizeof(whybuf), "launcher '%s' cannot run yet in this bench (implemented: local, mpirun)",
-			 launcher_names[r->m.runtime.launcher]);
-		why = whybuf;
-		goto mark;
-	}
+	json_decref(cfg);
+	if (err == 0)
+		g->cases_path = xstrfmt("%s/cases/%s.json", r->dir, g->tag);
+	return err;
+}
+
+/* The launcher's prefix that starts the suite's processes, appended to argv (nothing for one process). */
+static int group_prefix_argv(struct group *g)
+{
+	return g->nproc > 1 && g->lau->prefix_argv ? g->lau->prefix_argv(&g->argv, &g->r->m, g->nproc) : 0;
+}
+
+/* The runner's command line: the engine's prefix, the launcher's, the runner with its cases. Runners not built yet
+ * (engine host, a runner of ours) are built once per run, then looked up again. -1 with g->why when it cannot start. */
+static int group_build_argv(struct group *g, int *tried_make)
+{
+	struct run *r = g->r;
+
+	if (!g->eng)
+		return group_fail(g, "engine '%s' cannot run yet in this bench (implemented: host)",
+				  engine_names[r->m.runtime.engine]);
+	if (!g->lau)
+		return group_fail(g, "launcher '%s' cannot run yet in this bench (implemented: local, mpirun)",
+				  launcher_names[r->m.runtime.launcher]);
 	/* a batch launcher (slurm) starts the runner itself, in the image where there is one: only the runner here */
-	if (eng->exec_prefix && !lau->run_batch && eng->exec_prefix(&argv, eng, &r->m, r->img.image, r->dir) < 0) {
-		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
-		why = whybuf;
-		goto mark;
-	}
-	if (nproc > 1 && lau->prefix_argv && lau->prefix_argv(&argv, &r->m, nproc) < 0) {
-		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
-		why = whybuf;
-		goto mark;
-	}
-	if (eng->runner_argv(&argv, &r->m, program, cases_path) < 0) {
-		if (!eng->exec_prefix && !*tried_make && !strchr(program, '/')) {
-			*tried_make = 1;
-			if (try_make_runners(r) == 0) {
-				strvec_release(&argv);
-				if (nproc <= 1 || !lau->prefix_argv || lau->prefix_argv(&argv, &r->m, nproc) == 0)
-					if (eng->runner_argv(&argv, &r->m, program, cases_path) == 0)
-						goto start;
-			}
+	if (g->eng->exec_prefix && !g->lau->run_batch && g->eng->exec_prefix(&g->argv, g->eng, &r->m, r->img.image, r->dir) < 0)
+		return group_fail_last(g);
+	if (group_prefix_argv(g) < 0)
+		return group_fail_last(g);
+	if (g->eng->runner_argv(&g->argv, &r->m, g->program, g->cases_path) == 0)
+		return 0;
+	if (!g->eng->exec_prefix && !*tried_make && !strchr(g->program, '/')) {
+		*tried_make = 1;
+		if (try_make_runners(r) == 0) {
+			strvec_release(&g->argv);
+			if (group_prefix_argv(g) == 0 && g->eng->runner_argv(&g->argv, &r->m, g->program, g->cases_path) == 0)
+				return 0;
 		}
-		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
-		why = whybuf;
-		goto mark;
 	}
-start:
-	res_path = xstrfmt("%s/results/%s.jsonl", r->dir, s->name);
-	log_path = xstrfmt("%s/logs/%s.log", r->dir, s->name);
-	sr.results = fopen(res_path, "ab");
-	sr.log = fopen(log_path, "ab");
-	if (!sr.results || !sr.log) {
-		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", sr.results ? log_path : res_path, strerror(errno));
-		goto cleanup;
-	}
-	setvbuf(sr.log, NULL, _IOLBF, 0);
-	logfd = fileno(sr.log);
-	build_env(&env, &r->m);
-	host_stack_apply_env(&env, &r->hs); /* a host stack's prefixes first on PATH, LD_LIBRARY_PATH, PYTHONPATH */
-	for (size_t i = 0; r->hs.python && i + 1 < argv.n; i++) /* a pip stack's interpreter runs the Python runners */
-		if (!strcmp(argv.v[i], exec_python()) && strstr(argv.v[i + 1], ".py")) {
-			free(argv.v[i]);
-			argv.v[i] = xstrdup(r->hs.python);
-		}
-	{
-		struct strbuf cmd = STRBUF_INIT;
+	return group_fail_last(g);
+}
 
-		for (size_t i = 0; i < argv.n; i++) {
-			if (i)
-				strbuf_addch(&cmd, ' ');
-			shell_quote(&cmd, argv.v[i]);
-		}
-		if (cell) { /* the cell's variables, as the runner sees them */
-			const char *k;
-			json_t *v;
-			struct strbuf cs = STRBUF_INIT;
+/* results/<suite>.jsonl (records appended) and logs/<suite>.log, shared by the suite's runners. */
+static int group_open_files(struct group *g)
+{
+	g->res_path = xstrfmt("%s/results/%s.jsonl", g->r->dir, g->s->name);
+	g->log_path = xstrfmt("%s/logs/%s.log", g->r->dir, g->s->name);
+	g->sr.results = fopen(g->res_path, "ab");
+	g->sr.log = fopen(g->log_path, "ab");
+	if (!g->sr.results || !g->sr.log)
+		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", g->sr.results ? g->log_path : g->res_path,
+				       strerror(errno));
+	setvbuf(g->sr.log, NULL, _IOLBF, 0);
+	return 0;
+}
 
-			json_object_foreach(cell, k, v) {
-				strbuf_addf(&cs, "%s%s=", cs.len ? " " : "", k);
-				shell_quote(&cs, json_string_value(v) ? json_string_value(v) : "");
-			}
-			fprintf(sr.log, "bench: running %zu case%s of env cell %s: %s\n", sr.nbatch, sr.nbatch == 1 ? "" : "s",
-				cs.buf, cmd.buf);
-			strbuf_release(&cs);
-		} else {
-			fprintf(sr.log, "bench: running %zu case%s: %s\n", sr.nbatch, sr.nbatch == 1 ? "" : "s", cmd.buf);
+/* The runner's environment: ours with stack.env (the cell's over it), a host stack's prefixes first on PATH,
+ * LD_LIBRARY_PATH and PYTHONPATH, and a pip stack's interpreter for the Python runners. */
+static void group_build_env(struct group *g)
+{
+	struct run *r = g->r;
+
+	build_env(&g->env, &r->m);
+	host_stack_apply_env(&g->env, &r->hs);
+	for (size_t i = 0; r->hs.python && i + 1 < g->argv.n; i++)
+		if (!strcmp(g->argv.v[i], exec_python()) && strstr(g->argv.v[i + 1], ".py")) {
+			free(g->argv.v[i]);
+			g->argv.v[i] = xstrdup(r->hs.python);
 		}
-		if (r->o->verbose)
-			fprintf(stderr, "bench: %s\n", cmd.buf);
-		strbuf_release(&cmd);
+}
+
+/* The command line as a person would type it, into the suite's log (and on stderr with -v). */
+static void group_log_command(struct group *g)
+{
+	struct strbuf cmd = STRBUF_INIT;
+	size_t n = g->sr.nbatch;
+
+	for (size_t i = 0; i < g->argv.n; i++) {
+		if (i)
+			strbuf_addch(&cmd, ' ');
+		shell_quote(&cmd, g->argv.v[i]);
 	}
-	if (strstr(program, ".py") && !eng->exec_prefix) /* a Python suite: what pip has installed is part of the stack */
-		envcap_pip_list(r->dir, r->hs.python ? r->hs.python : exec_python());
-	tag = xstrfmt("before-%s", tag_name);
-	envcap_gpu_snapshot(r->dir, tag);
+	if (g->cell) { /* the cell's variables, as the runner sees them */
+		const char *k;
+		json_t *v;
+		struct strbuf cs = STRBUF_INIT;
+
+		json_object_foreach(g->cell, k, v) {
+			strbuf_addf(&cs, "%s%s=", cs.len ? " " : "", k);
+			shell_quote(&cs, json_string_value(v) ? json_string_value(v) : "");
+		}
+		fprintf(g->sr.log, "bench: running %zu case%s of env cell %s: %s\n", n, n == 1 ? "" : "s", cs.buf, cmd.buf);
+		strbuf_release(&cs);
+	} else {
+		fprintf(g->sr.log, "bench: running %zu case%s: %s\n", n, n == 1 ? "" : "s", cmd.buf);
+	}
+	if (g->r->o->verbose)
+		fprintf(stderr, "bench: %s\n", cmd.buf);
+	strbuf_release(&cmd);
+}
+
+/* env/gpu-<when>-<tag>: the GPUs' clocks, power and temperature before and after the runner. */
+static void group_gpu_snapshot(const struct group *g, const char *when)
+{
+	char *tag = xstrfmt("%s-%s", when, g->tag);
+
+	envcap_gpu_snapshot(g->r->dir, tag);
 	free(tag);
-	memset(&so, 0, sizeof(so));
-	so.argv = strvec_argv(&argv);
-	so.envp = strvec_argv(&env);
-	so.stderr_fd = logfd;
-	so.stderr_head = RUN_STDERR_HEAD;
-	so.stderr_tail = RUN_STDERR_TAIL;
-	so.timeout_s = (double)r->m.runtime.timeout_ns / 1e9;
-	so.stop = &run_stop_flag;
-	so.on_line = on_record;
-	so.ctx = &sr;
-	so.max_line = RUN_MAX_LINE;
-	so.on_overlong = on_overlong;
-	sr.start = now_s();
-	if (lau->run_batch) {
+}
+
+/* Starts the runner and takes its records until it ends: as a batch job (slurm) or a process of ours. -1 with
+ * g->why when it could not be started. */
+static int group_launch(struct group *g)
+{
+	struct run *r = g->r;
+	struct spawn_opts so;
+
+	g->sr.start = now_s();
+	if (g->lau->run_batch) {
 		struct batch_job job;
 
 		memset(&job, 0, sizeof(job));
 		job.run_dir = r->dir;
-		job.tag = tag_name;
-		job.argv = strvec_argv(&argv);
-		job.envp = strvec_argv(&env);
-		job.ranks = nproc;
-		job.per_node = batch_per_node(r, s);
-		job.image = eng->exec_prefix ? r->img.image : NULL;
-		job.timeout_s = so.timeout_s;
+		job.tag = g->tag;
+		job.argv = strvec_argv(&g->argv);
+		job.envp = strvec_argv(&g->env);
+		job.ranks = g->nproc;
+		job.per_node = batch_per_node(r, g->s);
+		job.image = g->eng->exec_prefix ? r->img.image : NULL;
+		job.timeout_s = g->timeout_s;
 		job.stop = &run_stop_flag;
 		job.on_line = on_record;
-		job.ctx = &sr;
-		job.log = sr.log;
+		job.ctx = &g->sr;
+		job.log = g->sr.log;
 		job.progress = r->o->quiet ? NULL : stderr;
-		if (lau->run_batch(&res, batchwhy, sizeof(batchwhy), &r->m, &job) < 0) {
-			snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
-			why = whybuf;
-			goto mark;
-		}
-	} else if (spawn_run(&res, &so) < 0) {
-		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
-		why = whybuf;
-		goto mark;
+		return g->lau->run_batch(&g->res, g->batchwhy, sizeof(g->batchwhy), &r->m, &job) < 0 ? group_fail_last(g) : 0;
 	}
-	if (r->tty && !r->o->quiet)
-		fprintf(stderr, "\n");
-	end_leftovers(sr.log);
-	tag = xstrfmt("after-%s", tag_name);
-	envcap_gpu_snapshot(r->dir, tag);
-	free(tag);
-	switch (res.end) {
+	memset(&so, 0, sizeof(so));
+	so.argv = strvec_argv(&g->argv);
+	so.envp = strvec_argv(&g->env);
+	so.stderr_fd = fileno(g->sr.log);
+	so.stderr_head = RUN_STDERR_HEAD;
+	so.stderr_tail = RUN_STDERR_TAIL;
+	so.timeout_s = g->timeout_s;
+	so.stop = &run_stop_flag;
+	so.on_line = on_record;
+	so.ctx = &g->sr;
+	so.max_line = RUN_MAX_LINE;
+	so.on_overlong = on_overlong;
+	return spawn_run(&g->res, &so) < 0 ? group_fail_last(g) : 0;
+}
+
+/* Why the runner's end left cases unmeasured (g->why), from how it ended; NULL for a clean end. */
+static void group_explain_end(struct group *g)
+{
+	const struct spawn_result *res = &g->res;
+
+	switch (res->end) {
 	case SPAWN_STOPPED:
-		why = run_disk_full ? "not measured: no space left on device" : run_stop_reason();
+		g->why = run_disk_full ? "not measured: no space left on device" : run_stop_reason();
 		break;
 	case SPAWN_TIMEOUT:
-		snprintf(whybuf, sizeof(whybuf), "the runner did not finish within the suite timeout (%.0fs); its process "
-			 "group was killed", so.timeout_s);
-		why = whybuf;
+		group_fail(g, "the runner did not finish within the suite timeout (%.0fs); its process group was killed",
+			   g->timeout_s);
 		break;
 	case SPAWN_SIGNALED:
-		if (batchwhy[0]) /* the scheduler ended the job: its own words */
-			snprintf(whybuf, sizeof(whybuf), "%s", batchwhy);
+		if (g->batchwhy[0]) /* the scheduler ended the job: its own words */
+			group_fail(g, "%s", g->batchwhy);
 		else
-			snprintf(whybuf, sizeof(whybuf), "the runner was killed by signal %d (%s) before reporting this case",
-				 res.term_signal, strsignal(res.term_signal));
-		why = whybuf;
+			group_fail(g, "the runner was killed by signal %d (%s) before reporting this case", res->term_signal,
+				   strsignal(res->term_signal));
 		break;
 	case SPAWN_EXITED:
-		if (sr.done == sr.nbatch && res.exit_code == 0)
+		if (g->sr.done == g->sr.nbatch && res->exit_code == 0)
 			break; /* every case reported: a clean end */
-		if (res.exit_code && !lau->run_batch &&
-		    exec_engine_failure(whybuf, sizeof(whybuf), eng, res.exit_code, log_path))
-			; /* the engine's own failure (podman 125: a bad mount, a missing image): in its own words */
-		else if (res.exit_code)
-			snprintf(whybuf, sizeof(whybuf), "the runner exited with status %d before reporting this case",
-				 res.exit_code);
+		if (res->exit_code && !g->lau->run_batch &&
+		    exec_engine_failure(g->whybuf, sizeof(g->whybuf), g->eng, res->exit_code, g->log_path))
+			g->why = g->whybuf; /* the engine's own failure (podman 125: a bad mount, a missing image) */
+		else if (res->exit_code)
+			group_fail(g, "the runner exited with status %d before reporting this case", res->exit_code);
 		else
-			snprintf(whybuf, sizeof(whybuf), "the runner exited without reporting this case");
-		why = whybuf;
+			group_fail(g, "the runner exited without reporting this case");
 		break;
 	}
-	if (sr.malformed)
-		fprintf(sr.log, "bench: %zu malformed line%s ignored\n", sr.malformed, sr.malformed == 1 ? "" : "s");
-	fprintf(sr.log, "bench: runner ended after %.1fs: %s\n", res.seconds, why ? why : "every case reported");
-mark:
-	for (size_t b = 0; b < sr.nbatch; b++) {
-		size_t i = sr.batch[b];
+}
 
-		if (r->st[i] == C_PENDING)
-			run_set_state(r, i, res.end == SPAWN_STOPPED && why && !strncmp(why, "interrupted", 11) ? C_INTERRUPTED
-											       : C_FAILED,
-				  why);
-	}
-	if (why && sr.done < sr.nbatch) /* an error: shown also with -q */
-		fprintf(stderr, "bench: suite '%s': %zu of %zu case%s not measured: %s\n", s->name, sr.nbatch - sr.done,
-			sr.nbatch, sr.nbatch == 1 ? "" : "s", why);
+/* Runs the group's runner from its command line to its end, said in the suite's log. Returns 0 (with g->why when
+ * the runner could not start or did not end well), or a negative code only for failures of bench itself. */
+static int group_run(struct group *g, int *tried_make)
+{
+	struct run *r = g->r;
+	int err;
+
+	if (group_build_argv(g, tried_make) < 0)
+		return 0;
+	if ((err = group_open_files(g)) < 0)
+		return err;
+	group_build_env(g);
+	group_log_command(g);
+	if (strstr(g->program, ".py") && !g->eng->exec_prefix) /* a Python suite: what pip has installed is part of the stack */
+		envcap_pip_list(r->dir, r->hs.python ? r->hs.python : exec_python());
+	group_gpu_snapshot(g, "before");
+	if (group_launch(g) < 0)
+		return 0;
+	if (r->tty && !r->o->quiet)
+		fprintf(stderr, "\n");
+	end_leftovers(g->sr.log);
+	group_gpu_snapshot(g, "after");
+	group_explain_end(g);
+	if (g->sr.malformed)
+		fprintf(g->sr.log, "bench: %zu malformed line%s ignored\n", g->sr.malformed, g->sr.malformed == 1 ? "" : "s");
+	fprintf(g->sr.log, "bench: runner ended after %.1fs: %s\n", g->res.seconds, g->why ? g->why : "every case reported");
+	return 0;
+}
+
+/* The group's cases the runner did not report: failed (interrupted on Ctrl-C) with the reason, said on stderr. */
+static void group_mark_unmeasured(struct group *g)
+{
+	struct run *r = g->r;
+	size_t n = g->sr.nbatch;
+	enum cstate st = g->res.end == SPAWN_STOPPED && g->why && !strncmp(g->why, "interrupted", 11) ? C_INTERRUPTED
+												      : C_FAILED;
+
+	for (size_t b = 0; b < n; b++)
+		if (r->st[g->sr.batch[b]] == C_PENDING)
+			run_set_state(r, g->sr.batch[b], st, g->why);
+	if (g->why && g->sr.done < n) /* an error: shown also with -q */
+		fprintf(stderr, "bench: suite '%s': %zu of %zu case%s not measured: %s\n", g->s->name, n - g->sr.done, n,
+			n == 1 ? "" : "s", g->why);
+}
+
+static void group_release(struct group *g)
+{
+	json_decref(g->sr.device);
+	json_decref(g->sr.lock);
+	if (g->sr.results)
+		fclose(g->sr.results);
+	if (g->sr.log)
+		fclose(g->sr.log);
+	free(g->sr.batch);
+	free(g->cases_path);
+	free(g->res_path);
+	free(g->log_path);
+	strvec_release(&g->argv);
+	strvec_release(&g->env);
+}
+
+/* Runs the pending cases of suite s whose runner is `program` and whose env cell is `cell` (NULL: the cases outside
+ * any matrix), writing them to cases/<tag_name>.json. Returns 0, or a negative code only for failures of bench. */
+static int run_group(struct run *r, const struct suite_ops *s, const char *program, json_t *cell, const char *tag_name,
+		     int *tried_make)
+{
+	struct group g;
+	struct cell_env ce = { 0 };
+	int err = 0;
+
+	group_init(&g, r, s, program, cell, tag_name);
+	if (group_select_cases(&g) == 0)
+		goto cleanup;
+	cell_env_apply(&ce, &r->m, cell); /* this cell's variables over stack.env while its runner runs */
+	if ((err = group_write_cases(&g)) < 0 || (err = group_run(&g, tried_make)) < 0)
+		goto cleanup;
+	group_mark_unmeasured(&g);
 cleanup:
-	if (swapped) {
-		r->m.stack.env = stack_env;
-		r->m.stack.nenv = stack_nenv;
-	}
-	env_vars_free(cell_env, cell_nenv);
-	json_decref(sr.device);
-	json_decref(sr.lock);
-	if (sr.results)
-		fclose(sr.results);
-	if (sr.log)
-		fclose(sr.log);
-	free(sr.batch);
-	free(cases_path);
-	free(res_path);
-	free(log_path);
-	json_decref(cfg);
-	json_decref(cases);
-	strvec_release(&argv);
-	strvec_release(&env);
+	cell_env_restore(&ce, &r->m);
+	group_release(&g);
 	run_write_status(r, "running");
 	return err;
 }
