@@ -388,155 +388,218 @@ static void on_overlong(void *ctx, size_t len)
 	sr->malformed++;
 }
 
-static int on_record(void *ctx, const char *line, size_t len)
-{
-	struct suite_run *sr = ctx;
-	struct run *r = sr->r;
-	json_error_t jerr;
-	json_t *rec = json_loadb(line, len, 0, &jerr);
-	const char *key, *status, *schema;
-	char *rewritten = NULL;
-	int rewrite = 0, unpinned = 0;
-	long i;
+/* A record in flight: the runner's line parsed, checked and annotated before it is appended. */
+struct record {
+	json_t *rec;
+	long i;             /* its case's index in the plan */
+	const char *key;    /* its case's key (in rec) */
+	const char *status; /* ok, failed or skipped: the runner's, or failed by one of the checks below */
+	int rewrite;        /* rec was changed: written re-serialised, not as the runner's line */
+	int unpinned;       /* --locked and not the pinned stack */
+};
 
-	if (!rec || !json_is_object(rec)) {
-		fprintf(sr->log, "bench: malformed line from the runner (%s): %.200s\n", rec ? "not an object" : jerr.text, line);
+/* The line parsed into rc: a bench.result/v1 record of a case of this runner still pending. -1 (said in the suite's
+ * log) for anything else. */
+static int record_parse(struct record *rc, struct suite_run *sr, const char *line, size_t len)
+{
+	json_error_t jerr;
+	const char *schema;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->rec = json_loadb(line, len, 0, &jerr);
+	if (!rc->rec || !json_is_object(rc->rec)) {
+		fprintf(sr->log, "bench: malformed line from the runner (%s): %.200s\n", rc->rec ? "not an object" : jerr.text,
+			line);
 		sr->malformed++;
-		json_decref(rec);
-		return 0;
+		return -1;
 	}
-	key = json_string_value(json_object_get(rec, "case"));
-	status = json_string_value(json_object_get(rec, "status"));
-	schema = json_string_value(json_object_get(rec, "schema"));
-	if (!key || !status || !schema || strcmp(schema, "bench.result/v1") ||
-	    (strcmp(status, "ok") && strcmp(status, "failed") && strcmp(status, "skipped"))) {
+	rc->key = json_string_value(json_object_get(rc->rec, "case"));
+	rc->status = json_string_value(json_object_get(rc->rec, "status"));
+	schema = json_string_value(json_object_get(rc->rec, "schema"));
+	if (!rc->key || !rc->status || !schema || strcmp(schema, "bench.result/v1") ||
+	    (strcmp(rc->status, "ok") && strcmp(rc->status, "failed") && strcmp(rc->status, "skipped"))) {
 		fprintf(sr->log, "bench: line is not a bench.result/v1 record: %.200s\n", line);
 		sr->malformed++;
-		json_decref(rec);
-		return 0;
+		return -1;
 	}
-	if ((i = find_case(sr, key)) < 0 || r->st[i] != C_PENDING) {
-		fprintf(sr->log, "bench: record for a case %s: '%s'\n", i < 0 ? "not in this run" : "already reported", key);
-		json_decref(rec);
-		return 0;
+	if ((rc->i = find_case(sr, rc->key)) < 0 || sr->r->st[rc->i] != C_PENDING) {
+		fprintf(sr->log, "bench: record for a case %s: '%s'\n", rc->i < 0 ? "not in this run" : "already reported",
+			rc->key);
+		return -1;
 	}
-	if (case_env(&r->plan.cases[i])) { /* the env cell it ran in, in its params whatever the runner echoed */
-		json_t *params = json_object_get(rec, "params");
+	return 0;
+}
 
-		if (!json_is_object(params)) {
-			params = json_object();
-			json_object_set_new(rec, "params", params);
-		}
-		if (!json_equal(json_object_get(params, "env"), case_env(&r->plan.cases[i]))) {
-			json_object_set(params, "env", case_env(&r->plan.cases[i]));
-			rewrite = 1;
-		}
-	}
-	if (json_is_object(json_object_get(json_object_get(rec, "extra"), "device"))) {
-		json_t *dev = json_object_get(json_object_get(rec, "extra"), "device");
+/* The case failed by a check: status and error said in the record. */
+static void record_fail(struct record *rc, const char *error)
+{
+	json_object_set_new(rc->rec, "status", json_string("failed"));
+	json_object_set_new(rc->rec, "error", json_string(error));
+	rc->status = "failed";
+	rc->rewrite = 1;
+}
 
-		if (!json_object_get(r->runner_devices, sr->s->name))
-			json_object_set(r->runner_devices, sr->s->name, dev);
-		if (!sr->device)
-			sr->device = json_incref(dev);
+/* The env cell the case ran in, in its params whatever the runner echoed. */
+static void record_set_env_cell(struct record *rc, const struct suite_run *sr)
+{
+	json_t *cell = case_env(&sr->r->plan.cases[rc->i]), *params = json_object_get(rc->rec, "params");
+
+	if (!cell)
+		return;
+	if (!json_is_object(params)) {
+		params = json_object();
+		json_object_set_new(rc->rec, "params", params);
 	}
+	if (!json_equal(json_object_get(params, "env"), cell)) {
+		json_object_set(params, "env", cell);
+		rc->rewrite = 1;
+	}
+}
+
+/* The device the runner reported (extra.device): the suite's first, and this runner's first. */
+static void record_note_device(const struct record *rc, struct suite_run *sr)
+{
+	json_t *dev = json_object_get(json_object_get(rc->rec, "extra"), "device");
+
+	if (!json_is_object(dev))
+		return;
+	if (!json_object_get(sr->r->runner_devices, sr->s->name))
+		json_object_set(sr->r->runner_devices, sr->s->name, dev);
+	if (!sr->device)
+		sr->device = json_incref(dev);
+}
+
+/* Proof of what ran: what the runner loaded that the stack does not pin, said in the record (loaded_not_pinned) and
+ * noted for environment.json; under --locked the case fails. */
+static void record_hold_to_lock(struct record *rc, struct suite_run *sr)
+{
+	struct run *r = sr->r;
+	json_t *reasons, *e;
+	size_t k;
+
 	if (r->hs.n) {
-		host_stack_annotate(r, rec);
-		rewrite = 1;
+		host_stack_annotate(r, rc->rec);
+		rc->rewrite = 1;
 	}
-	{
-		json_t *reasons = loaded_not_pinned(&r->m, sr->lock, rec), *e;
-		size_t k;
+	reasons = loaded_not_pinned(&r->m, sr->lock, rc->rec);
+	json_array_foreach(json_object_get(rc->rec, "host_not_pinned"), k, e)
+		add_reason(reasons, json_string_value(e));
+	json_object_del(rc->rec, "host_not_pinned");
+	note_loaded(sr, rc->rec, reasons);
+	if (json_array_size(reasons)) {
+		json_object_set(rc->rec, "loaded_not_pinned", reasons);
+		if (r->o->lock) { /* --locked: what ran is not the pinned stack: the figure is not the stack's */
+			struct strbuf why = STRBUF_INIT;
 
-		json_array_foreach(json_object_get(rec, "host_not_pinned"), k, e)
-			add_reason(reasons, json_string_value(e));
-		json_object_del(rec, "host_not_pinned");
-
-		note_loaded(sr, rec, reasons);
-		if (json_array_size(reasons)) {
-			json_object_set(rec, "loaded_not_pinned", reasons);
-			if (r->o->lock) { /* --locked: what ran is not the pinned stack: the figure is not the stack's */
-				struct strbuf why = STRBUF_INIT;
-
-				json_array_foreach(reasons, k, e) {
-					if (k)
-						strbuf_addstr(&why, "; ");
-					strbuf_addstr(&why, json_string_value(e));
-				}
-				json_object_set_new(rec, "status", json_string("failed"));
-				json_object_set_new(rec, "error", json_string(why.buf));
-				status = "failed";
-				unpinned = 1;
-				strbuf_release(&why);
+			json_array_foreach(reasons, k, e) {
+				if (k)
+					strbuf_addstr(&why, "; ");
+				strbuf_addstr(&why, json_string_value(e));
 			}
-			rewrite = 1;
+			record_fail(rc, why.buf);
+			rc->unpinned = 1;
+			strbuf_release(&why);
 		}
-		json_decref(reasons);
+		rc->rewrite = 1;
 	}
-	if (!strcmp(status, "ok")) {
-		char why[512];
-		const char *bad = device_mismatch(why, sizeof(why), r, &r->plan.cases[i], sr->device);
+	json_decref(reasons);
+}
 
-		if (bad) { /* the figure stays in the record, but it is not a measurement of the target */
-			json_object_set_new(rec, "status", json_string("failed"));
-			json_object_set_new(rec, "error", json_string(bad));
-			status = "failed";
-			rewrite = 1;
-		}
-	}
-	if (!strcmp(status, "ok")) { /* enough samples, little enough spread (stats/quality.h): the record says */
-		json_t *q = quality_eval(rec);
+/* An ok record held to the manifest's target (device honesty) and given its quality (stats/quality.h). */
+static void record_hold_to_target(struct record *rc, const struct suite_run *sr)
+{
+	char why[512];
+	const char *bad;
+	json_t *q;
 
-		if (q) {
-			json_object_set_new(rec, "quality", q);
-			rewrite = 1;
-		}
+	if (strcmp(rc->status, "ok"))
+		return;
+	bad = device_mismatch(why, sizeof(why), sr->r, &sr->r->plan.cases[rc->i], sr->device);
+	if (bad) { /* the figure stays in the record, but it is not a measurement of the target */
+		record_fail(rc, bad);
+		return;
 	}
-	if (rewrite && (rewritten = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)))) {
-		line = rewritten;
-		len = strlen(rewritten);
+	if ((q = quality_eval(rc->rec))) { /* enough samples, little enough spread: the record says */
+		json_object_set_new(rc->rec, "quality", q);
+		rc->rewrite = 1;
 	}
-	{
-		/* a record is written whole or not at all: a failed write (a full disk) is cut back off the file */
-		long off = ftell(sr->results);
+}
 
-		if (fwrite(line, 1, len, sr->results) != len || fputc('\n', sr->results) == EOF || fflush(sr->results) != 0 ||
-		    fsync(fileno(sr->results)) != 0) {
-			int e = errno;
+/* Appends a record's line to results/<suite>.jsonl, synced: written whole or not at all (a failed write, a full
+ * disk, is cut back off the file and said in the suite's log). 0, or -1 when it could not be written. */
+static int record_append(struct suite_run *sr, const char *line, size_t len, const char *key)
+{
+	long off = ftell(sr->results);
+	int e;
 
-			clearerr(sr->results);
-			if (off >= 0 && ftruncate(fileno(sr->results), off) == 0)
-				fseek(sr->results, off, SEEK_SET);
-			run_note_write_error(e);
-			fprintf(sr->log, "bench: cannot record case '%s': %s\n", key, strerror(e));
-			json_decref(rec);
-			free(rewritten);
-			return run_disk_full; /* a full disk ends the runner; another error loses this one record */
-		}
-	}
-	if (!strcmp(status, "ok")) {
-		run_set_state(r, (size_t)i, C_OK, NULL);
+	if (fwrite(line, 1, len, sr->results) == len && fputc('\n', sr->results) != EOF && fflush(sr->results) == 0 &&
+	    fsync(fileno(sr->results)) == 0)
+		return 0;
+	e = errno;
+	clearerr(sr->results);
+	if (off >= 0 && ftruncate(fileno(sr->results), off) == 0)
+		fseek(sr->results, off, SEEK_SET);
+	run_note_write_error(e);
+	fprintf(sr->log, "bench: cannot record case '%s': %s\n", key, strerror(e));
+	return -1;
+}
+
+/* The recorded case's state, headline figure and progress line; status.json rewritten. */
+static void record_take(const struct record *rc, struct suite_run *sr)
+{
+	struct run *r = sr->r;
+	size_t i = (size_t)rc->i;
+
+	if (!strcmp(rc->status, "ok")) {
+		run_set_state(r, i, C_OK, NULL);
 		json_decref(r->headline[i]);
-		r->headline[i] = json_incref(json_object_get(rec, "value"));
+		r->headline[i] = json_incref(json_object_get(rc->rec, "value"));
 	} else {
-		const char *e = json_string_value(json_object_get(rec, "error"));
+		const char *e = json_string_value(json_object_get(rc->rec, "error"));
 		/* the reason a person reads is one line: the record keeps the runner's whole text */
 		char *why = e && *e != '\0' && *e != '\n' ? xstrndup(e, strcspn(e, "\n")) : NULL;
 
-		run_set_state(r, (size_t)i, !strcmp(status, "failed") ? C_FAILED : C_SKIPPED,
+		run_set_state(r, i, !strcmp(rc->status, "failed") ? C_FAILED : C_SKIPPED,
 			      why ? why : "the runner gave no reason (see the suite's log)");
 		free(why);
 	}
 	/* 1: a wrong result; 2: not the pinned stack under --locked (exit 7 both) */
-	r->wrong[i] = is_wrong(rec) ? 1 : unpinned ? 2 : 0;
+	r->wrong[i] = is_wrong(rc->rec) ? 1 : rc->unpinned ? 2 : 0;
 	sr->done++;
 	/* a skip is said once, with its reason, in the list after the summary (on a terminal this line is overwritten) */
-	progress(sr, key, status, json_object_get(rec, "value"), json_string_value(json_object_get(rec, "unit")),
+	progress(sr, rc->key, rc->status, json_object_get(rc->rec, "value"), json_string_value(json_object_get(rc->rec, "unit")),
 		 r->st[i] == C_SKIPPED ? NULL : r->err[i]);
 	run_write_status(r, "running");
-	json_decref(rec);
+}
+
+/* A line of the runner's stdout: a record taken (checked, annotated, appended, its case's state set), or said in
+ * the suite's log as malformed. Returns non-zero only to end the runner (a full disk). */
+static int on_record(void *ctx, const char *line, size_t len)
+{
+	struct suite_run *sr = ctx;
+	struct record rc;
+	char *rewritten = NULL;
+	int err = 0;
+
+	if (record_parse(&rc, sr, line, len) < 0)
+		goto cleanup;
+	record_set_env_cell(&rc, sr);
+	record_note_device(&rc, sr);
+	record_hold_to_lock(&rc, sr);
+	record_hold_to_target(&rc, sr);
+	if (rc.rewrite && (rewritten = json_dumps(rc.rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)))) {
+		line = rewritten;
+		len = strlen(rewritten);
+	}
+	if (record_append(sr, line, len, rc.key) < 0) {
+		err = run_disk_full; /* a full disk ends the runner; another error loses this one record */
+		goto cleanup;
+	}
+	record_take(&rc, sr);
+cleanup:
+	json_decref(rc.rec);
 	free(rewritten);
-	return 0;
+	return err;
 }
 
 /* ---- the environment handed to runners: ours plus the manifest's stack.env ---------------------------------- */
