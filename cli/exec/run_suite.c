@@ -655,6 +655,16 @@ static void shell_quote(struct strbuf *sb, const char *s)
 		recipe_sh_quote(sb, s);
 }
 
+/* argv as a person would type it, its words separated by spaces */
+static void shell_quote_argv(struct strbuf *sb, const struct strvec *argv)
+{
+	for (size_t i = 0; i < argv->n; i++) {
+		if (i)
+			strbuf_addch(sb, ' ');
+		shell_quote(sb, argv->v[i]);
+	}
+}
+
 static int try_make_runners(struct run *r)
 {
 	const char *data = fs_data_dir();
@@ -1010,11 +1020,7 @@ static void group_log_command(struct group *g)
 	struct strbuf cmd = STRBUF_INIT;
 	size_t n = g->sr.nbatch;
 
-	for (size_t i = 0; i < g->argv.n; i++) {
-		if (i)
-			strbuf_addch(&cmd, ' ');
-		shell_quote(&cmd, g->argv.v[i]);
-	}
+	shell_quote_argv(&cmd, &g->argv);
 	if (g->cell) { /* the cell's variables, as the runner sees them */
 		const char *k;
 		json_t *v;
@@ -1345,6 +1351,177 @@ static void dry_host_env(struct strvec *hsenv, struct run *r)
 	json_decref(lock);
 }
 
+/* One runner's group of a dry run: its cases and the command line that would run them. */
+struct dry_group {
+	struct run *r;
+	const struct suite_ops *ops;
+	const struct engine_ops *eng;
+	const struct launcher_ops *lau;
+	const char *program;
+	json_t *cell;       /* its env_matrix cell (NULL: outside any matrix) */
+	long long ranks;
+	char *tag;          /* names its files: cases/<tag>.json, slurm/<tag>.sbatch */
+	char *cases;        /* RUN_DIR/cases/<tag>.json */
+	size_t n;           /* how many cases */
+	struct strbuf cmd;  /* the variables set and the command, as a person would type them */
+	struct strvec argv;
+};
+
+/* The group's cases, one line each; counted in d->n. */
+static void dry_list_cases(struct dry_group *d)
+{
+	const struct run *r = d->r;
+
+	for (size_t i = 0; i < r->plan.n; i++)
+		if (r->plan.cases[i].suite == d->ops && !strcmp(case_program(d->ops, &r->plan.cases[i]), d->program) &&
+		    same_cell(case_env(&r->plan.cases[i]), d->cell)) {
+			char *key = esc_text(r->plan.cases[i].key);
+
+			printf("%-12s %s\n", d->ops->name, key);
+			free(key);
+			d->n++;
+		}
+}
+
+/* NAME=value (the value quoted) and a space, of the name's first nlen bytes */
+static void dry_add_var(struct strbuf *cmd, const char *name, size_t nlen, const char *value)
+{
+	strbuf_add(cmd, name, nlen);
+	strbuf_addch(cmd, '=');
+	shell_quote(cmd, value);
+	strbuf_addch(cmd, ' ');
+}
+
+/* The variables shown set before the command: the cell's (put over stack.env for its runner: podman -e, mpirun -x);
+ * with engine host and no batch script, stack.env as the runner's environment has it (the cell's variables win
+ * over it), then the host stack's directories (over stack.env). stack_env: stack.env without the cell's. */
+static void dry_add_env(struct dry_group *d, const struct env_var *stack_env, size_t stack_nenv,
+			const struct strvec *hsenv)
+{
+	const char *name;
+	json_t *v;
+
+	json_object_foreach(d->cell, name, v)
+		dry_add_var(&d->cmd, name, strlen(name), json_string_value(v) ? json_string_value(v) : "");
+	if (d->r->m.runtime.engine != ENGINE_HOST || (d->lau && d->lau->batch_script))
+		return;
+	for (size_t i = 0; i < stack_nenv; i++)
+		if (!d->cell || !json_object_get(d->cell, stack_env[i].name))
+			dry_add_var(&d->cmd, stack_env[i].name, strlen(stack_env[i].name), stack_env[i].value);
+	for (size_t i = 0; i < hsenv->n; i++) {
+		const char *eq = strchr(hsenv->v[i], '=');
+
+		dry_add_var(&d->cmd, hsenv->v[i], (size_t)(eq - hsenv->v[i]), eq + 1);
+	}
+}
+
+/* "# SUITE: N cases: " opening the group's command line */
+static void dry_print_head(const struct dry_group *d)
+{
+	printf("# %s: %zu case%s: ", d->ops->name, d->n, d->n == 1 ? "" : "s");
+}
+
+/* The group cannot run: why, in the words of the step that failed (bench_error_last()). */
+static void dry_print_cannot_run(const struct dry_group *d)
+{
+	char *why = esc_text(bench_error_last());
+
+	dry_print_head(d);
+	printf("cannot run: %s\n", why);
+	free(why);
+}
+
+/* A batch launcher: the job script, as it will be submitted. */
+static void dry_print_batch(struct dry_group *d)
+{
+	struct batch_job job;
+	struct strbuf script = STRBUF_INIT;
+
+	memset(&job, 0, sizeof(job));
+	job.run_dir = "RUN_DIR";
+	job.tag = d->tag;
+	job.ranks = d->ranks;
+	job.per_node = batch_per_node(d->r, d->ops);
+	job.image = d->eng->exec_prefix ? "IMAGE" : NULL;
+	if (d->eng->runner_argv(&d->argv, &d->r->m, d->program, d->cases) == 0 &&
+	    (job.argv = strvec_argv(&d->argv), d->lau->batch_script(&script, &d->r->m, &job) == 0)) {
+		dry_print_head(d);
+		dry_puts(d->cmd.buf);
+		printf("sbatch RUN_DIR/slurm/%s.sbatch:\n", d->tag);
+		dry_puts(script.buf);
+	} else {
+		dry_print_cannot_run(d);
+	}
+	strbuf_release(&script);
+}
+
+/* The command line: the engine's prefix, the launcher's, the runner with its cases. -1 when it cannot be made. */
+static int dry_print_command(struct dry_group *d)
+{
+	const struct manifest *m = &d->r->m;
+
+	if ((d->eng->exec_prefix && d->eng->exec_prefix(&d->argv, d->eng, m, "IMAGE", "RUN_DIR") < 0) ||
+	    (d->ranks > 1 && d->lau->prefix_argv && d->lau->prefix_argv(&d->argv, m, d->ranks) < 0) ||
+	    d->eng->runner_argv(&d->argv, m, d->program, d->cases) < 0)
+		return -1;
+	shell_quote_argv(&d->cmd, &d->argv);
+	dry_print_head(d);
+	dry_puts(d->cmd.buf);
+	fputc('\n', stdout);
+	return 0;
+}
+
+/* A group's cases, then how its runner would be started (or why it cannot be). */
+static void dry_print_group(struct dry_group *d, const struct strvec *hsenv)
+{
+	struct cell_env ce;
+
+	dry_list_cases(d);
+	cell_env_apply(&ce, &d->r->m, d->cell);
+	dry_add_env(d, ce.saved, ce.nsaved, hsenv);
+	if (!d->eng)
+		bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[d->r->m.runtime.engine]);
+	else if (!d->lau)
+		bench_error_set(BENCH_E_FAIL, "launcher '%s' is not implemented yet", launcher_names[d->r->m.runtime.launcher]);
+	if (d->eng && d->lau && d->lau->batch_script)
+		dry_print_batch(d);
+	else if (!d->eng || !d->lau || dry_print_command(d) < 0)
+		dry_print_cannot_run(d);
+	cell_env_restore(&ce, &d->r->m);
+}
+
+/* A suite's groups: one per runner program and env cell, as run_execute_suite() runs them. */
+static void dry_print_suite(struct run *r, const struct suite_cfg *cfg, const struct strvec *hsenv)
+{
+	const struct suite_ops *ops = cfg->ops;
+	const char *progs[8];
+	json_t *cells[SUITE_MAX_ENV_CELLS];
+	size_t np = suite_programs(progs, 8, r, ops, 0), nc = suite_cells(cells, SUITE_MAX_ENV_CELLS, r, ops);
+
+	for (size_t kc = 0; kc < np * nc; kc++) {
+		size_t k = kc / nc, c = kc % nc;
+		struct strbuf cmd0 = STRBUF_INIT;
+		struct dry_group d;
+
+		memset(&d, 0, sizeof(d));
+		d.r = r;
+		d.ops = ops;
+		d.eng = engine_find(engine_names[r->m.runtime.engine]);
+		d.lau = launcher_find(launcher_names[r->m.runtime.launcher]);
+		d.program = progs[k];
+		d.cell = cells[c];
+		d.ranks = ops->processes ? ops->processes(cfg, &r->m) : 1;
+		d.tag = group_tag("", ops, k, np, c, nc);
+		d.cases = xstrfmt("RUN_DIR/cases/%s.json", d.tag);
+		d.cmd = cmd0;
+		dry_print_group(&d, hsenv);
+		free(d.tag);
+		free(d.cases);
+		strbuf_release(&d.cmd);
+		strvec_release(&d.argv);
+	}
+}
+
 void run_print_dry(struct run *r)
 {
 	struct strvec hsenv = STRVEC_INIT;
@@ -1352,124 +1529,7 @@ void run_print_dry(struct run *r)
 	dry_host_env(&hsenv, r);
 	printf("# %s: %zu cases; engine %s, launcher %s\n", r->m.name, r->plan.n, engine_names[r->m.runtime.engine],
 	       launcher_names[r->m.runtime.launcher]);
-	for (size_t s = 0; s < r->m.nsuites; s++) {
-		const struct suite_ops *ops = r->m.suites[s].ops;
-		const struct engine_ops *eng = engine_find(engine_names[r->m.runtime.engine]);
-		const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
-		long long ranks = ops->processes ? ops->processes(&r->m.suites[s], &r->m) : 1;
-		const char *progs[8];
-		json_t *cells[SUITE_MAX_ENV_CELLS];
-		size_t np = suite_programs(progs, 8, r, ops, 0), nc = suite_cells(cells, SUITE_MAX_ENV_CELLS, r, ops);
-
-		for (size_t kc = 0; kc < np * nc; kc++) {
-			size_t k = kc / nc, c = kc % nc;
-			struct strvec argv = STRVEC_INIT;
-			struct strbuf cmd = STRBUF_INIT;
-			char *tag0 = group_tag("RUN_DIR/cases/", ops, k, np, c, nc), *cases = xstrfmt("%s.json", tag0);
-			size_t n = 0;
-
-			free(tag0);
-			for (size_t i = 0; i < r->plan.n; i++)
-				if (r->plan.cases[i].suite == ops && !strcmp(case_program(ops, &r->plan.cases[i]), progs[k]) &&
-				    same_cell(case_env(&r->plan.cases[i]), cells[c])) {
-					char *key = esc_text(r->plan.cases[i].key);
-
-					printf("%-12s %s\n", ops->name, key);
-					free(key);
-					n++;
-				}
-			struct env_var *stack_env = r->m.stack.env, *cell_env = NULL;
-			size_t stack_nenv = r->m.stack.nenv, cell_nenv = 0;
-
-			if (cells[c]) { /* the cell's variables: put over stack.env for its runner (podman -e, mpirun -x) */
-				const char *name;
-				json_t *v;
-
-				env_with_cell(&cell_env, &cell_nenv, &r->m, cells[c]);
-				r->m.stack.env = cell_env;
-				r->m.stack.nenv = cell_nenv;
-
-				json_object_foreach(cells[c], name, v) {
-					strbuf_addf(&cmd, "%s=", name);
-					shell_quote(&cmd, json_string_value(v) ? json_string_value(v) : "");
-					strbuf_addch(&cmd, ' ');
-				}
-			}
-			/* engine host: stack.env is set in the runner's environment, so it is shown set before the command
-			 * (after the cell's variables, which win over it) */
-			if (r->m.runtime.engine == ENGINE_HOST && !(lau && lau->batch_script))
-				for (size_t i = 0; i < stack_nenv; i++) {
-					if (cells[c] && json_object_get(cells[c], stack_env[i].name))
-						continue;
-					strbuf_addf(&cmd, "%s=", stack_env[i].name);
-					shell_quote(&cmd, stack_env[i].value);
-					strbuf_addch(&cmd, ' ');
-				}
-			if (r->m.runtime.engine == ENGINE_HOST && !(lau && lau->batch_script))
-				for (size_t i = 0; i < hsenv.n; i++) { /* the host stack's directories, after (over) stack.env */
-					const char *eq = strchr(hsenv.v[i], '=');
-
-					strbuf_add(&cmd, hsenv.v[i], (size_t)(eq - hsenv.v[i]) + 1);
-					shell_quote(&cmd, eq + 1);
-					strbuf_addch(&cmd, ' ');
-				}
-			if (!eng)
-				bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[r->m.runtime.engine]);
-			else if (!lau)
-				bench_error_set(BENCH_E_FAIL, "launcher '%s' is not implemented yet", launcher_names[r->m.runtime.launcher]);
-			if (eng && lau && lau->batch_script) { /* the job script, as it will be submitted */
-				struct batch_job job;
-				struct strbuf script = STRBUF_INIT;
-				char *tag = group_tag("", ops, k, np, c, nc);
-
-				memset(&job, 0, sizeof(job));
-				job.run_dir = "RUN_DIR";
-				job.tag = tag;
-				job.ranks = ranks;
-				job.per_node = batch_per_node(r, ops);
-				job.image = eng->exec_prefix ? "IMAGE" : NULL;
-				if (eng->runner_argv(&argv, &r->m, progs[k], cases) == 0 &&
-				    (job.argv = strvec_argv(&argv), lau->batch_script(&script, &r->m, &job) == 0)) {
-					printf("# %s: %zu case%s: ", ops->name, n, n == 1 ? "" : "s");
-					dry_puts(cmd.buf);
-					printf("sbatch RUN_DIR/slurm/%s.sbatch:\n", tag);
-					dry_puts(script.buf);
-				} else
-					{
-					char *why = esc_text(bench_error_last());
-
-					printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", why);
-					free(why);
-				}
-				strbuf_release(&script);
-				free(tag);
-			} else if (eng && lau && (!eng->exec_prefix || eng->exec_prefix(&argv, eng, &r->m, "IMAGE", "RUN_DIR") == 0) &&
-			    (ranks <= 1 || !lau->prefix_argv || lau->prefix_argv(&argv, &r->m, ranks) == 0) &&
-			    eng->runner_argv(&argv, &r->m, progs[k], cases) == 0) {
-				for (size_t i = 0; i < argv.n; i++) {
-					if (i)
-						strbuf_addch(&cmd, ' ');
-					shell_quote(&cmd, argv.v[i]);
-				}
-				printf("# %s: %zu case%s: ", ops->name, n, n == 1 ? "" : "s");
-				dry_puts(cmd.buf);
-				fputc('\n', stdout);
-			} else {
-				{
-					char *why = esc_text(bench_error_last());
-
-					printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", why);
-					free(why);
-				}
-			}
-			r->m.stack.env = stack_env;
-			r->m.stack.nenv = stack_nenv;
-			env_vars_free(cell_env, cell_nenv);
-			free(cases);
-			strbuf_release(&cmd);
-			strvec_release(&argv);
-		}
-	}
+	for (size_t s = 0; s < r->m.nsuites; s++)
+		dry_print_suite(r, &r->m.suites[s], &hsenv);
 	strvec_release(&hsenv);
 }
-
