@@ -185,91 +185,163 @@ static void errcap_read(struct errcap *e, int *fd, int block)
 	}
 }
 
-int spawn_run(struct spawn_result *out, const struct spawn_opts *o)
+/* One program under spawn_run(): its pipes, its stdout cut into lines, how far it got. */
+struct spawn_state {
+	const struct spawn_opts *o;
+	pid_t pid;
+	int out[2], err[2];     /* stdout's pipe; stderr's when it is capped (else -1) */
+	int capped;             /* stderr kept to its head and tail (struct errcap) */
+	struct errcap ec;
+	struct strbuf line;     /* the stdout line being read: its first max_line bytes */
+	size_t linelen, max_line;
+	int status, reaped, stop_reading;
+	double start;
+};
+
+static void spawn_state_init(struct spawn_state *st, const struct spawn_opts *o)
 {
+	struct strbuf line = STRBUF_INIT;
+
+	memset(st, 0, sizeof(*st));
+	st->o = o;
+	st->pid = -1;
+	st->out[0] = st->out[1] = st->err[0] = st->err[1] = -1;
+	st->capped = o->stderr_fd >= 0 && !o->stderr_to_stdout && (o->stderr_head || o->stderr_tail);
+	st->ec.fd = o->stderr_fd;
+	st->ec.head = o->stderr_head;
+	st->ec.tail = o->stderr_tail;
+	st->line = line;
+	st->max_line = o->max_line ? o->max_line : (1u << 24);
+	st->start = now_s();
+}
+
+/* stdout's pipe, and stderr's when it is capped; both ends close-on-exec (the child gets them by dup2). */
+static int spawn_open_pipes(struct spawn_state *st)
+{
+	int err;
+
+	if (pipe(st->out) < 0)
+		return bench_error_set(BENCH_E_FAIL, "cannot create a pipe: %s", strerror(errno));
+	fcntl(st->out[0], F_SETFD, FD_CLOEXEC);
+	fcntl(st->out[1], F_SETFD, FD_CLOEXEC);
+	if (!st->capped)
+		return 0;
+	if (pipe(st->err) < 0) {
+		err = bench_error_set(BENCH_E_FAIL, "cannot create a pipe: %s", strerror(errno));
+		close(st->out[0]);
+		close(st->out[1]);
+		return err;
+	}
+	fcntl(st->err[0], F_SETFD, FD_CLOEXEC);
+	fcntl(st->err[1], F_SETFD, FD_CLOEXEC);
+	return 0;
+}
+
+/* Starts the program in a process group of its own, its stdout (and stderr) into the pipes, with the default
+ * disposition of the signals that end it and none blocked. Our ends of the pipes kept, the child's closed. */
+static int spawn_start(struct spawn_state *st)
+{
+	const struct spawn_opts *o = st->o;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	struct strbuf line = STRBUF_INIT;
-	int pipefd[2] = { -1, -1 }, errpipe[2] = { -1, -1 }, status = 0, err = 0, reaped = 0, stop_reading = 0;
-	int capped = o->stderr_fd >= 0 && !o->stderr_to_stdout && (o->stderr_head || o->stderr_tail);
-	struct errcap ec = { o->stderr_fd, o->stderr_head, o->stderr_tail, 0, NULL, 0, 0, 0, 0 };
-	size_t max_line = o->max_line ? o->max_line : (1u << 24), linelen = 0;
-	double start = now_s();
-	pid_t pid = -1;
+	sigset_t def, mask;
+	int err;
 
-	memset(out, 0, sizeof(*out));
-	if (pipe(pipefd) < 0)
-		return bench_error_set(BENCH_E_FAIL, "cannot create a pipe: %s", strerror(errno));
-	fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
-	fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
-	if (capped) {
-		if (pipe(errpipe) < 0) {
-			err = bench_error_set(BENCH_E_FAIL, "cannot create a pipe: %s", strerror(errno));
-			close(pipefd[0]);
-			close(pipefd[1]);
-			return err;
-		}
-		fcntl(errpipe[0], F_SETFD, FD_CLOEXEC);
-		fcntl(errpipe[1], F_SETFD, FD_CLOEXEC);
-	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&attr);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, st->out[1], 1);
 	if (o->stderr_to_stdout)
-		posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
-	else if (capped)
-		posix_spawn_file_actions_adddup2(&fa, errpipe[1], 2);
+		posix_spawn_file_actions_adddup2(&fa, st->out[1], 2);
+	else if (st->capped)
+		posix_spawn_file_actions_adddup2(&fa, st->err[1], 2);
 	else if (o->stderr_fd >= 0)
 		posix_spawn_file_actions_adddup2(&fa, o->stderr_fd, 2);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 	posix_spawnattr_setpgroup(&attr, 0);
-	{
-		sigset_t def, mask;
-
-		sigemptyset(&def);
-		sigaddset(&def, SIGINT);
-		sigaddset(&def, SIGTERM);
-		sigaddset(&def, SIGPIPE);
-		posix_spawnattr_setsigdefault(&attr, &def);
-		sigemptyset(&mask);
-		posix_spawnattr_setsigmask(&attr, &mask);
-	}
-	errno = posix_spawn(&pid, o->argv[0], &fa, &attr, o->argv, o->envp ? o->envp : environ);
+	sigemptyset(&def);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGTERM);
+	sigaddset(&def, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &def);
+	sigemptyset(&mask);
+	posix_spawnattr_setsigmask(&attr, &mask);
+	errno = posix_spawn(&st->pid, o->argv[0], &fa, &attr, o->argv, o->envp ? o->envp : environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
-	close(pipefd[1]);
-	if (errpipe[1] >= 0)
-		close(errpipe[1]);
+	close(st->out[1]);
+	if (st->err[1] >= 0)
+		close(st->err[1]);
 	if (errno) {
 		err = bench_error_set(BENCH_E_FAIL, "cannot start '%s': %s", o->argv[0], strerror(errno));
-		close(pipefd[0]);
-		if (errpipe[0] >= 0)
-			close(errpipe[0]);
+		close(st->out[0]);
+		if (st->err[0] >= 0)
+			close(st->err[0]);
 		return err;
 	}
+	return 0;
+}
+
+/* Whether the group must be ended now: SPAWN_STOPPED (the caller's stop flag), SPAWN_TIMEOUT (the deadline), or
+ * SPAWN_EXITED to go on. */
+static enum spawn_end spawn_must_end(const struct spawn_state *st)
+{
+	const struct spawn_opts *o = st->o;
+
+	if (o->stop && *o->stop)
+		return SPAWN_STOPPED;
+	if (o->timeout_s > 0 && now_s() - st->start > o->timeout_s)
+		return SPAWN_TIMEOUT;
+	return SPAWN_EXITED;
+}
+
+/* A complete line to the callback: on_overlong for one longer than max_line, else on_line (which may stop the
+ * reading). */
+static void spawn_pass_line(struct spawn_state *st)
+{
+	const struct spawn_opts *o = st->o;
+
+	if (st->linelen > st->max_line && o->on_overlong)
+		o->on_overlong(o->ctx, st->linelen);
+	else if (o->on_line && o->on_line(o->ctx, st->line.buf, st->line.len))
+		st->stop_reading = 1;
+}
+
+/* n bytes of stdout cut into lines: a line's first max_line bytes are kept; the rest is only counted. */
+static void spawn_feed(struct spawn_state *st, const char *p, const char *end)
+{
+	while (p < end && !st->stop_reading) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t k = (size_t)((nl ? nl : end) - p);
+
+		if (st->line.len < st->max_line)
+			strbuf_add(&st->line, p, k < st->max_line - st->line.len ? k : st->max_line - st->line.len);
+		st->linelen += k;
+		if (!nl)
+			break;
+		spawn_pass_line(st);
+		strbuf_reset(&st->line);
+		st->linelen = 0;
+		p = nl + 1;
+	}
+}
+
+/* Reads stdout (and the capped stderr) until EOF, or until the group is ended (stop, timeout, the callback): then
+ * how it was ended, the child reaped. SPAWN_EXITED at EOF, the child not reaped yet. */
+static enum spawn_end spawn_read(struct spawn_state *st)
+{
 	for (;;) {
-		struct pollfd pfd[2] = { { pipefd[0], POLLIN, 0 }, { errpipe[0], POLLIN, 0 } };
-		char buf[65536], *p, *end;
+		struct pollfd pfd[2] = { { st->out[0], POLLIN, 0 }, { st->err[0], POLLIN, 0 } };
+		enum spawn_end end = spawn_must_end(st);
+		char buf[65536];
 		ssize_t n;
 		int r;
 
-		if (o->stop && *o->stop) {
-			end_group(pid, &status);
-			reaped = 1;
-			out->end = SPAWN_STOPPED;
-			break;
-		}
-		if (o->timeout_s > 0 && now_s() - start > o->timeout_s) {
-			end_group(pid, &status);
-			reaped = 1;
-			out->end = SPAWN_TIMEOUT;
-			break;
-		}
-		if (stop_reading) {
-			end_group(pid, &status);
-			reaped = 1;
-			out->end = SPAWN_STOPPED;
-			break;
+		if (end == SPAWN_EXITED && st->stop_reading) /* the callback asked for the end */
+			end = SPAWN_STOPPED;
+		if (end != SPAWN_EXITED) {
+			end_group(st->pid, &st->status);
+			st->reaped = 1;
+			return end;
 		}
 		r = poll(pfd, 2, 100);
 		if (r < 0 && errno == EINTR)
@@ -277,80 +349,82 @@ int spawn_run(struct spawn_result *out, const struct spawn_opts *o)
 		if (r <= 0)
 			continue;
 		if (pfd[1].revents)
-			errcap_read(&ec, &errpipe[0], 0);
+			errcap_read(&st->ec, &st->err[0], 0);
 		if (!pfd[0].revents)
 			continue;
-		n = read(pipefd[0], buf, sizeof(buf));
+		n = read(st->out[0], buf, sizeof(buf));
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
-			break; /* EOF: the child (and any grandchild holding stdout) closed it */
-		/* a line's first max_line bytes are kept; the rest is only counted */
-		for (p = buf, end = buf + n; p < end && !stop_reading;) {
-			char *nl = memchr(p, '\n', (size_t)(end - p));
-			size_t k = (size_t)((nl ? nl : end) - p);
+			return SPAWN_EXITED; /* EOF: the child (and any grandchild holding stdout) closed it */
+		spawn_feed(st, buf, buf + n);
+	}
+}
 
-			if (line.len < max_line)
-				strbuf_add(&line, p, k < max_line - line.len ? k : max_line - line.len);
-			linelen += k;
-			if (!nl)
-				break;
-			if (linelen > max_line && o->on_overlong)
-				o->on_overlong(o->ctx, linelen);
-			else if (o->on_line && o->on_line(o->ctx, line.buf, line.len))
-				stop_reading = 1;
-			strbuf_reset(&line);
-			linelen = 0;
-			p = nl + 1;
+/* stdout closed: waits for the exit, still honouring the deadline and the stop flag; nothing of the group outlives
+ * it. SPAWN_EXITED, or how the group was ended. */
+static enum spawn_end spawn_wait(struct spawn_state *st)
+{
+	enum spawn_end end = SPAWN_EXITED;
+
+	for (;;) {
+		if (waitpid(st->pid, &st->status, WNOHANG) == st->pid)
+			break;
+		if ((end = spawn_must_end(st)) != SPAWN_EXITED) {
+			end_group(st->pid, &st->status);
+			break;
 		}
-	}
-	if (linelen && !stop_reading && out->end == SPAWN_EXITED) { /* a last line without newline */
-		if (linelen > max_line && o->on_overlong)
-			o->on_overlong(o->ctx, linelen);
-		else if (o->on_line)
-			o->on_line(o->ctx, line.buf, line.len);
-	}
-	if (!reaped) {
-		/* stdout closed; wait for the exit, still honouring the deadline and the stop flag */
-		for (;;) {
-			pid_t w = waitpid(pid, &status, WNOHANG);
+		if (st->err[0] >= 0) { /* a child still writing to stderr must not block on a full pipe */
+			struct pollfd ep = { st->err[0], POLLIN, 0 };
 
-			if (w == pid)
-				break;
-			if ((o->stop && *o->stop) || (o->timeout_s > 0 && now_s() - start > o->timeout_s)) {
-				out->end = (o->stop && *o->stop) ? SPAWN_STOPPED : SPAWN_TIMEOUT;
-				end_group(pid, &status);
-				break;
-			}
-			if (errpipe[0] >= 0) { /* a child still writing to stderr must not block on a full pipe */
-				struct pollfd ep = { errpipe[0], POLLIN, 0 };
-
-				if (poll(&ep, 1, 20) > 0)
-					errcap_read(&ec, &errpipe[0], 0);
-			} else {
-				usleep(20000);
-			}
-		}
-		kill(-pid, SIGKILL); /* nothing of the group outlives the suite */
-	}
-	if (capped) {
-		errcap_read(&ec, &errpipe[0], 1); /* what is left in the pipe */
-		if (errpipe[0] >= 0)
-			close(errpipe[0]);
-		errcap_finish(&ec);
-		out->stderr_cut = ec.cut;
-	}
-	close(pipefd[0]);
-	strbuf_release(&line);
-	out->seconds = now_s() - start;
-	if (out->end == SPAWN_EXITED) {
-		if (WIFSIGNALED(status)) {
-			out->end = SPAWN_SIGNALED;
-			out->term_signal = WTERMSIG(status);
+			if (poll(&ep, 1, 20) > 0)
+				errcap_read(&st->ec, &st->err[0], 0);
 		} else {
-			out->exit_code = WEXITSTATUS(status);
+			usleep(20000);
 		}
 	}
+	kill(-st->pid, SIGKILL); /* nothing of the group outlives the suite */
+	return end;
+}
+
+/* The pipes closed, what was held of stderr written, and the result: time, exit status or signal. */
+static void spawn_finish(struct spawn_result *out, struct spawn_state *st)
+{
+	if (st->capped) {
+		errcap_read(&st->ec, &st->err[0], 1); /* what is left in the pipe */
+		if (st->err[0] >= 0)
+			close(st->err[0]);
+		errcap_finish(&st->ec);
+		out->stderr_cut = st->ec.cut;
+	}
+	close(st->out[0]);
+	strbuf_release(&st->line);
+	out->seconds = now_s() - st->start;
+	if (out->end == SPAWN_EXITED) {
+		if (WIFSIGNALED(st->status)) {
+			out->end = SPAWN_SIGNALED;
+			out->term_signal = WTERMSIG(st->status);
+		} else {
+			out->exit_code = WEXITSTATUS(st->status);
+		}
+	}
+}
+
+int spawn_run(struct spawn_result *out, const struct spawn_opts *o)
+{
+	struct spawn_state st;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	spawn_state_init(&st, o);
+	if ((err = spawn_open_pipes(&st)) < 0 || (err = spawn_start(&st)) < 0)
+		return err;
+	out->end = spawn_read(&st);
+	if (st.linelen && !st.stop_reading && out->end == SPAWN_EXITED) /* a last line without newline */
+		spawn_pass_line(&st);
+	if (!st.reaped)
+		out->end = spawn_wait(&st);
+	spawn_finish(out, &st);
 	return 0;
 }
 

@@ -504,16 +504,12 @@ static json_t *rocm_gpus(const char *dir, const char **toolname, json_t *root)
 	return gpus;
 }
 
-json_t *envcap_collect(const char *dir)
+/* The host: os-release, cpuinfo, meminfo and uname -a kept as files, their gist in "host". */
+static json_t *collect_host(const char *dir)
 {
 	char *const uname_a[] = { "uname", "-a", NULL };
-	char *const nvcc[] = { "nvcc", "--version", NULL };
-	char *const hipcc[] = { "hipconfig", "--version", NULL };
-	json_t *root = json_object(), *host = json_object(), *env = json_object(), *gpus, *tools = json_object();
 	char *os = read_small("/etc/os-release"), *cpu = read_small("/proc/cpuinfo"), *mem = read_small("/proc/meminfo");
-	static const char *const gpu_tools[] = { "nvidia-smi", "amd-smi", "rocm-smi", "rocminfo", NULL };
-	json_t *present = json_object();
-	const char *gtool = NULL;
+	json_t *host = json_object();
 	struct utsname u;
 	char hn[256] = "";
 	char *s;
@@ -537,9 +533,20 @@ json_t *envcap_collect(const char *dir)
 	s = mem ? field(mem, "MemTotal", ':') : NULL;
 	json_object_set_new(host, "memory_bytes", s ? json_integer(atoll(s) * 1024) : json_null());
 	free(s);
-	json_object_set_new(root, "schema", json_string("bench.environment/v1"));
-	json_object_set_new(root, "host", host);
-	/* which GPU tools this machine has: one that is missing is recorded as absent, not an error */
+	free(os);
+	free(cpu);
+	free(mem);
+	return host;
+}
+
+/* The GPUs: which tools this machine has (one that is missing is recorded as absent, not an error), the tool that
+ * described them (nvidia-smi, else amd-smi or rocm-smi) and what it said. */
+static void collect_gpus(json_t *root, const char *dir)
+{
+	static const char *const gpu_tools[] = { "nvidia-smi", "amd-smi", "rocm-smi", "rocminfo", NULL };
+	json_t *present = json_object(), *gpus;
+	const char *gtool = NULL;
+
 	for (size_t i = 0; gpu_tools[i]; i++) {
 		char *w = spawn_which(gpu_tools[i]);
 
@@ -557,16 +564,29 @@ json_t *envcap_collect(const char *dir)
 		json_object_set_new(root, "gpu_tool", json_null());
 		json_object_set_new(root, "gpus", json_array());
 	}
-	{ /* the network fabric, and nvidia-smi's GPU-GPU / GPU-NIC matrix (ROCm's links are in gpus[].links) */
-		json_t *fab = fabric_collect(), *topo;
-		char *tp = xstrfmt("%s/env/raw/nvidia-smi-topo.txt", dir), *tt = read_small(tp);
+}
 
-		if (tt && (topo = fabric_parse_nvidia_topo(tt)))
-			json_object_set_new(fab, "gpu_topology", topo);
-		free(tt);
-		free(tp);
-		json_object_set_new(root, "fabric", fab);
-	}
+/* The network fabric, and nvidia-smi's GPU-GPU / GPU-NIC matrix (ROCm's links are in gpus[].links). */
+static json_t *collect_fabric(const char *dir)
+{
+	json_t *fab = fabric_collect(), *topo;
+	char *tp = xstrfmt("%s/env/raw/nvidia-smi-topo.txt", dir), *tt = read_small(tp);
+
+	if (tt && (topo = fabric_parse_nvidia_topo(tt)))
+		json_object_set_new(fab, "gpu_topology", topo);
+	free(tt);
+	free(tp);
+	return fab;
+}
+
+/* The toolkits' versions: nvcc, hipconfig, ROCm's .info/version. */
+static json_t *collect_toolkits(const char *dir)
+{
+	char *const nvcc[] = { "nvcc", "--version", NULL };
+	char *const hipcc[] = { "hipconfig", "--version", NULL };
+	json_t *tools = json_object();
+	char *s;
+
 	if ((s = tool(dir, "nvcc-version.txt", nvcc))) {
 		char *r = strstr(s, "release ");
 
@@ -581,7 +601,15 @@ json_t *envcap_collect(const char *dir)
 		json_object_set_new(tools, "rocm", json_stringn(s, strcspn(s, "\n")));
 		free(s);
 	}
-	json_object_set_new(root, "toolkits", tools);
+	return tools;
+}
+
+/* The variables of bench's environment that steer GPU stacks (envcap_var_class()): their values with credentials
+ * redacted, or <redacted> whole for the secret ones. */
+static json_t *collect_env(void)
+{
+	json_t *env = json_object();
+
 	for (char **e = environ; *e; e++) {
 		const char *eq = strchr(*e, '=');
 		char *name;
@@ -601,10 +629,19 @@ json_t *envcap_collect(const char *dir)
 			json_object_set_new(env, name, json_string("<redacted>"));
 		free(name);
 	}
-	json_object_set_new(root, "env", env);
-	free(os);
-	free(cpu);
-	free(mem);
+	return env;
+}
+
+json_t *envcap_collect(const char *dir)
+{
+	json_t *root = json_object(), *host = collect_host(dir);
+
+	json_object_set_new(root, "schema", json_string("bench.environment/v1"));
+	json_object_set_new(root, "host", host);
+	collect_gpus(root, dir);
+	json_object_set_new(root, "fabric", collect_fabric(dir));
+	json_object_set_new(root, "toolkits", collect_toolkits(dir));
+	json_object_set_new(root, "env", collect_env());
 	return root;
 }
 

@@ -335,43 +335,60 @@ cleanup:
 	return err;
 }
 
-static int slurm_run_batch(struct spawn_result *res, char *why, size_t whylen, const struct manifest *m,
-			   const struct batch_job *given)
+/* The job as scontrol last showed it. */
+struct job_seen {
+	char state[64], last[64], reason[256], nodes[256]; /* last: the state last said in the log */
+	int code, sig;
+	int known;          /* scontrol has shown it at least once */
+	double trun;        /* when it was first seen RUNNING (0: not yet) */
+};
+
+/* RUN_DIR/slurm/<tag>.sbatch: the batch script written. *out: its path (caller frees). */
+static int write_script(char **out, const struct manifest *m, const struct batch_job *job, const char *dir)
 {
-	/* the job's tasks start in the run directory (--chdir, then the script's cd) on other nodes: every path in
-	 * the script absolute, whatever the user's -o was */
-	char *run_dir = exec_path_shared(given->run_dir);
-	struct batch_job jb = *given;
-	const struct batch_job *job = &jb;
-	struct strbuf sb = STRBUF_INIT, id = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	FILE *f;
+	int err;
+
+	*out = NULL;
+	if ((err = slurm_script(&sb, m, job)) < 0)
+		goto cleanup;
+	*out = xstrfmt("%s/%s.sbatch", dir, job->tag);
+	f = fopen(*out, "w");
+	if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len || fclose(f) != 0)
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", *out, strerror(errno));
+cleanup:
+	strbuf_release(&sb);
+	return err;
+}
+
+/* sbatch's refusal in its own words (its stderr, kept in errp). */
+static int submit_refused(const char *errp, const char *script)
+{
+	char *msg = NULL;
+	size_t len = 0;
+	int err;
+
+	fs_read_file(&msg, &len, errp, 4096);
+	while (msg && len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
+		msg[--len] = '\0';
+	err = bench_error_set(BENCH_E_SUITE, "sbatch refused the job (%s): %s", script, msg && *msg ? msg : "no reason given");
+	free(msg);
+	return err;
+}
+
+/* Submits the script with sbatch --parsable (the runner's environment exported to the job's tasks); id: the job's
+ * id. sbatch's stderr goes to RUN_DIR/slurm/<tag>.submit.err. */
+static int submit_job(struct strbuf *id, const struct manifest *m, const struct batch_job *job, const char *dir,
+		      const char *script)
+{
+	char *sbatch = spawn_which("sbatch"), *errp = NULL;
 	struct strvec av = STRVEC_INIT;
-	struct follow f = { -1, STRBUF_INIT, 0, job };
 	struct spawn_result sr;
 	struct spawn_opts so;
-	char *dir = xstrfmt("%s/slurm", run_dir), *script = NULL, *errp = NULL, *rank0 = NULL, *sbatch = NULL;
-	char state[64] = "", last[64] = "", reason[256] = "", nodes[256] = "";
-	long long ranks = job->ranks > 1 ? job->ranks : 1;
-	double t0 = now_s(), trun = 0;
-	int err = 0, efd = -1, code = 0, sig = 0, known = 0;
+	int err = 0, efd = -1;
 
-	jb.run_dir = run_dir;
-	memset(res, 0, sizeof(*res));
-	why[0] = '\0';
-	if ((err = fs_mkdir_p(dir)) < 0 || (err = slurm_script(&sb, m, job)) < 0)
-		goto cleanup;
-	script = xstrfmt("%s/%s.sbatch", dir, job->tag);
-	{
-		FILE *out = fopen(script, "w");
-
-		if (!out || fwrite(sb.buf, 1, sb.len, out) != sb.len || fclose(out) != 0) {
-			err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", script, strerror(errno));
-			goto cleanup;
-		}
-	}
-	if (job->image && m->runtime.slurm.container && !strcmp(m->runtime.slurm.container, "pyxis") &&
-	    (err = squash_image(job, m)) < 0)
-		goto cleanup;
-	if (!(sbatch = spawn_which("sbatch"))) {
+	if (!sbatch) {
 		err = bench_error_set(BENCH_E_SUITE, "launcher 'slurm' needs sbatch on PATH (is this a Slurm login node?)");
 		goto cleanup;
 	}
@@ -389,94 +406,141 @@ static int slurm_run_batch(struct spawn_result *res, char *why, size_t whylen, c
 	so.stderr_fd = efd;
 	so.timeout_s = 120;
 	so.on_line = submit_line;
-	so.ctx = &id;
+	so.ctx = id;
 	so.max_line = 4096;
-	if (spawn_run(&sr, &so) < 0 || sr.end != SPAWN_EXITED || sr.exit_code != 0 || !id.len) {
-		char *msg = NULL;
-		size_t len = 0;
+	if (spawn_run(&sr, &so) < 0 || sr.end != SPAWN_EXITED || sr.exit_code != 0 || !id->len)
+		err = submit_refused(errp, script);
+cleanup:
+	if (efd >= 0)
+		close(efd);
+	strvec_release(&av);
+	free(errp);
+	free(sbatch);
+	return err;
+}
 
-		fs_read_file(&msg, &len, errp, 4096);
-		while (msg && len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
-			msg[--len] = '\0';
-		err = bench_error_set(BENCH_E_SUITE, "sbatch refused the job (%s): %s", script,
-				      msg && *msg ? msg : "no reason given");
-		free(msg);
-		goto cleanup;
-	}
-	if (job->log)
-		fprintf(job->log, "bench: submitted %s as Slurm job %s\n", script, id.buf);
-	rank0 = xstrfmt("%s/%s-rank0.out", dir, job->tag);
+/* A new state of the job, said in the suite's log and to the user. */
+static void say_state(FILE *to, const char *id, const struct job_seen *js)
+{
+	int r = *js->reason && strcmp(js->reason, "None"), run = !strcmp(js->state, "RUNNING");
+
+	if (to)
+		fprintf(to, "bench: Slurm job %s %s%s%s%s%s%s\n", id, js->state, r ? " (" : "", r ? js->reason : "",
+			r ? ")" : "", run ? " on " : "", run ? js->nodes : "");
+}
+
+/* The job has ended (a state scontrol keeps for jobs no longer pending, running or on their way). */
+static int job_ended(const struct job_seen *js)
+{
+	static const char *const live[] = { "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED",
+					    "RESIZING", NULL };
+
+	for (size_t i = 0; live[i]; i++)
+		if (!strcmp(js->state, live[i]))
+			return 0;
+	return js->known;
+}
+
+/* Follows the job to its end with scontrol, rank 0's records read back as they come; cancelled on Ctrl-C
+ * (SPAWN_STOPPED) or when it has run longer than the suite timeout (SPAWN_TIMEOUT) — then res->end says so. */
+static void follow_job(struct spawn_result *res, struct job_seen *js, struct follow *f, const char *id, const char *rank0)
+{
+	const struct batch_job *job = f->job;
+
 	for (;;) {
-		int done;
-
 		if (job->stop && *job->stop) {
-			cancel(id.buf, job->log);
+			cancel(id, job->log);
 			res->end = SPAWN_STOPPED;
-			break;
+			return;
 		}
-		if (job_state(state, reason, &code, &sig, nodes, sizeof(reason), id.buf) == 0)
-			known = 1;
-		else if (known) /* the job has left scontrol's memory: it ended as last seen */
-			break;
-		if (strcmp(state, last)) {
-			int r = *reason && strcmp(reason, "None"), run = !strcmp(state, "RUNNING");
-
-			if (job->log)
-				fprintf(job->log, "bench: Slurm job %s %s%s%s%s%s%s\n", id.buf, state, r ? " (" : "", r ? reason : "",
-					r ? ")" : "", run ? " on " : "", run ? nodes : "");
-			if (job->progress)
-				fprintf(job->progress, "bench: Slurm job %s %s%s%s%s%s%s\n", id.buf, state, r ? " (" : "",
-					r ? reason : "", r ? ")" : "", run ? " on " : "", run ? nodes : "");
-			snprintf(last, sizeof(last), "%s", state);
-			if (!strcmp(state, "RUNNING"))
-				trun = now_s();
+		if (job_state(js->state, js->reason, &js->code, &js->sig, js->nodes, sizeof(js->reason), id) == 0)
+			js->known = 1;
+		else if (js->known) /* the job has left scontrol's memory: it ended as last seen */
+			return;
+		if (strcmp(js->state, js->last)) {
+			say_state(job->log, id, js);
+			say_state(job->progress, id, js);
+			snprintf(js->last, sizeof(js->last), "%s", js->state);
+			if (!strcmp(js->state, "RUNNING"))
+				js->trun = now_s();
 		}
-		follow_read(&f, rank0);
-		done = known && strcmp(state, "PENDING") && strcmp(state, "RUNNING") && strcmp(state, "CONFIGURING") &&
-		       strcmp(state, "COMPLETING") && strcmp(state, "SUSPENDED") && strcmp(state, "REQUEUED") &&
-		       strcmp(state, "RESIZING");
-		if (done)
-			break;
-		if (job->timeout_s > 0 && trun > 0 && now_s() - trun > job->timeout_s) {
-			cancel(id.buf, job->log);
+		follow_read(f, rank0);
+		if (job_ended(js))
+			return;
+		if (job->timeout_s > 0 && js->trun > 0 && now_s() - js->trun > job->timeout_s) {
+			cancel(id, job->log);
 			res->end = SPAWN_TIMEOUT;
-			break;
+			return;
 		}
 		usleep(getenv("BENCH_SLURM_POLL_MS") ? (useconds_t)atoi(getenv("BENCH_SLURM_POLL_MS")) * 1000 : 1000000);
 	}
+}
+
+/* How the job ended, as for a local process: EXITED with its exit code (COMPLETED, FAILED), else SIGNALED with the
+ * scheduler's reason in why. */
+static void job_result(struct spawn_result *res, char *why, size_t whylen, const char *id, const struct job_seen *js)
+{
+	int r = *js->reason && strcmp(js->reason, "None");
+
+	if (!strcmp(js->state, "COMPLETED") || !strcmp(js->state, "FAILED")) {
+		res->end = SPAWN_EXITED;
+		res->exit_code = js->code;
+		if (!strcmp(js->state, "FAILED") && !js->code)
+			res->exit_code = 1;
+		return;
+	}
+	res->end = SPAWN_SIGNALED;
+	res->term_signal = js->sig;
+	snprintf(why, whylen, "Slurm job %s ended %s%s%s%s", id, js->state[0] ? js->state : "UNKNOWN",
+		 !strcmp(js->state, "NODE_FAIL") ? " (a node failed)" : !strcmp(js->state, "TIMEOUT") ? " (its Slurm time limit)" : "",
+		 r ? ": " : "", r ? js->reason : "");
+}
+
+static int slurm_run_batch(struct spawn_result *res, char *why, size_t whylen, const struct manifest *m,
+			   const struct batch_job *given)
+{
+	/* the job's tasks start in the run directory (--chdir, then the script's cd) on other nodes: every path in
+	 * the script absolute, whatever the user's -o was */
+	char *run_dir = exec_path_shared(given->run_dir);
+	struct batch_job jb = *given;
+	const struct batch_job *job = &jb;
+	struct strbuf id = STRBUF_INIT;
+	struct follow f = { -1, STRBUF_INIT, 0, job };
+	struct job_seen js;
+	char *dir = xstrfmt("%s/slurm", run_dir), *script = NULL, *rank0 = NULL;
+	double t0 = now_s();
+	int err = 0;
+
+	jb.run_dir = run_dir;
+	memset(res, 0, sizeof(*res));
+	memset(&js, 0, sizeof(js));
+	why[0] = '\0';
+	if ((err = fs_mkdir_p(dir)) < 0 || (err = write_script(&script, m, job, dir)) < 0)
+		goto cleanup;
+	if (job->image && m->runtime.slurm.container && !strcmp(m->runtime.slurm.container, "pyxis") &&
+	    (err = squash_image(job, m)) < 0)
+		goto cleanup;
+	if ((err = submit_job(&id, m, job, dir, script)) < 0)
+		goto cleanup;
+	if (job->log)
+		fprintf(job->log, "bench: submitted %s as Slurm job %s\n", script, id.buf);
+	rank0 = xstrfmt("%s/%s-rank0.out", dir, job->tag);
+	follow_job(res, &js, &f, id.buf, rank0);
 	follow_read(&f, rank0);
 	if (f.pending.len) /* a last line without its newline */
 		job->on_line(job->ctx, f.pending.buf, f.pending.len);
-	collect_ranks(job, ranks);
+	collect_ranks(job, job->ranks > 1 ? job->ranks : 1);
 	res->seconds = now_s() - t0;
-	if (res->end == SPAWN_STOPPED || res->end == SPAWN_TIMEOUT)
-		goto cleanup;
-	if (!strcmp(state, "COMPLETED") || !strcmp(state, "FAILED")) {
-		res->end = SPAWN_EXITED;
-		res->exit_code = code;
-		if (!strcmp(state, "FAILED") && !code)
-			res->exit_code = 1;
-	} else {
-		res->end = SPAWN_SIGNALED;
-		res->term_signal = sig;
-		snprintf(why, whylen, "Slurm job %s ended %s%s%s%s", id.buf, state[0] ? state : "UNKNOWN",
-			 !strcmp(state, "NODE_FAIL") ? " (a node failed)" : !strcmp(state, "TIMEOUT") ? " (its Slurm time limit)" : "",
-			 *reason && strcmp(reason, "None") ? ": " : "", *reason && strcmp(reason, "None") ? reason : "");
-	}
+	if (res->end != SPAWN_STOPPED && res->end != SPAWN_TIMEOUT)
+		job_result(res, why, whylen, id.buf, &js);
 cleanup:
 	if (f.fd >= 0)
 		close(f.fd);
-	if (efd >= 0)
-		close(efd);
 	strbuf_release(&f.pending);
-	strbuf_release(&sb);
 	strbuf_release(&id);
-	strvec_release(&av);
 	free(dir);
 	free(script);
-	free(errp);
 	free(rank0);
-	free(sbatch);
 	free(run_dir);
 	return err;
 }

@@ -245,6 +245,93 @@ static const struct engine_ops *eng_container(const struct run *r)
 	return e && e->exec_prefix ? e : NULL;
 }
 
+/* The lock an image is built from, and the manifest's text: on a fresh run (*mbuf given) the lock given (--locked,
+ * or the one beside the manifest); on resume (*mbuf NULL) the run directory's lock and manifest, read into *mb
+ * (caller frees) and lent through *mbuf, *mlen. *lockp: the lock's path (caller frees). */
+static int image_inputs(char **lockp, char **mb, const char **mbuf, size_t *mlen, const struct run *r,
+			const struct engine_ops *e)
+{
+	const char *lp = r->o->lock ? r->o->lock : r->o->image_lock;
+	char *mp;
+	size_t mblen = 0;
+	int err;
+
+	if (*mbuf) {
+		if (!lp)
+			return bench_error_set(BENCH_E_MANIFEST, "engine '%s' runs a locked stack: no lock was given", e->name);
+		*lockp = xstrdup(lp);
+		return 0;
+	}
+	mp = xstrfmt("%s/manifest.yaml", r->dir);
+	*lockp = xstrfmt("%s/manifest.lock.json", r->dir);
+	err = fs_read_file(mb, &mblen, mp, MANIFEST_MAX_BYTES + 1);
+	free(mp);
+	if (err < 0)
+		return err;
+	*mbuf = *mb;
+	*mlen = mblen;
+	return 0;
+}
+
+/* What the run keeps of its image: the lock, image/Containerfile (or bench.def) and image/image.json. */
+static int image_record(const struct run *r, const struct engine_ops *e, const char *lbuf, size_t llen)
+{
+	char *d = xstrfmt("%s/image", r->dir), *rbuf = NULL;
+	size_t rlen = 0;
+	json_t *j = NULL;
+	int err;
+
+	if ((err = run_write_atomic(r->dir, "manifest.lock.json", lbuf, llen)) < 0 || (err = fs_mkdir_p(d)) < 0)
+		goto cleanup;
+	if ((err = fs_read_file(&rbuf, &rlen, r->img.recipe, 16u << 20)) < 0 ||
+	    (err = run_write_atomic(r->dir, !strcmp(e->builder->recipe_format, "apptainer") ? "image/bench.def" : "image/Containerfile",
+				rbuf, rlen)) < 0)
+		goto cleanup;
+	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b}", "schema", "bench.image/v1", "engine", e->name, "image",
+		      r->img.image, "digest", r->img.digest, "context_sha256", r->img.context_sha, "reused", r->img.reused,
+		      "recorded", r->img.recorded);
+	err = run_write_json(r->dir, "image/image.json", j);
+cleanup:
+	json_decref(j);
+	free(rbuf);
+	free(d);
+	return err;
+}
+
+/* env/container.txt: what is inside the image (OS, packages, shared libraries, Python packages), by a fixed script
+ * with no manifest value in it; secret names' values and URL credentials removed from its env dump (envcap.h). */
+static void image_capture_env(struct run *r, const struct engine_ops *e)
+{
+	struct strvec av = STRVEC_INIT;
+	char *text = NULL;
+	size_t tlen = 0;
+
+	if (e->exec_prefix(&av, e, &r->m, r->img.image, r->dir) == 0) {
+		strvec_push(&av, "sh");
+		strvec_push(&av, "-c");
+		strvec_push(&av, "echo '## os-release'; cat /etc/os-release; echo '## uname'; uname -a; "
+			    "echo '## dpkg'; dpkg-query -W -f '${Package}\t${Version}\n' 2>/dev/null; "
+			    "echo '## ldconfig'; ldconfig -p 2>/dev/null; "
+			    "echo '## alternatives'; ls -l /etc/alternatives 2>/dev/null; "
+			    "echo '## pip'; python3 -m pip list --format=freeze 2>/dev/null || python3 -c \"$1\" 2>/dev/null; "
+			    "echo '## env'; env | sort");
+		strvec_push(&av, "sh"); /* $0 */
+		strvec_push(&av, envcap_py_distributions); /* $1: the same program the host's capture runs */
+		if (spawn_capture(&text, &tlen, strvec_argv(&av), 16u << 20, 300) == 0 && text) {
+			struct strvec secrets = STRVEC_INIT;
+			struct strbuf clean = STRBUF_INIT;
+
+			run_secret_values(&secrets, r);
+			scrub_text(&clean, text, tlen, &secrets);
+			run_write_atomic(r->dir, "env/container.txt", clean.buf, clean.len);
+			strbuf_release(&clean);
+			strvec_release(&secrets);
+		}
+	}
+	strvec_release(&av);
+	free(text);
+}
+
 /* Container engines: the stack's image (built, or found for the same build context), its recipe and id
  * written into the run directory (image/), and the environment captured inside it (env/container.txt).
  * mbuf: the manifest's text (NULL on resume: the run directory already holds the lock). */
@@ -252,30 +339,12 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 {
 	const struct engine_ops *e = eng_container(r);
 	struct manifest base = MANIFEST_INIT;
-	char *lockp = NULL, *lbuf = NULL, *rbuf = NULL, *mb = NULL, *text = NULL;
-	size_t llen = 0, rlen = 0, mblen = 0, tlen = 0;
-	json_t *j = NULL;
+	char *lockp = NULL, *lbuf = NULL, *mb = NULL;
+	size_t llen = 0;
 	int err;
 
-	if (mbuf) {
-		const char *lp = r->o->lock ? r->o->lock : r->o->image_lock;
-
-		if (!lp) {
-			err = bench_error_set(BENCH_E_MANIFEST, "engine '%s' runs a locked stack: no lock was given", e->name);
-			goto cleanup;
-		}
-		lockp = xstrdup(lp);
-	} else {
-		char *mp = xstrfmt("%s/manifest.yaml", r->dir);
-
-		lockp = xstrfmt("%s/manifest.lock.json", r->dir);
-		err = fs_read_file(&mb, &mblen, mp, MANIFEST_MAX_BYTES + 1);
-		free(mp);
-		if (err < 0)
-			goto cleanup;
-		mbuf = mb;
-		mlen = mblen;
-	}
+	if ((err = image_inputs(&lockp, &mb, &mbuf, &mlen, r, e)) < 0)
+		goto cleanup;
 	if (fs_read_file(&lbuf, &llen, lockp, 16u << 20) < 0) {
 		err = bench_error_set(BENCH_E_MANIFEST, "engine '%s' runs a locked stack, and there is no readable lock at '%s' "
 				      "(run 'bench lock %s')", e->name, lockp, r->o->manifest ? r->o->manifest : "MANIFEST");
@@ -293,64 +362,15 @@ static int prepare_image(struct run *r, const char *mbuf, size_t mlen)
 			goto cleanup;
 	}
 	if ((err = image_build(&r->img, e->builder, r->o->image_id, r->m.variant ? &base : &r->m, mbuf, mlen, lbuf, llen, 0,
-			       r->o->quiet ? NULL : stderr, &run_stop_flag)) < 0)
+			       r->o->quiet ? NULL : stderr, &run_stop_flag)) < 0 ||
+	    (err = image_record(r, e, lbuf, llen)) < 0)
 		goto cleanup;
-	if ((err = run_write_atomic(r->dir, "manifest.lock.json", lbuf, llen)) < 0)
-		goto cleanup;
-	{
-		char *d = xstrfmt("%s/image", r->dir);
-
-		err = fs_mkdir_p(d);
-		free(d);
-		if (err < 0)
-			goto cleanup;
-	}
-	if ((err = fs_read_file(&rbuf, &rlen, r->img.recipe, 16u << 20)) < 0 ||
-	    (err = run_write_atomic(r->dir, !strcmp(e->builder->recipe_format, "apptainer") ? "image/bench.def" : "image/Containerfile",
-				rbuf, rlen)) < 0)
-		goto cleanup;
-	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b}", "schema", "bench.image/v1", "engine", e->name, "image",
-		      r->img.image, "digest", r->img.digest, "context_sha256", r->img.context_sha, "reused", r->img.reused,
-		      "recorded", r->img.recorded);
-	if ((err = run_write_json(r->dir, "image/image.json", j)) < 0)
-		goto cleanup;
-	/* what is inside: OS, packages, shared libraries, Python packages (a fixed script, no manifest value in it) */
-	{
-		struct strvec av = STRVEC_INIT;
-
-		if (e->exec_prefix(&av, e, &r->m, r->img.image, r->dir) == 0) {
-			strvec_push(&av, "sh");
-			strvec_push(&av, "-c");
-			strvec_push(&av, "echo '## os-release'; cat /etc/os-release; echo '## uname'; uname -a; "
-				    "echo '## dpkg'; dpkg-query -W -f '${Package}\t${Version}\n' 2>/dev/null; "
-				    "echo '## ldconfig'; ldconfig -p 2>/dev/null; "
-				    "echo '## alternatives'; ls -l /etc/alternatives 2>/dev/null; "
-				    "echo '## pip'; python3 -m pip list --format=freeze 2>/dev/null || python3 -c \"$1\" 2>/dev/null; "
-				    "echo '## env'; env | sort");
-			strvec_push(&av, "sh"); /* $0 */
-			strvec_push(&av, envcap_py_distributions); /* $1: the same program the host's capture runs */
-			if (spawn_capture(&text, &tlen, strvec_argv(&av), 16u << 20, 300) == 0 && text) {
-				/* the container's env dump: secret names' values and URL credentials removed (core/scrub.h) */
-				struct strvec secrets = STRVEC_INIT;
-				struct strbuf clean = STRBUF_INIT;
-
-				run_secret_values(&secrets, r);
-				scrub_text(&clean, text, tlen, &secrets);
-				run_write_atomic(r->dir, "env/container.txt", clean.buf, clean.len);
-				strbuf_release(&clean);
-				strvec_release(&secrets);
-			}
-		}
-		strvec_release(&av);
-	}
+	image_capture_env(r, e);
 cleanup:
 	manifest_release(&base);
-	json_decref(j);
 	free(lockp);
 	free(lbuf);
-	free(rbuf);
 	free(mb);
-	free(text);
 	return err;
 }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,155 +388,218 @@ static void on_overlong(void *ctx, size_t len)
 	sr->malformed++;
 }
 
-static int on_record(void *ctx, const char *line, size_t len)
-{
-	struct suite_run *sr = ctx;
-	struct run *r = sr->r;
-	json_error_t jerr;
-	json_t *rec = json_loadb(line, len, 0, &jerr);
-	const char *key, *status, *schema;
-	char *rewritten = NULL;
-	int rewrite = 0, unpinned = 0;
-	long i;
+/* A record in flight: the runner's line parsed, checked and annotated before it is appended. */
+struct record {
+	json_t *rec;
+	long i;             /* its case's index in the plan */
+	const char *key;    /* its case's key (in rec) */
+	const char *status; /* ok, failed or skipped: the runner's, or failed by one of the checks below */
+	int rewrite;        /* rec was changed: written re-serialised, not as the runner's line */
+	int unpinned;       /* --locked and not the pinned stack */
+};
 
-	if (!rec || !json_is_object(rec)) {
-		fprintf(sr->log, "bench: malformed line from the runner (%s): %.200s\n", rec ? "not an object" : jerr.text, line);
+/* The line parsed into rc: a bench.result/v1 record of a case of this runner still pending. -1 (said in the suite's
+ * log) for anything else. */
+static int record_parse(struct record *rc, struct suite_run *sr, const char *line, size_t len)
+{
+	json_error_t jerr;
+	const char *schema;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->rec = json_loadb(line, len, 0, &jerr);
+	if (!rc->rec || !json_is_object(rc->rec)) {
+		fprintf(sr->log, "bench: malformed line from the runner (%s): %.200s\n", rc->rec ? "not an object" : jerr.text,
+			line);
 		sr->malformed++;
-		json_decref(rec);
-		return 0;
+		return -1;
 	}
-	key = json_string_value(json_object_get(rec, "case"));
-	status = json_string_value(json_object_get(rec, "status"));
-	schema = json_string_value(json_object_get(rec, "schema"));
-	if (!key || !status || !schema || strcmp(schema, "bench.result/v1") ||
-	    (strcmp(status, "ok") && strcmp(status, "failed") && strcmp(status, "skipped"))) {
+	rc->key = json_string_value(json_object_get(rc->rec, "case"));
+	rc->status = json_string_value(json_object_get(rc->rec, "status"));
+	schema = json_string_value(json_object_get(rc->rec, "schema"));
+	if (!rc->key || !rc->status || !schema || strcmp(schema, "bench.result/v1") ||
+	    (strcmp(rc->status, "ok") && strcmp(rc->status, "failed") && strcmp(rc->status, "skipped"))) {
 		fprintf(sr->log, "bench: line is not a bench.result/v1 record: %.200s\n", line);
 		sr->malformed++;
-		json_decref(rec);
-		return 0;
+		return -1;
 	}
-	if ((i = find_case(sr, key)) < 0 || r->st[i] != C_PENDING) {
-		fprintf(sr->log, "bench: record for a case %s: '%s'\n", i < 0 ? "not in this run" : "already reported", key);
-		json_decref(rec);
-		return 0;
+	if ((rc->i = find_case(sr, rc->key)) < 0 || sr->r->st[rc->i] != C_PENDING) {
+		fprintf(sr->log, "bench: record for a case %s: '%s'\n", rc->i < 0 ? "not in this run" : "already reported",
+			rc->key);
+		return -1;
 	}
-	if (case_env(&r->plan.cases[i])) { /* the env cell it ran in, in its params whatever the runner echoed */
-		json_t *params = json_object_get(rec, "params");
+	return 0;
+}
 
-		if (!json_is_object(params)) {
-			params = json_object();
-			json_object_set_new(rec, "params", params);
-		}
-		if (!json_equal(json_object_get(params, "env"), case_env(&r->plan.cases[i]))) {
-			json_object_set(params, "env", case_env(&r->plan.cases[i]));
-			rewrite = 1;
-		}
-	}
-	if (json_is_object(json_object_get(json_object_get(rec, "extra"), "device"))) {
-		json_t *dev = json_object_get(json_object_get(rec, "extra"), "device");
+/* The case failed by a check: status and error said in the record. */
+static void record_fail(struct record *rc, const char *error)
+{
+	json_object_set_new(rc->rec, "status", json_string("failed"));
+	json_object_set_new(rc->rec, "error", json_string(error));
+	rc->status = "failed";
+	rc->rewrite = 1;
+}
 
-		if (!json_object_get(r->runner_devices, sr->s->name))
-			json_object_set(r->runner_devices, sr->s->name, dev);
-		if (!sr->device)
-			sr->device = json_incref(dev);
+/* The env cell the case ran in, in its params whatever the runner echoed. */
+static void record_set_env_cell(struct record *rc, const struct suite_run *sr)
+{
+	json_t *cell = case_env(&sr->r->plan.cases[rc->i]), *params = json_object_get(rc->rec, "params");
+
+	if (!cell)
+		return;
+	if (!json_is_object(params)) {
+		params = json_object();
+		json_object_set_new(rc->rec, "params", params);
 	}
+	if (!json_equal(json_object_get(params, "env"), cell)) {
+		json_object_set(params, "env", cell);
+		rc->rewrite = 1;
+	}
+}
+
+/* The device the runner reported (extra.device): the suite's first, and this runner's first. */
+static void record_note_device(const struct record *rc, struct suite_run *sr)
+{
+	json_t *dev = json_object_get(json_object_get(rc->rec, "extra"), "device");
+
+	if (!json_is_object(dev))
+		return;
+	if (!json_object_get(sr->r->runner_devices, sr->s->name))
+		json_object_set(sr->r->runner_devices, sr->s->name, dev);
+	if (!sr->device)
+		sr->device = json_incref(dev);
+}
+
+/* Proof of what ran: what the runner loaded that the stack does not pin, said in the record (loaded_not_pinned) and
+ * noted for environment.json; under --locked the case fails. */
+static void record_hold_to_lock(struct record *rc, struct suite_run *sr)
+{
+	struct run *r = sr->r;
+	json_t *reasons, *e;
+	size_t k;
+
 	if (r->hs.n) {
-		host_stack_annotate(r, rec);
-		rewrite = 1;
+		host_stack_annotate(r, rc->rec);
+		rc->rewrite = 1;
 	}
-	{
-		json_t *reasons = loaded_not_pinned(&r->m, sr->lock, rec), *e;
-		size_t k;
+	reasons = loaded_not_pinned(&r->m, sr->lock, rc->rec);
+	json_array_foreach(json_object_get(rc->rec, "host_not_pinned"), k, e)
+		add_reason(reasons, json_string_value(e));
+	json_object_del(rc->rec, "host_not_pinned");
+	note_loaded(sr, rc->rec, reasons);
+	if (json_array_size(reasons)) {
+		json_object_set(rc->rec, "loaded_not_pinned", reasons);
+		if (r->o->lock) { /* --locked: what ran is not the pinned stack: the figure is not the stack's */
+			struct strbuf why = STRBUF_INIT;
 
-		json_array_foreach(json_object_get(rec, "host_not_pinned"), k, e)
-			add_reason(reasons, json_string_value(e));
-		json_object_del(rec, "host_not_pinned");
-
-		note_loaded(sr, rec, reasons);
-		if (json_array_size(reasons)) {
-			json_object_set(rec, "loaded_not_pinned", reasons);
-			if (r->o->lock) { /* --locked: what ran is not the pinned stack: the figure is not the stack's */
-				struct strbuf why = STRBUF_INIT;
-
-				json_array_foreach(reasons, k, e) {
-					if (k)
-						strbuf_addstr(&why, "; ");
-					strbuf_addstr(&why, json_string_value(e));
-				}
-				json_object_set_new(rec, "status", json_string("failed"));
-				json_object_set_new(rec, "error", json_string(why.buf));
-				status = "failed";
-				unpinned = 1;
-				strbuf_release(&why);
+			json_array_foreach(reasons, k, e) {
+				if (k)
+					strbuf_addstr(&why, "; ");
+				strbuf_addstr(&why, json_string_value(e));
 			}
-			rewrite = 1;
+			record_fail(rc, why.buf);
+			rc->unpinned = 1;
+			strbuf_release(&why);
 		}
-		json_decref(reasons);
+		rc->rewrite = 1;
 	}
-	if (!strcmp(status, "ok")) {
-		char why[512];
-		const char *bad = device_mismatch(why, sizeof(why), r, &r->plan.cases[i], sr->device);
+	json_decref(reasons);
+}
 
-		if (bad) { /* the figure stays in the record, but it is not a measurement of the target */
-			json_object_set_new(rec, "status", json_string("failed"));
-			json_object_set_new(rec, "error", json_string(bad));
-			status = "failed";
-			rewrite = 1;
-		}
-	}
-	if (!strcmp(status, "ok")) { /* enough samples, little enough spread (stats/quality.h): the record says */
-		json_t *q = quality_eval(rec);
+/* An ok record held to the manifest's target (device honesty) and given its quality (stats/quality.h). */
+static void record_hold_to_target(struct record *rc, const struct suite_run *sr)
+{
+	char why[512];
+	const char *bad;
+	json_t *q;
 
-		if (q) {
-			json_object_set_new(rec, "quality", q);
-			rewrite = 1;
-		}
+	if (strcmp(rc->status, "ok"))
+		return;
+	bad = device_mismatch(why, sizeof(why), sr->r, &sr->r->plan.cases[rc->i], sr->device);
+	if (bad) { /* the figure stays in the record, but it is not a measurement of the target */
+		record_fail(rc, bad);
+		return;
 	}
-	if (rewrite && (rewritten = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)))) {
-		line = rewritten;
-		len = strlen(rewritten);
+	if ((q = quality_eval(rc->rec))) { /* enough samples, little enough spread: the record says */
+		json_object_set_new(rc->rec, "quality", q);
+		rc->rewrite = 1;
 	}
-	{
-		/* a record is written whole or not at all: a failed write (a full disk) is cut back off the file */
-		long off = ftell(sr->results);
+}
 
-		if (fwrite(line, 1, len, sr->results) != len || fputc('\n', sr->results) == EOF || fflush(sr->results) != 0 ||
-		    fsync(fileno(sr->results)) != 0) {
-			int e = errno;
+/* Appends a record's line to results/<suite>.jsonl, synced: written whole or not at all (a failed write, a full
+ * disk, is cut back off the file and said in the suite's log). 0, or -1 when it could not be written. */
+static int record_append(struct suite_run *sr, const char *line, size_t len, const char *key)
+{
+	long off = ftell(sr->results);
+	int e;
 
-			clearerr(sr->results);
-			if (off >= 0 && ftruncate(fileno(sr->results), off) == 0)
-				fseek(sr->results, off, SEEK_SET);
-			run_note_write_error(e);
-			fprintf(sr->log, "bench: cannot record case '%s': %s\n", key, strerror(e));
-			json_decref(rec);
-			free(rewritten);
-			return run_disk_full; /* a full disk ends the runner; another error loses this one record */
-		}
-	}
-	if (!strcmp(status, "ok")) {
-		run_set_state(r, (size_t)i, C_OK, NULL);
+	if (fwrite(line, 1, len, sr->results) == len && fputc('\n', sr->results) != EOF && fflush(sr->results) == 0 &&
+	    fsync(fileno(sr->results)) == 0)
+		return 0;
+	e = errno;
+	clearerr(sr->results);
+	if (off >= 0 && ftruncate(fileno(sr->results), off) == 0)
+		fseek(sr->results, off, SEEK_SET);
+	run_note_write_error(e);
+	fprintf(sr->log, "bench: cannot record case '%s': %s\n", key, strerror(e));
+	return -1;
+}
+
+/* The recorded case's state, headline figure and progress line; status.json rewritten. */
+static void record_take(const struct record *rc, struct suite_run *sr)
+{
+	struct run *r = sr->r;
+	size_t i = (size_t)rc->i;
+
+	if (!strcmp(rc->status, "ok")) {
+		run_set_state(r, i, C_OK, NULL);
 		json_decref(r->headline[i]);
-		r->headline[i] = json_incref(json_object_get(rec, "value"));
+		r->headline[i] = json_incref(json_object_get(rc->rec, "value"));
 	} else {
-		const char *e = json_string_value(json_object_get(rec, "error"));
+		const char *e = json_string_value(json_object_get(rc->rec, "error"));
 		/* the reason a person reads is one line: the record keeps the runner's whole text */
 		char *why = e && *e != '\0' && *e != '\n' ? xstrndup(e, strcspn(e, "\n")) : NULL;
 
-		run_set_state(r, (size_t)i, !strcmp(status, "failed") ? C_FAILED : C_SKIPPED,
+		run_set_state(r, i, !strcmp(rc->status, "failed") ? C_FAILED : C_SKIPPED,
 			      why ? why : "the runner gave no reason (see the suite's log)");
 		free(why);
 	}
 	/* 1: a wrong result; 2: not the pinned stack under --locked (exit 7 both) */
-	r->wrong[i] = is_wrong(rec) ? 1 : unpinned ? 2 : 0;
+	r->wrong[i] = is_wrong(rc->rec) ? 1 : rc->unpinned ? 2 : 0;
 	sr->done++;
 	/* a skip is said once, with its reason, in the list after the summary (on a terminal this line is overwritten) */
-	progress(sr, key, status, json_object_get(rec, "value"), json_string_value(json_object_get(rec, "unit")),
+	progress(sr, rc->key, rc->status, json_object_get(rc->rec, "value"), json_string_value(json_object_get(rc->rec, "unit")),
 		 r->st[i] == C_SKIPPED ? NULL : r->err[i]);
 	run_write_status(r, "running");
-	json_decref(rec);
+}
+
+/* A line of the runner's stdout: a record taken (checked, annotated, appended, its case's state set), or said in
+ * the suite's log as malformed. Returns non-zero only to end the runner (a full disk). */
+static int on_record(void *ctx, const char *line, size_t len)
+{
+	struct suite_run *sr = ctx;
+	struct record rc;
+	char *rewritten = NULL;
+	int err = 0;
+
+	if (record_parse(&rc, sr, line, len) < 0)
+		goto cleanup;
+	record_set_env_cell(&rc, sr);
+	record_note_device(&rc, sr);
+	record_hold_to_lock(&rc, sr);
+	record_hold_to_target(&rc, sr);
+	if (rc.rewrite && (rewritten = json_dumps(rc.rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)))) {
+		line = rewritten;
+		len = strlen(rewritten);
+	}
+	if (record_append(sr, line, len, rc.key) < 0) {
+		err = run_disk_full; /* a full disk ends the runner; another error loses this one record */
+		goto cleanup;
+	}
+	record_take(&rc, sr);
+cleanup:
+	json_decref(rc.rec);
 	free(rewritten);
-	return 0;
+	return err;
 }
 
 /* ---- the environment handed to runners: ours plus the manifest's stack.env ---------------------------------- */
@@ -589,6 +653,16 @@ static void shell_quote(struct strbuf *sb, const char *s)
 		strbuf_addstr(sb, s);
 	else
 		recipe_sh_quote(sb, s);
+}
+
+/* argv as a person would type it, its words separated by spaces */
+static void shell_quote_argv(struct strbuf *sb, const struct strvec *argv)
+{
+	for (size_t i = 0; i < argv->n; i++) {
+		if (i)
+			strbuf_addch(sb, ' ');
+		shell_quote(sb, argv->v[i]);
+	}
 }
 
 static int try_make_runners(struct run *r)
@@ -697,306 +771,440 @@ static void env_vars_free(struct env_var *env, size_t n)
 	free(env);
 }
 
-/* cell: the env_matrix cell whose cases this runner measures (NULL: the cases outside any matrix) */
-static int run_group(struct run *r, const struct suite_ops *s, const char *program, json_t *cell, const char *tag_name,
-		     int *tried_make)
-{
-	struct env_var *stack_env = NULL, *cell_env = NULL;
-	size_t stack_nenv = 0, cell_nenv = 0;
-	int swapped = 0;
-	struct suite_run sr;
-	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
-	const struct engine_ops *eng = engine_find(engine_names[r->m.runtime.engine]);
-	const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
-	json_t *cfg = json_object(), *cases = json_array();
-	char *cases_path = NULL, *res_path = NULL, *log_path = NULL, *tag;
-	struct spawn_result res;
-	struct spawn_opts so;
-	const char *why = NULL;
-	char whybuf[512], batchwhy[512] = "";
-	int err = 0, logfd = -1;
-	long long nproc = 1;
+/* An env_matrix cell's variables put over the manifest's stack.env while its runner is prepared and runs (the
+ * engine's podman -e, the launcher's mpirun -x, the runner's environment); cell_env_restore() puts stack.env back.
+ * A NULL cell changes nothing. */
+struct cell_env {
+	struct env_var *saved, *env; /* stack.env as it was; the cell's over it (NULL: nothing put over) */
+	size_t nsaved, nenv;
+};
 
-	memset(&sr, 0, sizeof(sr));
+static void cell_env_apply(struct cell_env *ce, struct manifest *m, json_t *cell)
+{
+	memset(ce, 0, sizeof(*ce));
+	ce->saved = m->stack.env;
+	ce->nsaved = m->stack.nenv;
+	if (!cell)
+		return;
+	env_with_cell(&ce->env, &ce->nenv, m, cell);
+	m->stack.env = ce->env;
+	m->stack.nenv = ce->nenv;
+}
+
+static void cell_env_restore(struct cell_env *ce, struct manifest *m)
+{
+	if (!ce->env)
+		return;
+	m->stack.env = ce->saved;
+	m->stack.nenv = ce->nsaved;
+	env_vars_free(ce->env, ce->nenv);
+	ce->env = NULL;
+	ce->nenv = 0;
+}
+
+/* One runner's share of a suite: the pending cases of one program and env cell, what starts it and how it ended. */
+struct group {
+	struct run *r;
+	const struct suite_ops *s;
+	const char *program;
+	json_t *cell;               /* the env_matrix cell whose cases this runner measures (NULL: outside any matrix) */
+	const char *tag;            /* names its files: cases/<tag>.json, logs/<tag>.ccl, ... */
+	const struct engine_ops *eng;
+	const struct launcher_ops *lau;
+	long long nproc;            /* the processes the suite asks for (ranks) */
+	struct suite_run sr;
+	struct strvec argv, env;
+	char *cases_path, *res_path, *log_path;
+	double timeout_s;
+	struct spawn_result res;
+	const char *why;            /* why its pending cases were not measured (NULL: a clean end) */
+	char whybuf[512], batchwhy[512];
+};
+
+static int group_fail(struct group *g, const char *fmt, ...) BENCH_PRINTF(2, 3);
+/* The runner cannot start or did not end well: why, said by fmt; -1. */
+static int group_fail(struct group *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(g->whybuf, sizeof(g->whybuf), fmt, ap);
+	va_end(ap);
+	g->why = g->whybuf;
+	return -1;
+}
+
+/* The runner cannot start: why, in the words of the step that failed (bench_error_last()); -1. */
+static int group_fail_last(struct group *g)
+{
+	return group_fail(g, "%s", bench_error_last());
+}
+
+static void group_init(struct group *g, struct run *r, const struct suite_ops *s, const char *program, json_t *cell,
+		       const char *tag)
+{
+	memset(g, 0, sizeof(*g));
+	g->r = r;
+	g->s = s;
+	g->program = program;
+	g->cell = cell;
+	g->tag = tag;
+	g->eng = engine_find(engine_names[r->m.runtime.engine]);
+	g->lau = launcher_find(launcher_names[r->m.runtime.launcher]);
+	g->nproc = 1;
 	for (size_t i = 0; i < r->m.nsuites; i++)
 		if (r->m.suites[i].ops == s && s->processes)
-			nproc = s->processes(&r->m.suites[i], &r->m);
-	sr.r = r;
-	sr.s = s;
-	sr.program = program;
-	{
-		char *lp = xstrfmt("%s/manifest.lock.json", r->dir);
+			g->nproc = s->processes(&r->m.suites[i], &r->m);
+	g->timeout_s = (double)r->m.runtime.timeout_ns / 1e9;
+	g->sr.r = r;
+	g->sr.s = s;
+	g->sr.program = program;
+}
 
-		/* the run's lock (--locked, container engines), else the one beside the manifest (warnings only) */
-		sr.lock = json_load_file(lp, 0, NULL);
-		if (!sr.lock && r->o->image_lock)
-			sr.lock = json_load_file(r->o->image_lock, 0, NULL);
-		free(lp);
-	}
-	sr.batch = xcalloc(r->plan.n, sizeof(*sr.batch));
+/* The group's cases: those of the suite not yet ok whose runner is its program and whose env cell is its cell, set
+ * pending, in plan order. Returns how many. */
+static size_t group_select_cases(struct group *g)
+{
+	struct run *r = g->r;
+	char *lp = xstrfmt("%s/manifest.lock.json", r->dir);
+
+	/* the run's lock (--locked, container engines), else the one beside the manifest (warnings only) */
+	g->sr.lock = json_load_file(lp, 0, NULL);
+	if (!g->sr.lock && r->o->image_lock)
+		g->sr.lock = json_load_file(r->o->image_lock, 0, NULL);
+	free(lp);
+	g->sr.batch = xcalloc(r->plan.n, sizeof(*g->sr.batch));
 	for (size_t i = 0; i < r->plan.n; i++) {
-		if (r->plan.cases[i].suite != s || r->st[i] == C_OK || strcmp(case_program(s, &r->plan.cases[i]), program) ||
-		    !same_cell(case_env(&r->plan.cases[i]), cell))
+		if (r->plan.cases[i].suite != g->s || r->st[i] == C_OK ||
+		    strcmp(case_program(g->s, &r->plan.cases[i]), g->program) || !same_cell(case_env(&r->plan.cases[i]), g->cell))
 			continue;
 		run_set_state(r, i, C_PENDING, NULL);
-		sr.batch[sr.nbatch++] = i;
-		json_array_append_new(cases, json_pack("{s:s, s:s, s:O}", "suite", s->name, "case", r->plan.cases[i].key,
-						       "params", r->plan.cases[i].params));
+		g->sr.batch[g->sr.nbatch++] = i;
 	}
-	if (sr.nbatch == 0)
-		goto cleanup;
-	if (cell) { /* this cell's variables over stack.env while its runner runs */
-		env_with_cell(&cell_env, &cell_nenv, &r->m, cell);
-		stack_env = r->m.stack.env;
-		stack_nenv = r->m.stack.nenv;
-		r->m.stack.env = cell_env;
-		r->m.stack.nenv = cell_nenv;
-		swapped = 1;
+	return g->sr.nbatch;
+}
+
+/* The sha256 of each file or native plug-in the cases load, by name (docs/plugins.md), set into cfg as
+ * plugin_sha256: for the records of a runner that cannot hash (bench-gemm). */
+static void cases_plugin_digests(json_t *cfg, const struct run *r)
+{
+	json_t *digests = json_object(), *c;
+	size_t ci;
+
+	json_array_foreach(json_object_get(cfg, "cases"), ci, c) {
+		json_t *pl = json_object_get(json_object_get(c, "params"), "plugin");
+		const char *rel = json_string_value(json_object_get(pl, "path"));
+		const char *name = json_string_value(json_object_get(pl, "name"));
+		char sha[65], *path;
+
+		if (!rel || !name || json_object_get(digests, name))
+			continue;
+		path = xstrfmt("%s/inputs/%s", r->dir, rel);
+		if (fs_sha256_file(sha, path) == 0)
+			json_object_set_new(digests, name, json_string(sha));
+		free(path);
+	}
+	if (json_object_size(digests))
+		json_object_set(cfg, "plugin_sha256", digests);
+	json_decref(digests);
+}
+
+/* cases/<tag>.json, the runner's input (bench.cases/v1): its cases, and where it leaves what belongs to the run. */
+static int group_write_cases(struct group *g)
+{
+	struct run *r = g->r;
+	json_t *cfg = json_object(), *cases = json_array();
+	char *tag;
+	int err;
+
+	for (size_t b = 0; b < g->sr.nbatch; b++) {
+		const struct plan_case *c = &r->plan.cases[g->sr.batch[b]];
+
+		json_array_append_new(cases, json_pack("{s:s, s:s, s:O}", "suite", g->s->name, "case", c->key, "params",
+						       c->params));
 	}
 	json_object_set_new(cfg, "schema", json_string("bench.cases/v1"));
-	json_object_set_new(cfg, "suite", json_string(s->name));
+	json_object_set_new(cfg, "suite", json_string(g->s->name));
 	json_object_set_new(cfg, "ranks", json_integer(r->m.target.nodes * r->m.target.gpus_per_node));
 	json_object_set_new(cfg, "cases", cases);
-	cases = NULL;
 	/* where a runner may leave files that belong to the run (TunableOp results): packed with it */
-	json_object_set_new(cfg, "artifacts", json_sprintf("%s/artifacts/%s", r->dir, s->name));
-	/* where the file and native plug-ins were copied (docs/plugins.md): the runners load them from there; the
-	 * digest of each copy, for the records of a runner that cannot hash (bench-gemm) */
+	json_object_set_new(cfg, "artifacts", json_sprintf("%s/artifacts/%s", r->dir, g->s->name));
+	/* where the file and native plug-ins were copied (docs/plugins.md): the runners load them from there */
 	json_object_set_new(cfg, "inputs", json_sprintf("%s/inputs", r->dir));
-	{
-		json_t *digests = json_object(), *c;
-		size_t ci;
-
-		json_array_foreach(json_object_get(cfg, "cases"), ci, c) {
-			json_t *pl = json_object_get(json_object_get(c, "params"), "plugin");
-			const char *rel = json_string_value(json_object_get(pl, "path"));
-			const char *name = json_string_value(json_object_get(pl, "name"));
-			char sha[65], *path;
-
-			if (!rel || !name || json_object_get(digests, name))
-				continue;
-			path = xstrfmt("%s/inputs/%s", r->dir, rel);
-			if (fs_sha256_file(sha, path) == 0)
-				json_object_set_new(digests, name, json_string(sha));
-			free(path);
-		}
-		if (json_object_size(digests))
-			json_object_set(cfg, "plugin_sha256", digests);
-		json_decref(digests);
-	}
+	cases_plugin_digests(cfg, r);
 	/* where a runner that drives NCCL/RCCL has it write its debug log (runners/common/ccllog.h): never the terminal */
-	json_object_set_new(cfg, "ccl_log", json_sprintf("%s/logs/%s.ccl", r->dir, tag_name));
+	json_object_set_new(cfg, "ccl_log", json_sprintf("%s/logs/%s.ccl", r->dir, g->tag));
 	if (r->peak) /* the denominators of MFU and % of peak, from images/bases/peaks.yaml */
 		json_object_set_new(cfg, "gpu_peak", json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "gpu", r->peak->key,
 							       "bf16_tflops", r->peak->bf16_tflops, "fp8_tflops",
 							       r->peak->fp8_tflops, "tf32_tflops", r->peak->tf32_tflops,
 							       "fp32_tflops", r->peak->fp32_tflops, "hbm_tbps",
 							       r->peak->hbm_tbps));
-	tag = xstrfmt("cases/%s.json", tag_name);
+	tag = xstrfmt("cases/%s.json", g->tag);
 	err = run_write_json(r->dir, tag, cfg);
 	free(tag);
-	if (err < 0)
-		goto cleanup;
-	cases_path = xstrfmt("%s/cases/%s.json", r->dir, tag_name);
-	if (!eng) {
-		snprintf(whybuf, sizeof(whybuf), "engine '%s' cannot run yet in this bench (implemented: host)",
-			 engine_names[r->m.runtime.engine]);
-		why = whybuf;
-		goto mark;
-	}
-	if (!lau) {
-		snprintf(whybuf, sizeof(whybuf), "launcher '%s' cannot run yet in this bench (implemented: local, mpirun)",
-			 launcher_names[r->m.runtime.launcher]);
-		why = whybuf;
-		goto mark;
-	}
+	json_decref(cfg);
+	if (err == 0)
+		g->cases_path = xstrfmt("%s/cases/%s.json", r->dir, g->tag);
+	return err;
+}
+
+/* The launcher's prefix that starts the suite's processes, appended to argv (nothing for one process). */
+static int group_prefix_argv(struct group *g)
+{
+	return g->nproc > 1 && g->lau->prefix_argv ? g->lau->prefix_argv(&g->argv, &g->r->m, g->nproc) : 0;
+}
+
+/* The runner's command line: the engine's prefix, the launcher's, the runner with its cases. Runners not built yet
+ * (engine host, a runner of ours) are built once per run, then looked up again. -1 with g->why when it cannot start. */
+static int group_build_argv(struct group *g, int *tried_make)
+{
+	struct run *r = g->r;
+
+	if (!g->eng)
+		return group_fail(g, "engine '%s' cannot run yet in this bench (implemented: host)",
+				  engine_names[r->m.runtime.engine]);
+	if (!g->lau)
+		return group_fail(g, "launcher '%s' cannot run yet in this bench (implemented: local, mpirun)",
+				  launcher_names[r->m.runtime.launcher]);
 	/* a batch launcher (slurm) starts the runner itself, in the image where there is one: only the runner here */
-	if (eng->exec_prefix && !lau->run_batch && eng->exec_prefix(&argv, eng, &r->m, r->img.image, r->dir) < 0) {
-		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
-		why = whybuf;
-		goto mark;
-	}
-	if (nproc > 1 && lau->prefix_argv && lau->prefix_argv(&argv, &r->m, nproc) < 0) {
-		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
-		why = whybuf;
-		goto mark;
-	}
-	if (eng->runner_argv(&argv, &r->m, program, cases_path) < 0) {
-		if (!eng->exec_prefix && !*tried_make && !strchr(program, '/')) {
-			*tried_make = 1;
-			if (try_make_runners(r) == 0) {
-				strvec_release(&argv);
-				if (nproc <= 1 || !lau->prefix_argv || lau->prefix_argv(&argv, &r->m, nproc) == 0)
-					if (eng->runner_argv(&argv, &r->m, program, cases_path) == 0)
-						goto start;
-			}
+	if (g->eng->exec_prefix && !g->lau->run_batch && g->eng->exec_prefix(&g->argv, g->eng, &r->m, r->img.image, r->dir) < 0)
+		return group_fail_last(g);
+	if (group_prefix_argv(g) < 0)
+		return group_fail_last(g);
+	if (g->eng->runner_argv(&g->argv, &r->m, g->program, g->cases_path) == 0)
+		return 0;
+	if (!g->eng->exec_prefix && !*tried_make && !strchr(g->program, '/')) {
+		*tried_make = 1;
+		if (try_make_runners(r) == 0) {
+			strvec_release(&g->argv);
+			if (group_prefix_argv(g) == 0 && g->eng->runner_argv(&g->argv, &r->m, g->program, g->cases_path) == 0)
+				return 0;
 		}
-		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
-		why = whybuf;
-		goto mark;
 	}
-start:
-	res_path = xstrfmt("%s/results/%s.jsonl", r->dir, s->name);
-	log_path = xstrfmt("%s/logs/%s.log", r->dir, s->name);
-	sr.results = fopen(res_path, "ab");
-	sr.log = fopen(log_path, "ab");
-	if (!sr.results || !sr.log) {
-		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", sr.results ? log_path : res_path, strerror(errno));
-		goto cleanup;
-	}
-	setvbuf(sr.log, NULL, _IOLBF, 0);
-	logfd = fileno(sr.log);
-	build_env(&env, &r->m);
-	host_stack_apply_env(&env, &r->hs); /* a host stack's prefixes first on PATH, LD_LIBRARY_PATH, PYTHONPATH */
-	for (size_t i = 0; r->hs.python && i + 1 < argv.n; i++) /* a pip stack's interpreter runs the Python runners */
-		if (!strcmp(argv.v[i], exec_python()) && strstr(argv.v[i + 1], ".py")) {
-			free(argv.v[i]);
-			argv.v[i] = xstrdup(r->hs.python);
-		}
-	{
-		struct strbuf cmd = STRBUF_INIT;
+	return group_fail_last(g);
+}
 
-		for (size_t i = 0; i < argv.n; i++) {
-			if (i)
-				strbuf_addch(&cmd, ' ');
-			shell_quote(&cmd, argv.v[i]);
-		}
-		if (cell) { /* the cell's variables, as the runner sees them */
-			const char *k;
-			json_t *v;
-			struct strbuf cs = STRBUF_INIT;
+/* results/<suite>.jsonl (records appended) and logs/<suite>.log, shared by the suite's runners. */
+static int group_open_files(struct group *g)
+{
+	g->res_path = xstrfmt("%s/results/%s.jsonl", g->r->dir, g->s->name);
+	g->log_path = xstrfmt("%s/logs/%s.log", g->r->dir, g->s->name);
+	g->sr.results = fopen(g->res_path, "ab");
+	g->sr.log = fopen(g->log_path, "ab");
+	if (!g->sr.results || !g->sr.log)
+		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", g->sr.results ? g->log_path : g->res_path,
+				       strerror(errno));
+	setvbuf(g->sr.log, NULL, _IOLBF, 0);
+	return 0;
+}
 
-			json_object_foreach(cell, k, v) {
-				strbuf_addf(&cs, "%s%s=", cs.len ? " " : "", k);
-				shell_quote(&cs, json_string_value(v) ? json_string_value(v) : "");
-			}
-			fprintf(sr.log, "bench: running %zu case%s of env cell %s: %s\n", sr.nbatch, sr.nbatch == 1 ? "" : "s",
-				cs.buf, cmd.buf);
-			strbuf_release(&cs);
-		} else {
-			fprintf(sr.log, "bench: running %zu case%s: %s\n", sr.nbatch, sr.nbatch == 1 ? "" : "s", cmd.buf);
+/* The runner's environment: ours with stack.env (the cell's over it), a host stack's prefixes first on PATH,
+ * LD_LIBRARY_PATH and PYTHONPATH, and a pip stack's interpreter for the Python runners. */
+static void group_build_env(struct group *g)
+{
+	struct run *r = g->r;
+
+	build_env(&g->env, &r->m);
+	host_stack_apply_env(&g->env, &r->hs);
+	for (size_t i = 0; r->hs.python && i + 1 < g->argv.n; i++)
+		if (!strcmp(g->argv.v[i], exec_python()) && strstr(g->argv.v[i + 1], ".py")) {
+			free(g->argv.v[i]);
+			g->argv.v[i] = xstrdup(r->hs.python);
 		}
-		if (r->o->verbose)
-			fprintf(stderr, "bench: %s\n", cmd.buf);
-		strbuf_release(&cmd);
+}
+
+/* The command line as a person would type it, into the suite's log (and on stderr with -v). */
+static void group_log_command(struct group *g)
+{
+	struct strbuf cmd = STRBUF_INIT;
+	size_t n = g->sr.nbatch;
+
+	shell_quote_argv(&cmd, &g->argv);
+	if (g->cell) { /* the cell's variables, as the runner sees them */
+		const char *k;
+		json_t *v;
+		struct strbuf cs = STRBUF_INIT;
+
+		json_object_foreach(g->cell, k, v) {
+			strbuf_addf(&cs, "%s%s=", cs.len ? " " : "", k);
+			shell_quote(&cs, json_string_value(v) ? json_string_value(v) : "");
+		}
+		fprintf(g->sr.log, "bench: running %zu case%s of env cell %s: %s\n", n, n == 1 ? "" : "s", cs.buf, cmd.buf);
+		strbuf_release(&cs);
+	} else {
+		fprintf(g->sr.log, "bench: running %zu case%s: %s\n", n, n == 1 ? "" : "s", cmd.buf);
 	}
-	if (strstr(program, ".py") && !eng->exec_prefix) /* a Python suite: what pip has installed is part of the stack */
-		envcap_pip_list(r->dir, r->hs.python ? r->hs.python : exec_python());
-	tag = xstrfmt("before-%s", tag_name);
-	envcap_gpu_snapshot(r->dir, tag);
+	if (g->r->o->verbose)
+		fprintf(stderr, "bench: %s\n", cmd.buf);
+	strbuf_release(&cmd);
+}
+
+/* env/gpu-<when>-<tag>: the GPUs' clocks, power and temperature before and after the runner. */
+static void group_gpu_snapshot(const struct group *g, const char *when)
+{
+	char *tag = xstrfmt("%s-%s", when, g->tag);
+
+	envcap_gpu_snapshot(g->r->dir, tag);
 	free(tag);
-	memset(&so, 0, sizeof(so));
-	so.argv = strvec_argv(&argv);
-	so.envp = strvec_argv(&env);
-	so.stderr_fd = logfd;
-	so.stderr_head = RUN_STDERR_HEAD;
-	so.stderr_tail = RUN_STDERR_TAIL;
-	so.timeout_s = (double)r->m.runtime.timeout_ns / 1e9;
-	so.stop = &run_stop_flag;
-	so.on_line = on_record;
-	so.ctx = &sr;
-	so.max_line = RUN_MAX_LINE;
-	so.on_overlong = on_overlong;
-	sr.start = now_s();
-	if (lau->run_batch) {
+}
+
+/* Starts the runner and takes its records until it ends: as a batch job (slurm) or a process of ours. -1 with
+ * g->why when it could not be started. */
+static int group_launch(struct group *g)
+{
+	struct run *r = g->r;
+	struct spawn_opts so;
+
+	g->sr.start = now_s();
+	if (g->lau->run_batch) {
 		struct batch_job job;
 
 		memset(&job, 0, sizeof(job));
 		job.run_dir = r->dir;
-		job.tag = tag_name;
-		job.argv = strvec_argv(&argv);
-		job.envp = strvec_argv(&env);
-		job.ranks = nproc;
-		job.per_node = batch_per_node(r, s);
-		job.image = eng->exec_prefix ? r->img.image : NULL;
-		job.timeout_s = so.timeout_s;
+		job.tag = g->tag;
+		job.argv = strvec_argv(&g->argv);
+		job.envp = strvec_argv(&g->env);
+		job.ranks = g->nproc;
+		job.per_node = batch_per_node(r, g->s);
+		job.image = g->eng->exec_prefix ? r->img.image : NULL;
+		job.timeout_s = g->timeout_s;
 		job.stop = &run_stop_flag;
 		job.on_line = on_record;
-		job.ctx = &sr;
-		job.log = sr.log;
+		job.ctx = &g->sr;
+		job.log = g->sr.log;
 		job.progress = r->o->quiet ? NULL : stderr;
-		if (lau->run_batch(&res, batchwhy, sizeof(batchwhy), &r->m, &job) < 0) {
-			snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
-			why = whybuf;
-			goto mark;
-		}
-	} else if (spawn_run(&res, &so) < 0) {
-		snprintf(whybuf, sizeof(whybuf), "%s", bench_error_last());
-		why = whybuf;
-		goto mark;
+		return g->lau->run_batch(&g->res, g->batchwhy, sizeof(g->batchwhy), &r->m, &job) < 0 ? group_fail_last(g) : 0;
 	}
-	if (r->tty && !r->o->quiet)
-		fprintf(stderr, "\n");
-	end_leftovers(sr.log);
-	tag = xstrfmt("after-%s", tag_name);
-	envcap_gpu_snapshot(r->dir, tag);
-	free(tag);
-	switch (res.end) {
+	memset(&so, 0, sizeof(so));
+	so.argv = strvec_argv(&g->argv);
+	so.envp = strvec_argv(&g->env);
+	so.stderr_fd = fileno(g->sr.log);
+	so.stderr_head = RUN_STDERR_HEAD;
+	so.stderr_tail = RUN_STDERR_TAIL;
+	so.timeout_s = g->timeout_s;
+	so.stop = &run_stop_flag;
+	so.on_line = on_record;
+	so.ctx = &g->sr;
+	so.max_line = RUN_MAX_LINE;
+	so.on_overlong = on_overlong;
+	return spawn_run(&g->res, &so) < 0 ? group_fail_last(g) : 0;
+}
+
+/* Why the runner's end left cases unmeasured (g->why), from how it ended; NULL for a clean end. */
+static void group_explain_end(struct group *g)
+{
+	const struct spawn_result *res = &g->res;
+
+	switch (res->end) {
 	case SPAWN_STOPPED:
-		why = run_disk_full ? "not measured: no space left on device" : run_stop_reason();
+		g->why = run_disk_full ? "not measured: no space left on device" : run_stop_reason();
 		break;
 	case SPAWN_TIMEOUT:
-		snprintf(whybuf, sizeof(whybuf), "the runner did not finish within the suite timeout (%.0fs); its process "
-			 "group was killed", so.timeout_s);
-		why = whybuf;
+		group_fail(g, "the runner did not finish within the suite timeout (%.0fs); its process group was killed",
+			   g->timeout_s);
 		break;
 	case SPAWN_SIGNALED:
-		if (batchwhy[0]) /* the scheduler ended the job: its own words */
-			snprintf(whybuf, sizeof(whybuf), "%s", batchwhy);
+		if (g->batchwhy[0]) /* the scheduler ended the job: its own words */
+			group_fail(g, "%s", g->batchwhy);
 		else
-			snprintf(whybuf, sizeof(whybuf), "the runner was killed by signal %d (%s) before reporting this case",
-				 res.term_signal, strsignal(res.term_signal));
-		why = whybuf;
+			group_fail(g, "the runner was killed by signal %d (%s) before reporting this case", res->term_signal,
+				   strsignal(res->term_signal));
 		break;
 	case SPAWN_EXITED:
-		if (sr.done == sr.nbatch && res.exit_code == 0)
+		if (g->sr.done == g->sr.nbatch && res->exit_code == 0)
 			break; /* every case reported: a clean end */
-		if (res.exit_code && !lau->run_batch &&
-		    exec_engine_failure(whybuf, sizeof(whybuf), eng, res.exit_code, log_path))
-			; /* the engine's own failure (podman 125: a bad mount, a missing image): in its own words */
-		else if (res.exit_code)
-			snprintf(whybuf, sizeof(whybuf), "the runner exited with status %d before reporting this case",
-				 res.exit_code);
+		if (res->exit_code && !g->lau->run_batch &&
+		    exec_engine_failure(g->whybuf, sizeof(g->whybuf), g->eng, res->exit_code, g->log_path))
+			g->why = g->whybuf; /* the engine's own failure (podman 125: a bad mount, a missing image) */
+		else if (res->exit_code)
+			group_fail(g, "the runner exited with status %d before reporting this case", res->exit_code);
 		else
-			snprintf(whybuf, sizeof(whybuf), "the runner exited without reporting this case");
-		why = whybuf;
+			group_fail(g, "the runner exited without reporting this case");
 		break;
 	}
-	if (sr.malformed)
-		fprintf(sr.log, "bench: %zu malformed line%s ignored\n", sr.malformed, sr.malformed == 1 ? "" : "s");
-	fprintf(sr.log, "bench: runner ended after %.1fs: %s\n", res.seconds, why ? why : "every case reported");
-mark:
-	for (size_t b = 0; b < sr.nbatch; b++) {
-		size_t i = sr.batch[b];
+}
 
-		if (r->st[i] == C_PENDING)
-			run_set_state(r, i, res.end == SPAWN_STOPPED && why && !strncmp(why, "interrupted", 11) ? C_INTERRUPTED
-											       : C_FAILED,
-				  why);
-	}
-	if (why && sr.done < sr.nbatch) /* an error: shown also with -q */
-		fprintf(stderr, "bench: suite '%s': %zu of %zu case%s not measured: %s\n", s->name, sr.nbatch - sr.done,
-			sr.nbatch, sr.nbatch == 1 ? "" : "s", why);
+/* Runs the group's runner from its command line to its end, said in the suite's log. Returns 0 (with g->why when
+ * the runner could not start or did not end well), or a negative code only for failures of bench itself. */
+static int group_run(struct group *g, int *tried_make)
+{
+	struct run *r = g->r;
+	int err;
+
+	if (group_build_argv(g, tried_make) < 0)
+		return 0;
+	if ((err = group_open_files(g)) < 0)
+		return err;
+	group_build_env(g);
+	group_log_command(g);
+	if (strstr(g->program, ".py") && !g->eng->exec_prefix) /* a Python suite: what pip has installed is part of the stack */
+		envcap_pip_list(r->dir, r->hs.python ? r->hs.python : exec_python());
+	group_gpu_snapshot(g, "before");
+	if (group_launch(g) < 0)
+		return 0;
+	if (r->tty && !r->o->quiet)
+		fprintf(stderr, "\n");
+	end_leftovers(g->sr.log);
+	group_gpu_snapshot(g, "after");
+	group_explain_end(g);
+	if (g->sr.malformed)
+		fprintf(g->sr.log, "bench: %zu malformed line%s ignored\n", g->sr.malformed, g->sr.malformed == 1 ? "" : "s");
+	fprintf(g->sr.log, "bench: runner ended after %.1fs: %s\n", g->res.seconds, g->why ? g->why : "every case reported");
+	return 0;
+}
+
+/* The group's cases the runner did not report: failed (interrupted on Ctrl-C) with the reason, said on stderr. */
+static void group_mark_unmeasured(struct group *g)
+{
+	struct run *r = g->r;
+	size_t n = g->sr.nbatch;
+	enum cstate st = g->res.end == SPAWN_STOPPED && g->why && !strncmp(g->why, "interrupted", 11) ? C_INTERRUPTED
+												      : C_FAILED;
+
+	for (size_t b = 0; b < n; b++)
+		if (r->st[g->sr.batch[b]] == C_PENDING)
+			run_set_state(r, g->sr.batch[b], st, g->why);
+	if (g->why && g->sr.done < n) /* an error: shown also with -q */
+		fprintf(stderr, "bench: suite '%s': %zu of %zu case%s not measured: %s\n", g->s->name, n - g->sr.done, n,
+			n == 1 ? "" : "s", g->why);
+}
+
+static void group_release(struct group *g)
+{
+	json_decref(g->sr.device);
+	json_decref(g->sr.lock);
+	if (g->sr.results)
+		fclose(g->sr.results);
+	if (g->sr.log)
+		fclose(g->sr.log);
+	free(g->sr.batch);
+	free(g->cases_path);
+	free(g->res_path);
+	free(g->log_path);
+	strvec_release(&g->argv);
+	strvec_release(&g->env);
+}
+
+/* Runs the pending cases of suite s whose runner is `program` and whose env cell is `cell` (NULL: the cases outside
+ * any matrix), writing them to cases/<tag_name>.json. Returns 0, or a negative code only for failures of bench. */
+static int run_group(struct run *r, const struct suite_ops *s, const char *program, json_t *cell, const char *tag_name,
+		     int *tried_make)
+{
+	struct group g;
+	struct cell_env ce = { 0 };
+	int err = 0;
+
+	group_init(&g, r, s, program, cell, tag_name);
+	if (group_select_cases(&g) == 0)
+		goto cleanup;
+	cell_env_apply(&ce, &r->m, cell); /* this cell's variables over stack.env while its runner runs */
+	if ((err = group_write_cases(&g)) < 0 || (err = group_run(&g, tried_make)) < 0)
+		goto cleanup;
+	group_mark_unmeasured(&g);
 cleanup:
-	if (swapped) {
-		r->m.stack.env = stack_env;
-		r->m.stack.nenv = stack_nenv;
-	}
-	env_vars_free(cell_env, cell_nenv);
-	json_decref(sr.device);
-	json_decref(sr.lock);
-	if (sr.results)
-		fclose(sr.results);
-	if (sr.log)
-		fclose(sr.log);
-	free(sr.batch);
-	free(cases_path);
-	free(res_path);
-	free(log_path);
-	json_decref(cfg);
-	json_decref(cases);
-	strvec_release(&argv);
-	strvec_release(&env);
+	cell_env_restore(&ce, &r->m);
+	group_release(&g);
 	run_write_status(r, "running");
 	return err;
 }
@@ -1143,6 +1351,177 @@ static void dry_host_env(struct strvec *hsenv, struct run *r)
 	json_decref(lock);
 }
 
+/* One runner's group of a dry run: its cases and the command line that would run them. */
+struct dry_group {
+	struct run *r;
+	const struct suite_ops *ops;
+	const struct engine_ops *eng;
+	const struct launcher_ops *lau;
+	const char *program;
+	json_t *cell;       /* its env_matrix cell (NULL: outside any matrix) */
+	long long ranks;
+	char *tag;          /* names its files: cases/<tag>.json, slurm/<tag>.sbatch */
+	char *cases;        /* RUN_DIR/cases/<tag>.json */
+	size_t n;           /* how many cases */
+	struct strbuf cmd;  /* the variables set and the command, as a person would type them */
+	struct strvec argv;
+};
+
+/* The group's cases, one line each; counted in d->n. */
+static void dry_list_cases(struct dry_group *d)
+{
+	const struct run *r = d->r;
+
+	for (size_t i = 0; i < r->plan.n; i++)
+		if (r->plan.cases[i].suite == d->ops && !strcmp(case_program(d->ops, &r->plan.cases[i]), d->program) &&
+		    same_cell(case_env(&r->plan.cases[i]), d->cell)) {
+			char *key = esc_text(r->plan.cases[i].key);
+
+			printf("%-12s %s\n", d->ops->name, key);
+			free(key);
+			d->n++;
+		}
+}
+
+/* NAME=value (the value quoted) and a space, of the name's first nlen bytes */
+static void dry_add_var(struct strbuf *cmd, const char *name, size_t nlen, const char *value)
+{
+	strbuf_add(cmd, name, nlen);
+	strbuf_addch(cmd, '=');
+	shell_quote(cmd, value);
+	strbuf_addch(cmd, ' ');
+}
+
+/* The variables shown set before the command: the cell's (put over stack.env for its runner: podman -e, mpirun -x);
+ * with engine host and no batch script, stack.env as the runner's environment has it (the cell's variables win
+ * over it), then the host stack's directories (over stack.env). stack_env: stack.env without the cell's. */
+static void dry_add_env(struct dry_group *d, const struct env_var *stack_env, size_t stack_nenv,
+			const struct strvec *hsenv)
+{
+	const char *name;
+	json_t *v;
+
+	json_object_foreach(d->cell, name, v)
+		dry_add_var(&d->cmd, name, strlen(name), json_string_value(v) ? json_string_value(v) : "");
+	if (d->r->m.runtime.engine != ENGINE_HOST || (d->lau && d->lau->batch_script))
+		return;
+	for (size_t i = 0; i < stack_nenv; i++)
+		if (!d->cell || !json_object_get(d->cell, stack_env[i].name))
+			dry_add_var(&d->cmd, stack_env[i].name, strlen(stack_env[i].name), stack_env[i].value);
+	for (size_t i = 0; i < hsenv->n; i++) {
+		const char *eq = strchr(hsenv->v[i], '=');
+
+		dry_add_var(&d->cmd, hsenv->v[i], (size_t)(eq - hsenv->v[i]), eq + 1);
+	}
+}
+
+/* "# SUITE: N cases: " opening the group's command line */
+static void dry_print_head(const struct dry_group *d)
+{
+	printf("# %s: %zu case%s: ", d->ops->name, d->n, d->n == 1 ? "" : "s");
+}
+
+/* The group cannot run: why, in the words of the step that failed (bench_error_last()). */
+static void dry_print_cannot_run(const struct dry_group *d)
+{
+	char *why = esc_text(bench_error_last());
+
+	dry_print_head(d);
+	printf("cannot run: %s\n", why);
+	free(why);
+}
+
+/* A batch launcher: the job script, as it will be submitted. */
+static void dry_print_batch(struct dry_group *d)
+{
+	struct batch_job job;
+	struct strbuf script = STRBUF_INIT;
+
+	memset(&job, 0, sizeof(job));
+	job.run_dir = "RUN_DIR";
+	job.tag = d->tag;
+	job.ranks = d->ranks;
+	job.per_node = batch_per_node(d->r, d->ops);
+	job.image = d->eng->exec_prefix ? "IMAGE" : NULL;
+	if (d->eng->runner_argv(&d->argv, &d->r->m, d->program, d->cases) == 0 &&
+	    (job.argv = strvec_argv(&d->argv), d->lau->batch_script(&script, &d->r->m, &job) == 0)) {
+		dry_print_head(d);
+		dry_puts(d->cmd.buf);
+		printf("sbatch RUN_DIR/slurm/%s.sbatch:\n", d->tag);
+		dry_puts(script.buf);
+	} else {
+		dry_print_cannot_run(d);
+	}
+	strbuf_release(&script);
+}
+
+/* The command line: the engine's prefix, the launcher's, the runner with its cases. -1 when it cannot be made. */
+static int dry_print_command(struct dry_group *d)
+{
+	const struct manifest *m = &d->r->m;
+
+	if ((d->eng->exec_prefix && d->eng->exec_prefix(&d->argv, d->eng, m, "IMAGE", "RUN_DIR") < 0) ||
+	    (d->ranks > 1 && d->lau->prefix_argv && d->lau->prefix_argv(&d->argv, m, d->ranks) < 0) ||
+	    d->eng->runner_argv(&d->argv, m, d->program, d->cases) < 0)
+		return -1;
+	shell_quote_argv(&d->cmd, &d->argv);
+	dry_print_head(d);
+	dry_puts(d->cmd.buf);
+	fputc('\n', stdout);
+	return 0;
+}
+
+/* A group's cases, then how its runner would be started (or why it cannot be). */
+static void dry_print_group(struct dry_group *d, const struct strvec *hsenv)
+{
+	struct cell_env ce;
+
+	dry_list_cases(d);
+	cell_env_apply(&ce, &d->r->m, d->cell);
+	dry_add_env(d, ce.saved, ce.nsaved, hsenv);
+	if (!d->eng)
+		bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[d->r->m.runtime.engine]);
+	else if (!d->lau)
+		bench_error_set(BENCH_E_FAIL, "launcher '%s' is not implemented yet", launcher_names[d->r->m.runtime.launcher]);
+	if (d->eng && d->lau && d->lau->batch_script)
+		dry_print_batch(d);
+	else if (!d->eng || !d->lau || dry_print_command(d) < 0)
+		dry_print_cannot_run(d);
+	cell_env_restore(&ce, &d->r->m);
+}
+
+/* A suite's groups: one per runner program and env cell, as run_execute_suite() runs them. */
+static void dry_print_suite(struct run *r, const struct suite_cfg *cfg, const struct strvec *hsenv)
+{
+	const struct suite_ops *ops = cfg->ops;
+	const char *progs[8];
+	json_t *cells[SUITE_MAX_ENV_CELLS];
+	size_t np = suite_programs(progs, 8, r, ops, 0), nc = suite_cells(cells, SUITE_MAX_ENV_CELLS, r, ops);
+
+	for (size_t kc = 0; kc < np * nc; kc++) {
+		size_t k = kc / nc, c = kc % nc;
+		struct strbuf cmd0 = STRBUF_INIT;
+		struct dry_group d;
+
+		memset(&d, 0, sizeof(d));
+		d.r = r;
+		d.ops = ops;
+		d.eng = engine_find(engine_names[r->m.runtime.engine]);
+		d.lau = launcher_find(launcher_names[r->m.runtime.launcher]);
+		d.program = progs[k];
+		d.cell = cells[c];
+		d.ranks = ops->processes ? ops->processes(cfg, &r->m) : 1;
+		d.tag = group_tag("", ops, k, np, c, nc);
+		d.cases = xstrfmt("RUN_DIR/cases/%s.json", d.tag);
+		d.cmd = cmd0;
+		dry_print_group(&d, hsenv);
+		free(d.tag);
+		free(d.cases);
+		strbuf_release(&d.cmd);
+		strvec_release(&d.argv);
+	}
+}
+
 void run_print_dry(struct run *r)
 {
 	struct strvec hsenv = STRVEC_INIT;
@@ -1150,124 +1529,7 @@ void run_print_dry(struct run *r)
 	dry_host_env(&hsenv, r);
 	printf("# %s: %zu cases; engine %s, launcher %s\n", r->m.name, r->plan.n, engine_names[r->m.runtime.engine],
 	       launcher_names[r->m.runtime.launcher]);
-	for (size_t s = 0; s < r->m.nsuites; s++) {
-		const struct suite_ops *ops = r->m.suites[s].ops;
-		const struct engine_ops *eng = engine_find(engine_names[r->m.runtime.engine]);
-		const struct launcher_ops *lau = launcher_find(launcher_names[r->m.runtime.launcher]);
-		long long ranks = ops->processes ? ops->processes(&r->m.suites[s], &r->m) : 1;
-		const char *progs[8];
-		json_t *cells[SUITE_MAX_ENV_CELLS];
-		size_t np = suite_programs(progs, 8, r, ops, 0), nc = suite_cells(cells, SUITE_MAX_ENV_CELLS, r, ops);
-
-		for (size_t kc = 0; kc < np * nc; kc++) {
-			size_t k = kc / nc, c = kc % nc;
-			struct strvec argv = STRVEC_INIT;
-			struct strbuf cmd = STRBUF_INIT;
-			char *tag0 = group_tag("RUN_DIR/cases/", ops, k, np, c, nc), *cases = xstrfmt("%s.json", tag0);
-			size_t n = 0;
-
-			free(tag0);
-			for (size_t i = 0; i < r->plan.n; i++)
-				if (r->plan.cases[i].suite == ops && !strcmp(case_program(ops, &r->plan.cases[i]), progs[k]) &&
-				    same_cell(case_env(&r->plan.cases[i]), cells[c])) {
-					char *key = esc_text(r->plan.cases[i].key);
-
-					printf("%-12s %s\n", ops->name, key);
-					free(key);
-					n++;
-				}
-			struct env_var *stack_env = r->m.stack.env, *cell_env = NULL;
-			size_t stack_nenv = r->m.stack.nenv, cell_nenv = 0;
-
-			if (cells[c]) { /* the cell's variables: put over stack.env for its runner (podman -e, mpirun -x) */
-				const char *name;
-				json_t *v;
-
-				env_with_cell(&cell_env, &cell_nenv, &r->m, cells[c]);
-				r->m.stack.env = cell_env;
-				r->m.stack.nenv = cell_nenv;
-
-				json_object_foreach(cells[c], name, v) {
-					strbuf_addf(&cmd, "%s=", name);
-					shell_quote(&cmd, json_string_value(v) ? json_string_value(v) : "");
-					strbuf_addch(&cmd, ' ');
-				}
-			}
-			/* engine host: stack.env is set in the runner's environment, so it is shown set before the command
-			 * (after the cell's variables, which win over it) */
-			if (r->m.runtime.engine == ENGINE_HOST && !(lau && lau->batch_script))
-				for (size_t i = 0; i < stack_nenv; i++) {
-					if (cells[c] && json_object_get(cells[c], stack_env[i].name))
-						continue;
-					strbuf_addf(&cmd, "%s=", stack_env[i].name);
-					shell_quote(&cmd, stack_env[i].value);
-					strbuf_addch(&cmd, ' ');
-				}
-			if (r->m.runtime.engine == ENGINE_HOST && !(lau && lau->batch_script))
-				for (size_t i = 0; i < hsenv.n; i++) { /* the host stack's directories, after (over) stack.env */
-					const char *eq = strchr(hsenv.v[i], '=');
-
-					strbuf_add(&cmd, hsenv.v[i], (size_t)(eq - hsenv.v[i]) + 1);
-					shell_quote(&cmd, eq + 1);
-					strbuf_addch(&cmd, ' ');
-				}
-			if (!eng)
-				bench_error_set(BENCH_E_FAIL, "engine '%s' is not implemented yet", engine_names[r->m.runtime.engine]);
-			else if (!lau)
-				bench_error_set(BENCH_E_FAIL, "launcher '%s' is not implemented yet", launcher_names[r->m.runtime.launcher]);
-			if (eng && lau && lau->batch_script) { /* the job script, as it will be submitted */
-				struct batch_job job;
-				struct strbuf script = STRBUF_INIT;
-				char *tag = group_tag("", ops, k, np, c, nc);
-
-				memset(&job, 0, sizeof(job));
-				job.run_dir = "RUN_DIR";
-				job.tag = tag;
-				job.ranks = ranks;
-				job.per_node = batch_per_node(r, ops);
-				job.image = eng->exec_prefix ? "IMAGE" : NULL;
-				if (eng->runner_argv(&argv, &r->m, progs[k], cases) == 0 &&
-				    (job.argv = strvec_argv(&argv), lau->batch_script(&script, &r->m, &job) == 0)) {
-					printf("# %s: %zu case%s: ", ops->name, n, n == 1 ? "" : "s");
-					dry_puts(cmd.buf);
-					printf("sbatch RUN_DIR/slurm/%s.sbatch:\n", tag);
-					dry_puts(script.buf);
-				} else
-					{
-					char *why = esc_text(bench_error_last());
-
-					printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", why);
-					free(why);
-				}
-				strbuf_release(&script);
-				free(tag);
-			} else if (eng && lau && (!eng->exec_prefix || eng->exec_prefix(&argv, eng, &r->m, "IMAGE", "RUN_DIR") == 0) &&
-			    (ranks <= 1 || !lau->prefix_argv || lau->prefix_argv(&argv, &r->m, ranks) == 0) &&
-			    eng->runner_argv(&argv, &r->m, progs[k], cases) == 0) {
-				for (size_t i = 0; i < argv.n; i++) {
-					if (i)
-						strbuf_addch(&cmd, ' ');
-					shell_quote(&cmd, argv.v[i]);
-				}
-				printf("# %s: %zu case%s: ", ops->name, n, n == 1 ? "" : "s");
-				dry_puts(cmd.buf);
-				fputc('\n', stdout);
-			} else {
-				{
-					char *why = esc_text(bench_error_last());
-
-					printf("# %s: %zu case%s: cannot run: %s\n", ops->name, n, n == 1 ? "" : "s", why);
-					free(why);
-				}
-			}
-			r->m.stack.env = stack_env;
-			r->m.stack.nenv = stack_nenv;
-			env_vars_free(cell_env, cell_nenv);
-			free(cases);
-			strbuf_release(&cmd);
-			strvec_release(&argv);
-		}
-	}
+	for (size_t s = 0; s < r->m.nsuites; s++)
+		dry_print_suite(r, &r->m.suites[s], &hsenv);
 	strvec_release(&hsenv);
 }
-
