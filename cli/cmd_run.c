@@ -74,7 +74,8 @@ static int check_combination(const struct run_opts *ro, int nmanifests, size_t n
 int cmd_run(int argc, char **argv)
 {
 	struct opt_strlist only = OPT_STRLIST_INIT, sel = OPT_STRLIST_INIT;
-	struct runset_opts so = { .rounds = 1, .out = stdout, .msg = stderr, .pack = pack_with_own_key };
+	struct runset_opts so = { .rounds = 1, .out = stdout, .msg = stderr, .fail = cli_fail,
+				  .pack = pack_with_own_key };
 	struct run_opts *ro = &so.run;
 	struct rounds_args ra = { NULL, NULL, NULL, NULL };
 	struct sequential seq = SEQUENTIAL_INIT;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* runset.c — bench run's set of runs: stacks (manifests, variants) run alone or alternately, each run finished. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +18,25 @@
 #include "stats/compare.h"
 #include "stats/sequential.h"
 
-/* "bench: error: <the last error>" on fp; returns err */
-static int say_error(FILE *fp, int err)
+/* One failure of the set said through o->fail (the command prints it), the error set before kept */
+static void say_failure(const struct runset_opts *o, int err, const char *fmt, ...) BENCH_PRINTF(3, 4);
+static void say_failure(const struct runset_opts *o, int err, const char *fmt, ...)
 {
-	char *msg = esc_text(bench_error_last()); /* a message may quote a bundle's bytes: no control characters */
+	char *before = xstrdup(bench_error_last()), msg[1024];
+	va_list ap;
 
-	fprintf(fp, "bench: error: %s\n", msg);
-	free(msg);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->fail(bench_error_set(err, "%s", msg));
+	bench_error_set(err, "%s", before);
+	free(before);
+}
+
+/* the error set, said through o->fail; returns err */
+static int fail(const struct runset_opts *o, int err)
+{
+	o->fail(err);
 	return err;
 }
 
@@ -57,12 +70,9 @@ static int finish_run(const struct runset_opts *o, const char *dir, int started,
 		return 0;
 	}
 	/* every run ends signed: what was measured is packed whatever the outcome */
-	if (!o->no_pack && (perr = o->pack(&tar, &env, dir, o->run.quiet, BUNDLE_LEVEL_DEFAULT)) < 0) {
-		char *why = esc_text(bench_error_last());
-
-		fprintf(o->msg, "bench: error: packing '%s' failed: %s\n", dir, why);
-		free(why);
-	} else if (!o->no_pack) {
+	if (!o->no_pack && (perr = o->pack(&tar, &env, dir, o->run.quiet, BUNDLE_LEVEL_DEFAULT)) < 0)
+		say_failure(o, perr, "packing '%s' failed: %s", dir, bench_error_last());
+	else if (!o->no_pack) {
 		fprintf(o->out, "%s\n%s\n", tar, env);
 	}
 	free(tar);
@@ -167,13 +177,9 @@ static int finish_outcomes(const struct runset_opts *o, struct run_outcome *out,
 		const char *mp = o->manifests[i % o->n], *var = o->variants[i % o->n];
 
 		if (out[i].err) {
-			if (out[i].err != BENCH_E_MANIFEST || out[i].dir || o->run.lock || o->locked) {
-				char *why = esc_text(out[i].error ? out[i].error : "failed");
-
-				fprintf(o->msg, "bench: error: %s%s%s%s: %s\n", mp, *var ? " (variant " : "", var,
-					*var ? ")" : "", why);
-				free(why);
-			}
+			if (out[i].err != BENCH_E_MANIFEST || out[i].dir || o->run.lock || o->locked)
+				say_failure(o, out[i].err, "%s%s%s%s: %s", mp, *var ? " (variant " : "", var, *var ? ")" : "",
+					    out[i].error ? out[i].error : "failed");
 			worst = worse(worst, out[i].err);
 		}
 		if (out[i].dir)
@@ -210,9 +216,9 @@ static int run_many(const struct runset_opts *o)
 		print_stacks_summary(o->msg, out, nout);
 	worst = finish_outcomes(o, out, nout);
 	if (err < 0)
-		worst = worse(worst, say_error(o->msg, err));
+		worst = worse(worst, fail(o, err));
 	if (werr < 0)
-		worst = worse(worst, say_error(o->msg, werr));
+		worst = worse(worst, fail(o, werr));
 	json_decref(hook.design);
 	free(opts);
 	free(out);
@@ -230,7 +236,7 @@ static int dry_run_variants(const struct runset_opts *o)
 		ro.manifest = o->manifests[k];
 		ro.variant = o->variants[k];
 		if ((err = run_execute(&dir, &started, &ro)) < 0 && err != BENCH_E_MANIFEST)
-			say_error(o->msg, err); /* a manifest's problems are printed already */
+			fail(o, err); /* a manifest's problems are printed already */
 		free(dir);
 		dir = NULL;
 	}
@@ -252,7 +258,7 @@ static int run_one(const struct runset_opts *o)
 	}
 	err = run_execute(&dir, &started, &ro);
 	if (err < 0 && (err != BENCH_E_MANIFEST || dir || ro.lock))
-		say_error(o->msg, err); /* else the manifest's problems are printed already */
+		fail(o, err); /* else the manifest's problems are printed already */
 	worst = err < 0 ? err : 0;
 	if (dir && !ro.dry_run)
 		worst = worse(worst, finish_run(o, dir, started, err == BENCH_E_EMPTY));

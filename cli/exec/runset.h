@@ -31,7 +31,9 @@ struct runset_opts {
 	int pack_empty;             /* a bundle even when nothing was measured */
 	struct sequential *seq;     /* --rounds auto, or NULL */
 	FILE *out;                  /* each run's directory, bundle and envelope */
-	FILE *msg;                  /* what went wrong, why there is no bundle, the stacks against the first */
+	FILE *msg;                  /* why there is no bundle, the stacks against the first */
+	/* prints the error set, "bench: error: ..." (cli.h's cli_fail): each failure of the set as it is met */
+	int (*fail)(int err);
 	/* packs and signs a run directory with the user's own key (cli.h's pack_with_own_key): *tar and *env are
 	 * the bundle's and the envelope's paths; 0 or a negative code with the error set */
 	int (*pack)(char **tar, char **env, const char *dir, int quiet, int level);
@@ -46,8 +48,8 @@ int runset_parse_auto(struct sequential *seq, const char *detect, const char *ma
 /* --rep and --warmup (durations above 0) and the names of --suite. Returns 0, or BENCH_E_USAGE with the message set. */
 int runset_check_opts(const struct run_opts *ro);
 /* Runs the set: a dry run of each stack when o->run.dry_run (one manifest's variants), the stacks alternately when
- * there are several or o->rounds > 1, else the one run (or o->run.resume). Every failure is said on o->msg as it is
- * met ("bench: error: ..."). Returns the worst outcome: BENCH_E_CHECK (a wrong result) before BENCH_E_SUITE (a case
+ * there are several or o->rounds > 1, else the one run (or o->run.resume). Every failure is handed to o->fail as it
+ * is met (a set has several; a manifest's problems are printed by the run). Returns the worst outcome: BENCH_E_CHECK (a wrong result) before BENCH_E_SUITE (a case
  * failed or was interrupted) before any other code, BENCH_E_EMPTY (nothing measured) only before 0. */
 int runset_run(const struct runset_opts *o);
 
