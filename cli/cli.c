@@ -13,7 +13,6 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/strbuf.h"
-#include "exec/trust.h"
 #include "manifest/manifest.h"
 #include "bundle/bundle.h"
 #include "bundle/sign.h"
@@ -25,82 +24,6 @@ int cli_fail(int err)
 	fprintf(stderr, "bench: error: %s\n", msg);
 	free(msg);
 	return bench_exit_code(err);
-}
-
-int cli_confirm_signed_manifest(const char *mpath, const char *lock, const char *variant, const char *image, const char *keyid,
-				const char *origin, int yes)
-{
-	struct manifest m = MANIFEST_INIT;
-	json_t *items = NULL, *it, *lockj = lock ? json_loads(lock, 0, NULL) : NULL;
-	char *k = esc_text(keyid), *o = esc_text(origin), line[64];
-	size_t i, hooks = 0, plugins = 0;
-	int rc;
-
-	if ((rc = cli_load_manifest(&m, mpath)) != 0)
-		goto cleanup;
-	if (variant && manifest_apply_variant(&m, variant) < 0) {
-		rc = cli_fail(BENCH_E_MANIFEST);
-		goto cleanup;
-	}
-	items = trust_exec_items(&m, lockj, mpath);
-	fprintf(stderr, "bench: the bundle is signed by key id %s, trusted as %s\n", k, o);
-	fprintf(stderr, "bench: reproducing it executes what its manifest says; here that is:\n");
-	if (image) {
-		char *e = esc_text(image);
-
-		fprintf(stderr, "  %-40s %s\n", "image (recorded id)", e);
-		free(e);
-	}
-	json_array_foreach(items, i, it) {
-		char *w = esc_text(json_string_value(json_object_get(it, "what")));
-		char *v = esc_text(json_string_value(json_object_get(it, "value")));
-		const char *hook = json_string_value(json_object_get(it, "hook"));
-		const char *label = json_string_value(json_object_get(it, "hook_label"));
-
-		fprintf(stderr, "  %-40s %s\n", w, v);
-		if (hook) {
-			fprintf(stderr, "  %-40s ^ %s: %s\n", "", label ? label : "loads code or changes how programs start", hook);
-			if (!strncmp(json_string_value(json_object_get(it, "what")), "suites.", 7) &&
-			    strstr(json_string_value(json_object_get(it, "what")), ".plugin."))
-				plugins++;
-			else
-				hooks++;
-		}
-		free(w);
-		free(v);
-	}
-	if (hooks)
-		fprintf(stderr, "bench: %zu variable%s above load%s code into the programs it starts, or change%s what the "
-			"container engine runs or where compiled code is kept\n", hooks, hooks == 1 ? "" : "s",
-			hooks == 1 ? "s" : "", hooks == 1 ? "s" : "");
-	if (plugins)
-		fprintf(stderr, "bench: %zu plug-in%s above run%s the signer's code on this machine\n", plugins,
-			plugins == 1 ? "" : "s", plugins == 1 ? "s" : "");
-	if (yes) {
-		rc = 0;
-		goto cleanup;
-	}
-	if (isatty(0)) {
-		fprintf(stderr, "bench: run it? [y/N] ");
-		if (fgets(line, sizeof(line), stdin) && (!strcmp(line, "y\n") || !strcmp(line, "yes\n") ||
-							  !strcmp(line, "Y\n") || !strcmp(line, "YES\n"))) {
-			rc = 0;
-			goto cleanup;
-		}
-		fprintf(stderr, "bench: error: not confirmed; nothing was run\n");
-		rc = 3;
-		goto cleanup;
-	}
-	fprintf(stderr, "bench: error: the signer's manifest above runs on this machine; pass --yes to run it "
-		"(--dry-run prints the exact commands); nothing was run\n");
-	rc = 3;
-cleanup:
-	json_decref(items);
-	json_decref(lockj);
-	manifest_release(&m);
-	free(k);
-	free(o);
-	return rc;
 }
 
 int cli_usage_error(const char *cmd, const char *synopsis, const char *msg)

@@ -16,15 +16,6 @@
 
 struct manifest;
 
-/* The trust gate of a signer's manifest (bench reproduce; docs/bundle-format.md, "Reproducing a bundle: the trust
- * model"): prints to stderr who signed it (keyid, and the trusted-key file it matched: origin) and everything
- * the manifest at mpath (its variant applied) makes this machine execute, variables that load code named as
- * such, what lock (the bundle's manifest.lock.json text, or NULL) pins for it (wheel URLs and sha256, git
- * commits, host paths, the base image digest: what is actually fetched and built), plus image (a recorded image id, or NULL). Then: yes given, 0; stdin a terminal, asks and returns 0 on
- * "y" or "yes"; otherwise refuses: returns 3 after "bench: error: ..." (nothing run). A manifest that does not
- * parse: its problems printed, their status. */
-int cli_confirm_signed_manifest(const char *mpath, const char *lock, const char *variant, const char *image, const char *keyid,
-				const char *origin, int yes);
 /* Prints "bench: error: <last error>" and returns the exit status for err. */
 int cli_fail(int err);
 /* Prints "bench: error: <msg>", the usage line of cmd, and returns 2. */
