@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* secrets.c — the manifest values that read like secrets (secrets.h). */
 #include "secrets.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * secrets.h — the manifest values that read like secrets (bench validate's warnings). manifest.yaml is packed
  * verbatim into every bundle (its sha256 is the run's identity), and the lock with it, so a credential written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lock_drift.c — what moved between two locks of one manifest (lock_drift.h). */
 #include "lock_drift.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lock_drift.h — what moved between a lock on disk and the same manifest locked again (bench lock --check): each
  * component whose pin changed (a nightly's date, a pip closure package by package, a host prefix library by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* compare_text.c — bench compare's text, markdown and CSV (compare_text.h). */
 #include "compare_text.h"
 

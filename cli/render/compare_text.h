@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * compare_text.h — bench compare's result (compare_build_groups()' object, stats/compare.h) as a person reads it
  * on a terminal or in a pull request (text, markdown) or as a spreadsheet reads it (CSV): the method line, the

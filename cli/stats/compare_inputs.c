@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* compare_inputs.c — compare's sides, noise pair, planned level and findings (compare_inputs.h). */
 #include "compare_inputs.h"
 

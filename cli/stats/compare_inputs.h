@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * compare_inputs.h — what bench compare gathers around compare_build_groups() (compare.h): the sides of the
  * command line (inputs split by --vs separators), the noise floor of an A/A pair (--noise-from), the level and
