@@ -339,27 +339,62 @@ static void compare_stack_table(struct strbuf *o, json_t *r, int h)
 	json_decref(whats);
 }
 
-/* The comparison: inputs and their verification, the case table with whiskers, one-sided cases, stack
- * differences. `h` is the heading level of its sections. */
-static void compare_section(struct strbuf *o, json_t *r, int h)
+/* One axis for every whisker, so lengths compare across rows: the widest CI, with the band */
+static void whisker_axis(double *lo_ax, double *hi_ax, json_t *r, double thr)
 {
-	json_t *c, *x, *sides = json_object_get(r, "sides");
+	json_t *c, *x;
 	size_t i, k;
-	double thr = json_number_value(json_object_get(r, "threshold")), lo_ax = 1, hi_ax = 1;
 
-	/* one axis for every whisker, so lengths compare across rows: the widest CI, with the band */
+	*lo_ax = *hi_ax = 1;
 	json_array_foreach(json_object_get(r, "cases"), i, c)
 		json_array_foreach(json_object_get(c, "others"), k, x) {
 			json_t *ci = json_object_get(x, "ci95");
 
 			if (json_is_array(ci)) {
-				lo_ax = fmin(lo_ax, json_number_value(json_array_get(ci, 0)));
-				hi_ax = fmax(hi_ax, json_number_value(json_array_get(ci, 1)));
+				*lo_ax = fmin(*lo_ax, json_number_value(json_array_get(ci, 0)));
+				*hi_ax = fmax(*hi_ax, json_number_value(json_array_get(ci, 1)));
 			}
 		}
-	lo_ax = fmin(lo_ax, 1 - 2 * thr) - 0.01;
-	hi_ax = fmax(hi_ax, 1 + 2 * thr) + 0.01;
+	*lo_ax = fmin(*lo_ax, 1 - 2 * thr) - 0.01;
+	*hi_ax = fmax(*hi_ax, 1 + 2 * thr) + 0.01;
+}
 
+/* the noise floor measured from an A/A pair, per suite */
+static void compare_noise(struct strbuf *o, json_t *nz)
+{
+	json_t *v;
+	const char *suite;
+	int first = 1;
+
+	strbuf_addstr(o, "<p id=\"noise\">Noise floor from the A/A pair ");
+	esc_html(o, str(nz, "a"));
+	strbuf_addstr(o, " / ");
+	esc_html(o, str(nz, "b"));
+	strbuf_addf(o, " (the %.0fth percentile of |ratio &minus; 1| over a suite's cases, with 2 runs or more a side the run-effect model's [its 95%% interval]; the threshold of that suite):",
+		    100 * json_number_value(json_object_get(nz, "quantile")));
+	json_object_foreach(json_object_get(nz, "suites"), suite, v) {
+		json_t *model = json_object_get(v, "model");
+
+		strbuf_addstr(o, first ? " " : ", ");
+		esc_html(o, suite);
+		if (model)
+			strbuf_addf(o, " %.2f%% [%.2f%%, %.2f%%] (%lld cases; this pair's own %.2f%%)",
+				    100 * json_number_value(json_object_get(model, "floor")),
+				    100 * json_number_value(json_object_get(model, "lo")),
+				    100 * json_number_value(json_object_get(model, "hi")),
+				    (long long)json_integer_value(json_object_get(v, "cases")),
+				    100 * json_number_value(json_object_get(v, "floor")));
+		else
+			strbuf_addf(o, " %.2f%% (%lld cases)", 100 * json_number_value(json_object_get(v, "floor")),
+				    (long long)json_integer_value(json_object_get(v, "cases")));
+		first = 0;
+	}
+	strbuf_addstr(o, first ? " none.</p>\n" : ".</p>\n");
+}
+
+/* how the verdicts were reached: the rule, the smallest change it can call, the noise floor, thin samples */
+static void compare_method(struct strbuf *o, json_t *r, double thr)
+{
 	strbuf_addstr(o, "<p>Verdicts: ");
 	esc_html(o, str(r, "rule"));
 	strbuf_addf(o, " (threshold %.3g%%, alpha %g, %lld test(s) adjusted together, %lld bootstrap resamples, seeded by each "
@@ -374,64 +409,50 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 			    (long long)json_integer_value(json_object_get(res, "cases")),
 			    100 * json_number_value(json_object_get(res, "min")), 100 * json_number_value(json_object_get(res, "max")));
 	}
-	if (json_is_object(json_object_get(r, "noise"))) {
-		json_t *nz = json_object_get(r, "noise"), *v;
-		const char *suite;
-		int first = 1;
-
-		strbuf_addstr(o, "<p id=\"noise\">Noise floor from the A/A pair ");
-		esc_html(o, str(nz, "a"));
-		strbuf_addstr(o, " / ");
-		esc_html(o, str(nz, "b"));
-		strbuf_addf(o, " (the %.0fth percentile of |ratio &minus; 1| over a suite's cases, with 2 runs or more a side the run-effect model's [its 95%% interval]; the threshold of that suite):",
-			    100 * json_number_value(json_object_get(nz, "quantile")));
-		json_object_foreach(json_object_get(nz, "suites"), suite, v) {
-			strbuf_addstr(o, first ? " " : ", ");
-			esc_html(o, suite);
-			if (json_object_get(v, "model"))
-				strbuf_addf(o, " %.2f%% [%.2f%%, %.2f%%] (%lld cases; this pair's own %.2f%%)",
-					    100 * json_number_value(json_object_get(json_object_get(v, "model"), "floor")),
-					    100 * json_number_value(json_object_get(json_object_get(v, "model"), "lo")),
-					    100 * json_number_value(json_object_get(json_object_get(v, "model"), "hi")),
-					    (long long)json_integer_value(json_object_get(v, "cases")),
-					    100 * json_number_value(json_object_get(v, "floor")));
-			else
-				strbuf_addf(o, " %.2f%% (%lld cases)", 100 * json_number_value(json_object_get(v, "floor")),
-					    (long long)json_integer_value(json_object_get(v, "cases")));
-			first = 0;
-		}
-		strbuf_addstr(o, first ? " none.</p>\n" : ".</p>\n");
-	}
+	if (json_is_object(json_object_get(r, "noise")))
+		compare_noise(o, json_object_get(r, "noise"));
 	if (json_array_size(json_object_get(r, "few_samples")))
 		strbuf_addf(o, "<p class=\"warn\" id=\"few-samples\">%zu case(s) of a run have fewer samples than their suite's "
 			       "minimum: their run medians are rough.</p>\n", json_array_size(json_object_get(r, "few_samples")));
+}
+
+/* one input of a comparison: its label, its runs, its signature and path */
+static void compare_input(struct strbuf *o, json_t *x)
+{
+	strbuf_addstr(o, "<li>");
+	esc_html(o, str(x, "label"));
+	strbuf_addstr(o, json_is_true(json_object_get(x, "baseline")) ? " (baseline)" : "");
+	if (json_integer_value(json_object_get(x, "nruns")) > 1) {
+		json_t *run;
+		size_t k;
+
+		strbuf_addstr(o, ": runs");
+		json_array_foreach(json_object_get(x, "runs"), k, run) {
+			strbuf_addstr(o, k ? ", " : " ");
+			esc_html(o, str(run, "label"));
+		}
+	}
+	if (json_is_true(json_object_get(x, "verified"))) {
+		strbuf_addstr(o, " &mdash; <span class=\"ok\">signature verified</span>, key <code>");
+		esc_html(o, str(x, "keyid"));
+		strbuf_addstr(o, "</code>");
+	} else {
+		strbuf_addstr(o, " &mdash; <span class=\"slower\">UNVERIFIED</span> (a run directory or a bundle that did not verify)");
+	}
+	strbuf_addstr(o, "<br><code>");
+	esc_html(o, str(x, "path"));
+	strbuf_addstr(o, "</code></li>");
+}
+
+/* the inputs and their verification, then whether their methods differ */
+static void compare_inputs(struct strbuf *o, json_t *r, int h)
+{
+	json_t *x, *sides = json_object_get(r, "sides");
+	size_t i;
 
 	strbuf_addf(o, "<h%d>Inputs</h%d>\n<ul id=\"sides\">", h, h);
-	json_array_foreach(sides, i, x) {
-		strbuf_addstr(o, "<li>");
-		esc_html(o, str(x, "label"));
-		strbuf_addstr(o, json_is_true(json_object_get(x, "baseline")) ? " (baseline)" : "");
-		if (json_integer_value(json_object_get(x, "nruns")) > 1) {
-			json_t *run;
-			size_t k2;
-
-			strbuf_addstr(o, ": runs");
-			json_array_foreach(json_object_get(x, "runs"), k2, run) {
-				strbuf_addstr(o, k2 ? ", " : " ");
-				esc_html(o, str(run, "label"));
-			}
-		}
-		if (json_is_true(json_object_get(x, "verified"))) {
-			strbuf_addstr(o, " &mdash; <span class=\"ok\">signature verified</span>, key <code>");
-			esc_html(o, str(x, "keyid"));
-			strbuf_addstr(o, "</code>");
-		} else {
-			strbuf_addstr(o, " &mdash; <span class=\"slower\">UNVERIFIED</span> (a run directory or a bundle that did not verify)");
-		}
-		strbuf_addstr(o, "<br><code>");
-		esc_html(o, str(x, "path"));
-		strbuf_addstr(o, "</code></li>");
-	}
+	json_array_foreach(sides, i, x)
+		compare_input(o, x);
 	strbuf_addstr(o, "</ul>\n");
 	json_array_foreach(sides, i, x)
 		if (!json_is_true(json_object_get(x, "verified"))) {
@@ -443,8 +464,13 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 		strbuf_addf(o, "<p class=\"warn\" id=\"method\">The method differs for %zu case(s): their parameters are not "
 			       "the same, so those ratios compare different measurements.</p>\n",
 			    json_array_size(json_object_get(r, "method_differs")));
+}
 
-	compare_cases_table(o, r, h, thr, lo_ax, hi_ax);
+/* the cases without a ratio: those that did not measure, and those on one side only */
+static void compare_unpaired(struct strbuf *o, json_t *r, int h)
+{
+	json_t *x;
+	size_t i;
 
 	if (json_array_size(json_object_get(r, "not_ok"))) {
 		strbuf_addf(o, "<h%d>Cases that did not measure</h%d>\n<ul class=\"not-ok\" id=\"not-ok\">", h, h);
@@ -463,6 +489,19 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 		}
 		strbuf_addstr(o, "</ul>\n");
 	}
+}
+
+/* The comparison: inputs and their verification, the case table with whiskers, one-sided cases, stack
+ * differences. `h` is the heading level of its sections. */
+static void compare_section(struct strbuf *o, json_t *r, int h)
+{
+	double thr = json_number_value(json_object_get(r, "threshold")), lo_ax, hi_ax;
+
+	whisker_axis(&lo_ax, &hi_ax, r, thr);
+	compare_method(o, r, thr);
+	compare_inputs(o, r, h);
+	compare_cases_table(o, r, h, thr, lo_ax, hi_ax);
+	compare_unpaired(o, r, h);
 	compare_stack_table(o, r, h);
 }
 
@@ -1158,167 +1197,209 @@ static int report_on_gpu(const struct compare_side *sides, size_t n)
 	return 0;
 }
 
+/* a run's stack and environment facts, folded away */
+static void run_facts(struct strbuf *o, const struct compare_side *side)
+{
+	json_t *facts = compare_stack_facts(side), *v;
+	const char *k;
+
+	strbuf_addstr(o, "<details><summary>stack and environment</summary><div class=\"scroll\"><table class=\"facts\">");
+	json_object_foreach(facts, k, v) {
+		char *t = json_is_string(v) ? xstrdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+
+		strbuf_addstr(o, "<tr><td>");
+		esc_html(o, k);
+		strbuf_addstr(o, "</td><td><code>");
+		esc_html(o, t);
+		strbuf_addstr(o, "</code></td></tr>");
+		free(t);
+	}
+	strbuf_addstr(o, "</table></div></details>\n");
+	json_decref(facts);
+}
+
+/* One run of the report: its signature, channel and source, health, findings, facts and how to reproduce it */
+static void report_run(struct strbuf *o, const struct compare_side *side, size_t s)
+{
+	strbuf_addf(o, "<section class=\"run\" id=\"run-%zu\"><h3><span class=\"sw\" style=\"background:%s\"></span>", s, palette[s % 6]);
+	esc_html(o, side->label);
+	strbuf_addstr(o, "</h3>\n<p>");
+	if (side->verified) {
+		strbuf_addstr(o, "<span class=\"ok\">signature verified</span>, key <code>");
+		esc_html(o, side->keyid);
+		strbuf_addstr(o, "</code>");
+	} else {
+		strbuf_addstr(o, "<span class=\"slower\">UNVERIFIED</span>: a run directory or a bundle that did not verify; "
+				 "nothing proves these numbers were not edited");
+	}
+	strbuf_addstr(o, "<br>channel ");
+	esc_html(o, str(side->plan, "channel"));
+	strbuf_addstr(o, ", source <code>");
+	esc_html(o, side->path);
+	strbuf_addstr(o, "</code></p>\n");
+	run_health(o, side, s);
+	run_findings(o, side, s);
+	run_facts(o, side);
+	strbuf_addstr(o, "<p>Reproduce: <code>");
+	if (strstr(side->path, ".bench.tar.gz")) {
+		strbuf_addstr(o, "bench verify ");
+		esc_html(o, side->path);
+		strbuf_addstr(o, " &amp;&amp; tar xzf ");
+		esc_html(o, side->path);
+		strbuf_addstr(o, " &amp;&amp; ");
+	}
+	strbuf_addstr(o, "bench run ");
+	esc_html(o, side->label);
+	strbuf_addstr(o, "/manifest.yaml</code></p></section>\n");
+}
+
+/* 1 when some run has a case of suite (that measured, with ok_only) */
+static int suite_has(const struct compare_side *sides, size_t n, const char *suite, int ok_only)
+{
+	const char *k;
+	json_t *v;
+
+	for (size_t s = 0; s < n; s++)
+		json_object_foreach(sides[s].records, k, v)
+			if (!strcmp(str(v, "suite"), suite) && (!ok_only || !strcmp(str(v, "status"), "ok")))
+				return 1;
+	return 0;
+}
+
+/* the cases of a suite that did not measure, each with its reason: failures first, in red; skipped less prominent */
+static void suite_not_ok(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite)
+{
+	struct strbuf items = STRBUF_INIT;
+	const char *k;
+	json_t *v;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t s = 0; s < n; s++)
+			json_object_foreach(sides[s].records, k, v)
+				if (!strcmp(str(v, "suite"), suite) && strcmp(str(v, "status"), "ok") && is_failure(str(v, "status")) == !pass)
+					not_ok_item(&items, n > 1 ? sides[s].label : NULL, NULL, str(v, "case"), str(v, "status"),
+						    compare_case_reason(v));
+	if (items.len) {
+		strbuf_addf(o, "<ul class=\"not-ok\" id=\"not-ok-%s\">", suite);
+		strbuf_add(o, items.buf, items.len);
+		strbuf_addstr(o, "</ul>\n");
+	}
+	strbuf_release(&items);
+}
+
+/* one group of an env_matrix (compare_env_cells()): a row per case, a column per cell */
+static void env_cell_table(struct strbuf *o, json_t *g, const char *suite, size_t s, const char *label)
+{
+	json_t *row, *cell, *val;
+	size_t r, j;
+
+	strbuf_addf(o, "<div class=\"scroll\"><table class=\"cells\" id=\"cells-%s-%zu\"><caption>", suite, s);
+	if (label) {
+		esc_html(o, label);
+		strbuf_addstr(o, ": ");
+	}
+	strbuf_addstr(o, "by env cell (");
+	esc_html(o, str(g, "unit"));
+	strbuf_addstr(o, ")</caption>\n<tr><th>case</th>");
+	json_array_foreach(json_object_get(g, "cells"), j, cell) {
+		strbuf_addstr(o, "<th><code>");
+		esc_html(o, json_string_value(cell));
+		strbuf_addstr(o, "</code></th>");
+	}
+	strbuf_addstr(o, "</tr>\n");
+	json_array_foreach(json_object_get(g, "rows"), r, row) {
+		strbuf_addstr(o, "<tr><td><code>");
+		esc_html(o, str(row, "case"));
+		strbuf_addstr(o, "</code></td>");
+		json_array_foreach(json_object_get(row, "values"), j, val) {
+			strbuf_addstr(o, "<td class=\"num\">");
+			if (json_is_number(val))
+				num(o, val, "%.4g");
+			else
+				strbuf_addstr(o, "&ndash;");
+			strbuf_addstr(o, "</td>");
+		}
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</table></div>\n");
+}
+
+/* an env_matrix: each run's cases of suite with their cells side by side */
+static void suite_env_cells(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite)
+{
+	for (size_t s = 0; s < n; s++) {
+		json_t *arr = json_array(), *groups, *g, *v;
+		const char *k;
+		size_t gi;
+
+		json_object_foreach(sides[s].records, k, v)
+			if (!strcmp(str(v, "suite"), suite))
+				json_array_append(arr, v);
+		groups = compare_env_cells(arr);
+		json_array_foreach(groups, gi, g)
+			env_cell_table(o, g, suite, s, n > 1 ? sides[s].label : NULL);
+		json_decref(groups);
+		json_decref(arr);
+	}
+}
+
+/* the model FLOPs utilisation of each training case that reports one */
+static void training_mfu(struct strbuf *o, const struct compare_side *sides, size_t n)
+{
+	const char *k;
+	json_t *v;
+
+	for (size_t s = 0; s < n; s++)
+		json_object_foreach(sides[s].records, k, v)
+			if (!strcmp(str(v, "suite"), "training") && json_is_number(json_object_get(json_object_get(v, "extra"), "mfu"))) {
+				strbuf_addstr(o, "<p class=\"mfu\">");
+				esc_html(o, sides[s].label);
+				strbuf_addstr(o, " &middot; ");
+				esc_html(o, str(v, "case"));
+				strbuf_addf(o, ": MFU %.1f%%</p>\n", 100 * json_number_value(json_object_get(json_object_get(v, "extra"), "mfu")));
+			}
+}
+
+/* One suite of the report: its case table, its chart (or why there is none), the collectives' tables and heat
+ * maps, the cases that did not measure, env_matrix cells and training's MFU. */
+static void report_suite(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite, const char *title)
+{
+	int coll = !strcmp(suite, "collectives"), measured = suite_has(sides, n, suite, 1);
+
+	strbuf_addf(o, "<h2 id=\"suite-%s\">%s%s</h2>\n", suite, title,
+		    !strcmp(suite, "membw") && report_on_gpu(sides, n) ? " (HBM)" : "");
+	case_table(o, sides, n, suite);
+	if (!measured)
+		strbuf_addf(o, "<p class=\"bad\" id=\"none-%s\">No case of this suite measured a value: nothing to "
+			       "chart. Why each one did not:</p>\n", suite);
+	else if (coll)
+		chart_coll(o, sides, n);
+	else
+		chart_bars(o, sides, n, suite);
+	if (coll)
+		coll_tables(o, sides, n);
+	if (measured && coll)
+		heatmap_pairs(o, sides, n);
+	suite_not_ok(o, sides, n, suite);
+	suite_env_cells(o, sides, n, suite);
+	if (!strcmp(suite, "training"))
+		training_mfu(o, sides, n);
+}
+
 void html_render_report(struct strbuf *o, const struct compare_side *sides, size_t n, json_t *cmp)
 {
 	static const char *suites[] = { "gemm", "membw", "collectives", "attention", "ssm", "training" };
 	static const char *titles[] = { "GEMM", "Memory bandwidth", "Collectives", "Attention", "SSM (Mamba2 SSD)", "Training" };
 	char *title = xstrfmt("bench report: %s%s", sides[0].label, n > 1 ? " and others" : "");
-	const char *k;
-	json_t *v;
 
 	html_page_open(o, title);
 	free(title);
 	strbuf_addstr(o, "<h1>bench report</h1>\n<h2>Runs</h2>\n");
-	for (size_t s = 0; s < n; s++) {
-		json_t *facts = compare_stack_facts(&sides[s]);
-
-		strbuf_addf(o, "<section class=\"run\" id=\"run-%zu\"><h3><span class=\"sw\" style=\"background:%s\"></span>", s, palette[s % 6]);
-		esc_html(o, sides[s].label);
-		strbuf_addstr(o, "</h3>\n<p>");
-		if (sides[s].verified) {
-			strbuf_addstr(o, "<span class=\"ok\">signature verified</span>, key <code>");
-			esc_html(o, sides[s].keyid);
-			strbuf_addstr(o, "</code>");
-		} else {
-			strbuf_addstr(o, "<span class=\"slower\">UNVERIFIED</span>: a run directory or a bundle that did not verify; "
-					 "nothing proves these numbers were not edited");
-		}
-		strbuf_addstr(o, "<br>channel ");
-		esc_html(o, str(sides[s].plan, "channel"));
-		strbuf_addstr(o, ", source <code>");
-		esc_html(o, sides[s].path);
-		strbuf_addstr(o, "</code></p>\n");
-		run_health(o, &sides[s], s);
-		run_findings(o, &sides[s], s);
-		strbuf_addstr(o, "<details><summary>stack and environment</summary><div class=\"scroll\"><table class=\"facts\">");
-		json_object_foreach(facts, k, v) {
-			char *t = json_is_string(v) ? xstrdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
-
-			strbuf_addstr(o, "<tr><td>");
-			esc_html(o, k);
-			strbuf_addstr(o, "</td><td><code>");
-			esc_html(o, t);
-			strbuf_addstr(o, "</code></td></tr>");
-			free(t);
-		}
-		strbuf_addstr(o, "</table></div></details>\n<p>Reproduce: <code>");
-		if (strstr(sides[s].path, ".bench.tar.gz")) {
-			strbuf_addstr(o, "bench verify ");
-			esc_html(o, sides[s].path);
-			strbuf_addstr(o, " &amp;&amp; tar xzf ");
-			esc_html(o, sides[s].path);
-			strbuf_addstr(o, " &amp;&amp; ");
-		}
-		strbuf_addstr(o, "bench run ");
-		esc_html(o, sides[s].label);
-		strbuf_addstr(o, "/manifest.yaml</code></p></section>\n");
-		json_decref(facts);
-	}
-	for (size_t t = 0; t < sizeof(suites) / sizeof(*suites); t++) {
-		int any = 0, measured;
-
-		for (size_t s = 0; s < n && !any; s++)
-			json_object_foreach(sides[s].records, k, v)
-				if (!strcmp(str(v, "suite"), suites[t])) {
-					any = 1;
-					break;
-				}
-		if (!any)
-			continue;
-		strbuf_addf(o, "<h2 id=\"suite-%s\">%s%s</h2>\n", suites[t], titles[t],
-			    !strcmp(suites[t], "membw") && report_on_gpu(sides, n) ? " (HBM)" : "");
-		case_table(o, sides, n, suites[t]);
-		measured = 0;
-		for (size_t s = 0; s < n && !measured; s++)
-			json_object_foreach(sides[s].records, k, v)
-				if (!strcmp(str(v, "suite"), suites[t]) && !strcmp(str(v, "status"), "ok")) {
-					measured = 1;
-					break;
-				}
-		if (!measured)
-			strbuf_addf(o, "<p class=\"bad\" id=\"none-%s\">No case of this suite measured a value: nothing to "
-				       "chart. Why each one did not:</p>\n", suites[t]);
-		else if (!strcmp(suites[t], "collectives"))
-			chart_coll(o, sides, n);
-		else
-			chart_bars(o, sides, n, suites[t]);
-		if (!strcmp(suites[t], "collectives"))
-			coll_tables(o, sides, n);
-		if (measured && !strcmp(suites[t], "collectives"))
-			heatmap_pairs(o, sides, n);
-		/* the cases that did not measure, each with its reason: failed in red, skipped less prominent */
-		{
-			struct strbuf items = STRBUF_INIT;
-
-			for (int pass = 0; pass < 2; pass++) /* failures first */
-				for (size_t s = 0; s < n; s++)
-					json_object_foreach(sides[s].records, k, v)
-						if (!strcmp(str(v, "suite"), suites[t]) && strcmp(str(v, "status"), "ok") &&
-						    is_failure(str(v, "status")) == !pass)
-							not_ok_item(&items, n > 1 ? sides[s].label : NULL, NULL, str(v, "case"),
-								    str(v, "status"), compare_case_reason(v));
-			if (items.len) {
-				strbuf_addf(o, "<ul class=\"not-ok\" id=\"not-ok-%s\">", suites[t]);
-				strbuf_add(o, items.buf, items.len);
-				strbuf_addstr(o, "</ul>\n");
-			}
-			strbuf_release(&items);
-		}
-		/* an env_matrix: each run's cases with their cells side by side */
-		for (size_t s = 0; s < n; s++) {
-			json_t *arr = json_array(), *groups, *g, *row, *cell, *val;
-			size_t gi, r, j;
-
-			json_object_foreach(sides[s].records, k, v)
-				if (!strcmp(str(v, "suite"), suites[t]))
-					json_array_append(arr, v);
-			groups = compare_env_cells(arr);
-			json_array_foreach(groups, gi, g) {
-				strbuf_addf(o, "<div class=\"scroll\"><table class=\"cells\" id=\"cells-%s-%zu\"><caption>", suites[t], s);
-				if (n > 1) {
-					esc_html(o, sides[s].label);
-					strbuf_addstr(o, ": ");
-				}
-				strbuf_addstr(o, "by env cell (");
-				esc_html(o, str(g, "unit"));
-				strbuf_addstr(o, ")</caption>\n<tr><th>case</th>");
-				json_array_foreach(json_object_get(g, "cells"), j, cell) {
-					strbuf_addstr(o, "<th><code>");
-					esc_html(o, json_string_value(cell));
-					strbuf_addstr(o, "</code></th>");
-				}
-				strbuf_addstr(o, "</tr>\n");
-				json_array_foreach(json_object_get(g, "rows"), r, row) {
-					strbuf_addstr(o, "<tr><td><code>");
-					esc_html(o, str(row, "case"));
-					strbuf_addstr(o, "</code></td>");
-					json_array_foreach(json_object_get(row, "values"), j, val) {
-						strbuf_addstr(o, "<td class=\"num\">");
-						if (json_is_number(val))
-							num(o, val, "%.4g");
-						else
-							strbuf_addstr(o, "&ndash;");
-						strbuf_addstr(o, "</td>");
-					}
-					strbuf_addstr(o, "</tr>\n");
-				}
-				strbuf_addstr(o, "</table></div>\n");
-			}
-			json_decref(groups);
-			json_decref(arr);
-		}
-		if (!strcmp(suites[t], "training"))
-			for (size_t s = 0; s < n; s++)
-				json_object_foreach(sides[s].records, k, v)
-					if (!strcmp(str(v, "suite"), "training") && json_is_number(json_object_get(json_object_get(v, "extra"), "mfu"))) {
-						strbuf_addstr(o, "<p class=\"mfu\">");
-						esc_html(o, sides[s].label);
-						strbuf_addstr(o, " &middot; ");
-						esc_html(o, str(v, "case"));
-						strbuf_addf(o, ": MFU %.1f%%</p>\n",
-							    100 * json_number_value(json_object_get(json_object_get(v, "extra"), "mfu")));
-					}
-	}
+	for (size_t s = 0; s < n; s++)
+		report_run(o, &sides[s], s);
+	for (size_t t = 0; t < sizeof(suites) / sizeof(*suites); t++)
+		if (suite_has(sides, n, suites[t], 0))
+			report_suite(o, sides, n, suites[t], titles[t]);
 	cost_table(o, sides, n);
 	if (cmp) {
 		strbuf_addstr(o, "<h2>Comparison with the first run</h2>\n");
