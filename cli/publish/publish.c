@@ -1313,15 +1313,6 @@ static void pub_files_init(struct pub_files *f, const struct pub *p)
 	f->tmp = xstrfmt(".%s.%ld.tmp", f->base, (long)getpid());
 }
 
-static void pub_files_release(struct pub_files *f)
-{
-	free(f->dir);
-	free(f->base);
-	free(f->env_base);
-	free(f->env_rel);
-	free(f->tmp);
-}
-
 /* An existing file at the bundle's place: the same bundle again is a no-op (0); a link or other contents fail */
 static int pub_check_existing(const struct publish_ctx *c, const struct pub *p, int dfd, const char *base)
 {
@@ -1412,19 +1403,13 @@ cleanup:
 	if (dfd >= 0)
 		close(dfd);
 	written_release(&w);
-	pub_files_release(&f);
+	free(f.dir);
+	free(f.base);
+	free(f.env_base);
+	free(f.env_rel);
+	free(f.tmp);
 	free(msg);
 	return err;
-}
-
-static void pub_release(struct pub *p)
-{
-	free(p->run);
-	free(p->keyid);
-	free(p->name);
-	free(p->channel);
-	free(p->rel);
-	bundle_verify_result_release(&p->vr);
 }
 
 int publish_bundles(size_t *out_new, const char *repo, const char *const *bundles, size_t n, char *const *keys,
@@ -1464,8 +1449,14 @@ cleanup:
 		git_libgit2_shutdown();
 	if (c.repofd >= 0)
 		close(c.repofd); /* and the lock with it */
-	for (size_t i = 0; i < n; i++)
-		pub_release(&p[i]);
+	for (size_t i = 0; i < n; i++) {
+		free(p[i].run);
+		free(p[i].keyid);
+		free(p[i].name);
+		free(p[i].channel);
+		free(p[i].rel);
+		bundle_verify_result_release(&p[i].vr);
+	}
 	free(p);
 	return err;
 }
