@@ -648,132 +648,189 @@ static void case_table(struct strbuf *o, const struct compare_side *sides, size_
 	strbuf_addstr(o, "</tbody></table></div>\n");
 }
 
+/* The 1-2-5 step for about nticks intervals up to vmax, and the top of the axis: the first step at or above it */
+static void axis_top(double *step, double *top, double vmax, int nticks)
+{
+	*step = nice_step(vmax, nticks);
+	*top = ceil(vmax / *step - 1e-9) * *step;
+}
+
+/* One suite's bar chart: its cases, the datasheet peaks, the scale, and the geometry of a group of bars */
+struct bars {
+	const struct compare_side *sides;
+	size_t n;
+	const char *suite;
+	json_t *keys;  /* the cases that measured on some side, in order */
+	json_t *peaks; /* "DTYPE peak VALUE" -> the peak, in the records' unit */
+	const char *unit;
+	double vmax; /* the axis' end, in the records' unit */
+	double step, top; /* the ticks, in the unit of su */
+	char su[32];
+};
+
+static const double bars_label_w = 300, bars_plot_w = 560, bars_val_w = 100, bars_bar_h = 12, bars_gap = 8;
+
+/* only the cases that measured a value on some side: a failure is listed under the chart, never drawn */
+static void bars_keys(struct bars *c)
+{
+	json_t *seen = json_object(), *rec;
+	const char *k;
+
+	for (size_t i = 0; i < c->n; i++)
+		json_object_foreach(c->sides[i].records, k, rec)
+			if (!strcmp(str(rec, "suite"), c->suite) && !strcmp(str(rec, "status"), "ok") && !json_object_get(seen, k)) {
+				json_object_set_new(seen, k, json_true());
+				json_array_append_new(c->keys, json_string(k));
+			}
+	json_decref(seen);
+}
+
+/* the datasheet peak a measured record implies (its value over its percent of peak), named by dtype and value */
+static void bars_peak(struct bars *c, json_t *rec, double pct)
+{
+	struct strbuf pk = STRBUF_INIT;
+	double peak = json_number_value(json_object_get(rec, "value")) * 100 / pct;
+
+	strbuf_addf(&pk, "%s peak ", str(json_object_get(rec, "params"), "dtype"));
+	fmt_value(&pk, peak, str(rec, "unit"));
+	json_object_set_new(c->peaks, pk.buf, json_real(peak));
+	strbuf_release(&pk);
+}
+
+/* the cases, the peaks and the largest value drawn (a whisker's end or a peak), then the axis in the unit a
+ * person reads (GFLOP/s rather than 0.001 TFLOP/s), ticks on 1-2-5 steps */
+static void bars_scale(struct bars *c)
+{
+	json_t *pmaps = json_array(), *rec, *v;
+	const char *k;
+	size_t i;
+	double lo, hi, vmax = 0, k_unit;
+
+	bars_keys(c);
+	for (size_t s = 0; s < c->n; s++)
+		json_array_append_new(pmaps, peak_map(&c->sides[s], c->suite));
+	json_array_foreach(c->keys, i, v)
+		for (size_t s = 0; s < c->n; s++) {
+			double pct;
+
+			if (!(rec = json_object_get(c->sides[s].records, json_string_value(v))) || strcmp(str(rec, "status"), "ok"))
+				continue;
+			c->unit = *str(rec, "unit") ? str(rec, "unit") : c->unit;
+			metric_range(&lo, &hi, rec);
+			vmax = fmax(vmax, hi);
+			if ((pct = json_number_value(json_object_get(json_array_get(pmaps, s), str(rec, "case")))) > 0)
+				bars_peak(c, rec, pct);
+		}
+	json_object_foreach(c->peaks, k, v)
+		vmax = fmax(vmax, json_real_value(v));
+	if (vmax <= 0)
+		vmax = 1;
+	k_unit = unit_scale(vmax, c->unit, c->su, sizeof(c->su));
+	axis_top(&c->step, &c->top, vmax * k_unit, 5);
+	c->vmax = c->top / k_unit;
+	json_decref(pmaps);
+}
+
+/* the value axis: grid lines and ticks, the unit under them, and the dashed peaks */
+static void bars_axis(struct strbuf *o, const struct bars *c, double h)
+{
+	const char *k;
+	json_t *v;
+
+	for (int t = 0; t * c->step <= c->top * (1 + 1e-9); t++) {
+		double x = bars_label_w + bars_plot_w * t * c->step / c->top;
+
+		strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"grid\"/>"
+			       "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%g</text>", x, x, h - 28, x, h - 16,
+			    t * c->step);
+	}
+	strbuf_addf(o, "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">", bars_label_w + bars_plot_w / 2, h - 3);
+	esc_html(o, c->su);
+	strbuf_addstr(o, "</text>");
+	json_object_foreach(c->peaks, k, v) {
+		double x = bars_label_w + bars_plot_w * json_real_value(v) / c->vmax;
+
+		strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"peak\"/><text x=\"%.1f\" y=\"10\" "
+			       "class=\"tick\" text-anchor=\"end\">", x, x, h - 28, x - 3);
+		esc_html(o, k);
+		strbuf_addstr(o, "</text>");
+	}
+}
+
+/* a side's bar at y: the value with its 5th-95th percentile whisker and the value past it; no bar for a case that
+ * did not measure: the word, and the reason on hover */
+static void bars_bar(struct strbuf *o, const struct bars *c, size_t s, json_t *rec, double y)
+{
+	double val, lo, hi;
+
+	if (strcmp(str(rec, "status"), "ok")) {
+		strbuf_addf(o, "<text x=\"%.0f\" y=\"%.1f\" class=\"failtxt\">", bars_label_w + 4, y + bars_bar_h - 3);
+		esc_html(o, str(rec, "status"));
+		strbuf_addstr(o, "<title>");
+		esc_html(o, c->sides[s].label);
+		strbuf_addstr(o, ": ");
+		esc_html(o, compare_case_reason(rec));
+		strbuf_addstr(o, "</title></text>");
+		return;
+	}
+	val = json_number_value(json_object_get(rec, "value"));
+	metric_range(&lo, &hi, rec);
+	strbuf_addf(o, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", bars_label_w, y + 1,
+		    bars_plot_w * val / c->vmax, bars_bar_h - 2, palette[s % 6]);
+	esc_html(o, c->sides[s].label);
+	strbuf_addf(o, ": %.4g (5th-95th percentile %.4g-%.4g)</title></rect>", val, lo, hi);
+	strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"wk\"/>", bars_label_w + bars_plot_w * lo / c->vmax,
+		    bars_label_w + bars_plot_w * hi / c->vmax, y + bars_bar_h / 2, y + bars_bar_h / 2);
+	/* the value at the bar's end, past its whisker */
+	strbuf_addf(o, "<text x=\"%.1f\" y=\"%.1f\" class=\"barval\">",
+		    bars_label_w + bars_plot_w * fmin(fmax(val, hi), c->vmax) / c->vmax + 4, y + bars_bar_h - 2);
+	fmt_value(o, val, str(rec, "unit"));
+	strbuf_addstr(o, "</text>");
+}
+
+/* one case's group, row `row`: its label (the case key less its suite), then a bar per side */
+static void bars_case(struct strbuf *o, const struct bars *c, const char *key, size_t row)
+{
+	double y0 = (double)row * ((double)c->n * bars_bar_h + bars_gap) + 14;
+	json_t *rec;
+
+	strbuf_addf(o, "<text x=\"%.0f\" y=\"%.1f\" class=\"lbl\" text-anchor=\"end\">", bars_label_w - 6,
+		    y0 + (double)c->n * bars_bar_h / 2 + 4);
+	esc_html(o, strchr(key, ' ') ? strchr(key, ' ') + 1 : key);
+	strbuf_addstr(o, "</text>");
+	for (size_t s = 0; s < c->n; s++)
+		if ((rec = json_object_get(c->sides[s].records, key)))
+			bars_bar(o, c, s, rec, y0 + (double)s * bars_bar_h);
+}
+
 /* Horizontal bars: one group per case (in the first side's order, then the others'), one bar per side, a
  * whisker from the 5th to the 95th percentile of the samples, and dashed lines at the datasheet peaks. */
 static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite)
 {
-	json_t *keys = json_array(), *seen = json_object(), *peaks = json_object(), *pmaps = json_array(), *rec, *v;
-	const char *k, *unit = "";
-	size_t i, nk, row = 0;
-	double vmax = 0, lo, hi, k_unit, step, top;
-	const double label_w = 300, plot_w = 560, val_w = 100, bar_h = 12, gap = 8;
-	char su[32];
+	struct bars c = { .sides = sides, .n = n, .suite = suite, .keys = json_array(), .peaks = json_object(), .unit = "" };
+	size_t i;
+	json_t *v;
+	double h;
 
-	/* only the cases that measured a value on some side: a failure is listed under the chart, never drawn */
-	for (i = 0; i < n; i++)
-		json_object_foreach(sides[i].records, k, rec)
-			if (!strcmp(str(rec, "suite"), suite) && !strcmp(str(rec, "status"), "ok") && !json_object_get(seen, k)) {
-				json_object_set_new(seen, k, json_true());
-				json_array_append_new(keys, json_string(k));
-			}
-	nk = json_array_size(keys);
-	for (size_t s = 0; s < n; s++)
-		json_array_append_new(pmaps, peak_map(&sides[s], suite));
-	json_array_foreach(keys, i, v)
-		for (size_t s = 0; s < n; s++) {
-			double pct;
-
-			if (!(rec = json_object_get(sides[s].records, json_string_value(v))) || strcmp(str(rec, "status"), "ok"))
-				continue;
-			unit = *str(rec, "unit") ? str(rec, "unit") : unit;
-			metric_range(&lo, &hi, rec);
-			vmax = fmax(vmax, hi);
-			if ((pct = json_number_value(json_object_get(json_array_get(pmaps, s), str(rec, "case")))) > 0) {
-				struct strbuf pk = STRBUF_INIT;
-				double peak = json_number_value(json_object_get(rec, "value")) * 100 / pct;
-
-				strbuf_addf(&pk, "%s peak ", str(json_object_get(rec, "params"), "dtype"));
-				fmt_value(&pk, peak, str(rec, "unit"));
-				json_object_set_new(peaks, pk.buf, json_real(peak));
-				strbuf_release(&pk);
-			}
-		}
-	json_object_foreach(peaks, k, v)
-		vmax = fmax(vmax, json_real_value(v));
-	if (vmax <= 0)
-		vmax = 1;
-	/* the axis in the unit a person reads (GFLOP/s rather than 0.001 TFLOP/s), ticks on 1-2-5 steps */
-	k_unit = unit_scale(vmax, unit, su, sizeof(su));
-	step = nice_step(vmax * k_unit, 5);
-	top = ceil(vmax * k_unit / step - 1e-9) * step;
-	vmax = top / k_unit;
-	{
-		double h = (double)nk * ((double)n * bar_h + gap) + 40;
-
-		strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-");
-		esc_html(o, suite);
-		strbuf_addf(o, "\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\" "
-			       "aria-label=\"", label_w + plot_w + val_w, h);
-		esc_html(o, suite);
-		strbuf_addstr(o, " headline per case\">");
-		for (int t = 0; t * step <= top * (1 + 1e-9); t++) {
-			double x = label_w + plot_w * t * step / top;
-
-			strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"grid\"/>"
-				       "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%g</text>", x, x, h - 28, x, h - 16,
-				    t * step);
-		}
-		strbuf_addf(o, "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">", label_w + plot_w / 2, h - 3);
-		esc_html(o, su);
-		strbuf_addstr(o, "</text>");
-		json_object_foreach(peaks, k, v) {
-			double x = label_w + plot_w * json_real_value(v) / vmax;
-
-			strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"peak\"/><text x=\"%.1f\" y=\"10\" "
-				       "class=\"tick\" text-anchor=\"end\">", x, x, h - 28, x - 3);
-			esc_html(o, k);
-			strbuf_addstr(o, "</text>");
-		}
-		json_array_foreach(keys, i, v) {
-			double y0 = (double)row * ((double)n * bar_h + gap) + 14;
-
-			strbuf_addf(o, "<text x=\"%.0f\" y=\"%.1f\" class=\"lbl\" text-anchor=\"end\">", label_w - 6, y0 + (double)n * bar_h / 2 + 4);
-			esc_html(o, strchr(json_string_value(v), ' ') ? strchr(json_string_value(v), ' ') + 1 : json_string_value(v));
-			strbuf_addstr(o, "</text>");
-			for (size_t s = 0; s < n; s++) {
-				double y = y0 + (double)s * bar_h, val;
-
-				if (!(rec = json_object_get(sides[s].records, json_string_value(v))))
-					continue;
-				if (strcmp(str(rec, "status"), "ok")) { /* no bar: the word, and the reason on hover */
-					strbuf_addf(o, "<text x=\"%.0f\" y=\"%.1f\" class=\"failtxt\">", label_w + 4, y + bar_h - 3);
-					esc_html(o, str(rec, "status"));
-					strbuf_addstr(o, "<title>");
-					esc_html(o, sides[s].label);
-					strbuf_addstr(o, ": ");
-					esc_html(o, compare_case_reason(rec));
-					strbuf_addstr(o, "</title></text>");
-					continue;
-				}
-				val = json_number_value(json_object_get(rec, "value"));
-				metric_range(&lo, &hi, rec);
-				strbuf_addf(o, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", label_w, y + 1,
-					    plot_w * val / vmax, bar_h - 2, palette[s % 6]);
-				esc_html(o, sides[s].label);
-				strbuf_addf(o, ": %.4g (5th-95th percentile %.4g-%.4g)</title></rect>", val, lo, hi);
-				strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"wk\"/>", label_w + plot_w * lo / vmax,
-					    label_w + plot_w * hi / vmax, y + bar_h / 2, y + bar_h / 2);
-				/* the value at the bar's end, past its whisker */
-				strbuf_addf(o, "<text x=\"%.1f\" y=\"%.1f\" class=\"barval\">", label_w + plot_w * fmin(fmax(val, hi), vmax) / vmax + 4,
-					    y + bar_h - 2);
-				fmt_value(o, val, str(rec, "unit"));
-				strbuf_addstr(o, "</text>");
-			}
-			row++;
-		}
-		strbuf_addstr(o, "</svg></div>\n");
-	}
-	json_decref(keys);
-	json_decref(seen);
-	json_decref(peaks);
-	json_decref(pmaps);
+	bars_scale(&c);
+	h = (double)json_array_size(c.keys) * ((double)n * bars_bar_h + bars_gap) + 40;
+	strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-");
+	esc_html(o, suite);
+	strbuf_addf(o, "\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\" "
+		       "aria-label=\"", bars_label_w + bars_plot_w + bars_val_w, h);
+	esc_html(o, suite);
+	strbuf_addstr(o, " headline per case\">");
+	bars_axis(o, &c, h);
+	json_array_foreach(c.keys, i, v)
+		bars_case(o, &c, json_string_value(v), i);
+	strbuf_addstr(o, "</svg></div>\n");
+	json_decref(c.keys);
+	json_decref(c.peaks);
 }
 
 static const char *op_palette[] = { "#0b7a75", "#d1495b", "#edae49", "#5c4d7d", "#00798c", "#8c564b", "#30638e" };
 static const char *run_dashes[] = { "", "7 4", "2 3", "9 3 2 3", "1 5", "12 6" };
 
-/* Collectives: bus bandwidth against message size on a log2 axis, one line per run, op and placement: the op
- * its colour (a palette of its own, not the runs'), the run its dash; in-place thinner than out-of-place. */
 /* A collectives record's op as its line and table are named: "all_reduce", or "all_reduce g2.1" for group 1 of the
  * groups of 2 ranks (group_sizes). NULL for the point-to-point pairs (the heat maps draw them). Caller frees. */
 static char *coll_op_label(json_t *p)
@@ -786,127 +843,181 @@ static char *coll_op_label(json_t *p)
 	return xstrdup(str(p, "op"));
 }
 
-static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_t n)
+/* The collectives chart: its series ("RUN OP [PLACEMENT]" -> run, op, in_place and points [log2 bytes, GB/s]),
+ * its ops (op -> its colour's index, in order of appearance) and its scale */
+struct coll_chart {
+	json_t *series, *ops;
+	double xmin, xmax, ymax, step, top;
+};
+
+static const double coll_w = 760, coll_h = 300, coll_l = 56, coll_b = 36;
+
+static double coll_x(const struct coll_chart *c, double log2_bytes)
 {
-	json_t *series = json_object(), *ops = json_object(), *rec, *v;
+	return coll_l + (coll_w - coll_l) * (log2_bytes - c->xmin) / (c->xmax - c->xmin);
+}
+
+static double coll_y(const struct coll_chart *c, double v)
+{
+	return (coll_h - coll_b) - (coll_h - coll_b - 10) * v / c->top;
+}
+
+/* one measured record of a run into its series, widening the scale */
+static void coll_add(struct coll_chart *c, const char *label, size_t s, json_t *rec, const char *op)
+{
+	json_t *p = json_object_get(rec, "params"), *se;
+	double bytes = json_number_value(json_object_get(p, "bytes"));
+	char *name = xstrfmt("%s %s%s%s", label, op, *str(p, "placement") ? " " : "", str(p, "placement"));
+
+	if (!json_object_get(c->ops, str(p, "op")))
+		json_object_set_new(c->ops, str(p, "op"), json_integer((json_int_t)json_object_size(c->ops)));
+	if (!(se = json_object_get(c->series, name))) {
+		se = json_pack("{s:i, s:s, s:b, s:[]}", "run", (int)s, "op", str(p, "op"), "in_place",
+			       !strcmp(str(p, "placement"), "in-place"), "pts");
+		json_object_set_new(c->series, name, se);
+	}
+	json_array_append_new(json_object_get(se, "pts"), json_pack("[f, f]", log2(bytes), json_number_value(json_object_get(rec, "value"))));
+	c->xmin = fmin(c->xmin, log2(bytes));
+	c->xmax = fmax(c->xmax, log2(bytes));
+	c->ymax = fmax(c->ymax, json_number_value(json_object_get(rec, "value")));
+	free(name);
+}
+
+/* every measured collective (not the point-to-point pairs) of every run */
+static void coll_collect(struct coll_chart *c, const struct compare_side *sides, size_t n)
+{
 	const char *k;
-	double xmin = 1e300, xmax = 0, ymax = 0, step, top;
-	const double w = 760, h = 300, l = 56, b = 36;
+	json_t *rec;
 
 	for (size_t s = 0; s < n; s++)
 		json_object_foreach(sides[s].records, k, rec) {
-			json_t *p = json_object_get(rec, "params"), *se;
-			double bytes = json_number_value(json_object_get(p, "bytes"));
-			char *name, *op;
+			json_t *p = json_object_get(rec, "params");
+			char *op;
 
-			if (strcmp(str(rec, "suite"), "collectives") || strcmp(str(rec, "status"), "ok") || bytes <= 0 ||
-			    !(op = coll_op_label(p)))
+			if (strcmp(str(rec, "suite"), "collectives") || strcmp(str(rec, "status"), "ok") ||
+			    json_number_value(json_object_get(p, "bytes")) <= 0 || !(op = coll_op_label(p)))
 				continue;
-			name = xstrfmt("%s %s%s%s", sides[s].label, op, *str(p, "placement") ? " " : "", str(p, "placement"));
+			coll_add(c, sides[s].label, s, rec, op);
 			free(op);
-			if (!json_object_get(ops, str(p, "op")))
-				json_object_set_new(ops, str(p, "op"), json_integer((json_int_t)json_object_size(ops)));
-			if (!(se = json_object_get(series, name))) {
-				se = json_pack("{s:i, s:s, s:b, s:[]}", "run", (int)s, "op", str(p, "op"), "in_place",
-					       !strcmp(str(p, "placement"), "in-place"), "pts");
-				json_object_set_new(series, name, se);
-			}
-			json_array_append_new(json_object_get(se, "pts"),
-					      json_pack("[f, f]", log2(bytes), json_number_value(json_object_get(rec, "value"))));
-			xmin = fmin(xmin, log2(bytes));
-			xmax = fmax(xmax, log2(bytes));
-			ymax = fmax(ymax, json_number_value(json_object_get(rec, "value")));
-			free(name);
 		}
-	if (!json_object_size(series)) {
-		json_decref(series);
-		json_decref(ops);
-		return;
-	}
-	if (xmax <= xmin)
-		xmax = xmin + 1;
-	step = nice_step(ymax > 0 ? ymax : 1, 4);
-	top = ceil((ymax > 0 ? ymax : 1) / step - 1e-9) * step;
-	strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-collectives\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" "
-		       "preserveAspectRatio=\"xMinYMin meet\" role=\"img\" aria-label=\"bus bandwidth against message size\">",
-		    w + 200, h);
-	for (int t = 0; t * step <= top * (1 + 1e-9); t++) {
-		double y = (h - b) - (h - b - 10) * t * step / top;
+}
+
+/* a power of two for a person: 4K, 16M, 1G */
+static void bytes_pow2(struct strbuf *o, double by)
+{
+	if (by >= 1 << 30)
+		strbuf_addf(o, "%.0fG", by / (1 << 30));
+	else if (by >= 1 << 20)
+		strbuf_addf(o, "%.0fM", by / (1 << 20));
+	else if (by >= 1 << 10)
+		strbuf_addf(o, "%.0fK", by / (1 << 10));
+	else
+		strbuf_addf(o, "%.0f", by);
+}
+
+/* bandwidth ticks up the side, message sizes along the foot (at most about 8), and what the axes are */
+static void coll_axes(struct strbuf *o, const struct coll_chart *c)
+{
+	for (int t = 0; t * c->step <= c->top * (1 + 1e-9); t++) {
+		double y = (coll_h - coll_b) - (coll_h - coll_b - 10) * t * c->step / c->top;
 
 		strbuf_addf(o, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/><text x=\"%.0f\" y=\"%.1f\" "
-			       "class=\"tick\" text-anchor=\"end\">%g</text>", l, w, y, y, l - 4, y + 4, t * step);
+			       "class=\"tick\" text-anchor=\"end\">%g</text>", coll_l, coll_w, y, y, coll_l - 4, y + 4, t * c->step);
 	}
-	for (double e = ceil(xmin); e <= xmax; e += fmax(1, floor((xmax - xmin) / 8))) {
-		double x = l + (w - l) * (e - xmin) / (xmax - xmin), by = pow(2, e);
+	for (double e = ceil(c->xmin); e <= c->xmax; e += fmax(1, floor((c->xmax - c->xmin) / 8))) {
+		double x = coll_x(c, e);
 
 		strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"10\" y2=\"%.0f\" class=\"grid\"/><text x=\"%.1f\" y=\"%.0f\" "
-			       "class=\"tick\" text-anchor=\"middle\">", x, x, h - b, x, h - b + 14);
-		if (by >= 1 << 30)
-			strbuf_addf(o, "%.0fG", by / (1 << 30));
-		else if (by >= 1 << 20)
-			strbuf_addf(o, "%.0fM", by / (1 << 20));
-		else if (by >= 1 << 10)
-			strbuf_addf(o, "%.0fK", by / (1 << 10));
-		else
-			strbuf_addf(o, "%.0f", by);
+			       "class=\"tick\" text-anchor=\"middle\">", x, x, coll_h - coll_b, x, coll_h - coll_b + 14);
+		bytes_pow2(o, pow(2, e));
 		strbuf_addstr(o, "</text>");
 	}
 	strbuf_addf(o, "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">message size (bytes, log2) &mdash; "
-		       "bus bandwidth GB/s</text>", (l + w) / 2, h - 4);
-	json_object_foreach(series, k, v) {
-		json_t *pts = json_object_get(v, "pts"), *q;
-		size_t i, m = json_array_size(pts), run = (size_t)json_integer_value(json_object_get(v, "run"));
-		size_t op = (size_t)json_integer_value(json_object_get(ops, str(v, "op")));
-		double (*pt)[2] = xmalloc((m ? m : 1) * sizeof(*pt));
+		       "bus bandwidth GB/s</text>", (coll_l + coll_w) / 2, coll_h - 4);
+}
 
-		json_array_foreach(pts, i, q) {
-			pt[i][0] = json_number_value(json_array_get(q, 0));
-			pt[i][1] = json_number_value(json_array_get(q, 1));
+/* one series' line, its points by size: the op its colour, the run its dash, in-place thinner */
+static void coll_line(struct strbuf *o, const struct coll_chart *c, const char *name, json_t *v)
+{
+	json_t *pts = json_object_get(v, "pts"), *q;
+	size_t i, m = json_array_size(pts), run = (size_t)json_integer_value(json_object_get(v, "run"));
+	size_t op = (size_t)json_integer_value(json_object_get(c->ops, str(v, "op")));
+	double (*pt)[2] = xmalloc((m ? m : 1) * sizeof(*pt));
+
+	json_array_foreach(pts, i, q) {
+		pt[i][0] = json_number_value(json_array_get(q, 0));
+		pt[i][1] = json_number_value(json_array_get(q, 1));
+	}
+	for (i = 1; i < m; i++) /* by size */
+		for (size_t j = i; j > 0 && pt[j - 1][0] > pt[j][0]; j--) {
+			double t0 = pt[j][0], t1 = pt[j][1];
+
+			pt[j][0] = pt[j - 1][0], pt[j][1] = pt[j - 1][1];
+			pt[j - 1][0] = t0, pt[j - 1][1] = t1;
 		}
-		for (i = 1; i < m; i++) /* by size */
-			for (size_t j = i; j > 0 && pt[j - 1][0] > pt[j][0]; j--) {
-				double t0 = pt[j][0], t1 = pt[j][1];
+	strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\" data-op=\"",
+		    op_palette[op % 7], json_is_true(json_object_get(v, "in_place")) ? "1.2" : "2.2", run_dashes[run % 6]);
+	esc_html(o, str(v, "op"));
+	strbuf_addf(o, "\" data-run=\"%zu\" points=\"", run);
+	for (i = 0; i < m; i++)
+		strbuf_addf(o, "%s%.1f,%.1f", i ? " " : "", coll_x(c, pt[i][0]), coll_y(c, pt[i][1]));
+	strbuf_addstr(o, "\"><title>");
+	esc_html(o, name);
+	strbuf_addstr(o, "</title></polyline>");
+	free(pt);
+}
 
-				pt[j][0] = pt[j - 1][0], pt[j][1] = pt[j - 1][1];
-				pt[j - 1][0] = t0, pt[j - 1][1] = t1;
-			}
-		strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\" data-op=\"",
-			    op_palette[op % 7], json_is_true(json_object_get(v, "in_place")) ? "1.2" : "2.2", run_dashes[run % 6]);
-		esc_html(o, str(v, "op"));
-		strbuf_addf(o, "\" data-run=\"%zu\" points=\"", run);
-		for (i = 0; i < m; i++)
-			strbuf_addf(o, "%s%.1f,%.1f", i ? " " : "", l + (w - l) * (pt[i][0] - xmin) / (xmax - xmin),
-				    (h - b) - (h - b - 10) * pt[i][1] / top);
-		strbuf_addstr(o, "\"><title>");
+/* the legend: ops by colour, then runs by dash */
+static void coll_legend(struct strbuf *o, const struct coll_chart *c, const struct compare_side *sides, size_t n)
+{
+	size_t row = 0;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(c->ops, k, v) {
+		strbuf_addf(o, "<g class=\"legend-op\"><rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"10\" fill=\"%s\"/>"
+			       "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", coll_w + 10, 12 + 16.0 * (double)row,
+			    op_palette[json_integer_value(v) % 7], coll_w + 30, 21 + 16.0 * (double)row);
 		esc_html(o, k);
-		strbuf_addstr(o, "</title></polyline>");
-		free(pt);
+		strbuf_addstr(o, "</text></g>");
+		row++;
 	}
-	/* the legend: ops by colour, then runs by dash */
-	{
-		size_t row = 0;
+	for (size_t s = 0; s < n && n > 1; s++) {
+		strbuf_addf(o, "<g class=\"legend-run\"><line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#333\" "
+			       "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", coll_w + 10,
+			    coll_w + 26, 17 + 16.0 * (double)row, 17 + 16.0 * (double)row, run_dashes[s % 6], coll_w + 30,
+			    21 + 16.0 * (double)row);
+		esc_html(o, sides[s].label);
+		strbuf_addstr(o, "</text></g>");
+		row++;
+	}
+}
 
-		json_object_foreach(ops, k, v) {
-			strbuf_addf(o, "<g class=\"legend-op\"><rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"10\" fill=\"%s\"/>"
-				       "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10, 12 + 16.0 * (double)row,
-				    op_palette[json_integer_value(v) % 7], w + 30, 21 + 16.0 * (double)row);
-			esc_html(o, k);
-			strbuf_addstr(o, "</text></g>");
-			row++;
-		}
-		for (size_t s = 0; s < n && n > 1; s++) {
-			strbuf_addf(o, "<g class=\"legend-run\"><line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#333\" "
-				       "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10,
-				    w + 26, 17 + 16.0 * (double)row, 17 + 16.0 * (double)row, run_dashes[s % 6], w + 30,
-				    21 + 16.0 * (double)row);
-			esc_html(o, sides[s].label);
-			strbuf_addstr(o, "</text></g>");
-			row++;
-		}
-	}
+/* Collectives: bus bandwidth against message size on a log2 axis, one line per run, op and placement: the op
+ * its colour (a palette of its own, not the runs'), the run its dash; in-place thinner than out-of-place. */
+static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_t n)
+{
+	struct coll_chart c = { .series = json_object(), .ops = json_object(), .xmin = 1e300 };
+	const char *k;
+	json_t *v;
+
+	coll_collect(&c, sides, n);
+	if (!json_object_size(c.series))
+		goto cleanup;
+	if (c.xmax <= c.xmin)
+		c.xmax = c.xmin + 1;
+	axis_top(&c.step, &c.top, c.ymax > 0 ? c.ymax : 1, 4);
+	strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-collectives\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" "
+		       "preserveAspectRatio=\"xMinYMin meet\" role=\"img\" aria-label=\"bus bandwidth against message size\">",
+		    coll_w + 200, coll_h);
+	coll_axes(o, &c);
+	json_object_foreach(c.series, k, v)
+		coll_line(o, &c, k, v);
+	coll_legend(o, &c, sides, n);
 	strbuf_addstr(o, "</svg></div>\n");
-	json_decref(series);
-	json_decref(ops);
+cleanup:
+	json_decref(c.series);
+	json_decref(c.ops);
 }
 
 static int cmp_rec_bytes(const void *a, const void *b)
