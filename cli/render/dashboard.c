@@ -505,8 +505,7 @@ static void chart_caption(struct strbuf *o, const struct dchart *c)
 	esc_html(o, c->machine);
 	strbuf_addstr(o, "\"><figcaption><strong>");
 	esc_html(o, c->machine);
-	strbuf_addstr(o, "</strong></figcaption>\n");
-	strbuf_addstr(o, "<p class=\"last\">");
+	strbuf_addstr(o, "</strong></figcaption>\n<p class=\"last\">"); /* and the last nightly point, written out */
 	if (*c->last) {
 		strbuf_addstr(o, "latest nightly ");
 		esc_html(o, c->last);
