@@ -1200,165 +1200,255 @@ cleanup:
 }
 
 
+/* One publish call's state, shared by its steps: the locked repository and the history read from it. */
+struct publish_ctx {
+	const char *repo;
+	char *const *keys;
+	int repofd; /* open on repo and holding its lock; -1 before */
+	git_repository *r;
+	int git_up;
+	struct hist hist;
+	int hist_up; /* hist read (once per call, on the first new bundle) */
+};
+
+/* a member read by the verifying pass, parsed ("" when absent): a new reference */
+static json_t *member_json(json_t *members, const char *name)
+{
+	const char *text = json_string_value(json_object_get(members, name));
+
+	return json_loads(text ? text : "", 0, NULL);
+}
+
+static char *json_strdup(json_t *o, const char *k)
+{
+	return xstrdup(json_string_value(json_object_get(o, k)) ? json_string_value(json_object_get(o, k)) : "");
+}
+
+/* an incomplete run is refused (its status.json, among the members the verifying pass read) */
+static int pub_check_complete(const char *bundle, json_t *members)
+{
+	json_t *st = member_json(members, "status.json");
+	json_t *h = compare_run_health(st);
+	int err = 0;
+
+	if (json_is_true(json_object_get(h, "incomplete")))
+		err = bench_error_set(BENCH_E_SUITE, "'%s': the run is incomplete (%s%s, %lld case(s) pending, %lld "
+				      "interrupted); complete it with 'bench run --resume' and pack it again, or pass "
+				      "--allow-incomplete to publish it marked as such; nothing was published", bundle,
+				      st ? "state " : "no status.json", st ? json_string_value(json_object_get(h, "state")) : "",
+				      (long long)json_integer_value(json_object_get(json_object_get(h, "counts"), "pending")),
+				      (long long)json_integer_value(json_object_get(json_object_get(h, "counts"), "interrupted")));
+	json_decref(h);
+	json_decref(st);
+	return err;
+}
+
+/* Step 1 for one bundle: it verifies, its run is complete (or allow_incomplete), and its name and channel are
+ * safe path components. plan.json and status.json come from the verifying pass itself. */
+static int pub_verify(struct pub *p, const char *bundle, char *const *keys, const struct bundle_limits *lim,
+		      int allow_incomplete)
+{
+	static const char *const names[] = { "plan.json", "status.json", NULL };
+	struct bundle_members bm;
+	struct bundle_sink sink;
+	json_t *plan;
+	int err;
+
+	p->path = bundle;
+	bundle_members_init(&bm, &sink, names, (size_t)1 << 24);
+	if ((err = bundle_verify_read(&p->vr, bundle, NULL, keys, sign_home(), lim, &sink)) < 0) {
+		err = bench_error_set(BENCH_E_VERIFY, "'%s' does not verify (%s); nothing was published", bundle,
+				      bench_error_last());
+		goto cleanup;
+	}
+	p->keyid = xstrdup(p->vr.keyid);
+	p->run = xstrdup(p->vr.run);
+	plan = member_json(bm.out, "plan.json");
+	p->name = json_strdup(plan, "name");
+	p->channel = json_strdup(plan, "channel");
+	json_decref(plan);
+	if (!allow_incomplete && (err = pub_check_complete(bundle, bm.out)) < 0)
+		goto cleanup;
+	if (!safe_component(p->run) || !safe_component(p->name) || !safe_component(p->channel)) {
+		err = bench_error_set(BENCH_E_VERIFY, "'%s': run, manifest name or channel is not a plain name (%s, %s, %s); "
+				      "nothing was published", bundle, p->run ? p->run : "?", p->name, p->channel);
+		goto cleanup;
+	}
+	p->rel = xstrfmt("runs/%s/%s/%s.bench.tar.gz", p->name, p->channel, p->run);
+cleanup:
+	bundle_members_release(&bm);
+	return err;
+}
+
+/* Step 2: the repository, created on first use, locked: concurrent publishers queue here */
+static int pub_repo_open(struct publish_ctx *c)
+{
+	int err;
+
+	if ((err = mkdirs(c->repo)) < 0)
+		return err;
+	if ((c->repofd = open(c->repo, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", c->repo, strerror(errno));
+	while (flock(c->repofd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return bench_error_set(BENCH_E_IO, "cannot lock '%s': %s", c->repo, strerror(errno));
+	git_libgit2_init();
+	c->git_up = 1;
+	if (git_repository_open(&c->r, c->repo) < 0 && git_repository_init(&c->r, c->repo, 0) < 0)
+		return git_fail("cannot create a git repository", c->repo);
+	return exclude_site(c->r, c->repo);
+}
+
+/* the file names of one bundle in its directory runs/NAME/CHANNEL */
+struct pub_files {
+	char *dir, *base, *env_base, *env_rel, *tmp;
+};
+
+static void pub_files_init(struct pub_files *f, const struct pub *p)
+{
+	f->dir = xstrfmt("runs/%s/%s", p->name, p->channel);
+	f->base = xstrfmt("%s.bench.tar.gz", p->run);
+	f->env_base = xstrfmt("%s.intoto.jsonl", f->base);
+	f->env_rel = xstrfmt("%s.intoto.jsonl", p->rel);
+	f->tmp = xstrfmt(".%s.%ld.tmp", f->base, (long)getpid());
+}
+
+/* An existing file at the bundle's place: the same bundle again is a no-op (0); a link or other contents fail */
+static int pub_check_existing(const struct publish_ctx *c, const struct pub *p, int dfd, const char *base)
+{
+	struct stat st;
+
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return 1;
+	if (!S_ISREG(st.st_mode))
+		return bench_error_set(BENCH_E_FAIL, "'%s' in '%s' is a symbolic link or not a file; publish refuses "
+				       "to write through it", p->rel, c->repo);
+	if (!same_digest(dfd, base, p->vr.sha256))
+		return bench_error_set(BENCH_E_FAIL, "'%s' is already published with other contents (%s)", p->run, p->rel);
+	return 0;
+}
+
+/* the verified bundle and its envelope into their directory, the bundle through a temporary name */
+static int pub_write_bundle(const struct publish_ctx *c, const struct pub *p, int dfd, const struct pub_files *f)
+{
+	int err;
+
+	bundle_test_hook("publish", p->path);
+	unlinkat(dfd, f->tmp, 0);
+	if ((err = bundle_copy_verified(&p->vr, dfd, f->tmp)) < 0)
+		return err;
+	if ((err = write_at(dfd, f->env_rel, f->env_base, p->vr.envelope, p->vr.envelope_len)) < 0) {
+		unlinkat(dfd, f->tmp, 0);
+		return err;
+	}
+	if (renameat(dfd, f->tmp, dfd, f->base) < 0) {
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s/%s': %s", c->repo, p->rel, strerror(errno));
+		unlinkat(dfd, f->tmp, 0);
+		return err;
+	}
+	return 0;
+}
+
+/* the history, read once per call, from the summaries (made first where missing) */
+static int pub_hist_up(struct publish_ctx *c, const char *rel, struct written *w)
+{
+	int err = 0;
+
+	if (!c->hist_up) {
+		if ((err = summaries_migrate(c->repo, c->repofd, c->keys, rel, w)) == 0)
+			hist_load(&c->hist, c->repo);
+		c->hist_up = 1;
+	}
+	return err;
+}
+
+/* not published: the bundle (and its summary) does not stay in the work tree to pass for published next time */
+static void pub_unwrite(const struct publish_ctx *c, int dfd, const struct pub_files *f, const struct written *w)
+{
+	unlinkat(dfd, f->base, 0);
+	unlinkat(dfd, f->env_base, 0);
+	for (size_t k = 0; k < w->n; k++)
+		if (!strncmp(w->v[k], "summaries/", 10))
+			unlinkat(c->repofd, w->v[k], 0);
+}
+
+/* Step 3 for one bundle: one commit holding the bundle, its envelope and the site; *published 1 when new */
+static int pub_commit_one(struct publish_ctx *c, const struct pub *p, int *published)
+{
+	struct pub_files f;
+	struct written w = { NULL, 0, 0 };
+	char *msg = NULL;
+	int dfd = -1, err;
+
+	*published = 0;
+	pub_files_init(&f, p);
+	if ((err = open_dir_nofollow(&dfd, c->repofd, c->repo, f.dir)) < 0)
+		goto cleanup;
+	if ((err = pub_check_existing(c, p, dfd, f.base)) <= 0)
+		goto cleanup;
+	if ((err = pub_write_bundle(c, p, dfd, &f)) < 0)
+		goto cleanup;
+	written_add(&w, p->rel);
+	written_add(&w, f.env_rel);
+	msg = xstrfmt("publish %s (channel %s) signed by %s\n\nmanifest: %s\nbundle: %s\n", p->run, p->channel,
+		      p->keyid, p->name, p->rel);
+	if ((err = pub_hist_up(c, p->rel, &w)) < 0 ||
+	    (err = site_add(c->repo, c->repofd, c->keys, p->rel, p->vr.sha256, &w, &c->hist)) < 0 ||
+	    (err = commit_written(c->r, c->repo, &w, msg)) < 0) {
+		pub_unwrite(c, dfd, &f, &w);
+		goto cleanup;
+	}
+	*published = 1;
+cleanup:
+	if (dfd >= 0)
+		close(dfd);
+	written_release(&w);
+	free(f.dir);
+	free(f.base);
+	free(f.env_base);
+	free(f.env_rel);
+	free(f.tmp);
+	free(msg);
+	return err;
+}
+
 int publish_bundles(size_t *out_new, const char *repo, const char *const *bundles, size_t n, char *const *keys,
 		    int allow_incomplete)
 {
 	struct pub *p = xcalloc(n ? n : 1, sizeof(*p));
-	struct hist hist = { 0 };
-	int hist_up = 0;
+	struct publish_ctx c = { .repo = repo, .keys = keys, .repofd = -1 };
 	struct bundle_limits lim;
-	git_repository *r = NULL;
-	int err = 0, git_up = 0, repofd = -1;
+	int err = 0;
 
 	*out_new = 0;
 	bundle_limits_default(&lim);
 	for (size_t i = 0; i < n; i++)
 		p[i].vr.fd = -1;
-	/* 1. every bundle verifies, its run is complete (or allow_incomplete), and its name and channel are safe path
-	 * components; else nothing is touched. plan.json and status.json come from the verifying pass itself. */
+	/* 1. every bundle verifies, complete and safely named; else nothing is touched */
+	for (size_t i = 0; i < n; i++)
+		if ((err = pub_verify(&p[i], bundles[i], keys, &lim, allow_incomplete)) < 0)
+			goto cleanup;
+	/* 2. the repository, locked */
+	if ((err = pub_repo_open(&c)) < 0)
+		goto cleanup;
+	/* 3. one commit per new bundle */
 	for (size_t i = 0; i < n; i++) {
-		static const char *const names[] = { "plan.json", "status.json", NULL };
-		struct bundle_members bm;
-		struct bundle_sink sink;
-		json_t *plan;
+		int published;
 
-		p[i].path = bundles[i];
-		bundle_members_init(&bm, &sink, names, (size_t)1 << 24);
-		if ((err = bundle_verify_read(&p[i].vr, bundles[i], NULL, keys, sign_home(), &lim, &sink)) < 0) {
-			err = bench_error_set(BENCH_E_VERIFY, "'%s' does not verify (%s); nothing was published", bundles[i],
-					      bench_error_last());
-			bundle_members_release(&bm);
+		if ((err = pub_commit_one(&c, &p[i], &published)) < 0)
 			goto cleanup;
-		}
-		p[i].keyid = xstrdup(p[i].vr.keyid);
-		p[i].run = xstrdup(p[i].vr.run);
-		plan = json_loads(json_string_value(json_object_get(bm.out, "plan.json")) ?
-				  json_string_value(json_object_get(bm.out, "plan.json")) : "", 0, NULL);
-		p[i].name = xstrdup(json_string_value(json_object_get(plan, "name")) ? json_string_value(json_object_get(plan, "name")) : "");
-		p[i].channel = xstrdup(json_string_value(json_object_get(plan, "channel")) ? json_string_value(json_object_get(plan, "channel")) : "");
-		json_decref(plan);
-		if (!allow_incomplete) {
-			json_t *st = json_loads(json_string_value(json_object_get(bm.out, "status.json")) ?
-						json_string_value(json_object_get(bm.out, "status.json")) : "", 0, NULL);
-			json_t *h = compare_run_health(st);
-
-			if (json_is_true(json_object_get(h, "incomplete")))
-				err = bench_error_set(BENCH_E_SUITE, "'%s': the run is incomplete (%s%s, %lld case(s) pending, %lld "
-						      "interrupted); complete it with 'bench run --resume' and pack it again, or pass "
-						      "--allow-incomplete to publish it marked as such; nothing was published", bundles[i],
-						      st ? "state " : "no status.json", st ? json_string_value(json_object_get(h, "state")) : "",
-						      (long long)json_integer_value(json_object_get(json_object_get(h, "counts"), "pending")),
-						      (long long)json_integer_value(json_object_get(json_object_get(h, "counts"), "interrupted")));
-			json_decref(h);
-			json_decref(st);
-		}
-		bundle_members_release(&bm);
-		if (err)
-			goto cleanup;
-		if (!safe_component(p[i].run) || !safe_component(p[i].name) || !safe_component(p[i].channel)) {
-			err = bench_error_set(BENCH_E_VERIFY, "'%s': run, manifest name or channel is not a plain name (%s, %s, %s); "
-					      "nothing was published", bundles[i], p[i].run ? p[i].run : "?", p[i].name, p[i].channel);
-			goto cleanup;
-		}
-		p[i].rel = xstrfmt("runs/%s/%s/%s.bench.tar.gz", p[i].name, p[i].channel, p[i].run);
-	}
-	/* 2. the repository, created on first use, locked: concurrent publishers queue here */
-	if ((err = mkdirs(repo)) < 0)
-		goto cleanup;
-	if ((repofd = open(repo, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", repo, strerror(errno));
-		goto cleanup;
-	}
-	while (flock(repofd, LOCK_EX) < 0)
-		if (errno != EINTR) {
-			err = bench_error_set(BENCH_E_IO, "cannot lock '%s': %s", repo, strerror(errno));
-			goto cleanup;
-		}
-	git_libgit2_init();
-	git_up = 1;
-	if (git_repository_open(&r, repo) < 0 && git_repository_init(&r, repo, 0) < 0) {
-		err = git_fail("cannot create a git repository", repo);
-		goto cleanup;
-	}
-	if ((err = exclude_site(r, repo)) < 0)
-		goto cleanup;
-	/* 3. one commit per new bundle, holding that bundle, its envelope and the site */
-	for (size_t i = 0; i < n; i++) {
-		char *dir = xstrfmt("runs/%s/%s", p[i].name, p[i].channel), *base = xstrfmt("%s.bench.tar.gz", p[i].run);
-		char *env_base = xstrfmt("%s.intoto.jsonl", base), *env_rel = xstrfmt("%s.intoto.jsonl", p[i].rel);
-		char *tmp = xstrfmt(".%s.%ld.tmp", base, (long)getpid()), *msg = NULL;
-		struct written w = { NULL, 0, 0 };
-		struct stat st;
-		int dfd = -1;
-
-		if ((err = open_dir_nofollow(&dfd, repofd, repo, dir)) < 0)
-			goto next;
-		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			if (!S_ISREG(st.st_mode))
-				err = bench_error_set(BENCH_E_FAIL, "'%s' in '%s' is a symbolic link or not a file; publish refuses "
-						      "to write through it", p[i].rel, repo);
-			else if (!same_digest(dfd, base, p[i].vr.sha256))
-				err = bench_error_set(BENCH_E_FAIL, "'%s' is already published with other contents (%s)", p[i].run, p[i].rel);
-			/* else: the same bundle again, a no-op */
-			goto next;
-		}
-		bundle_test_hook("publish", p[i].path);
-		unlinkat(dfd, tmp, 0);
-		if ((err = bundle_copy_verified(&p[i].vr, dfd, tmp)) < 0)
-			goto next;
-		if ((err = write_at(dfd, env_rel, env_base, p[i].vr.envelope, p[i].vr.envelope_len)) < 0) {
-			unlinkat(dfd, tmp, 0);
-			goto next;
-		}
-		if (renameat(dfd, tmp, dfd, base) < 0) {
-			err = bench_error_set(BENCH_E_IO, "cannot write '%s/%s': %s", repo, p[i].rel, strerror(errno));
-			unlinkat(dfd, tmp, 0);
-			goto next;
-		}
-		written_add(&w, p[i].rel);
-		written_add(&w, env_rel);
-		msg = xstrfmt("publish %s (channel %s) signed by %s\n\nmanifest: %s\nbundle: %s\n", p[i].run, p[i].channel,
-			      p[i].keyid, p[i].name, p[i].rel);
-		if (!hist_up) { /* the history, read once per call, from the summaries (made first where missing) */
-			if ((err = summaries_migrate(repo, repofd, keys, p[i].rel, &w)) == 0)
-				hist_load(&hist, repo);
-			hist_up = 1;
-		}
-		if (err < 0 || (err = site_add(repo, repofd, keys, p[i].rel, p[i].vr.sha256, &w, &hist)) < 0 ||
-		    (err = commit_written(r, repo, &w, msg)) < 0) {
-			/* not published: the bundle (and its summary) does not stay in the work tree to pass for published
-			 * next time */
-			unlinkat(dfd, base, 0);
-			unlinkat(dfd, env_base, 0);
-			for (size_t k = 0; k < w.n; k++)
-				if (!strncmp(w.v[k], "summaries/", 10))
-					unlinkat(repofd, w.v[k], 0);
-			goto next;
-		}
-		(*out_new)++;
-next:
-		if (dfd >= 0)
-			close(dfd);
-		written_release(&w);
-		free(dir);
-		free(base);
-		free(env_base);
-		free(env_rel);
-		free(tmp);
-		free(msg);
-		if (err)
-			goto cleanup;
+		*out_new += (size_t)published;
 	}
 	/* the site, once for every bundle of this call: it is not committed */
-	if (hist_up)
-		err = site_render(repo, repofd, keys, &hist);
+	if (c.hist_up)
+		err = site_render(repo, c.repofd, keys, &c.hist);
 cleanup:
-	hist_release(&hist);
-	git_repository_free(r);
-	if (git_up)
+	hist_release(&c.hist);
+	git_repository_free(c.r);
+	if (c.git_up)
 		git_libgit2_shutdown();
-	if (repofd >= 0)
-		close(repofd); /* and the lock with it */
+	if (c.repofd >= 0)
+		close(c.repofd); /* and the lock with it */
 	for (size_t i = 0; i < n; i++) {
 		free(p[i].run);
 		free(p[i].keyid);

@@ -389,387 +389,495 @@ static void pct(struct strbuf *o, double now, double then)
 #define PT 34.0
 #define PB 40.0
 
-/* one chart: case key on one machine, one series per channel */
-static void chart(struct strbuf *o, const struct dash *d, const char *key, const char *machine)
+/* One chart: the case on one machine, its series, its scale, the latest nightly against the nightly before it
+ * and the latest stable, and the two lists written under it (verdict flags, runs that did not measure) */
+struct dchart {
+	const struct dash *d;
+	const char *key, *machine;
+	const char **uc; /* its series, distinct, sorted (chart_scale()); owned */
+	size_t nu;
+	json_t *unitrec; /* a measured record: its unit */
+	double ylo, yhi, step;
+	long dmin, dmax;
+	const char *last, *prevdate, *stable, *nser, *sser; /* dates ("" when none) and their series */
+	double vlast, vprev, vstable;
+	struct strbuf bad, flags;
+};
+
+static double chart_x(const struct dchart *c, long day)
 {
-	const char **chans = xcalloc(d->n + 1, sizeof(*chans)), **uc;
-	const char *nser = "", *sser = "";
-	const char *last = latest_of_channel(d, key, machine, "nightly", &nser);
-	const char *stable = latest_of_channel(d, key, machine, "stable", &sser);
-	const struct dmachine *m = machine_of(d, machine, nser); /* the nightly series measured last */
-	double lo = INFINITY, hi = -INFINITY, step, ylo, yhi;
-	long dmin = 0, dmax = 0;
-	size_t nc = 0, nu, npts = 0;
-	struct strbuf bad = STRBUF_INIT, flags = STRBUF_INIT;
-	json_t *unitrec = NULL;
-	double vlast = NAN, vprev = NAN, vstable = NAN;
-	const char *prevdate = "";
+	return PL + (CW - PL - PR) * (double)(day - c->dmin) / (double)(c->dmax - c->dmin);
+}
+
+static double chart_y(const struct dchart *c, double v)
+{
+	return CH - PB - (CH - PT - PB) * (v - c->ylo) / (c->yhi - c->ylo);
+}
+
+static const char *chart_unit(const struct dchart *c)
+{
+	return jstr(c->unitrec, "unit");
+}
+
+/* the series of the case on the machine, its days and values: the time axis and the 1-2-5 value axis */
+static void chart_scale(struct dchart *c)
+{
+	const struct dash *d = c->d;
+	const char **chans = xcalloc(d->n + 1, sizeof(*chans));
+	double lo = INFINITY, hi = -INFINITY;
+	size_t nc = 0, npts = 0;
 
 	for (size_t i = 0; i < d->n; i++) {
 		const struct drun *r = &d->runs[i];
-		json_t *x = json_object_get(d->sides[r->side].records, key);
+		json_t *x = json_object_get(d->sides[r->side].records, c->key);
 
-		if (!x || strcmp(r->machine, machine))
+		if (!x || strcmp(r->machine, c->machine))
 			continue;
 		chans[nc++] = r->series;
 		if (!npts++)
-			dmin = dmax = r->day;
-		dmin = r->day < dmin ? r->day : dmin;
-		dmax = r->day > dmax ? r->day : dmax;
+			c->dmin = c->dmax = r->day;
+		c->dmin = r->day < c->dmin ? r->day : c->dmin;
+		c->dmax = r->day > c->dmax ? r->day : c->dmax;
 		if (rec_ok(x)) {
 			double v = json_number_value(json_object_get(x, "value"));
 
 			lo = fmin(lo, v);
 			hi = fmax(hi, v);
-			unitrec = x;
+			c->unitrec = x;
 		}
 	}
-	nu = distinct(&uc, chans, nc);
+	c->nu = distinct(&c->uc, chans, nc);
 	if (!isfinite(lo))
 		lo = 0, hi = 1;
 	if (hi - lo < 1e-9 * fabs(hi) || hi == lo)
 		lo -= fabs(lo) * 0.05 + 1e-9, hi += fabs(hi) * 0.05 + 1e-9;
-	step = nice_step((hi - lo) / 4);
-	ylo = floor(lo / step) * step;
-	yhi = ceil(hi / step) * step;
-	if (dmax == dmin)
-		dmin--, dmax++;
-#define X(day) (PL + (CW - PL - PR) * (double)((day) - dmin) / (double)(dmax - dmin))
-#define Y(v) (CH - PB - (CH - PT - PB) * ((v) - ylo) / (yhi - ylo))
-	if (*last) {
-		size_t j = date_index(m, last);
+	c->step = nice_step((hi - lo) / 4);
+	c->ylo = floor(lo / c->step) * c->step;
+	c->yhi = ceil(hi / c->step) * c->step;
+	if (c->dmax == c->dmin)
+		c->dmin--, c->dmax++;
+}
 
-		vlast = value_at(d, key, machine, nser, last, NULL);
+/* the latest nightly's value, the nightly measured before it, and the latest stable's value */
+static void chart_latest(struct dchart *c)
+{
+	const struct dash *d = c->d;
+
+	c->last = latest_of_channel(d, c->key, c->machine, "nightly", &c->nser);
+	c->stable = latest_of_channel(d, c->key, c->machine, "stable", &c->sser);
+	c->prevdate = "";
+	c->vlast = c->vprev = c->vstable = NAN;
+	if (*c->last) {
+		const struct dmachine *m = machine_of(d, c->machine, c->nser); /* the nightly series measured last */
+		size_t j = date_index(m, c->last);
+
+		c->vlast = value_at(d, c->key, c->machine, c->nser, c->last, NULL);
 		for (size_t q = j; q-- > 0 && j != (size_t)-1;) {
-			double v = value_at(d, key, machine, nser, m->dates[q], NULL);
+			double v = value_at(d, c->key, c->machine, c->nser, m->dates[q], NULL);
 
 			if (isfinite(v)) {
-				prevdate = m->dates[q];
-				vprev = v;
+				c->prevdate = m->dates[q];
+				c->vprev = v;
 				break;
 			}
 		}
 	}
-	if (*stable)
-		vstable = value_at(d, key, machine, sser, stable, NULL);
+	if (*c->stable)
+		c->vstable = value_at(d, c->key, c->machine, c->sser, c->stable, NULL);
+}
 
+/* " (DATE)" when there is a date */
+static void paren_date(struct strbuf *o, const char *date)
+{
+	if (*date) {
+		strbuf_addstr(o, " (");
+		esc_html(o, date);
+		strbuf_addstr(o, ")");
+	}
+}
+
+/* the figure's caption and the last nightly point, written out */
+static void chart_caption(struct strbuf *o, const struct dchart *c)
+{
 	strbuf_addstr(o, "<figure class=\"dchart\" data-case=\"");
-	esc_html(o, key);
+	esc_html(o, c->key);
 	strbuf_addstr(o, "\" data-machine=\"");
-	esc_html(o, machine);
+	esc_html(o, c->machine);
 	strbuf_addstr(o, "\"><figcaption><strong>");
-	esc_html(o, machine);
-	strbuf_addstr(o, "</strong></figcaption>\n");
-	/* the last nightly point, written out */
-	strbuf_addstr(o, "<p class=\"last\">");
-	if (*last) {
+	esc_html(o, c->machine);
+	strbuf_addstr(o, "</strong></figcaption>\n<p class=\"last\">"); /* and the last nightly point, written out */
+	if (*c->last) {
 		strbuf_addstr(o, "latest nightly ");
-		esc_html(o, last);
+		esc_html(o, c->last);
 		strbuf_addstr(o, ": <strong class=\"v\">");
-		value_unit(o, vlast, jstr(unitrec, "unit"));
+		value_unit(o, c->vlast, chart_unit(c));
 		strbuf_addstr(o, "</strong>");
 		strbuf_addstr(o, " &middot; <span class=\"vs-prev\">");
-		pct(o, vlast, vprev);
+		pct(o, c->vlast, c->vprev);
 		strbuf_addstr(o, "</span> vs previous nightly");
-		if (*prevdate) {
-			strbuf_addstr(o, " (");
-			esc_html(o, prevdate);
-			strbuf_addstr(o, ")");
-		}
+		paren_date(o, c->prevdate);
 		strbuf_addstr(o, " &middot; <span class=\"vs-stable\">");
-		pct(o, vlast, vstable);
+		pct(o, c->vlast, c->vstable);
 		strbuf_addstr(o, "</span> vs stable");
-		if (*stable) {
-			strbuf_addstr(o, " (");
-			esc_html(o, stable);
-			strbuf_addstr(o, ")");
-		}
+		paren_date(o, c->stable);
 	} else {
 		strbuf_addstr(o, "<span class=\"failed\">no nightly measured this case</span>");
 	}
 	strbuf_addstr(o, "</p>\n");
+}
 
+/* the svg's opening, the value axis (1-2-5 ticks, labelled, with the unit) and the time axis (up to 5 dates) */
+static void chart_axes(struct strbuf *o, const struct dchart *c)
+{
 	strbuf_addf(o, "<svg class=\"dchart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", CW, CH);
-	esc_html(o, key);
+	esc_html(o, c->key);
 	strbuf_addstr(o, " on ");
-	esc_html(o, machine);
+	esc_html(o, c->machine);
 	strbuf_addstr(o, "\">\n");
-	/* value axis: 1-2-5 ticks, labelled, with the unit */
-	for (double t = ylo; t <= yhi + step / 2; t += step)
+	for (double t = c->ylo; t <= c->yhi + c->step / 2; t += c->step)
 		strbuf_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text class=\"tick\" x=\"%.1f\" "
-			       "y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n", PL, Y(t), CW - PR, Y(t), PL - 4, Y(t) + 4, t);
+			       "y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n", PL, chart_y(c, t), CW - PR, chart_y(c, t), PL - 4,
+			    chart_y(c, t) + 4, t);
 	strbuf_addf(o, "<text class=\"unit\" x=\"4\" y=\"14\">");
-	esc_html(o, jstr(unitrec, "unit"));
+	esc_html(o, chart_unit(c));
 	strbuf_addstr(o, "</text>\n");
-	/* time axis: up to 5 dates */
 	for (int k = 0; k < 5; k++) {
-		long day = dmin + (long)llround((double)(dmax - dmin) * k / 4.0);
+		long day = c->dmin + (long)llround((double)(c->dmax - c->dmin) * k / 4.0);
 		time_t t = (time_t)day * 86400;
 		struct tm tm;
 		char lab[16];
 
-		if (k && day == dmin + (long)llround((double)(dmax - dmin) * (k - 1) / 4.0))
+		if (k && day == c->dmin + (long)llround((double)(c->dmax - c->dmin) * (k - 1) / 4.0))
 			continue;
 		gmtime_r(&t, &tm);
 		strftime(lab, sizeof(lab), k ? "%m-%d" : "%Y-%m-%d", &tm);
 		strbuf_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/><text class=\"tick\" x=\"%.1f\" "
-			       "y=\"%.1f\" text-anchor=\"%s\">%s</text>\n", X(day), CH - PB, X(day), CH - PB + 4, X(day), CH - PB + 18,
-			    k == 0 ? "start" : k == 4 ? "end" : "middle", lab);
+			       "y=\"%.1f\" text-anchor=\"%s\">%s</text>\n", chart_x(c, day), CH - PB, chart_x(c, day), CH - PB + 4,
+			    chart_x(c, day), CH - PB + 18, k == 0 ? "start" : k == 4 ? "end" : "middle", lab);
 	}
 	strbuf_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", PL, CH - PB, CW - PR, CH - PB);
-	/* one series per channel */
-	for (size_t c = 0; c < nu; c++) {
-		const char *ch = uc[c], *chan = series_channel(d, ch), *col = channel_colour(chan);
-		int nightly = !strcmp(chan, "nightly");
-		const struct dmachine *ms = nightly ? machine_of(d, machine, ch) : NULL;
-		const char *prev = "";
-		size_t np = 0;
+}
 
-		strbuf_addstr(o, "<g class=\"series\" data-channel=\"");
-		esc_html(o, chan);
-		strbuf_addstr(o, "\" data-series=\"");
-		esc_html(o, ch);
-		strbuf_addstr(o, "\">");
-		if (nightly)
-			strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" points=\"", col);
-		for (size_t i = 0; nightly && i < d->n; i++) {
-			const struct drun *r = &d->runs[i];
-			double v;
+/* a nightly series' line through its dates */
+static void chart_line(struct strbuf *o, const struct dchart *c, const char *ch, const char *col)
+{
+	const struct dash *d = c->d;
+	const char *prev = "";
+	size_t np = 0;
 
-			if (strcmp(r->machine, machine) || strcmp(r->series, ch) || !strcmp(r->date, prev))
-				continue;
-			prev = r->date;
-			if (isfinite(v = value_at(d, key, machine, ch, r->date, NULL)))
-				strbuf_addf(o, "%s%.1f,%.1f", np++ ? " " : "", X(r->day), Y(v));
-		}
-		if (nightly)
-			strbuf_addstr(o, "\"/>");
-		prev = "";
-		for (size_t i = 0; i < d->n; i++) {
-			const struct drun *r = &d->runs[i];
-			json_t *x = json_object_get(d->sides[r->side].records, key);
-			double v;
+	strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" points=\"", col);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct drun *r = &d->runs[i];
+		double v;
 
-			if (!x || strcmp(r->machine, machine) || strcmp(r->series, ch))
-				continue;
-			if (!rec_ok(x)) { /* did not measure: a red cross at the foot, and its reason written out below */
-				strbuf_addf(o, "<g class=\"failed-point\"><title>");
-				esc_html(o, compare_case_reason(x));
-				strbuf_addf(o, "</title><path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"#c0392b\" stroke-width=\"2.5\"/></g>",
-					    X(r->day) - 4, CH - PB - 12);
-				strbuf_addstr(&bad, "<li class=\"failed\">");
-				esc_html(&bad, r->date);
-				strbuf_addstr(&bad, " ");
-				esc_html(&bad, ch);
-				strbuf_addstr(&bad, " <a href=\"");
-				esc_html(&bad, d->base);
-				strbuf_addstr(&bad, "runs/");
-				esc_html(&bad, d->sides[r->side].label);
-				strbuf_addstr(&bad, ".html\">");
-				esc_html(&bad, d->sides[r->side].label);
-				strbuf_addstr(&bad, "</a>: <strong>");
-				esc_html(&bad, jstr(x, "status"));
-				strbuf_addstr(&bad, "</strong> &mdash; <span class=\"reason\">");
-				esc_html(&bad, compare_case_reason(x));
-				strbuf_addstr(&bad, "</span></li>\n");
-				continue;
-			}
-			if (json_is_true(json_object_get(r->health, "incomplete"))) {
-				strbuf_addstr(&bad, "<li class=\"failed\">");
-				esc_html(&bad, r->date);
-				strbuf_addstr(&bad, " ");
-				esc_html(&bad, ch);
-				strbuf_addstr(&bad, " ");
-				esc_html(&bad, d->sides[r->side].label);
-				strbuf_addstr(&bad, ": <strong>INCOMPLETE</strong> &mdash; <span class=\"reason\">run state ");
-				esc_html(&bad, jstr(r->health, "state"));
-				strbuf_addstr(&bad, "</span></li>\n");
-			}
-			if (!strcmp(r->date, prev))
-				continue;
-			prev = r->date;
-			v = value_at(d, key, machine, ch, r->date, NULL);
-			if (nightly) {
-				size_t j = date_index(ms, r->date);
-				json_t *vd = verdict_of(ms, j, x);
-
-				strbuf_addf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", X(r->day), Y(v), col);
-				if (vd && (!strcmp(jstr(vd, "verdict"), "slower") || !strcmp(jstr(vd, "verdict"), "faster"))) {
-					int slower = !strcmp(jstr(vd, "verdict"), "slower");
-
-					strbuf_addf(o, "<text class=\"flag %s\" x=\"%.1f\" text-anchor=\"%s\" y=\"%.1f\" fill=\"%s\">%s</text>",
-						    jstr(vd, "verdict"), X(r->day), X(r->day) > CW - 70 ? "end" : X(r->day) < PL + 50 ? "start" : "middle", slower ? Y(v) + 16 : Y(v) - 8, slower ? "#c0392b" : "#2a7d2a",
-						    slower ? "&#9660; slower" : "&#9650; faster");
-					strbuf_addf(&flags, "<li class=\"%s\">", jstr(vd, "verdict"));
-					esc_html(&flags, r->date);
-					strbuf_addstr(&flags, ": <strong>");
-					esc_html(&flags, jstr(vd, "verdict"));
-					strbuf_addstr(&flags, "</strong> than ");
-					esc_html(&flags, ms->dates[j - 1]);
-					strbuf_addf(&flags, " (ratio %.3f, 95%% CI %.3f&ndash;%.3f, p %.2g adjusted)</li>\n",
-						    json_number_value(json_object_get(vd, "ratio")),
-						    json_number_value(json_array_get(json_object_get(vd, "ci95"), 0)),
-						    json_number_value(json_array_get(json_object_get(vd, "ci95"), 1)),
-						    json_number_value(json_object_get(vd, "p_adjusted")));
-				}
-			} else {
-				strbuf_addf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>",
-					    X(r->day) - 3.5, Y(v) - 3.5, col);
-			}
-		}
-		if (!nightly) { /* the reference line: this channel's latest value, labelled */
-			const char *ld = latest_ok(d, key, machine, ch);
-
-			if (*ld) {
-				double v = value_at(d, key, machine, ch, ld, NULL);
-
-				strbuf_addf(o, "<line class=\"ref\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-					       "stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/><text class=\"reflabel\" x=\"%.1f\" y=\"%.1f\" "
-					       "fill=\"%s\">", PL, Y(v), CW - PR, Y(v), col, PL + 6, Y(v) - 5, col);
-				esc_html(o, ch);
-				strbuf_addch(o, ' ');
-				value_unit(o, v, jstr(unitrec, "unit"));
-				strbuf_addstr(o, " (");
-				esc_html(o, ld);
-				strbuf_addstr(o, ")</text>");
-			}
-		}
-		strbuf_addstr(o, "</g>\n");
+		if (strcmp(r->machine, c->machine) || strcmp(r->series, ch) || !strcmp(r->date, prev))
+			continue;
+		prev = r->date;
+		if (isfinite(v = value_at(d, c->key, c->machine, ch, r->date, NULL)))
+			strbuf_addf(o, "%s%.1f,%.1f", np++ ? " " : "", chart_x(c, r->day), chart_y(c, v));
 	}
-	/* the last nightly point's label, on the chart */
-	if (*last) {
-		long day = 0;
+	strbuf_addstr(o, "\"/>");
+}
 
-		for (size_t i = 0; i < d->n; i++)
-			if (!strcmp(d->runs[i].date, last))
-				day = d->runs[i].day;
-		strbuf_addf(o, "<text class=\"lastlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", X(day), PT - 12);
-		value_unit(o, vlast, jstr(unitrec, "unit"));
-		strbuf_addstr(o, " (");
-		pct(o, vlast, vprev);
-		strbuf_addstr(o, " vs prev, ");
-		pct(o, vlast, vstable);
-		strbuf_addf(o, " vs stable)</text><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" "
-			       "stroke-width=\"0.8\"/>\n", X(day), PT - 8, X(day), Y(vlast) - 4);
+/* a run that did not measure the case: a red cross at the foot, and its reason written out below */
+static void chart_failed(struct strbuf *o, struct dchart *c, const struct drun *r, const char *ch, json_t *x)
+{
+	const struct dash *d = c->d;
+
+	strbuf_addf(o, "<g class=\"failed-point\"><title>");
+	esc_html(o, compare_case_reason(x));
+	strbuf_addf(o, "</title><path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"#c0392b\" stroke-width=\"2.5\"/></g>",
+		    chart_x(c, r->day) - 4, CH - PB - 12);
+	strbuf_addstr(&c->bad, "<li class=\"failed\">");
+	esc_html(&c->bad, r->date);
+	strbuf_addstr(&c->bad, " ");
+	esc_html(&c->bad, ch);
+	strbuf_addstr(&c->bad, " <a href=\"");
+	esc_html(&c->bad, d->base);
+	strbuf_addstr(&c->bad, "runs/");
+	esc_html(&c->bad, d->sides[r->side].label);
+	strbuf_addstr(&c->bad, ".html\">");
+	esc_html(&c->bad, d->sides[r->side].label);
+	strbuf_addstr(&c->bad, "</a>: <strong>");
+	esc_html(&c->bad, jstr(x, "status"));
+	strbuf_addstr(&c->bad, "</strong> &mdash; <span class=\"reason\">");
+	esc_html(&c->bad, compare_case_reason(x));
+	strbuf_addstr(&c->bad, "</span></li>\n");
+}
+
+/* a run that measured but did not finish: listed below the chart */
+static void chart_incomplete(struct dchart *c, const struct drun *r, const char *ch)
+{
+	strbuf_addstr(&c->bad, "<li class=\"failed\">");
+	esc_html(&c->bad, r->date);
+	strbuf_addstr(&c->bad, " ");
+	esc_html(&c->bad, ch);
+	strbuf_addstr(&c->bad, " ");
+	esc_html(&c->bad, c->d->sides[r->side].label);
+	strbuf_addstr(&c->bad, ": <strong>INCOMPLETE</strong> &mdash; <span class=\"reason\">run state ");
+	esc_html(&c->bad, jstr(r->health, "state"));
+	strbuf_addstr(&c->bad, "</span></li>\n");
+}
+
+/* a nightly point compare called slower or faster than the date before it: a flag on the chart, a line below */
+static void chart_flag(struct strbuf *o, struct dchart *c, const struct drun *r, double v, json_t *vd, const char *prevdate)
+{
+	int slower = !strcmp(jstr(vd, "verdict"), "slower");
+	double x = chart_x(c, r->day);
+
+	strbuf_addf(o, "<text class=\"flag %s\" x=\"%.1f\" text-anchor=\"%s\" y=\"%.1f\" fill=\"%s\">%s</text>", jstr(vd, "verdict"),
+		    x, x > CW - 70 ? "end" : x < PL + 50 ? "start" : "middle", slower ? chart_y(c, v) + 16 : chart_y(c, v) - 8,
+		    slower ? "#c0392b" : "#2a7d2a", slower ? "&#9660; slower" : "&#9650; faster");
+	strbuf_addf(&c->flags, "<li class=\"%s\">", jstr(vd, "verdict"));
+	esc_html(&c->flags, r->date);
+	strbuf_addstr(&c->flags, ": <strong>");
+	esc_html(&c->flags, jstr(vd, "verdict"));
+	strbuf_addstr(&c->flags, "</strong> than ");
+	esc_html(&c->flags, prevdate);
+	strbuf_addf(&c->flags, " (ratio %.3f, 95%% CI %.3f&ndash;%.3f, p %.2g adjusted)</li>\n",
+		    json_number_value(json_object_get(vd, "ratio")), json_number_value(json_array_get(json_object_get(vd, "ci95"), 0)),
+		    json_number_value(json_array_get(json_object_get(vd, "ci95"), 1)),
+		    json_number_value(json_object_get(vd, "p_adjusted")));
+}
+
+/* a measured date of a series: a nightly's dot (flagged when compare called it; ms: its dates), another
+ * channel's square */
+static void chart_point(struct strbuf *o, struct dchart *c, const struct drun *r, const char *ch, int nightly,
+			const struct dmachine *ms, const char *col, json_t *x)
+{
+	double v = value_at(c->d, c->key, c->machine, ch, r->date, NULL);
+
+	if (nightly) {
+		size_t j = date_index(ms, r->date);
+		json_t *vd = verdict_of(ms, j, x);
+
+		strbuf_addf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", chart_x(c, r->day), chart_y(c, v), col);
+		if (vd && (!strcmp(jstr(vd, "verdict"), "slower") || !strcmp(jstr(vd, "verdict"), "faster")))
+			chart_flag(o, c, r, v, vd, ms->dates[j - 1]);
+	} else {
+		strbuf_addf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>",
+			    chart_x(c, r->day) - 3.5, chart_y(c, v) - 3.5, col);
 	}
-	strbuf_addstr(o, "</svg>\n<p class=\"legend\">");
-	for (size_t c = 0; c < nu; c++) {
-		int nightly = !strcmp(series_channel(d, uc[c]), "nightly");
+}
 
-		strbuf_addf(o, "%s<span style=\"color:%s\">%s", c ? "&middot; " : "", channel_colour(series_channel(d, uc[c])),
+/* the reference line of a channel other than nightly: its latest value, labelled */
+static void chart_ref(struct strbuf *o, const struct dchart *c, const char *ch, const char *col)
+{
+	const char *ld = latest_ok(c->d, c->key, c->machine, ch);
+	double v, y;
+
+	if (!*ld)
+		return;
+	v = value_at(c->d, c->key, c->machine, ch, ld, NULL);
+	y = chart_y(c, v);
+	strbuf_addf(o, "<line class=\"ref\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+		       "stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/><text class=\"reflabel\" x=\"%.1f\" y=\"%.1f\" "
+		       "fill=\"%s\">", PL, y, CW - PR, y, col, PL + 6, y - 5, col);
+	esc_html(o, ch);
+	strbuf_addch(o, ' ');
+	value_unit(o, v, chart_unit(c));
+	strbuf_addstr(o, " (");
+	esc_html(o, ld);
+	strbuf_addstr(o, ")</text>");
+}
+
+/* One series (a channel's stack): nightly as a line with dots and flags, another channel as squares and the
+ * reference line of its latest value; a run that did not measure as a cross. */
+static void chart_series(struct strbuf *o, struct dchart *c, const char *ch)
+{
+	const struct dash *d = c->d;
+	const char *chan = series_channel(d, ch), *col = channel_colour(chan), *prev = "";
+	int nightly = !strcmp(chan, "nightly");
+	const struct dmachine *ms = nightly ? machine_of(d, c->machine, ch) : NULL;
+
+	strbuf_addstr(o, "<g class=\"series\" data-channel=\"");
+	esc_html(o, chan);
+	strbuf_addstr(o, "\" data-series=\"");
+	esc_html(o, ch);
+	strbuf_addstr(o, "\">");
+	if (nightly)
+		chart_line(o, c, ch, col);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct drun *r = &d->runs[i];
+		json_t *x = json_object_get(d->sides[r->side].records, c->key);
+
+		if (!x || strcmp(r->machine, c->machine) || strcmp(r->series, ch))
+			continue;
+		if (!rec_ok(x)) {
+			chart_failed(o, c, r, ch, x);
+			continue;
+		}
+		if (json_is_true(json_object_get(r->health, "incomplete")))
+			chart_incomplete(c, r, ch);
+		if (!strcmp(r->date, prev))
+			continue;
+		prev = r->date;
+		chart_point(o, c, r, ch, nightly, ms, col, x);
+	}
+	if (!nightly)
+		chart_ref(o, c, ch, col);
+	strbuf_addstr(o, "</g>\n");
+}
+
+/* the last nightly point's label, on the chart */
+static void chart_last_label(struct strbuf *o, const struct dchart *c)
+{
+	long day = 0;
+
+	if (!*c->last)
+		return;
+	for (size_t i = 0; i < c->d->n; i++)
+		if (!strcmp(c->d->runs[i].date, c->last))
+			day = c->d->runs[i].day;
+	strbuf_addf(o, "<text class=\"lastlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", chart_x(c, day), PT - 12);
+	value_unit(o, c->vlast, chart_unit(c));
+	strbuf_addstr(o, " (");
+	pct(o, c->vlast, c->vprev);
+	strbuf_addstr(o, " vs prev, ");
+	pct(o, c->vlast, c->vstable);
+	strbuf_addf(o, " vs stable)</text><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" "
+		       "stroke-width=\"0.8\"/>\n", chart_x(c, day), PT - 8, chart_x(c, day), chart_y(c, c->vlast) - 4);
+}
+
+/* the legend under the svg: a mark per series, and the cross */
+static void chart_legend(struct strbuf *o, const struct dchart *c)
+{
+	strbuf_addstr(o, "<p class=\"legend\">");
+	for (size_t k = 0; k < c->nu; k++) {
+		int nightly = !strcmp(series_channel(c->d, c->uc[k]), "nightly");
+
+		strbuf_addf(o, "%s<span style=\"color:%s\">%s", k ? "&middot; " : "", channel_colour(series_channel(c->d, c->uc[k])),
 			    nightly ? "&#9679; " : "&#9633; - - ");
-		esc_html(o, uc[c]);
+		esc_html(o, c->uc[k]);
 		strbuf_addstr(o, nightly ? " by build date</span> " : "</span> ");
 	}
 	strbuf_addstr(o, "&middot; <span class=\"failed\">&#10005; did not measure</span></p>\n");
-	if (flags.len) {
-		strbuf_addstr(o, "<ul class=\"flags\">");
-		strbuf_add(o, flags.buf, flags.len);
-		strbuf_addstr(o, "</ul>\n");
-	}
-	if (bad.len) {
-		strbuf_addstr(o, "<ul class=\"bad\">");
-		strbuf_add(o, bad.buf, bad.len);
-		strbuf_addstr(o, "</ul>\n");
-	}
-	strbuf_addstr(o, "</figure>\n");
-#undef X
-#undef Y
-	strbuf_release(&bad);
-	strbuf_release(&flags);
-	free(chans);
 }
 
-/* what changed last night: the latest nightly date against the nightly date before it, per machine */
-static void last_night(struct strbuf *o, const struct dash *d)
+/* a list gathered while drawing, under the chart when not empty */
+static void chart_list(struct strbuf *o, const char *cls, const struct strbuf *items)
 {
-	const char *latest = "";
-	size_t unchanged = 0, rows = 0;
-
-	for (size_t i = 0; i < d->n; i++)
-		if (!strcmp(d->runs[i].channel, "nightly"))
-			latest = d->runs[i].date;
-	strbuf_addstr(o, "<section class=\"lastnight\"><h2>What changed last night");
-	if (*latest) {
-		strbuf_addstr(o, " (");
-		esc_html(o, latest);
-		strbuf_addstr(o, ")");
+	if (items->len) {
+		strbuf_addf(o, "<ul class=\"%s\">", cls);
+		strbuf_add(o, items->buf, items->len);
+		strbuf_addstr(o, "</ul>\n");
 	}
-	strbuf_addstr(o, "</h2>\n");
-	if (!*latest) {
-		strbuf_addstr(o, "<p>No nightly run is published yet.</p></section>\n");
+}
+
+/* one chart: case key on one machine, one series per channel */
+static void chart(struct strbuf *o, const struct dash *d, const char *key, const char *machine)
+{
+	struct dchart c = { .d = d, .key = key, .machine = machine, .bad = STRBUF_INIT, .flags = STRBUF_INIT };
+
+	chart_latest(&c);
+	chart_scale(&c);
+	chart_caption(o, &c);
+	chart_axes(o, &c);
+	for (size_t k = 0; k < c.nu; k++)
+		chart_series(o, &c, c.uc[k]);
+	chart_last_label(o, &c);
+	strbuf_addstr(o, "</svg>\n");
+	chart_legend(o, &c);
+	chart_list(o, "flags", &c.flags);
+	chart_list(o, "bad", &c.bad);
+	strbuf_addstr(o, "</figure>\n");
+	strbuf_release(&c.bad);
+	strbuf_release(&c.flags);
+	free(c.uc);
+}
+
+/* what changed last night on one machine and nightly series: the rows of its table, and the cases unchanged */
+struct lastnight {
+	const struct dash *d;
+	const struct dmachine *m;
+	const char *latest; /* the latest nightly date */
+	size_t j;           /* its index among m's dates */
+	int named;          /* two stacks on one machine: rows name the series */
+	json_t *seen;       /* case -> true once a row is written; "\x01ok" -> the cases unchanged */
+	size_t rows;
+};
+
+/* one row: a case that did not measure (its status and reason) or compare called slower or faster */
+static void last_night_row(struct strbuf *o, const struct lastnight *ln, const char *key, json_t *x, json_t *vd)
+{
+	const char *verdict = vd ? jstr(vd, "verdict") : "";
+	int isbad = !rec_ok(x);
+
+	strbuf_addf(o, "<tr class=\"%s\"><td>", isbad ? "failed" : verdict);
+	esc_html(o, ln->m->name);
+	if (ln->named) {
+		strbuf_addstr(o, " &middot; ");
+		esc_html(o, ln->m->series);
+	}
+	strbuf_addstr(o, "</td><td>");
+	esc_html(o, key);
+	strbuf_addstr(o, isbad ? "</td><td colspan=\"3\">" : "</td><td>");
+	if (isbad) {
+		strbuf_addstr(o, "<strong class=\"failed\">");
+		esc_html(o, jstr(x, "status"));
+		strbuf_addstr(o, "</strong> &mdash; <span class=\"reason\">");
+		esc_html(o, compare_case_reason(x));
+		strbuf_addstr(o, "</span></td></tr>\n");
 		return;
 	}
-	strbuf_addstr(o, "<div class=\"scroll\"><table class=\"changes\"><thead><tr><th>machine</th><th>case</th><th>last night</th>"
-			 "<th>change</th><th>verdict</th></tr></thead><tbody>\n");
-	for (size_t mi = 0; mi < d->nm; mi++) {
-		const struct dmachine *m = &d->m[mi];
-		size_t j = date_index(m, latest), *rs, nr, nser = 0;
-		json_t *seen;
+	value_unit(o, value_at(ln->d, key, ln->m->name, ln->m->series, ln->latest, NULL), jstr(x, "unit"));
+	strbuf_addstr(o, "</td><td>");
+	strbuf_addf(o, "%+.1f%% vs ", 100 * (json_number_value(json_object_get(vd, "ratio")) - 1));
+	esc_html(o, ln->m->dates[ln->j - 1]);
+	strbuf_addf(o, "</td><td class=\"%s\"><strong>", verdict);
+	esc_html(o, verdict);
+	strbuf_addstr(o, "</strong></td></tr>\n");
+}
 
-		if (!*m->series)
-			continue;
-		for (size_t q = 0; q < d->nm; q++)
-			nser += !strcmp(d->m[q].name, m->name) && *d->m[q].series;
-		nr = runs_of(&rs, d, m->name, m->series, latest);
-		seen = json_object();
+/* one case of one of last night's runs: a row once when it failed or changed, else counted unchanged once */
+static void last_night_case(struct strbuf *o, struct lastnight *ln, const char *key, json_t *x)
+{
+	json_t *vd = verdict_of(ln->m, ln->j, x), *okset = json_object_get(ln->seen, "\x01ok");
+	const char *verdict = vd ? jstr(vd, "verdict") : "";
+	int isbad = !rec_ok(x), changed = !strcmp(verdict, "slower") || !strcmp(verdict, "faster");
 
-		for (size_t q = 0; q < nr; q++) {
-			const char *key;
-			json_t *x;
-
-			json_object_foreach(d->sides[rs[q]].records, key, x) {
-				json_t *vd = verdict_of(m, j, x);
-				const char *verdict = vd ? jstr(vd, "verdict") : "";
-				int isbad = !rec_ok(x), changed = !strcmp(verdict, "slower") || !strcmp(verdict, "faster");
-
-				if (json_object_get(seen, key) || (!isbad && json_object_get(json_object_get(seen, "\x01ok"), key)))
-					continue;
-				if (!isbad && !changed) {
-					json_t *okset = json_object_get(seen, "\x01ok");
-
-					if (!okset)
-						json_object_set_new(seen, "\x01ok", okset = json_object());
-					json_object_set_new(okset, key, json_true());
-					continue;
-				}
-				json_object_set_new(seen, key, json_true());
-				rows++;
-				strbuf_addf(o, "<tr class=\"%s\"><td>", isbad ? "failed" : verdict);
-				esc_html(o, m->name);
-				if (nser > 1) { /* two stacks on one machine: which one */
-					strbuf_addstr(o, " &middot; ");
-					esc_html(o, m->series);
-				}
-				strbuf_addstr(o, "</td><td>");
-				esc_html(o, key);
-				strbuf_addstr(o, isbad ? "</td><td colspan=\"3\">" : "</td><td>");
-				if (isbad) {
-					strbuf_addstr(o, "<strong class=\"failed\">");
-					esc_html(o, jstr(x, "status"));
-					strbuf_addstr(o, "</strong> &mdash; <span class=\"reason\">");
-					esc_html(o, compare_case_reason(x));
-					strbuf_addstr(o, "</span></td></tr>\n");
-					continue;
-				}
-				value_unit(o, value_at(d, key, m->name, m->series, latest, NULL), jstr(x, "unit"));
-				strbuf_addstr(o, "</td><td>");
-				strbuf_addf(o, "%+.1f%% vs ", 100 * (json_number_value(json_object_get(vd, "ratio")) - 1));
-				esc_html(o, m->dates[j - 1]);
-				strbuf_addf(o, "</td><td class=\"%s\"><strong>", verdict);
-				esc_html(o, verdict);
-				strbuf_addstr(o, "</strong></td></tr>\n");
-			}
-		}
-		unchanged += json_object_size(json_object_get(seen, "\x01ok"));
-		json_decref(seen);
-		free(rs);
+	if (json_object_get(ln->seen, key) || (!isbad && json_object_get(okset, key)))
+		return;
+	if (!isbad && !changed) {
+		if (!okset)
+			json_object_set_new(ln->seen, "\x01ok", okset = json_object());
+		json_object_set_new(okset, key, json_true());
+		return;
 	}
-	strbuf_addstr(o, "</tbody></table></div>\n");
-	strbuf_addf(o, "<p class=\"unchanged\">%s%zu case%s on %zu machine%s unchanged (compare: same, or inconclusive with "
-		       "fewer than 3 runs a side).</p>\n", rows ? "" : "Nothing changed. ", unchanged, unchanged == 1 ? "" : "s", d->nmachines,
-		    d->nmachines == 1 ? "" : "s");
-	for (size_t i = 0; i < d->n; i++) /* failed or incomplete runs of last night */
+	json_object_set_new(ln->seen, key, json_true());
+	ln->rows++;
+	last_night_row(o, ln, key, x, vd);
+}
+
+/* the rows of one machine and nightly series; the number of its cases unchanged */
+static size_t last_night_machine(struct strbuf *o, struct lastnight *ln)
+{
+	const struct dash *d = ln->d;
+	size_t *rs, nr, nser = 0, unchanged;
+
+	ln->j = date_index(ln->m, ln->latest);
+	for (size_t q = 0; q < d->nm; q++)
+		nser += !strcmp(d->m[q].name, ln->m->name) && *d->m[q].series;
+	ln->named = nser > 1;
+	nr = runs_of(&rs, d, ln->m->name, ln->m->series, ln->latest);
+	ln->seen = json_object();
+	for (size_t q = 0; q < nr; q++) {
+		const char *key;
+		json_t *x;
+
+		json_object_foreach(d->sides[rs[q]].records, key, x)
+			last_night_case(o, ln, key, x);
+	}
+	unchanged = json_object_size(json_object_get(ln->seen, "\x01ok"));
+	json_decref(ln->seen);
+	free(rs);
+	return unchanged;
+}
+
+/* the runs of last night that failed or did not finish */
+static void last_night_bad_runs(struct strbuf *o, const struct dash *d, const char *latest)
+{
+	for (size_t i = 0; i < d->n; i++)
 		if (!strcmp(d->runs[i].date, latest) && run_bad(&d->runs[i])) {
 			strbuf_addstr(o, "<p class=\"failed\">Run <a href=\"");
 			esc_html(o, d->base);
@@ -785,6 +893,37 @@ static void last_night(struct strbuf *o, const struct dash *d)
 			esc_html(o, jstr(d->runs[i].health, "state"));
 			strbuf_addstr(o, "</p>\n");
 		}
+}
+
+/* what changed last night: the latest nightly date against the nightly date before it, per machine */
+static void last_night(struct strbuf *o, const struct dash *d)
+{
+	struct lastnight ln = { .d = d, .latest = "" };
+	size_t unchanged = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->runs[i].channel, "nightly"))
+			ln.latest = d->runs[i].date;
+	strbuf_addstr(o, "<section class=\"lastnight\"><h2>What changed last night");
+	paren_date(o, ln.latest);
+	strbuf_addstr(o, "</h2>\n");
+	if (!*ln.latest) {
+		strbuf_addstr(o, "<p>No nightly run is published yet.</p></section>\n");
+		return;
+	}
+	strbuf_addstr(o, "<div class=\"scroll\"><table class=\"changes\"><thead><tr><th>machine</th><th>case</th><th>last night</th>"
+			 "<th>change</th><th>verdict</th></tr></thead><tbody>\n");
+	for (size_t mi = 0; mi < d->nm; mi++) {
+		if (!*d->m[mi].series)
+			continue;
+		ln.m = &d->m[mi];
+		unchanged += last_night_machine(o, &ln);
+	}
+	strbuf_addstr(o, "</tbody></table></div>\n");
+	strbuf_addf(o, "<p class=\"unchanged\">%s%zu case%s on %zu machine%s unchanged (compare: same, or inconclusive with "
+		       "fewer than 3 runs a side).</p>\n", ln.rows ? "" : "Nothing changed. ", unchanged, unchanged == 1 ? "" : "s",
+		    d->nmachines, d->nmachines == 1 ? "" : "s");
+	last_night_bad_runs(o, d, ln.latest);
 	strbuf_addstr(o, "</section>\n");
 }
 

@@ -339,27 +339,62 @@ static void compare_stack_table(struct strbuf *o, json_t *r, int h)
 	json_decref(whats);
 }
 
-/* The comparison: inputs and their verification, the case table with whiskers, one-sided cases, stack
- * differences. `h` is the heading level of its sections. */
-static void compare_section(struct strbuf *o, json_t *r, int h)
+/* One axis for every whisker, so lengths compare across rows: the widest CI, with the band */
+static void whisker_axis(double *lo_ax, double *hi_ax, json_t *r, double thr)
 {
-	json_t *c, *x, *sides = json_object_get(r, "sides");
+	json_t *c, *x;
 	size_t i, k;
-	double thr = json_number_value(json_object_get(r, "threshold")), lo_ax = 1, hi_ax = 1;
 
-	/* one axis for every whisker, so lengths compare across rows: the widest CI, with the band */
+	*lo_ax = *hi_ax = 1;
 	json_array_foreach(json_object_get(r, "cases"), i, c)
 		json_array_foreach(json_object_get(c, "others"), k, x) {
 			json_t *ci = json_object_get(x, "ci95");
 
 			if (json_is_array(ci)) {
-				lo_ax = fmin(lo_ax, json_number_value(json_array_get(ci, 0)));
-				hi_ax = fmax(hi_ax, json_number_value(json_array_get(ci, 1)));
+				*lo_ax = fmin(*lo_ax, json_number_value(json_array_get(ci, 0)));
+				*hi_ax = fmax(*hi_ax, json_number_value(json_array_get(ci, 1)));
 			}
 		}
-	lo_ax = fmin(lo_ax, 1 - 2 * thr) - 0.01;
-	hi_ax = fmax(hi_ax, 1 + 2 * thr) + 0.01;
+	*lo_ax = fmin(*lo_ax, 1 - 2 * thr) - 0.01;
+	*hi_ax = fmax(*hi_ax, 1 + 2 * thr) + 0.01;
+}
 
+/* the noise floor measured from an A/A pair, per suite */
+static void compare_noise(struct strbuf *o, json_t *nz)
+{
+	json_t *v;
+	const char *suite;
+	int first = 1;
+
+	strbuf_addstr(o, "<p id=\"noise\">Noise floor from the A/A pair ");
+	esc_html(o, str(nz, "a"));
+	strbuf_addstr(o, " / ");
+	esc_html(o, str(nz, "b"));
+	strbuf_addf(o, " (the %.0fth percentile of |ratio &minus; 1| over a suite's cases, with 2 runs or more a side the run-effect model's [its 95%% interval]; the threshold of that suite):",
+		    100 * json_number_value(json_object_get(nz, "quantile")));
+	json_object_foreach(json_object_get(nz, "suites"), suite, v) {
+		json_t *model = json_object_get(v, "model");
+
+		strbuf_addstr(o, first ? " " : ", ");
+		esc_html(o, suite);
+		if (model)
+			strbuf_addf(o, " %.2f%% [%.2f%%, %.2f%%] (%lld cases; this pair's own %.2f%%)",
+				    100 * json_number_value(json_object_get(model, "floor")),
+				    100 * json_number_value(json_object_get(model, "lo")),
+				    100 * json_number_value(json_object_get(model, "hi")),
+				    (long long)json_integer_value(json_object_get(v, "cases")),
+				    100 * json_number_value(json_object_get(v, "floor")));
+		else
+			strbuf_addf(o, " %.2f%% (%lld cases)", 100 * json_number_value(json_object_get(v, "floor")),
+				    (long long)json_integer_value(json_object_get(v, "cases")));
+		first = 0;
+	}
+	strbuf_addstr(o, first ? " none.</p>\n" : ".</p>\n");
+}
+
+/* how the verdicts were reached: the rule, the smallest change it can call, the noise floor, thin samples */
+static void compare_method(struct strbuf *o, json_t *r, double thr)
+{
 	strbuf_addstr(o, "<p>Verdicts: ");
 	esc_html(o, str(r, "rule"));
 	strbuf_addf(o, " (threshold %.3g%%, alpha %g, %lld test(s) adjusted together, %lld bootstrap resamples, seeded by each "
@@ -374,64 +409,50 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 			    (long long)json_integer_value(json_object_get(res, "cases")),
 			    100 * json_number_value(json_object_get(res, "min")), 100 * json_number_value(json_object_get(res, "max")));
 	}
-	if (json_is_object(json_object_get(r, "noise"))) {
-		json_t *nz = json_object_get(r, "noise"), *v;
-		const char *suite;
-		int first = 1;
-
-		strbuf_addstr(o, "<p id=\"noise\">Noise floor from the A/A pair ");
-		esc_html(o, str(nz, "a"));
-		strbuf_addstr(o, " / ");
-		esc_html(o, str(nz, "b"));
-		strbuf_addf(o, " (the %.0fth percentile of |ratio &minus; 1| over a suite's cases, with 2 runs or more a side the run-effect model's [its 95%% interval]; the threshold of that suite):",
-			    100 * json_number_value(json_object_get(nz, "quantile")));
-		json_object_foreach(json_object_get(nz, "suites"), suite, v) {
-			strbuf_addstr(o, first ? " " : ", ");
-			esc_html(o, suite);
-			if (json_object_get(v, "model"))
-				strbuf_addf(o, " %.2f%% [%.2f%%, %.2f%%] (%lld cases; this pair's own %.2f%%)",
-					    100 * json_number_value(json_object_get(json_object_get(v, "model"), "floor")),
-					    100 * json_number_value(json_object_get(json_object_get(v, "model"), "lo")),
-					    100 * json_number_value(json_object_get(json_object_get(v, "model"), "hi")),
-					    (long long)json_integer_value(json_object_get(v, "cases")),
-					    100 * json_number_value(json_object_get(v, "floor")));
-			else
-				strbuf_addf(o, " %.2f%% (%lld cases)", 100 * json_number_value(json_object_get(v, "floor")),
-					    (long long)json_integer_value(json_object_get(v, "cases")));
-			first = 0;
-		}
-		strbuf_addstr(o, first ? " none.</p>\n" : ".</p>\n");
-	}
+	if (json_is_object(json_object_get(r, "noise")))
+		compare_noise(o, json_object_get(r, "noise"));
 	if (json_array_size(json_object_get(r, "few_samples")))
 		strbuf_addf(o, "<p class=\"warn\" id=\"few-samples\">%zu case(s) of a run have fewer samples than their suite's "
 			       "minimum: their run medians are rough.</p>\n", json_array_size(json_object_get(r, "few_samples")));
+}
+
+/* one input of a comparison: its label, its runs, its signature and path */
+static void compare_input(struct strbuf *o, json_t *x)
+{
+	strbuf_addstr(o, "<li>");
+	esc_html(o, str(x, "label"));
+	strbuf_addstr(o, json_is_true(json_object_get(x, "baseline")) ? " (baseline)" : "");
+	if (json_integer_value(json_object_get(x, "nruns")) > 1) {
+		json_t *run;
+		size_t k;
+
+		strbuf_addstr(o, ": runs");
+		json_array_foreach(json_object_get(x, "runs"), k, run) {
+			strbuf_addstr(o, k ? ", " : " ");
+			esc_html(o, str(run, "label"));
+		}
+	}
+	if (json_is_true(json_object_get(x, "verified"))) {
+		strbuf_addstr(o, " &mdash; <span class=\"ok\">signature verified</span>, key <code>");
+		esc_html(o, str(x, "keyid"));
+		strbuf_addstr(o, "</code>");
+	} else {
+		strbuf_addstr(o, " &mdash; <span class=\"slower\">UNVERIFIED</span> (a run directory or a bundle that did not verify)");
+	}
+	strbuf_addstr(o, "<br><code>");
+	esc_html(o, str(x, "path"));
+	strbuf_addstr(o, "</code></li>");
+}
+
+/* the inputs and their verification, then whether their methods differ */
+static void compare_inputs(struct strbuf *o, json_t *r, int h)
+{
+	json_t *x, *sides = json_object_get(r, "sides");
+	size_t i;
 
 	strbuf_addf(o, "<h%d>Inputs</h%d>\n<ul id=\"sides\">", h, h);
-	json_array_foreach(sides, i, x) {
-		strbuf_addstr(o, "<li>");
-		esc_html(o, str(x, "label"));
-		strbuf_addstr(o, json_is_true(json_object_get(x, "baseline")) ? " (baseline)" : "");
-		if (json_integer_value(json_object_get(x, "nruns")) > 1) {
-			json_t *run;
-			size_t k2;
-
-			strbuf_addstr(o, ": runs");
-			json_array_foreach(json_object_get(x, "runs"), k2, run) {
-				strbuf_addstr(o, k2 ? ", " : " ");
-				esc_html(o, str(run, "label"));
-			}
-		}
-		if (json_is_true(json_object_get(x, "verified"))) {
-			strbuf_addstr(o, " &mdash; <span class=\"ok\">signature verified</span>, key <code>");
-			esc_html(o, str(x, "keyid"));
-			strbuf_addstr(o, "</code>");
-		} else {
-			strbuf_addstr(o, " &mdash; <span class=\"slower\">UNVERIFIED</span> (a run directory or a bundle that did not verify)");
-		}
-		strbuf_addstr(o, "<br><code>");
-		esc_html(o, str(x, "path"));
-		strbuf_addstr(o, "</code></li>");
-	}
+	json_array_foreach(sides, i, x)
+		compare_input(o, x);
 	strbuf_addstr(o, "</ul>\n");
 	json_array_foreach(sides, i, x)
 		if (!json_is_true(json_object_get(x, "verified"))) {
@@ -443,8 +464,13 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 		strbuf_addf(o, "<p class=\"warn\" id=\"method\">The method differs for %zu case(s): their parameters are not "
 			       "the same, so those ratios compare different measurements.</p>\n",
 			    json_array_size(json_object_get(r, "method_differs")));
+}
 
-	compare_cases_table(o, r, h, thr, lo_ax, hi_ax);
+/* the cases without a ratio: those that did not measure, and those on one side only */
+static void compare_unpaired(struct strbuf *o, json_t *r, int h)
+{
+	json_t *x;
+	size_t i;
 
 	if (json_array_size(json_object_get(r, "not_ok"))) {
 		strbuf_addf(o, "<h%d>Cases that did not measure</h%d>\n<ul class=\"not-ok\" id=\"not-ok\">", h, h);
@@ -463,6 +489,19 @@ static void compare_section(struct strbuf *o, json_t *r, int h)
 		}
 		strbuf_addstr(o, "</ul>\n");
 	}
+}
+
+/* The comparison: inputs and their verification, the case table with whiskers, one-sided cases, stack
+ * differences. `h` is the heading level of its sections. */
+static void compare_section(struct strbuf *o, json_t *r, int h)
+{
+	double thr = json_number_value(json_object_get(r, "threshold")), lo_ax, hi_ax;
+
+	whisker_axis(&lo_ax, &hi_ax, r, thr);
+	compare_method(o, r, thr);
+	compare_inputs(o, r, h);
+	compare_cases_table(o, r, h, thr, lo_ax, hi_ax);
+	compare_unpaired(o, r, h);
 	compare_stack_table(o, r, h);
 }
 
@@ -609,132 +648,189 @@ static void case_table(struct strbuf *o, const struct compare_side *sides, size_
 	strbuf_addstr(o, "</tbody></table></div>\n");
 }
 
+/* The 1-2-5 step for about nticks intervals up to vmax, and the top of the axis: the first step at or above it */
+static void axis_top(double *step, double *top, double vmax, int nticks)
+{
+	*step = nice_step(vmax, nticks);
+	*top = ceil(vmax / *step - 1e-9) * *step;
+}
+
+/* One suite's bar chart: its cases, the datasheet peaks, the scale, and the geometry of a group of bars */
+struct bars {
+	const struct compare_side *sides;
+	size_t n;
+	const char *suite;
+	json_t *keys;  /* the cases that measured on some side, in order */
+	json_t *peaks; /* "DTYPE peak VALUE" -> the peak, in the records' unit */
+	const char *unit;
+	double vmax; /* the axis' end, in the records' unit */
+	double step, top; /* the ticks, in the unit of su */
+	char su[32];
+};
+
+static const double bars_label_w = 300, bars_plot_w = 560, bars_val_w = 100, bars_bar_h = 12, bars_gap = 8;
+
+/* only the cases that measured a value on some side: a failure is listed under the chart, never drawn */
+static void bars_keys(struct bars *c)
+{
+	json_t *seen = json_object(), *rec;
+	const char *k;
+
+	for (size_t i = 0; i < c->n; i++)
+		json_object_foreach(c->sides[i].records, k, rec)
+			if (!strcmp(str(rec, "suite"), c->suite) && !strcmp(str(rec, "status"), "ok") && !json_object_get(seen, k)) {
+				json_object_set_new(seen, k, json_true());
+				json_array_append_new(c->keys, json_string(k));
+			}
+	json_decref(seen);
+}
+
+/* the datasheet peak a measured record implies (its value over its percent of peak), named by dtype and value */
+static void bars_peak(struct bars *c, json_t *rec, double pct)
+{
+	struct strbuf pk = STRBUF_INIT;
+	double peak = json_number_value(json_object_get(rec, "value")) * 100 / pct;
+
+	strbuf_addf(&pk, "%s peak ", str(json_object_get(rec, "params"), "dtype"));
+	fmt_value(&pk, peak, str(rec, "unit"));
+	json_object_set_new(c->peaks, pk.buf, json_real(peak));
+	strbuf_release(&pk);
+}
+
+/* the cases, the peaks and the largest value drawn (a whisker's end or a peak), then the axis in the unit a
+ * person reads (GFLOP/s rather than 0.001 TFLOP/s), ticks on 1-2-5 steps */
+static void bars_scale(struct bars *c)
+{
+	json_t *pmaps = json_array(), *rec, *v;
+	const char *k;
+	size_t i;
+	double lo, hi, vmax = 0, k_unit;
+
+	bars_keys(c);
+	for (size_t s = 0; s < c->n; s++)
+		json_array_append_new(pmaps, peak_map(&c->sides[s], c->suite));
+	json_array_foreach(c->keys, i, v)
+		for (size_t s = 0; s < c->n; s++) {
+			double pct;
+
+			if (!(rec = json_object_get(c->sides[s].records, json_string_value(v))) || strcmp(str(rec, "status"), "ok"))
+				continue;
+			c->unit = *str(rec, "unit") ? str(rec, "unit") : c->unit;
+			metric_range(&lo, &hi, rec);
+			vmax = fmax(vmax, hi);
+			if ((pct = json_number_value(json_object_get(json_array_get(pmaps, s), str(rec, "case")))) > 0)
+				bars_peak(c, rec, pct);
+		}
+	json_object_foreach(c->peaks, k, v)
+		vmax = fmax(vmax, json_real_value(v));
+	if (vmax <= 0)
+		vmax = 1;
+	k_unit = unit_scale(vmax, c->unit, c->su, sizeof(c->su));
+	axis_top(&c->step, &c->top, vmax * k_unit, 5);
+	c->vmax = c->top / k_unit;
+	json_decref(pmaps);
+}
+
+/* the value axis: grid lines and ticks, the unit under them, and the dashed peaks */
+static void bars_axis(struct strbuf *o, const struct bars *c, double h)
+{
+	const char *k;
+	json_t *v;
+
+	for (int t = 0; t * c->step <= c->top * (1 + 1e-9); t++) {
+		double x = bars_label_w + bars_plot_w * t * c->step / c->top;
+
+		strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"grid\"/>"
+			       "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%g</text>", x, x, h - 28, x, h - 16,
+			    t * c->step);
+	}
+	strbuf_addf(o, "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">", bars_label_w + bars_plot_w / 2, h - 3);
+	esc_html(o, c->su);
+	strbuf_addstr(o, "</text>");
+	json_object_foreach(c->peaks, k, v) {
+		double x = bars_label_w + bars_plot_w * json_real_value(v) / c->vmax;
+
+		strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"peak\"/><text x=\"%.1f\" y=\"10\" "
+			       "class=\"tick\" text-anchor=\"end\">", x, x, h - 28, x - 3);
+		esc_html(o, k);
+		strbuf_addstr(o, "</text>");
+	}
+}
+
+/* a side's bar at y: the value with its 5th-95th percentile whisker and the value past it; no bar for a case that
+ * did not measure: the word, and the reason on hover */
+static void bars_bar(struct strbuf *o, const struct bars *c, size_t s, json_t *rec, double y)
+{
+	double val, lo, hi;
+
+	if (strcmp(str(rec, "status"), "ok")) {
+		strbuf_addf(o, "<text x=\"%.0f\" y=\"%.1f\" class=\"failtxt\">", bars_label_w + 4, y + bars_bar_h - 3);
+		esc_html(o, str(rec, "status"));
+		strbuf_addstr(o, "<title>");
+		esc_html(o, c->sides[s].label);
+		strbuf_addstr(o, ": ");
+		esc_html(o, compare_case_reason(rec));
+		strbuf_addstr(o, "</title></text>");
+		return;
+	}
+	val = json_number_value(json_object_get(rec, "value"));
+	metric_range(&lo, &hi, rec);
+	strbuf_addf(o, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", bars_label_w, y + 1,
+		    bars_plot_w * val / c->vmax, bars_bar_h - 2, palette[s % 6]);
+	esc_html(o, c->sides[s].label);
+	strbuf_addf(o, ": %.4g (5th-95th percentile %.4g-%.4g)</title></rect>", val, lo, hi);
+	strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"wk\"/>", bars_label_w + bars_plot_w * lo / c->vmax,
+		    bars_label_w + bars_plot_w * hi / c->vmax, y + bars_bar_h / 2, y + bars_bar_h / 2);
+	/* the value at the bar's end, past its whisker */
+	strbuf_addf(o, "<text x=\"%.1f\" y=\"%.1f\" class=\"barval\">",
+		    bars_label_w + bars_plot_w * fmin(fmax(val, hi), c->vmax) / c->vmax + 4, y + bars_bar_h - 2);
+	fmt_value(o, val, str(rec, "unit"));
+	strbuf_addstr(o, "</text>");
+}
+
+/* one case's group, row `row`: its label (the case key less its suite), then a bar per side */
+static void bars_case(struct strbuf *o, const struct bars *c, const char *key, size_t row)
+{
+	double y0 = (double)row * ((double)c->n * bars_bar_h + bars_gap) + 14;
+	json_t *rec;
+
+	strbuf_addf(o, "<text x=\"%.0f\" y=\"%.1f\" class=\"lbl\" text-anchor=\"end\">", bars_label_w - 6,
+		    y0 + (double)c->n * bars_bar_h / 2 + 4);
+	esc_html(o, strchr(key, ' ') ? strchr(key, ' ') + 1 : key);
+	strbuf_addstr(o, "</text>");
+	for (size_t s = 0; s < c->n; s++)
+		if ((rec = json_object_get(c->sides[s].records, key)))
+			bars_bar(o, c, s, rec, y0 + (double)s * bars_bar_h);
+}
+
 /* Horizontal bars: one group per case (in the first side's order, then the others'), one bar per side, a
  * whisker from the 5th to the 95th percentile of the samples, and dashed lines at the datasheet peaks. */
 static void chart_bars(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite)
 {
-	json_t *keys = json_array(), *seen = json_object(), *peaks = json_object(), *pmaps = json_array(), *rec, *v;
-	const char *k, *unit = "";
-	size_t i, nk, row = 0;
-	double vmax = 0, lo, hi, k_unit, step, top;
-	const double label_w = 300, plot_w = 560, val_w = 100, bar_h = 12, gap = 8;
-	char su[32];
+	struct bars c = { .sides = sides, .n = n, .suite = suite, .keys = json_array(), .peaks = json_object(), .unit = "" };
+	size_t i;
+	json_t *v;
+	double h;
 
-	/* only the cases that measured a value on some side: a failure is listed under the chart, never drawn */
-	for (i = 0; i < n; i++)
-		json_object_foreach(sides[i].records, k, rec)
-			if (!strcmp(str(rec, "suite"), suite) && !strcmp(str(rec, "status"), "ok") && !json_object_get(seen, k)) {
-				json_object_set_new(seen, k, json_true());
-				json_array_append_new(keys, json_string(k));
-			}
-	nk = json_array_size(keys);
-	for (size_t s = 0; s < n; s++)
-		json_array_append_new(pmaps, peak_map(&sides[s], suite));
-	json_array_foreach(keys, i, v)
-		for (size_t s = 0; s < n; s++) {
-			double pct;
-
-			if (!(rec = json_object_get(sides[s].records, json_string_value(v))) || strcmp(str(rec, "status"), "ok"))
-				continue;
-			unit = *str(rec, "unit") ? str(rec, "unit") : unit;
-			metric_range(&lo, &hi, rec);
-			vmax = fmax(vmax, hi);
-			if ((pct = json_number_value(json_object_get(json_array_get(pmaps, s), str(rec, "case")))) > 0) {
-				struct strbuf pk = STRBUF_INIT;
-				double peak = json_number_value(json_object_get(rec, "value")) * 100 / pct;
-
-				strbuf_addf(&pk, "%s peak ", str(json_object_get(rec, "params"), "dtype"));
-				fmt_value(&pk, peak, str(rec, "unit"));
-				json_object_set_new(peaks, pk.buf, json_real(peak));
-				strbuf_release(&pk);
-			}
-		}
-	json_object_foreach(peaks, k, v)
-		vmax = fmax(vmax, json_real_value(v));
-	if (vmax <= 0)
-		vmax = 1;
-	/* the axis in the unit a person reads (GFLOP/s rather than 0.001 TFLOP/s), ticks on 1-2-5 steps */
-	k_unit = unit_scale(vmax, unit, su, sizeof(su));
-	step = nice_step(vmax * k_unit, 5);
-	top = ceil(vmax * k_unit / step - 1e-9) * step;
-	vmax = top / k_unit;
-	{
-		double h = (double)nk * ((double)n * bar_h + gap) + 40;
-
-		strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-");
-		esc_html(o, suite);
-		strbuf_addf(o, "\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\" "
-			       "aria-label=\"", label_w + plot_w + val_w, h);
-		esc_html(o, suite);
-		strbuf_addstr(o, " headline per case\">");
-		for (int t = 0; t * step <= top * (1 + 1e-9); t++) {
-			double x = label_w + plot_w * t * step / top;
-
-			strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"grid\"/>"
-				       "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">%g</text>", x, x, h - 28, x, h - 16,
-				    t * step);
-		}
-		strbuf_addf(o, "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">", label_w + plot_w / 2, h - 3);
-		esc_html(o, su);
-		strbuf_addstr(o, "</text>");
-		json_object_foreach(peaks, k, v) {
-			double x = label_w + plot_w * json_real_value(v) / vmax;
-
-			strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" class=\"peak\"/><text x=\"%.1f\" y=\"10\" "
-				       "class=\"tick\" text-anchor=\"end\">", x, x, h - 28, x - 3);
-			esc_html(o, k);
-			strbuf_addstr(o, "</text>");
-		}
-		json_array_foreach(keys, i, v) {
-			double y0 = (double)row * ((double)n * bar_h + gap) + 14;
-
-			strbuf_addf(o, "<text x=\"%.0f\" y=\"%.1f\" class=\"lbl\" text-anchor=\"end\">", label_w - 6, y0 + (double)n * bar_h / 2 + 4);
-			esc_html(o, strchr(json_string_value(v), ' ') ? strchr(json_string_value(v), ' ') + 1 : json_string_value(v));
-			strbuf_addstr(o, "</text>");
-			for (size_t s = 0; s < n; s++) {
-				double y = y0 + (double)s * bar_h, val;
-
-				if (!(rec = json_object_get(sides[s].records, json_string_value(v))))
-					continue;
-				if (strcmp(str(rec, "status"), "ok")) { /* no bar: the word, and the reason on hover */
-					strbuf_addf(o, "<text x=\"%.0f\" y=\"%.1f\" class=\"failtxt\">", label_w + 4, y + bar_h - 3);
-					esc_html(o, str(rec, "status"));
-					strbuf_addstr(o, "<title>");
-					esc_html(o, sides[s].label);
-					strbuf_addstr(o, ": ");
-					esc_html(o, compare_case_reason(rec));
-					strbuf_addstr(o, "</title></text>");
-					continue;
-				}
-				val = json_number_value(json_object_get(rec, "value"));
-				metric_range(&lo, &hi, rec);
-				strbuf_addf(o, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", label_w, y + 1,
-					    plot_w * val / vmax, bar_h - 2, palette[s % 6]);
-				esc_html(o, sides[s].label);
-				strbuf_addf(o, ": %.4g (5th-95th percentile %.4g-%.4g)</title></rect>", val, lo, hi);
-				strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"wk\"/>", label_w + plot_w * lo / vmax,
-					    label_w + plot_w * hi / vmax, y + bar_h / 2, y + bar_h / 2);
-				/* the value at the bar's end, past its whisker */
-				strbuf_addf(o, "<text x=\"%.1f\" y=\"%.1f\" class=\"barval\">", label_w + plot_w * fmin(fmax(val, hi), vmax) / vmax + 4,
-					    y + bar_h - 2);
-				fmt_value(o, val, str(rec, "unit"));
-				strbuf_addstr(o, "</text>");
-			}
-			row++;
-		}
-		strbuf_addstr(o, "</svg></div>\n");
-	}
-	json_decref(keys);
-	json_decref(seen);
-	json_decref(peaks);
-	json_decref(pmaps);
+	bars_scale(&c);
+	h = (double)json_array_size(c.keys) * ((double)n * bars_bar_h + bars_gap) + 40;
+	strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-");
+	esc_html(o, suite);
+	strbuf_addf(o, "\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\" "
+		       "aria-label=\"", bars_label_w + bars_plot_w + bars_val_w, h);
+	esc_html(o, suite);
+	strbuf_addstr(o, " headline per case\">");
+	bars_axis(o, &c, h);
+	json_array_foreach(c.keys, i, v)
+		bars_case(o, &c, json_string_value(v), i);
+	strbuf_addstr(o, "</svg></div>\n");
+	json_decref(c.keys);
+	json_decref(c.peaks);
 }
 
 static const char *op_palette[] = { "#0b7a75", "#d1495b", "#edae49", "#5c4d7d", "#00798c", "#8c564b", "#30638e" };
 static const char *run_dashes[] = { "", "7 4", "2 3", "9 3 2 3", "1 5", "12 6" };
 
-/* Collectives: bus bandwidth against message size on a log2 axis, one line per run, op and placement: the op
- * its colour (a palette of its own, not the runs'), the run its dash; in-place thinner than out-of-place. */
 /* A collectives record's op as its line and table are named: "all_reduce", or "all_reduce g2.1" for group 1 of the
  * groups of 2 ranks (group_sizes). NULL for the point-to-point pairs (the heat maps draw them). Caller frees. */
 static char *coll_op_label(json_t *p)
@@ -747,127 +843,181 @@ static char *coll_op_label(json_t *p)
 	return xstrdup(str(p, "op"));
 }
 
-static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_t n)
+/* The collectives chart: its series ("RUN OP [PLACEMENT]" -> run, op, in_place and points [log2 bytes, GB/s]),
+ * its ops (op -> its colour's index, in order of appearance) and its scale */
+struct coll_chart {
+	json_t *series, *ops;
+	double xmin, xmax, ymax, step, top;
+};
+
+static const double coll_w = 760, coll_h = 300, coll_l = 56, coll_b = 36;
+
+static double coll_x(const struct coll_chart *c, double log2_bytes)
 {
-	json_t *series = json_object(), *ops = json_object(), *rec, *v;
+	return coll_l + (coll_w - coll_l) * (log2_bytes - c->xmin) / (c->xmax - c->xmin);
+}
+
+static double coll_y(const struct coll_chart *c, double v)
+{
+	return (coll_h - coll_b) - (coll_h - coll_b - 10) * v / c->top;
+}
+
+/* one measured record of a run into its series, widening the scale */
+static void coll_add(struct coll_chart *c, const char *label, size_t s, json_t *rec, const char *op)
+{
+	json_t *p = json_object_get(rec, "params"), *se;
+	double bytes = json_number_value(json_object_get(p, "bytes"));
+	char *name = xstrfmt("%s %s%s%s", label, op, *str(p, "placement") ? " " : "", str(p, "placement"));
+
+	if (!json_object_get(c->ops, str(p, "op")))
+		json_object_set_new(c->ops, str(p, "op"), json_integer((json_int_t)json_object_size(c->ops)));
+	if (!(se = json_object_get(c->series, name))) {
+		se = json_pack("{s:i, s:s, s:b, s:[]}", "run", (int)s, "op", str(p, "op"), "in_place",
+			       !strcmp(str(p, "placement"), "in-place"), "pts");
+		json_object_set_new(c->series, name, se);
+	}
+	json_array_append_new(json_object_get(se, "pts"), json_pack("[f, f]", log2(bytes), json_number_value(json_object_get(rec, "value"))));
+	c->xmin = fmin(c->xmin, log2(bytes));
+	c->xmax = fmax(c->xmax, log2(bytes));
+	c->ymax = fmax(c->ymax, json_number_value(json_object_get(rec, "value")));
+	free(name);
+}
+
+/* every measured collective (not the point-to-point pairs) of every run */
+static void coll_collect(struct coll_chart *c, const struct compare_side *sides, size_t n)
+{
 	const char *k;
-	double xmin = 1e300, xmax = 0, ymax = 0, step, top;
-	const double w = 760, h = 300, l = 56, b = 36;
+	json_t *rec;
 
 	for (size_t s = 0; s < n; s++)
 		json_object_foreach(sides[s].records, k, rec) {
-			json_t *p = json_object_get(rec, "params"), *se;
-			double bytes = json_number_value(json_object_get(p, "bytes"));
-			char *name, *op;
+			json_t *p = json_object_get(rec, "params");
+			char *op;
 
-			if (strcmp(str(rec, "suite"), "collectives") || strcmp(str(rec, "status"), "ok") || bytes <= 0 ||
-			    !(op = coll_op_label(p)))
+			if (strcmp(str(rec, "suite"), "collectives") || strcmp(str(rec, "status"), "ok") ||
+			    json_number_value(json_object_get(p, "bytes")) <= 0 || !(op = coll_op_label(p)))
 				continue;
-			name = xstrfmt("%s %s%s%s", sides[s].label, op, *str(p, "placement") ? " " : "", str(p, "placement"));
+			coll_add(c, sides[s].label, s, rec, op);
 			free(op);
-			if (!json_object_get(ops, str(p, "op")))
-				json_object_set_new(ops, str(p, "op"), json_integer((json_int_t)json_object_size(ops)));
-			if (!(se = json_object_get(series, name))) {
-				se = json_pack("{s:i, s:s, s:b, s:[]}", "run", (int)s, "op", str(p, "op"), "in_place",
-					       !strcmp(str(p, "placement"), "in-place"), "pts");
-				json_object_set_new(series, name, se);
-			}
-			json_array_append_new(json_object_get(se, "pts"),
-					      json_pack("[f, f]", log2(bytes), json_number_value(json_object_get(rec, "value"))));
-			xmin = fmin(xmin, log2(bytes));
-			xmax = fmax(xmax, log2(bytes));
-			ymax = fmax(ymax, json_number_value(json_object_get(rec, "value")));
-			free(name);
 		}
-	if (!json_object_size(series)) {
-		json_decref(series);
-		json_decref(ops);
-		return;
-	}
-	if (xmax <= xmin)
-		xmax = xmin + 1;
-	step = nice_step(ymax > 0 ? ymax : 1, 4);
-	top = ceil((ymax > 0 ? ymax : 1) / step - 1e-9) * step;
-	strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-collectives\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" "
-		       "preserveAspectRatio=\"xMinYMin meet\" role=\"img\" aria-label=\"bus bandwidth against message size\">",
-		    w + 200, h);
-	for (int t = 0; t * step <= top * (1 + 1e-9); t++) {
-		double y = (h - b) - (h - b - 10) * t * step / top;
+}
+
+/* a power of two for a person: 4K, 16M, 1G */
+static void bytes_pow2(struct strbuf *o, double by)
+{
+	if (by >= 1 << 30)
+		strbuf_addf(o, "%.0fG", by / (1 << 30));
+	else if (by >= 1 << 20)
+		strbuf_addf(o, "%.0fM", by / (1 << 20));
+	else if (by >= 1 << 10)
+		strbuf_addf(o, "%.0fK", by / (1 << 10));
+	else
+		strbuf_addf(o, "%.0f", by);
+}
+
+/* bandwidth ticks up the side, message sizes along the foot (at most about 8), and what the axes are */
+static void coll_axes(struct strbuf *o, const struct coll_chart *c)
+{
+	for (int t = 0; t * c->step <= c->top * (1 + 1e-9); t++) {
+		double y = (coll_h - coll_b) - (coll_h - coll_b - 10) * t * c->step / c->top;
 
 		strbuf_addf(o, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/><text x=\"%.0f\" y=\"%.1f\" "
-			       "class=\"tick\" text-anchor=\"end\">%g</text>", l, w, y, y, l - 4, y + 4, t * step);
+			       "class=\"tick\" text-anchor=\"end\">%g</text>", coll_l, coll_w, y, y, coll_l - 4, y + 4, t * c->step);
 	}
-	for (double e = ceil(xmin); e <= xmax; e += fmax(1, floor((xmax - xmin) / 8))) {
-		double x = l + (w - l) * (e - xmin) / (xmax - xmin), by = pow(2, e);
+	for (double e = ceil(c->xmin); e <= c->xmax; e += fmax(1, floor((c->xmax - c->xmin) / 8))) {
+		double x = coll_x(c, e);
 
 		strbuf_addf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"10\" y2=\"%.0f\" class=\"grid\"/><text x=\"%.1f\" y=\"%.0f\" "
-			       "class=\"tick\" text-anchor=\"middle\">", x, x, h - b, x, h - b + 14);
-		if (by >= 1 << 30)
-			strbuf_addf(o, "%.0fG", by / (1 << 30));
-		else if (by >= 1 << 20)
-			strbuf_addf(o, "%.0fM", by / (1 << 20));
-		else if (by >= 1 << 10)
-			strbuf_addf(o, "%.0fK", by / (1 << 10));
-		else
-			strbuf_addf(o, "%.0f", by);
+			       "class=\"tick\" text-anchor=\"middle\">", x, x, coll_h - coll_b, x, coll_h - coll_b + 14);
+		bytes_pow2(o, pow(2, e));
 		strbuf_addstr(o, "</text>");
 	}
 	strbuf_addf(o, "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\" text-anchor=\"middle\">message size (bytes, log2) &mdash; "
-		       "bus bandwidth GB/s</text>", (l + w) / 2, h - 4);
-	json_object_foreach(series, k, v) {
-		json_t *pts = json_object_get(v, "pts"), *q;
-		size_t i, m = json_array_size(pts), run = (size_t)json_integer_value(json_object_get(v, "run"));
-		size_t op = (size_t)json_integer_value(json_object_get(ops, str(v, "op")));
-		double (*pt)[2] = xmalloc((m ? m : 1) * sizeof(*pt));
+		       "bus bandwidth GB/s</text>", (coll_l + coll_w) / 2, coll_h - 4);
+}
 
-		json_array_foreach(pts, i, q) {
-			pt[i][0] = json_number_value(json_array_get(q, 0));
-			pt[i][1] = json_number_value(json_array_get(q, 1));
+/* one series' line, its points by size: the op its colour, the run its dash, in-place thinner */
+static void coll_line(struct strbuf *o, const struct coll_chart *c, const char *name, json_t *v)
+{
+	json_t *pts = json_object_get(v, "pts"), *q;
+	size_t i, m = json_array_size(pts), run = (size_t)json_integer_value(json_object_get(v, "run"));
+	size_t op = (size_t)json_integer_value(json_object_get(c->ops, str(v, "op")));
+	double (*pt)[2] = xmalloc((m ? m : 1) * sizeof(*pt));
+
+	json_array_foreach(pts, i, q) {
+		pt[i][0] = json_number_value(json_array_get(q, 0));
+		pt[i][1] = json_number_value(json_array_get(q, 1));
+	}
+	for (i = 1; i < m; i++) /* by size */
+		for (size_t j = i; j > 0 && pt[j - 1][0] > pt[j][0]; j--) {
+			double t0 = pt[j][0], t1 = pt[j][1];
+
+			pt[j][0] = pt[j - 1][0], pt[j][1] = pt[j - 1][1];
+			pt[j - 1][0] = t0, pt[j - 1][1] = t1;
 		}
-		for (i = 1; i < m; i++) /* by size */
-			for (size_t j = i; j > 0 && pt[j - 1][0] > pt[j][0]; j--) {
-				double t0 = pt[j][0], t1 = pt[j][1];
+	strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\" data-op=\"",
+		    op_palette[op % 7], json_is_true(json_object_get(v, "in_place")) ? "1.2" : "2.2", run_dashes[run % 6]);
+	esc_html(o, str(v, "op"));
+	strbuf_addf(o, "\" data-run=\"%zu\" points=\"", run);
+	for (i = 0; i < m; i++)
+		strbuf_addf(o, "%s%.1f,%.1f", i ? " " : "", coll_x(c, pt[i][0]), coll_y(c, pt[i][1]));
+	strbuf_addstr(o, "\"><title>");
+	esc_html(o, name);
+	strbuf_addstr(o, "</title></polyline>");
+	free(pt);
+}
 
-				pt[j][0] = pt[j - 1][0], pt[j][1] = pt[j - 1][1];
-				pt[j - 1][0] = t0, pt[j - 1][1] = t1;
-			}
-		strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\" data-op=\"",
-			    op_palette[op % 7], json_is_true(json_object_get(v, "in_place")) ? "1.2" : "2.2", run_dashes[run % 6]);
-		esc_html(o, str(v, "op"));
-		strbuf_addf(o, "\" data-run=\"%zu\" points=\"", run);
-		for (i = 0; i < m; i++)
-			strbuf_addf(o, "%s%.1f,%.1f", i ? " " : "", l + (w - l) * (pt[i][0] - xmin) / (xmax - xmin),
-				    (h - b) - (h - b - 10) * pt[i][1] / top);
-		strbuf_addstr(o, "\"><title>");
+/* the legend: ops by colour, then runs by dash */
+static void coll_legend(struct strbuf *o, const struct coll_chart *c, const struct compare_side *sides, size_t n)
+{
+	size_t row = 0;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(c->ops, k, v) {
+		strbuf_addf(o, "<g class=\"legend-op\"><rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"10\" fill=\"%s\"/>"
+			       "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", coll_w + 10, 12 + 16.0 * (double)row,
+			    op_palette[json_integer_value(v) % 7], coll_w + 30, 21 + 16.0 * (double)row);
 		esc_html(o, k);
-		strbuf_addstr(o, "</title></polyline>");
-		free(pt);
+		strbuf_addstr(o, "</text></g>");
+		row++;
 	}
-	/* the legend: ops by colour, then runs by dash */
-	{
-		size_t row = 0;
+	for (size_t s = 0; s < n && n > 1; s++) {
+		strbuf_addf(o, "<g class=\"legend-run\"><line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#333\" "
+			       "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", coll_w + 10,
+			    coll_w + 26, 17 + 16.0 * (double)row, 17 + 16.0 * (double)row, run_dashes[s % 6], coll_w + 30,
+			    21 + 16.0 * (double)row);
+		esc_html(o, sides[s].label);
+		strbuf_addstr(o, "</text></g>");
+		row++;
+	}
+}
 
-		json_object_foreach(ops, k, v) {
-			strbuf_addf(o, "<g class=\"legend-op\"><rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"10\" fill=\"%s\"/>"
-				       "<text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10, 12 + 16.0 * (double)row,
-				    op_palette[json_integer_value(v) % 7], w + 30, 21 + 16.0 * (double)row);
-			esc_html(o, k);
-			strbuf_addstr(o, "</text></g>");
-			row++;
-		}
-		for (size_t s = 0; s < n && n > 1; s++) {
-			strbuf_addf(o, "<g class=\"legend-run\"><line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#333\" "
-				       "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text x=\"%.0f\" y=\"%.0f\" class=\"tick\">", w + 10,
-				    w + 26, 17 + 16.0 * (double)row, 17 + 16.0 * (double)row, run_dashes[s % 6], w + 30,
-				    21 + 16.0 * (double)row);
-			esc_html(o, sides[s].label);
-			strbuf_addstr(o, "</text></g>");
-			row++;
-		}
-	}
+/* Collectives: bus bandwidth against message size on a log2 axis, one line per run, op and placement: the op
+ * its colour (a palette of its own, not the runs'), the run its dash; in-place thinner than out-of-place. */
+static void chart_coll(struct strbuf *o, const struct compare_side *sides, size_t n)
+{
+	struct coll_chart c = { .series = json_object(), .ops = json_object(), .xmin = 1e300 };
+	const char *k;
+	json_t *v;
+
+	coll_collect(&c, sides, n);
+	if (!json_object_size(c.series))
+		goto cleanup;
+	if (c.xmax <= c.xmin)
+		c.xmax = c.xmin + 1;
+	axis_top(&c.step, &c.top, c.ymax > 0 ? c.ymax : 1, 4);
+	strbuf_addf(o, "<div class=\"chartbox\"><svg class=\"chart\" id=\"chart-collectives\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" "
+		       "preserveAspectRatio=\"xMinYMin meet\" role=\"img\" aria-label=\"bus bandwidth against message size\">",
+		    coll_w + 200, coll_h);
+	coll_axes(o, &c);
+	json_object_foreach(c.series, k, v)
+		coll_line(o, &c, k, v);
+	coll_legend(o, &c, sides, n);
 	strbuf_addstr(o, "</svg></div>\n");
-	json_decref(series);
-	json_decref(ops);
+cleanup:
+	json_decref(c.series);
+	json_decref(c.ops);
 }
 
 static int cmp_rec_bytes(const void *a, const void *b)
@@ -1158,167 +1308,209 @@ static int report_on_gpu(const struct compare_side *sides, size_t n)
 	return 0;
 }
 
+/* a run's stack and environment facts, folded away */
+static void run_facts(struct strbuf *o, const struct compare_side *side)
+{
+	json_t *facts = compare_stack_facts(side), *v;
+	const char *k;
+
+	strbuf_addstr(o, "<details><summary>stack and environment</summary><div class=\"scroll\"><table class=\"facts\">");
+	json_object_foreach(facts, k, v) {
+		char *t = json_is_string(v) ? xstrdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+
+		strbuf_addstr(o, "<tr><td>");
+		esc_html(o, k);
+		strbuf_addstr(o, "</td><td><code>");
+		esc_html(o, t);
+		strbuf_addstr(o, "</code></td></tr>");
+		free(t);
+	}
+	strbuf_addstr(o, "</table></div></details>\n");
+	json_decref(facts);
+}
+
+/* One run of the report: its signature, channel and source, health, findings, facts and how to reproduce it */
+static void report_run(struct strbuf *o, const struct compare_side *side, size_t s)
+{
+	strbuf_addf(o, "<section class=\"run\" id=\"run-%zu\"><h3><span class=\"sw\" style=\"background:%s\"></span>", s, palette[s % 6]);
+	esc_html(o, side->label);
+	strbuf_addstr(o, "</h3>\n<p>");
+	if (side->verified) {
+		strbuf_addstr(o, "<span class=\"ok\">signature verified</span>, key <code>");
+		esc_html(o, side->keyid);
+		strbuf_addstr(o, "</code>");
+	} else {
+		strbuf_addstr(o, "<span class=\"slower\">UNVERIFIED</span>: a run directory or a bundle that did not verify; "
+				 "nothing proves these numbers were not edited");
+	}
+	strbuf_addstr(o, "<br>channel ");
+	esc_html(o, str(side->plan, "channel"));
+	strbuf_addstr(o, ", source <code>");
+	esc_html(o, side->path);
+	strbuf_addstr(o, "</code></p>\n");
+	run_health(o, side, s);
+	run_findings(o, side, s);
+	run_facts(o, side);
+	strbuf_addstr(o, "<p>Reproduce: <code>");
+	if (strstr(side->path, ".bench.tar.gz")) {
+		strbuf_addstr(o, "bench verify ");
+		esc_html(o, side->path);
+		strbuf_addstr(o, " &amp;&amp; tar xzf ");
+		esc_html(o, side->path);
+		strbuf_addstr(o, " &amp;&amp; ");
+	}
+	strbuf_addstr(o, "bench run ");
+	esc_html(o, side->label);
+	strbuf_addstr(o, "/manifest.yaml</code></p></section>\n");
+}
+
+/* 1 when some run has a case of suite (that measured, with ok_only) */
+static int suite_has(const struct compare_side *sides, size_t n, const char *suite, int ok_only)
+{
+	const char *k;
+	json_t *v;
+
+	for (size_t s = 0; s < n; s++)
+		json_object_foreach(sides[s].records, k, v)
+			if (!strcmp(str(v, "suite"), suite) && (!ok_only || !strcmp(str(v, "status"), "ok")))
+				return 1;
+	return 0;
+}
+
+/* the cases of a suite that did not measure, each with its reason: failures first, in red; skipped less prominent */
+static void suite_not_ok(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite)
+{
+	struct strbuf items = STRBUF_INIT;
+	const char *k;
+	json_t *v;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t s = 0; s < n; s++)
+			json_object_foreach(sides[s].records, k, v)
+				if (!strcmp(str(v, "suite"), suite) && strcmp(str(v, "status"), "ok") && is_failure(str(v, "status")) == !pass)
+					not_ok_item(&items, n > 1 ? sides[s].label : NULL, NULL, str(v, "case"), str(v, "status"),
+						    compare_case_reason(v));
+	if (items.len) {
+		strbuf_addf(o, "<ul class=\"not-ok\" id=\"not-ok-%s\">", suite);
+		strbuf_add(o, items.buf, items.len);
+		strbuf_addstr(o, "</ul>\n");
+	}
+	strbuf_release(&items);
+}
+
+/* one group of an env_matrix (compare_env_cells()): a row per case, a column per cell */
+static void env_cell_table(struct strbuf *o, json_t *g, const char *suite, size_t s, const char *label)
+{
+	json_t *row, *cell, *val;
+	size_t r, j;
+
+	strbuf_addf(o, "<div class=\"scroll\"><table class=\"cells\" id=\"cells-%s-%zu\"><caption>", suite, s);
+	if (label) {
+		esc_html(o, label);
+		strbuf_addstr(o, ": ");
+	}
+	strbuf_addstr(o, "by env cell (");
+	esc_html(o, str(g, "unit"));
+	strbuf_addstr(o, ")</caption>\n<tr><th>case</th>");
+	json_array_foreach(json_object_get(g, "cells"), j, cell) {
+		strbuf_addstr(o, "<th><code>");
+		esc_html(o, json_string_value(cell));
+		strbuf_addstr(o, "</code></th>");
+	}
+	strbuf_addstr(o, "</tr>\n");
+	json_array_foreach(json_object_get(g, "rows"), r, row) {
+		strbuf_addstr(o, "<tr><td><code>");
+		esc_html(o, str(row, "case"));
+		strbuf_addstr(o, "</code></td>");
+		json_array_foreach(json_object_get(row, "values"), j, val) {
+			strbuf_addstr(o, "<td class=\"num\">");
+			if (json_is_number(val))
+				num(o, val, "%.4g");
+			else
+				strbuf_addstr(o, "&ndash;");
+			strbuf_addstr(o, "</td>");
+		}
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</table></div>\n");
+}
+
+/* an env_matrix: each run's cases of suite with their cells side by side */
+static void suite_env_cells(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite)
+{
+	for (size_t s = 0; s < n; s++) {
+		json_t *arr = json_array(), *groups, *g, *v;
+		const char *k;
+		size_t gi;
+
+		json_object_foreach(sides[s].records, k, v)
+			if (!strcmp(str(v, "suite"), suite))
+				json_array_append(arr, v);
+		groups = compare_env_cells(arr);
+		json_array_foreach(groups, gi, g)
+			env_cell_table(o, g, suite, s, n > 1 ? sides[s].label : NULL);
+		json_decref(groups);
+		json_decref(arr);
+	}
+}
+
+/* the model FLOPs utilisation of each training case that reports one */
+static void training_mfu(struct strbuf *o, const struct compare_side *sides, size_t n)
+{
+	const char *k;
+	json_t *v;
+
+	for (size_t s = 0; s < n; s++)
+		json_object_foreach(sides[s].records, k, v)
+			if (!strcmp(str(v, "suite"), "training") && json_is_number(json_object_get(json_object_get(v, "extra"), "mfu"))) {
+				strbuf_addstr(o, "<p class=\"mfu\">");
+				esc_html(o, sides[s].label);
+				strbuf_addstr(o, " &middot; ");
+				esc_html(o, str(v, "case"));
+				strbuf_addf(o, ": MFU %.1f%%</p>\n", 100 * json_number_value(json_object_get(json_object_get(v, "extra"), "mfu")));
+			}
+}
+
+/* One suite of the report: its case table, its chart (or why there is none), the collectives' tables and heat
+ * maps, the cases that did not measure, env_matrix cells and training's MFU. */
+static void report_suite(struct strbuf *o, const struct compare_side *sides, size_t n, const char *suite, const char *title)
+{
+	int coll = !strcmp(suite, "collectives"), measured = suite_has(sides, n, suite, 1);
+
+	strbuf_addf(o, "<h2 id=\"suite-%s\">%s%s</h2>\n", suite, title,
+		    !strcmp(suite, "membw") && report_on_gpu(sides, n) ? " (HBM)" : "");
+	case_table(o, sides, n, suite);
+	if (!measured)
+		strbuf_addf(o, "<p class=\"bad\" id=\"none-%s\">No case of this suite measured a value: nothing to "
+			       "chart. Why each one did not:</p>\n", suite);
+	else if (coll)
+		chart_coll(o, sides, n);
+	else
+		chart_bars(o, sides, n, suite);
+	if (coll)
+		coll_tables(o, sides, n);
+	if (measured && coll)
+		heatmap_pairs(o, sides, n);
+	suite_not_ok(o, sides, n, suite);
+	suite_env_cells(o, sides, n, suite);
+	if (!strcmp(suite, "training"))
+		training_mfu(o, sides, n);
+}
+
 void html_render_report(struct strbuf *o, const struct compare_side *sides, size_t n, json_t *cmp)
 {
 	static const char *suites[] = { "gemm", "membw", "collectives", "attention", "ssm", "training" };
 	static const char *titles[] = { "GEMM", "Memory bandwidth", "Collectives", "Attention", "SSM (Mamba2 SSD)", "Training" };
 	char *title = xstrfmt("bench report: %s%s", sides[0].label, n > 1 ? " and others" : "");
-	const char *k;
-	json_t *v;
 
 	html_page_open(o, title);
 	free(title);
 	strbuf_addstr(o, "<h1>bench report</h1>\n<h2>Runs</h2>\n");
-	for (size_t s = 0; s < n; s++) {
-		json_t *facts = compare_stack_facts(&sides[s]);
-
-		strbuf_addf(o, "<section class=\"run\" id=\"run-%zu\"><h3><span class=\"sw\" style=\"background:%s\"></span>", s, palette[s % 6]);
-		esc_html(o, sides[s].label);
-		strbuf_addstr(o, "</h3>\n<p>");
-		if (sides[s].verified) {
-			strbuf_addstr(o, "<span class=\"ok\">signature verified</span>, key <code>");
-			esc_html(o, sides[s].keyid);
-			strbuf_addstr(o, "</code>");
-		} else {
-			strbuf_addstr(o, "<span class=\"slower\">UNVERIFIED</span>: a run directory or a bundle that did not verify; "
-					 "nothing proves these numbers were not edited");
-		}
-		strbuf_addstr(o, "<br>channel ");
-		esc_html(o, str(sides[s].plan, "channel"));
-		strbuf_addstr(o, ", source <code>");
-		esc_html(o, sides[s].path);
-		strbuf_addstr(o, "</code></p>\n");
-		run_health(o, &sides[s], s);
-		run_findings(o, &sides[s], s);
-		strbuf_addstr(o, "<details><summary>stack and environment</summary><div class=\"scroll\"><table class=\"facts\">");
-		json_object_foreach(facts, k, v) {
-			char *t = json_is_string(v) ? xstrdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
-
-			strbuf_addstr(o, "<tr><td>");
-			esc_html(o, k);
-			strbuf_addstr(o, "</td><td><code>");
-			esc_html(o, t);
-			strbuf_addstr(o, "</code></td></tr>");
-			free(t);
-		}
-		strbuf_addstr(o, "</table></div></details>\n<p>Reproduce: <code>");
-		if (strstr(sides[s].path, ".bench.tar.gz")) {
-			strbuf_addstr(o, "bench verify ");
-			esc_html(o, sides[s].path);
-			strbuf_addstr(o, " &amp;&amp; tar xzf ");
-			esc_html(o, sides[s].path);
-			strbuf_addstr(o, " &amp;&amp; ");
-		}
-		strbuf_addstr(o, "bench run ");
-		esc_html(o, sides[s].label);
-		strbuf_addstr(o, "/manifest.yaml</code></p></section>\n");
-		json_decref(facts);
-	}
-	for (size_t t = 0; t < sizeof(suites) / sizeof(*suites); t++) {
-		int any = 0, measured;
-
-		for (size_t s = 0; s < n && !any; s++)
-			json_object_foreach(sides[s].records, k, v)
-				if (!strcmp(str(v, "suite"), suites[t])) {
-					any = 1;
-					break;
-				}
-		if (!any)
-			continue;
-		strbuf_addf(o, "<h2 id=\"suite-%s\">%s%s</h2>\n", suites[t], titles[t],
-			    !strcmp(suites[t], "membw") && report_on_gpu(sides, n) ? " (HBM)" : "");
-		case_table(o, sides, n, suites[t]);
-		measured = 0;
-		for (size_t s = 0; s < n && !measured; s++)
-			json_object_foreach(sides[s].records, k, v)
-				if (!strcmp(str(v, "suite"), suites[t]) && !strcmp(str(v, "status"), "ok")) {
-					measured = 1;
-					break;
-				}
-		if (!measured)
-			strbuf_addf(o, "<p class=\"bad\" id=\"none-%s\">No case of this suite measured a value: nothing to "
-				       "chart. Why each one did not:</p>\n", suites[t]);
-		else if (!strcmp(suites[t], "collectives"))
-			chart_coll(o, sides, n);
-		else
-			chart_bars(o, sides, n, suites[t]);
-		if (!strcmp(suites[t], "collectives"))
-			coll_tables(o, sides, n);
-		if (measured && !strcmp(suites[t], "collectives"))
-			heatmap_pairs(o, sides, n);
-		/* the cases that did not measure, each with its reason: failed in red, skipped less prominent */
-		{
-			struct strbuf items = STRBUF_INIT;
-
-			for (int pass = 0; pass < 2; pass++) /* failures first */
-				for (size_t s = 0; s < n; s++)
-					json_object_foreach(sides[s].records, k, v)
-						if (!strcmp(str(v, "suite"), suites[t]) && strcmp(str(v, "status"), "ok") &&
-						    is_failure(str(v, "status")) == !pass)
-							not_ok_item(&items, n > 1 ? sides[s].label : NULL, NULL, str(v, "case"),
-								    str(v, "status"), compare_case_reason(v));
-			if (items.len) {
-				strbuf_addf(o, "<ul class=\"not-ok\" id=\"not-ok-%s\">", suites[t]);
-				strbuf_add(o, items.buf, items.len);
-				strbuf_addstr(o, "</ul>\n");
-			}
-			strbuf_release(&items);
-		}
-		/* an env_matrix: each run's cases with their cells side by side */
-		for (size_t s = 0; s < n; s++) {
-			json_t *arr = json_array(), *groups, *g, *row, *cell, *val;
-			size_t gi, r, j;
-
-			json_object_foreach(sides[s].records, k, v)
-				if (!strcmp(str(v, "suite"), suites[t]))
-					json_array_append(arr, v);
-			groups = compare_env_cells(arr);
-			json_array_foreach(groups, gi, g) {
-				strbuf_addf(o, "<div class=\"scroll\"><table class=\"cells\" id=\"cells-%s-%zu\"><caption>", suites[t], s);
-				if (n > 1) {
-					esc_html(o, sides[s].label);
-					strbuf_addstr(o, ": ");
-				}
-				strbuf_addstr(o, "by env cell (");
-				esc_html(o, str(g, "unit"));
-				strbuf_addstr(o, ")</caption>\n<tr><th>case</th>");
-				json_array_foreach(json_object_get(g, "cells"), j, cell) {
-					strbuf_addstr(o, "<th><code>");
-					esc_html(o, json_string_value(cell));
-					strbuf_addstr(o, "</code></th>");
-				}
-				strbuf_addstr(o, "</tr>\n");
-				json_array_foreach(json_object_get(g, "rows"), r, row) {
-					strbuf_addstr(o, "<tr><td><code>");
-					esc_html(o, str(row, "case"));
-					strbuf_addstr(o, "</code></td>");
-					json_array_foreach(json_object_get(row, "values"), j, val) {
-						strbuf_addstr(o, "<td class=\"num\">");
-						if (json_is_number(val))
-							num(o, val, "%.4g");
-						else
-							strbuf_addstr(o, "&ndash;");
-						strbuf_addstr(o, "</td>");
-					}
-					strbuf_addstr(o, "</tr>\n");
-				}
-				strbuf_addstr(o, "</table></div>\n");
-			}
-			json_decref(groups);
-			json_decref(arr);
-		}
-		if (!strcmp(suites[t], "training"))
-			for (size_t s = 0; s < n; s++)
-				json_object_foreach(sides[s].records, k, v)
-					if (!strcmp(str(v, "suite"), "training") && json_is_number(json_object_get(json_object_get(v, "extra"), "mfu"))) {
-						strbuf_addstr(o, "<p class=\"mfu\">");
-						esc_html(o, sides[s].label);
-						strbuf_addstr(o, " &middot; ");
-						esc_html(o, str(v, "case"));
-						strbuf_addf(o, ": MFU %.1f%%</p>\n",
-							    100 * json_number_value(json_object_get(json_object_get(v, "extra"), "mfu")));
-					}
-	}
+	for (size_t s = 0; s < n; s++)
+		report_run(o, &sides[s], s);
+	for (size_t t = 0; t < sizeof(suites) / sizeof(*suites); t++)
+		if (suite_has(sides, n, suites[t], 0))
+			report_suite(o, sides, n, suites[t], titles[t]);
 	cost_table(o, sides, n);
 	if (cmp) {
 		strbuf_addstr(o, "<h2>Comparison with the first run</h2>\n");
