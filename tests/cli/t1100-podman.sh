@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
+# serial: podman (the podman store and tests/setup/podman.sh: its base image, apt installs and /tmp logs)
 # Stacks end to end with podman (setup: tests/setup/podman.sh): two CPU stacks from one local Debian base
 # (manifests/cpu-openblas.yaml, cpu-blis.yaml) locked, built, the GEMM suite run inside each with the commands
 # of docs/stacks.md as a user types them (relative manifest, default relative runs/), then both interleaved and

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
+# serial: podman (the podman store and tests/setup/podman.sh: its base image, apt installs and /tmp logs)
 # Proof of what ran (docs/architecture.md, "Proof of what ran"): every record names the shared libraries its runner
 # loaded, and bench run --locked fails a case whose runner loaded a pinned component from anywhere but its pinned
 # build. On the host (engine host, cheap; a host stack, docs/stacks.md): the stand-in below built into its prefix

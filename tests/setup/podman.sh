@@ -64,7 +64,7 @@ need=
 for p in podman buildah runc debootstrap; do command -v "$p" >/dev/null 2>&1 || need="$need $p"; done
 if [ -n "$need" ]; then
 	[ "$(id -u)" = 0 ] || { echo "podman setup: missing$need (run as root to install)" >&2; exit 1; }
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends podman buildah runc \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends podman buildah runc \
 		debootstrap uidmap fuse-overlayfs >/tmp/podman-apt.log 2>&1 || { tail -n 20 /tmp/podman-apt.log >&2; exit 1; }
 fi
 if [ ! -f /etc/containers/containers.conf ] || ! grep -q 'runtime = "runc"' /etc/containers/containers.conf; then
