@@ -35,6 +35,7 @@ dir=${TEST_LOGS:-}
 if [ -n "$dir" ]; then mkdir -p "$dir" && rm -f "$dir"/*.log "$dir"/*.res "$dir/table" "$dir/times"; else
 	dir=$(mktemp -d)
 	trap 'rm -rf "$dir"' EXIT
+	trap 'exit 130' INT TERM
 fi
 if [ -n "${TESTS:-}" ]; then
 	cli=
@@ -49,7 +50,8 @@ jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 wall0=$(date +%s)
 
 # the serial groups: tests that declare a NAME in common, chained (a test with two NAMEs joins both chains into one),
-# one prove rule "seq={a,b,...}" per chain; the chains first, so that the longest starts at once
+# one prove rule "seq={a,b,...}" per chain, then one "seq=t" per other test: all at one depth of prove's schedule,
+# which takes them in this order (a bare "par=**" would hold the chains back until every other test had started)
 rules=$(for t in $cli; do
 	names=$(sed -n 's/^# serial:\([^(]*\).*/\1/p' "$t" | tr '\n' ' ')
 	[ -n "$names" ] && echo "$t $names"
@@ -67,7 +69,11 @@ done | awk '
 
 if command -v prove >/dev/null 2>&1; then
 	# shellcheck disable=SC2086 # the rules and test paths hold no spaces
-	prove -j"$jobs" --timer $rules --rules='par=**' --exec "sh tests/run-tests.sh --one $dir" "$@" $cli
+	serial=$(echo "$rules" | sed 's/^--rules=seq=//' | tr -d '{}' | tr '\n' ',')
+	for t in "$@" $cli; do
+		case ",$serial," in *",$t,"*) ;; *) rules="$rules --rules=seq=$t" ;; esac
+	done
+	prove -j"$jobs" --timer $rules --exec "sh tests/run-tests.sh --one $dir" "$@" $cli
 else
 	echo "# prove is not installed (Debian: apt-get install perl; make test-deps does): the tests run one at a time"
 	for t in "$@" $cli; do
