@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# serial: podman (the podman store and tests/setup/podman.sh: its base image, apt installs and /tmp logs)
 # First contact: the README's first command on a fresh Debian 12 machine. The source tree as a clean clone holds
 # it (the tracked files, with their uncommitted edits) goes into a container of the bare base image of
 # tests/setup/podman.sh (debootstrap minbase bookworm); there, as root, the README's note

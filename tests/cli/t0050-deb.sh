@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# serial: podman (the podman store and tests/setup/podman.sh: its base image, apt installs and /tmp logs)
 # The Debian package: built from the release tarball of HEAD (make dist; what is committed) with
 # `dpkg-buildpackage -us -uc -b`, its file list checked, then installed with apt into a fresh Debian 12 container
 # (the bare base image of tests/setup/podman.sh; the host's downloaded .debs lent to its apt through an overlay),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# serial: podman (the podman store and tests/setup/podman.sh: its base image, apt installs and /tmp logs)
+# serial: podman (image builds one at a time: CPU-heavy, and t1100/t1120 clean up the untagged images since their start)
 # pip stacks end to end with podman (setup: tests/setup/podman.sh): a dated torch nightly and its pytorch-triton
 # from a loopback index shaped like PyTorch's (tests/cli/wheelindex.py) locked for the base's interpreter (the
 # local Debian 12 base: the cpu vendor's wheel target, Python 3.11), the image built from the lock (the build

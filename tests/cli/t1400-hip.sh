@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# serial: podman (the podman store and tests/setup/podman.sh: its base image, apt installs and /tmp logs)
 # The HIP runners, compiled for real: in a Debian unstable container with Debian's ROCm packages (setup:
 # tests/setup/rocm.sh), `make runners BENCH_HIP=1` for gfx942 and gfx950 with warnings as errors; the three runners
 # linked against libamdhip64, hipBLASLt (bench-gemm) and RCCL (bench-coll); then what needs no AMD GPU: --help, a

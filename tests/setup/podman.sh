@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Test setup for the container tests (not part of bench): podman as root on this sandbox, and a local Debian
 # base image made with debootstrap (the sandbox reaches Debian's archive but no image registry). Idempotent;
-# prints the base image reference.
+# prints the base image reference. Tests may call it at once: the first does the setup, the others wait for it.
 #   sh tests/setup/podman.sh            -> localhost/debian:bookworm
 #   sh tests/setup/podman.sh mirror     -> the Debian mirror debootstrap would use, and nothing else done
 # The mirror is the machine's own: the URIs of the apt source for bookworm (deb822 files in
@@ -55,6 +55,13 @@ fi
 if [ "${1:-}" = mirror ]; then
 	echo "$MIRROR"
 	exit 0
+fi
+# one setup at a time on this machine (the tests run side by side, and on a fresh machine several of them call this
+# at once): the rest runs under a lock held by flock(1) on a file; -o: the lock's descriptor is not handed down, so
+# a process that apt or podman leaves behind cannot keep holding it
+if [ -z "${BENCH_TEST_PODMAN_LOCKED:-}" ]; then
+	export BENCH_TEST_PODMAN_LOCKED=1
+	exec flock -o /tmp/bench-test-podman.lock sh "$0" "$@"
 fi
 # once here, the first install left /tmp at 0755 (apt's _apt user then cannot write it): put its mode back
 tmpmode=$(stat -c %a /tmp)
