@@ -14,6 +14,8 @@
 . "$(dirname "$0")/lib.sh"
 BASE=$(sh tests/setup/podman.sh 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
 ok "podman set up, base image $BASE"
+# its image builds' apt finds the host's downloaded .debs (tests/setup/podman.sh, build-conf)
+CONTAINERS_CONF=$(sh tests/setup/podman.sh build-conf) && export CONTAINERS_CONF
 # the untagged images there before: at the end this test removes only those its own builds left (other tests and
 # other benches may be using the store at the same time)
 podman images -a -q --no-trunc --filter dangling=true | sort >"$T/dangling.before"

@@ -9,6 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 BASE=$(sh tests/setup/podman.sh 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
 ok "podman set up, base image $BASE"
+# its image builds' apt finds the host's downloaded .debs (tests/setup/podman.sh, build-conf)
+CONTAINERS_CONF=$(sh tests/setup/podman.sh build-conf) && export CONTAINERS_CONF
 
 python3 tests/cli/wheelindex.py "$T/idx" || { not_ok "wheelindex.py"; finish; exit 1; }
 serve_dir "$T/idx" whl/nightly/simple/torch/

@@ -153,6 +153,8 @@ kill "$srv" 2>/dev/null
 # ---- podman: a dev component built from git, loaded by the runner in the image ---------------------------------
 BASE=$(sh tests/setup/podman.sh 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
 ok "podman set up, base image $BASE"
+# its image builds' apt finds the host's downloaded .debs (tests/setup/podman.sh, build-conf)
+CONTAINERS_CONF=$(sh tests/setup/podman.sh build-conf) && export CONTAINERS_CONF
 podman images -a -q --no-trunc --filter dangling=true | sort >"$T/dangling.before" # removed at the end: only what came after
 mkdir -p "$T/work"
 cd "$T/work" || exit 1
