@@ -1,36 +1,119 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Runs every unit test binary given as an argument and every tests/cli/t*.sh, all speaking TAP, and ends
-# with the line "N passed, N failed". Exit status 1 when anything failed (a crash counts as a failure).
-# Environment: BENCH (the binary under test), BENCH_DATA (the source tree).
+# Runs every unit test binary given as an argument and every tests/cli/t*.sh, all speaking TAP, several at a time
+# (prove -j from Debian's perl), and ends with the line "N passed, N failed": N counts every "ok" and "not ok" line of
+# every test; a test that exits non-zero without a "not ok" (a crash) counts one failure. Exit status 1 when anything
+# failed. Each test's wall time is printed, the slowest listed at the end.
+# A test that uses something another test also uses (the podman store, the Slurm daemons, chromium's profile, ...)
+# says so in its header with a line "# serial: NAME [NAME...] (why)": tests that share a NAME run one after another,
+# everything else in parallel. CONTRIBUTING.md, "Tests", has the rules.
+# Environment: BENCH (the binary under test), BENCH_DATA (the source tree); TEST_JOBS (how many at a time; default
+# the number of CPUs, at least 2); TESTS (the CLI tests to run instead of all: paths or tNNNN prefixes);
+# TEST_LOGS (a directory that keeps each test's output, NAME.log); VERBOSE (print every test's output at the end).
+# Internal: `run-tests.sh --one DIR TEST` runs one test for prove, its output, status and time kept in DIR.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+
+# --one DIR TEST: run TEST (a unit binary or a .sh), its stdout and stderr into DIR/NAME.log; its status and wall
+# time into DIR/NAME.res; then the log to stdout for prove to read (prove sees what the count below counts)
+if [ "${1:-}" = --one ]; then
+	dir=$2 t=$3
+	name=$(basename "$t")
+	start=$(date +%s.%N)
+	case $t in
+	*.sh) sh "$t" >"$dir/$name.log" 2>&1 ;;
+	*) CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$dir/$name.log" 2>&1 ;;
+	esac
+	rc=$?
+	end=$(date +%s.%N)
+	echo "$rc $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')" >"$dir/$name.res"
+	cat "$dir/$name.log"
+	exit "$rc"
+fi
+
+dir=${TEST_LOGS:-}
+if [ -n "$dir" ]; then mkdir -p "$dir" && rm -f "$dir"/*.log "$dir"/*.res "$dir/table" "$dir/times"; else
+	dir=$(mktemp -d)
+	trap 'rm -rf "$dir"' EXIT
+	trap 'exit 130' INT TERM
+fi
+if [ -n "${TESTS:-}" ]; then
+	cli=
+	for x in $TESTS; do
+		case $x in */*) cli="$cli $x" ;; *) cli="$cli $(ls tests/cli/"$x"*.sh)" ;; esac
+	done
+else
+	cli=$(ls tests/cli/t[0-9]*.sh)
+fi
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+[ "$jobs" -ge 2 ] 2>/dev/null || jobs=2
+wall0=$(date +%s)
+
+# the serial groups: tests that declare a NAME in common, chained (a test with two NAMEs joins both chains into one),
+# one prove rule "seq={a,b,...}" per chain, then one "seq=t" per other test: all at one depth of prove's schedule,
+# which takes them in this order (a bare "par=**" would hold the chains back until every other test had started)
+rules=$(for t in $cli; do
+	names=$(sed -n 's/^# serial:\([^(]*\).*/\1/p' "$t" | tr '\n' ' ')
+	[ -n "$names" ] && echo "$t $names"
+done | awk '
+	function find(x) { while (up[x] != x) x = up[x]; return x }
+	{ for (i = 2; i <= NF; i++) { n = "=" $i; if (!(n in up)) up[n] = n; up[find(n)] = find("=" $2) }
+	  tests[NR] = $1; first[NR] = "=" $2 }
+	END {
+		for (i = 1; i <= NR; i++) {
+			g = find(first[i])
+			if (!(g in o)) { o[g] = ++k; line[k] = tests[i] } else line[o[g]] = line[o[g]] "," tests[i]
+		}
+		for (i = 1; i <= k; i++) print (index(line[i], ",") ? "--rules=seq={" line[i] "}" : "--rules=seq=" line[i])
+	}')
+
+if command -v prove >/dev/null 2>&1; then
+	# shellcheck disable=SC2086 # the rules and test paths hold no spaces
+	serial=$(echo "$rules" | sed 's/^--rules=seq=//' | tr -d '{}' | tr '\n' ',')
+	for t in "$@" $cli; do
+		case ",$serial," in *",$t,"*) ;; *) rules="$rules --rules=seq=$t" ;; esac
+	done
+	prove -j"$jobs" --timer $rules --exec "sh tests/run-tests.sh --one $dir" "$@" $cli
+else
+	echo "# prove is not installed (Debian: apt-get install perl; make test-deps does): the tests run one at a time"
+	for t in "$@" $cli; do
+		sh tests/run-tests.sh --one "$dir" "$t" >/dev/null
+		echo "$t $(cut -d' ' -f2 "$dir/$(basename "$t").res") s"
+	done
+fi
+
+# the count: every ok / not ok line of every test's output, a crash one failure more
 passed=0
 failed=0
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-
-count() { # name, exit status; reads TAP from $log
+echo
+for t in "$@" $cli; do
+	name=$(basename "$t")
+	log=$dir/$name.log
+	if [ -f "$dir/$name.res" ]; then read -r rc secs <"$dir/$name.res"; else rc=127 secs=0; fi
+	[ -f "$log" ] || : >"$log"
 	p=$(grep -c '^ok ' "$log")
 	f=$(grep -c '^not ok ' "$log")
-	if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "not ok - $1 exited with status $2 without reporting a failure (crash?)"
+	grep '^not ok ' "$log" | sed "s|^|$name: |"
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "$name: not ok - exited with status $rc without reporting a failure (crash?)"
 		f=1
 	fi
-	grep '^not ok ' "$log" | sed "s|^|$1: |"
 	passed=$((passed + p))
 	failed=$((failed + f))
-	printf '%-44s %4d passed, %d failed\n' "$1" "$p" "$f"
-}
-
-for bin in "$@"; do
-	CMOCKA_MESSAGE_OUTPUT=TAP "$bin" >"$log" 2>&1
-	count "$(basename "$bin")" $?
+	printf '%-44s %4d passed, %d failed %8s s\n' "$name" "$p" "$f" "$secs" >>"$dir/table"
+	echo "$secs $name" >>"$dir/times"
 done
-for t in tests/cli/t[0-9]*.sh; do
-	sh "$t" >"$log" 2>&1
-	count "$(basename "$t")" $?
-done
-[ -n "${VERBOSE:-}" ] && cat "$log"
+cat "$dir/table"
+wall=$(($(date +%s) - wall0))
+sum=$(awk '{ s += $1 } END { printf "%.0f", s }' "$dir/times")
+echo "slowest:"
+sort -rn "$dir/times" | head -n 10 | awk '{ printf "  %8s s  %s\n", $1, $2 }'
+echo "wall ${wall} s with ${jobs} at a time; the tests' times add up to ${sum} s"
+if [ -n "${VERBOSE:-}" ]; then
+	for t in "$@" $cli; do
+		echo "## $(basename "$t")"
+		cat "$dir/$(basename "$t").log"
+	done
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
+# serial: buildtree (make in the checkout: each make rewrites build/gen/version.h through one .tmp file)
 # make install PREFIX=DIR gives a bench that runs from anywhere: the quickstart from another directory with every
 # record ok (runners from DIR/libexec/bench, python runners and data from DIR/share/bench), env profiles found,
 # `bench build` reading its runner sources (the same build context digest as the source tree's), bench-nightly

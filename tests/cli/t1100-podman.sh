@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
+# serial: podman (image builds one at a time: CPU-heavy; its cleanup removes the untagged images since its start)
 # Stacks end to end with podman (setup: tests/setup/podman.sh): two CPU stacks from one local Debian base
 # (manifests/cpu-openblas.yaml, cpu-blis.yaml) locked, built, the GEMM suite run inside each with the commands
 # of docs/stacks.md as a user types them (relative manifest, default relative runs/), then both interleaved and
@@ -13,6 +14,11 @@
 . "$(dirname "$0")/lib.sh"
 BASE=$(sh tests/setup/podman.sh 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
 ok "podman set up, base image $BASE"
+# its image builds' apt finds the host's downloaded .debs (tests/setup/podman.sh, build-conf)
+CONTAINERS_CONF=$(sh tests/setup/podman.sh build-conf) && export CONTAINERS_CONF
+# the untagged images there before: at the end this test removes only those its own builds left (other tests and
+# other benches may be using the store at the same time)
+podman images -a -q --no-trunc --filter dangling=true | sort >"$T/dangling.before"
 
 # the commands exactly as docs/stacks.md gives them, from a directory holding the manifests (the lock beside
 # each manifest, the run under the default relative runs/)
@@ -254,5 +260,6 @@ for i in "$IMG" $(for f in "$T/openblas.build.json" "$T/blis.build.json"; do
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["image"])' "$f" 2>/dev/null; done); do
 	[ -n "$i" ] && podman rmi -f "$i" >/dev/null 2>&1
 done
-podman image prune -f >/dev/null 2>&1 # the failed build's layers
+# the untagged images its builds left (a failed build's layers, a build stage's last image), their parents with them
+podman images -a -q --no-trunc --filter dangling=true | sort | comm -13 "$T/dangling.before" - | xargs -r podman rmi >/dev/null 2>&1
 finish

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
+# serial: podman (image builds one at a time: CPU-heavy, and t1100/t1120 clean up the untagged images since their start)
 # pip stacks end to end with podman (setup: tests/setup/podman.sh): a dated torch nightly and its pytorch-triton
 # from a loopback index shaped like PyTorch's (tests/cli/wheelindex.py) locked for the base's interpreter (the
 # local Debian 12 base: the cpu vendor's wheel target, Python 3.11), the image built from the lock (the build
@@ -8,6 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 BASE=$(sh tests/setup/podman.sh 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
 ok "podman set up, base image $BASE"
+# its image builds' apt finds the host's downloaded .debs (tests/setup/podman.sh, build-conf)
+CONTAINERS_CONF=$(sh tests/setup/podman.sh build-conf) && export CONTAINERS_CONF
 
 python3 tests/cli/wheelindex.py "$T/idx" || { not_ok "wheelindex.py"; finish; exit 1; }
 serve_dir "$T/idx" whl/nightly/simple/torch/

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
+# serial: podman (image builds one at a time: CPU-heavy; its cleanup removes the untagged images since its start)
 # Proof of what ran (docs/architecture.md, "Proof of what ran"): every record names the shared libraries its runner
 # loaded, and bench run --locked fails a case whose runner loaded a pinned component from anywhere but its pinned
 # build. On the host (engine host, cheap; a host stack, docs/stacks.md): the stand-in below built into its prefix
@@ -152,6 +153,9 @@ kill "$srv" 2>/dev/null
 # ---- podman: a dev component built from git, loaded by the runner in the image ---------------------------------
 BASE=$(sh tests/setup/podman.sh 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
 ok "podman set up, base image $BASE"
+# its image builds' apt finds the host's downloaded .debs (tests/setup/podman.sh, build-conf)
+CONTAINERS_CONF=$(sh tests/setup/podman.sh build-conf) && export CONTAINERS_CONF
+podman images -a -q --no-trunc --filter dangling=true | sort >"$T/dangling.before" # removed at the end: only what came after
 mkdir -p "$T/work"
 cd "$T/work" || exit 1
 # the pinned stack says nothing about the loader: the image puts the component's prefix on its loader path itself
@@ -219,5 +223,5 @@ cd "$SRC" || exit 1
 for f in "$T"/work/loaded-*.yaml; do
 	for i in $(podman images --format '{{.Repository}}:{{.Tag}}' | grep "bench-$(basename "$f" .yaml):"); do podman rmi -f "$i" >/dev/null 2>&1; done
 done
-podman image prune -f >/dev/null 2>&1
+podman images -a -q --no-trunc --filter dangling=true | sort | comm -13 "$T/dangling.before" - | xargs -r podman rmi >/dev/null 2>&1
 finish

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
+# serial: slurm (tests/setup/slurm.sh: the daemons, /etc/slurm, the bridge and network namespaces)
 # Launcher slurm on a real two-node cluster (tests/setup/slurm.sh: slurmctld here, each slurmd in its own
 # network namespace): the mpi backend's collectives across both nodes through bench run
 # manifests/slurm-2node-cpu.yaml as docs/slurm.md gives it (default relative runs/), the batch script in the run directory,

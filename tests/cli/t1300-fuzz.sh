@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
+# serial: buildtree (make in the checkout: each make rewrites build/gen/version.h through one .tmp file)
 # The libFuzzer targets (tests/fuzz/) built with clang and run for a bounded time each, side by side: the manifest
 # parser on tests/fuzz/corpus, a bundle read unverified through compare/report/show on tests/fuzz/corpus-bundle.
 # ok when neither finds a crash, leak, timeout or out-of-memory; otherwise not ok with the input kept under

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # Test setup for the container tests (not part of bench): podman as root on this sandbox, and a local Debian
 # base image made with debootstrap (the sandbox reaches Debian's archive but no image registry). Idempotent;
-# prints the base image reference.
+# prints the base image reference. Tests may call it at once: the first does the setup, the others wait for it.
 #   sh tests/setup/podman.sh            -> localhost/debian:bookworm
 #   sh tests/setup/podman.sh mirror     -> the Debian mirror debootstrap would use, and nothing else done
+#   sh tests/setup/podman.sh build-conf -> the same setup; prints the containers.conf of the tests' image builds
 # The mirror is the machine's own: the URIs of the apt source for bookworm (deb822 files in
 # /etc/apt/sources.list.d/, else one-line 'deb' entries), or BENCH_TEST_MIRROR. No mirror host is written here.
 # The two containers.conf settings are properties of the sandbox (crun refuses its hybrid cgroup layout; it
@@ -56,6 +57,13 @@ if [ "${1:-}" = mirror ]; then
 	echo "$MIRROR"
 	exit 0
 fi
+# one setup at a time on this machine (the tests run side by side, and on a fresh machine several of them call this
+# at once): the rest runs under a lock held by flock(1) on a file; -o: the lock's descriptor is not handed down, so
+# a process that apt or podman leaves behind cannot keep holding it
+if [ -z "${BENCH_TEST_PODMAN_LOCKED:-}" ]; then
+	export BENCH_TEST_PODMAN_LOCKED=1
+	exec flock -o /tmp/bench-test-podman.lock sh "$0" "$@"
+fi
 # once here, the first install left /tmp at 0755 (apt's _apt user then cannot write it): put its mode back
 tmpmode=$(stat -c %a /tmp)
 trap 'chmod "$tmpmode" /tmp 2>/dev/null || true' EXIT
@@ -64,7 +72,7 @@ need=
 for p in podman buildah runc debootstrap; do command -v "$p" >/dev/null 2>&1 || need="$need $p"; done
 if [ -n "$need" ]; then
 	[ "$(id -u)" = 0 ] || { echo "podman setup: missing$need (run as root to install)" >&2; exit 1; }
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends podman buildah runc \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends podman buildah runc \
 		debootstrap uidmap fuse-overlayfs >/tmp/podman-apt.log 2>&1 || { tail -n 20 /tmp/podman-apt.log >&2; exit 1; }
 fi
 if [ ! -f /etc/containers/containers.conf ] || ! grep -q 'runtime = "runc"' /etc/containers/containers.conf; then
@@ -77,6 +85,15 @@ default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
 runtime = "runc"
 CONF
 fi
+# the tests' image builds (t1100, t1110, t1120 export CONTAINERS_CONF=this file): the same settings, and the
+# machine's downloaded .debs lent to the builds' apt as t0010 and t0050 lend them to their containers: an overlay
+# (what a build downloads stays in it; nothing reaches the host or goes into the image), so that a build downloads
+# only what the host never did. Written anew only when it changes (other tests may be reading it)
+BUILD_CONF=/etc/containers/bench-test-build.conf
+archives=/var/cache/apt/archives
+awk -v vol="volumes = [\"$archives:$archives:O\"]" -v lend="$([ -d "$archives" ] && echo 1)" \
+	'{ print } lend && /^\[containers\][ \t]*$/ { print vol }' /etc/containers/containers.conf >"$BUILD_CONF.new"
+if cmp -s "$BUILD_CONF.new" "$BUILD_CONF"; then rm -f "$BUILD_CONF.new"; else mv "$BUILD_CONF.new" "$BUILD_CONF"; fi
 if ! podman image exists "$BASE"; then
 	root=$(mktemp -d /tmp/bench-rootfs.XXXXXX)
 	debootstrap --variant=minbase bookworm "$root" "$MIRROR" >/tmp/debootstrap.log 2>&1 ||
@@ -84,4 +101,4 @@ if ! podman image exists "$BASE"; then
 	tar -C "$root" -c . | podman import - "$BASE" >/dev/null
 	rm -rf "$root"
 fi
-echo "$BASE"
+if [ "${1:-}" = build-conf ]; then echo "$BUILD_CONF"; else echo "$BASE"; fi

@@ -5,11 +5,17 @@
 # run what needs no AMD GPU. The sandbox reaches Debian's archive but no image registry, so the image is made like
 # tests/setup/podman.sh makes its bookworm base: debootstrap (suite sid) from the machine's mirror, 'podman import',
 # then the packages installed in a container and committed. Idempotent: an existing image is reused; prints its
-# reference.
+# reference. Tests may call it at once: the first makes the image, the others wait for it.
 #   sh tests/setup/rocm.sh              -> localhost/debian-rocm:unstable
 # BENCH_TEST_ROCM_IMAGE names another image; BENCH_TEST_MIRROR another mirror (as for podman.sh).
 set -eu
 here=$(dirname "$0")
+# one setup at a time on this machine (the tests run side by side): a lock held by flock(1) on a file, its
+# descriptor not handed down (-o); podman.sh below takes its own lock, never this one
+if [ -z "${BENCH_TEST_ROCM_LOCKED:-}" ]; then
+	export BENCH_TEST_ROCM_LOCKED=1
+	exec flock -o /tmp/bench-test-rocm.lock sh "$0" "$@"
+fi
 IMAGE=${BENCH_TEST_ROCM_IMAGE:-localhost/debian-rocm:unstable}
 SID=localhost/debian:sid
 # the ROCm packages of the HIP build (docs/runners.md, "The HIP build"), taken from experimental: unstable's own

@@ -27,7 +27,7 @@ fi
 need=
 for p in slurmctld slurmd sbatch munged nsenter ip mpirun; do command -v "$p" >/dev/null 2>&1 || need="$need $p"; done
 if [ -n "$need" ]; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge iproute2 \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends slurm-wlm munge iproute2 \
 		util-linux openmpi-bin libopenmpi-dev libpmix-dev >/tmp/slurm-apt.log 2>&1 ||
 		{ tail -n 20 /tmp/slurm-apt.log >&2; exit 1; }
 fi
