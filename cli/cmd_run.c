@@ -9,7 +9,6 @@
 #include "cmd.h"
 #include "core/error.h"
 #include "core/opt.h"
-#include "core/strbuf.h"
 #include "core/strvec.h"
 #include "exec/runset.h"
 #include "stats/sequential.h"
@@ -23,61 +22,13 @@ static const struct opt_cmd cmd = { "run", "[options] MANIFEST... | --resume DIR
 				    "or was interrupted, 7 when a result was wrong, 10 when nothing was measured (every case skipped: no "
 				    "bundle unless --pack-empty)." };
 
-/* the --rounds options, as given */
-struct rounds_args {
-	const char *rounds, *detect, *max_rounds, *max_time;
-};
-
-/* --rounds N, or auto with --detect, --max-rounds and --max-time (into seq, so->seq then): 0, or the usage error's
- * exit status */
-static int parse_rounds(struct runset_opts *so, struct sequential *seq, const struct rounds_args *ra)
-{
-	char *end, *msg;
-	int status;
-
-	if (ra->rounds && !strcmp(ra->rounds, "auto")) {
-		so->seq = seq;
-		if (runset_parse_auto(seq, ra->detect, ra->max_rounds, ra->max_time) < 0)
-			return cli_usage_error(cmd.name, cmd.synopsis, bench_error_last());
-		so->rounds = seq->max_rounds;
-		if (so->run.resume || so->run.dry_run)
-			return cli_usage_error(cmd.name, cmd.synopsis, so->run.resume ? "--rounds cannot resume a run (resume "
-					       "each run alone)" : "--rounds auto runs the stacks; --dry-run shows one's plan");
-		return 0;
-	}
-	if (ra->detect || ra->max_rounds || ra->max_time)
-		return cli_usage_error(cmd.name, cmd.synopsis, "--detect, --max-rounds and --max-time go with --rounds auto");
-	if (!ra->rounds)
-		return 0;
-	so->rounds = strtol(ra->rounds, &end, 10);
-	if (*end || end == ra->rounds || so->rounds < 1 || so->rounds > 1000) {
-		msg = xstrfmt("--rounds takes a whole number from 1 to 1000, got '%s' (or auto)", ra->rounds);
-		status = cli_usage_error(cmd.name, cmd.synopsis, msg);
-		free(msg);
-		return status;
-	}
-	if (so->run.resume)
-		return cli_usage_error(cmd.name, cmd.synopsis, "--rounds cannot resume a run (resume each run alone)");
-	return 0;
-}
-
-/* --dry-run and --resume with the rest: 0, or the usage error's exit status */
-static int check_combination(const struct run_opts *ro, int nmanifests, size_t nselect)
-{
-	if (nmanifests > 1 && ro->dry_run)
-		return cli_usage_error(cmd.name, cmd.synopsis, "--dry-run takes one manifest");
-	if (ro->resume && (nselect || ro->rep || ro->warmup))
-		return cli_usage_error(cmd.name, cmd.synopsis, "--resume keeps the run's own -k, --rep and --warmup");
-	return 0;
-}
-
 int cmd_run(int argc, char **argv)
 {
 	struct opt_strlist only = OPT_STRLIST_INIT, sel = OPT_STRLIST_INIT;
 	struct runset_opts so = { .rounds = 1, .out = stdout, .msg = stderr, .fail = cli_fail,
 				  .pack = pack_with_own_key };
 	struct run_opts *ro = &so.run;
-	struct rounds_args ra = { NULL, NULL, NULL, NULL };
+	struct runset_rounds ra = { NULL, NULL, NULL, NULL };
 	struct sequential seq = SEQUENTIAL_INIT;
 	struct strvec paths = STRVEC_INIT, variants = STRVEC_INIT, locks = STRVEC_INIT;
 	int n, status = 0;
@@ -121,13 +72,11 @@ int cmd_run(int argc, char **argv)
 					 ro->resume ? "--resume takes the run directory instead of a manifest" : "no manifest given");
 		goto cleanup;
 	}
-	if ((status = parse_rounds(&so, &seq, &ra)) || (status = check_combination(ro, n, sel.n)))
-		goto cleanup;
 	ro->only = only.v;
 	ro->nonly = only.n;
 	ro->select = sel.v;
 	ro->nselect = sel.n;
-	if (runset_check_opts(ro) < 0) {
+	if (runset_parse_rounds(&so, &seq, &ra, n) < 0 || runset_check_opts(ro) < 0) {
 		status = cli_usage_error(cmd.name, cmd.synopsis, bench_error_last());
 		goto cleanup;
 	}

@@ -275,6 +275,36 @@ int runset_run(const struct runset_opts *o)
 	return run_one(o);
 }
 
+int runset_parse_rounds(struct runset_opts *o, struct sequential *seq, const struct runset_rounds *ra, int nmanifests)
+{
+	const struct run_opts *ro = &o->run;
+	char *end;
+
+	if (ra->rounds && !strcmp(ra->rounds, "auto")) {
+		o->seq = seq;
+		if (runset_parse_auto(seq, ra->detect, ra->max_rounds, ra->max_time) < 0)
+			return BENCH_E_USAGE;
+		o->rounds = seq->max_rounds;
+		if (ro->resume || ro->dry_run)
+			return bench_error_set(BENCH_E_USAGE, "%s", ro->resume ? "--rounds cannot resume a run (resume each run "
+					       "alone)" : "--rounds auto runs the stacks; --dry-run shows one's plan");
+	} else if (ra->detect || ra->max_rounds || ra->max_time) {
+		return bench_error_set(BENCH_E_USAGE, "--detect, --max-rounds and --max-time go with --rounds auto");
+	} else if (ra->rounds) {
+		o->rounds = strtol(ra->rounds, &end, 10);
+		if (*end || end == ra->rounds || o->rounds < 1 || o->rounds > 1000)
+			return bench_error_set(BENCH_E_USAGE, "--rounds takes a whole number from 1 to 1000, got '%s' (or auto)",
+					       ra->rounds);
+		if (ro->resume)
+			return bench_error_set(BENCH_E_USAGE, "--rounds cannot resume a run (resume each run alone)");
+	}
+	if (nmanifests > 1 && ro->dry_run)
+		return bench_error_set(BENCH_E_USAGE, "--dry-run takes one manifest");
+	if (ro->resume && (ro->nselect || ro->rep || ro->warmup))
+		return bench_error_set(BENCH_E_USAGE, "--resume keeps the run's own -k, --rep and --warmup");
+	return 0;
+}
+
 int runset_parse_auto(struct sequential *seq, const char *detect, const char *max_rounds, const char *max_time)
 {
 	char *end;

@@ -45,6 +45,14 @@ void runset_expand(struct strvec *paths, struct strvec *variants, char *const *m
 /* --rounds auto's options (--detect, --max-rounds, --max-time; NULL: not given) into seq. Returns 0, or
  * BENCH_E_USAGE with the message set. */
 int runset_parse_auto(struct sequential *seq, const char *detect, const char *max_rounds, const char *max_time);
+/* bench run's --rounds options, as given */
+struct runset_rounds {
+	const char *rounds, *detect, *max_rounds, *max_time;
+};
+/* --rounds N, or auto with --detect, --max-rounds and --max-time (into seq, and o->seq then), checked against
+ * --resume, --dry-run, -k, --rep and --warmup and the number of manifests given (nmanifests). Returns 0, or
+ * BENCH_E_USAGE with the message set. */
+int runset_parse_rounds(struct runset_opts *o, struct sequential *seq, const struct runset_rounds *ra, int nmanifests);
 /* --rep and --warmup (durations above 0) and the names of --suite. Returns 0, or BENCH_E_USAGE with the message set. */
 int runset_check_opts(const struct run_opts *ro);
 /* Runs the set: a dry run of each stack when o->run.dry_run (one manifest's variants), the stacks alternately when
