@@ -87,11 +87,12 @@ grep -q "libblis-dev.*0.9.0-1" "$(cat "$T/blis.dir")/env/container.txt" && ! gre
 	ok "the blis image holds BLIS and no OpenBLAS (dpkg inside the container)" || not_ok "blis image packages"
 
 # bench reproduce of a container bundle: the image its run recorded, by its id, runs again (no rebuild); one
-# round: the verdicts are t0970's subject (a loaded machine can make them anything), the image is this one's
+# round: the verdicts are t0970's subject (a loaded machine can make them anything: slower 9, inconclusive 10 when
+# tests run alongside), the image is this one's
 OB=$(cat "$T/openblas.dir")
 "$BENCH" reproduce --yes --rounds 1 -t 0.9 -o "$T/repro" "$OB.bench.tar.gz" >"$T/out" 2>"$T/err"
 rc=$?
-case $rc in 0 | 9) ok "reproduce the cpu-openblas bundle (one round): exit $rc" ;; *) not_ok "reproduce: exit $rc"; show "$T/err" ;; esac
+case $rc in 0 | 9 | 10) ok "reproduce the cpu-openblas bundle (one round): exit $rc" ;; *) not_ok "reproduce: exit $rc"; show "$T/err" ;; esac
 expect_err "(the recorded id) is here: used as it is"
 RD=$(tail -n 3 "$T/out" | head -n 1)
 python3 - "$OB" "$RD" <<'PY' && ok "reproduce ran the original's image by its id: the same digest, recorded true, no image difference" || { not_ok "reproduce image"; show "$T/out"; show "$T/err"; }
