@@ -958,6 +958,14 @@ uint64_t bundle_member_limit(const struct bundle_limits *l, const char *rel)
 	return l->max_entry_size;
 }
 
+uint64_t bundle_pack_member_limit(const char *rel)
+{
+	struct bundle_limits l;
+
+	bundle_limits_default(&l);
+	return bundle_member_limit(&l, rel);
+}
+
 struct strset {
 	char **v;
 	size_t cap, n;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1080,7 +1081,7 @@ int scrub_file(const char *path, const struct strvec *values)
 	struct strbuf sb = STRBUF_INIT, lg = STRBUF_INIT;
 	size_t cap = 0;
 	ssize_t n;
-	int err = 0, changed = 0, pem = 0;
+	int err = 0, changed = 0, pem = 0, saved;
 
 	/* secret-looking keys are looked at in the environment captures (env/), not in records, plans or a runner's
 	 * own files, where a key such as "pass" (fwd, bwd) or "key" is data */
@@ -1144,6 +1145,7 @@ int scrub_file(const char *path, const struct strvec *values)
 	}
 	out = NULL;
 cleanup:
+	saved = errno;
 	if (out)
 		fclose(out);
 	if (in)
@@ -1154,18 +1156,36 @@ cleanup:
 	free(tmp);
 	strbuf_release(&sb);
 	strbuf_release(&lg);
+	errno = saved; /* why it failed, for scrub_dir (ENOSPC) */
 	return err;
 }
 
+/* the most bytes the file rel + name may hold in a bundle (SCRUB_BINARY_MAX without a limit function) */
+static uint64_t limit_of(uint64_t (*limit)(const char *rel), const char *rel, const char *name)
+{
+	char *r;
+	uint64_t n;
+
+	if (!limit)
+		return SCRUB_BINARY_MAX;
+	r = xstrfmt("%s%s", rel, name);
+	n = limit(r);
+	free(r);
+	return n;
+}
+
 /* Every file of dir (recursively, links not followed) scrubbed with the same rules (scrub.h): a file that cannot
- * be scrubbed is removed rather than packed with a secret in it. The manifest and its lock are the run's inputs,
- * signed by their digests: they are kept as they are. */
-static void scrub_dir_rel(const char *dir, const char *rel, const struct strvec *secrets)
+ * be scrubbed is removed rather than packed with a secret in it, except on a full disk, which stops the scrub with
+ * the file as it was. A hard link or a file over its bundle member limit is not read: pack refuses it by name. The
+ * manifest and its lock are the run's inputs, signed by their digests: they are kept as they are. */
+static int scrub_dir_rel(const char *dir, const char *rel, const struct strvec *secrets,
+			 uint64_t (*limit)(const char *rel))
 {
 	DIR *dh = opendir(dir);
 	struct dirent *e;
+	int err = 0;
 
-	while (dh && (e = readdir(dh))) {
+	while (!err && dh && (e = readdir(dh))) {
 		size_t l = strlen(e->d_name);
 		struct stat st;
 		char *p;
@@ -1180,20 +1200,27 @@ static void scrub_dir_rel(const char *dir, const char *rel, const struct strvec 
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 			char *r2 = xstrfmt("%s%s/", rel, e->d_name);
 
-			scrub_dir_rel(p, r2, secrets);
+			err = scrub_dir_rel(p, r2, secrets, limit);
 			free(r2);
-		} else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && scrub_file(p, secrets) < 0) {
-			fprintf(stderr, "bench: warning: %s; removing '%s%s' rather than packing it unscrubbed\n",
-				bench_error_last(), rel, e->d_name);
-			unlink(p);
+		} else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+			   (uint64_t)st.st_size <= limit_of(limit, rel, e->d_name) && scrub_file(p, secrets) < 0) {
+			if (errno == ENOSPC || errno == EDQUOT) {
+				err = bench_error_set(BENCH_E_IO, "no space left on device in '%s' to scrub '%s%s'; nothing was "
+						      "removed or packed: free space, then try again", dir, rel, e->d_name);
+			} else {
+				fprintf(stderr, "bench: warning: %s; removing '%s%s' rather than packing it unscrubbed\n",
+					bench_error_last(), rel, e->d_name);
+				unlink(p);
+			}
 		}
 		free(p);
 	}
 	if (dh)
 		closedir(dh);
+	return err;
 }
 
-void scrub_dir(const char *dir, const struct strvec *values)
+int scrub_dir(const char *dir, const struct strvec *values, uint64_t (*limit)(const char *rel))
 {
-	scrub_dir_rel(dir, "", values);
+	return scrub_dir_rel(dir, "", values, limit);
 }
