@@ -201,7 +201,22 @@ for v in tar-uid:"owner uid 1000 gid 0" tar-gid:"owner uid 0 gid 1000" tar-uname
 	refused "verify $name" "$why" "$BENCH" verify "$T/hb/hostile-$name.bench.tar.gz"
 	clean "$T/err" "verify $name: the reason printed escaped"
 done
-for name in tar-dirok gz-ok tar-xmtime-ok; do
+# the sixth review (r31s): a pax path ending in '/' on a file; a name with a combining mark (NFC and NFD spellings)
+for v in tar-xpathslash:"refused archive entry 'hostile-tar-xpathslash/extra/': a trailing '/' on a file entry" \
+	tar-xpathslash-data:"'hostile-tar-xpathslash-data/extra/': a trailing '/' on a file entry" \
+	tar-xpathslash-doc:"'hostile-tar-xpathslash-doc/summary.json/': a trailing '/' on a file entry" \
+	tar-nfd:"a combining mark or a character Unicode normalisation changes in its name" \
+	tar-nfd-alone:"a combining mark or a character Unicode normalisation changes in its name" \
+	tar-nfd-pax:"a pax 'path' at byte"; do
+	name=${v%%:*} why=${v#*:}
+	hb "$name"
+	refused "verify $name" "$why" "$BENCH" verify "$T/hb/hostile-$name.bench.tar.gz"
+done
+grep -qF "normalisation changes" "$T/err" && ok "tar-nfd-pax: the reason named" || not_ok "tar-nfd-pax: reason not named"
+mkdir -p "$T/nf" && cp -R "$R" "$T/nf/$N" && printf '{}' >"$T/nf/$N/env/cafe$(printf '\314\201')"
+expect 1 "pack of a run with a decomposed (NFD) file name: refused" "$BENCH" pack "$T/nf/$N"
+expect_err "a name with a combining or normalisation-changing (Unicode) character"
+for name in tar-dirok gz-ok tar-xmtime-ok tar-nfc-alone; do
 	hb "$name"
 	expect 0 "verify $name (fields as bench writes them): accepted" "$BENCH" verify "$T/hb/hostile-$name.bench.tar.gz"
 done
