@@ -893,6 +893,36 @@ static int header_auth_key(const char *k)
 	return 0;
 }
 
+/* the keys of object j through the text scrubber (a token shape is removed wherever it stands, a key too): a key
+ * that changes is renamed, its value kept; returns how many changed */
+static size_t scrub_json_keys(json_t *j, const struct strvec *values)
+{
+	struct strvec from = STRVEC_INIT, to = STRVEC_INIT;
+	const char *k;
+	json_t *v;
+	size_t n;
+
+	json_object_foreach(j, k, v) {
+		struct strbuf sb = STRBUF_INIT;
+
+		scrub_text(&sb, k, strlen(k), values);
+		if (strcmp(sb.buf, k)) {
+			strvec_push(&from, k);
+			strvec_push(&to, sb.buf);
+		}
+		strbuf_release(&sb);
+	}
+	for (size_t i = 0; i < from.n; i++) {
+		v = json_incref(json_object_get(j, from.v[i]));
+		json_object_del(j, from.v[i]);
+		json_object_set_new(j, to.v[i], v);
+	}
+	n = from.n;
+	strvec_release(&from);
+	strvec_release(&to);
+	return n;
+}
+
 /* by_key: also a string under a secret-looking key (environment captures only: a record's "pass" or "key" is a
  * parameter, and the secrets a runner could echo are known by value); elsewhere only under a key that
  * strict_secret_key() names */
@@ -918,6 +948,7 @@ static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
 		json_array_foreach(j, i, v)
 			changed += scrub_json(v, values, by_key);
 	} else if (json_is_object(j)) {
+		changed += scrub_json_keys(j, values);
 		json_object_foreach_safe(j, tmp, k, v) {
 			if (!strcmp(k, "case") && json_is_string(v))
 				continue; /* a case key: made by bench from the manifest, never a secret; the results' key */
@@ -940,6 +971,10 @@ static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
 			if (json_is_string(v) && strcmp(json_string_value(v), "<redacted>") &&
 			    (by_key ? secret_key(k, strlen(k)) : strict_secret_key(k))) {
 				json_string_set(v, "<redacted>");
+				changed++;
+			} else if ((json_is_array(v) || json_is_object(v)) &&
+				   (by_key ? secret_key(k, strlen(k)) : strict_secret_key(k))) { /* a list or map: all of it */
+				json_object_set_new(j, k, json_string("<redacted>"));
 				changed++;
 			} else {
 				changed += scrub_json(v, values, by_key);
