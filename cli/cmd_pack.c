@@ -49,8 +49,10 @@ int cmd_pack(int argc, char **argv)
 		struct strvec secrets = STRVEC_INIT;
 
 		scrub_secret_values(&secrets, environ);
-		scrub_dir(argv[1], &secrets);
+		err = scrub_dir(argv[1], &secrets, bundle_pack_member_limit);
 		strvec_release(&secrets);
+		if (err < 0)
+			return cli_fail(err);
 	}
 	if ((err = pack_with_own_key(&tar, &env, argv[1], 0, level)) < 0)
 		return cli_fail(err);

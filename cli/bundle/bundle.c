@@ -137,11 +137,13 @@ static int list_dir(struct members *ms, const char *root, const char *rel, const
 		 * keeps for the final status): never part of what was measured */
 		if (!*rel && (!strcmp(e->d_name, ".bench-lock") || !strcmp(e->d_name, ".bench-reserve")))
 			continue;
-		if (esc_needed(e->d_name)) { /* what verify refuses (tarscan_path): controls, C1, bidi, invisible */
+		if (esc_needed(e->d_name) || esc_not_nfc(e->d_name)) { /* what verify refuses (tarscan_path): controls,
+									 * C1, bidi, invisible, combining marks */
 			char *n = esc_text(e->d_name);
 
-			err = bench_error_set(BENCH_E_FAIL, "'%s/%s%s': a name with a control, bidirectional or invisible "
-					      "character; a bundle holds canonical names only: rename it", root, rel, n);
+			err = bench_error_set(BENCH_E_FAIL, "'%s/%s%s': a name with a %s character; a bundle holds canonical "
+					      "names only: rename it", root, rel, n, esc_needed(e->d_name) ? "control, "
+					      "bidirectional or invisible" : "combining or normalisation-changing (Unicode)");
 			free(n);
 			break;
 		}
@@ -958,6 +960,14 @@ uint64_t bundle_member_limit(const struct bundle_limits *l, const char *rel)
 	return l->max_entry_size;
 }
 
+uint64_t bundle_pack_member_limit(const char *rel)
+{
+	struct bundle_limits l;
+
+	bundle_limits_default(&l);
+	return bundle_member_limit(&l, rel);
+}
+
 struct strset {
 	char **v;
 	size_t cap, n;
@@ -1033,6 +1043,7 @@ struct tar_scan {
 	int pax_has_size;   /* ... and it set the entry's size to pax_entry_size */
 	int pax_has_path;   /* ... and it named the entry (its path checked by tarscan_path) */
 	int pax_path_doc;   /* ... a path named like a document (dir_named_like_document) */
+	int pax_path_slash; /* ... a path ending in '/' (a directory's only) */
 	char pax_path[260]; /* ... that path, cut to fit (for messages) */
 	uint64_t pax_entry_size;
 	uint64_t off;       /* tar stream offset of the byte being scanned */
@@ -1102,9 +1113,11 @@ static const char *tarscan_path(const char *p, size_t n, int slash_ok)
 	if (memchr(p, 0, n))
 		return "a NUL in its path";
 	copy = xstrndup(p, n);
-	bad = esc_needed(copy);
+	bad = esc_needed(copy) ? 1 : esc_not_nfc(copy) ? 2 : 0;
 	free(copy);
-	return bad ? "a control, bidirectional or invisible character in its name" : NULL;
+	return bad == 1 ? "a control, bidirectional or invisible character in its name" :
+	       bad == 2 ? "a combining mark or a character Unicode normalisation changes in its name (one name, two "
+			  "spellings: bench refuses both)" : NULL;
 }
 
 static int tarscan_fail(struct tar_scan *ts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1144,6 +1157,7 @@ static int tarscan_pax(struct tar_scan *ts)
 			if (why)
 				return tarscan_fail(ts, "a pax 'path' at byte %llu with %s", (unsigned long long)ts->hdr_off, why);
 			ts->pax_has_path = 1;
+			ts->pax_path_slash = p[len - 2] == '/';
 			snprintf(ts->pax_path, sizeof(ts->pax_path), "%.*s", (int)(p + len - 1 - (eq + 1)), eq + 1);
 			{
 				char *full = xstrndup(eq + 1, (size_t)(p + len - 1 - (eq + 1)));
@@ -1281,6 +1295,8 @@ static int tarscan_entry(struct tar_scan *ts, const unsigned char *h, const char
 
 		if (why || memchr(h, 0, 100) == h) /* the name field itself empty: a prefix alone */
 			return tarscan_fail(ts, "refused archive entry '%s': %s", name, why ? why : "an empty name");
+	} else if (h[156] != '5' && ts->pax_path_slash) { /* libarchive reads a directory, Python a file */
+		return tarscan_fail(ts, "refused archive entry '%s': a trailing '/' on a file entry", shown);
 	}
 	if (h[156] == '5' && (pax_path ? ts->pax_path_doc : dir_named_like_document(name)))
 		return tarscan_fail(ts, "refused archive entry '%s': a directory named like a document bench reads "

@@ -81,6 +81,8 @@ void bundle_verify_result_release(struct bundle_verify_result *r);
 void bundle_limits_default(struct bundle_limits *l);
 /* The size limit for the member rel (relative to the run directory). */
 uint64_t bundle_member_limit(const struct bundle_limits *l, const char *rel);
+/* the same with the limits bench pack applies (bundle_limits_default()): for scrub_dir() */
+uint64_t bundle_pack_member_limit(const char *rel);
 /* Copies the verified archive (r->fd) into a new file name under dirfd (created with O_EXCL, never through a
  * symbolic link), hashing it again: BENCH_E_VERIFY, and no file, if the bytes no longer match r->sha256. */
 int bundle_copy_verified(const struct bundle_verify_result *r, int dirfd, const char *name);

@@ -22,6 +22,9 @@ struct strbuf;
 char *esc_text(const char *s);
 /* 1 when s holds a character esc_text() would rewrite */
 int esc_needed(const char *s);
+/* 1 when s holds a character Unicode normalisation may change or join to the one before it (a combining mark, a
+ * character NFC replaces): s is not one spelling of its name ("e" + U+0301 and U+00E9 are one name) */
+int esc_not_nfc(const char *s);
 /* a JSON text (as an encoder wrote it) with every character esc_text() would rewrite as a \uXXXX escape (a
  * surrogate pair past U+FFFF): the same document, nothing hidden on a terminal (a new string; NULL gives NULL) */
 char *esc_json_text(const char *s);

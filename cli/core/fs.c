@@ -221,12 +221,17 @@ int fs_sha256_file(char out[65], const char *path)
 int fs_write_file(const char *path, const void *data, size_t len, unsigned mode)
 {
 	char *tmp = xstrfmt("%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode), err = 0;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode), err = 0, e;
+	ssize_t w = fd < 0 ? -1 : write(fd, data, len);
 
-	if (fd < 0 || write(fd, data, len) != (ssize_t)len || close(fd) < 0 || rename(tmp, path) < 0) {
-		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
+	if (w >= 0 && (size_t)w < len)
+		errno = ENOSPC; /* a short write to a regular file: no more space */
+	if (fd < 0 || w != (ssize_t)len || close(fd) < 0 || rename(tmp, path) < 0) {
+		e = errno;
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(e));
 		if (fd >= 0)
 			unlink(tmp);
+		errno = e; /* why, for the caller (ENOSPC) */
 	}
 	free(tmp);
 	return err;

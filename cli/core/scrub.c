@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -892,6 +893,36 @@ static int header_auth_key(const char *k)
 	return 0;
 }
 
+/* the keys of object j through the text scrubber (a token shape is removed wherever it stands, a key too): a key
+ * that changes is renamed, its value kept; returns how many changed */
+static size_t scrub_json_keys(json_t *j, const struct strvec *values)
+{
+	struct strvec from = STRVEC_INIT, to = STRVEC_INIT;
+	const char *k;
+	json_t *v;
+	size_t n;
+
+	json_object_foreach(j, k, v) {
+		struct strbuf sb = STRBUF_INIT;
+
+		scrub_text(&sb, k, strlen(k), values);
+		if (strcmp(sb.buf, k)) {
+			strvec_push(&from, k);
+			strvec_push(&to, sb.buf);
+		}
+		strbuf_release(&sb);
+	}
+	for (size_t i = 0; i < from.n; i++) {
+		v = json_incref(json_object_get(j, from.v[i]));
+		json_object_del(j, from.v[i]);
+		json_object_set_new(j, to.v[i], v);
+	}
+	n = from.n;
+	strvec_release(&from);
+	strvec_release(&to);
+	return n;
+}
+
 /* by_key: also a string under a secret-looking key (environment captures only: a record's "pass" or "key" is a
  * parameter, and the secrets a runner could echo are known by value); elsewhere only under a key that
  * strict_secret_key() names */
@@ -917,6 +948,7 @@ static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
 		json_array_foreach(j, i, v)
 			changed += scrub_json(v, values, by_key);
 	} else if (json_is_object(j)) {
+		changed += scrub_json_keys(j, values);
 		json_object_foreach_safe(j, tmp, k, v) {
 			if (!strcmp(k, "case") && json_is_string(v))
 				continue; /* a case key: made by bench from the manifest, never a secret; the results' key */
@@ -939,6 +971,10 @@ static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
 			if (json_is_string(v) && strcmp(json_string_value(v), "<redacted>") &&
 			    (by_key ? secret_key(k, strlen(k)) : strict_secret_key(k))) {
 				json_string_set(v, "<redacted>");
+				changed++;
+			} else if ((json_is_array(v) || json_is_object(v)) &&
+				   (by_key ? secret_key(k, strlen(k)) : strict_secret_key(k))) { /* a list or map: all of it */
+				json_object_set_new(j, k, json_string("<redacted>"));
 				changed++;
 			} else {
 				changed += scrub_json(v, values, by_key);
@@ -1080,7 +1116,7 @@ int scrub_file(const char *path, const struct strvec *values)
 	struct strbuf sb = STRBUF_INIT, lg = STRBUF_INIT;
 	size_t cap = 0;
 	ssize_t n;
-	int err = 0, changed = 0, pem = 0;
+	int err = 0, changed = 0, pem = 0, saved;
 
 	/* secret-looking keys are looked at in the environment captures (env/), not in records, plans or a runner's
 	 * own files, where a key such as "pass" (fwd, bwd) or "key" is data */
@@ -1144,6 +1180,7 @@ int scrub_file(const char *path, const struct strvec *values)
 	}
 	out = NULL;
 cleanup:
+	saved = errno;
 	if (out)
 		fclose(out);
 	if (in)
@@ -1154,18 +1191,36 @@ cleanup:
 	free(tmp);
 	strbuf_release(&sb);
 	strbuf_release(&lg);
+	errno = saved; /* why it failed, for scrub_dir (ENOSPC) */
 	return err;
 }
 
+/* the most bytes the file rel + name may hold in a bundle (SCRUB_BINARY_MAX without a limit function) */
+static uint64_t limit_of(uint64_t (*limit)(const char *rel), const char *rel, const char *name)
+{
+	char *r;
+	uint64_t n;
+
+	if (!limit)
+		return SCRUB_BINARY_MAX;
+	r = xstrfmt("%s%s", rel, name);
+	n = limit(r);
+	free(r);
+	return n;
+}
+
 /* Every file of dir (recursively, links not followed) scrubbed with the same rules (scrub.h): a file that cannot
- * be scrubbed is removed rather than packed with a secret in it. The manifest and its lock are the run's inputs,
- * signed by their digests: they are kept as they are. */
-static void scrub_dir_rel(const char *dir, const char *rel, const struct strvec *secrets)
+ * be scrubbed is removed rather than packed with a secret in it, except on a full disk, which stops the scrub with
+ * the file as it was. A hard link or a file over its bundle member limit is not read: pack refuses it by name. The
+ * manifest and its lock are the run's inputs, signed by their digests: they are kept as they are. */
+static int scrub_dir_rel(const char *dir, const char *rel, const struct strvec *secrets,
+			 uint64_t (*limit)(const char *rel))
 {
 	DIR *dh = opendir(dir);
 	struct dirent *e;
+	int err = 0;
 
-	while (dh && (e = readdir(dh))) {
+	while (!err && dh && (e = readdir(dh))) {
 		size_t l = strlen(e->d_name);
 		struct stat st;
 		char *p;
@@ -1180,20 +1235,27 @@ static void scrub_dir_rel(const char *dir, const char *rel, const struct strvec 
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 			char *r2 = xstrfmt("%s%s/", rel, e->d_name);
 
-			scrub_dir_rel(p, r2, secrets);
+			err = scrub_dir_rel(p, r2, secrets, limit);
 			free(r2);
-		} else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && scrub_file(p, secrets) < 0) {
-			fprintf(stderr, "bench: warning: %s; removing '%s%s' rather than packing it unscrubbed\n",
-				bench_error_last(), rel, e->d_name);
-			unlink(p);
+		} else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+			   (uint64_t)st.st_size <= limit_of(limit, rel, e->d_name) && scrub_file(p, secrets) < 0) {
+			if (errno == ENOSPC || errno == EDQUOT) {
+				err = bench_error_set(BENCH_E_IO, "no space left on device in '%s' to scrub '%s%s'; nothing was "
+						      "removed or packed: free space, then try again", dir, rel, e->d_name);
+			} else {
+				fprintf(stderr, "bench: warning: %s; removing '%s%s' rather than packing it unscrubbed\n",
+					bench_error_last(), rel, e->d_name);
+				unlink(p);
+			}
 		}
 		free(p);
 	}
 	if (dh)
 		closedir(dh);
+	return err;
 }
 
-void scrub_dir(const char *dir, const struct strvec *values)
+int scrub_dir(const char *dir, const struct strvec *values, uint64_t (*limit)(const char *rel))
 {
-	scrub_dir_rel(dir, "", values);
+	return scrub_dir_rel(dir, "", values, limit);
 }

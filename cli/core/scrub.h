@@ -11,6 +11,8 @@
 #ifndef BENCH_SCRUB_H
 #define BENCH_SCRUB_H
 
+#include <stdint.h>
+
 #include <stddef.h>
 
 
@@ -46,7 +48,10 @@ int scrub_file(const char *path, const struct strvec *values);
 /* Every regular file of the run directory dir (recursively, links not followed; .bench-lock, *.tmp, and at its
  * top manifest.yaml, manifest.lock.json and inputs/ left as they are: the run's inputs, signed by their digests)
  * scrubbed with scrub_file(); a file that cannot be scrubbed is removed, with a warning on stderr, rather
- * than packed with a secret in it. Used by bench run before it packs, and by bench pack. */
-void scrub_dir(const char *dir, const struct strvec *values);
+ * than packed with a secret in it. A hard link, or a file larger than limit(its path under dir) (SCRUB_BINARY_MAX
+ * when limit is NULL), is not read: pack refuses it by name. A full disk (ENOSPC, EDQUOT) stops it with the file
+ * as it was: BENCH_E_IO, "no space left on device in ...". 0 or that code. Used by bench run before it packs, and
+ * by bench pack. */
+int scrub_dir(const char *dir, const struct strvec *values, uint64_t (*limit)(const char *rel));
 
 #endif

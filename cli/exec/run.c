@@ -21,6 +21,7 @@
 #include "core/spawn.h"
 #include "core/strbuf.h"
 #include "core/units.h"
+#include "bundle/bundle.h"
 #include "manifest/lock.h"
 #include "manifest/plugin.h"
 #include "manifest/plugin_pins.h"
@@ -83,13 +84,15 @@ void run_secret_values(struct strvec *out, const struct run *r)
 }
 
 /* Before anything is packed: the secret values and credentials scrubbed from every file of the run (logs,
- * records, environment, whatever a runner wrote). */
+ * records, environment, whatever a runner wrote); a full disk ends the run as a full disk does (nothing packed,
+ * the files kept, --resume completes it). */
 static void scrub_run(struct run *r)
 {
 	struct strvec secrets = STRVEC_INIT;
 
 	run_secret_values(&secrets, r);
-	scrub_dir(r->dir, &secrets);
+	if (scrub_dir(r->dir, &secrets, bundle_pack_member_limit) < 0)
+		run_disk_full = 1;
 	strvec_release(&secrets);
 }
 

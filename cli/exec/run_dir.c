@@ -82,17 +82,18 @@ int run_lock_dir(struct run *r, const char *dir)
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		json_t *j = NULL;
+		int e = errno; /* reading .bench-lock below may set errno (ENOENT before the holder writes it) */
 
-		if (errno == EWOULDBLOCK && fs_read_file(&holder, &len, info, 4096) == 0)
+		if (e == EWOULDBLOCK && fs_read_file(&holder, &len, info, 4096) == 0)
 			j = json_loads(holder, 0, NULL);
-		if (errno == EWOULDBLOCK || j)
+		if (e == EWOULDBLOCK || j)
 			err = bench_error_set(BENCH_E_FAIL, "the run directory '%s' is in use by another bench (pid %lld on %s, "
 					      "since %s); wait for it to end, or stop it, then try again", dir,
 					      (long long)json_integer_value(json_object_get(j, "pid")),
 					      json_string_value(json_object_get(j, "host")) ? json_string_value(json_object_get(j, "host")) : "?",
 					      json_string_value(json_object_get(j, "since")) ? json_string_value(json_object_get(j, "since")) : "?");
 		else
-			err = bench_error_set(BENCH_E_IO, "cannot lock the run directory '%s': %s", dir, strerror(errno));
+			err = bench_error_set(BENCH_E_IO, "cannot lock the run directory '%s': %s", dir, strerror(e));
 		json_decref(j);
 		close(fd);
 		goto cleanup;

@@ -38,6 +38,8 @@ static const struct hook {
 	{ "PYTHONSTARTUP", "a file Python runs at start (interactive)" },
 	{ "PYTHONWARNINGS", "Python imports the module a warning filter names, at start" },
 	{ "PYTHONBREAKPOINT", "Python imports and calls what it names on breakpoint()" },
+	{ "_PYTHON_SYSCONFIGDATA_NAME", "Python's sysconfig imports the module it names (pip, setuptools, extension builds)" },
+	{ "_PYTHON_SYSCONFIGDATA_PATH", "Python's sysconfig loads its data module from there" },
 	{ "PYTHONUSERBASE", "Python's user site-packages (and their .pth files) from there" },
 	{ "PYTHONPLATLIBDIR", "where Python finds its platform modules" },
 	{ "PYTHONEXECUTABLE", "what Python takes as its own executable" },
@@ -477,6 +479,19 @@ static void add_plugins(json_t *a, const struct manifest *m, json_t *lock, const
 		}
 }
 
+/* 1 when x is the long option "--" name as sbatch's getopt_long takes it: the name or a prefix of it of at least
+ * min characters (an unambiguous abbreviation: --export-f is --export-file), alone or before '=' */
+static int sbatch_opt(const char *x, const char *name, size_t min)
+{
+	size_t n;
+
+	if (strncmp(x, "--", 2))
+		return 0;
+	x += 2;
+	n = strcspn(x, "=");
+	return n >= min && n <= strlen(name) && !strncmp(x, name, n);
+}
+
 json_t *trust_exec_items(const struct manifest *m, json_t *lock, const char *manifest_path)
 {
 	json_t *lcomps = json_object_get(lock, "components");
@@ -494,9 +509,10 @@ json_t *trust_exec_items(const struct manifest *m, json_t *lock, const char *man
 			const char *prev = i ? m->runtime.slurm.extra_args[i - 1] : "";
 
 			add(a, "runtime.slurm.extra_args", x);
-			if (!strncmp(x, "--export=", 9) || !strcmp(prev, "--export"))
-				flag_export(json_array_get(a, json_array_size(a) - 1), !strcmp(prev, "--export") ? x : x + 9);
-			else if (!strncmp(x, "--export-file", 13))
+			if ((sbatch_opt(x, "export", 3) && strchr(x, '=')) || (sbatch_opt(prev, "export", 3) && !strchr(prev, '=')))
+				flag_export(json_array_get(a, json_array_size(a) - 1), strchr(x, '=') &&
+					    sbatch_opt(x, "export", 3) ? strchr(x, '=') + 1 : x);
+			else if (sbatch_opt(x, "export-file", 7))
 				set_hook(json_array_get(a, json_array_size(a) - 1), TRUST_HOOK_CODE,
 					 "sbatch sets the job's environment from that file");
 		}

@@ -162,6 +162,18 @@ tar_raw = {  # (blocks after status.json, the members they add to the statement)
     "tar-dirdata": (None, [(f"{run}/hidden.json", b"{}")]),
     "tar-dirdata-pax": (None, [(f"{run}/hidden.json", b"{}")]),
     "tar-xpathdslash": (pax_block([("path", f"{run}//a.json")]) + file_block(f"{run}/b.json", b"{}"), [(f"{run}/a.json", b"{}")]),
+    # review r31s B1: a pax path ending in '/' on a regular file (libarchive reads a directory, Python a file)
+    "tar-xpathslash": (pax_block([("path", f"{run}/extra/")]) + file_block(f"{run}/b.json", b""), []),
+    "tar-xpathslash-data": (pax_block([("path", f"{run}/extra/")]) + file_block(f"{run}/b.json", b"{}"), []),
+    "tar-xpathslash-doc": (pax_block([("path", f"{run}/summary.json/")]) + file_block(f"{run}/b.json", b"{}"),
+                           [(f"{run}/summary.json", b"{}")]),
+    # review r31s B2: one name in NFC and NFD (U+00E9; e and U+0301): one file where names are normalised
+    "tar-nfd": (file_block(f"{run}/env/caf\u00e9", b"{}") + file_block(f"{run}/env/cafe\u0301", b"{}"),
+                [(f"{run}/env/caf\u00e9", b"{}"), (f"{run}/env/cafe\u0301", b"{}")]),
+    "tar-nfc-alone": (file_block(f"{run}/env/caf\u00e9", b"{}"), [(f"{run}/env/caf\u00e9", b"{}")]),
+    "tar-nfd-alone": (file_block(f"{run}/env/cafe\u0301", b"{}"), [(f"{run}/env/cafe\u0301", b"{}")]),
+    "tar-nfd-pax": (pax_block([("path", f"{run}/x\u0308.json")]) + file_block(f"{run}/b.json", b"{}"),
+                    [(f"{run}/x\u0308.json", b"{}")]),
 }
 # a header patched after it is written: offset -> bytes (the checksum is computed again)
 tar_patch = {

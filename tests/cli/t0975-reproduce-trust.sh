@@ -82,7 +82,7 @@ for var in LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT PYTHONSTARTUP PYTHONHOME BASH_ENV
 	XYZ_LIBRARY_PATH XYZ_MODULE_DIR XYZ_TOOLS_LIB \
 	COMPILER_PATH GCC_EXEC_PREFIX CONFIG_SHELL CCACHE_PREFIX PKG_CONFIG CUDAHOSTCXX CC CXX AS LD AR NVCC_CCBIN \
 	NVCC_APPEND_FLAGS LIBRARY_PATH CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH MPLBACKEND LESSOPEN TMPDIR EDITOR PAGER \
-	SHELL; do
+	SHELL _PYTHON_SYSCONFIGDATA_NAME _PYTHON_SYSCONFIGDATA_PATH; do
 	env_manifest "$var: /tmp/x" || not_ok "pack"
 	expect 3 "$var: refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
 	grep -A1 "stack.env.$var " "$T/err" | grep -q "loads code or changes how programs start" &&
@@ -90,6 +90,33 @@ for var in LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT PYTHONSTARTUP PYTHONHOME BASH_ENV
 	# counted: PYTHONPATH, PYTHONWARNINGS and this one (issue 31 review B1: an unflagged HWLOC_PLUGINS_PATH ran)
 	grep -q "^bench: 3 variables above load code" "$T/err" && ok "$var counted" || { not_ok "$var not counted"; show "$T/err"; }
 done
+# sbatch takes any unambiguous prefix of a long option (getopt_long): --export-f= is --export-file= (review r31s B3)
+cat >"$D/manifest.yaml" <<'Y'
+bench: 1
+name: trust
+target: {vendor: cpu}
+runtime:
+  engine: host
+  launcher: slurm
+  slurm: {extra_args: [--export-f=/tmp/envf1, --export-fil, /tmp/envf2, "--export-=/tmp/envf3", "--expo=ALL,LD_PRELOAD=/tmp/x.so", --expor, "NONE,PYTHONPATH=/tmp/p", --exclusive, --exp=ALL]}
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
+Y
+repack
+expect 3 "slurm extra_args with abbreviated options: refused without --yes" "$BENCH" reproduce -q -o "$T/r5" "$B" </dev/null
+for x in --export-f=/tmp/envf1 --export-fil "--export-=/tmp/envf3"; do
+	awk -v x="$x" '$1 == "runtime.slurm.extra_args" && $2 == x { getline; if ($0 ~ /environment from that file/) f = 1 } END { exit !f }' "$T/err" &&
+		ok "$x flagged as --export-file" || { not_ok "$x not flagged"; show "$T/err"; }
+done
+grep -A1 -F -- "--expo=ALL,LD_PRELOAD=/tmp/x.so" "$T/err" | grep -q "sbatch --export sets LD_PRELOAD" &&
+	ok "--expo=...LD_PRELOAD flagged as --export" || { not_ok "--expo=... not flagged"; show "$T/err"; }
+grep -A1 -F -- "NONE,PYTHONPATH=/tmp/p" "$T/err" | grep -q "sbatch --export sets PYTHONPATH" &&
+	ok "--expor NAMES (two arguments) flagged" || { not_ok "--expor NAMES not flagged"; show "$T/err"; }
+for x in --exclusive --exp=ALL /tmp/envf2; do
+	awk -v x="$x" '$1 == "runtime.slurm.extra_args" && $2 == x { getline; if ($1 == "^") f = 1 } END { exit !f }' "$T/err" &&
+		not_ok "$x flagged" || ok "$x not flagged"
+done
+expect_err "bench: 5 variables above load code"
 # the container engine's own variables (stack.env reaches podman's and docker's environment; a Slurm job's reaches
 # enroot and apptainer) and where compiled code is kept: flagged with what they do, and counted (review r31z rows 2-4)
 for pair in CONTAINERS_CONF:engine CONTAINERS_STORAGE_CONF:engine CONTAINER_HOST:engine DOCKER_HOST:engine \

@@ -201,7 +201,22 @@ for v in tar-uid:"owner uid 1000 gid 0" tar-gid:"owner uid 0 gid 1000" tar-uname
 	refused "verify $name" "$why" "$BENCH" verify "$T/hb/hostile-$name.bench.tar.gz"
 	clean "$T/err" "verify $name: the reason printed escaped"
 done
-for name in tar-dirok gz-ok tar-xmtime-ok; do
+# the sixth review (r31s): a pax path ending in '/' on a file; a name with a combining mark (NFC and NFD spellings)
+for v in tar-xpathslash:"refused archive entry 'hostile-tar-xpathslash/extra/': a trailing '/' on a file entry" \
+	tar-xpathslash-data:"'hostile-tar-xpathslash-data/extra/': a trailing '/' on a file entry" \
+	tar-xpathslash-doc:"'hostile-tar-xpathslash-doc/summary.json/': a trailing '/' on a file entry" \
+	tar-nfd:"a combining mark or a character Unicode normalisation changes in its name" \
+	tar-nfd-alone:"a combining mark or a character Unicode normalisation changes in its name" \
+	tar-nfd-pax:"a pax 'path' at byte"; do
+	name=${v%%:*} why=${v#*:}
+	hb "$name"
+	refused "verify $name" "$why" "$BENCH" verify "$T/hb/hostile-$name.bench.tar.gz"
+done
+grep -qF "normalisation changes" "$T/err" && ok "tar-nfd-pax: the reason named" || not_ok "tar-nfd-pax: reason not named"
+mkdir -p "$T/nf" && cp -R "$R" "$T/nf/$N" && printf '{}' >"$T/nf/$N/env/cafe$(printf '\314\201')"
+expect 1 "pack of a run with a decomposed (NFD) file name: refused" "$BENCH" pack "$T/nf/$N"
+expect_err "a name with a combining or normalisation-changing (Unicode) character"
+for name in tar-dirok gz-ok tar-xmtime-ok tar-nfc-alone; do
 	hb "$name"
 	expect 0 "verify $name (fields as bench writes them): accepted" "$BENCH" verify "$T/hb/hostile-$name.bench.tar.gz"
 done
@@ -247,4 +262,72 @@ with open(sys.argv[1], "w") as f:
 PY
 expect 3 "257 variants: refused" "$BENCH" validate "$T/variants.yaml"
 expect_err "'variants' lists 257 variants; a manifest may have at most 256"
+# --- 8. after the review of issue 31 (r31s): pack checks a file's size and links before it scrubs (reads) it
+mkdir -p "$T/big" && cp -R "$R" "$T/big/$N" && B=$T/big/$N
+truncate -s 1T "$B/logs/huge.log"
+expect 1 "pack of a run with a 1 TiB sparse log: refused" timeout 30 "$BENCH" pack "$B"
+expect_err "is 1099511627776 bytes, over the 268435456 bytes a bundle member of its kind may hold"
+rm -f "$B/logs/huge.log"
+truncate -s 100M "$B/results/extra.jsonl" # over the 64 MiB of a results member, under the log limit
+expect 1 "pack of a run with a 100 MiB results file: refused before it is read" timeout 20 "$BENCH" pack "$B"
+expect_err "over the 67108864 bytes a bundle member of its kind may hold"
+rm -f "$B/results/extra.jsonl"
+truncate -s 1T "$T/big/outside.log" && ln "$T/big/outside.log" "$B/logs/linked.log"
+expect 1 "pack of a run whose log is a hard link to a 1 TiB file: refused" timeout 30 "$BENCH" pack "$B"
+expect_err "is a hard link (2 names)"
+rm -f "$B/logs/linked.log" "$T/big/outside.log"
+
+# --- 9. the documented message when another bench holds the run directory, even before it wrote .bench-lock
+mkdir -p "$T/lk" && cp -R "$R" "$T/lk/$N" && L=$T/lk/$N && rm -f "$L/.bench-lock"
+python3 -c 'import json, sys; p = sys.argv[1]; s = json.load(open(p)); s["state"] = "interrupted"; json.dump(s, open(p, "w"))' "$L/status.json"
+flock -n "$L" sleep 30 &
+LP=$!
+sleep 0.5
+BENCH_RUNNERS=$FAKE expect 1 "run --resume of a directory locked by another process" "$BENCH" run -q --resume "$L"
+expect_err "is in use by another bench"
+grep -q "cannot lock the run directory" "$T/err" && not_ok "the lock failure shown as an I/O error" ||
+	ok "no 'cannot lock' I/O error"
+kill "$LP" 2>/dev/null
+wait "$LP" 2>/dev/null
+
+# --- 7. a full disk while pack scrubs: exit 1, nothing removed, no bundle; pack completes once there is space
+US=
+if unshare -m true 2>/dev/null; then US="unshare -m"; elif unshare -rm true 2>/dev/null; then US="unshare -rm"; fi
+if [ -z "$US" ]; then
+	ok "# SKIP no mount namespace here for a small tmpfs"
+else
+	mkdir -p "$T/fs"
+	$US sh -s "$BENCH" "$R" "$T" "$N" >"$T/ns.out" 2>&1 <<'NS'
+BENCH=$1 R=$2 T=$3 N=$4
+mount -t tmpfs -o size=1m tmpfs "$T/fs" || { echo "mount failed"; exit 0; }
+cp -R "$R" "$T/fs/$N" && D=$T/fs/$N
+python3 - "$D/results/gemm.jsonl" <<'PY'
+import json, sys
+p = sys.argv[1]
+recs = [json.loads(l) for l in open(p)]
+recs[0].setdefault("extra", {})["note"] = "postgres://admin:Hunter0301@db/x" + " " * 2000
+open(p, "w").write("".join(json.dumps(r) + "\n" for r in recs))
+PY
+cp "$D/results/gemm.jsonl" "$T/gemm.before"
+avail=$(df -k --output=avail "$T/fs" | tail -n 1)
+dd if=/dev/zero of="$T/fs/filler" bs=1k count=$((avail - 1)) 2>/dev/null
+"$BENCH" pack "$D" >/dev/null 2>"$T/full.err"; echo "full-rc=$?"
+cmp -s "$T/gemm.before" "$D/results/gemm.jsonl" && echo "kept=yes" || echo "kept=no"
+[ -e "$D.bench.tar.gz" ] && echo "bundle=yes" || echo "bundle=no"
+rm -f "$T/fs/filler" "$D.bench.tar.gz" "$D.bench.tar.gz.intoto.jsonl"
+"$BENCH" pack "$D" >/dev/null 2>"$T/again.err"; echo "again-rc=$?"
+tar -xzOf "$D.bench.tar.gz" "$N/results/gemm.jsonl" 2>/dev/null | grep -c '"case"' | sed 's/^/records=/'
+tar -xzOf "$D.bench.tar.gz" "$N/results/gemm.jsonl" 2>/dev/null | grep -q Hunter0301 && echo "secret=yes" || echo "secret=no"
+umount "$T/fs"
+NS
+	grep -q "^full-rc=1$" "$T/ns.out" && ok "pack on a full disk: exit 1" || { not_ok "pack on a full disk did not exit 1"; show "$T/ns.out"; show "$T/full.err"; }
+	cp "$T/full.err" "$T/err"
+	expect_err "no space left on device in"
+	grep -q "^kept=yes$" "$T/ns.out" && ok "the results file kept as it was" || not_ok "the results file removed or changed"
+	grep -q "^bundle=no$" "$T/ns.out" && ok "no bundle signed" || not_ok "a bundle was signed on a full disk"
+	grep -q "^again-rc=0$" "$T/ns.out" && ok "pack again, with space: exit 0" || { not_ok "pack again failed"; show "$T/again.err"; }
+	want=$(grep -c '"case"' "$R/results/gemm.jsonl")
+	grep -q "^records=$want$" "$T/ns.out" && ok "the bundle holds the $want records" || { not_ok "records lost"; show "$T/ns.out"; }
+	grep -q "^secret=no$" "$T/ns.out" && ok "and the credential scrubbed" || not_ok "the credential packed"
+fi
 finish

@@ -252,4 +252,34 @@ for w in whl.index tok.index g.git gh.git; do
 done
 grep -q "components.clean" "$T/err" && not_ok "a clean URL warned of" || ok "clean index and git URL not warned of"
 grep -q "pwIndex\|pwGit\|pwGh" "$T/err" && not_ok "a credential printed" || ok "no credential printed"
+# review r31s B5, B6: a token shape as a JSON key (records, status.json, env/); a secret key whose value is a list
+# or an object, in records and in env/
+BENCH_RUNNERS=$T/fake expect 0 "a run to pack by hand" "$BENCH" run -q --no-pack -o "$T/kr" "$T/m.yaml"
+K=$(ls -d "$T"/kr/leak-*[0-9a-f] | head -n 1)
+python3 - "$K" <<'PY'
+import json, sys
+d = sys.argv[1]
+p = d + "/results/gemm.jsonl"
+recs = [json.loads(l) for l in open(p)]
+recs[0].setdefault("extra", {}).update({"hf_pwKeyHfA1abcdefghijklmnopqrstuvwx": "as a key",
+    "api_key": ["pwListB2"], "password": {"v": "pwMapC3"}, "token": {"nested": ["pwDeepD4"]},
+    "nested": {"ghp_pwKeyGhE5abcdefghijklmnopqrstuvwxyz": 1}})
+open(p, "w").write("".join(json.dumps(r) + "\n" for r in recs))
+st = json.load(open(d + "/status.json"))
+st["ghp_pwKeyGhF6abcdefghijklmnopqrstuvwxyz"] = "x"
+json.dump(st, open(d + "/status.json", "w"))
+env = json.load(open(d + "/env/environment.json"))
+env["x"] = {"PGPASSWORD": {"a": "pwEnvMapG7"}, "deep": {"DB_PASSWORD": ["pwEnvListH8"]}, "Auth": {"x": "pwEnvAuthI9"},
+            "xoxb-1234-pwKeySlackJ1abc": "k"}
+json.dump(env, open(d + "/env/environment.json", "w"))
+PY
+expect 0 "pack it" "$BENCH" pack "$K"
+mkdir -p "$T/kx" && tar -C "$T/kx" -xzf "$K.bench.tar.gz"
+for w in pwKeyHfA1 pwListB2 pwMapC3 pwDeepD4 pwKeyGhE5 pwKeyGhF6 pwEnvMapG7 pwEnvListH8 pwEnvAuthI9 pwKeySlackJ1; do
+	grep -rqaF "$w" "$T/kx" && not_ok "'$w' in the bundle" || ok "'$w' scrubbed (a key, or a list or map under a secret key)"
+done
+grep -qF '"as a key"' "$T/kx"/*/results/gemm.jsonl && ok "the value under a scrubbed key kept" || not_ok "the value under a scrubbed key lost"
+python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).readline()); sys.exit(r["extra"]["api_key"] != "<redacted>")' \
+	"$(ls "$T"/kx/*/results/gemm.jsonl)" && ok "a list under api_key redacted whole" || not_ok "api_key list not redacted whole"
+expect 0 "the scrubbed bundle verifies" "$BENCH" verify "$K.bench.tar.gz"
 finish
