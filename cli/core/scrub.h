@@ -12,9 +12,7 @@
 #define BENCH_SCRUB_H
 
 #include <stdint.h>
-
 #include <stddef.h>
-
 
 /* The redaction policy (docs/architecture.md, "Secrets"). A name is secret when it is on the deny list
  * ($BENCH_ENV_REDACT), else not when it is on the allow list ($BENCH_ENV_KEEP) or is PWD/OLDPWD (the shell's

@@ -199,6 +199,22 @@ static json_t *other_labels(json_t *r)
 	return others;
 }
 
+/* A table's side headers: the baseline's label (in the open cell, closed here), then one cell opened by th per
+ * other side, holding its label. */
+static void head_sides(struct strbuf *o, json_t *r, json_t *others, const char *th)
+{
+	json_t *x;
+	size_t j;
+
+	esc_html(o, str(r, "baseline"));
+	strbuf_addstr(o, "</small></th>");
+	json_array_foreach(others, j, x) {
+		strbuf_addstr(o, th);
+		esc_html(o, json_string_value(x));
+		strbuf_addstr(o, "</th>");
+	}
+}
+
 /* The case table of a comparison of N runs: one row per case, the baseline's value, then one column group per
  * other run (value, ratio, 95% CI with its whisker, verdict with the adjusted p) headed by the run. */
 static void compare_cases_table(struct strbuf *o, json_t *r, int h, double thr, double lo_ax, double hi_ax)
@@ -209,13 +225,7 @@ static void compare_cases_table(struct strbuf *o, json_t *r, int h, double thr, 
 	strbuf_addf(o, "<h%d>Cases</h%d>\n", h, h);
 	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"cases\" class=\"cmp\"><thead><tr><th rowspan=\"2\">suite</th>"
 			 "<th rowspan=\"2\">case</th><th rowspan=\"2\" class=\"grp\">baseline<br><small>");
-	esc_html(o, str(r, "baseline"));
-	strbuf_addstr(o, "</small></th>");
-	json_array_foreach(others, j, x) {
-		strbuf_addstr(o, "<th colspan=\"4\" class=\"grp run\" scope=\"colgroup\">");
-		esc_html(o, json_string_value(x));
-		strbuf_addstr(o, "</th>");
-	}
+	head_sides(o, r, others, "<th colspan=\"4\" class=\"grp run\" scope=\"colgroup\">");
 	strbuf_addstr(o, "</tr><tr>");
 	for (j = 0; j < json_array_size(others); j++)
 		strbuf_addstr(o, "<th class=\"grp\">value</th><th>ratio</th><th>95% CI</th><th class=\"vh\">verdict</th>");
@@ -299,13 +309,7 @@ static void compare_stack_table(struct strbuf *o, json_t *r, int h)
 	}
 	strbuf_addf(o, "<h%d>Stack and environment differences</h%d>\n", h, h);
 	strbuf_addstr(o, "<div class=\"scroll\"><table id=\"stack\" class=\"stack\"><thead><tr><th>what</th><th>baseline<br><small>");
-	esc_html(o, str(r, "baseline"));
-	strbuf_addstr(o, "</small></th>");
-	json_array_foreach(others, j, x) {
-		strbuf_addstr(o, "<th class=\"run\">");
-		esc_html(o, json_string_value(x));
-		strbuf_addstr(o, "</th>");
-	}
+	head_sides(o, r, others, "<th class=\"run\">");
 	strbuf_addstr(o, "</tr></thead><tbody>\n");
 	json_object_foreach(whats, what, w) {
 		char *a = json_dumps(json_object_get(w, "baseline"), JSON_ENCODE_ANY);
