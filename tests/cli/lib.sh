@@ -9,8 +9,17 @@ export BENCH_HOME="$T/bench-home"
 t_n=0
 t_fail=0
 
-ok() { t_n=$((t_n + 1)); echo "ok $t_n - $*"; }
-not_ok() { t_n=$((t_n + 1)); t_fail=$((t_fail + 1)); echo "not ok $t_n - $*"; }
+# TEST_STEP_TIMES=1: after each check a line "# +S s" with the seconds since the previous one (where a test's time goes)
+t_last=
+[ -n "${TEST_STEP_TIMES:-}" ] && t_last=$(date +%s.%N)
+step_time() {
+	[ -n "$t_last" ] || return 0
+	t_now=$(date +%s.%N)
+	awk -v a="$t_last" -v b="$t_now" 'BEGIN { printf "# +%.1f s\n", b - a }'
+	t_last=$t_now
+}
+ok() { t_n=$((t_n + 1)); echo "ok $t_n - $*"; step_time; }
+not_ok() { t_n=$((t_n + 1)); t_fail=$((t_fail + 1)); echo "not ok $t_n - $*"; step_time; }
 flip_byte() { # file offset: invert one byte in place (past the end: append one), so the file always changes
 	python3 -c 'import sys; f = open(sys.argv[1], "r+b"); o = int(sys.argv[2]); f.seek(o); b = f.read(1); f.seek(o); f.write(bytes([b[0] ^ 0xff]) if b else b"\x01")' "$1" "$2"
 }
