@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The Debian package: built from the release tarball of HEAD (make dist; what is committed) with
 # `dpkg-buildpackage -us -uc -b`, its file list checked, then installed with apt into a fresh Debian 12 container
-# (the bare base image of tests/setup/podman.sh; the host's downloaded .debs lent to its apt through an overlay),
+# (the bare base image of tests/setup/podman.sh, `bare`; the host's downloaded .debs lent to its apt through an overlay),
 # where the installed bench runs the quickstart from another directory with every record ok and validates every
 # shipped manifest. Needs root (podman, apt in the container) and debhelper (make test-deps).
 . "$(dirname "$0")/lib.sh"
@@ -40,7 +40,7 @@ dpkg-deb --fsys-tarfile "$DEB" | tar xOf - ./lib/systemd/system/bench-nightly.se
 	ok "the unit starts /usr/bin/bench-nightly" || not_ok "the unit's ExecStart"
 dpkg-deb -I "$DEB" | grep -q '^ Depends:.*libgit2' && ok "Depends from the shared libraries" || not_ok "Depends"
 
-BASE=$(sh "$ROOT/tests/setup/podman.sh" 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
+BASE=$(sh "$ROOT/tests/setup/podman.sh" bare 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
 ok "podman set up, base image $BASE"
 mkdir -p "$T/debs" "$T/res"
 cp "$DEB" "$T/debs/"
