@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # The Debian package: built from the release tarball of HEAD (make dist; what is committed) with
-# `dpkg-buildpackage -us -uc -b`, its file list checked, then installed with apt into a fresh Debian 12 container
+# `dpkg-buildpackage -us -uc -b`, its file list checked, then installed with apt (with its Recommends, not theirs)
+# into a fresh Debian 12 container
 # (the bare base image of tests/setup/podman.sh, `bare`; the host's downloaded .debs lent to its apt through an overlay),
 # where the installed bench runs the quickstart from another directory with every record ok and validates every
 # shipped manifest. Needs root (podman, apt in the container) and debhelper (make test-deps).
@@ -47,10 +48,18 @@ cp "$DEB" "$T/debs/"
 archives=
 [ -d /var/cache/apt/archives ] && archives="-v /var/cache/apt/archives:/var/cache/apt/archives:O"
 # shellcheck disable=SC2086 # $archives is empty or two words
-timeout 1800 podman run --name "$NAME" --network=host $archives -v "$T/debs:/debs:ro" -v "$T/res:/res" "$BASE" sh -c '
+# the package with what it depends on and what it recommends, and nothing more: not the recommends of its
+# recommends (python3-torch's libtorch-dev, build-essential, ...: a gigabyte that could also hide a dependency the
+# package forgot; apt's default would install them)
+recommends=$(dpkg-deb -f "$DEB" Recommends | sed -e 's/([^)]*)//g' -e 's/|[^,]*//g' | tr ',' ' ')
+[ -n "$recommends" ] && ok "recommends: $(echo $recommends)" || not_ok "the package recommends nothing"
+timeout 1800 podman run --name "$NAME" --network=host $archives -v "$T/debs:/debs:ro" -v "$T/res:/res" \
+	-e RECOMMENDS="$recommends" "$BASE" sh -c '
 	set -e
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /debs/bench_*.deb >/res/apt.log 2>&1
+	# shellcheck disable=SC2086 # the package names split on purpose
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /debs/bench_*.deb $RECOMMENDS \
+		>/res/apt.log 2>&1
 	mkdir -p /tmp/w && cd /tmp/w
 	bench version >/res/version.txt
 	bench run /usr/share/bench/manifests/quickstart.yaml >/res/run.out 2>/res/run.err
