@@ -233,8 +233,9 @@ deps:
 test-deps:
 	$(call install_missing,test,$(DEB_PKGS) $(TEST_DEB_PKGS))
 
+# (the build with a job per CPU when make was given no -j: a first `make run` compiles everything)
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1)) all
 	./bench run manifests/quickstart.yaml
 
 # --- tests ---------------------------------------------------------------------------------------------------------

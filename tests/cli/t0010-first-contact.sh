@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # First contact: the README's first command on a fresh Debian 12 machine. The source tree as a clean clone holds
 # it (the tracked files, with their uncommitted edits) goes into a container of the bare base image of
-# tests/setup/podman.sh (debootstrap minbase bookworm); there, as root, the README's note
+# tests/setup/podman.sh (`bare`: debootstrap minbase bookworm); there, as root, the README's note
 # (apt-get update && apt-get install -y make) and then `make run`, which must install every package it needs,
 # build, and run manifests/quickstart.yaml into runs/ with every suite measured. The host's downloaded .debs
 # are lent to the container's apt through an overlay (nothing is installed from them unless apt picks them, and
@@ -13,7 +13,7 @@ if [ "$(id -u)" != 0 ]; then
 	finish
 	exit
 fi
-BASE=$(sh tests/setup/podman.sh 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
+BASE=$(sh tests/setup/podman.sh bare 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
 ok "podman set up, base image $BASE"
 NAME=bench-t0010-$$
 trap 'podman rm -f "$NAME" >/dev/null 2>&1; rm -rf "$T"' EXIT

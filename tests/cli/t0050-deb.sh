@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # The Debian package: built from the release tarball of HEAD (make dist; what is committed) with
-# `dpkg-buildpackage -us -uc -b`, its file list checked, then installed with apt into a fresh Debian 12 container
-# (the bare base image of tests/setup/podman.sh; the host's downloaded .debs lent to its apt through an overlay),
+# `dpkg-buildpackage -us -uc -b`, its file list checked, then installed with apt (with its Recommends, not theirs)
+# into a fresh Debian 12 container
+# (the bare base image of tests/setup/podman.sh, `bare`; the host's downloaded .debs lent to its apt through an overlay),
 # where the installed bench runs the quickstart from another directory with every record ok and validates every
 # shipped manifest. Needs root (podman, apt in the container) and debhelper (make test-deps).
 . "$(dirname "$0")/lib.sh"
@@ -40,17 +41,25 @@ dpkg-deb --fsys-tarfile "$DEB" | tar xOf - ./lib/systemd/system/bench-nightly.se
 	ok "the unit starts /usr/bin/bench-nightly" || not_ok "the unit's ExecStart"
 dpkg-deb -I "$DEB" | grep -q '^ Depends:.*libgit2' && ok "Depends from the shared libraries" || not_ok "Depends"
 
-BASE=$(sh "$ROOT/tests/setup/podman.sh" 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
+BASE=$(sh "$ROOT/tests/setup/podman.sh" bare 2>"$T/setup.err") || { not_ok "podman setup failed"; show "$T/setup.err"; finish; exit 1; }
 ok "podman set up, base image $BASE"
 mkdir -p "$T/debs" "$T/res"
 cp "$DEB" "$T/debs/"
 archives=
 [ -d /var/cache/apt/archives ] && archives="-v /var/cache/apt/archives:/var/cache/apt/archives:O"
 # shellcheck disable=SC2086 # $archives is empty or two words
-timeout 1800 podman run --name "$NAME" --network=host $archives -v "$T/debs:/debs:ro" -v "$T/res:/res" "$BASE" sh -c '
+# the package with what it depends on and what it recommends, and nothing more: not the recommends of its
+# recommends (python3-torch's libtorch-dev, build-essential, ...: a gigabyte that could also hide a dependency the
+# package forgot; apt's default would install them)
+recommends=$(dpkg-deb -f "$DEB" Recommends | sed -e 's/([^)]*)//g' -e 's/|[^,]*//g' | tr ',' ' ')
+[ -n "$recommends" ] && ok "recommends: $(echo $recommends)" || not_ok "the package recommends nothing"
+timeout 1800 podman run --name "$NAME" --network=host $archives -v "$T/debs:/debs:ro" -v "$T/res:/res" \
+	-e RECOMMENDS="$recommends" "$BASE" sh -c '
 	set -e
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /debs/bench_*.deb >/res/apt.log 2>&1
+	# shellcheck disable=SC2086 # the package names split on purpose
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /debs/bench_*.deb $RECOMMENDS \
+		>/res/apt.log 2>&1
 	mkdir -p /tmp/w && cd /tmp/w
 	bench version >/res/version.txt
 	bench run /usr/share/bench/manifests/quickstart.yaml >/res/run.out 2>/res/run.err

@@ -33,6 +33,14 @@ for s in openblas blis; do
 	expect_err "bench: lock: base $BASE -> sha256:"
 	expect 0 "bench recipe $M" "$BENCH" recipe "$M"
 	grep -q "^FROM localhost/debian@sha256:[0-9a-f]\{64\}$" "$T/out" && ok "$s: base pinned by its digest" || { not_ok "$s: FROM"; show "$T/out"; }
+	# the base of tests/setup/podman.sh holds the build packages already: each one must be in the recipe's install
+	# too, so that an image built from a bare base has it (a package the recipe lacks would go unseen here)
+	missing=
+	for p in $(sh "$SRC/tests/setup/podman.sh" packages); do
+		grep '^RUN \["sh","-c","apt-get update' "$T/out" | grep -qF "\"$p\"" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && ok "$s: the recipe installs every package the test base holds" ||
+		{ not_ok "$s: the recipe lacks$missing"; show "$T/out"; }
 	expect 0 "bench build $M" "$BENCH" build "$M"
 	grep -q "^localhost/bench-cpu-$s:[0-9a-f]\{16\}$" "$T/out" && grep -q "^sha256:[0-9a-f]\{64\}$" "$T/out" &&
 		ok "$s: the image and its id printed" || { not_ok "$s: build output"; show "$T/out"; }

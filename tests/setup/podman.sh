@@ -3,8 +3,11 @@
 # Test setup for the container tests (not part of bench): podman as root on this sandbox, and a local Debian
 # base image made with debootstrap (the sandbox reaches Debian's archive but no image registry). Idempotent;
 # prints the base image reference. Tests may call it at once: the first does the setup, the others wait for it.
-#   sh tests/setup/podman.sh            -> localhost/debian:bookworm
+#   sh tests/setup/podman.sh            -> localhost/debian:bookworm (the stacks' base: the bare one and the
+#                                          build packages of images/bases/cpu.yaml)
+#   sh tests/setup/podman.sh bare       -> localhost/debian:bookworm-minbase (debootstrap minbase: a fresh machine)
 #   sh tests/setup/podman.sh mirror     -> the Debian mirror debootstrap would use, and nothing else done
+#   sh tests/setup/podman.sh packages   -> the build packages the stacks' base holds, and nothing else done
 #   sh tests/setup/podman.sh build-conf -> the same setup; prints the containers.conf of the tests' image builds
 # The mirror is the machine's own: the URIs of the apt source for bookworm (deb822 files in
 # /etc/apt/sources.list.d/, else one-line 'deb' entries), or BENCH_TEST_MIRROR. No mirror host is written here.
@@ -46,6 +49,13 @@ apt_mirror() {
 	return 1
 }
 
+# the build packages of every recipe from a bare base, from the one list bench reads (images/bases/cpu.yaml)
+PKGS=$(sed -n 's/^build_packages:[ \t]*\[\(.*\)\].*/\1/p' "$(dirname "$0")/../../images/bases/cpu.yaml" | tr -d ' ' | tr ',' ' ')
+[ -n "$PKGS" ] || { echo "podman setup: no build_packages in images/bases/cpu.yaml" >&2; exit 1; }
+if [ "${1:-}" = packages ]; then
+	echo "$PKGS"
+	exit 0
+fi
 if [ -n "${BENCH_TEST_MIRROR:-}" ]; then
 	MIRROR=$BENCH_TEST_MIRROR
 elif ! MIRROR=$(apt_mirror); then
@@ -94,11 +104,35 @@ archives=/var/cache/apt/archives
 awk -v vol="volumes = [\"$archives:$archives:O\"]" -v lend="$([ -d "$archives" ] && echo 1)" \
 	'{ print } lend && /^\[containers\][ \t]*$/ { print vol }' /etc/containers/containers.conf >"$BUILD_CONF.new"
 if cmp -s "$BUILD_CONF.new" "$BUILD_CONF"; then rm -f "$BUILD_CONF.new"; else mv "$BUILD_CONF.new" "$BUILD_CONF"; fi
-if ! podman image exists "$BASE"; then
+# two images: the bare one (debootstrap minbase: a fresh machine, for t0010 and t0050), and the stacks' base, the
+# bare one with the build packages every recipe installs from a bare base (images/bases/cpu.yaml, build_packages)
+# installed once here, so that each stack image's build installs only what is its own (the image tests built from
+# the bare base paid the same ~200 packages in every image). The packages are read from the one list bench reads:
+# a package a recipe lacks is missing from this base too (t1100 checks the two lists are one).
+BARE=${BENCH_TEST_BARE:-localhost/debian:bookworm-minbase}
+if ! podman image exists "$BARE"; then
 	root=$(mktemp -d /tmp/bench-rootfs.XXXXXX)
 	debootstrap --variant=minbase bookworm "$root" "$MIRROR" >/tmp/debootstrap.log 2>&1 ||
 		{ tail -n 20 /tmp/debootstrap.log >&2; rm -rf "$root"; exit 1; }
-	tar -C "$root" -c . | podman import - "$BASE" >/dev/null
+	tar -C "$root" -c . | podman import - "$BARE" >/dev/null
 	rm -rf "$root"
 fi
-if [ "${1:-}" = build-conf ]; then echo "$BUILD_CONF"; else echo "$BASE"; fi
+# the stacks' base: made anew when it is missing or was made from another package list (a label says which)
+have=$(podman image inspect --format '{{ index .Labels "org.bench.test.build-packages" }}' "$BASE" 2>/dev/null || true)
+if [ "${1:-}" != bare ] && [ "$have" != "$PKGS" ]; then
+	ctx=$(mktemp -d /tmp/bench-base.XXXXXX)
+	# shellcheck disable=SC2086 # the package names hold no spaces
+	{
+		echo "FROM $BARE"
+		echo "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $PKGS && rm -rf /var/lib/apt/lists/*"
+		echo "LABEL org.bench.test.build-packages=\"$PKGS\""
+	} >"$ctx/Containerfile"
+	CONTAINERS_CONF=$BUILD_CONF podman build -q -t "$BASE" "$ctx" >/tmp/bench-base-build.log 2>&1 ||
+		{ tail -n 20 /tmp/bench-base-build.log >&2; rm -rf "$ctx"; exit 1; }
+	rm -rf "$ctx"
+fi
+case ${1:-} in
+build-conf) echo "$BUILD_CONF" ;;
+bare) echo "$BARE" ;;
+*) echo "$BASE" ;;
+esac

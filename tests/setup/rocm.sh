@@ -27,7 +27,7 @@ PKGS="make gcc libc6-dev pkg-config libjansson-dev binutils"
 
 # podman itself, its sandbox settings and the mirror: podman.sh's (it builds its bookworm base too, which is cheap
 # when present and keeps one place for the podman install)
-sh "$here/podman.sh" >/dev/null
+sh "$here/podman.sh" bare >/dev/null
 MIRROR=$(sh "$here/podman.sh" mirror)
 if podman image exists "$IMAGE"; then
 	echo "$IMAGE"
