@@ -254,8 +254,61 @@ static size_t basic_at(const char *p)
 	return (n = b64_cred_len(q, 4)) ? (size_t)(q - p) + n : 0;
 }
 
-/* "-u user:pw" / "--user user:pw" (curl, wget), "-pPW" of mysql, "--password PW" / "--token PW" (a secret-named
- * option and its value as the next word): the secret part goes */
+/* curl's and wget's short options that take no value: getopt lets them stand before -u or -U in one word
+ * (-sSu alice:pw, -sSualice:pw) */
+static const char user_opt_flags[] = "0123456#aBfgGiIjJklLMnNOpqRsSvZ";
+
+/* where the value of curl's or wget's user option starts in the word at p, else NULL: -u and -U (--proxy-user),
+ * after the flags of one word (-sSu), the value joined (-ualice:pw) or the next word; --user and --proxy-user (or
+ * an abbreviation getopt takes for it: --proxy-u), the value after '=' or the next word */
+static const char *user_option_value(const char *p)
+{
+	const char *q;
+	size_t n;
+
+	if (p[1] == '-') {
+		n = strcspn(p + 2, "= \t");
+		if (!(n == 4 && !strncmp(p + 2, "user", 4)) && !(n >= 7 && n <= 10 && !strncmp(p + 2, "proxy-user", n)))
+			return NULL;
+		q = p + 2 + n;
+		if (*q == '=')
+			return q + 1;
+	} else {
+		q = p + 1 + strspn(p + 1, user_opt_flags);
+		if (*q != 'u' && *q != 'U')
+			return NULL;
+		q++;
+		if (*q && *q != ' ' && *q != '\t')
+			return q; /* joined: -ualice:pw */
+	}
+	if (*q != ' ' && *q != '\t')
+		return NULL;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	return q;
+}
+
+/* curl's or wget's user option at p (user_option_value()) with user:password: the user kept, the password goes;
+ * the length of what it took, else 0 */
+static size_t user_option_secret(struct strbuf *sb, const char *p)
+{
+	const char *q = user_option_value(p), *e;
+
+	if (!q)
+		return 0;
+	for (e = q; *e && !isspace((unsigned char)*e) && *e != ':'; e++)
+		;
+	if (*e != ':' || !e[1] || isspace((unsigned char)e[1]) || !strncmp(e + 1, "<redacted>", 10))
+		return 0;
+	strbuf_add(sb, p, (size_t)(e + 1 - p));
+	strbuf_addstr(sb, "<redacted>");
+	for (e++; *e && !isspace((unsigned char)*e); e++)
+		;
+	return (size_t)(e - p);
+}
+
+/* mysql's -pPW and sshpass -p PW / -pPW, "-u user:pw" and its other spellings (curl, wget: user_option_secret()),
+ * "--password PW" / "--token PW" (a secret-named option and its value as the next word): the secret part goes */
 static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
 {
 	const char *q, *e;
@@ -263,20 +316,6 @@ static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
 
 	if (p[0] != '-' || (p > line && !isspace((unsigned char)p[-1])))
 		return 0;
-	if ((!strncmp(p, "-u ", 3) || !strncmp(p, "--user ", 7))) {
-		q = p + (p[1] == 'u' ? 3 : 7);
-		while (*q == ' ')
-			q++;
-		for (e = q; *e && !isspace((unsigned char)*e) && *e != ':'; e++)
-			;
-		if (*e != ':' || !e[1] || isspace((unsigned char)e[1]) || !strncmp(e + 1, "<redacted>", 10))
-			return 0;
-		strbuf_add(sb, p, (size_t)(e + 1 - p));
-		strbuf_addstr(sb, "<redacted>");
-		for (e++; *e && !isspace((unsigned char)*e); e++)
-			;
-		return (size_t)(e - p);
-	}
 	if (p[1] == 'p' && (p[2] == ' ' || p[2] == '\t') && strstr(line, "sshpass")) { /* sshpass -p PW */
 		for (q = p + 2; *q == ' ' || *q == '\t'; q++)
 			;
@@ -295,6 +334,8 @@ static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
 		strbuf_addstr(sb, "-p<redacted>");
 		return (size_t)(e - p);
 	}
+	if ((n = user_option_secret(sb, p)))
+		return n;
 	q = p + 1 + (p[1] == '-');
 	while (keych(q[n]))
 		n++;
@@ -681,8 +722,24 @@ static size_t span_find(const char *s, size_t len, size_t from, const char *need
 	return len;
 }
 
-/* line with the bodies of PEM private key blocks replaced by <redacted>: between "-----BEGIN ... PRIVATE
- * KEY-----" and "-----END ", on one line (a JSON-escaped key) or over several (*pem: inside a block) */
+/* the end of the BEGIN line of a private key block at b ("-----BEGIN LABEL-----", PEM or OpenPGP armor) whose
+ * LABEL holds "PRIVATE KEY" (PKCS#8, ENCRYPTED, RSA, EC, DSA, OPENSSH, "PGP PRIVATE KEY BLOCK"): the offset past its
+ * closing dashes, else 0 (another label, or none: at most 80 printable characters) */
+static size_t pem_private_begin(const char *line, size_t len, size_t b)
+{
+	size_t l = b + 11, e = span_find(line, len, l, "-----");
+
+	if (e == len || e - l > 80)
+		return 0;
+	for (size_t i = l; i < e; i++)
+		if (line[i] < 0x20 || line[i] > 0x7e)
+			return 0;
+	return span_find(line, e, l, "PRIVATE KEY") < e ? e + 5 : 0;
+}
+
+/* line with the bodies of private key blocks replaced by <redacted>: between a BEGIN line whose label names a
+ * private key (pem_private_begin()) and "-----END ", on one line (a JSON-escaped key) or over several (*pem: inside
+ * a block) */
 static void pem_mask(struct strbuf *o, const char *line, size_t len, int *pem)
 {
 	size_t pos = 0;
@@ -701,13 +758,18 @@ static void pem_mask(struct strbuf *o, const char *line, size_t len, int *pem)
 		} else {
 			size_t b = span_find(line, len, pos, "-----BEGIN "), k;
 
-			k = b < len ? span_find(line, len, b, "PRIVATE KEY-----") : len;
-			if (k == len) {
+			if (b == len) {
 				strbuf_add(o, line + pos, len - pos);
 				return;
 			}
-			strbuf_add(o, line + pos, k + 16 - pos);
-			pos = k + 16;
+			k = pem_private_begin(line, len, b);
+			if (!k) { /* another block (a certificate): kept, the search goes on after it */
+				strbuf_add(o, line + pos, b + 11 - pos);
+				pos = b + 11;
+				continue;
+			}
+			strbuf_add(o, line + pos, k - pos);
+			pos = k;
 			*pem = 1;
 		}
 	}
