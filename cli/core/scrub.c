@@ -201,42 +201,53 @@ static size_t jwt_at(const char *p)
 	return n;
 }
 
-/* the value of a base64 digit, -1 for another character */
+/* the value of a base64 digit, of the standard alphabet (+/) or the URL-safe one (-_), -1 for another character */
 static int b64val(char c)
 {
 	const char *d = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", *f;
 
+	if (c == '-' || c == '_')
+		return c == '-' ? 62 : 63;
 	return c && (f = strchr(d, c)) ? (int)(f - d) : -1;
 }
 
 /* the length of the base64 word at q when it decodes to a credential, user:password (printable ASCII without
- * spaces, a ':' inside), else 0; at least min characters with its padding */
+ * spaces, a ':' inside, not last), else 0. Padded to a multiple of 4 (at least min characters with its padding),
+ * or, at least 16 characters long, unpadded (its unused bits 0) or URL-safe (-_); one newline may end what it
+ * decodes to (echo user:pw | base64) */
 static size_t b64_cred_len(const char *q, size_t min)
 {
-	size_t n = 0, pad = 0, out = 0;
-	unsigned acc = 0;
-	int bits = 0, colon = 0, ok = 1;
+	size_t n = 0, pad = 0, out, k = 0;
+	unsigned acc = 0, c = 0, prev = 0;
+	int bits = 0, std = 0, url = 0, colon = 0, nl = 0;
 
 	for (; b64val(q[n]) >= 0; n++) {
-		acc = acc << 6 | (unsigned)b64val(q[n]);
-		if ((bits += 6) >= 8) {
-			unsigned c = (acc >> (bits -= 8)) & 0xff;
-
-			ok &= c > 0x20 && c < 0x7f;
-			colon |= c == ':' && out > 0;
-			out++;
-		}
+		std |= q[n] == '+' || q[n] == '/';
+		url |= q[n] == '-' || q[n] == '_';
 	}
 	while (q[n + pad] == '=' && pad < 2)
 		pad++;
-	if (n + pad < min || (n + pad) % 4 || !ok || !colon || tokch(q[n + pad]) || q[n + pad] == '.')
+	if (n % 4 == 1 || (std && url) || n + pad < min || tokch(q[n + pad]) || q[n + pad] == '.')
 		return 0;
-	{ /* the last decoded character is not the ':' (a user with no password is no credential) */
-		unsigned last = (acc >> bits) & 0xff;
-
-		if (last == ':')
+	if ((pad && (n + pad) % 4) || (((!pad && n % 4) || url) && n < 16))
+		return 0;
+	out = n * 6 / 8;
+	for (size_t i = 0; i < n; i++) {
+		acc = (acc << 6 | (unsigned)b64val(q[i])) & 0xffffff;
+		if ((bits += 6) < 8)
+			continue;
+		prev = c;
+		c = (acc >> (bits -= 8)) & 0xff;
+		if (++k == out && c == '\n' && k > 1) {
+			nl = 1;
+			continue;
+		}
+		if (c <= 0x20 || c >= 0x7f)
 			return 0;
+		colon |= c == ':' && k > 1;
 	}
+	if (!colon || (nl ? prev : c) == ':' || (!pad && n % 4 && (acc & ((1u << bits) - 1))))
+		return 0;
 	return n + pad;
 }
 
