@@ -119,22 +119,39 @@ static int auth_key(const char *k, size_t n)
 	return (n == 13 && !strncasecmp(k, "authorization", 13)) || (n == 19 && !strncasecmp(k, "proxy-authorization", 19));
 }
 
+/* what may follow a token shape's prefix */
+enum token_chars {
+	TOK_WORD,  /* [A-Za-z0-9_-] */
+	TOK_UPPER, /* [A-Z0-9] */
+	TOK_HEX,   /* [0-9a-f] */
+	TOK_LOWER, /* [a-z0-9] */
+};
+
 /* the token shapes of common services, redacted wherever they stand: a prefix, then at least min characters of
- * [A-Za-z0-9_-] (AWS key ids: exactly 16 of [A-Z0-9]) */
+ * its kind, as many as there are (max 0), or at most max and then no letter or digit (AWS key ids: exactly 16 of
+ * [A-Z0-9]) */
 static const struct token_shape {
 	const char *prefix;
-	size_t min;
+	size_t min, max;
+	enum token_chars chars;
 } token_shapes[] = {
 	{ "github_pat_", 20 }, { "ghp_", 20 }, { "gho_", 20 }, { "ghu_", 20 }, { "ghs_", 20 }, { "ghr_", 20 },
-	{ "glpat-", 16 }, { "hf_", 20 }, { "xoxa-", 10 }, { "xoxb-", 10 }, { "xoxp-", 10 }, { "xoxr-", 10 },
-	{ "xoxs-", 10 }, { "sk-", 20 }, { "npm_", 30 }, { "pypi-", 30 }, { "AKIA", 16 }, { "ASIA", 16 },
+	{ "glpat-", 16 }, { "glptt-", 20 }, { "gldt-", 20 }, { "glrt-", 20 }, /* GitLab */
+	{ "hf_", 20 }, { "xoxa-", 10 }, { "xoxb-", 10 }, { "xoxp-", 10 }, { "xoxr-", 10 }, { "xoxs-", 10 },
+	{ "xoxe-", 20 }, { "xapp-", 20 }, /* Slack */
+	{ "sk-", 20 }, { "npm_", 30 }, { "pypi-", 30 },
+	{ "AKIA", 16, 16, TOK_UPPER }, { "ASIA", 16, 16, TOK_UPPER }, /* AWS access key ids */
 	{ "AIza", 30 },	    /* Google API key */
 	{ "ya29.", 20 },    /* Google OAuth access token */
 	{ "sk_live_", 16 }, { "rk_live_", 16 }, { "sk_test_", 16 }, { "rk_test_", 16 }, /* Stripe */
 	{ "dop_v1_", 32 },  { "doo_v1_", 32 },	{ "dor_v1_", 32 },  /* DigitalOcean */
 	{ "glsa_", 20 },    { "glc_", 20 },	/* Grafana */
 	{ "SG.", 16 },	    /* SendGrid: SG.<id>.<secret> (the dot-separated rest is taken by token_at) */
-	{ NULL, 0 }
+	{ "dckr_pat_", 20 }, /* Docker Hub */
+	{ "hvs.", 24 }, { "hvb.", 24 }, /* HashiCorp Vault service and batch tokens */
+	{ "dapi", 32, 32, TOK_HEX }, /* Databricks */
+	{ "oy2", 43, 43, TOK_LOWER }, /* NuGet */
+	{ NULL, 0, 0, TOK_WORD }
 };
 
 static int tokch(char c)
@@ -142,28 +159,36 @@ static int tokch(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '-';
 }
 
+static int token_char(enum token_chars k, char c)
+{
+	switch (k) {
+	case TOK_UPPER:
+		return isupper((unsigned char)c) || isdigit((unsigned char)c);
+	case TOK_HEX:
+		return isdigit((unsigned char)c) || (c >= 'a' && c <= 'f');
+	case TOK_LOWER:
+		return islower((unsigned char)c) || isdigit((unsigned char)c);
+	default:
+		return tokch(c);
+	}
+}
+
 /* the length of a known token shape that starts at p (p at a word start), else 0 */
 static size_t token_at(const char *p)
 {
-	for (size_t i = 0; token_shapes[i].prefix; i++) {
-		size_t pl = strlen(token_shapes[i].prefix), n = 0;
+	for (const struct token_shape *t = token_shapes; t->prefix; t++) {
+		size_t pl = strlen(t->prefix), n = 0;
 
-		if (strncmp(p, token_shapes[i].prefix, pl))
+		if (strncmp(p, t->prefix, pl))
 			continue;
-		if (!strcmp(token_shapes[i].prefix, "AKIA") || !strcmp(token_shapes[i].prefix, "ASIA")) {
-			/* AKIA/ASIA + 16 upper-case letters or digits, then not one more */
-			while (n < 16 && (isupper((unsigned char)p[pl + n]) || isdigit((unsigned char)p[pl + n])))
-				n++;
-			if (n == 16 && !tokch(p[pl + n]))
-				return pl + n;
-			continue;
-		}
-		while (tokch(p[pl + n]))
+		while ((!t->max || n <= t->max) && token_char(t->chars, p[pl + n]))
 			n++;
-		if (!strcmp(token_shapes[i].prefix, "SG.")) { /* SG.<id>.<secret>: both parts */
+		if (n < t->min || (t->max && (n > t->max || isalnum((unsigned char)p[pl + n]))))
+			continue;
+		if (!strcmp(t->prefix, "SG.")) { /* SG.<id>.<secret>: both parts */
 			size_t m = 0;
 
-			if (n < token_shapes[i].min || p[pl + n] != '.')
+			if (p[pl + n] != '.')
 				continue;
 			while (tokch(p[pl + n + 1 + m]))
 				m++;
@@ -171,8 +196,7 @@ static size_t token_at(const char *p)
 				continue;
 			return pl + n + 1 + m;
 		}
-		if (n >= token_shapes[i].min)
-			return pl + n;
+		return pl + n;
 	}
 	return 0;
 }
@@ -182,23 +206,30 @@ static int b64urlch(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '-';
 }
 
-/* a JSON Web Token at p: eyJ<header>.eyJ<payload>.<signature>, each base64url; its length, else 0 */
+/* a JSON Web Token at p, its parts base64url: signed (JWS), eyJ<header>.eyJ<payload>.<signature> (the signature
+ * may be empty), or encrypted (JWE), eyJ<header>.<key>.<iv>.<ciphertext>.<tag> (the key empty under direct
+ * encryption); its length, else 0 */
 static size_t jwt_at(const char *p)
 {
-	size_t n = 0;
+	size_t start[5], end[5], n = 0;
+	int parts = 0;
 
-	for (int part = 0; part < 2; part++) {
-		if (strncmp(p + n, "eyJ", 3))
-			return 0;
-		for (n += 3; b64urlch(p[n]); n++)
-			;
-		if (p[n] != '.')
-			return 0;
+	if (strncmp(p, "eyJ", 3))
+		return 0;
+	for (;;) {
+		start[parts] = n;
+		while (b64urlch(p[n]))
+			n++;
+		end[parts++] = n;
+		if (parts == 5 || p[n] != '.')
+			break;
 		n++;
 	}
-	while (b64urlch(p[n]))
-		n++;
-	return n;
+	if (parts >= 3 && !strncmp(p + start[1], "eyJ", 3))
+		return end[2];
+	if (parts == 5 && end[2] > start[2] && end[3] > start[3] && end[4] > start[4])
+		return end[4];
+	return 0;
 }
 
 /* the value of a base64 digit, of the standard alphabet (+/) or the URL-safe one (-_), -1 for another character */
