@@ -959,21 +959,26 @@ void scrub_text(struct strbuf *out, const char *text, size_t len, const struct s
 
 /* every string of j through the text scrubber, and every string under a secret-looking key redacted whole;
  * returns how many changed */
-/* a key that names a secret whatever the document (case-insensitive, '-' read as '_'): its string value goes in
- * records too; "pass" (fwd, bwd) and "key" are data there and are not among them */
+/* a key that names a secret whatever the document (any case, with or without '_', '-' or '.' between its words:
+ * client_secret, clientSecret, ClientSecret, client-secret): its string value goes in records too; "pass" (fwd,
+ * bwd) and "key" are data there and are not among them */
 static int strict_secret_key(const char *k)
 {
-	static const char *const names[] = { "password", "passwd", "passphrase", "secret", "client_secret", "secret_key",
-					     "secret_access_key", "aws_secret_access_key", "auth_token", "api_key",
-					     "apikey", "api_token", "access_token", "refresh_token", "id_token",
-					     "bearer_token", "private_key", "token", NULL };
+	static const char *const names[] = { "password", "passwd", "passphrase", "secret", "clientsecret", "secretkey",
+					     "secretaccesskey", "awssecretaccesskey", "sessiontoken", "awssessiontoken",
+					     "authtoken", "apikey", "apitoken", "accesstoken", "refreshtoken", "idtoken",
+					     "bearertoken", "privatekey", "token", NULL };
 	char buf[32];
-	size_t n = strlen(k);
+	size_t n = 0;
 
-	if (n >= sizeof(buf))
-		return 0;
-	for (size_t i = 0; i <= n; i++)
-		buf[i] = k[i] == '-' ? '_' : (char)tolower((unsigned char)k[i]);
+	for (; *k; k++) { /* any case, without its separators: client_secret, clientSecret, client-secret are one */
+		if (*k == '_' || *k == '-' || *k == '.')
+			continue;
+		if (n + 1 >= sizeof(buf))
+			return 0;
+		buf[n++] = (char)tolower((unsigned char)*k);
+	}
+	buf[n] = 0;
 	for (size_t i = 0; names[i]; i++)
 		if (!strcmp(buf, names[i]))
 			return 1;
