@@ -496,6 +496,8 @@ static int redact_keyed(struct redact *r)
 		q++;
 	if ((*q != '=' && *q != ':') || !(secret_key(p, kn) || sas_sig(r->u, p, kn, q)) || q[1] == '/')
 		return 0;
+	if (*q == '=' && q == p + kn && b64_cred_len(p, 16))
+		return 0; /* the padding of a base64 credential (redact_word()), not KEY= */
 	q++;
 	while (*q == ' ' || *q == '\t')
 		q++;
