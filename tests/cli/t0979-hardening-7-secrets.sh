@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Secrets the review r31t found packed into signed bundles (rows 42-53): curl's user option joined to its value or
 # after '=' (and -U/--proxy-user), an OpenPGP private key block, the base64 word of user:password unpadded,
 # URL-safe or ending in the newline echo adds, JWE and more token shapes, camelCase secret keys in records, and a
