@@ -119,22 +119,39 @@ static int auth_key(const char *k, size_t n)
 	return (n == 13 && !strncasecmp(k, "authorization", 13)) || (n == 19 && !strncasecmp(k, "proxy-authorization", 19));
 }
 
+/* what may follow a token shape's prefix */
+enum token_chars {
+	TOK_WORD,  /* [A-Za-z0-9_-] */
+	TOK_UPPER, /* [A-Z0-9] */
+	TOK_HEX,   /* [0-9a-f] */
+	TOK_LOWER, /* [a-z0-9] */
+};
+
 /* the token shapes of common services, redacted wherever they stand: a prefix, then at least min characters of
- * [A-Za-z0-9_-] (AWS key ids: exactly 16 of [A-Z0-9]) */
+ * its kind, as many as there are (max 0), or at most max and then no letter or digit (AWS key ids: exactly 16 of
+ * [A-Z0-9]) */
 static const struct token_shape {
 	const char *prefix;
-	size_t min;
+	size_t min, max;
+	enum token_chars chars;
 } token_shapes[] = {
 	{ "github_pat_", 20 }, { "ghp_", 20 }, { "gho_", 20 }, { "ghu_", 20 }, { "ghs_", 20 }, { "ghr_", 20 },
-	{ "glpat-", 16 }, { "hf_", 20 }, { "xoxa-", 10 }, { "xoxb-", 10 }, { "xoxp-", 10 }, { "xoxr-", 10 },
-	{ "xoxs-", 10 }, { "sk-", 20 }, { "npm_", 30 }, { "pypi-", 30 }, { "AKIA", 16 }, { "ASIA", 16 },
+	{ "glpat-", 16 }, { "glptt-", 20 }, { "gldt-", 20 }, { "glrt-", 20 }, /* GitLab */
+	{ "hf_", 20 }, { "xoxa-", 10 }, { "xoxb-", 10 }, { "xoxp-", 10 }, { "xoxr-", 10 }, { "xoxs-", 10 },
+	{ "xoxe-", 20 }, { "xapp-", 20 }, /* Slack */
+	{ "sk-", 20 }, { "npm_", 30 }, { "pypi-", 30 },
+	{ "AKIA", 16, 16, TOK_UPPER }, { "ASIA", 16, 16, TOK_UPPER }, /* AWS access key ids */
 	{ "AIza", 30 },	    /* Google API key */
 	{ "ya29.", 20 },    /* Google OAuth access token */
 	{ "sk_live_", 16 }, { "rk_live_", 16 }, { "sk_test_", 16 }, { "rk_test_", 16 }, /* Stripe */
 	{ "dop_v1_", 32 },  { "doo_v1_", 32 },	{ "dor_v1_", 32 },  /* DigitalOcean */
 	{ "glsa_", 20 },    { "glc_", 20 },	/* Grafana */
 	{ "SG.", 16 },	    /* SendGrid: SG.<id>.<secret> (the dot-separated rest is taken by token_at) */
-	{ NULL, 0 }
+	{ "dckr_pat_", 20 }, /* Docker Hub */
+	{ "hvs.", 24 }, { "hvb.", 24 }, /* HashiCorp Vault service and batch tokens */
+	{ "dapi", 32, 32, TOK_HEX }, /* Databricks */
+	{ "oy2", 43, 43, TOK_LOWER }, /* NuGet */
+	{ NULL, 0, 0, TOK_WORD }
 };
 
 static int tokch(char c)
@@ -142,28 +159,36 @@ static int tokch(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '-';
 }
 
+static int token_char(enum token_chars k, char c)
+{
+	switch (k) {
+	case TOK_UPPER:
+		return isupper((unsigned char)c) || isdigit((unsigned char)c);
+	case TOK_HEX:
+		return isdigit((unsigned char)c) || (c >= 'a' && c <= 'f');
+	case TOK_LOWER:
+		return islower((unsigned char)c) || isdigit((unsigned char)c);
+	default:
+		return tokch(c);
+	}
+}
+
 /* the length of a known token shape that starts at p (p at a word start), else 0 */
 static size_t token_at(const char *p)
 {
-	for (size_t i = 0; token_shapes[i].prefix; i++) {
-		size_t pl = strlen(token_shapes[i].prefix), n = 0;
+	for (const struct token_shape *t = token_shapes; t->prefix; t++) {
+		size_t pl = strlen(t->prefix), n = 0;
 
-		if (strncmp(p, token_shapes[i].prefix, pl))
+		if (strncmp(p, t->prefix, pl))
 			continue;
-		if (!strcmp(token_shapes[i].prefix, "AKIA") || !strcmp(token_shapes[i].prefix, "ASIA")) {
-			/* AKIA/ASIA + 16 upper-case letters or digits, then not one more */
-			while (n < 16 && (isupper((unsigned char)p[pl + n]) || isdigit((unsigned char)p[pl + n])))
-				n++;
-			if (n == 16 && !tokch(p[pl + n]))
-				return pl + n;
-			continue;
-		}
-		while (tokch(p[pl + n]))
+		while ((!t->max || n <= t->max) && token_char(t->chars, p[pl + n]))
 			n++;
-		if (!strcmp(token_shapes[i].prefix, "SG.")) { /* SG.<id>.<secret>: both parts */
+		if (n < t->min || (t->max && (n > t->max || isalnum((unsigned char)p[pl + n]))))
+			continue;
+		if (!strcmp(t->prefix, "SG.")) { /* SG.<id>.<secret>: both parts */
 			size_t m = 0;
 
-			if (n < token_shapes[i].min || p[pl + n] != '.')
+			if (p[pl + n] != '.')
 				continue;
 			while (tokch(p[pl + n + 1 + m]))
 				m++;
@@ -171,8 +196,7 @@ static size_t token_at(const char *p)
 				continue;
 			return pl + n + 1 + m;
 		}
-		if (n >= token_shapes[i].min)
-			return pl + n;
+		return pl + n;
 	}
 	return 0;
 }
@@ -182,61 +206,79 @@ static int b64urlch(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '-';
 }
 
-/* a JSON Web Token at p: eyJ<header>.eyJ<payload>.<signature>, each base64url; its length, else 0 */
+/* a JSON Web Token at p, its parts base64url: signed (JWS), eyJ<header>.eyJ<payload>.<signature> (the signature
+ * may be empty), or encrypted (JWE), eyJ<header>.<key>.<iv>.<ciphertext>.<tag> (the key empty under direct
+ * encryption); its length, else 0 */
 static size_t jwt_at(const char *p)
 {
-	size_t n = 0;
+	size_t start[5], end[5], n = 0;
+	int parts = 0;
 
-	for (int part = 0; part < 2; part++) {
-		if (strncmp(p + n, "eyJ", 3))
-			return 0;
-		for (n += 3; b64urlch(p[n]); n++)
-			;
-		if (p[n] != '.')
-			return 0;
+	if (strncmp(p, "eyJ", 3))
+		return 0;
+	for (;;) {
+		start[parts] = n;
+		while (b64urlch(p[n]))
+			n++;
+		end[parts++] = n;
+		if (parts == 5 || p[n] != '.')
+			break;
 		n++;
 	}
-	while (b64urlch(p[n]))
-		n++;
-	return n;
+	if (parts >= 3 && !strncmp(p + start[1], "eyJ", 3))
+		return end[2];
+	if (parts == 5 && end[2] > start[2] && end[3] > start[3] && end[4] > start[4])
+		return end[4];
+	return 0;
 }
 
-/* the value of a base64 digit, -1 for another character */
+/* the value of a base64 digit, of the standard alphabet (+/) or the URL-safe one (-_), -1 for another character */
 static int b64val(char c)
 {
 	const char *d = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", *f;
 
+	if (c == '-' || c == '_')
+		return c == '-' ? 62 : 63;
 	return c && (f = strchr(d, c)) ? (int)(f - d) : -1;
 }
 
 /* the length of the base64 word at q when it decodes to a credential, user:password (printable ASCII without
- * spaces, a ':' inside), else 0; at least min characters with its padding */
+ * spaces, a ':' inside, not last), else 0. Padded to a multiple of 4 (at least min characters with its padding),
+ * or, at least 16 characters long, unpadded (its unused bits 0) or URL-safe (-_); one newline may end what it
+ * decodes to (echo user:pw | base64) */
 static size_t b64_cred_len(const char *q, size_t min)
 {
-	size_t n = 0, pad = 0, out = 0;
-	unsigned acc = 0;
-	int bits = 0, colon = 0, ok = 1;
+	size_t n = 0, pad = 0, out, k = 0;
+	unsigned acc = 0, c = 0, prev = 0;
+	int bits = 0, std = 0, url = 0, colon = 0, nl = 0;
 
 	for (; b64val(q[n]) >= 0; n++) {
-		acc = acc << 6 | (unsigned)b64val(q[n]);
-		if ((bits += 6) >= 8) {
-			unsigned c = (acc >> (bits -= 8)) & 0xff;
-
-			ok &= c > 0x20 && c < 0x7f;
-			colon |= c == ':' && out > 0;
-			out++;
-		}
+		std |= q[n] == '+' || q[n] == '/';
+		url |= q[n] == '-' || q[n] == '_';
 	}
 	while (q[n + pad] == '=' && pad < 2)
 		pad++;
-	if (n + pad < min || (n + pad) % 4 || !ok || !colon || tokch(q[n + pad]) || q[n + pad] == '.')
+	if (n % 4 == 1 || (std && url) || n + pad < min || tokch(q[n + pad]) || q[n + pad] == '.')
 		return 0;
-	{ /* the last decoded character is not the ':' (a user with no password is no credential) */
-		unsigned last = (acc >> bits) & 0xff;
-
-		if (last == ':')
+	if ((pad && (n + pad) % 4) || (((!pad && n % 4) || url) && n < 16))
+		return 0;
+	out = n * 6 / 8;
+	for (size_t i = 0; i < n; i++) {
+		acc = (acc << 6 | (unsigned)b64val(q[i])) & 0xffffff;
+		if ((bits += 6) < 8)
+			continue;
+		prev = c;
+		c = (acc >> (bits -= 8)) & 0xff;
+		if (++k == out && c == '\n' && k > 1) {
+			nl = 1;
+			continue;
+		}
+		if (c <= 0x20 || c >= 0x7f)
 			return 0;
+		colon |= c == ':' && k > 1;
 	}
+	if (!colon || (nl ? prev : c) == ':' || (!pad && n % 4 && (acc & ((1u << bits) - 1))))
+		return 0;
 	return n + pad;
 }
 
@@ -254,8 +296,61 @@ static size_t basic_at(const char *p)
 	return (n = b64_cred_len(q, 4)) ? (size_t)(q - p) + n : 0;
 }
 
-/* "-u user:pw" / "--user user:pw" (curl, wget), "-pPW" of mysql, "--password PW" / "--token PW" (a secret-named
- * option and its value as the next word): the secret part goes */
+/* curl's and wget's short options that take no value: getopt lets them stand before -u or -U in one word
+ * (-sSu alice:pw, -sSualice:pw) */
+static const char user_opt_flags[] = "0123456#aBfgGiIjJklLMnNOpqRsSvZ";
+
+/* where the value of curl's or wget's user option starts in the word at p, else NULL: -u and -U (--proxy-user),
+ * after the flags of one word (-sSu), the value joined (-ualice:pw) or the next word; --user and --proxy-user (or
+ * an abbreviation getopt takes for it: --proxy-u), the value after '=' or the next word */
+static const char *user_option_value(const char *p)
+{
+	const char *q;
+	size_t n;
+
+	if (p[1] == '-') {
+		n = strcspn(p + 2, "= \t");
+		if (!(n == 4 && !strncmp(p + 2, "user", 4)) && !(n >= 7 && n <= 10 && !strncmp(p + 2, "proxy-user", n)))
+			return NULL;
+		q = p + 2 + n;
+		if (*q == '=')
+			return q + 1;
+	} else {
+		q = p + 1 + strspn(p + 1, user_opt_flags);
+		if (*q != 'u' && *q != 'U')
+			return NULL;
+		q++;
+		if (*q && *q != ' ' && *q != '\t')
+			return q; /* joined: -ualice:pw */
+	}
+	if (*q != ' ' && *q != '\t')
+		return NULL;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	return q;
+}
+
+/* curl's or wget's user option at p (user_option_value()) with user:password: the user kept, the password goes;
+ * the length of what it took, else 0 */
+static size_t user_option_secret(struct strbuf *sb, const char *p)
+{
+	const char *q = user_option_value(p), *e;
+
+	if (!q)
+		return 0;
+	for (e = q; *e && !isspace((unsigned char)*e) && *e != ':'; e++)
+		;
+	if (*e != ':' || !e[1] || isspace((unsigned char)e[1]) || !strncmp(e + 1, "<redacted>", 10))
+		return 0;
+	strbuf_add(sb, p, (size_t)(e + 1 - p));
+	strbuf_addstr(sb, "<redacted>");
+	for (e++; *e && !isspace((unsigned char)*e); e++)
+		;
+	return (size_t)(e - p);
+}
+
+/* mysql's -pPW and sshpass -p PW / -pPW, "-u user:pw" and its other spellings (curl, wget: user_option_secret()),
+ * "--password PW" / "--token PW" (a secret-named option and its value as the next word): the secret part goes */
 static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
 {
 	const char *q, *e;
@@ -263,20 +358,6 @@ static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
 
 	if (p[0] != '-' || (p > line && !isspace((unsigned char)p[-1])))
 		return 0;
-	if ((!strncmp(p, "-u ", 3) || !strncmp(p, "--user ", 7))) {
-		q = p + (p[1] == 'u' ? 3 : 7);
-		while (*q == ' ')
-			q++;
-		for (e = q; *e && !isspace((unsigned char)*e) && *e != ':'; e++)
-			;
-		if (*e != ':' || !e[1] || isspace((unsigned char)e[1]) || !strncmp(e + 1, "<redacted>", 10))
-			return 0;
-		strbuf_add(sb, p, (size_t)(e + 1 - p));
-		strbuf_addstr(sb, "<redacted>");
-		for (e++; *e && !isspace((unsigned char)*e); e++)
-			;
-		return (size_t)(e - p);
-	}
 	if (p[1] == 'p' && (p[2] == ' ' || p[2] == '\t') && strstr(line, "sshpass")) { /* sshpass -p PW */
 		for (q = p + 2; *q == ' ' || *q == '\t'; q++)
 			;
@@ -295,6 +376,8 @@ static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
 		strbuf_addstr(sb, "-p<redacted>");
 		return (size_t)(e - p);
 	}
+	if ((n = user_option_secret(sb, p)))
+		return n;
 	q = p + 1 + (p[1] == '-');
 	while (keych(q[n]))
 		n++;
@@ -413,6 +496,8 @@ static int redact_keyed(struct redact *r)
 		q++;
 	if ((*q != '=' && *q != ':') || !(secret_key(p, kn) || sas_sig(r->u, p, kn, q)) || q[1] == '/')
 		return 0;
+	if (*q == '=' && q == p + kn && b64_cred_len(p, 16))
+		return 0; /* the padding of a base64 credential (redact_word()), not KEY= */
 	q++;
 	while (*q == ' ' || *q == '\t')
 		q++;
@@ -681,8 +766,24 @@ static size_t span_find(const char *s, size_t len, size_t from, const char *need
 	return len;
 }
 
-/* line with the bodies of PEM private key blocks replaced by <redacted>: between "-----BEGIN ... PRIVATE
- * KEY-----" and "-----END ", on one line (a JSON-escaped key) or over several (*pem: inside a block) */
+/* the end of the BEGIN line of a private key block at b ("-----BEGIN LABEL-----", PEM or OpenPGP armor) whose
+ * LABEL holds "PRIVATE KEY" (PKCS#8, ENCRYPTED, RSA, EC, DSA, OPENSSH, "PGP PRIVATE KEY BLOCK"): the offset past its
+ * closing dashes, else 0 (another label, or none: at most 80 printable characters) */
+static size_t pem_private_begin(const char *line, size_t len, size_t b)
+{
+	size_t l = b + 11, e = span_find(line, len, l, "-----");
+
+	if (e == len || e - l > 80)
+		return 0;
+	for (size_t i = l; i < e; i++)
+		if (line[i] < 0x20 || line[i] > 0x7e)
+			return 0;
+	return span_find(line, e, l, "PRIVATE KEY") < e ? e + 5 : 0;
+}
+
+/* line with the bodies of private key blocks replaced by <redacted>: between a BEGIN line whose label names a
+ * private key (pem_private_begin()) and "-----END ", on one line (a JSON-escaped key) or over several (*pem: inside
+ * a block) */
 static void pem_mask(struct strbuf *o, const char *line, size_t len, int *pem)
 {
 	size_t pos = 0;
@@ -701,13 +802,18 @@ static void pem_mask(struct strbuf *o, const char *line, size_t len, int *pem)
 		} else {
 			size_t b = span_find(line, len, pos, "-----BEGIN "), k;
 
-			k = b < len ? span_find(line, len, b, "PRIVATE KEY-----") : len;
-			if (k == len) {
+			if (b == len) {
 				strbuf_add(o, line + pos, len - pos);
 				return;
 			}
-			strbuf_add(o, line + pos, k + 16 - pos);
-			pos = k + 16;
+			k = pem_private_begin(line, len, b);
+			if (!k) { /* another block (a certificate): kept, the search goes on after it */
+				strbuf_add(o, line + pos, b + 11 - pos);
+				pos = b + 11;
+				continue;
+			}
+			strbuf_add(o, line + pos, k - pos);
+			pos = k;
 			*pem = 1;
 		}
 	}
@@ -855,21 +961,26 @@ void scrub_text(struct strbuf *out, const char *text, size_t len, const struct s
 
 /* every string of j through the text scrubber, and every string under a secret-looking key redacted whole;
  * returns how many changed */
-/* a key that names a secret whatever the document (case-insensitive, '-' read as '_'): its string value goes in
- * records too; "pass" (fwd, bwd) and "key" are data there and are not among them */
+/* a key that names a secret whatever the document (any case, with or without '_', '-' or '.' between its words:
+ * client_secret, clientSecret, ClientSecret, client-secret): its string value goes in records too; "pass" (fwd,
+ * bwd) and "key" are data there and are not among them */
 static int strict_secret_key(const char *k)
 {
-	static const char *const names[] = { "password", "passwd", "passphrase", "secret", "client_secret", "secret_key",
-					     "secret_access_key", "aws_secret_access_key", "auth_token", "api_key",
-					     "apikey", "api_token", "access_token", "refresh_token", "id_token",
-					     "bearer_token", "private_key", "token", NULL };
+	static const char *const names[] = { "password", "passwd", "passphrase", "secret", "clientsecret", "secretkey",
+					     "secretaccesskey", "awssecretaccesskey", "sessiontoken", "awssessiontoken",
+					     "authtoken", "apikey", "apitoken", "accesstoken", "refreshtoken", "idtoken",
+					     "bearertoken", "privatekey", "token", NULL };
 	char buf[32];
-	size_t n = strlen(k);
+	size_t n = 0;
 
-	if (n >= sizeof(buf))
-		return 0;
-	for (size_t i = 0; i <= n; i++)
-		buf[i] = k[i] == '-' ? '_' : (char)tolower((unsigned char)k[i]);
+	for (; *k; k++) { /* any case, without its separators: client_secret, clientSecret, client-secret are one */
+		if (*k == '_' || *k == '-' || *k == '.')
+			continue;
+		if (n + 1 >= sizeof(buf))
+			return 0;
+		buf[n++] = (char)tolower((unsigned char)*k);
+	}
+	buf[n] = 0;
 	for (size_t i = 0; names[i]; i++)
 		if (!strcmp(buf, names[i]))
 			return 1;

@@ -55,6 +55,32 @@ static void warn_component_secrets(FILE *fp, const char *path, const struct mani
 	}
 }
 
+/* the same for each variable of a suite's env_matrix: its name is a secret's, or a secret rule finds a credential
+ * in one of its values. Each value goes into the case keys of every record, plan and summary (a case key is never
+ * scrubbed) besides the manifest; no value is printed. */
+static void warn_matrix_secrets(FILE *fp, const char *path, const struct suite_cfg *cfg)
+{
+	for (size_t i = 0; i < cfg->nenv_matrix; i++) {
+		const struct env_axis *ax = &cfg->env_matrix[i];
+		int secret = scrub_is_secret(ax->name);
+
+		for (size_t k = 0; k < ax->nvalues && !secret; k++) {
+			char *red = scrub_redact_value(ax->values[k]);
+
+			secret = strcmp(red, ax->values[k]) != 0;
+			free(red);
+		}
+		if (secret) {
+			char *e = esc_text(ax->name);
+
+			fprintf(fp, "%s: warning: suites.%s.env_matrix.%s looks like a secret; manifest.yaml goes verbatim into "
+				"every bundle and each value into the case keys of every output: set it in bench's environment "
+				"instead\n", path, cfg->ops->name, e);
+			free(e);
+		}
+	}
+}
+
 void secrets_warn_manifest(FILE *fp, const char *path, const struct manifest *m)
 {
 	warn_env_secrets(fp, path, "stack.env", m->stack.env, m->stack.nenv);
@@ -65,4 +91,6 @@ void secrets_warn_manifest(FILE *fp, const char *path, const struct manifest *m)
 		warn_env_secrets(fp, path, w, m->variants[v].env, m->variants[v].nenv);
 		free(w);
 	}
+	for (size_t i = 0; i < m->nsuites; i++)
+		warn_matrix_secrets(fp, path, &m->suites[i]);
 }

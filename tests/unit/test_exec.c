@@ -179,6 +179,18 @@ static void test_redact_value_spellings(void **state)
 		{ "user@example.org and git@github.com:o/r", "user@example.org and git@github.com:o/r" },
 		{ "eth0", "eth0" },
 		{ "port=22 host=h", "port=22 host=h" },
+		/* r31t: curl's user option in every spelling getopt takes; the user kept */
+		{ "curl -ualice:pw1 --user=bob:pw2 -U c:pw3 --proxy-user=d:pw4 -sSue:pw5",
+		  "curl -ualice:<redacted> --user=bob:<redacted> -U c:<redacted> --proxy-user=d:<redacted> -sSue:<redacted>" },
+		{ "curl --user-agent=a:b -ualice -D k:v", "curl --user-agent=a:b -ualice -D k:v" },
+		/* base64 of user:password unpadded, URL-safe, with echo's newline; non-canonical unused bits kept */
+		{ "x YWxpY2U6aHVudGVyMg y", "x <redacted> y" },
+		{ "YWxpY2U6aHVudGVyMgo=", "<redacted>" },
+		{ "Ym9iOnB3P0I2ND5Vcmx-RDQ", "<redacted>" },
+		{ "YWxpY2U6aHVudGVyMh", "YWxpY2U6aHVudGVyMh" },
+		/* JWE, and a token shape with an exact length */
+		{ "t eyJhbGciOiJkaXIifQ..aXY.Y3Q.dGFn.", "t <redacted>." },
+		{ "dapi0123456789abcdef0123456789abcdef-2 dapi_version", "<redacted>-2 dapi_version" },
 	};
 
 	(void)state;
