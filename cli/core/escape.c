@@ -11,15 +11,20 @@
  * joiners, word joiner, invisible operators and the deprecated format controls U+206A..206F, the byte order mark,
  * the soft hyphen, the combining grapheme joiner, the Mongolian vowel separator, the interlinear annotation
  * characters, the variation selectors, the tag characters and the Hangul fillers), the line and paragraph
- * separators, which split text, and the noncharacters (U+FDD0..FDEF and the last two of every plane) */
+ * separators, which split text, and the noncharacters (U+FDD0..FDEF and the last two of every plane): every
+ * format character (general category Cf: the prepended concatenation marks U+0600..0605 and their kin, which
+ * draw over what follows, the shorthand and musical format controls) and every default-ignorable code point
+ * of Unicode 15 (the Mongolian variation selectors U+180B..180F, U+E0000..E0FFF) among them */
 static int cp_hidden(unsigned cp)
 {
-	return cp <= 0x9f || cp == 0x00ad || cp == 0x034f || cp == 0x061c || cp == 0x115f || cp == 0x1160 ||
-	       cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) || cp == 0x2028 || cp == 0x2029 ||
-	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x206f) ||
-	       cp == 0x3164 || (cp >= 0xfdd0 && cp <= 0xfdef) || (cp >= 0xfe00 && cp <= 0xfe0f) || cp == 0xfeff ||
-	       cp == 0xffa0 || (cp >= 0xfff9 && cp <= 0xfffb) || (cp & 0xfffe) == 0xfffe ||
-	       (cp >= 0xe0000 && cp <= 0xe007f) || (cp >= 0xe0100 && cp <= 0xe01ef);
+	return cp <= 0x9f || cp == 0x00ad || cp == 0x034f || (cp >= 0x0600 && cp <= 0x0605) || cp == 0x061c ||
+	       cp == 0x06dd || cp == 0x070f || cp == 0x0890 || cp == 0x0891 || cp == 0x08e2 || cp == 0x115f ||
+	       cp == 0x1160 || cp == 0x17b4 || cp == 0x17b5 || (cp >= 0x180b && cp <= 0x180f) ||
+	       (cp >= 0x200b && cp <= 0x200f) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2060 && cp <= 0x206f) || cp == 0x3164 || (cp >= 0xfdd0 && cp <= 0xfdef) ||
+	       (cp >= 0xfe00 && cp <= 0xfe0f) || cp == 0xfeff || cp == 0xffa0 || (cp >= 0xfff0 && cp <= 0xfffb) ||
+	       (cp & 0xfffe) == 0xfffe || cp == 0x110bd || cp == 0x110cd || (cp >= 0x13430 && cp <= 0x1343f) ||
+	       (cp >= 0x1bca0 && cp <= 0x1bca3) || (cp >= 0x1d173 && cp <= 0x1d17a) || (cp >= 0xe0000 && cp <= 0xe0fff);
 }
 
 /* One step of the escaper at s: sets *len to the bytes it covers and returns 1 when they must be shown as \xNN
