@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <locale.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -550,7 +551,20 @@ static int pack_write_root(struct pack *p)
 }
 
 /* the archive written whole: the run directory, then its members; closed, flushed to disk and digested */
-static int pack_archive(struct pack *p)
+/* libarchive converts member names between UTF-8 (a pax header's) and the locale's charset; bench runs in the C
+ * locale (it never calls setlocale), whose ASCII cannot hold a non-ASCII name: pack failed on logs/café.log
+ * ("Can't translate pathname"). Archives are written and read with this thread's LC_CTYPE C.UTF-8, names passing
+ * through as the UTF-8 they are (NULL where the C library has no C.UTF-8: the C locale, as before). */
+static locale_t utf8_ctype(void)
+{
+	static locale_t l;
+
+	if (!l)
+		l = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	return l;
+}
+
+static int pack_archive_entries(struct pack *p)
 {
 	unsigned char md[32];
 	int err;
@@ -572,6 +586,16 @@ static int pack_archive(struct pack *p)
 	sha256_final(md, &p->os.sha);
 	hex(p->tarsha, md);
 	return 0;
+}
+
+static int pack_archive(struct pack *p)
+{
+	locale_t u = utf8_ctype(), old = u ? uselocale(u) : (locale_t)0;
+	int err = pack_archive_entries(p);
+
+	if (u)
+		uselocale(old);
+	return err;
 }
 
 /* the statement: subject 0 is the archive, then every regular member; its predicate the run's provenance */
@@ -1879,7 +1903,20 @@ static int pass_check_end(struct pass *ps, struct archive *a, struct in_stream *
 	return 0;
 }
 
+static int read_pass_entries(struct pass *ps, int fd);
+
+/* (in C.UTF-8, as pack_archive: names as the UTF-8 they are) */
 static int read_pass(struct pass *ps, int fd)
+{
+	locale_t u = utf8_ctype(), old = u ? uselocale(u) : (locale_t)0;
+	int err = read_pass_entries(ps, fd);
+
+	if (u)
+		uselocale(old);
+	return err;
+}
+
+static int read_pass_entries(struct pass *ps, int fd)
 {
 	struct entry_names names;
 	struct in_stream in;
