@@ -40,11 +40,53 @@ for v in fileparent fileparent-rev fileparent-deep fileparent-status; do
 	case $v in fileparent-rev) grep -qF "a file, and the parent of another entry" "$T/err" &&
 		ok "$v: the file named after its child" || not_ok "$v: message" ;; esac
 done
+# Hangul jamo that NFC joins by rule (U+1100 U+1161 is U+AC00): refused like every other second spelling
+for v in hangul-lv hangul-lvt; do
+	f=$("$PY" tests/bundle/hostile.py "$v" "$T" "$BENCH_HOME")
+	refused "a name NFC changes: $v" "a combining mark or a character Unicode normalisation changes" "$BENCH" verify "$f"
+done
 # a real bundle (directories with files below them) still verifies
 fake_gemm
 printf 'bench: 1\nname: real\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}\n' >"$T/real.yaml"
 BENCH_RUNNERS=$T/fake expect 0 "a real run, packed" "$BENCH" run -q -o "$T/runs" "$T/real.yaml"
 expect 0 "its bundle (directories, files below them) verifies" "$BENCH" verify "$(ls "$T"/runs/real-*.bench.tar.gz)"
+
+# non-ASCII member names bench accepts are packed and verify, whatever the caller's locale (pack failed on any:
+# libarchive converted them to the C locale's ASCII)
+R=$(ls -d "$T"/runs/real-*/)
+R=${R%/}
+printf 'x\n' >"$R/logs/café.log"
+printf 'y\n' >"$R/logs/x가y.log"
+printf 'z\n' >"$R/logs/xᄀy.log"
+for loc in C C.UTF-8; do
+	rm -f "$R.bench.tar.gz" "$R.bench.tar.gz.intoto.jsonl"
+	LC_ALL=$loc expect 0 "pack a run with logs/café.log, logs/x가y.log (LC_ALL=$loc)" "$BENCH" pack "$R"
+	LC_ALL=$loc expect 0 "its bundle verifies (LC_ALL=$loc)" "$BENCH" verify "$R.bench.tar.gz"
+	tar tzf "$R.bench.tar.gz" >"$T/names"
+	grep -qx "$(basename "$R")/logs/café.log" "$T/names" && grep -qx "$(basename "$R")/logs/x가y.log" "$T/names" &&
+		ok "the names in the archive as they are ($loc)" || { not_ok "names ($loc)"; show "$T/names"; }
+done
+# a variants bundle whose plan.json names no variant: refused as a bundle (exit 8), not a usage error (2)
+cat >"$T/var.yaml" <<'Y'
+bench: 1
+name: var7
+target: {vendor: cpu}
+variants:
+  - name: a
+  - name: b
+    env: {OMP_NUM_THREADS: "1"}
+runtime: {engine: host}
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
+Y
+BENCH_RUNNERS=$T/fake expect 0 "a run of a two-variant manifest" "$BENCH" run -q -o "$T/vr" "$T/var.yaml"
+V=$(ls -d "$T"/vr/var7+a-*/)
+V=${V%/}
+sed -i '/"variant": "a"/d' "$V/plan.json"
+rm -f "$V.bench.tar.gz" "$V.bench.tar.gz.intoto.jsonl"
+expect 0 "packed again without its variant" "$BENCH" pack "$V"
+BENCH_RUNNERS=$T/fake expect 8 "reproduce --yes of it: exit 8" "$BENCH" reproduce --yes -o "$T/vr2" "$V.bench.tar.gz"
+expect_err "has 2 variants and its plan.json names none"
 
 # ---- env_matrix bounds ----------------------------------------------------------------------------------------
 em() { # description env_matrix-body want
