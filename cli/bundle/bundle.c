@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <locale.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +26,7 @@
 #include "core/strbuf.h"
 #include "core/scrub.h"
 #include "core/escape.h"
+#include "core/utf8locale.h"
 #include "sign.h"
 #include "version.h"
 
@@ -551,19 +551,8 @@ static int pack_write_root(struct pack *p)
 }
 
 /* the archive written whole: the run directory, then its members; closed, flushed to disk and digested */
-/* libarchive converts member names between UTF-8 (a pax header's) and the locale's charset; bench runs in the C
- * locale (it never calls setlocale), whose ASCII cannot hold a non-ASCII name: pack failed on logs/café.log
- * ("Can't translate pathname"). Archives are written and read with this thread's LC_CTYPE C.UTF-8, names passing
- * through as the UTF-8 they are (NULL where the C library has no C.UTF-8: the C locale, as before). */
-static locale_t utf8_ctype(void)
-{
-	static locale_t l;
-
-	if (!l)
-		l = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	return l;
-}
-
+/* (a pack's names are UTF-8: written between utf8locale_push() and _pop(), libarchive copies them as they are;
+ * in the C locale a non-ASCII name failed, "Can't translate pathname") */
 static int pack_archive_entries(struct pack *p)
 {
 	unsigned char md[32];
@@ -590,11 +579,10 @@ static int pack_archive_entries(struct pack *p)
 
 static int pack_archive(struct pack *p)
 {
-	locale_t u = utf8_ctype(), old = u ? uselocale(u) : (locale_t)0;
+	locale_t old = utf8locale_push();
 	int err = pack_archive_entries(p);
 
-	if (u)
-		uselocale(old);
+	utf8locale_pop(old);
 	return err;
 }
 
@@ -1908,11 +1896,10 @@ static int read_pass_entries(struct pass *ps, int fd);
 /* (in C.UTF-8, as pack_archive: names as the UTF-8 they are) */
 static int read_pass(struct pass *ps, int fd)
 {
-	locale_t u = utf8_ctype(), old = u ? uselocale(u) : (locale_t)0;
+	locale_t old = utf8locale_push();
 	int err = read_pass_entries(ps, fd);
 
-	if (u)
-		uselocale(old);
+	utf8locale_pop(old);
 	return err;
 }
 

@@ -66,6 +66,25 @@ for loc in C C.UTF-8; do
 	grep -qx "$(basename "$R")/logs/café.log" "$T/names" && grep -qx "$(basename "$R")/logs/x가y.log" "$T/names" &&
 		ok "the names in the archive as they are ($loc)" || { not_ok "names ($loc)"; show "$T/names"; }
 done
+# a git component whose tree holds a non-ASCII file name: snapshotted and built (the snapshot failed the same way)
+G=$T/gitnames
+git init -q -b main "$G" && printf 'hi\n' >"$G/café.txt" && printf 'x\n' >"$G/x가y.c" &&
+	(cd "$G" && git add . && git -c user.name=t -c user.email=t@t commit -qm names)
+cat >"$T/names.yaml" <<Y
+bench: 1
+name: names
+target: {vendor: cpu}
+stack:
+  components:
+    - {name: g, git: "file://$G", ref: main, build: 'mkdir -p "\$BENCH_PREFIX/lib" && cp café.txt x가y.c "\$BENCH_PREFIX/lib/"'}
+runtime: {engine: host}
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
+Y
+expect 0 "lock a git component with non-ASCII file names" "$BENCH" lock "$T/names.yaml"
+expect 0 "build it (snapshot, extract, its build command finds café.txt)" "$BENCH" build "$T/names.yaml"
+[ -n "$(find "$BENCH_HOME/stacks" -name 'x가y.c' 2>/dev/null)" ] && ok "x가y.c installed into its prefix" ||
+	not_ok "x가y.c not in the prefix"
 # a variants bundle whose plan.json names no variant: refused as a bundle (exit 8), not a usage error (2)
 cat >"$T/var.yaml" <<'Y'
 bench: 1
