@@ -26,6 +26,7 @@
 #include "core/strbuf.h"
 #include "core/scrub.h"
 #include "core/escape.h"
+#include "core/utf8locale.h"
 #include "sign.h"
 #include "version.h"
 
@@ -550,7 +551,9 @@ static int pack_write_root(struct pack *p)
 }
 
 /* the archive written whole: the run directory, then its members; closed, flushed to disk and digested */
-static int pack_archive(struct pack *p)
+/* (a pack's names are UTF-8: written between utf8locale_push() and _pop(), libarchive copies them as they are;
+ * in the C locale a non-ASCII name failed, "Can't translate pathname") */
+static int pack_archive_entries(struct pack *p)
 {
 	unsigned char md[32];
 	int err;
@@ -572,6 +575,15 @@ static int pack_archive(struct pack *p)
 	sha256_final(md, &p->os.sha);
 	hex(p->tarsha, md);
 	return 0;
+}
+
+static int pack_archive(struct pack *p)
+{
+	locale_t old = utf8locale_push();
+	int err = pack_archive_entries(p);
+
+	utf8locale_pop(old);
+	return err;
 }
 
 /* the statement: subject 0 is the archive, then every regular member; its predicate the run's provenance */
@@ -1012,6 +1024,16 @@ static void strset_add(struct strset *set, const char *s, int *dup)
 	set->v[i] = xstrdup(s);
 	set->n++;
 	*dup = 0;
+}
+
+static int strset_has(const struct strset *set, const char *s)
+{
+	if (!set->cap)
+		return 0;
+	for (size_t i = fnv(s) & (set->cap - 1); set->v[i]; i = (i + 1) & (set->cap - 1))
+		if (!strcmp(set->v[i], s))
+			return 1;
+	return 0;
 }
 
 static void strset_release(struct strset *set)
@@ -1730,22 +1752,62 @@ struct pass {
 	unsigned char tar_md[32];
 };
 
+/* the names an archive's entries so far have: every name (one spelling), the files', and every parent of one */
+struct entry_names {
+	struct strset all, files, parents;
+};
+
+/* a file that is also the parent of another entry (RUN/x and RUN/x/y, in either order) verifies as two members,
+ * but no extractor can write both: GNU tar and Python stop at the second ("Not a directory") */
+static int pass_check_parents(struct entry_names *en, const char *key, int is_dir)
+{
+	char *p = xstrdup(key), *slash;
+	int dup, err = 0;
+
+	if (!is_dir && strset_has(&en->parents, key)) {
+		err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': a file, and the parent of another "
+				      "entry", key);
+		goto cleanup;
+	}
+	if (!is_dir)
+		strset_add(&en->files, key, &dup);
+	while ((slash = strrchr(p, '/'))) {
+		*slash = '\0';
+		if (strset_has(&en->files, p)) {
+			err = bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': its parent '%s' is a file in "
+					      "the archive", key, p);
+			goto cleanup;
+		}
+		strset_add(&en->parents, p, &dup);
+		if (dup)
+			break; /* its own parents were added with it */
+	}
+cleanup:
+	free(p);
+	return err;
+}
+
 /* the checks of an archive's entry before its data: at most max_entries of them, a name entry_problem() accepts
- * and no other entry has (one spelling per name); a member's size within its kind's limit and the whole's */
-static int pass_check_entry(struct pass *ps, struct archive_entry *e, struct strset *names, size_t *entries,
+ * and no other entry has (one spelling per name), no file the parent of another entry; a member's size within
+ * its kind's limit and the whole's */
+static int pass_check_entry(struct pass *ps, struct archive_entry *e, struct entry_names *en, size_t *entries,
 			    uint64_t *total)
 {
 	const char *name = archive_entry_pathname(e), *why = entry_problem(e, ps->run);
 	uint64_t size, limit;
 	char *key;
-	int dup;
+	int dup, err;
 
 	if (++*entries > ps->lim->max_entries)
 		return bench_error_set(BENCH_E_VERIFY, "the archive has more than %zu entries", ps->lim->max_entries);
 	if (why)
 		return bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': %s", name ? name : "", why);
 	key = xstrndup(name, strlen(name) - (name[strlen(name) - 1] == '/')); /* one spelling per name */
-	strset_add(names, key, &dup);
+	strset_add(&en->all, key, &dup);
+	if (!dup && (err = pass_check_parents(en, key, archive_entry_filetype(e) == AE_IFDIR)) < 0) {
+		free(key);
+		return err;
+	}
 	free(key);
 	if (dup)
 		return bench_error_set(BENCH_E_VERIFY, "refused archive entry '%s': a duplicate name", name);
@@ -1829,9 +1891,21 @@ static int pass_check_end(struct pass *ps, struct archive *a, struct in_stream *
 	return 0;
 }
 
+static int read_pass_entries(struct pass *ps, int fd);
+
+/* (in C.UTF-8, as pack_archive: names as the UTF-8 they are) */
 static int read_pass(struct pass *ps, int fd)
 {
-	struct strset names = { NULL, 0, 0 };
+	locale_t old = utf8locale_push();
+	int err = read_pass_entries(ps, fd);
+
+	utf8locale_pop(old);
+	return err;
+}
+
+static int read_pass_entries(struct pass *ps, int fd)
+{
+	struct entry_names names;
 	struct in_stream in;
 	struct archive *a = NULL;
 	struct archive_entry *e;
@@ -1840,6 +1914,7 @@ static int read_pass(struct pass *ps, int fd)
 	uint64_t total = 0;
 	int err = 0, r, member_err = 0;
 
+	memset(&names, 0, sizeof(names));
 	if ((err = in_start(&in, fd)) < 0)
 		goto cleanup;
 	a = archive_read_new();
@@ -1873,7 +1948,9 @@ cleanup:
 	in_stop(&in);
 	if (a)
 		archive_read_free(a);
-	strset_release(&names);
+	strset_release(&names.all);
+	strset_release(&names.files);
+	strset_release(&names.parents);
 	free(data);
 	return err;
 }

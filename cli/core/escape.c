@@ -11,15 +11,20 @@
  * joiners, word joiner, invisible operators and the deprecated format controls U+206A..206F, the byte order mark,
  * the soft hyphen, the combining grapheme joiner, the Mongolian vowel separator, the interlinear annotation
  * characters, the variation selectors, the tag characters and the Hangul fillers), the line and paragraph
- * separators, which split text, and the noncharacters (U+FDD0..FDEF and the last two of every plane) */
+ * separators, which split text, and the noncharacters (U+FDD0..FDEF and the last two of every plane): every
+ * format character (general category Cf: the prepended concatenation marks U+0600..0605 and their kin, which
+ * draw over what follows, the shorthand and musical format controls) and every default-ignorable code point
+ * of Unicode 15 (the Mongolian variation selectors U+180B..180F, U+E0000..E0FFF) among them */
 static int cp_hidden(unsigned cp)
 {
-	return cp <= 0x9f || cp == 0x00ad || cp == 0x034f || cp == 0x061c || cp == 0x115f || cp == 0x1160 ||
-	       cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) || cp == 0x2028 || cp == 0x2029 ||
-	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x206f) ||
-	       cp == 0x3164 || (cp >= 0xfdd0 && cp <= 0xfdef) || (cp >= 0xfe00 && cp <= 0xfe0f) || cp == 0xfeff ||
-	       cp == 0xffa0 || (cp >= 0xfff9 && cp <= 0xfffb) || (cp & 0xfffe) == 0xfffe ||
-	       (cp >= 0xe0000 && cp <= 0xe007f) || (cp >= 0xe0100 && cp <= 0xe01ef);
+	return cp <= 0x9f || cp == 0x00ad || cp == 0x034f || (cp >= 0x0600 && cp <= 0x0605) || cp == 0x061c ||
+	       cp == 0x06dd || cp == 0x070f || cp == 0x0890 || cp == 0x0891 || cp == 0x08e2 || cp == 0x115f ||
+	       cp == 0x1160 || cp == 0x17b4 || cp == 0x17b5 || (cp >= 0x180b && cp <= 0x180f) ||
+	       (cp >= 0x200b && cp <= 0x200f) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2060 && cp <= 0x206f) || cp == 0x3164 || (cp >= 0xfdd0 && cp <= 0xfdef) ||
+	       (cp >= 0xfe00 && cp <= 0xfe0f) || cp == 0xfeff || cp == 0xffa0 || (cp >= 0xfff0 && cp <= 0xfffb) ||
+	       (cp & 0xfffe) == 0xfffe || cp == 0x110bd || cp == 0x110cd || (cp >= 0x13430 && cp <= 0x1343f) ||
+	       (cp >= 0x1bca0 && cp <= 0x1bca3) || (cp >= 0x1d173 && cp <= 0x1d17a) || (cp >= 0xe0000 && cp <= 0xe0fff);
 }
 
 /* One step of the escaper at s: sets *len to the bytes it covers and returns 1 when they must be shown as \xNN
@@ -63,7 +68,9 @@ static int step_at(const unsigned char *s, size_t *len, unsigned *cpo)
  * the composition exclusions, the second half of a canonical composition such as the Hangul vowels and finals).
  * A name without any of them is in NFC, and two such names are canonically equivalent only when they are equal.
  * Made by: for every c, unicodedata.combining(c) or normalize('NFC', c) != c or not is_normalized('NFC', 'a' + c),
- * and the second code point of every two-part canonical decomposition. */
+ * and the second code point of every two-part canonical decomposition; and the Hangul vowels and finals
+ * U+1161..1175, U+11A8..11C2, which NFC joins to a leading consonant or an LV syllable by rule, not by table
+ * (is_normalized('NFC', '\u1100' + c) is false). */
 static const struct { unsigned lo, hi; } nfc_unstable[] = {
 	{ 0x300, 0x34e }, { 0x350, 0x36f }, { 0x374, 0x374 }, { 0x37e, 0x37e }, { 0x387, 0x387 }, { 0x483, 0x487 },
 	{ 0x591, 0x5bd }, { 0x5bf, 0x5bf }, { 0x5c1, 0x5c2 }, { 0x5c4, 0x5c5 }, { 0x5c7, 0x5c7 }, { 0x610, 0x61a },
@@ -82,7 +89,7 @@ static const struct { unsigned lo, hi; } nfc_unstable[] = {
 	{ 0xf69, 0xf69 }, { 0xf71, 0xf76 }, { 0xf78, 0xf78 }, { 0xf7a, 0xf7d }, { 0xf80, 0xf84 }, { 0xf86, 0xf87 },
 	{ 0xf93, 0xf93 }, { 0xf9d, 0xf9d }, { 0xfa2, 0xfa2 }, { 0xfa7, 0xfa7 }, { 0xfac, 0xfac }, { 0xfb5, 0xfb5 },
 	{ 0xfb7, 0xfb7 }, { 0xfb9, 0xfb9 }, { 0xfc6, 0xfc6 }, { 0x102e, 0x102e }, { 0x1037, 0x1037 }, { 0x1039, 0x103a },
-	{ 0x108d, 0x108d }, { 0x135d, 0x135f }, { 0x1714, 0x1715 }, { 0x1734, 0x1734 }, { 0x17d2, 0x17d2 },
+	{ 0x108d, 0x108d }, { 0x1161, 0x1175 }, { 0x11a8, 0x11c2 }, { 0x135d, 0x135f }, { 0x1714, 0x1715 }, { 0x1734, 0x1734 }, { 0x17d2, 0x17d2 },
 	{ 0x17dd, 0x17dd }, { 0x18a9, 0x18a9 }, { 0x1939, 0x193b }, { 0x1a17, 0x1a18 }, { 0x1a60, 0x1a60 },
 	{ 0x1a75, 0x1a7c }, { 0x1a7f, 0x1a7f }, { 0x1ab0, 0x1abd }, { 0x1abf, 0x1ace }, { 0x1b34, 0x1b35 },
 	{ 0x1b44, 0x1b44 }, { 0x1b6b, 0x1b73 }, { 0x1baa, 0x1bab }, { 0x1be6, 0x1be6 }, { 0x1bf2, 0x1bf3 },

@@ -326,6 +326,11 @@ static int repro_confirm(struct repro *r)
 		err = BENCH_E_MANIFEST;
 		goto cleanup;
 	}
+	if (!variant && mf.nvariants) { /* bench run writes the variant of every run of such a manifest */
+		err = bench_error_set(BENCH_E_VERIFY, "the bundle's manifest has %zu variants and its plan.json names none: "
+				      "not a run bench made; nothing was run", mf.nvariants);
+		goto cleanup;
+	}
 	items = trust_exec_items(&mf, lockj, r->mpath);
 	print_exec_items(r->o->msg, items, r, json_string_value(json_object_get(ij, "digest")));
 	err = ask_to_run(r->o);

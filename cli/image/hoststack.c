@@ -24,6 +24,7 @@
 #include "core/libscan.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
+#include "core/utf8locale.h"
 #include "manifest/lock.h"
 #include "snapshot.h"
 
@@ -90,8 +91,20 @@ static char *comp_dir(const struct component *c, json_t *entry)
 
 /* ---- building ------------------------------------------------------------------------------------------------- */
 
-/* The snapshot's entries ("src/...") extracted under dir, refusing anything that would land outside it. */
+static int extract_snapshot_entries(const char *tarball, const char *dir);
+
+/* The snapshot's entries ("src/...") extracted under dir, refusing anything that would land outside it; names
+ * read as the UTF-8 they are (in the C locale a non-ASCII one came back NULL: core/utf8locale.h) */
 static int extract_snapshot(const char *tarball, const char *dir)
+{
+	locale_t old = utf8locale_push();
+	int err = extract_snapshot_entries(tarball, dir);
+
+	utf8locale_pop(old);
+	return err;
+}
+
+static int extract_snapshot_entries(const char *tarball, const char *dir)
 {
 	struct archive *in = archive_read_new(), *out = archive_write_disk_new();
 	struct archive_entry *e;

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/strbuf.h"
+#include "core/utf8locale.h"
 #include "manifest/lock.h"
 
 const char *snapshot_cache_dir(void)
@@ -74,6 +75,9 @@ struct walk {
 static int add_entry(struct walk *w, const char *path, mode_t type, int perm, const void *data, size_t len,
 		     const char *link)
 {
+	locale_t old;
+	int bad;
+
 	archive_entry_clear(w->e);
 	archive_entry_set_pathname(w->e, path);
 	archive_entry_set_filetype(w->e, type);
@@ -84,8 +88,10 @@ static int add_entry(struct walk *w, const char *path, mode_t type, int perm, co
 	archive_entry_set_size(w->e, type == AE_IFREG ? (la_int64_t)len : 0);
 	if (link)
 		archive_entry_set_symlink(w->e, link);
-	if (archive_write_header(w->a, w->e) != ARCHIVE_OK ||
-	    (type == AE_IFREG && len && archive_write_data(w->a, data, len) != (la_ssize_t)len))
+	old = utf8locale_push(); /* the path is a git tree's, UTF-8 (in the C locale a non-ASCII one failed) */
+	bad = archive_write_header(w->a, w->e) != ARCHIVE_OK;
+	utf8locale_pop(old);
+	if (bad || (type == AE_IFREG && len && archive_write_data(w->a, data, len) != (la_ssize_t)len))
 		return bench_error_set(BENCH_E_IO, "cannot write '%s' into the source archive: %s", path,
 				       archive_error_string(w->a));
 	return 0;

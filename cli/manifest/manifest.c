@@ -859,6 +859,11 @@ static void parse_env_matrix(struct vctx *c, const struct ynode *n, const struct
 			verr(c, k, "environment variable name '%s' must match [A-Za-z_][A-Za-z0-9_]*", k->value);
 			continue;
 		}
+		if (k->len > SUITE_MAX_ENV_NAME) {
+			verr(c, k, "env_matrix name '%.32s...' is %zu bytes; at most %d (it is part of every case key)",
+			     k->value, k->len, SUITE_MAX_ENV_NAME);
+			continue;
+		}
 		if (v->type != YNODE_SEQ || v->n == 0) {
 			verr(c, v, "env_matrix '%s' must be a non-empty list of strings such as [Ring, Tree], got %s", k->value,
 			     v->type == YNODE_SEQ ? "an empty list" : ynode_type_name(v));
@@ -884,6 +889,11 @@ static void parse_env_matrix(struct vctx *c, const struct ynode *n, const struct
 				continue;
 			}
 			if (control_check(c, it, k->value, 0) < 0) {
+				continue;
+			}
+			if (it->len > SUITE_MAX_ENV_VALUE) {
+				verr(c, it, "env_matrix '%s' value %zu is %zu bytes; at most %d (it is part of every case key)",
+				     k->value, j + 1, it->len, SUITE_MAX_ENV_VALUE);
 				continue;
 			}
 			for (dup = 0; dup < j; dup++)

@@ -26,6 +26,10 @@ struct env_axis {
 
 /* The most cells (points of the product of an env_matrix's value lists) one suite may expand into. */
 #define SUITE_MAX_ENV_CELLS 64
+/* an env_matrix name and value are part of every case key of their cell (the value percent-encoded): bounded, so
+ * that the plan's memory is linear in its cases, not cases x file size */
+#define SUITE_MAX_ENV_NAME 64
+#define SUITE_MAX_ENV_VALUE 128
 
 struct suite_cfg {
 	const struct suite_ops *ops;

@@ -201,6 +201,10 @@ static void attach(struct loader *ld, struct ynode *n)
 		ynode_free(n);
 		return;
 	}
+	if (memchr(n->value, '\0', n->len)) { /* "\u0000" or "\0" in a quoted key: every reader would cut it there */
+		diag_add(ld->diags, ld->file, n->line, n->col, "a mapping key holds a NUL character (\\0)");
+		ld->errors++;
+	}
 	if (n->plain && !strcmp(n->value, "<<")) {
 		diag_add(ld->diags, ld->file, n->line, n->col, "merge keys ('<<') are not allowed in a manifest");
 		ld->errors++;

@@ -4,6 +4,9 @@
   python3 hostile.py VARIANT OUTDIR BENCH_HOME      -> OUTDIR/hostile-VARIANT.bench.tar.gz(.intoto.jsonl)
 Variants: absolute, dotdot, symlink, hardlink, device, duplicate, many, huge, truncated, corrupt, extra, missing;
 non-canonical names: dotslash (run/./x beside run/x), doubleslash (run//x), trailingslash (a file run/x/), setuid;
+a file that is the parent of another member: fileparent (run/zz, run/zz/y), fileparent-rev (the child first),
+fileparent-deep (run/a, run/a/b/c/d), fileparent-status (run/status.json/x); Hangul jamo NFC joins by rule:
+hangul-lv (U+1100 U+1161), hangul-lvt (U+AC00 U+11A8);
 the gzip layer: badcrc, badsize (CRC-32 or length in the trailer wrong), plain (an uncompressed tar), trailing
 (garbage after the gzip stream), afterend (an entry after the tar end marker); bigresults: a 1 GiB
 results/gemm.jsonl (a few MB compressed); escape: a run whose plan, environment and summary hold ESC sequences;
@@ -95,6 +98,18 @@ with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT, pax_headers=
         add(tf, f"{run}//status.json", b'{"state": "forged"}')
     elif variant == "trailingslash":
         add(tf, f"{run}/status.json/", b"")  # a file whose name ends in "/": read as a second status.json
+    elif variant in ("fileparent", "fileparent-rev", "fileparent-deep", "fileparent-status"):
+        # a file that is also the parent of another member: no extractor writes both ("Not a directory")
+        pairs = {"fileparent": ["zz", "zz/y"], "fileparent-rev": ["zz/y", "zz"],
+                 "fileparent-deep": ["a", "a/b/c/d"], "fileparent-status": ["status.json/x"]}[variant]
+        for n in pairs:
+            add(tf, f"{run}/{n}", b"member\n")
+            members.append((f"{run}/{n}", b"member\n"))
+    elif variant in ("hangul-lv", "hangul-lvt"):
+        # conjoining jamo that NFC joins into a syllable by rule (U+1100 U+1161 is U+AC00): a second spelling
+        n = f"{run}/logs/\u1100\u1161.log" if variant == "hangul-lv" else f"{run}/logs/\uac00\u11a8.log"
+        add(tf, n, b"x\n")
+        members.append((n, b"x\n"))
     elif variant == "setuid":
         add(tf, f"{run}/tool", b"#!/bin/sh\n", mode=0o4755)
         members.append((f"{run}/tool", b"#!/bin/sh\n"))

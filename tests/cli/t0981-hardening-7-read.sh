@@ -1,0 +1,188 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# The seventh hardening review (issue 31), what reads a manifest or a bundle: a mapping key holding a NUL
+# character ("\u0000", "\0" in a quoted key: every reader cut it there, so that duplicates and unknown keys went
+# unseen); a bundle holding a file that is also the parent of another member (it verified; GNU tar and Python
+# cannot extract both); env_matrix names and values bounded (part of every case key: the plan's memory grew as
+# cases x file size); the terminal escaper's format and default-ignorable characters (the Mongolian variation
+# selectors, the prepended concatenation marks); reproduce naming more variables that load code or choose the
+# program (rdma-core's drivers, apptainer's PATH additions, build tools).
+. "$(dirname "$0")/lib.sh"
+PY=python3
+
+# ---- NUL in a mapping key -------------------------------------------------------------------------------------
+nul() { # description yaml-body
+	printf 'bench: 1\nname: nul\ntarget: {vendor: cpu}\nruntime: {engine: host}\n%s\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}\n' "$2" >"$T/nul.yaml"
+	expect 3 "NUL in a key: $1: exit 3" "$BENCH" validate "$T/nul.yaml"
+	grep -qF "a mapping key holds a NUL character (\\0)" "$T/err" && grep -q "nul.yaml:[0-9]*:[0-9]*: error" "$T/err" &&
+		ok "NUL in a key: $1: named at its file:line:col" || { not_ok "NUL in a key: $1: message"; show "$T/err"; }
+}
+nul "stack.env \"LD_PRELOAD\\\\u0000a\"" 'stack:
+  env: {"LD_PRELOAD\u0000a": /tmp/x.so, "LD_PRELOAD\u0000b": /tmp/y.so}'
+nul "a top-level \"runtime\\\\0\" beside runtime" '"runtime\0": {engine: podman}'
+nul "stack.env \"HOME\\\\u0000x\"" 'stack:
+  env: {"HOME\u0000x": /tmp}'
+# an unknown key without a NUL: its own error, no NUL named
+printf 'bench: 1\nname: nul\ntarget: {vendor: cpu}\nruntime: {engine: host}\nx-note: 1\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}\n' >"$T/nul.yaml"
+expect 3 "an unknown top-level key without a NUL: its own error" "$BENCH" validate "$T/nul.yaml"
+grep -q "NUL" "$T/err" && not_ok "a NUL reported where there is none" || ok "no NUL reported where there is none"
+printf 'bench: 1\nname: nul\ntarget: {vendor: cpu}\nruntime: {engine: host}\nstack:\n  env: {"A\\u00e9": "x", "B": "y\\u0000z"}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}\n' >"$T/nulv.yaml"
+expect 3 "a NUL in a stack.env value: refused as before" "$BENCH" validate "$T/nulv.yaml"
+
+# ---- a file that is also a parent -----------------------------------------------------------------------------
+"$BENCH" keygen >/dev/null 2>&1
+for v in fileparent fileparent-rev fileparent-deep fileparent-status; do
+	f=$("$PY" tests/bundle/hostile.py "$v" "$T" "$BENCH_HOME")
+	case $v in
+	fileparent-rev) refused "a file that is the parent of another member ($v)" "a file, and the parent of another entry" "$BENCH" verify "$f" ;;
+	*) refused "a file that is the parent of another member ($v)" "is a file in the archive" "$BENCH" verify "$f" ;;
+	esac
+	case $v in fileparent-rev) grep -qF "a file, and the parent of another entry" "$T/err" &&
+		ok "$v: the file named after its child" || not_ok "$v: message" ;; esac
+done
+# Hangul jamo that NFC joins by rule (U+1100 U+1161 is U+AC00): refused like every other second spelling
+for v in hangul-lv hangul-lvt; do
+	f=$("$PY" tests/bundle/hostile.py "$v" "$T" "$BENCH_HOME")
+	refused "a name NFC changes: $v" "a combining mark or a character Unicode normalisation changes" "$BENCH" verify "$f"
+done
+# a real bundle (directories with files below them) still verifies
+fake_gemm
+printf 'bench: 1\nname: real\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}\n' >"$T/real.yaml"
+BENCH_RUNNERS=$T/fake expect 0 "a real run, packed" "$BENCH" run -q -o "$T/runs" "$T/real.yaml"
+expect 0 "its bundle (directories, files below them) verifies" "$BENCH" verify "$(ls "$T"/runs/real-*.bench.tar.gz)"
+
+# non-ASCII member names bench accepts are packed and verify, whatever the caller's locale (pack failed on any:
+# libarchive converted them to the C locale's ASCII)
+R=$(ls -d "$T"/runs/real-*/)
+R=${R%/}
+printf 'x\n' >"$R/logs/café.log"
+printf 'y\n' >"$R/logs/x가y.log"
+printf 'z\n' >"$R/logs/xᄀy.log"
+for loc in C C.UTF-8; do
+	rm -f "$R.bench.tar.gz" "$R.bench.tar.gz.intoto.jsonl"
+	LC_ALL=$loc expect 0 "pack a run with logs/café.log, logs/x가y.log (LC_ALL=$loc)" "$BENCH" pack "$R"
+	LC_ALL=$loc expect 0 "its bundle verifies (LC_ALL=$loc)" "$BENCH" verify "$R.bench.tar.gz"
+	tar tzf "$R.bench.tar.gz" >"$T/names"
+	grep -qx "$(basename "$R")/logs/café.log" "$T/names" && grep -qx "$(basename "$R")/logs/x가y.log" "$T/names" &&
+		ok "the names in the archive as they are ($loc)" || { not_ok "names ($loc)"; show "$T/names"; }
+done
+# a git component whose tree holds a non-ASCII file name: snapshotted and built (the snapshot failed the same way)
+G=$T/gitnames
+git init -q -b main "$G" && printf 'hi\n' >"$G/café.txt" && printf 'x\n' >"$G/x가y.c" &&
+	(cd "$G" && git add . && git -c user.name=t -c user.email=t@t commit -qm names)
+cat >"$T/names.yaml" <<Y
+bench: 1
+name: names
+target: {vendor: cpu}
+stack:
+  components:
+    - {name: g, git: "file://$G", ref: main, build: 'mkdir -p "\$BENCH_PREFIX/lib" && cp café.txt x가y.c "\$BENCH_PREFIX/lib/"'}
+runtime: {engine: host}
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
+Y
+expect 0 "lock a git component with non-ASCII file names" "$BENCH" lock "$T/names.yaml"
+expect 0 "build it (snapshot, extract, its build command finds café.txt)" "$BENCH" build "$T/names.yaml"
+[ -n "$(find "$BENCH_HOME/stacks" -name 'x가y.c' 2>/dev/null)" ] && ok "x가y.c installed into its prefix" ||
+	not_ok "x가y.c not in the prefix"
+# a variants bundle whose plan.json names no variant: refused as a bundle (exit 8), not a usage error (2)
+cat >"$T/var.yaml" <<'Y'
+bench: 1
+name: var7
+target: {vendor: cpu}
+variants:
+  - name: a
+  - name: b
+    env: {OMP_NUM_THREADS: "1"}
+runtime: {engine: host}
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
+Y
+BENCH_RUNNERS=$T/fake expect 0 "a run of a two-variant manifest" "$BENCH" run -q -o "$T/vr" "$T/var.yaml"
+V=$(ls -d "$T"/vr/var7+a-*/)
+V=${V%/}
+sed -i '/"variant": "a"/d' "$V/plan.json"
+rm -f "$V.bench.tar.gz" "$V.bench.tar.gz.intoto.jsonl"
+expect 0 "packed again without its variant" "$BENCH" pack "$V"
+BENCH_RUNNERS=$T/fake expect 8 "reproduce --yes of it: exit 8" "$BENCH" reproduce --yes -o "$T/vr2" "$V.bench.tar.gz"
+expect_err "has 2 variants and its plan.json names none"
+
+# ---- env_matrix bounds ----------------------------------------------------------------------------------------
+em() { # description env_matrix-body want
+	printf 'bench: 1\nname: em\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]], env_matrix: %s}\n' "$2" >"$T/em.yaml"
+	expect "$3" "env_matrix $1: exit $3" "$BENCH" validate "$T/em.yaml"
+}
+v128=$("$PY" -c 'print("v" * 128)')
+v129=$("$PY" -c 'print("v" * 129)')
+c300=$("$PY" -c 'print("," * 300)')
+n64=$("$PY" -c 'print("N" * 64)')
+n65=$("$PY" -c 'print("N" * 65)')
+em "a 128-byte value" "{A: [\"$v128\", b]}" 0
+em "a 129-byte value" "{A: [\"$v129\", b]}" 3
+expect_err "env_matrix 'A' value 1 is 129 bytes; at most 128 (it is part of every case key)"
+em "300 commas (900 bytes percent-encoded)" "{A: [\"$c300\"]}" 3
+em "a 64-byte name" "{$n64: [a, b]}" 0
+em "a 65-byte name" "{$n65: [a, b]}" 3
+expect_err "is 65 bytes; at most 64"
+# the review's blow-up: 100 shapes x 64 cells of 8000-byte values was 39 s and 1.9 GB; now refused at once
+"$PY" - "$T/big.yaml" <<'PY'
+import sys
+sh = ",".join("[%d,%d,7]" % (1 + i % 1000, 1 + i // 1000) for i in range(100))
+vals = "[" + ",".join('"%s%d"' % ("," * 8000, j) for j in range(4)) + "]"
+open(sys.argv[1], "w").write("bench: 1\nname: cx\ntarget: {vendor: cpu, gpu: cpu}\nruntime: {engine: host}\nsuites:\n"
+    "  gemm: {backends: [cblas], dtypes: [fp32], layouts: [tn], env_matrix: {A: %s, B: %s, C: %s}, shapes: [%s]}\n"
+    % (vals, vals, vals, sh))
+PY
+start=$(date +%s)
+expect 3 "64 cells of 8000-byte values x 100 shapes: refused" timeout 60 "$BENCH" validate "$T/big.yaml"
+[ $(($(date +%s) - start)) -le 10 ] && ok "... within 10 s" || not_ok "validate took $(($(date +%s) - start)) s"
+
+# ---- the escaper: format and default-ignorable characters -----------------------------------------------------
+# a run directory named with each, listed by `bench ls`: the character is shown as \xNN, never printed
+for cp in 180B 180C 180D 180F 0600 0605 06DD 070F 08E2 17B4 1BCA0 1D173 110BD 13430 E0100 E0FFF FFF0; do
+	ch=$("$PY" -c "import sys; sys.stdout.write(chr(0x$cp))")
+	d="$T/ls/r-a${ch}b"
+	rm -rf "$T/ls" && mkdir -p "$d"
+	echo '{"schema":"bench.status/v1","run":"r","state":"complete","started":"2026-12-02T00:00:00Z","finished":"2026-12-02T00:00:01Z","cases":[]}' >"$d/status.json"
+	"$BENCH" ls "$T/ls" >"$T/out" 2>&1
+	if grep -qF "$ch" "$T/out"; then not_ok "U+$cp printed raw by bench ls"; show "$T/out"; elif grep -q 'r-a\\x' "$T/out"; then
+		ok "U+$cp shown as \\xNN by bench ls"; else not_ok "U+$cp: the name is missing"; show "$T/out"; fi
+done
+# an ordinary multi-byte name is printed as it is
+rm -rf "$T/ls" && mkdir -p "$T/ls/r-café-€" &&
+	echo '{"schema":"bench.status/v1","run":"r","state":"complete","started":"2026-12-02T00:00:00Z","finished":"2026-12-02T00:00:01Z","cases":[]}' >"$T/ls/r-café-€/status.json"
+"$BENCH" ls "$T/ls" >"$T/out" 2>&1
+grep -qF "r-café-€" "$T/out" && ok "r-café-€ printed as it is" || { not_ok "an ordinary name escaped"; show "$T/out"; }
+
+# ---- reproduce names more variables as loading code ------------------------------------------------------------
+cat >"$T/trust.yaml" <<Y
+bench: 1
+name: trust7
+target: {vendor: cpu}
+runtime: {engine: host}
+stack:
+  env:
+    RDMAV_DRIVERS: /tmp/evil/libevil-rdmav34.so
+    IBV_DRIVERS: /tmp/evil/libevil.so
+    APPTAINERENV_PREPEND_PATH: /tmp/evil/bin
+    SINGULARITYENV_APPEND_PATH: /tmp/evil/bin
+    CONFIG_SITE: /tmp/evil/config.site
+    GOFLAGS: -toolexec=/tmp/evil/x
+    RANLIB: /tmp/evil/ranlib
+    CGO_LDFLAGS: -fplugin=/tmp/evil/p.so
+    MLX5_DRIVERS: /tmp/evil
+    OMP_NUM_THREADS: "2"
+suites:
+  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}
+Y
+BENCH_RUNNERS=$T/fake expect 0 "a run whose stack.env sets them" "$BENCH" run -q -o "$T/tr" "$T/trust.yaml"
+BENCH_RUNNERS=$T/fake expect 3 "reproduce without --yes: exit 3" "$BENCH" reproduce -q -o "$T/tr2" "$(ls "$T"/tr/trust7-*.bench.tar.gz)" </dev/null
+for v in RDMAV_DRIVERS IBV_DRIVERS APPTAINERENV_PREPEND_PATH SINGULARITYENV_APPEND_PATH CONFIG_SITE GOFLAGS RANLIB \
+	CGO_LDFLAGS MLX5_DRIVERS; do
+	awk -v v="stack.env.$v" 'found { exit !/\^ loads code or changes how programs start/ } index($0, v) { found = 1 }
+		END { if (!found) exit 1 }' "$T/err" && ok "reproduce names $v as loading code" ||
+		{ not_ok "$v not named"; grep -A1 "$v" "$T/err" | sed 's/^/#   /'; }
+done
+awk 'found { exit /\^ loads code/ } /stack\.env\.OMP_NUM_THREADS/ { found = 1 }' "$T/err" &&
+	ok "OMP_NUM_THREADS is listed but not named as loading code" || not_ok "OMP_NUM_THREADS flagged"
+finish
