@@ -781,11 +781,18 @@ static int load_keys(EVP_PKEY ***keys, char ***origins, size_t *n, size_t *skipp
 	{
 		EVP_PKEY *k;
 
-		if (access(sb.buf, R_OK) == 0 && sign_load_public_file(&k, sb.buf) == 0) {
+		if (access(sb.buf, F_OK) != 0) {
+			/* none: nothing to say */
+		} else if (sign_load_public_file(&k, sb.buf) == 0) {
 			*keys = xrealloc(*keys, (*n + 1) * sizeof(**keys));
 			*origins = xrealloc(*origins, (*n + 1) * sizeof(**origins));
 			(*keys)[*n] = k;
 			(*origins)[(*n)++] = xstrdup("own key (signing.pub.pem)");
+		} else { /* there but not a key (a FIFO, a directory, 2 GiB): named, as a key of trusted/ is */
+			char *why = esc_text(bench_error_last());
+
+			fprintf(stderr, "bench: warning: trusted key skipped: %s\n", why);
+			free(why); /* not counted in *skipped: that number is of trusted/ */
 		}
 	}
 	strbuf_release(&sb);
