@@ -250,6 +250,17 @@ static int write_build_json(const char *dir, json_t *rec)
 	return err;
 }
 
+/* A build log, created anew (fs_open_new: a link or a FIFO of its name in $BENCH_HOME is not written through). */
+static FILE *log_create(const char *path)
+{
+	int fd = fs_open_new(path, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
 static void say_up_to_date(FILE *progress, const struct component *c, const char *dir, double t0)
 {
 	char *p = xstrfmt("%s/build.json", dir);
@@ -368,7 +379,7 @@ static int build_git(const struct manifest *m, const struct component *c, json_t
 	started = utc_now();
 	if ((err = snapshot_git(tarball, c->git, commit, "src", sde)) < 0 || (err = extract_snapshot(tarball, dir)) < 0)
 		goto cleanup;
-	if (!(bl.log = fopen(logp, "w"))) {
+	if (!(bl.log = log_create(logp))) {
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", logp, strerror(errno));
 		goto cleanup;
 	}
@@ -499,7 +510,7 @@ static int build_pip(const struct manifest *m, const struct component *c, json_t
 		err = bench_error_set(BENCH_E_IO, "cannot clear '%s': %s", venv, strerror(errno));
 		goto cleanup;
 	}
-	if (!(bl.log = fopen(logp, "w"))) {
+	if (!(bl.log = log_create(logp))) {
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", logp, strerror(errno));
 		goto cleanup;
 	}
