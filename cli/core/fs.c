@@ -88,7 +88,6 @@ int fs_read_file(char **out, size_t *out_len, const char *path, size_t max)
 int fs_read_file_flags(char **out, size_t *out_len, const char *path, size_t max, int flags)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct stat st;
 	char buf[65536];
 	int fd = -1, err = 0, e = 0;
 
@@ -101,10 +100,6 @@ int fs_read_file_flags(char **out, size_t *out_len, const char *path, size_t max
 	}
 	if (fd < 0) {
 		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, fs_open_error(e, flags));
-		goto cleanup;
-	}
-	if (fstat(fd, &st) == 0 && (unsigned long long)st.st_size > (unsigned long long)max) { /* not read to find out */
-		err = bench_error_set(BENCH_E_MANIFEST, "'%s' is larger than %zu bytes", path, max);
 		goto cleanup;
 	}
 	for (;;) {

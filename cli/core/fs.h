@@ -31,9 +31,9 @@ int fs_open_new(const char *path, unsigned mode);
 /* Why an fs_open_regular() or fs_open_write() failed, for a message: "not a regular file", "a symbolic link (not
  * followed)" (ELOOP with O_NOFOLLOW), else strerror(errnum). */
 const char *fs_open_error(int errnum, int flags);
-/* Reads a whole regular file of at most max bytes. Returns 0, BENCH_E_IO, or BENCH_E_MANIFEST when the
- * file is larger than max (the caller decides what "too large" means; a file whose size says so is refused before a
- * byte of it is read). */
+/* Reads a whole regular file of at most max bytes (at most max + 64 KiB are read: the size st_size says is not
+ * trusted, a sysfs file says 4096 or its page size). Returns 0, BENCH_E_IO, or BENCH_E_MANIFEST when the file is
+ * larger than max (the caller decides what "too large" means). */
 int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
 /* fs_read_file() with open flags (O_NOFOLLOW: a file inside a run directory, never read through a link). */
 int fs_read_file_flags(char **out, size_t *out_len, const char *path, size_t max, int flags);
