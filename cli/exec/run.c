@@ -520,9 +520,9 @@ static int reopen_run_dir(struct run *r)
 	if ((r->was_complete = !strcmp(json_string_value(json_object_get(st, "state")) ?
 				       json_string_value(json_object_get(st, "state")) : "", "complete")))
 		goto cleanup;
-	/* nothing is written through a link or into a FIFO (run_check_dir); one bench at a time: nothing is written
-	 * before the directory is ours */
-	if ((err = run_check_dir(r->o->resume)) < 0 || (err = run_lock_dir(r, r->o->resume)) < 0)
+	/* one bench at a time: nothing is written before the directory is ours (the lock's own file is written anew,
+	 * never through a link); then nothing is written through a link or into a FIFO (run_check_dir) */
+	if ((err = run_lock_dir(r, r->o->resume)) < 0 || (err = run_check_dir(r->o->resume)) < 0)
 		goto cleanup;
 	if ((err = run_reserve_space(r)) < 0 || (err = run_load_previous(r)) < 0)
 		goto cleanup;

@@ -284,18 +284,21 @@ static int check_tree(const char *dir, const char *run, int depth)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		p = xstrfmt("%s/%s", dir, de->d_name);
-		if (lstat(p, &st) < 0)
-			err = bench_error_set(BENCH_E_IO, "cannot resume '%s': cannot read '%s': %s", run, p, strerror(errno));
-		else if (S_ISLNK(st.st_mode))
+		if (lstat(p, &st) < 0) {
+			if (errno != ENOENT) /* else gone since readdir */
+				err = bench_error_set(BENCH_E_IO, "cannot resume '%s': cannot read '%s': %s", run, p,
+						      strerror(errno));
+		} else if (S_ISLNK(st.st_mode)) {
 			err = bench_error_set(BENCH_E_IO, "cannot resume '%s': '%s' is a symbolic link (bench never writes "
 					      "through one, and a bundle holds none); remove it, then try again", run, p);
-		else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		} else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 			err = bench_error_set(BENCH_E_IO, "cannot resume '%s': '%s' is not a regular file or directory; "
 					      "remove it, then try again", run, p);
-		else if (S_ISDIR(st.st_mode) && depth >= 32)
+		} else if (S_ISDIR(st.st_mode) && depth >= 32) {
 			err = bench_error_set(BENCH_E_IO, "cannot resume '%s': '%s' is nested deeper than 32 directories", run, p);
-		else if (S_ISDIR(st.st_mode))
+		} else if (S_ISDIR(st.st_mode)) {
 			err = check_tree(p, run, depth + 1);
+		}
 		free(p);
 	}
 	closedir(d);
