@@ -426,11 +426,13 @@ static void env_restore(struct strvec *saved)
 /* --locked: the lock must be of exactly this manifest. */
 static int check_locked(const struct run *r)
 {
-	json_t *lk = json_load_file(r->o->lock, 0, NULL);
-	const char *have = json_string_value(json_object_get(lk, "manifest_sha256"));
+	json_t *lk = NULL;
+	const char *have;
 	char sha[65];
 	int err = 0;
 
+	fs_load_json(&lk, r->o->lock, 64u << 20, 0); /* without blocking; NULL: said below */
+	have = json_string_value(json_object_get(lk, "manifest_sha256"));
 	lock_sha256_hex(sha, r->mbuf, r->mlen);
 	if (!lk)
 		err = bench_error_set(BENCH_E_MANIFEST, "--locked: no readable lock at '%s' (run 'bench lock %s')", r->o->lock,

@@ -871,7 +871,7 @@ static size_t group_select_cases(struct group *g)
 	/* the run's lock (--locked, container engines), else the one beside the manifest (warnings only) */
 	fs_load_json(&g->sr.lock, lp, 64u << 20, O_NOFOLLOW); /* inside the run directory: not through a link */
 	if (!g->sr.lock && r->o->image_lock)
-		g->sr.lock = json_load_file(r->o->image_lock, 0, NULL);
+		fs_load_json(&g->sr.lock, r->o->image_lock, 64u << 20, 0);
 	free(lp);
 	g->sr.batch = xcalloc(r->plan.n, sizeof(*g->sr.batch));
 	for (size_t i = 0; i < r->plan.n; i++) {
@@ -1329,7 +1329,9 @@ static void dry_host_env(struct strvec *hsenv, struct run *r)
 	if (r->m.runtime.engine != ENGINE_HOST || !r->m.stack.ncomponents)
 		return;
 	memset(&hs, 0, sizeof(hs));
-	lock = lp ? json_load_file(lp, 0, NULL) : NULL;
+	lock = NULL;
+	if (lp)
+		fs_load_json(&lock, lp, 64u << 20, 0);
 	if (!lock || host_stack_load(&hs, &r->m, lock) < 0) {
 		printf("# the host stack is not loaded here (%s): its directories go first on PATH, LD_LIBRARY_PATH and "
 		       "PYTHONPATH of every runner\n", lock ? "not built yet: bench build" : "no lock: bench lock, then --locked");
