@@ -31,7 +31,6 @@ static int build_host(const struct manifest *m, const char *mpath, const char *l
 {
 	struct host_stack hs = HOST_STACK_INIT;
 	char *lp = lockp ? xstrdup(lockp) : cli_lock_path(mpath);
-	json_error_t je;
 	json_t *lock = NULL;
 	struct timespec t0, t1;
 	int err, status = 0;
@@ -42,8 +41,9 @@ static int build_host(const struct manifest *m, const char *mpath, const char *l
 			"build\n", mpath);
 		goto cleanup;
 	}
-	if (!(lock = json_load_file(lp, 0, &je))) {
-		fprintf(stderr, "bench: error: cannot read the lock '%s': %s (run 'bench lock %s')\n", lp, je.text, mpath);
+	if (fs_load_json(&lock, lp, 64u << 20, 0) < 0) {
+		fprintf(stderr, "bench: error: cannot read the lock '%s': %s (run 'bench lock %s')\n", lp, bench_error_last(),
+			mpath);
 		status = 3;
 		goto cleanup;
 	}

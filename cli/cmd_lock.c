@@ -28,12 +28,11 @@ static const struct opt_cmd cmd = { "lock", "[--check] [-q] [-o FILE] MANIFEST",
  * that did, 3 when the lock cannot be read or its manifest changed since. */
 static int lock_check(const char *path, const char *manifest, json_t *lock)
 {
-	json_error_t je;
-	json_t *old = json_load_file(path, 0, &je);
+	json_t *old = NULL;
 	int moved, status = 0;
 
-	if (!old) {
-		fprintf(stderr, "bench: error: cannot read the lock '%s': %s\n", path, je.text);
+	if (fs_load_json(&old, path, 64u << 20, 0) < 0) { /* without blocking: a FIFO is refused, not waited on */
+		fprintf(stderr, "bench: error: cannot read the lock '%s': %s\n", path, bench_error_last());
 		return 3;
 	}
 	if (!json_equal(json_object_get(old, "manifest_sha256"), json_object_get(lock, "manifest_sha256"))) {
@@ -82,7 +81,7 @@ int cmd_lock(int argc, char **argv)
 	}
 	/* a lock whose bytes change only when a pin changes: where no pin moved since the lock already there, it
 	 * stays as it is, source_date_epoch included, and so does the image built from it */
-	if ((old = json_load_file(path, 0, NULL)) && lock_keep_unmoved(lock, old)) {
+	if (fs_load_json(&old, path, 64u << 20, 0) == 0 && lock_keep_unmoved(lock, old)) {
 		if (!quiet)
 			fprintf(stderr, "bench: lock: no pin moved since '%s': kept as it is\n", path);
 		printf("%s\n", path);

@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "cmd.h"
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/opt.h"
 #include "core/strbuf.h"
 #include "stats/compare.h"
@@ -41,6 +43,7 @@ int cmd_report(int argc, char **argv)
 	char *path = NULL, *tmp = NULL;
 	json_t *cmp = NULL;
 	FILE *f = NULL;
+	int fd;
 
 	n = opt_parse(argc - 1, argv + 1, opts, &cmd);
 	if (n == OPT_HELP || n < 0)
@@ -64,7 +67,9 @@ int cmd_report(int argc, char **argv)
 	}
 	path = xstrfmt("%s/index.html", out);
 	tmp = xstrfmt("%s/.index.html.tmp", out);
-	if (!(f = fopen(tmp, "wb")) || fwrite(page.buf, 1, page.len, f) != page.len || fclose(f) != 0 || rename(tmp, path) != 0) {
+	if ((fd = fs_open_new(tmp, 0644)) >= 0 && !(f = fdopen(fd, "wb")))
+		close(fd);
+	if (!f || fwrite(page.buf, 1, page.len, f) != page.len || fclose(f) != 0 || rename(tmp, path) != 0) {
 		status = cli_fail(bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno)));
 		if (f)
 			remove(tmp);

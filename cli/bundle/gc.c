@@ -104,9 +104,11 @@ static int published_has(const struct strvec *sv, const char *sha)
 static int run_is_running(const char *runs_dir, const char *dir)
 {
 	char *p = xstrfmt("%s/%s/status.json", runs_dir, dir);
-	json_t *st = json_load_file(p, 0, NULL);
-	int yes = st && !strcmp(json_string_value(json_object_get(st, "state")) ? json_string_value(json_object_get(st, "state")) : "", "running");
+	json_t *st = NULL;
+	int yes;
 
+	fs_load_json(&st, p, 64u << 20, 0); /* without blocking: a FIFO there is no status, not a wait */
+	yes = st && !strcmp(json_string_value(json_object_get(st, "state")) ? json_string_value(json_object_get(st, "state")) : "", "running");
 	json_decref(st);
 	free(p);
 	return yes;
@@ -305,7 +307,7 @@ static int live_add(struct strvec *live, const char *mpath, const char *lpath)
 static int dir_busy(const char *dir)
 {
 	char *p = xstrfmt("%s/.lock", dir);
-	int fd = open(p, O_RDONLY | O_CLOEXEC), busy = 0;
+	int fd = fs_open_regular(p, O_NOFOLLOW), busy = 0; /* a FIFO named .lock: not waited on */
 
 	if (fd >= 0) {
 		busy = flock(fd, LOCK_EX | LOCK_NB) != 0;
@@ -406,7 +408,9 @@ int gc_plan_caches(struct gc_plan *p, char *const *locks)
 	for (size_t i = 0; i < p->kept_runs.n; i++) {
 		char *mp = xstrfmt("%s/manifest.yaml", p->kept_runs.v[i]), *lp = xstrfmt("%s/manifest.lock.json", p->kept_runs.v[i]);
 		char *ip = xstrfmt("%s/image/image.json", p->kept_runs.v[i]);
-		json_t *img = json_load_file(ip, 0, NULL);
+		json_t *img = NULL;
+
+		fs_load_json(&img, ip, 64u << 20, 0);
 
 		if (json_string_value(json_object_get(img, "image"))) /* the image it ran in, as it recorded it */
 			strvec_push(&live, json_string_value(json_object_get(img, "image")));

@@ -124,6 +124,28 @@ cleanup:
 	return err;
 }
 
+/* path opened for reading a key: without blocking, a regular file (fs_open_regular), at most SIGN_KEY_MAX bytes by its
+ * size, before a byte of it is read; *st its fstat. what names it in the messages ("key", "the signing key"). */
+static FILE *key_open(struct stat *st, const char *path, const char *what)
+{
+	int fd = fs_open_regular(path, 0); /* a FIFO: refused, not waited on */
+	FILE *f = NULL;
+
+	if (fd < 0) {
+		bench_error_set(BENCH_E_IO, "cannot open %s '%s': %s", what, path, fs_open_error(errno, 0));
+	} else if (fstat(fd, st) < 0) {
+		bench_error_set(BENCH_E_IO, "cannot open %s '%s': %s", what, path, strerror(errno));
+	} else if ((unsigned long long)st->st_size > SIGN_KEY_MAX) {
+		bench_error_set(BENCH_E_IO, "cannot open %s '%s': %llu bytes, larger than the %u KiB a PEM key may hold", what,
+				path, (unsigned long long)st->st_size, SIGN_KEY_MAX >> 10);
+	} else if (!(f = fdopen(fd, "r"))) {
+		bench_error_set(BENCH_E_IO, "cannot open %s '%s': %s", what, path, strerror(errno));
+	}
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
 int sign_load_private(EVP_PKEY **out, const char *home)
 {
 	char *path = xstrfmt("%s/signing.key.pem", home);
@@ -136,14 +158,17 @@ int sign_load_private(EVP_PKEY **out, const char *home)
 		err = bench_error_set(BENCH_E_IO, "no signing key at '%s' (create one with 'bench keygen')", path);
 		goto cleanup;
 	}
+	if (!(f = key_open(&st, path, "the signing key"))) { /* a FIFO, a device, 8 GiB: refused, not read */
+		err = BENCH_E_IO;
+		goto cleanup;
+	}
 	if (st.st_mode & 077) {
 		err = bench_error_set(BENCH_E_FAIL, "signing key '%s' is readable by group or others (mode %04o); "
 				      "run 'chmod 600 %s'", path, (unsigned)(st.st_mode & 07777), path);
 		goto cleanup;
 	}
-	if (!(f = fopen(path, "r")) || !(*out = PEM_read_PrivateKey(f, NULL, NULL, NULL))) {
-		err = bench_error_set(BENCH_E_FAIL, "cannot read the signing key '%s': %s", path,
-				      f ? ossl_err() : strerror(errno));
+	if (!(*out = PEM_read_PrivateKey(f, NULL, NULL, NULL))) {
+		err = bench_error_set(BENCH_E_FAIL, "cannot read the signing key '%s': %s", path, ossl_err());
 		goto cleanup;
 	}
 	if (EVP_PKEY_get_id(*out) != EVP_PKEY_ED25519) {
@@ -160,16 +185,12 @@ cleanup:
 
 int sign_load_public_file(EVP_PKEY **out, const char *path)
 {
-	int fd = fs_open_regular(path, 0); /* a trusted key that is a FIFO: refused, not waited on */
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	struct stat st;
+	FILE *f = key_open(&st, path, "key"); /* a trusted key that is a FIFO or 2 GiB: refused, not waited on */
 
 	*out = NULL;
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		return bench_error_set(BENCH_E_IO, "cannot open key '%s': %s", path,
-				       errno == EINVAL ? "not a regular file" : strerror(errno));
-	}
+	if (!f)
+		return BENCH_E_IO;
 	*out = PEM_read_PUBKEY(f, NULL, NULL, NULL);
 	fclose(f);
 	if (!*out)

@@ -20,8 +20,14 @@
 const char *sign_home(void);
 /* Creates a key pair in home (refuses to overwrite unless force). Returns 0 or a negative code. */
 int sign_keygen(char **out_keyid, const char *home, int force);
-/* Loads home's private key, refusing one readable by group or others. */
+/* The most bytes a key file may hold: a PEM Ed25519 key is a few hundred bytes, any PEM key a few KiB. A larger file
+ * is refused by its size before it is read. */
+#define SIGN_KEY_MAX (1u << 20)
+/* Loads home's private key, refusing one readable by group or others, one that is not a regular file (opened without
+ * blocking: a FIFO is refused, not waited on) and one over SIGN_KEY_MAX. */
 int sign_load_private(EVP_PKEY **out, const char *home);
+/* Loads a PEM Ed25519 public key from path (links followed), refusing what is not a regular file (without blocking)
+ * and a file over SIGN_KEY_MAX with a message naming path. */
 int sign_load_public_file(EVP_PKEY **out, const char *path);
 /* keyid = base64(sha256(DER SubjectPublicKeyInfo)). */
 int sign_keyid(char **out, EVP_PKEY *key);

@@ -38,21 +38,68 @@ int fs_open_regular(const char *path, int flags)
 	return fd;
 }
 
+int fs_open_write(const char *path, int flags, unsigned mode)
+{
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (flags & ~O_TRUNC), (mode_t)mode);
+	int fl, e = 0;
+
+	if (fd < 0) {
+		if (errno == ENXIO || errno == EISDIR || errno == EWOULDBLOCK) /* a FIFO no one reads, a socket, a directory */
+			errno = EINVAL;
+		return -1;
+	}
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	else if ((flags & O_TRUNC) && ftruncate(fd, 0) < 0)
+		e = errno;
+	else if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		e = errno;
+	if (e) {
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int fs_open_new(const char *path, unsigned mode)
+{
+	unlink(path);
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
+}
+
+const char *fs_open_error(int errnum, int flags)
+{
+	if (errnum == EINVAL)
+		return "not a regular file";
+	if (errnum == ELOOP && (flags & O_NOFOLLOW))
+		return "a symbolic link (not followed)";
+	return strerror(errnum);
+}
+
 int fs_read_file(char **out, size_t *out_len, const char *path, size_t max)
+{
+	return fs_read_file_flags(out, out_len, path, max, 0);
+}
+
+int fs_read_file_flags(char **out, size_t *out_len, const char *path, size_t max, int flags)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char buf[65536];
-	int fd = -1, err = 0;
+	int fd = -1, err = 0, e = 0;
 
 	*out = NULL;
 	*out_len = 0;
-	fd = fs_open_regular(path, 0);
-	if (fd < 0 && errno == EINVAL) {
+	fd = fs_open_regular(path, flags);
+	if (fd < 0 && (e = errno) == EINVAL) {
 		err = bench_error_set(BENCH_E_IO, "'%s' is not a regular file", path);
 		goto cleanup;
 	}
 	if (fd < 0) {
-		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, strerror(errno));
+		err = bench_error_set(BENCH_E_IO, "cannot open '%s': %s", path, fs_open_error(e, flags));
 		goto cleanup;
 	}
 	for (;;) {
@@ -78,6 +125,29 @@ cleanup:
 	if (fd >= 0)
 		close(fd);
 	strbuf_release(&sb);
+	if (e)
+		errno = e; /* why it could not be opened, for the caller (ENOENT: absent) */
+	return err;
+}
+
+int fs_load_json(json_t **out, const char *path, size_t max, int flags)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	json_error_t je;
+	int err, e = 0;
+
+	*out = NULL;
+	if ((err = fs_read_file_flags(&buf, &len, path, max, flags)) < 0) {
+		e = err == BENCH_E_MANIFEST ? EFBIG : errno;
+		err = BENCH_E_IO; /* could not be read, whatever the reason */
+		goto cleanup;
+	}
+	if (!(*out = json_loadb(buf, len, 0, &je)))
+		err = bench_error_set(BENCH_E_MANIFEST, "%s:%d:%d: not JSON: %s", path, je.line, je.column, je.text);
+cleanup:
+	free(buf);
+	errno = e;
 	return err;
 }
 
@@ -221,7 +291,7 @@ int fs_sha256_file(char out[65], const char *path)
 int fs_write_file(const char *path, const void *data, size_t len, unsigned mode)
 {
 	char *tmp = xstrfmt("%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode), err = 0, e;
+	int fd = fs_open_new(tmp, mode), err = 0, e;
 	ssize_t w = fd < 0 ? -1 : write(fd, data, len);
 
 	if (w >= 0 && (size_t)w < len)

@@ -10,14 +10,37 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 /* Opens path for reading without blocking on what is not a file: O_NONBLOCK for the open (a FIFO or a device
  * would block in open() itself), then fstat() and a refusal of anything but a regular file, then O_NONBLOCK
  * cleared. flags adds O_NOFOLLOW and the like. Returns the descriptor (O_CLOEXEC), or -1 with errno set (EINVAL
  * for what is not a regular file). Every read of a file bench did not create goes through it. */
 int fs_open_regular(const char *path, int flags);
-/* Reads a whole regular file of at most max bytes. Returns 0, BENCH_E_IO, or BENCH_E_MANIFEST when the
- * file is larger than max (the caller decides what "too large" means). */
+/* Opens path for writing where bench did not just create the directory (a run directory on --resume): never through a
+ * symbolic link (O_NOFOLLOW), O_NONBLOCK for the open (a FIFO), then fstat() and a refusal of anything but a regular
+ * file, then O_NONBLOCK cleared; created with mode when absent. flags adds O_APPEND or O_TRUNC (the truncation only
+ * once the file is known to be a regular file). Returns the descriptor (O_CLOEXEC), or -1 with errno set: ELOOP for a
+ * symbolic link, EINVAL for what is not a regular file. */
+int fs_open_write(const char *path, int flags, unsigned mode);
+/* Creates path as a new regular file for writing (O_CREAT | O_EXCL | O_NOFOLLOW, O_CLOEXEC): whatever is there already
+ * under that name (bench's own temporary file left over, a link to a file of the user's, a FIFO) is removed first, so
+ * that nothing is ever written through a link. For the temporary files renamed into place. Returns the descriptor,
+ * or -1 with errno set (EEXIST: a directory of that name). */
+int fs_open_new(const char *path, unsigned mode);
+/* Why an fs_open_regular() or fs_open_write() failed, for a message: "not a regular file", "a symbolic link (not
+ * followed)" (ELOOP with O_NOFOLLOW), else strerror(errnum). */
+const char *fs_open_error(int errnum, int flags);
+/* Reads a whole regular file of at most max bytes (at most max + 64 KiB are read: the size st_size says is not
+ * trusted, a sysfs file says 4096 or its page size). Returns 0, BENCH_E_IO, or BENCH_E_MANIFEST when the file is
+ * larger than max (the caller decides what "too large" means). */
 int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
+/* fs_read_file() with open flags (O_NOFOLLOW: a file inside a run directory, never read through a link). */
+int fs_read_file_flags(char **out, size_t *out_len, const char *path, size_t max, int flags);
+/* A JSON document (an object or an array) read as fs_read_file_flags() reads a file. Returns 0 with *out set (the
+ * caller decrefs), BENCH_E_IO when it cannot be read (errno: ENOENT absent, EINVAL not a regular file, ELOOP a link
+ * under O_NOFOLLOW, EFBIG larger than max; the message names the path) or BENCH_E_MANIFEST (not JSON). */
+int fs_load_json(json_t **out, const char *path, size_t max, int flags);
 /* The directory of the running executable (/proc/self/exe, symbolic links resolved): a static string, or NULL. */
 const char *fs_exe_dir(void);
 /* The directory holding bench's data (images/, manifests/, runners/): $BENCH_DATA, else next to the executable
@@ -37,7 +60,8 @@ const char *fs_bench_home(void);
  * symbolic links are not resolved); an absolute path is copied as it is. Caller frees. */
 char *fs_path_absolute(const char *path);
 /* Writes len bytes of data to path with mode, through path.tmp and a rename (a reader never sees half a file).
- * Returns 0 or BENCH_E_IO naming the path. */
+ * A path.tmp already there (a link, a FIFO, a file left over) is removed first and the new one created with
+ * O_EXCL | O_NOFOLLOW: nothing is written through a link. Returns 0 or BENCH_E_IO naming the path. */
 int fs_write_file(const char *path, const void *data, size_t len, unsigned mode);
 /* rm -r of path without following a symbolic link; a path that is not there is not an error. Returns 0, or -1 with
  * errno set (the caller names what it was clearing). */

@@ -1263,7 +1263,13 @@ int scrub_file(const char *path, const struct strvec *values)
 	}
 	rewind(in);
 	pem = 0;
-	if (!(out = fopen(tmp, "wb"))) {
+	{ /* a new file, never one already there: a link named like it is not written through */
+		int ofd = fs_open_new(tmp, 0644);
+
+		if (ofd >= 0 && !(out = fdopen(ofd, "wb")))
+			close(ofd);
+	}
+	if (!out) {
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
 		goto cleanup;
 	}

@@ -39,12 +39,8 @@ int envcap_var_class(const char *name)
 static void write_file(const char *dir, const char *name, const char *data, size_t len)
 {
 	char *path = xstrfmt("%s/env/raw/%s", dir, name);
-	FILE *f = fopen(path, "wb");
 
-	if (f) {
-		fwrite(data, 1, len, f);
-		fclose(f);
-	}
+	fs_write_file(path, data, len, 0644); /* a new file, never written through a link (a resumed run's env/raw) */
 	free(path);
 }
 

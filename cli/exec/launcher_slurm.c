@@ -178,7 +178,7 @@ static void follow_read(struct follow *f, const char *path)
 	char buf[65536];
 	ssize_t n;
 
-	if (f->fd < 0 && (f->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (f->fd < 0 && (f->fd = fs_open_regular(path, O_NOFOLLOW)) < 0) /* a FIFO there: not waited on */
 		return;
 	while ((n = read(f->fd, buf, sizeof(buf))) > 0) {
 		const char *p = buf, *end = buf + n, *nl;
@@ -347,14 +347,15 @@ struct job_seen {
 static int write_script(char **out, const struct manifest *m, const struct batch_job *job, const char *dir)
 {
 	struct strbuf sb = STRBUF_INIT;
-	FILE *f;
-	int err;
+	FILE *f = NULL;
+	int err, fd;
 
 	*out = NULL;
 	if ((err = slurm_script(&sb, m, job)) < 0)
 		goto cleanup;
 	*out = xstrfmt("%s/%s.sbatch", dir, job->tag);
-	f = fopen(*out, "w");
+	if ((fd = fs_open_new(*out, 0644)) >= 0 && !(f = fdopen(fd, "w")))
+		close(fd);
 	if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len || fclose(f) != 0)
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", *out, strerror(errno));
 cleanup:
@@ -399,7 +400,7 @@ static int submit_job(struct strbuf *id, const struct manifest *m, const struct 
 		strvec_push(&av, m->runtime.slurm.extra_args[i]);
 	strvec_push(&av, script);
 	errp = xstrfmt("%s/%s.submit.err", dir, job->tag);
-	efd = open(errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	efd = fs_open_new(errp, 0644);
 	memset(&so, 0, sizeof(so));
 	so.argv = strvec_argv(&av);
 	so.envp = job->envp; /* sbatch exports its environment (stack.env included) to the job's tasks */

@@ -97,22 +97,18 @@ static void scrub_run(struct run *r)
 }
 
 /* -s: the run holds the selected suites' cases and no others; a resumed run, the suites its plan.json holds. */
-static int select_suites(struct plan *p, const struct run_opts *o, const char *mpath)
+static int select_suites(struct plan *p, const struct run_opts *o, const char *mpath, json_t *old)
 {
 	struct strvec names = STRVEC_INIT;
-	json_t *old = NULL;
 	int err = 0;
 
 	if (o->nonly) {
 		for (size_t i = 0; i < o->nonly; i++)
 			strvec_push(&names, o->only[i]);
 	} else if (o->resume) {
-		char *pp = xstrfmt("%s/plan.json", o->resume);
 		const char *k;
 		json_t *v;
 
-		old = json_load_file(pp, 0, NULL);
-		free(pp);
 		if (!json_is_object(json_object_get(old, "suites")))
 			goto cleanup; /* the plan comparison below says what is wrong */
 		json_object_foreach(json_object_get(old, "suites"), k, v)
@@ -125,7 +121,6 @@ static int select_suites(struct plan *p, const struct run_opts *o, const char *m
 		err = bench_error_set(BENCH_E_USAGE, "--suite: %s has no case in '%s'", names.n == 1 ? "that suite" : "those suites",
 				      mpath);
 cleanup:
-	json_decref(old);
 	strvec_release(&names);
 	return err;
 }
@@ -139,13 +134,8 @@ static int run_overrides(struct run *r, const struct run_opts *o)
 	int err = 0;
 
 	if (o->resume) {
-		char *pp = xstrfmt("%s/plan.json", o->resume);
-		json_t *old = json_load_file(pp, 0, NULL);
-
-		if (json_is_object(json_object_get(old, "overrides")))
-			ov = json_incref(json_object_get(old, "overrides"));
-		json_decref(old);
-		free(pp);
+		if (json_is_object(json_object_get(r->old_plan, "overrides")))
+			ov = json_incref(json_object_get(r->old_plan, "overrides"));
 	} else if (o->nselect || o->rep || o->warmup) {
 		ov = json_object();
 		if (o->nselect) {
@@ -436,11 +426,13 @@ static void env_restore(struct strvec *saved)
 /* --locked: the lock must be of exactly this manifest. */
 static int check_locked(const struct run *r)
 {
-	json_t *lk = json_load_file(r->o->lock, 0, NULL);
-	const char *have = json_string_value(json_object_get(lk, "manifest_sha256"));
+	json_t *lk = NULL;
+	const char *have;
 	char sha[65];
 	int err = 0;
 
+	fs_load_json(&lk, r->o->lock, 64u << 20, 0); /* without blocking; NULL: said below */
+	have = json_string_value(json_object_get(lk, "manifest_sha256"));
 	lock_sha256_hex(sha, r->mbuf, r->mlen);
 	if (!lk)
 		err = bench_error_set(BENCH_E_MANIFEST, "--locked: no readable lock at '%s' (run 'bench lock %s')", r->o->lock,
@@ -495,39 +487,52 @@ static int copy_plugin_inputs(const struct run *r)
 	return err;
 }
 
+/* --resume: dir/name (plan.json, status.json) read without blocking and without following a link. A file that is
+ * there and cannot be read (a FIFO, a link, a directory, too large) is an error naming it; one that is absent or not
+ * JSON leaves *out NULL (what the caller compares then says what is wrong). */
+static int load_resume_json(json_t **out, const char *dir, const char *name)
+{
+	char *p = xstrfmt("%s/%s", dir, name);
+	int err = fs_load_json(out, p, 64u << 20, O_NOFOLLOW);
+
+	if (err == BENCH_E_IO && errno != ENOENT)
+		err = bench_error_set(err, "cannot resume '%s': %s", dir, bench_error_last());
+	else
+		err = 0;
+	free(p);
+	return err;
+}
+
 /* --resume: the run directory's plan must be this manifest's; its ok records stand. */
 static int reopen_run_dir(struct run *r)
 {
-	char *pp = xstrfmt("%s/plan.json", r->o->resume), *sp = xstrfmt("%s/status.json", r->o->resume);
-	json_t *old = json_load_file(pp, 0, NULL), *st = NULL;
+	json_t *st = NULL;
 	int err = 0;
 
-	if (!old || !json_equal(old, r->plan_json)) {
+	if (!r->old_plan || !json_equal(r->old_plan, r->plan_json)) {
 		err = bench_error_set(BENCH_E_MANIFEST, "'%s/plan.json' does not match the plan of its manifest.yaml; "
 				      "this run cannot be resumed by this bench", r->o->resume);
 		goto cleanup;
 	}
-	st = json_load_file(sp, 0, NULL);
+	if ((err = load_resume_json(&st, r->o->resume, "status.json")) < 0)
+		goto cleanup;
 	r->dir = xstrdup(r->o->resume);
 	/* a complete run has nothing to resume: nothing in it is touched, not even the lock file (a skipped case would
 	 * be skipped again, and a re-signed bundle would differ from the one already published) */
 	if ((r->was_complete = !strcmp(json_string_value(json_object_get(st, "state")) ?
 				       json_string_value(json_object_get(st, "state")) : "", "complete")))
 		goto cleanup;
-	/* one bench at a time: nothing is written before the directory is ours */
-	if ((err = run_lock_dir(r, r->o->resume)) < 0)
+	/* one bench at a time: nothing is written before the directory is ours (the lock's own file is written anew,
+	 * never through a link); then nothing is written through a link or into a FIFO (run_check_dir) */
+	if ((err = run_lock_dir(r, r->o->resume)) < 0 || (err = run_check_dir(r->o->resume)) < 0)
 		goto cleanup;
-	if ((err = run_reserve_space(r)) < 0)
+	if ((err = run_reserve_space(r)) < 0 || (err = run_load_previous(r)) < 0)
 		goto cleanup;
-	run_load_previous(r);
 	r->started = xstrdup(json_string_value(json_object_get(st, "started")) ? json_string_value(json_object_get(st, "started")) : "");
 	if (json_is_object(json_object_get(st, "interleave")))
 		r->interleave = json_incref(json_object_get(st, "interleave"));
 cleanup:
-	json_decref(old);
 	json_decref(st);
-	free(pp);
-	free(sp);
 	return err;
 }
 
@@ -535,9 +540,7 @@ cleanup:
  * as the variant its plan.json names. */
 static int run_pick_variant(struct run *r, const struct run_opts *o)
 {
-	char *pp = o->resume ? xstrfmt("%s/plan.json", o->resume) : NULL;
-	json_t *old = pp ? json_load_file(pp, 0, NULL) : NULL;
-	const char *v = o->resume ? json_string_value(json_object_get(old, "variant")) : o->variant;
+	const char *v = o->resume ? json_string_value(json_object_get(r->old_plan, "variant")) : o->variant;
 	int err = 0;
 
 	if (v)
@@ -545,8 +548,6 @@ static int run_pick_variant(struct run *r, const struct run_opts *o)
 	else if (r->m.nvariants)
 		err = bench_error_set(BENCH_E_USAGE, "'%s' has %zu variants: name one (bench run runs each as a stack of "
 				      "its own)", r->mpath, r->m.nvariants);
-	json_decref(old);
-	free(pp);
 	return err;
 }
 
@@ -571,14 +572,15 @@ static int run_plan(struct run *r, const struct run_opts *o)
 		diag_list_print(&r->diags, stderr);
 		goto cleanup;
 	}
-	if ((err = run_pick_variant(r, o)) < 0 || (err = run_overrides(r, o)) < 0)
+	if ((o->resume && (err = load_resume_json(&r->old_plan, o->resume, "plan.json")) < 0) ||
+	    (err = run_pick_variant(r, o)) < 0 || (err = run_overrides(r, o)) < 0)
 		goto cleanup;
 	if ((err = plan_build_diag(&r->plan, &r->m, &r->diags)) < 0) {
 		if (r->diags.n) /* a manifest past the cap of cases: positioned, printed as validate prints it */
 			diag_list_print(&r->diags, stderr);
 		goto cleanup;
 	}
-	if ((err = select_suites(&r->plan, o, r->mpath)) < 0 || (err = select_cases(&r->plan, r->overrides, r->mpath)) < 0)
+	if ((err = select_suites(&r->plan, o, r->mpath, r->old_plan)) < 0 || (err = select_cases(&r->plan, r->overrides, r->mpath)) < 0)
 		goto cleanup;
 	warn_overrides(r);
 	if (o->lock && (err = check_locked(r)) < 0)
@@ -701,7 +703,7 @@ static int run_collect(struct run *r)
 	}
 	run_write_status(r, run_disk_full ? "failed" : run_stop_flag ? "interrupted" : any_bad ? "failed" : "complete");
 	/* what the runners found when they ran: device, driver and the library versions they loaded */
-	if ((envj = json_load_file(path, 0, NULL)) != NULL) {
+	if (fs_load_json(&envj, path, 64u << 20, O_NOFOLLOW) == 0) {
 		json_object_set(envj, "runners", r->runner_devices);
 		/* and the shared libraries and Python packages each runner's records said it loaded */
 		json_object_set(envj, "loaded", r->runner_loaded);
@@ -763,6 +765,7 @@ static void run_release(struct run *r)
 	json_decref(r->lib_sha);
 	json_decref(r->hs_stack_libs);
 	json_decref(r->plan_json);
+	json_decref(r->old_plan);
 	json_decref(r->runner_devices);
 	json_decref(r->runner_loaded);
 	json_decref(r->interleave);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* run_dir.c — a run directory: atomic writes, status.json, its name, resume from it, the summary. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -44,17 +45,21 @@ void run_note_write_error(int errnum)
 }
 
 /* Writes data to dir/name atomically (temporary file, then rename); on failure the temporary file is removed and
- * dir/name is left as it was. */
+ * dir/name is left as it was. The temporary file is always a new one (a link, a FIFO or a file named like it in a
+ * resumed run directory is removed first, then O_EXCL | O_NOFOLLOW): nothing is written through a link. */
 int run_write_atomic(const char *dir, const char *name, const char *data, size_t len)
 {
 	char *path = xstrfmt("%s/%s", dir, name), *tmp = xstrfmt("%s.tmp", path);
-	FILE *f = fopen(tmp, "wb");
+	int fd = fs_open_new(tmp, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
 	int err = 0, e = 0;
 
 	if (!f || fwrite(data, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
 		e = errno;
 		if (f)
 			fclose(f);
+		else if (fd >= 0)
+			close(fd);
 	} else if (fclose(f) != 0 || rename(tmp, path) != 0) {
 		e = errno;
 	}
@@ -125,9 +130,20 @@ int run_reserve_space(struct run *r)
 {
 	off_t size = (off_t)RUN_RESERVE_BYTES + (off_t)r->plan.n * 1024;
 	char *p = xstrfmt("%s/.bench-reserve", r->dir);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), e = 0;
+	struct stat st;
+	int fd = -1, e = 0;
 
-	if (fd < 0) {
+	/* a resumed run directory's .bench-reserve: bench's own left-over file is replaced; anything else (a link to a
+	 * file of the user's, a FIFO, a directory) is refused, never written through */
+	if (lstat(p, &st) == 0 && !S_ISREG(st.st_mode)) {
+		int err = bench_error_set(BENCH_E_IO, "cannot hold space in reserve: '%s' is %s; remove it, then try again", p,
+					  S_ISLNK(st.st_mode) ? "a symbolic link (not followed)" : "not a regular file");
+
+		free(p);
+		return err;
+	}
+	unlink(p);
+	if ((fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
 		e = errno;
 	} else if ((e = posix_fallocate(fd, 0, size)) != 0 && e != ENOSPC && e != EDQUOT) {
 		/* no fallocate here (EOPNOTSUPP): write the bytes */
@@ -251,6 +267,49 @@ void run_set_state(struct run *r, size_t i, enum cstate s, const char *why)
 
 /* ---- resume: ok records already on disk are the truth -------------------------------------------------------- */
 
+/* Every entry under dir (dir itself is the user's choice and may be a link): a directory or a regular file, or the
+ * error naming the first that is not. */
+static int check_tree(const char *dir, const char *run, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int err = 0;
+
+	if (!d)
+		return bench_error_set(BENCH_E_IO, "cannot resume '%s': cannot read '%s': %s", run, dir, strerror(errno));
+	while (!err && (de = readdir(d))) {
+		char *p;
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		p = xstrfmt("%s/%s", dir, de->d_name);
+		if (lstat(p, &st) < 0) {
+			if (errno != ENOENT) /* else gone since readdir */
+				err = bench_error_set(BENCH_E_IO, "cannot resume '%s': cannot read '%s': %s", run, p,
+						      strerror(errno));
+		} else if (S_ISLNK(st.st_mode)) {
+			err = bench_error_set(BENCH_E_IO, "cannot resume '%s': '%s' is a symbolic link (bench never writes "
+					      "through one, and a bundle holds none); remove it, then try again", run, p);
+		} else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+			err = bench_error_set(BENCH_E_IO, "cannot resume '%s': '%s' is not a regular file or directory; "
+					      "remove it, then try again", run, p);
+		} else if (S_ISDIR(st.st_mode) && depth >= 32) {
+			err = bench_error_set(BENCH_E_IO, "cannot resume '%s': '%s' is nested deeper than 32 directories", run, p);
+		} else if (S_ISDIR(st.st_mode)) {
+			err = check_tree(p, run, depth + 1);
+		}
+		free(p);
+	}
+	closedir(d);
+	return err;
+}
+
+int run_check_dir(const char *dir)
+{
+	return check_tree(dir, dir, 0);
+}
+
 int run_load_previous(struct run *r)
 {
 	for (size_t s = 0; s < r->m.nsuites; s++) {
@@ -258,10 +317,13 @@ int run_load_previous(struct run *r)
 		char *path = xstrfmt("%s/results/%s.jsonl", r->dir, name), *buf = NULL, *line, *save = NULL;
 		struct strbuf keep = STRBUF_INIT;
 		size_t len;
+		int err;
 
-		if (fs_read_file(&buf, &len, path, (size_t)1 << 34) < 0) {
+		if ((err = fs_read_file_flags(&buf, &len, path, (size_t)1 << 34, O_NOFOLLOW)) < 0) {
 			free(path);
-			continue;
+			if (errno == ENOENT) /* the suite had not started */
+				continue;
+			return err; /* a link, a FIFO, a directory: refused, named */
 		}
 		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			json_t *rec = json_loads(line, 0, NULL);

@@ -40,6 +40,7 @@ struct run {
 	char *mpath, *mbuf;     /* the manifest's path and text */
 	size_t mlen;
 	json_t *plan_json;
+	json_t *old_plan;       /* --resume: the run directory's plan.json as it was read once (NULL: none, not JSON) */
 	struct diag_list diags;
 	int tried_make;
 	json_t *interleave;     /* bench run A B --rounds N: this run's place in the set (status.json) */
@@ -96,7 +97,12 @@ int run_write_status(struct run *r, const char *state);
 void run_set_state(struct run *r, size_t i, enum cstate s, const char *why);
 /* Creates <out>/<name>-<UTC>-<random>/ with its subfolders and the manifest in it; sets r->dir. */
 int run_make_dir(struct run *r, const char *mbuf, size_t mlen);
-/* --resume: the ok records on disk stand; the rest is measured again. */
+/* --resume, before anything is written into a run directory bench did not just create: every entry under it is a
+ * directory or a regular file (a symbolic link, a FIFO, a socket or a device is refused, named), so that no write of
+ * the run (status.json, results/, logs/, cases/, env/, the runners' own files) can leave the directory or block. */
+int run_check_dir(const char *dir);
+/* --resume: the ok records on disk stand (results/<suite>.jsonl read without following a link); the rest is measured
+ * again. Returns 0, or the error of a results file that is there and cannot be read. */
 int run_load_previous(struct run *r);
 /* summary.json, and unless quiet the table and every case's reason on stderr. */
 void run_summarize(struct run *r);

@@ -678,7 +678,7 @@ static int try_make_runners(struct run *r)
 	if (!mk || access(mk, R_OK) != 0 || !make || getenv("BENCH_RUNNERS"))
 		goto cleanup;
 	logp = xstrfmt("%s/logs/build-runners.log", r->dir);
-	fd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	fd = fs_open_write(logp, O_APPEND, 0644); /* a resumed run's log: never through a link or into a FIFO */
 	free(logp);
 	strvec_push(&av, make);
 	strvec_push(&av, "-C");
@@ -869,9 +869,9 @@ static size_t group_select_cases(struct group *g)
 	char *lp = xstrfmt("%s/manifest.lock.json", r->dir);
 
 	/* the run's lock (--locked, container engines), else the one beside the manifest (warnings only) */
-	g->sr.lock = json_load_file(lp, 0, NULL);
+	fs_load_json(&g->sr.lock, lp, 64u << 20, O_NOFOLLOW); /* inside the run directory: not through a link */
 	if (!g->sr.lock && r->o->image_lock)
-		g->sr.lock = json_load_file(r->o->image_lock, 0, NULL);
+		fs_load_json(&g->sr.lock, r->o->image_lock, 64u << 20, 0);
 	free(lp);
 	g->sr.batch = xcalloc(r->plan.n, sizeof(*g->sr.batch));
 	for (size_t i = 0; i < r->plan.n; i++) {
@@ -985,16 +985,30 @@ static int group_build_argv(struct group *g, int *tried_make)
 	return group_fail_last(g);
 }
 
+static FILE *file_open_append(const char *path)
+{
+	int fd = fs_open_write(path, O_APPEND, 0644), e;
+	FILE *f = fd >= 0 ? fdopen(fd, "ab") : NULL;
+
+	if (fd >= 0 && !f) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
 /* results/<suite>.jsonl (records appended) and logs/<suite>.log, shared by the suite's runners. */
 static int group_open_files(struct group *g)
 {
 	g->res_path = xstrfmt("%s/results/%s.jsonl", g->r->dir, g->s->name);
 	g->log_path = xstrfmt("%s/logs/%s.log", g->r->dir, g->s->name);
-	g->sr.results = fopen(g->res_path, "ab");
-	g->sr.log = fopen(g->log_path, "ab");
+	/* appended to in a resumed run directory too: never through a link, never a FIFO (fs_open_write) */
+	g->sr.results = file_open_append(g->res_path);
+	g->sr.log = g->sr.results ? file_open_append(g->log_path) : NULL;
 	if (!g->sr.results || !g->sr.log)
 		return bench_error_set(BENCH_E_IO, "cannot open '%s': %s", g->sr.results ? g->log_path : g->res_path,
-				       strerror(errno));
+				       fs_open_error(errno, O_NOFOLLOW));
 	setvbuf(g->sr.log, NULL, _IOLBF, 0);
 	return 0;
 }
@@ -1315,7 +1329,9 @@ static void dry_host_env(struct strvec *hsenv, struct run *r)
 	if (r->m.runtime.engine != ENGINE_HOST || !r->m.stack.ncomponents)
 		return;
 	memset(&hs, 0, sizeof(hs));
-	lock = lp ? json_load_file(lp, 0, NULL) : NULL;
+	lock = NULL;
+	if (lp)
+		fs_load_json(&lock, lp, 64u << 20, 0);
 	if (!lock || host_stack_load(&hs, &r->m, lock) < 0) {
 		printf("# the host stack is not loaded here (%s): its directories go first on PATH, LD_LIBRARY_PATH and "
 		       "PYTHONPATH of every runner\n", lock ? "not built yet: bench build" : "no lock: bench lock, then --locked");

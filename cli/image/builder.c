@@ -221,7 +221,7 @@ int image_build(struct built_image *out, const struct builder_ops *b, const char
 			fprintf(progress, "bench: the recorded image %.19s... is not here: built again from the lock\n", prefer);
 		if (progress)
 			fprintf(progress, "bench: building %s with %s (log: %s)\n", out->image, b->name, out->log);
-		if ((fd = open(out->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		if ((fd = fs_open_new(out->log, 0644)) < 0) { /* a new file: a link or a FIFO of that name is not used */
 			err = bench_error_set(BENCH_E_IO, "cannot create '%s': %s", out->log, strerror(errno));
 			goto cleanup;
 		}

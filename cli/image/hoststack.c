@@ -263,10 +263,23 @@ static int write_build_json(const char *dir, json_t *rec)
 	return err;
 }
 
+/* A build log, created anew (fs_open_new: a link or a FIFO of its name in $BENCH_HOME is not written through). */
+static FILE *log_create(const char *path)
+{
+	int fd = fs_open_new(path, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
 static void say_up_to_date(FILE *progress, const struct component *c, const char *dir, double t0)
 {
 	char *p = xstrfmt("%s/build.json", dir);
-	json_t *b = json_load_file(p, 0, NULL);
+	json_t *b = NULL;
+
+	fs_load_json(&b, p, 16u << 20, 0); /* $BENCH_HOME's: read without blocking on what is not a file */
 
 	if (progress)
 		fprintf(progress, "bench: build: %s: up to date in %s (built %s in %.1f s; checked in %.3f s)\n", c->name,
@@ -379,7 +392,7 @@ static int build_git(const struct manifest *m, const struct component *c, json_t
 	started = utc_now();
 	if ((err = snapshot_git(tarball, c->git, commit, "src", sde)) < 0 || (err = extract_snapshot(tarball, dir)) < 0)
 		goto cleanup;
-	if (!(bl.log = fopen(logp, "w"))) {
+	if (!(bl.log = log_create(logp))) {
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", logp, strerror(errno));
 		goto cleanup;
 	}
@@ -510,7 +523,7 @@ static int build_pip(const struct manifest *m, const struct component *c, json_t
 		err = bench_error_set(BENCH_E_IO, "cannot clear '%s': %s", venv, strerror(errno));
 		goto cleanup;
 	}
-	if (!(bl.log = fopen(logp, "w"))) {
+	if (!(bl.log = log_create(logp))) {
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", logp, strerror(errno));
 		goto cleanup;
 	}
@@ -741,7 +754,7 @@ static int load_one(struct host_component *hc, struct host_stack *hs, const stru
 	{
 		char *dir = comp_dir(c, e), *bp = xstrfmt("%s/build.json", dir);
 
-		hc->build = json_load_file(bp, 0, NULL);
+		fs_load_json(&hc->build, bp, 16u << 20, 0);
 		free(bp);
 		if (!hc->build) {
 			bench_error_set(BENCH_E_MANIFEST, "component '%s' is not built on this host (%s): run 'bench build' of its "

@@ -190,7 +190,7 @@ int snapshot_git(const char *out_path, const char *url, const char *commit, cons
 		goto cleanup;
 	}
 	tmp = xstrfmt("%s.tmp.%d", out_path, (int)getpid());
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+	if ((fd = fs_open_new(tmp, 0644)) < 0) {
 		err = bench_error_set(BENCH_E_IO, "cannot create '%s': %s", tmp, strerror(errno));
 		goto cleanup;
 	}

@@ -1340,9 +1340,12 @@ int lock_keep_unmoved(json_t *lock, json_t *old)
 int lock_write(const char *path, json_t *lock)
 {
 	char *tmp = xstrfmt("%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
+	int fd = fs_open_new(tmp, 0644); /* a link named like it is removed, never written through */
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	int err = 0;
 
+	if (fd >= 0 && !f)
+		close(fd);
 	if (!f || json_dumpf(lock, f, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 || fputc('\n', f) == EOF || fclose(f) != 0 ||
 	    rename(tmp, path) != 0)
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s'", path);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_exec.c — paths handed to engines and batch jobs (absolute, placeholders kept), and an engine's own
  * failure named with its own error line. */
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -441,6 +443,50 @@ static void test_fabric_dump_of_another_node(void **state)
 	free(d);
 }
 
+/* The writers of a run directory bench did not create: nothing written through a link, no wait on a FIFO. */
+static void test_fs_writes_never_follow_a_link(void **state)
+{
+	char *d = xstrfmt("%s/links", dir), *victim = xstrfmt("%s/victim", dir), *p = xstrfmt("%s/a.log", d);
+	char *q = xstrfmt("%s/b.json", d), *tmp = xstrfmt("%s/b.json.tmp", d), *buf = NULL;
+	json_t *j = NULL;
+	size_t len;
+	int fd;
+
+	(void)state;
+	assert_int_equal(fs_mkdir_p(d), 0);
+	assert_int_equal(fs_write_file(victim, "precious", 8, 0644), 0);
+	assert_int_equal(symlink(victim, p), 0);
+	errno = 0;
+	assert_true(fs_open_write(p, O_APPEND, 0644) < 0 && errno == ELOOP); /* a link: refused */
+	assert_string_equal(fs_open_error(ELOOP, O_NOFOLLOW), "a symbolic link (not followed)");
+	unlink(p);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	errno = 0;
+	assert_true(fs_open_write(p, O_APPEND, 0644) < 0 && errno == EINVAL); /* a FIFO: refused, not waited on */
+	assert_true(fs_read_file_flags(&buf, &len, p, 100, O_NOFOLLOW) < 0 && errno == EINVAL);
+	assert_true(fs_load_json(&j, p, 100, 0) == BENCH_E_IO && errno == EINVAL && !j);
+	unlink(p);
+	assert_true((fd = fs_open_write(p, O_APPEND, 0644)) >= 0); /* absent: created */
+	close(fd);
+	assert_int_equal(symlink(victim, tmp), 0); /* the temporary file's name a link: replaced, not written through */
+	assert_int_equal(fs_write_file(q, "{\"a\": 1}", 8, 0644), 0);
+	assert_int_equal(fs_read_file(&buf, &len, victim, 100), 0);
+	assert_string_equal(buf, "precious");
+	free(buf);
+	assert_int_equal(fs_load_json(&j, q, 100, O_NOFOLLOW), 0);
+	assert_int_equal(json_integer_value(json_object_get(j, "a")), 1);
+	json_decref(j);
+	assert_true(fs_load_json(&j, q, 4, 0) == BENCH_E_IO && errno == EFBIG); /* larger than max: by its size */
+	assert_true(fs_load_json(&j, victim, 100, 0) == BENCH_E_MANIFEST); /* not JSON */
+	assert_int_equal(fs_remove_tree(d), 0);
+	unlink(victim);
+	free(d);
+	free(victim);
+	free(p);
+	free(q);
+	free(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_nvidia_topo_matrix),
 		cmocka_unit_test(test_fabric_dump_matches_own_capture),
 		cmocka_unit_test(test_fabric_dump_of_another_node),
+		cmocka_unit_test(test_fs_writes_never_follow_a_link),
 	};
 	char *runs;
 	int rc;
