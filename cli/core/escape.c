@@ -249,6 +249,37 @@ void esc_json_tree(json_t *j)
 	}
 }
 
+void esc_markdown(FILE *f, const char *s)
+{
+	char *e;
+
+	if (!s)
+		return;
+	e = esc_text(s);
+	for (const char *p = e; *p; p++) {
+		switch (*p) {
+		case '|':
+		case '\\':
+		case '`':
+			fputc('\\', f);
+			fputc(*p, f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		default:
+			fputc(*p, f);
+		}
+	}
+	free(e);
+}
+
 void esc_csv_field(FILE *f, const char *s)
 {
 	int formula;

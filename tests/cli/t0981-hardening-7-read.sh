@@ -107,6 +107,28 @@ expect 0 "packed again without its variant" "$BENCH" pack "$V"
 BENCH_RUNNERS=$T/fake expect 8 "reproduce --yes of it: exit 8" "$BENCH" reproduce --yes -o "$T/vr2" "$V.bench.tar.gz"
 expect_err "has 2 variants and its plan.json names none"
 
+# compare --format markdown of two signed bundles whose case key holds HTML and '|' (the eighth review): every cell
+# from a bundle through the markdown escaper
+for side in a b; do
+	BENCH_RUNNERS=$T/fake expect 0 "a run for the markdown check ($side)" "$BENCH" run -q --no-pack -o "$T/md$side" "$T/real.yaml"
+	M=$(ls -d "$T"/md$side/real-*/)
+	M=${M%/}
+	"$PY" - "$M" <<'PY'
+import glob, sys
+d = sys.argv[1]
+for f in glob.glob(d + "/*.json") + glob.glob(d + "/results/*.jsonl") + glob.glob(d + "/cases/*.json"):
+    s = open(f).read()
+    s = s.replace("/64x64x64/", "/<img src=x onerror=alert(1)> | 999 TB/s | faster |/")
+    open(f, "w").write(s)
+PY
+	expect 0 "packed ($side)" "$BENCH" pack "$M"
+done
+expect 0 "compare --format markdown of the two bundles" "$BENCH" compare --format markdown "$(ls "$T"/mda/*.bench.tar.gz)" "$(ls "$T"/mdb/*.bench.tar.gz)"
+grep -q "<img" "$T/out" && { not_ok "raw HTML in the markdown"; grep "<img" "$T/out" | head -n 2 | sed 's/^/#   /'; } ||
+	ok "no raw HTML in the markdown"
+grep -qF '&lt;img src=x onerror=alert(1)&gt; \| 999 TB/s \| faster \|' "$T/out" &&
+	ok "the case key escaped: &lt; &gt; and \| (no cell broken out)" || { not_ok "the case key's escaping"; show "$T/out"; }
+
 # ---- env_matrix bounds ----------------------------------------------------------------------------------------
 em() { # description env_matrix-body want
 	printf 'bench: 1\nname: em\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]], env_matrix: %s}\n' "$2" >"$T/em.yaml"
