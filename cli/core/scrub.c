@@ -469,7 +469,14 @@ static const char *keyed_value_end(const char *key, size_t kn, const char *q, si
 		while (*e && *e != *q)
 			e += e[0] == '\\' && e[1] ? 2 : 1;
 	} else if (auth_key(key, kn)) { /* Authorization: SCHEME CREDENTIALS: all of it */
-		while (*e && *e != '\n' && !strchr("\"'\\", *e))
+		const char *s = e;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		/* Digest's credentials are quoted pairs (username="u", response="..."): the rest of the line */
+		int digest = !strncasecmp(s, "digest", 6) && isspace((unsigned char)s[6]);
+
+		while (*e && *e != '\n' && (digest || !strchr("\"'\\", *e)))
 			e++;
 		while (e > q && isspace((unsigned char)e[-1]))
 			e--;

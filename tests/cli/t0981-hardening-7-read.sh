@@ -129,6 +129,22 @@ grep -q "<img" "$T/out" && { not_ok "raw HTML in the markdown"; grep "<img" "$T/
 grep -qF '&lt;img src=x onerror=alert(1)&gt; \| 999 TB/s \| faster \|' "$T/out" &&
 	ok "the case key escaped: &lt; &gt; and \| (no cell broken out)" || { not_ok "the case key's escaping"; show "$T/out"; }
 
+# HTTP Digest credentials (the eighth review): the whole header value goes, its quoted pairs too
+D2=$(ls -d "$T"/mda/real-*/)
+D2=${D2%/}
+cat >"$D2/logs/digest.log" <<'L'
+Authorization: Digest username="bob", realm="r", nonce="n0nce7", response="6629fae49393a05397450978507c4ef1"
+Proxy-Authorization:Digest username="carol", response="77aa0e49393a05397450978507c4ef19"
+{"headers": {"Authorization": "Digest username=\"dave\", response=\"88bb0e49393a05397450978507c4ef19\""}}
+Authorization: Bearer-less note: the server asked for Digest
+L
+rm -f "$D2.bench.tar.gz" "$D2.bench.tar.gz.intoto.jsonl"
+expect 0 "pack a run whose log holds Digest headers" "$BENCH" pack "$D2"
+mkdir -p "$T/dx" && tar -xzf "$D2.bench.tar.gz" -C "$T/dx"
+for h in 6629fae49393a05397450978507c4ef1 n0nce7 77aa0e49393a05397450978507c4ef19 88bb0e49393a05397450978507c4ef19; do
+	grep -rqF "$h" "$T/dx" && not_ok "Digest credential $h kept in the bundle" || ok "Digest credential $h gone"
+done
+
 # ---- env_matrix bounds ----------------------------------------------------------------------------------------
 em() { # description env_matrix-body want
 	printf 'bench: 1\nname: em\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]], env_matrix: %s}\n' "$2" >"$T/em.yaml"
