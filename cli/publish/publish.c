@@ -415,11 +415,29 @@ static const struct compare_side *hist_side(struct hist *h, const char *repo, si
 	return h->s[i].records ? &h->s[i] : NULL;
 }
 
+/* 1 when repo/summaries is a directory of the repository itself (or not there yet): the index is written only
+ * then, never through a link that leads out of the repository (publish refuses such a link later, by name) */
+static int hist_dir_ok(const char *repo)
+{
+	char *d = xstrfmt("%s/summaries", repo);
+	struct stat st;
+	int ok = lstat(d, &st) != 0 ? errno == ENOENT : S_ISDIR(st.st_mode);
+
+	free(d);
+	return ok;
+}
+
 /* appends a run's facts to the index (a failed write is mended on the next load) */
 static void hist_index_append(const char *repo, json_t *facts)
 {
-	char *p = xstrfmt("%s/%s", repo, HIST_INDEX), *line = json_dumps(facts, JSON_SORT_KEYS | JSON_COMPACT);
-	int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	char *p, *line;
+	int fd;
+
+	if (!hist_dir_ok(repo))
+		return;
+	p = xstrfmt("%s/%s", repo, HIST_INDEX);
+	line = json_dumps(facts, JSON_SORT_KEYS | JSON_COMPACT);
+	fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 
 	if (fd >= 0) {
 		struct strbuf sb = STRBUF_INIT;
@@ -491,7 +509,7 @@ static void hist_load(struct hist *h, const char *repo)
 		if (named != lines)
 			stale = 1;
 	}
-	if (stale) { /* written again, whole, in the order of the summaries' names */
+	if (stale && hist_dir_ok(repo)) { /* written again, whole, in the order of the summaries' names */
 		struct strbuf sb = STRBUF_INIT;
 		char *tmp = xstrfmt("%s.%ld.tmp", ipath, (long)getpid());
 

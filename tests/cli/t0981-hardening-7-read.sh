@@ -145,6 +145,16 @@ for h in 6629fae49393a05397450978507c4ef1 n0nce7 77aa0e49393a05397450978507c4ef1
 	grep -rqF "$h" "$T/dx" && not_ok "Digest credential $h kept in the bundle" || ok "Digest credential $h gone"
 done
 
+# publish never writes through a 'summaries' link out of the results repository (the eighth review: the outside
+# index.jsonl was emptied before the link was refused)
+expect 0 "publish a first bundle" "$BENCH" publish --repo "$T/pub" "$(ls "$T"/runs/real-*.bench.tar.gz)"
+mkdir -p "$T/outside" && echo PRECIOUS >"$T/outside/index.jsonl"
+rm -rf "$T/pub/summaries" && ln -s ../outside "$T/pub/summaries"
+BENCH_RUNNERS=$T/fake expect 0 "a second run" "$BENCH" run -q -o "$T/pub2" "$T/real.yaml"
+"$BENCH" publish --repo "$T/pub" "$(ls "$T"/pub2/real-*.bench.tar.gz)" >"$T/out" 2>"$T/err"
+grep -qx PRECIOUS "$T/outside/index.jsonl" && ok "publish left the file behind the summaries link as it was" ||
+	{ not_ok "publish wrote through the summaries link"; show "$T/outside/index.jsonl"; }
+
 # ---- env_matrix bounds ----------------------------------------------------------------------------------------
 em() { # description env_matrix-body want
 	printf 'bench: 1\nname: em\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]], env_matrix: %s}\n' "$2" >"$T/em.yaml"
