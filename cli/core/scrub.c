@@ -398,8 +398,10 @@ static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
 }
 
 /* a .netrc "password PW" (or "passwd PW") token pair at p, on a line that reads like one (it starts with the
- * token or holds "machine", "login" or "default" before it): the length up to the value, else 0 */
-static size_t netrc_password_at(const char *line, const char *p)
+ * token or holds "machine", "login" or "default" before it): the length up to the value, else 0. *scanned and
+ * *found carry the search for those words between calls, p moving forward along one line (NULL: from line), so
+ * that a line of many "password" words is read once, not once per word. */
+static size_t netrc_password_at(const char *line, const char *p, const char **scanned, int *found)
 {
 	const char *l = line, *q;
 	size_t kn;
@@ -420,12 +422,14 @@ static size_t netrc_password_at(const char *line, const char *p)
 		l++;
 	if (l == p)
 		return (size_t)(q - p);
-	for (const char *w = line; w < p; w++)
+	for (const char *w = *scanned ? *scanned : line; !*found && w < p; w++)
 		if ((w == line || isspace((unsigned char)w[-1])) &&
 		    (((!strncmp(w, "machine", 7) || !strncmp(w, "default", 7)) && isspace((unsigned char)w[7])) ||
 		     (!strncmp(w, "login", 5) && isspace((unsigned char)w[5]))))
-			return (size_t)(q - p);
-	return 0;
+			*found = 1;
+	if (!*scanned || *scanned < p)
+		*scanned = p;
+	return *found ? (size_t)(q - p) : 0;
 }
 
 /* "sig=" in a URL's query (an Azure shared access signature: the signature is the credential) */
@@ -455,6 +459,8 @@ struct redact {
 	struct strbuf sb;
 	const char *u;
 	const char *p;
+	const char *netrc_scanned; /* netrc_password_at()'s search so far */
+	int netrc_found;
 };
 
 /* the end of a secret key's value at q, whose opening quote (", ' or \") is ql bytes long */
@@ -579,7 +585,7 @@ static int redact_word(struct redact *r)
 		r->p = p + wn;
 		return 1;
 	}
-	if ((wn = netrc_password_at(u, p))) {
+	if ((wn = netrc_password_at(u, p, &r->netrc_scanned, &r->netrc_found))) {
 		redact_word_rest(r, wn, 0);
 		return 1;
 	}
@@ -626,7 +632,7 @@ static void redact_userinfo(struct redact *r)
 
 char *scrub_redact_value(const char *v)
 {
-	struct redact r = { STRBUF_INIT, NULL, NULL };
+	struct redact r = { STRBUF_INIT, NULL, NULL, NULL, 0 };
 	char *u = scrub_redact_url(v);
 
 	r.u = r.p = u;
