@@ -1361,6 +1361,19 @@ static int scrub_dir_rel(const char *dir, const char *rel, const struct strvec *
 		if (!*rel && (!strcmp(e->d_name, "manifest.yaml") || !strcmp(e->d_name, "manifest.lock.json") ||
 			      !strcmp(e->d_name, "inputs"))) /* inputs/: the plug-ins' files, as the lock pins them */
 			continue;
+		for (size_t i = 0; secrets && i < secrets->n; i++)
+			if (strstr(e->d_name, secrets->v[i])) { /* a name is not rewritten: refused, as pack refuses the rest */
+				struct strbuf red = STRBUF_INIT;
+
+				scrub_text(&red, e->d_name, strlen(e->d_name), secrets);
+				err = bench_error_set(BENCH_E_FAIL, "'%s%s': a file name that holds the value of a secret "
+						      "variable (shown redacted); rename or remove it, then run 'bench pack' "
+						      "again", rel, red.buf ? red.buf : "");
+				strbuf_release(&red);
+				break;
+			}
+		if (err)
+			break;
 		p = xstrfmt("%s/%s", dir, e->d_name);
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 			char *r2 = xstrfmt("%s%s/", rel, e->d_name);

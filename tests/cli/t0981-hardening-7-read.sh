@@ -172,6 +172,16 @@ start=$(date +%s)
 expect 0 "pack a run whose log holds a 1.6 MB line of repeated 'password '" timeout 300 "$BENCH" pack "$D2"
 [ $(($(date +%s) - start)) -le 30 ] && ok "... in at most 30 s" || not_ok "pack took $(($(date +%s) - start)) s"
 
+# a file name holding the value of a secret variable of pack's environment is refused, named redacted (the eighth
+# review: the value was scrubbed inside the files, but the name was packed and signed)
+printf 'x\n' >"$D2/logs/Xq7SecretValue42.log"
+rm -f "$D2.bench.tar.gz" "$D2.bench.tar.gz.intoto.jsonl"
+MY_TOKEN=Xq7SecretValue42 expect 1 "pack with MY_TOKEN's value in a file name: refused" "$BENCH" pack "$D2"
+expect_err "'logs/<redacted>.log': a file name that holds the value of a secret variable"
+grep -q Xq7SecretValue42 "$T/err" && not_ok "the message shows the value" || ok "the message does not show the value"
+[ ! -e "$D2.bench.tar.gz" ] && ok "no bundle" || not_ok "a bundle was made"
+rm -f "$D2/logs/Xq7SecretValue42.log"
+
 # ---- env_matrix bounds ----------------------------------------------------------------------------------------
 em() { # description env_matrix-body want
 	printf 'bench: 1\nname: em\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]], env_matrix: %s}\n' "$2" >"$T/em.yaml"
