@@ -432,9 +432,14 @@ uint64_t stats_seed_from_key(const char *key)
 	return next(&h);
 }
 
-/* the median of v[0..n) for small n, in place (insertion sort) */
+/* the median of v[0..n), in place: insertion sort for the few samples of a run, qsort for many (the medians of
+ * a thousand runs per side were sorted by insertion in every bootstrap resample: quadratic in runs) */
 static double small_median(double *v, size_t n)
 {
+	if (n > 32) {
+		qsort(v, n, sizeof(*v), cmp_d);
+		return median_sorted(v, n);
+	}
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
 			double t = v[j];

@@ -182,6 +182,41 @@ grep -q Xq7SecretValue42 "$T/err" && not_ok "the message shows the value" || ok 
 [ ! -e "$D2.bench.tar.gz" ] && ok "no bundle" || not_ok "a bundle was made"
 rm -f "$D2/logs/Xq7SecretValue42.log"
 
+# compare scales with runs per side (the eighth review: 320 -> 640 -> 1280 runs took 1.4 -> 4.1 -> 15.2 s; the run
+# medians were insertion-sorted in every bootstrap resample). CPU time of 300 and 1200 runs per side, each run's
+# samples its own: 4x the runs may cost at most 8x the time (quadratic: 16x)
+R0=$(ls -d "$T"/runs/real-*/ | head -n 1)
+"$PY" - "$R0" "$T/many" <<'PY'
+import json, os, random, shutil, sys
+src, out = sys.argv[1].rstrip("/"), sys.argv[2]
+random.seed(7)
+for k in (300, 1200):
+    for side in "ab":
+        for r in range(k):
+            d = "%s/%d/%s/real-20261202T%06dZ-%s%05x" % (out, k, side, r, side, r)
+            shutil.copytree(src, d)
+            f = d + "/results/gemm.jsonl"
+            recs = [json.loads(l) for l in open(f) if l.strip()]
+            for rec in recs:
+                rec["samples_ms"] = [random.uniform(1, 1.2) for _ in range(10)]
+            open(f, "w").write("".join(json.dumps(x) + "\n" for x in recs))
+PY
+cpu() { "$PY" - "$BENCH" "$T/many/$1" <<'PY'
+import glob, resource, subprocess, sys
+b, d = sys.argv[1], sys.argv[2]
+subprocess.run([b, "compare"] + sorted(glob.glob(d + "/a/*/")) + ["--vs"] + sorted(glob.glob(d + "/b/*/")),
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.3f" % (r.ru_utime + r.ru_stime))
+PY
+}
+c1=$(cpu 300)
+c2=$(cpu 1200)
+"$PY" -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if b <= 8 * max(a, 0.05) else 1)' "$c1" "$c2" &&
+	ok "compare of 300 and 1200 runs per side: ${c1} s and ${c2} s of CPU (at most 8x)" ||
+	not_ok "compare of 300 and 1200 runs per side: ${c1} s and ${c2} s of CPU (more than 8x)"
+rm -rf "$T/many"
+
 # ---- env_matrix bounds ----------------------------------------------------------------------------------------
 em() { # description env_matrix-body want
 	printf 'bench: 1\nname: em\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]], env_matrix: %s}\n' "$2" >"$T/em.yaml"
