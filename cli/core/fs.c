@@ -17,10 +17,12 @@
 #include "error.h"
 #include "strbuf.h"
 
-int fs_open_regular(const char *path, int flags)
+/* fd, opened with O_NONBLOCK, kept when it is a regular file: emptied when trunc, made blocking again; else closed,
+ * -1 with errno (EINVAL: not a regular file) */
+static int fd_keep_regular(int fd, int trunc)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags), fl, e = 0;
+	int fl, e = 0;
 
 	if (fd < 0)
 		return -1;
@@ -28,6 +30,8 @@ int fs_open_regular(const char *path, int flags)
 		e = errno;
 	else if (!S_ISREG(st.st_mode))
 		e = EINVAL;
+	else if (trunc && ftruncate(fd, 0) < 0)
+		e = errno;
 	else if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
 		e = errno;
 	if (e) {
@@ -38,31 +42,21 @@ int fs_open_regular(const char *path, int flags)
 	return fd;
 }
 
+int fs_open_regular(const char *path, int flags)
+{
+	return fd_keep_regular(open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags), 0);
+}
+
 int fs_open_write(const char *path, int flags, unsigned mode)
 {
-	struct stat st;
 	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (flags & ~O_TRUNC), (mode_t)mode);
-	int fl, e = 0;
 
 	if (fd < 0) {
 		if (errno == ENXIO || errno == EISDIR || errno == EWOULDBLOCK) /* a FIFO no one reads, a socket, a directory */
 			errno = EINVAL;
 		return -1;
 	}
-	if (fstat(fd, &st) < 0)
-		e = errno;
-	else if (!S_ISREG(st.st_mode))
-		e = EINVAL;
-	else if ((flags & O_TRUNC) && ftruncate(fd, 0) < 0)
-		e = errno;
-	else if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
-		e = errno;
-	if (e) {
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
+	return fd_keep_regular(fd, (flags & O_TRUNC) != 0);
 }
 
 int fs_open_new(const char *path, unsigned mode)
