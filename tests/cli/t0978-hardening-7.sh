@@ -109,21 +109,15 @@ rm -f "$D/results/gemm.jsonl"
 ln -s "$T/foreign.jsonl" "$D/results/gemm.jsonl"
 resume_refused "--resume with results/gemm.jsonl a link to a file outside" "'$D/results/gemm.jsonl' is a symbolic link"
 
-fresh results-dir-link
-mkdir -p "$T/outside-results"
-rm -rf "$D/results"
-ln -s "$T/outside-results" "$D/results"
-resume_refused "--resume with results/ a link to a directory outside" "'$D/results' is a symbolic link"
-[ -z "$(ls -A "$T/outside-results")" ] && ok "nothing written into the directory behind results/" ||
-	not_ok "files written outside the run: $(ls "$T/outside-results")"
-
-fresh cases-dir-link
-mkdir -p "$T/outside-cases"
-rm -rf "$D/cases"
-ln -s "$T/outside-cases" "$D/cases"
-resume_refused "--resume with cases/ a link to a directory outside" "'$D/cases' is a symbolic link"
-[ -z "$(ls -A "$T/outside-cases")" ] && ok "nothing written into the directory behind cases/" ||
-	not_ok "files written outside the run: $(ls "$T/outside-cases")"
+for sub in results cases; do
+	fresh "$sub-dir-link"
+	mkdir -p "$T/outside-$sub"
+	rm -rf "${D:?}/$sub"
+	ln -s "$T/outside-$sub" "$D/$sub"
+	resume_refused "--resume with $sub/ a link to a directory outside" "'$D/$sub' is a symbolic link"
+	[ -z "$(ls -A "$T/outside-$sub")" ] && ok "nothing written into the directory behind $sub/" ||
+		not_ok "files written outside the run: $(ls "$T/outside-$sub")"
+done
 
 # --- 2. --resume never blocks on what is not a regular file ----------------------------------------------------------
 fresh plan-fifo
