@@ -159,6 +159,12 @@ static int list_dir(struct members *ms, const char *root, const char *rel, const
 			if (err)
 				break;
 		}
+		if (strlen(e->d_name) > 255) { /* what verify refuses (entry_problem): a name no Linux tar can extract */
+			err = bench_error_set(BENCH_E_FAIL, "'%s/%s%s': a name of %zu bytes, over the 255 a path component of "
+					      "a bundle may have (tar cannot extract it); rename it", root, rel, e->d_name,
+					      strlen(e->d_name));
+			break;
+		}
 		r = *rel ? xstrfmt("%s%s", rel, e->d_name) : xstrdup(e->d_name);
 		p = xstrfmt("%s/%s", root, r);
 		if (lstat(p, &st) < 0) {
@@ -1678,8 +1684,8 @@ static int in_start(struct in_stream *in, int fd)
 }
 
 /* Checks one entry's name, type and mode. Returns NULL when acceptable, else the reason (static). A name is
- * canonical: <run>/ then components that are neither empty nor '.' nor '..', without control characters; a
- * directory's name may end with one '/', a file's may not. */
+ * canonical: <run>/ then components that are neither empty nor '.' nor '..' nor longer than 255 bytes, without
+ * control characters; a directory's name may end with one '/', a file's may not. */
 static const char *entry_problem(struct archive_entry *e, const char *run)
 {
 	const char *name = archive_entry_pathname(e);
@@ -1702,6 +1708,8 @@ static const char *entry_problem(struct archive_entry *e, const char *run)
 			return "a '.' path component (not a canonical name)";
 		if (n == 0 && !(p[0] == '/' && p[1] == '\0' && p != name))
 			return "an empty path component (not a canonical name)";
+		if (n > 255) /* NAME_MAX: no Linux file system holds it, GNU tar and Python cannot extract it */
+			return "a path component longer than 255 bytes (NAME_MAX: GNU tar and Python cannot extract it)";
 		p += n + (p[n] == '/');
 	}
 	for (const char *p = name; *p; p++)

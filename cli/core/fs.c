@@ -17,9 +17,21 @@
 #include "error.h"
 #include "strbuf.h"
 
-/* fd, opened with O_NONBLOCK, kept when it is a regular file: emptied when trunc, made blocking again; else closed,
- * -1 with errno (EINVAL: not a regular file) */
-static int fd_keep_regular(int fd, int trunc)
+/* the names of the hard link fs_open_write() last refused in this thread, for fs_open_error()'s message */
+static _Thread_local unsigned long long refused_nlink;
+
+/* whether the file has more names than this one (a hard link), noted for fs_open_error() */
+static int other_names(const struct stat *st)
+{
+	if (st->st_nlink <= 1)
+		return 0;
+	refused_nlink = (unsigned long long)st->st_nlink;
+	return 1;
+}
+
+/* fd, opened with O_NONBLOCK, kept when it is a regular file (for a write, one with no other name): emptied when
+ * trunc, made blocking again; else closed, -1 with errno (EINVAL: not a regular file; EMLINK: a hard link) */
+static int fd_keep_regular(int fd, int trunc, int write)
 {
 	struct stat st;
 	int fl, e = 0;
@@ -30,6 +42,8 @@ static int fd_keep_regular(int fd, int trunc)
 		e = errno;
 	else if (!S_ISREG(st.st_mode))
 		e = EINVAL;
+	else if (write && other_names(&st)) /* a name elsewhere, perhaps outside the run directory: not written through */
+		e = EMLINK;
 	else if (trunc && ftruncate(fd, 0) < 0)
 		e = errno;
 	else if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
@@ -44,7 +58,7 @@ static int fd_keep_regular(int fd, int trunc)
 
 int fs_open_regular(const char *path, int flags)
 {
-	return fd_keep_regular(open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags), 0);
+	return fd_keep_regular(open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags), 0, 0);
 }
 
 int fs_open_write(const char *path, int flags, unsigned mode)
@@ -56,7 +70,7 @@ int fs_open_write(const char *path, int flags, unsigned mode)
 			errno = EINVAL;
 		return -1;
 	}
-	return fd_keep_regular(fd, (flags & O_TRUNC) != 0);
+	return fd_keep_regular(fd, (flags & O_TRUNC) != 0, 1);
 }
 
 int fs_open_new(const char *path, unsigned mode)
@@ -71,6 +85,12 @@ const char *fs_open_error(int errnum, int flags)
 		return "not a regular file";
 	if (errnum == ELOOP && (flags & O_NOFOLLOW))
 		return "a symbolic link (not followed)";
+	if (errnum == EMLINK && refused_nlink) { /* fs_open_write()'s refusal */
+		static _Thread_local char msg[96];
+
+		snprintf(msg, sizeof(msg), "a hard link (%llu names; never written through)", refused_nlink);
+		return msg;
+	}
 	return strerror(errnum);
 }
 

@@ -19,9 +19,10 @@
 int fs_open_regular(const char *path, int flags);
 /* Opens path for writing where bench did not just create the directory (a run directory on --resume): never through a
  * symbolic link (O_NOFOLLOW), O_NONBLOCK for the open (a FIFO), then fstat() and a refusal of anything but a regular
- * file, then O_NONBLOCK cleared; created with mode when absent. flags adds O_APPEND or O_TRUNC (the truncation only
- * once the file is known to be a regular file). Returns the descriptor (O_CLOEXEC), or -1 with errno set: ELOOP for a
- * symbolic link, EINVAL for what is not a regular file. */
+ * file with one name (a hard link's other name may be outside the run directory), then O_NONBLOCK cleared; created
+ * with mode when absent. flags adds O_APPEND or O_TRUNC (the truncation only once the file is known to be a regular
+ * file). Returns the descriptor (O_CLOEXEC), or -1 with errno set: ELOOP for a symbolic link, EINVAL for what is not
+ * a regular file, EMLINK for a hard link. */
 int fs_open_write(const char *path, int flags, unsigned mode);
 /* Creates path as a new regular file for writing (O_CREAT | O_EXCL | O_NOFOLLOW, O_CLOEXEC): whatever is there already
  * under that name (bench's own temporary file left over, a link to a file of the user's, a FIFO) is removed first, so
@@ -29,7 +30,8 @@ int fs_open_write(const char *path, int flags, unsigned mode);
  * or -1 with errno set (EEXIST: a directory of that name). */
 int fs_open_new(const char *path, unsigned mode);
 /* Why an fs_open_regular() or fs_open_write() failed, for a message: "not a regular file", "a symbolic link (not
- * followed)" (ELOOP with O_NOFOLLOW), else strerror(errnum). */
+ * followed)" (ELOOP with O_NOFOLLOW), "a hard link (N names; never written through)" (EMLINK, the last such refusal
+ * of this thread), else strerror(errnum). */
 const char *fs_open_error(int errnum, int flags);
 /* Reads a whole regular file of at most max bytes (at most max + 64 KiB are read: the size st_size says is not
  * trusted, a sysfs file says 4096 or its page size). Returns 0, BENCH_E_IO, or BENCH_E_MANIFEST when the file is

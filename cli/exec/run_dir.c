@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,8 +268,9 @@ void run_set_state(struct run *r, size_t i, enum cstate s, const char *why)
 
 /* ---- resume: ok records already on disk are the truth -------------------------------------------------------- */
 
-/* Every entry under dir (dir itself is the user's choice and may be a link): a directory or a regular file, or the
- * error naming the first that is not. */
+/* Every entry under dir (dir itself is the user's choice and may be a link): a directory or a regular file of one
+ * name, or the error naming the first that is not (a hard link's other name may be outside the run directory, and a
+ * resumed run appends to its logs and results in place). */
 static int check_tree(const char *dir, const char *run, int depth)
 {
 	DIR *d = opendir(dir);
@@ -294,6 +296,10 @@ static int check_tree(const char *dir, const char *run, int depth)
 		} else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 			err = bench_error_set(BENCH_E_IO, "cannot resume '%s': '%s' is not a regular file or directory; "
 					      "remove it, then try again", run, p);
+		} else if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+			err = bench_error_set(BENCH_E_IO, "cannot resume '%s': '%s' is a hard link (%ju names; bench never "
+					      "writes through one, and a bundle holds none); copy it instead, then try again",
+					      run, p, (uintmax_t)st.st_nlink);
 		} else if (S_ISDIR(st.st_mode) && depth >= 32) {
 			err = bench_error_set(BENCH_E_IO, "cannot resume '%s': '%s' is nested deeper than 32 directories", run, p);
 		} else if (S_ISDIR(st.st_mode)) {

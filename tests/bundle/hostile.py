@@ -4,6 +4,8 @@
   python3 hostile.py VARIANT OUTDIR BENCH_HOME      -> OUTDIR/hostile-VARIANT.bench.tar.gz(.intoto.jsonl)
 Variants: absolute, dotdot, symlink, hardlink, device, duplicate, many, huge, truncated, corrupt, extra, missing;
 non-canonical names: dotslash (run/./x beside run/x), doubleslash (run//x), trailingslash (a file run/x/), setuid;
+a path component over 255 bytes: longcomp-mid, longcomp-end, longcomp-utf8 (256 bytes, 128 characters); accepted at
+255 bytes: longcomp-255, longcomp-utf8-255 (85 three-byte characters);
 a file that is the parent of another member: fileparent (run/zz, run/zz/y), fileparent-rev (the child first),
 fileparent-deep (run/a, run/a/b/c/d), fileparent-status (run/status.json/x); Hangul jamo NFC joins by rule:
 hangul-lv (U+1100 U+1161), hangul-lvt (U+AC00 U+11A8);
@@ -110,6 +112,13 @@ with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT, pax_headers=
         n = f"{run}/logs/\u1100\u1161.log" if variant == "hangul-lv" else f"{run}/logs/\uac00\u11a8.log"
         add(tf, n, b"x\n")
         members.append((n, b"x\n"))
+    elif variant.startswith("longcomp-"):
+        # a path component over 255 bytes (NAME_MAX): GNU tar and Python cannot extract it; 255 bytes they can
+        n = {"longcomp-mid": "logs/" + "a" * 256 + "/x.log", "longcomp-end": "logs/" + "a" * 256,
+             "longcomp-utf8": "logs/" + "\u00e9" * 128,  # 256 bytes, 128 characters
+             "longcomp-255": "logs/" + "a" * 255 + "/" + "b" * 255, "longcomp-utf8-255": "logs/" + "\u65e5" * 85}[variant]
+        add(tf, f"{run}/{n}", b"x\n")
+        members.append((f"{run}/{n}", b"x\n"))
     elif variant == "setuid":
         add(tf, f"{run}/tool", b"#!/bin/sh\n", mode=0o4755)
         members.append((f"{run}/tool", b"#!/bin/sh\n"))

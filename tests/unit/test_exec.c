@@ -489,6 +489,13 @@ static void test_fs_writes_never_follow_a_link(void **state)
 	assert_true(fs_read_file_flags(&buf, &len, p, 100, O_NOFOLLOW) < 0 && errno == EINVAL);
 	assert_true(fs_load_json(&j, p, 100, 0) == BENCH_E_IO && errno == EINVAL && !j);
 	unlink(p);
+	assert_int_equal(link(victim, p), 0);
+	errno = 0;
+	assert_true(fs_open_write(p, O_APPEND, 0644) < 0 && errno == EMLINK); /* a hard link: refused, not appended to */
+	assert_string_equal(fs_open_error(EMLINK, O_NOFOLLOW), "a hard link (2 names; never written through)");
+	assert_true((fd = fs_open_regular(p, O_NOFOLLOW)) >= 0); /* read, as before */
+	close(fd);
+	unlink(p);
 	assert_true((fd = fs_open_write(p, O_APPEND, 0644)) >= 0); /* absent: created */
 	close(fd);
 	assert_int_equal(symlink(victim, tmp), 0); /* the temporary file's name a link: replaced, not written through */
