@@ -349,16 +349,25 @@ static size_t user_option_secret(struct strbuf *sb, const char *p)
 	return (size_t)(e - p);
 }
 
+/* 1 when line holds word, looked for once per line (*cache -1: not yet), not once per option of a long line */
+static int line_has(const char *line, const char *word, int *cache)
+{
+	if (*cache < 0)
+		*cache = strstr(line, word) != NULL;
+	return *cache;
+}
+
 /* mysql's -pPW and sshpass -p PW / -pPW, "-u user:pw" and its other spellings (curl, wget: user_option_secret()),
  * "--password PW" / "--token PW" (a secret-named option and its value as the next word): the secret part goes */
-static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
+static size_t option_secret(struct strbuf *sb, const char *line, const char *p, int *has_mysql, int *has_mariadb,
+			    int *has_sshpass)
 {
 	const char *q, *e;
 	size_t n = 0;
 
 	if (p[0] != '-' || (p > line && !isspace((unsigned char)p[-1])))
 		return 0;
-	if (p[1] == 'p' && (p[2] == ' ' || p[2] == '\t') && strstr(line, "sshpass")) { /* sshpass -p PW */
+	if (p[1] == 'p' && (p[2] == ' ' || p[2] == '\t') && line_has(line, "sshpass", has_sshpass)) { /* sshpass -p PW */
 		for (q = p + 2; *q == ' ' || *q == '\t'; q++)
 			;
 		if (!*q || !strncmp(q, "<redacted>", 10))
@@ -370,7 +379,8 @@ static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
 		return (size_t)(e - p);
 	}
 	if (p[1] == 'p' && p[2] && !isspace((unsigned char)p[2]) && strncmp(p + 2, "<redacted>", 10) &&
-	    (strstr(line, "mysql") || strstr(line, "mariadb") || strstr(line, "sshpass"))) {
+	    (line_has(line, "mysql", has_mysql) || line_has(line, "mariadb", has_mariadb) ||
+	     line_has(line, "sshpass", has_sshpass))) {
 		for (e = p + 2; *e && !isspace((unsigned char)*e); e++)
 			;
 		strbuf_addstr(sb, "-p<redacted>");
@@ -461,6 +471,12 @@ struct redact {
 	const char *p;
 	const char *netrc_scanned; /* netrc_password_at()'s search so far */
 	int netrc_found;
+	/* redact_userinfo()'s view of sb, kept as bytes are written so that a word of many '@'s is read once: sb
+	 * read up to seen, the current word (after the last cred_delim()) starts at word, its last ':' at colon + 1
+	 * (0: none) */
+	size_t seen, word, colon;
+	/* option_secret()'s words of the line (mysql, mariadb, sshpass): -1 not yet looked for */
+	int has_mysql, has_mariadb, has_sshpass;
 };
 
 /* the end of a secret key's value at q, whose opening quote (", ' or \") is ql bytes long */
@@ -515,8 +531,11 @@ static int redact_keyed(struct redact *r)
 	while (*q == ' ' || *q == '\t')
 		q++;
 	ql = q[0] == '\\' && q[1] == '"' ? 2 : (*q == '"' || *q == '\'');
+	if (!strncmp(q + ql, "<redacted>", 10))
+		return 0; /* before looking for the value's end: a line of "Authorization: <redacted>" was read to its end
+			   * at each */
 	e = keyed_value_end(p, kn, q, ql);
-	if (e <= q + ql || !strncmp(q + ql, "<redacted>", 10))
+	if (e <= q + ql)
 		return 0;
 	strbuf_add(&r->sb, p, (size_t)(q - p) + ql);
 	strbuf_addstr(&r->sb, "<redacted>");
@@ -602,37 +621,44 @@ static int redact_option(struct redact *r)
 {
 	size_t on;
 
-	if (*r->p != '-' || !(on = option_secret(&r->sb, r->u, r->p)))
+	if (*r->p != '-' || !(on = option_secret(&r->sb, r->u, r->p, &r->has_mysql, &r->has_mariadb, &r->has_sshpass)))
 		return 0;
 	r->p += on;
 	return 1;
 }
 
-/* at the '@' of user:password@host (a credential without a scheme): the userinfo already written goes */
+/* at the '@' of user:password@host (a credential without a scheme): the userinfo already written goes. The
+ * word's start and its last ':' are carried in r as sb grows, never searched for again from each '@' (a word of
+ * k '@'s took k^2) */
 static void redact_userinfo(struct redact *r)
 {
 	struct strbuf *sb = &r->sb;
-	const char *p = r->p, *colon = NULL;
-	size_t start = sb->len;
+	const char *p = r->p;
 
 	if (*p != '@' || p == r->u || !(isalnum((unsigned char)p[1]) || p[1] == '['))
 		return;
-	while (start > 0 && !cred_delim(sb->buf[start - 1]))
-		start--;
-	for (size_t k = start; k < sb->len; k++)
-		if (sb->buf[k] == ':')
-			colon = sb->buf + k;
-	if (colon && colon > sb->buf + start && colon + 1 < sb->buf + sb->len &&
-	    strncmp(sb->buf + start, "<redacted>", 10)) {
-		sb->len = start;
+	for (; r->seen < sb->len; r->seen++) {
+		char c = sb->buf[r->seen];
+
+		if (cred_delim(c)) {
+			r->word = r->seen + 1;
+			r->colon = 0;
+		} else if (c == ':') {
+			r->colon = r->seen + 1;
+		}
+	}
+	if (r->colon && r->colon - 1 > r->word && r->colon < sb->len && strncmp(sb->buf + r->word, "<redacted>", 10)) {
+		sb->len = r->word;
 		sb->buf[sb->len] = 0;
+		r->seen = r->word;
+		r->colon = 0;
 		strbuf_addstr(sb, "<redacted>");
 	}
 }
 
 char *scrub_redact_value(const char *v)
 {
-	struct redact r = { STRBUF_INIT, NULL, NULL, NULL, 0 };
+	struct redact r = { STRBUF_INIT, NULL, NULL, NULL, 0, 0, 0, 0, -1, -1, -1 };
 	char *u = scrub_redact_url(v);
 
 	r.u = r.p = u;
