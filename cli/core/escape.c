@@ -261,6 +261,13 @@ void esc_markdown(FILE *f, const char *s)
 		case '|':
 		case '\\':
 		case '`':
+		case '[': /* links and images: [text](url), ![alt](url) */
+		case ']':
+		case '!':
+		case '*': /* emphasis, strikethrough, headings */
+		case '_':
+		case '~':
+		case '#':
 			fputc('\\', f);
 			fputc(*p, f);
 			break;

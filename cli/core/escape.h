@@ -30,8 +30,9 @@ int esc_not_nfc(const char *s);
 char *esc_json_text(const char *s);
 /* every string of j, keys included, through esc_text() */
 void esc_json_tree(json_t *j);
-/* one markdown table cell or inline text: what esc_text() rewrites as \xNN, then | \ ` as \| \\ \` and & < > as
- * entities, so that no cell is broken out of and no HTML is rendered (nothing for NULL) */
+/* one markdown table cell or inline text: what esc_text() rewrites as \xNN, then | \ ` [ ] ! * _ ~ # with a
+ * backslash before each and & < > as entities, so that no cell is broken out of, no HTML is rendered and no text
+ * becomes a link, an image or emphasis (nothing for NULL) */
 void esc_markdown(FILE *f, const char *s);
 /* one CSV field of text (nothing for NULL) */
 void esc_csv_field(FILE *f, const char *s);

@@ -151,6 +151,7 @@ static const struct token_shape {
 	{ "hvs.", 24 }, { "hvb.", 24 }, /* HashiCorp Vault service and batch tokens */
 	{ "dapi", 32, 32, TOK_HEX }, /* Databricks */
 	{ "oy2", 43, 43, TOK_LOWER }, /* NuGet */
+	{ "AGE-SECRET-KEY-", 40 }, /* age identities: AGE-SECRET-KEY-1 and its bech32 body (AGE-SECRET-KEY-PQ-1 too) */
 	{ NULL, 0, 0, TOK_WORD }
 };
 
@@ -258,7 +259,10 @@ static size_t b64_cred_len(const char *q, size_t min)
 	}
 	while (q[n + pad] == '=' && pad < 2)
 		pad++;
-	if (n % 4 == 1 || (std && url) || n + pad < min || tokch(q[n + pad]) || q[n + pad] == '.')
+	/* a '.' then a word character: a file or host name (WORD.log), not the word alone; before a space or the end
+	 * it is a full stop */
+	if (n % 4 == 1 || (std && url) || n + pad < min || tokch(q[n + pad]) ||
+	    (q[n + pad] == '.' && (tokch(q[n + pad + 1]) || q[n + pad + 1] == '.')))
 		return 0;
 	if ((pad && (n + pad) % 4) || (((!pad && n % 4) || url) && n < 16))
 		return 0;
@@ -294,6 +298,41 @@ static size_t basic_at(const char *p)
 	while (*q == ' ')
 		q++;
 	return (n = b64_cred_len(q, 4)) ? (size_t)(q - p) + n : 0;
+}
+
+/* "Bearer TOKEN" anywhere (an OAuth bearer token out of its Authorization header): the length of "Bearer " and
+ * its spaces (kept) when a token of at least 16 characters of RFC 6750's b64token follows, else 0; *tn its length */
+static size_t bearer_at(const char *p, size_t *tn)
+{
+	size_t h = 6, n = 0;
+
+	if (strncasecmp(p, "bearer", 6) || (p[6] != ' ' && p[6] != '\t'))
+		return 0;
+	while (p[h] == ' ' || p[h] == '\t')
+		h++;
+	while (isalnum((unsigned char)p[h + n]) || (p[h + n] && strchr("-._~+/", p[h + n])))
+		n++;
+	while (n && p[h + n - 1] == '.') /* a full stop after it */
+		n--;
+	while (p[h + n] == '=')
+		n++;
+	if (n < 16 || tokch(p[h + n]))
+		return 0;
+	*tn = n;
+	return h;
+}
+
+/* the length of the base64 credential (b64_cred_len()) of the path component at p, after a '/': a run without
+ * '/' or '+' (so that each byte of a long base64 run with slashes is read once), else 0 */
+static size_t b64_cred_component(const char *p)
+{
+	size_t m = 0;
+
+	while (isalnum((unsigned char)p[m]) || p[m] == '-' || p[m] == '_')
+		m++;
+	if (p[m] == '/' || p[m] == '+')
+		return 0;
+	return b64_cred_len(p, 16);
 }
 
 /* curl's and wget's short options that take no value: getopt lets them stand before -u or -U in one word
@@ -349,16 +388,25 @@ static size_t user_option_secret(struct strbuf *sb, const char *p)
 	return (size_t)(e - p);
 }
 
+/* 1 when line holds word, looked for once per line (*cache -1: not yet), not once per option of a long line */
+static int line_has(const char *line, const char *word, int *cache)
+{
+	if (*cache < 0)
+		*cache = strstr(line, word) != NULL;
+	return *cache;
+}
+
 /* mysql's -pPW and sshpass -p PW / -pPW, "-u user:pw" and its other spellings (curl, wget: user_option_secret()),
  * "--password PW" / "--token PW" (a secret-named option and its value as the next word): the secret part goes */
-static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
+static size_t option_secret(struct strbuf *sb, const char *line, const char *p, int *has_mysql, int *has_mariadb,
+			    int *has_sshpass)
 {
 	const char *q, *e;
 	size_t n = 0;
 
 	if (p[0] != '-' || (p > line && !isspace((unsigned char)p[-1])))
 		return 0;
-	if (p[1] == 'p' && (p[2] == ' ' || p[2] == '\t') && strstr(line, "sshpass")) { /* sshpass -p PW */
+	if (p[1] == 'p' && (p[2] == ' ' || p[2] == '\t') && line_has(line, "sshpass", has_sshpass)) { /* sshpass -p PW */
 		for (q = p + 2; *q == ' ' || *q == '\t'; q++)
 			;
 		if (!*q || !strncmp(q, "<redacted>", 10))
@@ -370,7 +418,8 @@ static size_t option_secret(struct strbuf *sb, const char *line, const char *p)
 		return (size_t)(e - p);
 	}
 	if (p[1] == 'p' && p[2] && !isspace((unsigned char)p[2]) && strncmp(p + 2, "<redacted>", 10) &&
-	    (strstr(line, "mysql") || strstr(line, "mariadb") || strstr(line, "sshpass"))) {
+	    (line_has(line, "mysql", has_mysql) || line_has(line, "mariadb", has_mariadb) ||
+	     line_has(line, "sshpass", has_sshpass))) {
 		for (e = p + 2; *e && !isspace((unsigned char)*e); e++)
 			;
 		strbuf_addstr(sb, "-p<redacted>");
@@ -461,6 +510,13 @@ struct redact {
 	const char *p;
 	const char *netrc_scanned; /* netrc_password_at()'s search so far */
 	int netrc_found;
+	/* redact_userinfo()'s view of sb, kept as bytes are written so that a word of many '@'s is read once: sb
+	 * read up to seen, the current word (after the last cred_delim()) starts at word, its last ':' at colon + 1
+	 * (0: none) */
+	size_t seen, word, colon;
+	/* option_secret()'s words of the line (mysql, mariadb, sshpass), and "kty" (a JSON Web Key): -1 not yet
+	 * looked for */
+	int has_mysql, has_mariadb, has_sshpass, has_kty;
 };
 
 /* the end of a secret key's value at q, whose opening quote (", ' or \") is ql bytes long */
@@ -493,7 +549,20 @@ static const char *keyed_value_end(const char *key, size_t kn, const char *q, si
 	return e;
 }
 
-/* KEY=VALUE, "KEY": "VALUE", KEY: VALUE, 'KEY': 'VALUE' with a secret-looking KEY: the value goes */
+/* a JSON Web Key's private member ("d", RSA's "p", "q", "dp", "dq", "qi", a symmetric key's "k"): k quoted, on a
+ * line that holds "kty */
+static int jwk_private(const char *k, size_t kn)
+{
+	static const char *const names[] = { "d", "p", "q", "dp", "dq", "qi", "k", NULL };
+
+	for (size_t i = 0; names[i]; i++)
+		if (strlen(names[i]) == kn && !strncmp(k, names[i], kn))
+			return 1;
+	return 0;
+}
+
+/* KEY=VALUE, "KEY": "VALUE", KEY: VALUE, 'KEY': 'VALUE' with a secret-looking KEY: the value goes; a JSON Web
+ * Key's private members too */
 static int redact_keyed(struct redact *r)
 {
 	const char *p = r->p, *q, *e;
@@ -507,7 +576,11 @@ static int redact_keyed(struct redact *r)
 	q += q[0] == '\\' && q[1] == '"' ? 2 : (*q == '"' || *q == '\''); /* "key", 'key', \"key\" (JSON in JSON) */
 	while (*q == ' ' || *q == '\t')
 		q++;
-	if ((*q != '=' && *q != ':') || !(secret_key(p, kn) || sas_sig(r->u, p, kn, q)) || q[1] == '/')
+	if ((*q != '=' && *q != ':') || q[1] == '/' ||
+	    !(secret_key(p, kn) || sas_sig(r->u, p, kn, q) ||
+	      (p > r->u && p[-1] == '"' && (p[kn] == '"' || (p[kn] == '\\' && p[kn + 1] == '"')) && *q == ':' &&
+	       jwk_private(p, kn) &&
+	       line_has(r->u, "\"kty", &r->has_kty))))
 		return 0;
 	if (*q == '=' && q == p + kn && b64_cred_len(p, 16))
 		return 0; /* the padding of a base64 credential (redact_word()), not KEY= */
@@ -515,8 +588,11 @@ static int redact_keyed(struct redact *r)
 	while (*q == ' ' || *q == '\t')
 		q++;
 	ql = q[0] == '\\' && q[1] == '"' ? 2 : (*q == '"' || *q == '\'');
+	if (!strncmp(q + ql, "<redacted>", 10))
+		return 0; /* before looking for the value's end: a line of "Authorization: <redacted>" was read to its end
+			   * at each */
 	e = keyed_value_end(p, kn, q, ql);
-	if (e <= q + ql || !strncmp(q + ql, "<redacted>", 10))
+	if (e <= q + ql)
 		return 0;
 	strbuf_add(&r->sb, p, (size_t)(q - p) + ql);
 	strbuf_addstr(&r->sb, "<redacted>");
@@ -560,7 +636,7 @@ static void redact_aws_secret(struct redact *r, size_t tn)
 }
 
 /* at a word start: a known token shape or a JSON Web Token, a Slack webhook's path, a Basic credential, the same
- * credential alone in base64, a .netrc password */
+ * credential alone in base64 (or as a path's last part), a Bearer token, a .netrc password */
 static int redact_word(struct redact *r)
 {
 	const char *p = r->p, *u = r->u;
@@ -585,6 +661,17 @@ static int redact_word(struct redact *r)
 		r->p = p + wn;
 		return 1;
 	}
+	if (!tn && p != u && p[-1] == '/' && (wn = b64_cred_component(p))) { /* the last part of a path: x/WORD */
+		strbuf_addstr(&r->sb, "<redacted>");
+		r->p = p + wn;
+		return 1;
+	}
+	if (!tn && (wn = bearer_at(p, &tn))) { /* Bearer TOKEN: the scheme kept */
+		strbuf_add(&r->sb, p, wn);
+		strbuf_addstr(&r->sb, "<redacted>");
+		r->p = p + wn + tn;
+		return 1;
+	}
 	if ((wn = netrc_password_at(u, p, &r->netrc_scanned, &r->netrc_found))) {
 		redact_word_rest(r, wn, 0);
 		return 1;
@@ -602,37 +689,44 @@ static int redact_option(struct redact *r)
 {
 	size_t on;
 
-	if (*r->p != '-' || !(on = option_secret(&r->sb, r->u, r->p)))
+	if (*r->p != '-' || !(on = option_secret(&r->sb, r->u, r->p, &r->has_mysql, &r->has_mariadb, &r->has_sshpass)))
 		return 0;
 	r->p += on;
 	return 1;
 }
 
-/* at the '@' of user:password@host (a credential without a scheme): the userinfo already written goes */
+/* at the '@' of user:password@host (a credential without a scheme): the userinfo already written goes. The
+ * word's start and its last ':' are carried in r as sb grows, never searched for again from each '@' (a word of
+ * k '@'s took k^2) */
 static void redact_userinfo(struct redact *r)
 {
 	struct strbuf *sb = &r->sb;
-	const char *p = r->p, *colon = NULL;
-	size_t start = sb->len;
+	const char *p = r->p;
 
 	if (*p != '@' || p == r->u || !(isalnum((unsigned char)p[1]) || p[1] == '['))
 		return;
-	while (start > 0 && !cred_delim(sb->buf[start - 1]))
-		start--;
-	for (size_t k = start; k < sb->len; k++)
-		if (sb->buf[k] == ':')
-			colon = sb->buf + k;
-	if (colon && colon > sb->buf + start && colon + 1 < sb->buf + sb->len &&
-	    strncmp(sb->buf + start, "<redacted>", 10)) {
-		sb->len = start;
+	for (; r->seen < sb->len; r->seen++) {
+		char c = sb->buf[r->seen];
+
+		if (cred_delim(c)) {
+			r->word = r->seen + 1;
+			r->colon = 0;
+		} else if (c == ':') {
+			r->colon = r->seen + 1;
+		}
+	}
+	if (r->colon && r->colon - 1 > r->word && r->colon < sb->len && strncmp(sb->buf + r->word, "<redacted>", 10)) {
+		sb->len = r->word;
 		sb->buf[sb->len] = 0;
+		r->seen = r->word;
+		r->colon = 0;
 		strbuf_addstr(sb, "<redacted>");
 	}
 }
 
 char *scrub_redact_value(const char *v)
 {
-	struct redact r = { STRBUF_INIT, NULL, NULL, NULL, 0 };
+	struct redact r = { STRBUF_INIT, NULL, NULL, NULL, 0, 0, 0, 0, -1, -1, -1, -1 };
 	char *u = scrub_redact_url(v);
 
 	r.u = r.p = u;
@@ -853,15 +947,57 @@ static void redact_segments(struct strbuf *out, const char *s, size_t len)
 	}
 }
 
+/* the number of private lines a PuTTY key file's "Private-Lines: N" line announces (its base64 lines that
+ * follow), else 0 */
+static int putty_private_lines(const char *line, size_t len)
+{
+	size_t i = 0;
+	int n = 0;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (len - i < 14 || strncmp(line + i, "Private-Lines:", 14))
+		return 0;
+	for (i += 14; i < len && line[i] == ' '; i++)
+		;
+	for (; i < len && isdigit((unsigned char)line[i]) && n < 100000; i++)
+		n = n * 10 + (line[i] - '0');
+	return n;
+}
+
+/* one line of base64 (a PuTTY key's private lines), spaces and a CR around it */
+static int base64_line(const char *line, size_t len)
+{
+	size_t i = 0, k = 0;
+
+	while (len && isspace((unsigned char)line[len - 1]))
+		len--;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	for (; i < len && (isalnum((unsigned char)line[i]) || line[i] == '+' || line[i] == '/' || line[i] == '='); i++)
+		k++;
+	return k && i == len;
+}
+
 /* one line (without its newline) of a log or an env dump; *pem: inside a PEM private key block (its body
- * replaced) */
+ * replaced, 1), or -N: N private lines of a PuTTY key file left (each replaced) */
 static void scrub_line(struct strbuf *out, const char *raw, size_t rawlen, const struct strvec *values, int *pem)
 {
 	struct strbuf sb = STRBUF_INIT, m = STRBUF_INIT;
 	const char *line;
 	size_t nlen = 0, len;
 
+	if (*pem < 0 && base64_line(raw, rawlen)) { /* a PuTTY key's private line */
+		(*pem)++;
+		strbuf_addstr(out, "<redacted>");
+		return;
+	}
+	if (*pem < 0)
+		*pem = 0;
 	pem_mask(&m, raw, rawlen, pem);
+	if (!*pem && (nlen = (size_t)putty_private_lines(raw, rawlen)))
+		*pem = -(int)nlen;
+	nlen = 0;
 	line = m.buf ? m.buf : "";
 	len = m.len;
 	/* NAME=VALUE (an env dump): a secret name's value goes whatever it is */
@@ -1072,6 +1208,8 @@ static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
 		json_array_foreach(j, i, v)
 			changed += scrub_json(v, values, by_key);
 	} else if (json_is_object(j)) {
+		int jwk = json_is_string(json_object_get(j, "kty")); /* a JSON Web Key: its private members go */
+
 		changed += scrub_json_keys(j, values);
 		json_object_foreach_safe(j, tmp, k, v) {
 			if (!strcmp(k, "case") && json_is_string(v))
@@ -1093,7 +1231,8 @@ static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
 				continue;
 			}
 			if (json_is_string(v) && strcmp(json_string_value(v), "<redacted>") &&
-			    (by_key ? secret_key(k, strlen(k)) : strict_secret_key(k))) {
+			    ((jwk && jwk_private(k, strlen(k))) ||
+			     (by_key ? secret_key(k, strlen(k)) : strict_secret_key(k)))) {
 				json_string_set(v, "<redacted>");
 				changed++;
 			} else if ((json_is_array(v) || json_is_object(v)) &&

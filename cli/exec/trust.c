@@ -14,7 +14,8 @@
  * ending in '*'). Sources: ld.so(8) and glibc's tunables, iconv(3)/gconv, python(1), bash(1) and sh(1),
  * perlrun(1), ruby(1), node(1), java(1), git(1), the Open MPI, Slurm, CUDA, ROCm, NCCL and OpenSSL documentation,
  * Debian's chromium wrapper, the Vulkan, OpenCL, EGL and GLX loaders, hwloc, Intel MPI, MPICH, MVAPICH, libfabric,
- * MIT Kerberos and gdk-pixbuf. A name is exact, or a prefix ("NAME*"), or a part found anywhere in the name
+ * MIT Kerberos, gdk-pixbuf, the .NET host and CoreCLR, erl(1), php(1), Qt WebEngine, Guile, R's Startup, Mesa's GBM,
+ * the sanitizers, vim(1) and nix-ld. A name is exact, or a prefix ("NAME*"), or a part found anywhere in the name
  * ("*PART*": a family of variables that name plugins, modules or libraries to load, whatever their prefix). */
 static const struct hook {
 	const char *name;
@@ -289,6 +290,28 @@ static const struct hook {
 	{ "BUNDLE_*", "a Ruby bundler variable (the Gemfile it loads)" },
 	{ "JAVA_HOME", "the JVM builds and launchers run" },
 	{ "JULIA_*", "a Julia variable (JULIA_DEPOT_PATH, JULIA_LOAD_PATH: code it loads)" },
+	{ "DOTNET_*", "a .NET variable (DOTNET_STARTUP_HOOKS: assemblies loaded into every process; DOTNET_ROOT: the runtime)" },
+	{ "CORECLR_*", "a CoreCLR variable (CORECLR_PROFILER_PATH: a profiler library loaded into every .NET process)" },
+	{ "COR_*", "a .NET Framework profiler variable (COR_PROFILER_PATH: a library loaded into every process)" },
+	{ "COMPlus_*", "a .NET runtime setting of every process" },
+	{ "ERL_*", "an Erlang variable (ERL_AFLAGS, ERL_ZFLAGS: -eval at every VM start; ERL_LIBS: code it loads)" },
+	{ "ELIXIR_ERL_OPTIONS", "options (-eval) of every Erlang VM Elixir starts" },
+	{ "PHPRC", "php.ini every php reads (auto_prepend_file: code run first)" },
+	{ "PHP_INI_SCAN_DIR", "ini files every php reads (auto_prepend_file, extensions loaded)" },
+	{ "QTWEBENGINE*", "a Qt WebEngine variable (QTWEBENGINE_CHROMIUM_FLAGS: Chromium switches, --renderer-cmd-prefix; the renderer program)" },
+	{ "GUILE_*", "a Guile variable (GUILE_LOAD_PATH, GUILE_LOAD_COMPILED_PATH: code it loads)" },
+	{ "R_ENVIRON*", "a file of variables R reads at start (it may name R_PROFILE_USER: code run)" },
+	{ "R_LIBS*", "where R loads packages from first" },
+	{ "GBM_*", "Mesa's GBM backends (libraries) loaded" },
+	{ "*SAN_SYMBOLIZER_PATH*", "the symbolizer program a sanitizer runs" },
+	{ "*SAN_OPTIONS*", "a sanitizer's options (external_symbolizer_path: a program it runs)" },
+	{ "GTK3_MODULES", "libraries every GTK 3 program loads" },
+	{ "BASH_LOADABLES_PATH", "where bash loads builtins (shared objects) from" },
+	{ "FPATH", "where zsh and ksh load autoloaded functions from" },
+	{ "EXINIT", "ex commands (:! runs a program) every vi and ex runs at start" },
+	{ "VIMINIT", "commands every vim runs at start" },
+	{ "GVIMINIT", "commands every gvim runs at start" },
+	{ "NIX_LD*", "nix-ld's dynamic loader and its libraries" },
 };
 
 /* Variables that change which program the container engine or launcher runs, or where it runs it: on engines
