@@ -54,14 +54,14 @@ static void written_release(struct written *w)
 	memset(w, 0, sizeof(*w));
 }
 
-/* a path component from inside a bundle: letters, digits, '.', '_', '-'; not "." or ".." */
+/* a path component from inside a bundle: letters, digits, '.', '_', '-', '+' (not first); not "." or ".." */
 static int safe_component(const char *s)
 {
-	if (!s || !*s || !strcmp(s, ".") || !strcmp(s, "..") || strlen(s) > 128)
+	if (!s || !*s || !strcmp(s, ".") || !strcmp(s, "..") || strlen(s) > 128 || *s == '+')
 		return 0;
-	for (; *s; s++)
+	for (; *s; s++) /* '+': a variant's stack and its runs are named NAME+VARIANT (docs/manifest-format.md) */
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' ||
-		      *s == '-'))
+		      *s == '-' || *s == '+'))
 			return 0;
 	return 1;
 }

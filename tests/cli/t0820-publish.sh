@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # bench publish: three signed bundles give three commits (libgit2) and a site whose index lists them, each with
-# its report; publishing one again is a no-op; a tampered bundle is refused without touching the repository.
+# its report; publishing one again is a no-op; a tampered bundle is refused without touching the repository; a
+# variant's run (NAME+VARIANT) is published under that name.
 . "$(dirname "$0")/lib.sh"
 fake_gemm
 cat >"$T/m.yaml" <<'Y'
@@ -130,4 +131,12 @@ K=${K%/}
 grep -q '"state": "running"' "$K/status.json" && grep -q '"status": "pending"' "$K/status.json" && ok "a killed run: state running, a case pending" || not_ok "killed run"
 expect 6 "publish refuses a run with pending cases" "$BENCH" publish --repo "$R" "$K.bench.tar.gz"
 expect_err "the run is incomplete (state running, 1 case(s) pending, 0 interrupted)"
+# a variant's run: its stack and run are named NAME+VARIANT (docs/manifest-format.md), published under that name
+{ sed '/^suites:/,$d' "$T/m.yaml"; printf 'variants:\n  - name: tuned\n    env: {OMP_NUM_THREADS: "1"}\n'; sed -n '/^suites:/,$p' "$T/m.yaml"; } >"$T/v.yaml"
+BENCH_RUNNERS=$T/fake FAKE_SAMPLES=1.0,1.01,0.99 "$BENCH" run -q -o "$T/var" "$T/v.yaml" >"$T/var.out" 2>&1
+V=$(sed -n 1p "$T/var.out")
+case $(basename "$V") in nightly-gemm+tuned-*) ok "a variant's run: $(basename "$V")" ;; *) not_ok "a variant's run"; show "$T/var.out" ;; esac
+expect 0 "a variant's run is published" "$BENCH" publish --repo "$R" "$V.bench.tar.gz"
+[ -f "$R/runs/nightly-gemm+tuned/nightly/$(basename "$V").bench.tar.gz" ] && grep -q "$(basename "$V")" "$R/site/index.html" &&
+	ok "under runs/nightly-gemm+tuned/nightly/, listed in the index" || { not_ok "the variant's run published"; ls -R "$R/runs" | head -n 20 | sed 's/^/#   /'; }
 finish
