@@ -88,6 +88,7 @@ struct errcap {
 	int fd;
 	size_t head, tail, written;
 	char *ring, last;
+	char prev; /* the byte before the ring's first once something was left out: a line's start when '\n' */
 	size_t start, len;
 	unsigned long long cut;
 };
@@ -112,6 +113,10 @@ static void errcap_add(struct errcap *e, const char *p, size_t n)
 	if (!e->ring)
 		e->ring = xmalloc(e->tail);
 	if (n >= e->tail) { /* this read alone fills the ring: keep its last bytes */
+		if (n > e->tail)
+			e->prev = p[n - e->tail - 1];
+		else if (e->len)
+			e->prev = e->ring[(e->start + e->len - 1) % e->tail];
 		e->cut += e->len + (n - e->tail);
 		memcpy(e->ring, p + (n - e->tail), e->tail);
 		e->start = 0;
@@ -123,6 +128,11 @@ static void errcap_add(struct errcap *e, const char *p, size_t n)
 
 		if (k > n - done)
 			k = n - done;
+		if (e->len + k > e->tail) { /* the last byte this copy pushes out, before the copy overwrites it */
+			size_t ev = e->len + k - e->tail;
+
+			e->prev = ev <= e->len ? e->ring[(e->start + ev - 1) % e->tail] : p[done + (ev - e->len) - 1];
+		}
 		memcpy(e->ring + w, p + done, k);
 		done += k;
 		e->len += k;
@@ -134,14 +144,26 @@ static void errcap_add(struct errcap *e, const char *p, size_t n)
 	}
 }
 
-/* Writes what was held back: the cut line (when anything was left out), then the tail. */
+/* Writes what was held back: the cut line (when anything was left out), then the tail from its first line's start:
+ * a line whose start was left out is left out whole (its rest could be a secret whose name was cut off, which the
+ * scrubber could no longer tell: DB_PASSWO|RD=value) */
 static void errcap_finish(struct errcap *e)
 {
+	if (e->cut && e->len && e->prev != '\n') {
+		size_t skip = 0;
+
+		while (skip < e->len && e->ring[(e->start + skip) % e->tail] != '\n')
+			skip++;
+		skip = skip < e->len ? skip + 1 : e->len;
+		e->start = (e->start + skip) % e->tail;
+		e->len -= skip;
+		e->cut += skip;
+	}
 	if (e->cut) {
 		char msg[256];
 		int k = snprintf(msg, sizeof(msg), "%sbench: runner stderr cut here: %llu bytes left out (the log keeps "
-				 "its first %zu and last %zu bytes)\n", e->written && e->last != '\n' ? "\n" : "",
-				 e->cut, e->head, e->tail);
+				 "its first %zu bytes and the whole lines of its last %zu)\n",
+				 e->written && e->last != '\n' ? "\n" : "", e->cut, e->head, e->tail);
 
 		write_all(e->fd, msg, (size_t)k);
 	}

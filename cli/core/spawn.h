@@ -33,7 +33,8 @@ struct spawn_opts {
 	char *const *envp;          /* NULL: inherit */
 	int stderr_fd;              /* -1: inherit */
 	/* With stderr_fd: when either is non-zero, stderr comes through a pipe and stderr_fd gets only its first
-	 * stderr_head and last stderr_tail bytes (the tail is held in memory and written when the program ends),
+	 * stderr_head bytes and the whole lines of its last stderr_tail (the tail is held in memory and written when
+	 * the program ends; the line it would start inside is left out whole),
 	 * with a line "bench: runner stderr cut here: N bytes left out ..." between them. 0 and 0: the program writes
 	 * to stderr_fd itself, without limit. */
 	size_t stderr_head, stderr_tail;

@@ -33,8 +33,9 @@
 extern char **environ;
 
 /* What a runner may write (docs/architecture.md, "Limits"): a stdout line (one record) of at most RUN_MAX_LINE bytes,
- * longer ones are discarded as malformed; of its stderr, logs/<suite>.log keeps the first RUN_STDERR_HEAD and the last
- * RUN_STDERR_TAIL bytes, and says how many were cut between them (well under the bundle's 256 MiB for a log). */
+ * longer ones are discarded as malformed; of its stderr, logs/<suite>.log keeps the first RUN_STDERR_HEAD bytes and the
+ * whole lines of the last RUN_STDERR_TAIL, and says how many were cut between them (well under the bundle's 256 MiB
+ * for a log). */
 #define RUN_MAX_LINE (64u << 20)
 #define RUN_STDERR_HEAD ((size_t)8 << 20)
 #define RUN_STDERR_TAIL ((size_t)8 << 20)
