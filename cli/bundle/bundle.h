@@ -72,7 +72,8 @@ struct bundle_verify_result {
  * (NULL: none) in the same pass, so what a caller uses is what verified. Returns 0 or BENCH_E_VERIFY with the
  * exact reason set (other codes for I/O failures). Nothing from the archive is written to disk.
  * Test hook: when BENCH_TEST_HOOK_AFTER_VERIFY names a program, it runs (argv: "verified", tar) after a bundle
- * verified and before the caller uses it; the tests swap the file there (docs/bundle-format.md). */
+ * verified and before the caller uses it; the tests swap the file there (docs/bundle-format.md). bench run --resume
+ * runs it too (argv: "resume-checked", the run directory) once the directory is locked and checked. */
 int bundle_verify_read(struct bundle_verify_result *out, const char *tar, const char *envelope, char *const *keys,
 		       const char *home, const struct bundle_limits *lim, const struct bundle_sink *sink);
 int bundle_verify(struct bundle_verify_result *out, const char *tar, const char *envelope, char *const *keys,

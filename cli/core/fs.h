@@ -3,7 +3,8 @@
  * fs.h — small file-system helpers.
  *
  * Ownership: fs_read_file() allocates *out (NUL-terminated, freed by the caller with free()); on failure
- * *out is NULL and the error message names the path and the reason.
+ * *out is NULL and the error message names the path and the reason. fs_confine_dir() keeps a copy of the directory's
+ * path and borrows its descriptor (the caller's, open until fs_confine_end()).
  */
 #ifndef BENCH_FS_H
 #define BENCH_FS_H
@@ -12,6 +13,17 @@
 
 #include <jansson.h>
 
+/* Confines the files of one directory (a run directory, open on fd, which stays the caller's and open until
+ * fs_confine_end(fd)): from then on a path given to fs_open_regular(), fs_open_write(), fs_open_new(), fs_write_file(),
+ * fs_rename(), fs_unlink(), fs_mkdir_p() or fs_read_file() that lies below dir (dir as spelt here, then '/') is
+ * resolved from fd, each directory below it opened without following a symbolic link (openat2() with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS where the kernel has it, else openat() with O_NOFOLLOW | O_DIRECTORY one
+ * component at a time): a directory inside swapped for a link is refused (ELOOP; fs_open_error(): "a directory in its
+ * path is a symbolic link"), never followed, and ".." never leads out (EXDEV). dir itself and its parents may be links:
+ * they were followed once, when fd was opened. One directory at a time; other paths are used as they are. */
+void fs_confine_dir(const char *dir, int fd);
+/* Ends fs_confine_dir() of fd (nothing when another directory is confined since). */
+void fs_confine_end(int fd);
 /* Opens path for reading without blocking on what is not a file: O_NONBLOCK for the open (a FIFO or a device
  * would block in open() itself), then fstat() and a refusal of anything but a regular file, then O_NONBLOCK
  * cleared. flags adds O_NOFOLLOW and the like. Returns the descriptor (O_CLOEXEC), or -1 with errno set (EINVAL
@@ -29,8 +41,13 @@ int fs_open_write(const char *path, int flags, unsigned mode);
  * that nothing is ever written through a link. For the temporary files renamed into place. Returns the descriptor,
  * or -1 with errno set (EEXIST: a directory of that name). */
 int fs_open_new(const char *path, unsigned mode);
-/* Why an fs_open_regular() or fs_open_write() failed, for a message: "not a regular file", "a symbolic link (not
- * followed)" (ELOOP with O_NOFOLLOW), "a hard link (N names; never written through)" (EMLINK, the last such refusal
+/* rename() and unlink() of paths, below a confining directory resolved as fs_open_new() resolves them. Return 0, or -1
+ * with errno set. */
+int fs_rename(const char *from, const char *to);
+int fs_unlink(const char *path);
+/* Why an fs_open_regular() or fs_open_write() failed, for a message: "not a regular file", "a directory in its path
+ * is a symbolic link (not followed)" (below a confining directory), "a symbolic link (not followed)" (ELOOP with
+ * O_NOFOLLOW), "a hard link (N names; never written through)" (EMLINK, the last such refusal
  * of this thread), else strerror(errnum). */
 const char *fs_open_error(int errnum, int flags);
 /* Reads a whole regular file of at most max bytes (at most max + 64 KiB are read: the size st_size says is not
@@ -39,6 +56,9 @@ const char *fs_open_error(int errnum, int flags);
 int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
 /* fs_read_file() with open flags (O_NOFOLLOW: a file inside a run directory, never read through a link). */
 int fs_read_file_flags(char **out, size_t *out_len, const char *path, size_t max, int flags);
+/* fs_read_file_flags() of name in the directory open on dirfd (AT_FDCWD: name is a path); shown: the file as messages
+ * name it. A file whose size is already over max is refused before a byte of it is read. */
+int fs_read_file_at(char **out, size_t *out_len, int dirfd, const char *name, const char *shown, size_t max, int flags);
 /* A JSON document (an object or an array) read as fs_read_file_flags() reads a file. Returns 0 with *out set (the
  * caller decrefs), BENCH_E_IO when it cannot be read (errno: ENOENT absent, EINVAL not a regular file, ELOOP a link
  * under O_NOFOLLOW, EFBIG larger than max; the message names the path) or BENCH_E_MANIFEST (not JSON). */

@@ -1442,7 +1442,7 @@ int scrub_file(const char *path, const struct strvec *values)
 		err = bench_error_set(BENCH_E_IO, "cannot scrub '%s': %s", path, strerror(errno));
 		goto cleanup;
 	}
-	if (fclose(out) != 0 || rename(tmp, path) != 0) {
+	if (fclose(out) != 0 || fs_rename(tmp, path) != 0) {
 		out = NULL;
 		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(errno));
 		goto cleanup;
@@ -1455,7 +1455,7 @@ cleanup:
 	if (in)
 		fclose(in);
 	if (err)
-		unlink(tmp);
+		fs_unlink(tmp);
 	free(line);
 	free(tmp);
 	strbuf_release(&sb);
@@ -1527,7 +1527,7 @@ static int scrub_dir_rel(const char *dir, const char *rel, const struct strvec *
 			} else {
 				fprintf(stderr, "bench: warning: %s; removing '%s%s' rather than packing it unscrubbed\n",
 					bench_error_last(), rel, e->d_name);
-				unlink(p);
+				fs_unlink(p);
 			}
 		}
 		free(p);

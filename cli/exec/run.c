@@ -526,6 +526,7 @@ static int reopen_run_dir(struct run *r)
 	 * never through a link); then nothing is written through a link or into a FIFO (run_check_dir) */
 	if ((err = run_lock_dir(r, r->o->resume)) < 0 || (err = run_check_dir(r->o->resume)) < 0)
 		goto cleanup;
+	bundle_test_hook("resume-checked", r->o->resume); /* the tests swap a directory of it for a link here */
 	if ((err = run_reserve_space(r)) < 0 || (err = run_load_previous(r)) < 0)
 		goto cleanup;
 	r->started = xstrdup(json_string_value(json_object_get(st, "started")) ? json_string_value(json_object_get(st, "started")) : "");
@@ -672,7 +673,14 @@ static int run_prepare(struct run *r)
 		if (r->m.variant)
 			json_object_set_new(b, "variant", json_string(r->m.variant));
 	}
-	run_write_json(r->dir, name, env);
+	/* not written (a directory of the run swapped for a link since it was checked): the run does not start without
+	 * it (a full disk is the end of the run as ever: run_collect()) */
+	if ((err = run_write_json(r->dir, name, env)) < 0 && !run_disk_full) {
+		json_decref(env);
+		r->fatal = xstrfmt("not started: %s", bench_error_last());
+		run_write_status(r, "not-started");
+		return err;
+	}
 	json_decref(env);
 	if (!r->o->quiet)
 		fprintf(stderr, "bench: %s: %zu cases; run directory %s\n", r->m.name, r->plan.n, r->dir);

@@ -47,7 +47,8 @@ void run_note_write_error(int errnum)
 
 /* Writes data to dir/name atomically (temporary file, then rename); on failure the temporary file is removed and
  * dir/name is left as it was. The temporary file is always a new one (a link, a FIFO or a file named like it in a
- * resumed run directory is removed first, then O_EXCL | O_NOFOLLOW): nothing is written through a link. */
+ * resumed run directory is removed first, then O_EXCL | O_NOFOLLOW): nothing is written through a link. In the run
+ * directory (fs_confine_dir()), a name with directories ("env/host.json") never goes through a link either. */
 int run_write_atomic(const char *dir, const char *name, const char *data, size_t len)
 {
 	char *path = xstrfmt("%s/%s", dir, name), *tmp = xstrfmt("%s.tmp", path);
@@ -61,13 +62,14 @@ int run_write_atomic(const char *dir, const char *name, const char *data, size_t
 			fclose(f);
 		else if (fd >= 0)
 			close(fd);
-	} else if (fclose(f) != 0 || rename(tmp, path) != 0) {
+	} else if (fclose(f) != 0 || fs_rename(tmp, path) != 0) {
 		e = errno;
 	}
 	if (e) {
-		unlink(tmp);
+		fs_unlink(tmp);
 		run_note_write_error(e);
-		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path, strerror(e));
+		err = bench_error_set(BENCH_E_IO, "cannot write '%s': %s", path,
+				      e == ELOOP || e == EXDEV ? fs_open_error(e, O_NOFOLLOW) : strerror(e));
 	}
 	free(path);
 	free(tmp);
@@ -106,6 +108,9 @@ int run_lock_dir(struct run *r, const char *dir)
 	}
 	r->lock_fd = fd;
 	r->locked = 1;
+	/* every write of the run below the directory from its descriptor, never through a link that a directory of it
+	 * was swapped for (the directory itself may be one: it was followed once, here) */
+	fs_confine_dir(dir, fd);
 	/* who holds it, for the next bench that asks; the lock is the flock, this file only says by whom */
 	gethostname(host, sizeof(host) - 1);
 	since = run_utc_stamp("%Y-%m-%dT%H:%M:%SZ");
@@ -195,6 +200,7 @@ void run_unlock_dir(struct run *r)
 
 		unlink(info); /* while still holding the lock: the next bench writes its own */
 		free(info);
+		fs_confine_end(r->lock_fd);
 		close(r->lock_fd);
 		r->locked = 0;
 	}

@@ -168,7 +168,7 @@ cleanup:
 /* 1 when dir/name holds the bytes whose sha256 is sha */
 static int same_digest(int dirfd, const char *name, const char *sha)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC); /* a FIFO put there since: not waited on */
 	char got[65] = "";
 	char *path;
 	int same;
@@ -239,6 +239,8 @@ struct hist {
 	char **machine, **series, **run, **path, **name, **channel;
 	long *day;
 	char (*sha)[65]; /* the bundle's, the summary's name */
+	int repofd;      /* the repository its files are read from (borrowed) */
+	char *refused;   /* the first file of the repository refused (not a regular file, a link, too large): why */
 };
 
 #define HIST_INDEX "summaries/index.jsonl"
@@ -284,6 +286,7 @@ static void hist_release(struct hist *h)
 	free(h->channel);
 	free(h->day);
 	free(h->sha);
+	free(h->refused);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -303,9 +306,49 @@ static long day_of(const char *date)
 	return era * 146097 + (long)doe - 719468;
 }
 
-static json_t *load_json(const char *path)
+#define SUMMARY_MAX_FILE ((size_t)1 << 30) /* a summary or its samples, as the index */
+#define VERDICT_MAX_FILE ((size_t)16 << 20)
+
+/* The JSON document rel ("summaries/<sha256>.json") of the repository, read as a file bench did not create: its
+ * directory opened from the repository without following a link, the file without blocking (a FIFO), not through a
+ * link, regular and of at most max bytes. NULL when it is absent or not JSON (as it always was); when it is there
+ * but refused, the first such refusal is kept in h->refused (publish fails with it: hist_refusal()). */
+static json_t *load_json(struct hist *h, const char *repo, const char *rel, size_t max)
 {
-	return json_load_file(path, JSON_DECODE_ANY, NULL);
+	const char *slash = strrchr(rel, '/');
+	char *dir = xstrndup(rel, (size_t)(slash - rel)), *shown = xstrfmt("%s/%s", repo, rel), *buf = NULL;
+	size_t len = 0;
+	int dfd = openat(h->repofd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), e = errno;
+	json_t *j = NULL;
+	int err;
+
+	if (dfd < 0 && e != ENOENT && !h->refused)
+		h->refused = xstrfmt("'%s/%s' is %s", repo, dir, e == ELOOP || e == ENOTDIR ? "a symbolic link or not a "
+				     "directory" : strerror(e));
+	errno = 0;
+	if (dfd >= 0 && (err = fs_read_file_at(&buf, &len, dfd, slash + 1, shown, max, O_NOFOLLOW)) < 0) {
+		if ((err == BENCH_E_MANIFEST || errno != ENOENT) && !h->refused)
+			h->refused = xstrdup(bench_error_last());
+	} else if (buf) {
+		j = json_loadb(buf, len, JSON_DECODE_ANY, NULL);
+	}
+	bench_error_clear();
+	if (dfd >= 0)
+		close(dfd);
+	free(buf);
+	free(shown);
+	free(dir);
+	return j;
+}
+
+/* the refusal load_json() kept, as publish's error (a results repository holding a FIFO, a link or a huge file
+ * where a summary or a verdict should be is refused as a link anywhere in it is) */
+static int hist_refusal(const struct hist *h)
+{
+	if (!h->refused)
+		return 0;
+	return bench_error_set(BENCH_E_FAIL, "%s; publish reads only regular files in the results repository, never through "
+			       "a link; remove it (git restores a committed one), then try again", h->refused);
 }
 
 static const char *jget(json_t *o, const char *k)
@@ -402,8 +445,8 @@ static const struct compare_side *hist_side(struct hist *h, const char *repo, si
 
 	if (h->loaded[i])
 		return h->s[i].records ? &h->s[i] : NULL;
-	p = xstrfmt("%s/summaries/%s.json", repo, h->sha[i]);
-	j = load_json(p);
+	p = xstrfmt("summaries/%s.json", h->sha[i]);
+	j = load_json(h, repo, p, SUMMARY_MAX_FILE);
 	free(p);
 	h->loaded[i] = 1;
 	if (!j || summary_side_load(&h->s[i], j, NULL) < 0) {
@@ -437,7 +480,7 @@ static void hist_index_append(const char *repo, json_t *facts)
 		return;
 	p = xstrfmt("%s/%s", repo, HIST_INDEX);
 	line = json_dumps(facts, JSON_SORT_KEYS | JSON_COMPACT);
-	fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = fs_open_write(p, O_APPEND, 0644); /* not through a link, never blocking on a FIFO */
 
 	if (fd >= 0) {
 		struct strbuf sb = STRBUF_INIT;
@@ -454,14 +497,16 @@ static void hist_index_append(const char *repo, json_t *facts)
 
 /* every summary under repo/summaries, in the order of their names: facts from the index, which is rebuilt where it
  * does not name exactly these summaries (a summary without a line is parsed; a line without a summary dropped) */
-static void hist_load(struct hist *h, const char *repo)
+static void hist_load(struct hist *h, const char *repo, int repofd)
 {
 	char **f = NULL, *dir = xstrfmt("%s/summaries", repo), *ipath = xstrfmt("%s/%s", repo, HIST_INDEX), *buf = NULL;
 	size_t nf = list(&f, dir), len = 0, lines = 0;
 	json_t *byn = json_object();
 	int stale = 0;
 
-	if (fs_read_file(&buf, &len, ipath, (size_t)1 << 30) == 0) {
+	h->repofd = repofd;
+	/* not through a link: the index is bench's own, and one that cannot be read is made again */
+	if (fs_read_file_flags(&buf, &len, ipath, (size_t)1 << 30, O_NOFOLLOW) == 0) {
 		for (char *s = buf, *e; s < buf + len; s = e + 1) {
 			json_t *x;
 
@@ -496,8 +541,8 @@ static void hist_load(struct hist *h, const char *repo)
 			if ((x = json_object_get(byn, sha)) && hist_push_facts(h, x, NULL) == 0) {
 				named++;
 			} else {
-				char *path = xstrfmt("%s/%s", dir, f[i]);
-				json_t *j = load_json(path);
+				char *path = xstrfmt("summaries/%s", f[i]);
+				json_t *j = load_json(h, repo, path, SUMMARY_MAX_FILE);
 
 				free(path);
 				stale = 1;
@@ -563,10 +608,10 @@ static int verdict_store(const char *repo, int repofd, struct hist *h, const cha
 
 		if (!(isa || isb) || strcmp(h->machine[i], machine) || strcmp(h->series[i], series))
 			continue;
-		sp = xstrfmt("%s/summaries/%s.json", repo, sha);
-		pp = xstrfmt("%s/summaries/%s.samples.json", repo, sha);
-		sum = load_json(sp);
-		smp = load_json(pp);
+		sp = xstrfmt("summaries/%s.json", sha);
+		pp = xstrfmt("summaries/%s.samples.json", sha);
+		sum = load_json(h, repo, sp, SUMMARY_MAX_FILE);
+		smp = load_json(h, repo, pp, SUMMARY_MAX_FILE);
 		if (sum && summary_side_load(&sd[ns], sum, smp) == 0) {
 			if (isa)
 				a[na++] = ns;
@@ -701,7 +746,7 @@ static json_t *hist_quarters(const struct hist *h, long from, const unsigned cha
 }
 
 /* the stored verdicts of the nightly runs idx[0..n) into verdicts (key -> verdict) */
-static void verdicts_load(json_t *verdicts, const char *repo, const struct hist *h, const size_t *idx, size_t n)
+static void verdicts_load(json_t *verdicts, const char *repo, struct hist *h, const size_t *idx, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
 		size_t i = idx[k];
@@ -713,13 +758,34 @@ static void verdicts_load(json_t *verdicts, const char *repo, const struct hist 
 		key = dashboard_verdict_key(h->machine[i], h->series[i], h->date[i]);
 		if (!json_object_get(verdicts, key)) {
 			summary_sha256_str(hex, key);
-			vp = xstrfmt("%s/verdicts/%s.json", repo, hex);
-			if ((v = load_json(vp)))
+			vp = xstrfmt("verdicts/%s.json", hex);
+			if ((v = load_json(h, repo, vp, VERDICT_MAX_FILE)))
 				json_object_set_new(verdicts, key, v);
 			free(vp);
 		}
 		free(key);
 	}
+}
+
+/* The files the latest pages are made from, read before a commit: the window's summaries (kept parsed for the site)
+ * and its stored verdicts. A file refused there fails publish before anything of the bundle is committed. */
+static int hist_read_window(struct hist *h, const char *repo)
+{
+	unsigned char *keep = xcalloc(h->n + 1, 1);
+	size_t n = 0, *idx = xcalloc(h->n + 1, sizeof(*idx));
+	json_t *v = json_object();
+
+	hist_window(h, keep);
+	for (size_t i = 0; i < h->n; i++)
+		if (keep[i]) {
+			hist_side(h, repo, i);
+			idx[n++] = i;
+		}
+	verdicts_load(v, repo, h, idx, n);
+	json_decref(v);
+	free(idx);
+	free(keep);
+	return hist_refusal(h);
 }
 
 /* The sides of the runs idx[0..n) (parsed where not yet; one that cannot be read left out) into out (borrowed) */
@@ -970,7 +1036,7 @@ static int summaries_migrate(const char *repo, int repofd, char *const *keys, co
 		struct hist h = { 0 };
 		json_t *done = json_object();
 
-		hist_load(&h, repo);
+		hist_load(&h, repo, repofd);
 		for (size_t i = 0; i < h.n && !err; i++) {
 			char *key = dashboard_verdict_key(h.machine[i], h.series[i], h.date[i]);
 
@@ -982,6 +1048,8 @@ static int summaries_migrate(const char *repo, int repofd, char *const *keys, co
 			free(key);
 		}
 		json_decref(done);
+		if (!err)
+			err = hist_refusal(&h);
 		hist_release(&h);
 	}
 cleanup:
@@ -1374,7 +1442,7 @@ static int pub_hist_up(struct publish_ctx *c, const char *rel, struct written *w
 
 	if (!c->hist_up) {
 		if ((err = summaries_migrate(c->repo, c->repofd, c->keys, rel, w)) == 0)
-			hist_load(&c->hist, c->repo);
+			hist_load(&c->hist, c->repo, c->repofd);
 		c->hist_up = 1;
 	}
 	return err;
@@ -1412,6 +1480,7 @@ static int pub_commit_one(struct publish_ctx *c, const struct pub *p, int *publi
 		      p->keyid, p->name, p->rel);
 	if ((err = pub_hist_up(c, p->rel, &w)) < 0 ||
 	    (err = site_add(c->repo, c->repofd, c->keys, p->rel, p->vr.sha256, &w, &c->hist)) < 0 ||
+	    (err = hist_read_window(&c->hist, c->repo)) < 0 ||
 	    (err = commit_written(c->r, c->repo, &w, msg)) < 0) {
 		pub_unwrite(c, dfd, &f, &w);
 		goto cleanup;
@@ -1458,8 +1527,8 @@ int publish_bundles(size_t *out_new, const char *repo, const char *const *bundle
 		*out_new += (size_t)published;
 	}
 	/* the site, once for every bundle of this call: it is not committed */
-	if (c.hist_up)
-		err = site_render(repo, c.repofd, keys, &c.hist);
+	if (c.hist_up && (err = site_render(repo, c.repofd, keys, &c.hist)) == 0)
+		err = hist_refusal(&c.hist);
 cleanup:
 	hist_release(&c.hist);
 	git_repository_free(c.r);
