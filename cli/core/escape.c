@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/strbuf.h"
 
@@ -268,7 +269,19 @@ void esc_markdown(FILE *f, const char *s)
 		case '_':
 		case '~':
 		case '#':
+		case '$': /* GitHub's math: $x^2$ */
+		case '@': /* GitHub's autolinks: an e-mail address, mailto: and xmpp: */
 			fputc('\\', f);
+			fputc(*p, f);
+			break;
+		case ':': /* GitHub's autolinks: http://, https://, ftp:// */
+			if (p[1] == '/')
+				fputc('\\', f);
+			fputc(*p, f);
+			break;
+		case '.': /* GitHub's autolinks: www.host, whatever the word before */
+			if (p - e >= 3 && !strncasecmp(p - 3, "www", 3))
+				fputc('\\', f);
 			fputc(*p, f);
 			break;
 		case '&':

@@ -30,9 +30,10 @@ int esc_not_nfc(const char *s);
 char *esc_json_text(const char *s);
 /* every string of j, keys included, through esc_text() */
 void esc_json_tree(json_t *j);
-/* one markdown table cell or inline text: what esc_text() rewrites as \xNN, then | \ ` [ ] ! * _ ~ # with a
- * backslash before each and & < > as entities, so that no cell is broken out of, no HTML is rendered and no text
- * becomes a link, an image or emphasis (nothing for NULL) */
+/* one markdown table cell or inline text: what esc_text() rewrites as \xNN, then | \ ` [ ] ! * _ ~ # $ @ with a
+ * backslash before each, a ':' before '/' (http://) and the '.' of "www." the same way, and & < > as entities, so
+ * that no cell is broken out of, no HTML is rendered and no text becomes a link (an autolink of GitHub's markdown
+ * too: a URL, www.host, an e-mail address), an image, emphasis or math (nothing for NULL) */
 void esc_markdown(FILE *f, const char *s);
 /* one CSV field of text (nothing for NULL) */
 void esc_csv_field(FILE *f, const char *s);
