@@ -33,11 +33,12 @@ static int validate_one(json_t *out, const char *path, int json, int quiet)
 		json_t *errs = json_array();
 
 		for (size_t k = 0; k < diags.n; k++)
-			json_array_append_new(errs, json_pack("{s:i, s:i, s:s}", "line", diags.items[k].line, "col",
-							      diags.items[k].col, "message", diags.items[k].msg));
+			json_array_append_new(errs, json_pack("{s:i, s:i, s:o}", "line", diags.items[k].line, "col",
+							      diags.items[k].col, "message", esc_json_string(diags.items[k].msg)));
 		if (err < 0 && diags.n == 0)
-			json_array_append_new(errs, json_pack("{s:i, s:i, s:s}", "line", 0, "col", 0, "message", bench_error_last()));
-		json_array_append_new(out, json_pack("{s:s, s:b, s:I, s:o}", "file", path, "valid", err == 0, "cases",
+			json_array_append_new(errs, json_pack("{s:i, s:i, s:o}", "line", 0, "col", 0, "message",
+							      esc_json_string(bench_error_last())));
+		json_array_append_new(out, json_pack("{s:o, s:b, s:I, s:o}", "file", esc_json_string(path), "valid", err == 0, "cases",
 						     (json_int_t)plan.n, "errors", errs));
 	} else if (err < 0 && diags.n) {
 		diag_list_print(&diags, stderr);

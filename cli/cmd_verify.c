@@ -46,7 +46,8 @@ int cmd_verify(int argc, char **argv)
 	err = bundle_verify(&res, argv[1], envelope, keys.v, sign_home(), &lim);
 	if (err < 0) {
 		if (json)
-			cli_print_json(json_pack("{s:s, s:b, s:s}", "bundle", argv[1], "verified", 0, "reason", bench_error_last()));
+			cli_print_json(json_pack("{s:o, s:b, s:o}", "bundle", esc_json_string(argv[1]), "verified", 0, "reason",
+					  esc_json_string(bench_error_last())));
 		char *why = esc_text(bench_error_last());
 
 		fprintf(stderr, "bench: error: verification failed: %s\n", why);
@@ -55,7 +56,7 @@ int cmd_verify(int argc, char **argv)
 		goto cleanup;
 	}
 	if (json) {
-		status = cli_print_json(json_pack("{s:s, s:b, s:s, s:s, s:s, s:I, s:I}", "bundle", argv[1], "verified", 1,
+		status = cli_print_json(json_pack("{s:o, s:b, s:s, s:s, s:s, s:I, s:I}", "bundle", esc_json_string(argv[1]), "verified", 1,
 						  "run", res.run, "keyid", res.keyid, "key", res.key_origin, "members",
 						  (json_int_t)res.members, "bytes", (json_int_t)res.bytes));
 	} else {

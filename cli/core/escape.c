@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/strbuf.h"
 
@@ -203,6 +204,31 @@ char *esc_json_text(const char *s)
 	return strbuf_detach(&sb);
 }
 
+char *esc_utf8(const char *s)
+{
+	size_t n;
+
+	if (!s)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p += n)
+		if (step_at(p, &n, NULL) && n == 1 && *p >= 0x80) /* a byte of no well-formed sequence */
+			return esc_text(s);
+	return xstrdup(s);
+}
+
+json_t *esc_json_string(const char *s)
+{
+	json_t *j = s ? json_string(s) : NULL;
+
+	if (s && !j) {
+		char *e = esc_utf8(s);
+
+		j = json_string(e);
+		free(e);
+	}
+	return j;
+}
+
 /* j's string set to e; a value jansson still refuses (it cannot be: e is ASCII and well-formed UTF-8) becomes
  * empty rather than keeping the unescaped original */
 static void set_escaped(json_t *j, const char *e)
@@ -268,7 +294,19 @@ void esc_markdown(FILE *f, const char *s)
 		case '_':
 		case '~':
 		case '#':
+		case '$': /* GitHub's math: $x^2$ */
+		case '@': /* GitHub's autolinks: an e-mail address, mailto: and xmpp: */
 			fputc('\\', f);
+			fputc(*p, f);
+			break;
+		case ':': /* GitHub's autolinks: http://, https://, ftp:// */
+			if (p[1] == '/')
+				fputc('\\', f);
+			fputc(*p, f);
+			break;
+		case '.': /* GitHub's autolinks: www.host, whatever the word before */
+			if (p - e >= 3 && !strncasecmp(p - 3, "www", 3))
+				fputc('\\', f);
 			fputc(*p, f);
 			break;
 		case '&':

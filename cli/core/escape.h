@@ -28,11 +28,17 @@ int esc_not_nfc(const char *s);
 /* a JSON text (as an encoder wrote it) with every character esc_text() would rewrite as a \uXXXX escape (a
  * surrogate pair past U+FFFF): the same document, nothing hidden on a terminal (a new string; NULL gives NULL) */
 char *esc_json_text(const char *s);
+/* s when it is well-formed UTF-8, else s through esc_text() (its bad bytes, and its control characters, as \xNN): a
+ * name of a file or run that a JSON string can hold (a new string; NULL gives NULL) */
+char *esc_utf8(const char *s);
+/* a JSON string of s, kept as esc_utf8() keeps it, where json_string() refuses s (NULL for NULL) */
+json_t *esc_json_string(const char *s);
 /* every string of j, keys included, through esc_text() */
 void esc_json_tree(json_t *j);
-/* one markdown table cell or inline text: what esc_text() rewrites as \xNN, then | \ ` [ ] ! * _ ~ # with a
- * backslash before each and & < > as entities, so that no cell is broken out of, no HTML is rendered and no text
- * becomes a link, an image or emphasis (nothing for NULL) */
+/* one markdown table cell or inline text: what esc_text() rewrites as \xNN, then | \ ` [ ] ! * _ ~ # $ @ with a
+ * backslash before each, a ':' before '/' (http://) and the '.' of "www." the same way, and & < > as entities, so
+ * that no cell is broken out of, no HTML is rendered and no text becomes a link (an autolink of GitHub's markdown
+ * too: a URL, www.host, an e-mail address), an image, emphasis or math (nothing for NULL) */
 void esc_markdown(FILE *f, const char *s);
 /* one CSV field of text (nothing for NULL) */
 void esc_csv_field(FILE *f, const char *s);

@@ -535,7 +535,8 @@ static int repro_pack_earlier(struct repro *r)
 		if (!err) {
 			const char *tb = strrchr(t, '/') ? strrchr(t, '/') + 1 : t;
 
-			json_array_append_new(rj, json_pack("{s:s, s:s, s:s}", "run", base, "bundle", tb, "sha256", sha));
+			json_array_append_new(rj, json_pack("{s:o, s:o, s:s}", "run", esc_json_string(base), "bundle",
+							     esc_json_string(tb), "sha256", sha));
 			strvec_push(&r->res->paths, d);
 			strvec_push(&r->res->paths, t);
 			strvec_push(&r->res->paths, e);
@@ -544,7 +545,7 @@ static int repro_pack_earlier(struct repro *r)
 		free(e);
 	}
 	if (!err)
-		json_object_set_new(r->res->doc, "run", json_string(strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir));
+		json_object_set_new(r->res->doc, "run", esc_json_string(strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir));
 	return err;
 }
 

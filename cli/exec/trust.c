@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/fs.h"
 #include "core/strbuf.h"
@@ -15,11 +16,17 @@
  * perlrun(1), ruby(1), node(1), java(1), git(1), the Open MPI, Slurm, CUDA, ROCm, NCCL and OpenSSL documentation,
  * Debian's chromium wrapper, the Vulkan, OpenCL, EGL and GLX loaders, hwloc, Intel MPI, MPICH, MVAPICH, libfabric,
  * MIT Kerberos, gdk-pixbuf, the .NET host and CoreCLR, erl(1), php(1), Qt WebEngine, Guile, R's Startup, Mesa's GBM,
- * the sanitizers, vim(1) and nix-ld. A name is exact, or a prefix ("NAME*"), or a part found anywhere in the name
- * ("*PART*": a family of variables that name plugins, modules or libraries to load, whatever their prefix). */
+ * the sanitizers, vim(1) and nix-ld; clang's driver (CCC_OVERRIDE_OPTIONS), rustup, the mvn, gradle, ant and sbt
+ * start scripts, sudo(8), npm-config(7), yarn, corepack, uv, poetry, conan, vcpkg, bazelisk, the AWS and Google
+ * SDKs' credential files, kubectl's kubeconfig, the go command's environment, gobject-introspection, coverage.py,
+ * pytest, libva, libvdpau, Mesa's loader, GNU tar, rsync, wget, Mercurial and Subversion. A name is exact, or a
+ * prefix ("NAME*"), or a part found anywhere in the name ("*PART*": a family of variables that name plugins,
+ * modules or libraries to load, whatever their prefix); nocase: matched whatever the case of its letters, as the
+ * program reads it (npm takes npm_config_x and NPM_CONFIG_X alike). */
 static const struct hook {
 	const char *name;
 	const char *why;
+	int nocase;
 } hooks[] = {
 	{ "LD_*", "a dynamic loader variable: loads or audits libraries in every program (ld.so)" },
 	{ "GLIBC_TUNABLES", "changes glibc's allocator and loader in every program" },
@@ -312,6 +319,64 @@ static const struct hook {
 	{ "VIMINIT", "commands every vim runs at start" },
 	{ "GVIMINIT", "commands every gvim runs at start" },
 	{ "NIX_LD*", "nix-ld's dynamic loader and its libraries" },
+	{ "CCC_*", "a clang driver variable (CCC_OVERRIDE_OPTIONS edits every clang's command line: +-fplugin= loads a plug-in; scan-build's CCC_CC, CCC_CXX: the compiler it runs)" },
+	{ "RUSTUP_*", "a rustup variable (RUSTUP_TOOLCHAIN: the toolchain, a path too, whose cargo and rustc run; RUSTUP_HOME: where toolchains are taken from)" },
+	{ "MAVEN_*", "a Maven variable (MAVEN_OPTS: options, -javaagent: among them, of the JVM mvn starts; MAVEN_ARGS: its arguments)" },
+	{ "M2_HOME", "the Maven installation mvn runs" },
+	{ "GRADLE_*", "a Gradle variable (GRADLE_OPTS: options, -javaagent: among them, of its JVM; GRADLE_USER_HOME: init scripts every build runs)" },
+	{ "JAVA_OPTS", "options (-javaagent: code loaded) of the JVM that start scripts (gradlew, sbt, Tomcat) run" },
+	{ "JVM_OPTS", "options (-javaagent: code loaded) of the JVM that start scripts run" },
+	{ "JAVACMD", "the java program the mvn, gradlew and ant scripts run" },
+	{ "SBT_*", "an sbt variable (SBT_OPTS: options, -javaagent: among them, of its JVM)" },
+	{ "ANT_*", "an Ant variable (ANT_OPTS: options of its JVM; ANT_ARGS: its arguments, -lib: code loaded)" },
+	{ "SUDO_ASKPASS", "a program sudo -A runs" },
+	{ "SUDO_EDITOR", "a program sudoedit runs" },
+	{ "SSH_ASKPASS_REQUIRE", "makes ssh run SSH_ASKPASS" },
+	{ "NPM_CONFIG_*", "an npm setting, whatever its case (script-shell: the shell scripts run with; node-options: options of every node; an install's registry)", 1 },
+	{ "YARN_*", "a Yarn setting (YARN_YARN_PATH: the script run as yarn; plug-ins; the registry)" },
+	{ "COREPACK_*", "a corepack variable (which npm, yarn or pnpm it downloads and runs, from where)" },
+	{ "UV_*", "a uv setting (UV_PYTHON: the interpreter it runs; UV_INDEX_URL: where packages come from; UV_CONFIG_FILE)" },
+	{ "POETRY_*", "a Poetry setting (the repositories it installs from, the environment it runs)" },
+	{ "CONAN_*", "a Conan variable (CONAN_HOME: the profiles and hooks, Python run at every build)" },
+	{ "VCPKG_*", "a vcpkg variable (VCPKG_ROOT, VCPKG_OVERLAY_PORTS: the port scripts every build runs)" },
+	{ "USE_BAZEL_VERSION", "which bazel bazelisk downloads and runs" },
+	{ "BAZELISK_*", "a bazelisk variable (where bazel is downloaded from)" },
+	{ "AWS_CONFIG_FILE", "the AWS configuration (credential_process: a command every AWS SDK and CLI runs)" },
+	{ "AWS_SHARED_CREDENTIALS_FILE", "the AWS credentials file (a profile there may name a credential_process)" },
+	{ "AWS_CA_BUNDLE", "which certificates the AWS SDKs trust" },
+	{ "GOOGLE_APPLICATION_CREDENTIALS", "Google's credential file (an executable-sourced one names a command the client libraries run)" },
+	{ "GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES", "lets Google's client libraries run the command a credential file names" },
+	{ "KUBECONFIG", "kubectl's configuration (a user's exec: a credential command kubectl runs)" },
+	{ "GOPROXY", "where the go command downloads modules (code built and run)" },
+	{ "GONOSUMDB", "modules the go command downloads without checking them against the checksum database" },
+	{ "GONOSUMCHECK", "modules the go command downloads without checking their checksums" },
+	{ "GOSUMDB", "the checksum database the go command trusts (off: none)" },
+	{ "GOINSECURE", "modules the go command fetches over plain HTTP" },
+	{ "GOPRIVATE", "modules the go command fetches without the proxy and checksum database" },
+	{ "GONOPROXY", "modules the go command fetches without the proxy" },
+	{ "GOENV", "the go command's settings file (GOFLAGS, GOPROXY, GOTOOLCHAIN)" },
+	{ "GOPATH", "where the go command keeps the modules it builds" },
+	{ "GOVCS", "the version control programs the go command may run" },
+	{ "GI_TYPELIB_PATH", "where gobject-introspection loads typelibs (and the libraries they name) first" },
+	{ "COVERAGE_PROCESS_START", "coverage.py starts in every Python process, with the plug-ins its configuration names" },
+	{ "COVERAGE_RCFILE", "coverage.py's configuration (plug-ins it imports)" },
+	{ "PYTEST_ADDOPTS", "options (-p: a plug-in module imported) of every pytest" },
+	{ "LIBVA_DRIVER_NAME", "the VA-API driver (NAME_drv_video.so, a relative path too) loaded" },
+	{ "VDPAU_DRIVER*", "the VDPAU driver (libvdpau_NAME.so) loaded, and where from" },
+	{ "MESA_LOADER_DRIVER_OVERRIDE", "the Mesa driver (NAME_dri.so) loaded into OpenGL programs" },
+	{ "TAR_OPTIONS", "options of every GNU tar (--to-command, --use-compress-program, --checkpoint-action=exec: programs it runs)" },
+	{ "RSYNC_RSH", "the remote shell program rsync runs" },
+	{ "RSYNC_CONNECT_PROG", "a command rsync runs to connect" },
+	{ "WGETRC", "wget's configuration (use_askpass: a program it runs)" },
+	{ "WGET_ASKPASS", "a program wget runs" },
+	{ "HGRCPATH", "Mercurial's configuration (hooks it runs, extensions it loads)" },
+	{ "SVN_SSH", "the program Subversion runs for svn+ssh" },
+	{ "SVN_EDITOR", "a program Subversion runs to edit" },
+	{ "NODE_REPL_EXTERNAL_MODULE", "a module node loads in place of its prompt" },
+	{ "NODE_EXTRA_CA_CERTS", "more certificates every node trusts" },
+	{ "NODE_TLS_REJECT_UNAUTHORIZED", "0: node trusts every certificate" },
+	{ "EMACSLOADPATH", "where emacs loads Lisp from first" },
+	{ "MANPAGER", "a program man runs to page" },
 };
 
 /* Variables that change which program the container engine or launcher runs, or where it runs it: on engines
@@ -364,7 +429,8 @@ static const char *hook_find(const struct hook *table, size_t n_table, const cha
 			snprintf(part, sizeof(part), "%.*s", (int)(n - 2), h + 1);
 			hit = strstr(name, part) != NULL;
 		} else {
-			hit = h[n - 1] == '*' ? !strncmp(name, h, n - 1) : !strcmp(name, h);
+			hit = h[n - 1] == '*' ? !(table[i].nocase ? strncasecmp : strncmp)(name, h, n - 1)
+					      : !(table[i].nocase ? strcasecmp : strcmp)(name, h);
 		}
 		if (hit)
 			return table[i].why;

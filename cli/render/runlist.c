@@ -62,11 +62,11 @@ static void list_run(json_t *e, const char *path)
 
 	p = xstrfmt("%s/plan.json", path);
 	if (!access(p, F_OK) && fs_read_file(&plan, &len, p, BUNDLE_MAX_MEMBER) < 0)
-		json_object_set_new(e, "error", json_string(bench_error_last()));
+		json_object_set_new(e, "error", esc_json_string(bench_error_last()));
 	free(p);
 	p = xstrfmt("%s/status.json", path);
 	if (!access(p, F_OK) && fs_read_file(&status, &len, p, BUNDLE_MAX_MEMBER) < 0)
-		json_object_set_new(e, "error", json_string(bench_error_last()));
+		json_object_set_new(e, "error", esc_json_string(bench_error_last()));
 	free(p);
 	if (!json_object_get(e, "error"))
 		take_docs(e, plan, status);
@@ -257,14 +257,14 @@ static void list_bundle(json_t *e, const char *path, char *const *keys)
 			json_object_set_new(e, "keyid", json_string(vr.keyid));
 		} else {
 			json_object_set_new(e, "verify", json_string("UNVERIFIED"));
-			json_object_set_new(e, "error", json_string(bench_error_last()));
+			json_object_set_new(e, "error", esc_json_string(bench_error_last()));
 		}
 		bundle_members_release(&bm);
 		bundle_verify_result_release(&vr);
 	}
 	/* not verified: what it says of itself, read without trusting it, when it can be read at all */
 	if (!m && (err = bundle_read_members(&m, &run, path, names, BUNDLE_MAX_MEMBER)) < 0 && !json_object_get(e, "error"))
-		json_object_set_new(e, "error", json_string(bench_error_last()));
+		json_object_set_new(e, "error", esc_json_string(bench_error_last()));
 	if (m) {
 		const char *err_before = json_string_value(json_object_get(e, "error"));
 		char *keep = err_before ? xstrdup(err_before) : NULL;
@@ -286,17 +286,8 @@ static void list_bundle(json_t *e, const char *path, char *const *keys)
  */
 static json_t *entry_new(const char *name, const char *kind, const char *path)
 {
-	json_t *e = json_object(), *n = json_string(name), *p = json_string(path);
-	char *t;
+	json_t *e = json_object(), *n = esc_json_string(name), *p = esc_json_string(path);
 
-	if (!n) {
-		n = json_string((t = esc_text(name)));
-		free(t);
-	}
-	if (!p) {
-		p = json_string((t = esc_text(path)));
-		free(t);
-	}
 	json_object_set_new(e, "name", n);
 	json_object_set_new(e, "kind", json_string(kind));
 	json_object_set_new(e, "path", p);
@@ -377,7 +368,7 @@ int runlist_collect(json_t **out, const char *dir, char *const *keys, int verify
 				if (!json_object_set_new(e, "verify", json_string("UNVERIFIED")))
 					json_object_set_new(e, "error", json_string("not a regular file"));
 			} else if ((e = ls_cache_get(&cache, de->d_name, (id = bundle_id(path))))) { /* as listed now: this path */
-				json_object_set_new(e, "path", json_string(path));
+				json_object_set_new(e, "path", esc_json_string(path));
 				json_object_set_new(e, "cached", json_true());
 				free(id);
 			} else {

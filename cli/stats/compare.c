@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/escape.h"
 #include "core/fs.h"
 #include "core/strbuf.h"
 #include "manifest/lock.h"
@@ -479,6 +480,10 @@ int compare_load(struct compare_side *out, const char *path, const struct compar
 	else
 		err = load_bundle(out, path, o);
 	if (err == 0) {
+		char *l = esc_utf8(out->label); /* a directory named with any bytes: its label one a JSON string holds */
+
+		free(out->label);
+		out->label = l;
 		merge_status(out);
 		out->run = xstrdup(out->label);
 	}
@@ -1611,14 +1616,15 @@ static json_t *side_json(const struct compare_side *sides, const struct compare_
 		const char *sha = s->manifest_sha256[0] ? s->manifest_sha256 : "none";
 
 		verified &= s->verified;
-		json_array_append_new(runs, json_pack("{s:s, s:s, s:b, s:s?, s:s?}", "label", s->label, "path", s->path,
-						      "verified", s->verified, "keyid", s->keyid, "manifest_sha256",
-						      s->manifest_sha256[0] ? s->manifest_sha256 : NULL));
+		json_array_append_new(runs, json_pack("{s:s, s:o, s:b, s:s?, s:s?}", "label", s->label, "path",
+						      esc_json_string(s->path), "verified", s->verified, "keyid", s->keyid,
+						      "manifest_sha256", s->manifest_sha256[0] ? s->manifest_sha256 : NULL));
 		if (!json_object_get(manifests, sha))
 			json_object_set_new(manifests, sha, json_array());
 		json_array_append_new(json_object_get(manifests, sha), json_string(s->label));
 	}
-	side = json_pack("{s:s, s:s, s:b, s:s?, s:b, s:I, s:o, s:O?}", "label", g->label, "path", sides[g->runs[0]].path,
+	side = json_pack("{s:s, s:o, s:b, s:s?, s:b, s:I, s:o, s:O?}", "label", g->label, "path",
+			 esc_json_string(sides[g->runs[0]].path),
 			 "verified", verified, "keyid", sides[g->runs[0]].keyid, "baseline", baseline, "nruns",
 			 (json_int_t)g->nruns, "runs", runs, "pricing", sides[g->runs[0]].pricing);
 	/* a side is repeats of one stack: runs of different manifests (an older one of the same name) are said */

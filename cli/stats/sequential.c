@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "core/error.h"
+#include "core/escape.h"
 #include "core/fs.h"
 #include "core/strbuf.h"
 #include "compare.h"
@@ -222,7 +223,7 @@ json_t *sequential_record(const struct sequential *s, char *const *dirs, size_t 
 	for (size_t i = 0; i < ndirs; i++) {
 		const char *b = strrchr(dirs[i], '/');
 
-		json_array_append_new(runs, json_string(b && b[1] ? b + 1 : dirs[i]));
+		json_array_append_new(runs, esc_json_string(b && b[1] ? b + 1 : dirs[i]));
 	}
 	look = json_array_get(s->looks, json_array_size(s->looks) - 1);
 	if (s->last && look)

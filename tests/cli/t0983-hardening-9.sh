@@ -167,7 +167,7 @@ P
 	expect 0 "packed ($side)" "$BENCH" pack "$M"
 done
 expect 0 "compare --format markdown" "$BENCH" compare --format markdown "$(ls "$T"/mda/*.bench.tar.gz)" "$(ls "$T"/mdb/*.bench.tar.gz)"
-grep -qF '\[c\](javascript:alert(1)) \!\[t\](http://t.example/x.png) \*em\* \_u\_ \# \~\~s\~\~' "$T/out" &&
+grep -qF '\[c\](javascript:alert(1)) \!\[t\](http\://t.example/x.png) \*em\* \_u\_ \# \~\~s\~\~' "$T/out" &&
 	ok "the case key's link, image, emphasis and heading syntax escaped" || { not_ok "markdown syntax passed through"; show "$T/out"; }
 grep -qE '(^|[^\\])\[c\]\(|!\[t\]\(' "$T/out" && not_ok "a link or image in the markdown" || ok "no link or image in the markdown"
 finish
