@@ -19,7 +19,8 @@
  * the sanitizers, vim(1) and nix-ld; clang's driver (CCC_OVERRIDE_OPTIONS), rustup, the mvn, gradle, ant and sbt
  * start scripts, sudo(8), npm-config(7), yarn, corepack, uv, poetry, conan, vcpkg, bazelisk, the AWS and Google
  * SDKs' credential files, kubectl's kubeconfig, the go command's environment, gobject-introspection, coverage.py,
- * pytest, libva, libvdpau, Mesa's loader, GNU tar, rsync, wget, Mercurial and Subversion. A name is exact, or a
+ * pytest, libva, libvdpau, Mesa's loader, GNU tar, rsync, wget, Mercurial and Subversion; rbenv, nodenv, goenv,
+ * pipenv, pdm, conda and mamba, numba, less. A name is exact, or a
  * prefix ("NAME*"), or a part found anywhere in the name ("*PART*": a family of variables that name plugins,
  * modules or libraries to load, whatever their prefix); nocase: matched whatever the case of its letters, as the
  * program reads it (npm takes npm_config_x and NPM_CONFIG_X alike). */
@@ -377,6 +378,18 @@ static const struct hook {
 	{ "NODE_TLS_REJECT_UNAUTHORIZED", "0: node trusts every certificate" },
 	{ "EMACSLOADPATH", "where emacs loads Lisp from first" },
 	{ "MANPAGER", "a program man runs to page" },
+	/* families by what they name, whatever the tool: a pager or an editor is a program started, an *ENV_ROOT the
+	 * shims of a version manager (rbenv, nodenv, goenv, pyenv), a *_PYTHON* the interpreter a tool starts */
+	{ "*PAGER*", "a program a tool runs to page output" },
+	{ "*EDITOR*", "a program a tool runs to edit" },
+	{ "*ENV_ROOT*", "a version manager's root: its shims choose which program runs" },
+	{ "*_PYTHON*", "the Python a tool starts" },
+	{ "HF_*", "a Hugging Face variable: where models and their remote code come from" },
+	{ "TRANSFORMERS_*", "a transformers variable: where models and their remote code come from" },
+	{ "CONDARC", "conda's configuration (channels, the environment's programs)" },
+	{ "MAMBA_*", "a mamba variable (which environment's programs and libraries run)" },
+	{ "NUMBA_*", "a numba variable (NUMBA_CUDA_DRIVER: the driver library it loads)" },
+	{ "LESSKEY*", "less's key file (#env sets LESSOPEN: a command less runs)" },
 };
 
 /* Variables that change which program the container engine or launcher runs, or where it runs it: on engines

@@ -7,7 +7,8 @@
 # but not flagged or counted; compare --format markdown passing a case key's bare URL, www. host and e-mail address
 # through (GitHub autolinks them), and $math$; compare of a run directory whose name is not well-formed UTF-8
 # labelling it NULL ("(null)", "other vs ?"), dropping its UNVERIFIED line and, in JSON, the side; verify --json and
-# validate --json printing nothing for such a file name.
+# validate --json printing nothing for such a file name. The eleventh review's kin too: version managers' *ENV_ROOT,
+# Hugging Face's HF_*, pagers and editors under any prefix, conda's and mamba's, pipenv's and pdm's *_PYTHON, numba, less.
 . "$(dirname "$0")/lib.sh"
 PY=python3
 fake_gemm
@@ -18,7 +19,9 @@ KIN="CCC_OVERRIDE_OPTIONS RUSTUP_TOOLCHAIN RUSTUP_HOME CARGO_HOME MAVEN_OPTS GRA
 SBT_OPTS JDK_JAVA_OPTIONS ANT_OPTS JAVACMD SUDO_ASKPASS npm_config_script_shell NPM_CONFIG_NODE_OPTIONS
 Npm_Config_Registry YARN_YARN_PATH UV_PYTHON UV_INDEX_URL AWS_CONFIG_FILE AWS_SHARED_CREDENTIALS_FILE KUBECONFIG
 GOPROXY GOFLAGS GONOSUMDB GI_TYPELIB_PATH COVERAGE_PROCESS_START PYTEST_ADDOPTS LIBVA_DRIVER_NAME LIBVA_DRIVERS_PATH
-VDPAU_DRIVER VDPAU_DRIVER_PATH MESA_LOADER_DRIVER_OVERRIDE TAR_OPTIONS APPTAINERENV_UV_PYTHON"
+VDPAU_DRIVER VDPAU_DRIVER_PATH MESA_LOADER_DRIVER_OVERRIDE TAR_OPTIONS APPTAINERENV_UV_PYTHON
+RBENV_ROOT NODENV_ROOT GOENV_ROOT HF_HUB_CACHE TRANSFORMERS_CACHE HF_ENDPOINT SYSTEMD_PAGER KUBE_EDITOR AWS_PAGER
+PSQL_PAGER CONDARC MAMBA_ROOT_PREFIX PIPENV_PYTHON PDM_PYTHON NUMBA_CUDA_DRIVER LESSKEY"
 {
 	printf 'bench: 1\nname: hk10\ntarget: {vendor: cpu}\nruntime: {engine: host, launcher: local, timeout: 1m}\n'
 	printf 'suites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64]]}\nstack:\n  env:\n    MY_NOTE10: "plain"\n'
