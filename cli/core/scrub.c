@@ -584,7 +584,8 @@ static int redact_keyed(struct redact *r)
 		return 0;
 	if (*q == '=' && q == p + kn && b64_cred_len(p, 16))
 		return 0; /* the padding of a base64 credential (redact_word()), not KEY= */
-	q++;
+	/* the whole operator: => (Ruby, Perl, PHP), := (Go, Pascal), not its last character taken for the value */
+	q += (q[0] == '=' && q[1] == '>') || (q[0] == ':' && q[1] == '=') ? 2 : 1;
 	while (*q == ' ' || *q == '\t')
 		q++;
 	ql = q[0] == '\\' && q[1] == '"' ? 2 : (*q == '"' || *q == '\'');
