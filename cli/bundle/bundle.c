@@ -90,6 +90,56 @@ static void hex(char out[65], const unsigned char md[32])
 		sprintf(out + 2 * i, "%02x", md[i]);
 }
 
+/* ---- names one on a case-insensitive file system ----------------------------------------------------------- */
+
+struct folded_name {
+	char *fold, *key; /* the name without a trailing '/', ASCII letters lowered; and as it is */
+	const char *name;
+};
+
+static int cmp_folded(const void *a, const void *b)
+{
+	const struct folded_name *x = a, *y = b;
+	int c = strcmp(x->fold, y->fold);
+
+	return c ? c : strcmp(x->key, y->key);
+}
+
+/* 1 with *a and *b set when two of names[0..n) differ but are equal once ASCII letters' case is folded (a trailing
+ * '/' aside): one name on macOS's default file system and on Windows, where the second extracted overwrites the
+ * first. Other scripts' case is not folded. Sorted by the folded name, adjacent ones compared: n log n. */
+static int names_case_clash(const char *const *names, size_t n, const char **a, const char **b)
+{
+	struct folded_name *v = xcalloc(n ? n : 1, sizeof(*v));
+	int found = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+
+		if (len && names[i][len - 1] == '/')
+			len--;
+		v[i].key = xstrndup(names[i], len);
+		v[i].fold = xstrdup(v[i].key);
+		for (char *c = v[i].fold; *c; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char)(*c - 'A' + 'a');
+		v[i].name = names[i];
+	}
+	qsort(v, n, sizeof(*v), cmp_folded);
+	for (size_t i = 1; i < n && !found; i++)
+		if (!strcmp(v[i - 1].fold, v[i].fold) && strcmp(v[i - 1].key, v[i].key)) {
+			*a = v[i - 1].name;
+			*b = v[i].name;
+			found = 1;
+		}
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].fold);
+		free(v[i].key);
+	}
+	free(v);
+	return found;
+}
+
 /* ---- listing the run directory, sorted bytewise ----------------------------------------------------------- */
 
 struct member {
@@ -197,6 +247,21 @@ static int list_dir(struct members *ms, const char *root, const char *rel, const
 	}
 	closedir(d);
 	free(path);
+	return err;
+}
+
+/* what verify refuses: two names in the run directory that differ only in ASCII letters' case */
+static int pack_check_case(const struct members *ms, const char *root)
+{
+	const char **names = xcalloc(ms->n ? ms->n : 1, sizeof(*names)), *a, *b;
+	int err = 0;
+
+	for (size_t i = 0; i < ms->n; i++)
+		names[i] = ms->v[i].rel;
+	if (names_case_clash(names, ms->n, &a, &b))
+		err = bench_error_set(BENCH_E_FAIL, "'%s/%s' and '%s/%s': names that differ only in case: one file on macOS "
+				      "and Windows; a bundle holds one spelling per name: rename one", root, a, root, b);
+	free(names);
 	return err;
 }
 
@@ -712,7 +777,7 @@ int bundle_pack(char **out_tar, char **out_envelope, const char *run_dir, EVP_PK
 	if ((err = fs_sha256_file(manifest_sha, mpath)) < 0)
 		goto cleanup;
 	bundle_limits_default(&lim);
-	if ((err = list_dir(&p.ms, p.dir, "", &lim)) < 0)
+	if ((err = list_dir(&p.ms, p.dir, "", &lim)) < 0 || (err = pack_check_case(&p.ms, p.dir)) < 0)
 		goto cleanup;
 	qsort(p.ms.v, p.ms.n, sizeof(*p.ms.v), cmp_member);
 	p.sde = source_date_epoch(p.dir, status);
@@ -1807,6 +1872,27 @@ cleanup:
 	return err;
 }
 
+/* after the last entry: no two names, the entries' or their parents', that differ only in ASCII letters' case
+ * (RUN/logs/A.log and RUN/logs/a.log, RUN/Logs/x and RUN/logs/y): one file on macOS and Windows */
+static int pass_check_case(const struct entry_names *en)
+{
+	const char **names = xcalloc(en->all.n + en->parents.n + 1, sizeof(*names)), *a, *b;
+	size_t n = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < en->all.cap; i++)
+		if (en->all.v[i])
+			names[n++] = en->all.v[i];
+	for (size_t i = 0; i < en->parents.cap; i++)
+		if (en->parents.v[i])
+			names[n++] = en->parents.v[i];
+	if (names_case_clash(names, n, &a, &b))
+		err = bench_error_set(BENCH_E_VERIFY, "refused archive entries '%s' and '%s': names that differ only in "
+				      "case: one file on macOS and Windows", a, b);
+	free(names);
+	return err;
+}
+
 /* the checks of an archive's entry before its data: at most max_entries of them, a name entry_problem() accepts
  * and no other entry has (one spelling per name), no file the parent of another entry; a member's size within
  * its kind's limit and the whole's */
@@ -1957,7 +2043,7 @@ static int read_pass_entries(struct pass *ps, int fd)
 		if ((err = pass_read_member(ps, a, &in, e, data, &member_err)) < 0)
 			goto cleanup;
 	}
-	if ((err = pass_check_end(ps, a, &in, r)) < 0)
+	if ((err = pass_check_end(ps, a, &in, r)) < 0 || (err = pass_check_case(&names)) < 0)
 		goto cleanup;
 	if (member_err) {
 		err = member_err;

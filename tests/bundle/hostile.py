@@ -18,7 +18,9 @@ path= names status.json: GNU tar and Python read the next entry as a forged stat
 tar-xcomment, tar-xlinkpath, tar-xattr, tar-xcharset, tar-xsparse ('x' headers with keys bench never writes),
 tar-xdup (two path= records), tar-xx (two 'x' headers in a row), tar-gnulong ('L'), tar-gnulonglink ('K'),
 tar-sparse ('S'), tar-volume ('V'), tar-fifo, tar-blockdev, tar-contig ('7'), tar-v7reg (type NUL),
-tar-gnumagic (a GNU-format header), tar-base256 (a size in base-256).
+tar-gnumagic (a GNU-format header), tar-base256 (a size in base-256). Names equal once ASCII letters' case is
+folded: tar-case (logs/A.log, logs/a.log), tar-case-dir (Logs/x, logs/y), tar-case-dirent (directories Logs/, logs/),
+tar-case-top (README, readme); accepted: tar-case-ok (logs/a.log, logs/b.log).
 Signing uses openssl pkeyutl with BENCH_HOME/signing.key.pem (standard tools)."""
 import base64
 import gzip
@@ -194,6 +196,15 @@ tar_raw = {  # (blocks after status.json, the members they add to the statement)
     # review r31s B2: one name in NFC and NFD (U+00E9; e and U+0301): one file where names are normalised
     "tar-nfd": (file_block(f"{run}/env/caf\u00e9", b"{}") + file_block(f"{run}/env/cafe\u0301", b"{}"),
                 [(f"{run}/env/caf\u00e9", b"{}"), (f"{run}/env/cafe\u0301", b"{}")]),
+    # review r31z B2: names equal once ASCII letters' case is folded: one file on macOS and Windows
+    **{f"tar-case{k}": (b"".join(file_block(f"{run}/{n}", d or b"", **kw) for n, d, kw in v),
+                        [(f"{run}/{n}", d) for n, d, kw in v if d is not None])
+       for k, v in (("", [("logs/A.log", b"AA\n", {}), ("logs/a.log", b"aa\n", {})]),
+                    ("-dir", [("Logs/x", b"x\n", {}), ("logs/y", b"y\n", {})]),
+                    ("-dirent", [("Logs/", None, {"type": tarfile.DIRTYPE, "mode": 0o755}),
+                                 ("logs/", None, {"type": tarfile.DIRTYPE, "mode": 0o755})]),
+                    ("-top", [("README", b"R\n", {}), ("readme", b"r\n", {})]),
+                    ("-ok", [("logs/a.log", b"a\n", {}), ("logs/b.log", b"b\n", {})]))},
     "tar-nfc-alone": (file_block(f"{run}/env/caf\u00e9", b"{}"), [(f"{run}/env/caf\u00e9", b"{}")]),
     "tar-nfd-alone": (file_block(f"{run}/env/cafe\u0301", b"{}"), [(f"{run}/env/cafe\u0301", b"{}")]),
     "tar-nfd-pax": (pax_block([("path", f"{run}/x\u0308.json")]) + file_block(f"{run}/b.json", b"{}"),
