@@ -237,51 +237,57 @@ static void set_escaped(json_t *j, const char *e)
 		json_string_set(j, "");
 }
 
-void esc_json_tree(json_t *j)
+/* every string of j, at any depth, through fn, set where fn gives a new string (NULL: unchanged); the keys too when
+ * keys */
+static void tree_map(json_t *j, char *(*fn)(const char *), int keys)
 {
 	if (json_is_string(j)) {
-		if (esc_needed(json_string_value(j))) {
-			char *e = esc_text(json_string_value(j));
+		char *e = fn(json_string_value(j));
 
+		if (e)
 			set_escaped(j, e);
-			free(e);
-		}
+		free(e);
 	} else if (json_is_array(j)) {
 		size_t i;
 		json_t *v;
 
 		json_array_foreach(j, i, v)
-			esc_json_tree(v);
+			tree_map(v, fn, keys);
 	} else if (json_is_object(j)) {
 		const char *k;
-		json_t *v, *bad = json_array();
+		json_t *v, *renamed = json_object();
 		void *tmp;
-		size_t i;
 
 		json_object_foreach_safe(j, tmp, k, v) {
-			esc_json_tree(v);
-			if (esc_needed(k))
-				json_array_append_new(bad, json_string(k));
-		}
-		json_array_foreach(bad, i, v) {
-			const char *key = json_string_value(v);
-			char *e = esc_text(key);
+			char *e = keys ? fn(k) : NULL;
 
-			json_object_set(j, e, json_object_get(j, key));
-			json_object_del(j, key);
+			tree_map(v, fn, keys);
+			if (e) {
+				json_object_set(renamed, e, v);
+				json_object_del(j, k);
+			}
 			free(e);
 		}
-		json_decref(bad);
+		json_object_update(j, renamed);
+		json_decref(renamed);
 	}
 }
 
-void esc_markdown(FILE *f, const char *s)
+static char *text_if_needed(const char *s)
 {
-	char *e;
+	return esc_needed(s) ? esc_text(s) : NULL;
+}
 
-	if (!s)
-		return;
-	e = esc_text(s);
+void esc_json_tree(json_t *j)
+{
+	tree_map(j, text_if_needed, 1);
+}
+
+static char *markdown_text(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *e = esc_text(s);
+
 	for (const char *p = e; *p; p++) {
 		switch (*p) {
 		case '|':
@@ -296,33 +302,39 @@ void esc_markdown(FILE *f, const char *s)
 		case '#':
 		case '$': /* GitHub's math: $x^2$ */
 		case '@': /* GitHub's autolinks: an e-mail address, mailto: and xmpp: */
-			fputc('\\', f);
-			fputc(*p, f);
+			strbuf_addch(&sb, '\\');
+			strbuf_addch(&sb, *p);
 			break;
 		case ':': /* GitHub's autolinks: http://, https://, ftp:// */
 			if (p[1] == '/')
-				fputc('\\', f);
-			fputc(*p, f);
+				strbuf_addch(&sb, '\\');
+			strbuf_addch(&sb, *p);
 			break;
 		case '.': /* GitHub's autolinks: www.host, whatever the word before */
 			if (p - e >= 3 && !strncasecmp(p - 3, "www", 3))
-				fputc('\\', f);
-			fputc(*p, f);
+				strbuf_addch(&sb, '\\');
+			strbuf_addch(&sb, *p);
 			break;
 		case '&':
-			fputs("&amp;", f);
+			strbuf_addstr(&sb, "&amp;");
 			break;
 		case '<':
-			fputs("&lt;", f);
+			strbuf_addstr(&sb, "&lt;");
 			break;
 		case '>':
-			fputs("&gt;", f);
+			strbuf_addstr(&sb, "&gt;");
 			break;
 		default:
-			fputc(*p, f);
+			strbuf_addch(&sb, *p);
 		}
 	}
 	free(e);
+	return strbuf_detach(&sb);
+}
+
+void esc_json_tree_markdown(json_t *j)
+{
+	tree_map(j, markdown_text, 0);
 }
 
 void esc_csv_field(FILE *f, const char *s)

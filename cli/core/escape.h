@@ -35,11 +35,11 @@ char *esc_utf8(const char *s);
 json_t *esc_json_string(const char *s);
 /* every string of j, keys included, through esc_text() */
 void esc_json_tree(json_t *j);
-/* one markdown table cell or inline text: what esc_text() rewrites as \xNN, then | \ ` [ ] ! * _ ~ # $ @ with a
- * backslash before each, a ':' before '/' (http://) and the '.' of "www." the same way, and & < > as entities, so
- * that no cell is broken out of, no HTML is rendered and no text becomes a link (an autolink of GitHub's markdown
- * too: a URL, www.host, an e-mail address), an image, emphasis or math (nothing for NULL) */
-void esc_markdown(FILE *f, const char *s);
+/* every string value of j (keys kept) made markdown text: what esc_text() rewrites as \xNN, then | \ ` [ ] ! * _ ~ #
+ * $ @ with a backslash before each, a ':' before '/' (http://) and the '.' of "www." the same way, and & < > as
+ * entities, so that no table cell is broken out of, no HTML is rendered and no text becomes a link (an autolink of
+ * GitHub's markdown too: a URL, www.host, an e-mail address), an image, emphasis or math */
+void esc_json_tree_markdown(json_t *j);
 /* one CSV field of text (nothing for NULL) */
 void esc_csv_field(FILE *f, const char *s);
 /* s appended to o as HTML text or an attribute value: what esc_text() rewrites as \xNN, then & < > " ' as entities

@@ -352,34 +352,6 @@ static void ct_findings_unverified(const struct ctext *t)
 	}
 }
 
-/* markdown: every string of j (a copy of the comparison) through esc_markdown(), so that no text from a bundle
- * breaks a table cell out ('|') or is rendered as HTML, wherever a line prints it */
-static void md_tree(json_t *j)
-{
-	size_t i;
-	json_t *v;
-	const char *k;
-
-	if (json_is_string(j)) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-
-		if (m) {
-			esc_markdown(m, json_string_value(j));
-			if (fclose(m) == 0 && buf)
-				json_string_set(j, buf);
-		}
-		free(buf);
-	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v)
-			md_tree(v);
-	} else if (json_is_object(j)) {
-		json_object_foreach(j, k, v)
-			md_tree(v);
-	}
-}
-
 void compare_text_print(FILE *fp, json_t *r, enum compare_text_format format, int colour)
 {
 	struct ctext t = { fp, json_deep_copy(r), format == COMPARE_TEXT_MARKDOWN, format == COMPARE_TEXT_CSV, colour };
@@ -387,8 +359,8 @@ void compare_text_print(FILE *fp, json_t *r, enum compare_text_format format, in
 	size_t i;
 
 	esc_json_tree(t.r); /* every string from a bundle with its control characters shown as \xNN */
-	if (t.markdown)
-		md_tree(t.r);
+	if (t.markdown) /* no text from a bundle breaks a table cell out or renders as HTML, a link or an image */
+		esc_json_tree_markdown(t.r);
 	ct_header(&t);
 	ct_rows(&t);
 	if (!t.csv) {
