@@ -183,34 +183,33 @@ static int fd_keep_regular(int fd, int trunc, int write)
 	return fd;
 }
 
-int fs_open_regular(const char *path, int flags)
+/* openat() of path as path_at() splits it (below the confining directory: never through a link), errno kept */
+static int open_path(const char *path, int flags, mode_t mode)
 {
 	const char *name;
 	int dfd, fd, e;
 
 	if (path_at(&dfd, &name, path, 0) < 0)
 		return -1;
-	fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags);
+	fd = openat(dfd, name, flags, mode);
 	e = errno;
 	at_close(dfd);
 	errno = e;
-	return fd_keep_regular(fd, 0, 0);
+	return fd;
+}
+
+int fs_open_regular(const char *path, int flags)
+{
+	return fd_keep_regular(open_path(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags, 0), 0, 0);
 }
 
 int fs_open_write(const char *path, int flags, unsigned mode)
 {
-	const char *name;
-	int dfd, fd, e;
+	int fd = open_path(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (flags & ~O_TRUNC), (mode_t)mode);
 
-	if (path_at(&dfd, &name, path, 0) < 0)
-		return -1;
-	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (flags & ~O_TRUNC), (mode_t)mode);
-	e = errno;
-	at_close(dfd);
 	if (fd < 0) {
-		if (e == ENXIO || e == EISDIR || e == EWOULDBLOCK) /* a FIFO no one reads, a socket, a directory */
-			e = EINVAL;
-		errno = e;
+		if (errno == ENXIO || errno == EISDIR || errno == EWOULDBLOCK) /* a FIFO no one reads, a socket, a directory */
+			errno = EINVAL;
 		return -1;
 	}
 	return fd_keep_regular(fd, (flags & O_TRUNC) != 0, 1);
