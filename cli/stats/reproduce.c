@@ -257,7 +257,7 @@ static double bands_critical_p(const struct bands *b, double alpha, uint64_t see
 			a2 = su2 + b->own[c] > 0 ? su2 / (su2 + b->own[c]) : 1;
 			num = sqrt(a2) * z + sqrt(1 - a2) * stats_normal(&st);
 			var = a2 * vg + (1 - a2) * stats_chisq_mean(b->dfo[c], &st);
-			q = fmin(q, stats_t_two_sided_p(num / sqrt(var), stats_df_effective(b->a[c], dfg, b->dfo[c])));
+			q = stats_t_min_p(q, num / sqrt(var), stats_df_effective(b->a[c], dfg, b->dfo[c]));
 		}
 		mn[d] = q;
 	}

@@ -43,6 +43,9 @@ double stats_welch_df(double va, size_t na, double vb, size_t nb);
 void stats_mean_var(double *mean, double *var, const double *x, size_t n);
 /* P(|T| >= |t|) for Student's t with df degrees of freedom. */
 double stats_t_two_sided_p(double t, double df);
+/* min(q, stats_t_two_sided_p(t, df)), the same double, computed only where the p could be below q: the normal's
+ * p at |t| bounds it from below (a min-P resampling's inner loop, most of whose draws cannot lower the minimum). */
+double stats_t_min_p(double q, double t, double df);
 /* The t > 0 with P(|T| >= t) = p for Student's t with df degrees of freedom (p in (0, 1); NAN otherwise). */
 double stats_t_quantile_two_sided(double p, double df);
 /* Holm's step-down adjustment of p[0..n) into adj[0..n) (monotone, at most 1); a NAN p is not a test and stays

@@ -264,6 +264,27 @@ static void test_t_quantile(void **state)
 		    isnan(stats_t_quantile_two_sided(0.05, 0)));
 }
 
+/* stats_t_min_p skips the incomplete beta only where it cannot matter: over a grid of statistics, degrees of
+ * freedom (1 to a million) and running minima, the very double fmin(q, p) gives, and it does skip some */
+static void test_t_min_p(void **state)
+{
+	static const double dfs[] = { 1, 1.5, 2, 3, 5, 10, 30, 100, 1e4, 1e6 };
+	static const double qs[] = { 1, 0.5, 0.1, 0.01, 1e-4, 1e-8 };
+	size_t skipped = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(dfs) / sizeof(dfs[0]); i++)
+		for (size_t j = 0; j < sizeof(qs) / sizeof(qs[0]); j++)
+			for (double t = -8; t <= 8; t += 0.0625) {
+				double want = fmin(qs[j], stats_t_two_sided_p(t, dfs[i]));
+
+				assert_true(stats_t_min_p(qs[j], t, dfs[i]) == want);
+				skipped += erfc(fabs(t) * 0.70710678118654752440) >= qs[j] * (1 + 1e-9);
+			}
+	assert_true(skipped > 1000);
+	assert_true(stats_t_min_p(0.5, NAN, 3) == 0.5 && stats_t_min_p(0.5, INFINITY, 3) == 0);
+}
+
 /* The hierarchical bootstrap: deterministic for a seed; one run per side is the ordinary bootstrap of the samples;
  * runs that differ from each other widen the interval beyond what the samples alone give (the run-to-run spread
  * is what it must capture), and it brackets the ratio of the medians of run medians. */
@@ -436,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_reproduce_bands),
 		cmocka_unit_test(test_welch_and_t),
 		cmocka_unit_test(test_t_quantile),
+		cmocka_unit_test(test_t_min_p),
 		cmocka_unit_test(test_hierarchical_bootstrap),
 	};
 
