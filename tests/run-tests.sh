@@ -6,7 +6,8 @@
 # failed. Each test's wall time is printed, the slowest listed at the end.
 # A test that uses something another test also uses (the podman store, the Slurm daemons, chromium's profile, ...)
 # says so in its header with a line "# serial: NAME [NAME...] (why)": tests that share a NAME run one after another,
-# everything else in parallel. CONTRIBUTING.md, "Tests", has the rules.
+# everything else in parallel; a test that runs long on one core says "# early: (why)" and starts first.
+# CONTRIBUTING.md, "Tests", has the rules.
 # Environment: BENCH (the binary under test), BENCH_DATA (the source tree); TEST_JOBS (how many at a time; default
 # the number of CPUs, at least 2); TESTS (the CLI tests to run instead of all: paths or tNNNN prefixes);
 # TEST_LOGS (a directory that keeps each test's output, NAME.log); VERBOSE (print every test's output at the end).
@@ -49,6 +50,10 @@ if [ -n "${TESTS:-}" ]; then
 else
 	cli=$(ls tests/cli/t[0-9]*.sh)
 fi
+# the tests that declare "# early: (why)": what runs long on one core (an image made from debootstrap, a fresh
+# machine's install in a container) starts first, never alone at the end while the other core waits (prove's rules
+# below)
+early=$(for t in $cli; do grep -q '^# early:' "$t" && echo "$t"; done)
 jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 [ "$jobs" -ge 2 ] 2>/dev/null || jobs=2
 wall0=$(date +%s)
@@ -74,8 +79,17 @@ done | awk '
 if command -v prove >/dev/null 2>&1; then
 	# shellcheck disable=SC2086 # the rules and test paths hold no spaces
 	serial=$(echo "$rules" | sed 's/^--rules=seq=//' | tr -d '{}' | tr '\n' ',')
+	# the order: the chains that hold an early test, the other early tests, the other chains, the unit binaries, the
+	# rest
+	chains=$rules rules= seen=
+	for r in $chains; do
+		for t in $early; do case "$r," in *"=$t,"* | *"{$t,"* | *",$t,"* | *",$t}"*) rules="$rules $r" seen="$seen $r" && break ;; esac; done
+	done
+	for t in $early; do case ",$serial," in *",$t,"*) ;; *) rules="$rules --rules=seq=$t" ;; esac; done
+	for r in $chains; do case " $seen " in *" $r "*) ;; *) rules="$rules $r" ;; esac; done
 	for t in "$@" $cli; do
-		case ",$serial," in *",$t,"*) ;; *) rules="$rules --rules=seq=$t" ;; esac
+		case ",$serial,$(echo $early | tr ' ' ,)," in *",$t,"*) continue ;; esac
+		rules="$rules --rules=seq=$t"
 	done
 	prove -j"$jobs" --timer $rules --exec "sh tests/run-tests.sh --one $dir" "$@" $cli
 else

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
+# early: (a fresh Debian 12 machine in a container: its install runs long on one core)
 # First contact: the README's first command on a fresh Debian 12 machine. The source tree as a clean clone holds
 # it (the tracked files, with their uncommitted edits) goes into a container of the bare base image of
 # tests/setup/podman.sh (`bare`: debootstrap minbase bookworm); there, as root, the README's note

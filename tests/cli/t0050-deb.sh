@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
+# early: (the package build, then a fresh machine in a container: long work on one core)
 # The Debian package: built from the release tarball of HEAD (make dist; what is committed) with
 # `dpkg-buildpackage -us -uc -b`, its file list checked, then installed with apt (with its Recommends, not theirs)
 # into a fresh Debian 12 container

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # serial: podman (image builds one at a time: CPU-heavy; its cleanup removes the untagged images since its start)
+# early: (the stacks' base image on a fresh machine, then the podman chain: the longest serial work)
 # Stacks end to end with podman (setup: tests/setup/podman.sh): two CPU stacks from one local Debian base
 # (manifests/cpu-openblas.yaml, cpu-blis.yaml) locked, built, the GEMM suite run inside each with the commands
 # of docs/stacks.md as a user types them (relative manifest, default relative runs/), then both interleaved and

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
+# early: (the ROCm image, debootstrap of sid and its install, on a fresh machine: long work on one core)
 # The HIP runners, compiled for real: in a Debian unstable container with Debian's ROCm packages (setup:
 # tests/setup/rocm.sh), `make runners BENCH_HIP=1` for gfx942 and gfx950 with warnings as errors; the three runners
 # linked against libamdhip64, hipBLASLt (bench-gemm) and RCCL (bench-coll); then what needs no AMD GPU: --help, a

@@ -67,17 +67,49 @@ if [ "${1:-}" = mirror ]; then
 	echo "$MIRROR"
 	exit 0
 fi
+BASE=${BENCH_TEST_BASE:-localhost/debian:bookworm}
+BARE=${BENCH_TEST_BARE:-localhost/debian:bookworm-minbase}
 # one setup at a time on this machine (the tests run side by side, and on a fresh machine several of them call this
-# at once): the rest runs under a lock held by flock(1) on a file; -o: the lock's descriptor is not handed down, so
-# a process that apt or podman leaves behind cannot keep holding it
-if [ -z "${BENCH_TEST_PODMAN_LOCKED:-}" ]; then
-	export BENCH_TEST_PODMAN_LOCKED=1
-	exec flock -o /tmp/bench-test-podman.lock sh "$0" "$@"
-fi
+# at once), in two parts, each under a lock held by flock(1) on its own file (-o: the lock's descriptor is not
+# handed down, so a process that apt or podman leaves behind cannot keep holding it): podman, its settings and the
+# bare image; then the stacks' base. A test that needs only the bare image (t0010, t0050, tests/setup/rocm.sh)
+# waits for the first part, not for the stacks' base another test is installing
+case ${BENCH_TEST_PODMAN_LOCKED:-} in
+'')
+	export BENCH_TEST_PODMAN_LOCKED=bare
+	flock -o /tmp/bench-test-podman.lock sh "$0" "$@" || exit 1
+	[ "${1:-}" = bare ] && { echo "$BARE"; exit 0; }
+	export BENCH_TEST_PODMAN_LOCKED=base
+	exec flock -o /tmp/bench-test-podman-base.lock sh "$0" "$@"
+	;;
+bare) ;;
+base)
+	# the stacks' base: made anew when it is missing or was made from another package list (a label says which)
+	have=$(podman image inspect --format '{{ index .Labels "org.bench.test.build-packages" }}' "$BASE" 2>/dev/null || true)
+	if [ "$have" != "$PKGS" ]; then
+		tmpmode=$(stat -c %a /tmp)
+		trap 'chmod "$tmpmode" /tmp 2>/dev/null || true' EXIT
+		ctx=$(mktemp -d /tmp/bench-base.XXXXXX)
+		# shellcheck disable=SC2086 # the package names hold no spaces
+		{
+			echo "FROM $BARE"
+			echo "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $PKGS && rm -rf /var/lib/apt/lists/*"
+			echo "LABEL org.bench.test.build-packages=\"$PKGS\""
+		} >"$ctx/Containerfile"
+		CONTAINERS_CONF=/etc/containers/bench-test-build.conf podman build -q -t "$BASE" "$ctx" >/tmp/bench-base-build.log 2>&1 ||
+			{ tail -n 20 /tmp/bench-base-build.log >&2; rm -rf "$ctx"; exit 1; }
+		rm -rf "$ctx"
+	fi
+	case ${1:-} in
+	build-conf) echo /etc/containers/bench-test-build.conf ;;
+	*) echo "$BASE" ;;
+	esac
+	exit 0
+	;;
+esac
 # once here, the first install left /tmp at 0755 (apt's _apt user then cannot write it): put its mode back
 tmpmode=$(stat -c %a /tmp)
 trap 'chmod "$tmpmode" /tmp 2>/dev/null || true' EXIT
-BASE=${BENCH_TEST_BASE:-localhost/debian:bookworm}
 need=
 for p in podman buildah runc debootstrap; do command -v "$p" >/dev/null 2>&1 || need="$need $p"; done
 if [ -n "$need" ]; then
@@ -109,7 +141,6 @@ if cmp -s "$BUILD_CONF.new" "$BUILD_CONF"; then rm -f "$BUILD_CONF.new"; else mv
 # installed once here, so that each stack image's build installs only what is its own (the image tests built from
 # the bare base paid the same ~200 packages in every image). The packages are read from the one list bench reads:
 # a package a recipe lacks is missing from this base too (t1100 checks the two lists are one).
-BARE=${BENCH_TEST_BARE:-localhost/debian:bookworm-minbase}
 if ! podman image exists "$BARE"; then
 	root=$(mktemp -d /tmp/bench-rootfs.XXXXXX)
 	debootstrap --variant=minbase bookworm "$root" "$MIRROR" >/tmp/debootstrap.log 2>&1 ||
@@ -117,22 +148,3 @@ if ! podman image exists "$BARE"; then
 	tar -C "$root" -c . | podman import - "$BARE" >/dev/null
 	rm -rf "$root"
 fi
-# the stacks' base: made anew when it is missing or was made from another package list (a label says which)
-have=$(podman image inspect --format '{{ index .Labels "org.bench.test.build-packages" }}' "$BASE" 2>/dev/null || true)
-if [ "${1:-}" != bare ] && [ "$have" != "$PKGS" ]; then
-	ctx=$(mktemp -d /tmp/bench-base.XXXXXX)
-	# shellcheck disable=SC2086 # the package names hold no spaces
-	{
-		echo "FROM $BARE"
-		echo "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $PKGS && rm -rf /var/lib/apt/lists/*"
-		echo "LABEL org.bench.test.build-packages=\"$PKGS\""
-	} >"$ctx/Containerfile"
-	CONTAINERS_CONF=$BUILD_CONF podman build -q -t "$BASE" "$ctx" >/tmp/bench-base-build.log 2>&1 ||
-		{ tail -n 20 /tmp/bench-base-build.log >&2; rm -rf "$ctx"; exit 1; }
-	rm -rf "$ctx"
-fi
-case ${1:-} in
-build-conf) echo "$BUILD_CONF" ;;
-bare) echo "$BARE" ;;
-*) echo "$BASE" ;;
-esac
