@@ -275,8 +275,8 @@ static void print_exec_items(FILE *fp, json_t *items, const struct repro *r, con
 	}
 	if (hooks)
 		fprintf(fp, "bench: %zu variable%s above load%s code into the programs it starts, or change%s what the "
-			"container engine runs or where compiled code is kept\n", hooks, hooks == 1 ? "" : "s",
-			hooks == 1 ? "s" : "", hooks == 1 ? "s" : "");
+			"container engine runs, where compiled code is kept or where a program writes\n", hooks,
+			hooks == 1 ? "" : "s", hooks == 1 ? "s" : "", hooks == 1 ? "s" : "");
 	if (plugins)
 		fprintf(fp, "bench: %zu plug-in%s above run%s the signer's code on this machine\n", plugins,
 			plugins == 1 ? "" : "s", plugins == 1 ? "s" : "");

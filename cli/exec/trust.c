@@ -22,7 +22,7 @@
  * pytest, libva, libvdpau, Mesa's loader, GNU tar, rsync, wget, Mercurial and Subversion; rbenv, nodenv, goenv,
  * pipenv, pdm, conda and mamba, numba, less. A name is exact, or a
  * prefix ("NAME*"), or a part found anywhere in the name ("*PART*": a family of variables that name plugins,
- * modules or libraries to load, whatever their prefix); nocase: matched whatever the case of its letters, as the
+ * modules or libraries to load, whatever their prefix), or an ending ("*END"); nocase: matched whatever the case of its letters, as the
  * program reads it (npm takes npm_config_x and NPM_CONFIG_X alike). */
 static const struct hook {
 	const char *name;
@@ -40,7 +40,7 @@ static const struct hook {
 	{ "DYLD_*", "a macOS dynamic loader variable: loads libraries" },
 	{ "PATH", "which program a command name starts" },
 	{ "HOME", "where programs read their start-up files (~/.bashrc, ~/.gitconfig, ~/.local site-packages)" },
-	{ "XDG_CONFIG_HOME", "where programs read their configuration" },
+	{ "XDG_CONFIG_HOME", "where programs read their configuration (podman's containers.conf and storage.conf: the OCI runtime, hooks and mount program it runs)" },
 	{ "XDG_CONFIG_DIRS", "where programs read their configuration" },
 	{ "PYTHONPATH", "Python imports modules (sitecustomize, .pth) from there before any other" },
 	{ "PYTHONHOME", "Python's standard library taken from there" },
@@ -390,6 +390,49 @@ static const struct hook {
 	{ "MAMBA_*", "a mamba variable (which environment's programs and libraries run)" },
 	{ "NUMBA_*", "a numba variable (NUMBA_CUDA_DRIVER: the driver library it loads)" },
 	{ "LESSKEY*", "less's key file (#env sets LESSOPEN: a command less runs)" },
+	/* the twelfth review (r31N rows 22, 25): a BLAS switch, loaders of other device runtimes, tools' start-up
+	 * directories. FlexiBLAS (Fedora's and EasyBuild's BLAS, behind the gemm runner's cblas) dlopens the backend
+	 * FLEXIBLAS names, a library path too; the OpenCL ICD loader loads OPENCL_LAYERS; oneAPI's Unified Runtime
+	 * UR_ADAPTERS_FORCE_LOAD, SYCL's SYCL_OVERRIDE_PI_*, Level Zero's ZE_ENABLE_ALT_DRIVERS, libomptarget's
+	 * LIBOMPTARGET_JIT_REPLACEMENT_MODULE and the OpenMP runtime's OMP_TOOL_LIBRARIES are libraries or code
+	 * linked into the program; LLVM's crash handler (Triton, inductor) runs LLVM_SYMBOLIZER_PATH; glibc's getconf
+	 * runs programs from GETCONF_DIR; SDL loads SDL_DYNAMIC_API in its own place. */
+	{ "FLEXIBLAS*", "a FlexiBLAS variable (FLEXIBLAS: the BLAS backend it loads, a library path too; FLEXIBLAS_LIBRARY_PATH: where backends are loaded from)" },
+	{ "OPENCL_*", "an OpenCL ICD loader variable (OPENCL_LAYERS: layers, libraries loaded into every OpenCL program)" },
+	{ "UR_*", "a oneAPI Unified Runtime variable (UR_ADAPTERS_FORCE_LOAD: adapter libraries it loads; UR_ENABLE_LAYERS)" },
+	{ "SYCL_*", "a SYCL runtime variable (SYCL_OVERRIDE_PI_*: the plug-in libraries it loads; SYCL_CACHE_DIR: kernels it loads)" },
+	{ "ZE_ENABLE_ALT_DRIVERS", "Level Zero drivers (libraries) the loader loads" },
+	{ "LIBOMPTARGET_*", "an OpenMP offload variable (LIBOMPTARGET_JIT_REPLACEMENT_MODULE: code linked into every kernel; its plug-ins)" },
+	{ "OMP_TOOL_LIBRARIES", "OMPT tool libraries the OpenMP runtime loads into every OpenMP program" },
+	{ "*SYMBOLIZER*", "the symbolizer program LLVM's crash handler or a sanitizer runs (LLVM_SYMBOLIZER_PATH)" },
+	{ "GETCONF_DIR", "where getconf finds the programs it runs (glibc)" },
+	{ "SDL_DYNAMIC_API", "SDL loads the library it names in its own place" },
+	{ "SDL3_DYNAMIC_API", "SDL loads the library it names in its own place" },
+	{ "MIOPEN_SYSTEM_DB_PATH", "where MIOpen loads its kernel database (precompiled code objects) from" },
+	{ "*IMPORT_PATH*", "where modules or plug-ins (libraries) are imported from (QML2_IMPORT_PATH: Qt Quick's plug-ins)" },
+	{ "IPYTHONDIR", "IPython's profiles: start-up scripts it runs, extensions it loads" },
+	{ "JUPYTER_*", "a Jupyter variable (JUPYTER_CONFIG_DIR, JUPYTER_PATH: configuration that runs code, kernels and extensions it starts)" },
+	{ "VALGRIND_*", "a Valgrind variable (VALGRIND_LIB: where it loads its tools from; VALGRIND_OPTS: its options)" },
+	{ "BAZEL_*", "a Bazel variable (BAZEL_SH: the shell it runs commands with; compiler flags)" },
+	{ "VIMRUNTIME", "where vim loads its runtime scripts (run at start) from" },
+	{ "VIM", "where vim finds its system vimrc (commands run at start)" },
+	{ "ELECTRON_*", "an Electron variable (ELECTRON_RUN_AS_NODE: an Electron program runs as node, NODE_OPTIONS with it)" },
+	{ "MAGICK_*", "an ImageMagick variable (MAGICK_CONFIGURE_PATH: delegates.xml, the commands it runs; coder modules)" },
+	{ "AZURE_EXTENSION_DIR", "where the Azure CLI loads extensions (Python code) from" },
+	{ "AZURE_CONFIG_DIR", "the Azure CLI's configuration and extensions" },
+	{ "EXECIGNORE", "commands bash passes over in its PATH search: which program a name starts" },
+	{ "FCEDIT", "the editor bash's fc runs" },
+	{ "LESS", "less's options (+CMD: commands it runs at start)" },
+	{ "R_HOME", "the R installation embedded R (rpy2) loads, with its start-up files" },
+	{ "GHC_ENVIRONMENT", "a GHC package environment: the packages every ghc and ghci load" },
+	{ "GHC_PACKAGE_PATH", "GHC's package databases: the packages it loads" },
+	{ "LADSPA_PATH", "where audio programs load LADSPA plug-ins (libraries) from" },
+	{ "LV2_PATH", "where audio programs load LV2 plug-ins (libraries) from" },
+	{ "GNUPGHOME", "GnuPG's home (gpg.conf, gpg-agent.conf: the programs the agent runs)" },
+	{ "PLAYWRIGHT_BROWSERS_PATH", "where Playwright takes the browsers it runs from" },
+	{ "PUPPETEER_*", "a Puppeteer variable (PUPPETEER_EXECUTABLE_PATH: the browser it runs)" },
+	{ "*_EXECUTABLE*", "names a program a tool runs" },
+	{ "*_COMMAND*", "names a command a program runs" },
 };
 
 /* Variables that change which program the container engine or launcher runs, or where it runs it: on engines
@@ -411,6 +454,18 @@ static const struct hook engine_hooks[] = {
 	{ "ENROOT_*", "an enroot variable (ENROOT_SYSCONF_PATH, ENROOT_CONFIG_PATH: hooks enroot runs when it starts a container)" },
 	{ "PYXIS_*", "a pyxis variable (how Slurm starts the container)" },
 	{ "XDG_RUNTIME_DIR", "where podman finds its service socket and runtime state" },
+	/* containers/storage reads these from podman's and buildah's own environment, over storage.conf:
+	 * STORAGE_OPTS=overlay.mount_program=PATH is a program the engine runs on the host (r31N row 23) */
+	{ "STORAGE_DRIVER", "containers/storage's driver (podman's and buildah's image and container storage)" },
+	{ "STORAGE_OPTS", "containers/storage's options (overlay.mount_program: a program podman runs on the host)" },
+	{ "REGISTRIES_CONFIG_PATH", "containers/image's registries.conf: where podman pulls images (the one that runs) from" },
+	{ "_CONTAINERS_*", "podman's re-exec state (it takes itself to be in its user namespace already)" },
+	{ "_BUILDAH_*", "buildah's re-exec state (it takes itself to be in its user namespace already)" },
+	{ "NOTIFY_SOCKET", "the sd_notify socket (a host path) podman's OCI runtime passes into the container" },
+	{ "BUILDKIT_HOST", "which BuildKit daemon (a remote machine) builds the image" },
+	{ "BUILDX_*", "a docker buildx variable (BUILDX_BUILDER, BUILDX_CONFIG: which builder builds the image)" },
+	{ "NVIDIA_*", "an NVIDIA Container Toolkit variable: its hook (run on the host, as root) mounts the GPUs and host driver files it names into the container" },
+	{ "MELLANOX_*", "an enroot hook variable: the host's InfiniBand devices it mounts into the container" },
 };
 
 /* Variables that say where compiled code is written and later loaded from (kernels, extensions, byte code): a
@@ -421,12 +476,73 @@ static const struct hook cache_hooks[] = {
 	{ "TMP", "Python's tempfile uses it when TMPDIR is unset: where inductor and Triton write and load compiled kernels" },
 	{ "TEMP", "Python's tempfile uses it when TMPDIR and TMP are unset: where compiled kernels are written and loaded" },
 	{ "XDG_CACHE_HOME", "where programs keep caches (torch's compiled extensions, loaded from there)" },
-	{ "XDG_DATA_HOME", "where programs keep data (plugins and extensions among them)" },
+	{ "XDG_DATA_HOME", "where programs keep data (plugins and extensions among them; rootless podman's images, the ones it runs)" },
 	{ "XDG_DATA_DIRS", "where programs look for data (plugins and extensions among them)" },
 	{ "XDG_*", "an XDG base directory (where programs keep configuration, caches and data)" },
 	{ "*CACHE_PATH*", "where compiled code (kernels, JIT output) is kept and loaded from" },
 	{ "*CACHE_DIR*", "where compiled code (kernels, JIT output) is kept and loaded from" },
 	{ "*KERNEL_CACHE*", "where compiled kernels are kept and loaded from" },
+	/* every other spelling of a cache's place (r31N row 26: the go command's GOCACHE, compiled objects linked
+	 * into every build): a name that ends in CACHE (GOCACHE, GOMODCACHE, HF_HUB_CACHE), or holds CACHE_HOME,
+	 * CACHE_ROOT or CACHE_FOLDER; and the go command's own places for what it builds */
+	{ "*CACHE", "a cache (GOCACHE: the go command's build cache, compiled objects linked into every build)" },
+	{ "*CACHE_HOME*", "where compiled code is kept and loaded from" },
+	{ "*CACHE_ROOT*", "where compiled code is kept and loaded from" },
+	{ "*CACHE_FOLDER*", "where compiled code is kept and loaded from" },
+	{ "GOTMPDIR", "where the go command builds and links, and go run starts the program it built" },
+	{ "GOBIN", "where go install puts the programs it builds (run from there by PATH)" },
+	{ "DENO_DIR", "Deno's cache of the modules it compiled and loads" },
+	{ "MIOPEN_USER_DB_PATH", "where MIOpen keeps its tuning databases and reads them back" },
+};
+
+/* Variables that make a program write (a log, a dump, a trace) to the path they name: a value chosen by the signer
+ * makes a library in every runner truncate or append to a file of the signer's choosing, a shell start-up file
+ * (~/.bashrc, ~/.profile) say, with lines that echo other values the signer set (NCCL's "NCCL_ALGO set by
+ * environment to VALUE"): a command there runs in the next shell. Rather than every name, the spellings these
+ * libraries use (r31N row 24): *_LOG_FILE (cuBLASLt, cuSPARSE, cuSOLVER, cuDNN's frontend, hipBLASLt), *LOGDEST
+ * (cuBLAS, cuDNN), *_DEBUG_FILE (NCCL), *DUMP_FILE (NCCL's topology and graph, CUDA's core dump), *_TRACE_PATH,
+ * *_BENCH_PATH, *_PROFILE_PATH (rocBLAS, rocSOLVER), the ROCm math libraries' *_LOG_* paths (rocFFT's plan, kernel
+ * and tuning logs), *_OUTPUT_FILE (oneMKL's verbose output), a profiler's *_PROFILE_FILE (LLVM_PROFILE_FILE), a
+ * shell's or a REPL's *HISTFILE, and their directories (*_DUMP_DIR, *_LOG_DIR, *_OUTPUT_DIR, *_TRACE_DIR); then
+ * the names that spell it otherwise. Sources: the NCCL, cuBLAS, cuDNN, cuSPARSE, cuSOLVER, oneMKL, HIP (ROCclr),
+ * rocBLAS, rocFFT, rocSPARSE, rocSOLVER, hipBLASLt and Kineto documentation, gcc's gcov, gprof and LLVM's profile
+ * runtime, coverage.py. */
+static const struct hook write_hooks[] = {
+	{ "NCCL_DEBUG_FILE", "NCCL writes its debug log there (truncated first; its lines echo the other NCCL_* values)" },
+	{ "*_LOG_FILE*", "a library writes its log there" },
+	{ "*_LOGFILE*", "a program writes its log there" },
+	{ "*LOGDEST*", "a library writes its log there (cuBLAS's, cuDNN's CUBLAS_LOGDEST_DBG, CUDNN_LOGDEST_DBG)" },
+	{ "*_DEBUG_FILE*", "a library writes its debug log there" },
+	{ "*DUMP_FILE*", "a library writes a dump there (NCCL's topology and graph, CUDA's GPU core dump)" },
+	{ "*_DUMP_PATH*", "a library writes a dump there" },
+	{ "*_TRACE_PATH*", "a library writes its trace there (rocBLAS, rocFFT, rocSPARSE, rocSOLVER)" },
+	{ "*_TRACE_FILE*", "a library writes its trace there" },
+	{ "*_BENCH_PATH*", "a library writes its bench log there (rocBLAS, rocFFT, rocSPARSE, rocSOLVER)" },
+	{ "*_PROFILE_PATH*", "a library writes its profile log there (rocBLAS, rocFFT, rocSOLVER)" },
+	{ "*_PROFILE_FILE*", "an instrumented program writes its profile there (LLVM_PROFILE_FILE)" },
+	{ "*_OUTPUT_FILE*", "a library writes its output there (MKL_VERBOSE_OUTPUT_FILE)" },
+	{ "*_OUTPUT_PATH*", "a program writes its output there" },
+	{ "*_LOG_PATH*", "a program writes its log there" },
+	{ "ROCBLAS_LOG_*", "rocBLAS writes a log there" },
+	{ "ROCFFT_LOG_*", "rocFFT writes a log there" },
+	{ "ROCSPARSE_LOG_*", "rocSPARSE writes a log there" },
+	{ "ROCSOLVER_LOG_*", "rocSOLVER writes a log there" },
+	{ "AMD_LOG_LEVEL_FILE", "the HIP runtime writes its log there" },
+	{ "AMD_COMGR_REDIRECT_LOGS", "the ROCm code object manager writes its log there" },
+	{ "KINETO_*", "a Kineto variable (KINETO_CONFIG: its configuration, ACTIVITIES_LOG_FILE: where it writes a trace)" },
+	{ "OMP_TOOL_VERBOSE_INIT", "the OpenMP runtime writes its tool-loading log there" },
+	{ "GMON_OUT_PREFIX", "a gprof-instrumented program writes its profile there" },
+	{ "GCOV_PREFIX", "a gcov-instrumented program writes its .gcda files under it" },
+	{ "COVERAGE_FILE", "coverage.py writes its data file there" },
+	{ "SEGFAULT_OUTPUT_NAME", "glibc's libSegFault writes its report there" },
+	{ "JITDUMPDIR", "oneDNN and other JIT compilers write their jitdump files there" },
+	{ "*HISTFILE*", "a shell or a prompt writes its history there" },
+	{ "PYTHON_HISTORY", "Python's prompt writes its history there" },
+	{ "NODE_REPL_HISTORY", "node's prompt writes its history there" },
+	{ "*_DUMP_DIR*", "a library writes its dumps into that directory" },
+	{ "*_TRACE_DIR*", "a library writes its traces into that directory" },
+	{ "*_LOG_DIR*", "a program writes its logs into that directory" },
+	{ "*_OUTPUT_DIR*", "a program writes its output into that directory" },
 };
 
 static const char *hook_find(const struct hook *table, size_t n_table, const char *name)
@@ -436,11 +552,15 @@ static const char *hook_find(const struct hook *table, size_t n_table, const cha
 		size_t n = strlen(h);
 		int hit;
 
-		if (h[0] == '*') { /* "*PART*": PART anywhere in the name */
+		if (h[0] == '*' && h[n - 1] == '*') { /* "*PART*": PART anywhere in the name */
 			char part[64];
 
 			snprintf(part, sizeof(part), "%.*s", (int)(n - 2), h + 1);
 			hit = strstr(name, part) != NULL;
+		} else if (h[0] == '*') { /* "*END": a name that ends so */
+			size_t l = strlen(name);
+
+			hit = l >= n - 1 && !strcmp(name + l - (n - 1), h + 1);
 		} else {
 			hit = h[n - 1] == '*' ? !(table[i].nocase ? strncasecmp : strncmp)(name, h, n - 1)
 					      : !(table[i].nocase ? strcasecmp : strcmp)(name, h);
@@ -469,6 +589,8 @@ const char *trust_env_hook_kind(const char *name, enum trust_hook *kind)
 		*kind = TRUST_HOOK_ENGINE;
 	else if ((why = hook_find(cache_hooks, N_OF(cache_hooks), name)))
 		*kind = TRUST_HOOK_CACHE;
+	else if ((why = hook_find(write_hooks, N_OF(write_hooks), name)))
+		*kind = TRUST_HOOK_WRITE;
 	return why;
 }
 
@@ -488,6 +610,8 @@ const char *trust_hook_label(enum trust_hook kind)
 		return "changes what the container engine or launcher runs";
 	case TRUST_HOOK_CACHE:
 		return "where compiled code is kept and loaded from";
+	case TRUST_HOOK_WRITE:
+		return "makes a program write to the path it names";
 	case TRUST_HOOK_PLUGIN:
 		return "runs code";
 	default:

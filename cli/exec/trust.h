@@ -23,6 +23,7 @@ enum trust_hook {
 	TRUST_HOOK_CODE,   /* loads code into the programs it reaches, or changes which program starts */
 	TRUST_HOOK_ENGINE, /* changes what the container engine or launcher itself runs (or on which machine) */
 	TRUST_HOOK_CACHE,  /* where compiled code (kernels, extensions) is written and later loaded from */
+	TRUST_HOOK_WRITE,  /* makes a program write (a log, a dump, a trace; truncating it) to the path it names */
 	TRUST_HOOK_PLUGIN, /* a plug-in: the signer's code, imported, run or loaded by the runner */
 };
 /* trust_env_hook() with its kind in *kind (TRUST_HOOK_NONE and NULL when not flagged); APPTAINERENV_X and
