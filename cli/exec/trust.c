@@ -752,17 +752,181 @@ static void add_plugins(json_t *a, const struct manifest *m, json_t *lock, const
 		}
 }
 
-/* 1 when x is the long option "--" name as sbatch's getopt_long takes it: the name or a prefix of it of at least
- * min characters (an unambiguous abbreviation: --export-f is --export-file), alone or before '=' */
-static int sbatch_opt(const char *x, const char *name, size_t min)
-{
-	size_t n;
+/* sbatch's long options that take an argument, which may be the next item (Slurm 22.05's option table, a few of
+ * later versions', and pyxis' --container-* options that take one); and those that take none, or one only after
+ * '='. A name sbatch does not know, or an abbreviation of options of both kinds, is taken as taking none: the word
+ * after it is then judged as the batch script it may be. */
+static const char *const sbatch_arg_opts[] = {
+	"account", "acctg-freq", "array", "batch", "bb", "bbf", "begin", "chdir", "cluster", "cluster-constraint",
+	"clusters", "comment", "constraint", "container", "context", "core-spec", "cores-per-socket", "cpu-freq",
+	"cpus-per-gpu", "cpus-per-task", "deadline", "delay-boot", "dependency", "distribution", "error", "exclude",
+	"export", "export-file", "extra-node-info", "gid", "gpu-bind", "gpu-freq", "gpus", "gpus-per-node",
+	"gpus-per-socket", "gpus-per-task", "gres", "gres-flags", "hint", "input", "job-name", "kill-on-invalid-dep",
+	"licenses", "mail-type", "mail-user", "mcs-label", "mem", "mem-bind", "mem-per-cpu", "mem-per-gpu", "mincpus",
+	"network", "nodefile", "nodelist", "nodes", "ntasks", "ntasks-per-core", "ntasks-per-gpu", "ntasks-per-node",
+	"ntasks-per-socket", "ntasks-per-tres", "open-mode", "output", "partition", "power", "prefer", "priority",
+	"profile", "qos", "reservation", "signal", "sockets-per-node", "switches", "tasks-per-node", "thread-spec",
+	"threads-per-core", "time", "time-min", "tmp", "uid", "wait-all-nodes", "wckey", "wrap",
+	"container-id", "extra", "segment", "tres-bind", "tres-per-task",
+	"container-image", "container-mounts", "container-workdir", "container-name", "container-save", "container-env",
+	NULL
+};
+static const char *const sbatch_flag_opts[] = {
+	"contiguous", "exclusive", "get-user-env", "help", "hold", "ignore-pbs", "nice", "no-kill", "no-requeue",
+	"overcommit", "oversubscribe", "parsable", "propagate", "quiet", "reboot", "requeue", "spread-job", "test-only",
+	"usage", "use-min-nodes", "verbose", "version", "wait", NULL
+};
+/* sbatch's short options that take an argument (the rest of the item, else the next one); -k takes the rest only */
+static const char sbatch_short_arg[] = "aAbBcCdDeFGiJLmMnNopqStwx";
 
-	if (strncmp(x, "--", 2))
-		return 0;
-	x += 2;
-	n = strcspn(x, "=");
-	return n >= min && n <= strlen(name) && !strncmp(x, name, n);
+/* 1 when the long option name (n characters, no '=') takes an argument as sbatch's getopt_long reads it: the name
+ * itself, or an abbreviation of options that all take one */
+static int sbatch_takes_arg(const char *name, size_t n)
+{
+	size_t with = 0, without = 0;
+
+	for (size_t i = 0; sbatch_arg_opts[i]; i++) {
+		if (strlen(sbatch_arg_opts[i]) == n && !strncmp(sbatch_arg_opts[i], name, n))
+			return 1;
+		with += n < strlen(sbatch_arg_opts[i]) && !strncmp(sbatch_arg_opts[i], name, n);
+	}
+	for (size_t i = 0; sbatch_flag_opts[i]; i++) {
+		if (strlen(sbatch_flag_opts[i]) == n && !strncmp(sbatch_flag_opts[i], name, n))
+			return 0;
+		without += n < strlen(sbatch_flag_opts[i]) && !strncmp(sbatch_flag_opts[i], name, n);
+	}
+	return with && !without;
+}
+
+/* The sbatch options that are judged, by their long name (one ending in '-': every option named so) and short
+ * letter: an abbreviation of at least min characters counts as the option, as sbatch's getopt_long takes it (and
+ * an ambiguous one too: sbatch refuses those, so flagging one costs nothing). why NULL: --export, judged by the
+ * names of its list (flag_export()); on_option: the option's own item is flagged, not its argument's. */
+static const struct sbatch_judged {
+	const char *name;
+	char letter;
+	size_t min;
+	enum trust_hook kind;
+	const char *why;
+	int on_option;
+} sbatch_judged[] = {
+	{ "export", 0, 3, TRUST_HOOK_CODE, NULL, 0 },
+	{ "export-file", 0, 7, TRUST_HOOK_CODE, "sbatch sets the job's environment from that file", 1 },
+	{ "output", 'o', 2, TRUST_HOOK_WRITE, "sbatch writes the job's standard output to that file (--output)", 0 },
+	{ "error", 'e', 2, TRUST_HOOK_WRITE, "sbatch writes the job's standard error to that file (--error)", 0 },
+	{ "chdir", 'D', 2, TRUST_HOOK_ENGINE,
+	  "the job runs in that directory (--chdir, after bench's own): its relative paths, and Python's imports from "
+	  "the working directory, are found there", 0 },
+	{ "container", 0, 5, TRUST_HOOK_ENGINE,
+	  "Slurm runs the job in that OCI bundle (--container: its config.json names the program and its mounts)", 0 },
+	{ "container-", 0, 10, TRUST_HOOK_ENGINE,
+	  "a pyxis option (--container-image, --container-mounts: the image the job's steps run in, host paths mounted "
+	  "into it)", 0 },
+	{ "wrap", 0, 2, TRUST_HOOK_ENGINE, "sbatch runs that command as the batch script (--wrap)", 0 },
+	{ "bbf", 0, 3, TRUST_HOOK_WRITE,
+	  "a file of burst buffer requests (--bbf): the site's burst buffer plug-in stages files in and out (writes "
+	  "them) as it says", 1 },
+	{ "bb", 0, 2, TRUST_HOOK_WRITE,
+	  "a burst buffer request (--bb): the site's burst buffer plug-in stages files in and out (writes them) as it "
+	  "says", 0 },
+};
+
+static const struct sbatch_judged *sbatch_judged_long(const char *name, size_t n)
+{
+	for (size_t i = 0; i < N_OF(sbatch_judged); i++) {
+		const char *j = sbatch_judged[i].name;
+		size_t l = strlen(j);
+
+		if (j[l - 1] == '-' ? n >= l && !strncmp(name, j, l) : n >= sbatch_judged[i].min && n <= l && !strncmp(name, j, n))
+			return &sbatch_judged[i];
+	}
+	return NULL;
+}
+
+static const struct sbatch_judged *sbatch_judged_short(char c)
+{
+	for (size_t i = 0; i < N_OF(sbatch_judged); i++)
+		if (sbatch_judged[i].letter == c)
+			return &sbatch_judged[i];
+	return NULL;
+}
+
+/* item names what j's argument (value) asks for */
+static void sbatch_flag(json_t *item, const struct sbatch_judged *j, const char *value)
+{
+	if (!j)
+		return;
+	if (j->why)
+		set_hook(item, j->kind, j->why);
+	else
+		flag_export(item, value);
+}
+
+/* The items of runtime.slurm.extra_args (a's items from first on), read as sbatch's getopt reads its command line
+ * (they come before bench's script): an option's argument is the rest of its item ("--output=PATH", "-oPATH",
+ * "-QoPATH") or the next item; the first item that is not an option ("--" ends them) is what sbatch runs as the
+ * batch script, bench's script and the rest becoming its arguments, and nothing after it is an option. */
+static void flag_sbatch_args(json_t *a, size_t first, char *const *args, size_t n)
+{
+	const struct sbatch_judged *pending = NULL;
+	int want_arg = 0, options = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *item = json_array_get(a, first + i);
+		const char *x = args[i];
+
+		if (want_arg) { /* the argument of the option before */
+			want_arg = 0;
+			sbatch_flag(item, pending, x);
+			pending = NULL;
+		} else if (options && !strcmp(x, "--")) {
+			options = 0;
+			if (i + 1 < n)
+				set_hook(json_array_get(a, first + i + 1), TRUST_HOOK_ENGINE,
+					 "sbatch runs this file as the batch script (the first argument after '--'); bench's script "
+					 "becomes an argument of it");
+		} else if (!options || !strcmp(x, ":")) { /* the script's arguments; ':' parts a heterogeneous job */
+			continue;
+		} else if (x[0] != '-' || !x[1]) {
+			options = 0;
+			set_hook(item, TRUST_HOOK_ENGINE, "sbatch runs this file as the batch script (its first argument that "
+				 "is not an option); bench's script becomes an argument of it");
+		} else if (x[1] == '-') {
+			const char *name = x + 2;
+			size_t l = strcspn(name, "=");
+			const struct sbatch_judged *j = sbatch_judged_long(name, l);
+
+			if (name[l] == '=') {
+				sbatch_flag(item, j, name + l + 1);
+			} else if (sbatch_takes_arg(name, l)) {
+				want_arg = 1;
+				pending = j;
+				if (j && j->on_option) {
+					sbatch_flag(item, j, NULL);
+					pending = NULL;
+				}
+			} else if (j && j->why) { /* an option of a judged family that takes no argument */
+				set_hook(item, j->kind, j->why);
+			}
+		} else {
+			for (const char *c = x + 1; *c; c++) {
+				if (strchr(sbatch_short_arg, *c)) {
+					if (c[1]) {
+						sbatch_flag(item, sbatch_judged_short(*c), c + 1);
+					} else {
+						want_arg = 1;
+						pending = sbatch_judged_short(*c);
+					}
+					break;
+				}
+				if (*c == 'k') /* -k[off]: the rest is its argument */
+					break;
+			}
+		}
+	}
+	if (want_arg && n) /* the last item wants an argument: bench's script is taken as it */
+		set_hook(json_array_get(a, first + n - 1), TRUST_HOOK_ENGINE,
+			 "its argument is bench's own script, and sbatch reads the batch script from its standard input");
 }
 
 json_t *trust_exec_items(const struct manifest *m, json_t *lock, const char *manifest_path)
@@ -775,20 +939,14 @@ json_t *trust_exec_items(const struct manifest *m, json_t *lock, const char *man
 	add(a, "runtime.engine", engine_names[m->runtime.engine]);
 	add(a, "runtime.launcher", launcher_names[m->runtime.launcher]);
 	if (m->runtime.launcher == LAUNCHER_SLURM) {
+		size_t first;
+
 		if (m->runtime.slurm.container)
 			add(a, "runtime.slurm.container", m->runtime.slurm.container);
-		for (size_t i = 0; i < m->runtime.slurm.n_extra_args; i++) {
-			const char *x = m->runtime.slurm.extra_args[i];
-			const char *prev = i ? m->runtime.slurm.extra_args[i - 1] : "";
-
-			add(a, "runtime.slurm.extra_args", x);
-			if ((sbatch_opt(x, "export", 3) && strchr(x, '=')) || (sbatch_opt(prev, "export", 3) && !strchr(prev, '=')))
-				flag_export(json_array_get(a, json_array_size(a) - 1), strchr(x, '=') &&
-					    sbatch_opt(x, "export", 3) ? strchr(x, '=') + 1 : x);
-			else if (sbatch_opt(x, "export-file", 7))
-				set_hook(json_array_get(a, json_array_size(a) - 1), TRUST_HOOK_CODE,
-					 "sbatch sets the job's environment from that file");
-		}
+		first = json_array_size(a);
+		for (size_t i = 0; i < m->runtime.slurm.n_extra_args; i++)
+			add(a, "runtime.slurm.extra_args", m->runtime.slurm.extra_args[i]);
+		flag_sbatch_args(a, first, m->runtime.slurm.extra_args, m->runtime.slurm.n_extra_args);
 	}
 	if (m->stack.base)
 		add(a, "stack.base", m->stack.base);

@@ -31,9 +31,11 @@ enum trust_hook {
 const char *trust_env_hook_kind(const char *name, enum trust_hook *kind);
 /* the words the reproduce listing puts before WHY for kind (a static string) */
 const char *trust_hook_label(enum trust_hook kind);
-/* Everything in m that executes or changes how programs start, in manifest order, with what lock (a
- * manifest.lock.json; NULL: none) pins for it: the exact wheels (URL and sha256), git commit, host path and base
- * image digest that are fetched and built, for those, not the manifest's index or ref, are what a locked build uses:
+/* Everything in m that executes or changes how programs start, in manifest order (each runtime.slurm.extra_args
+ * item judged as sbatch parses it: --export's names, the files it writes, the directory and the script it runs),
+ * with what lock (a manifest.lock.json; NULL: none) pins for it: the exact wheels (URL and sha256), git commit, host
+ * path and base image digest that are fetched and built, for those, not the manifest's index or ref, are what a
+ * locked build uses:
  * [{"what": "runtime.engine" | "runtime.launcher" | "runtime.slurm.extra_args" | "stack.base" | "stack.base.locked" |
  *   "stack.components.NAME" | "stack.components.NAME.locked" | "stack.components.NAME.build" | "stack.env.NAME" |
  *   "suites.SUITE.env_matrix.NAME" | "suites.SUITE.plugin.NAME", "value": TEXT,
