@@ -244,7 +244,10 @@ static int repro_fill_work(struct repro *r)
  * (variables that load code named as such, what the lock pins, the recorded image id). */
 static void print_exec_items(FILE *fp, json_t *items, const struct repro *r, const char *image)
 {
-	char *k = esc_text(r->vr.keyid), *o = esc_text(r->vr.key_origin);
+	/* a key of trusted/ by its full path, the file a person would remove to stop trusting it */
+	const char *origin = r->vr.key_origin ? r->vr.key_origin : "";
+	char *full = !strncmp(origin, "trusted/", 8) ? xstrfmt("%s/%s", sign_home(), origin) : xstrdup(origin);
+	char *k = esc_text(r->vr.keyid), *o = esc_text(full);
 	size_t i, hooks = 0, plugins = 0;
 	json_t *it;
 
@@ -282,6 +285,7 @@ static void print_exec_items(FILE *fp, json_t *items, const struct repro *r, con
 			plugins == 1 ? "" : "s", plugins == 1 ? "s" : "");
 	free(k);
 	free(o);
+	free(full);
 }
 
 /* --yes (or --dry-run): 0; a terminal: 0 on "y" or "yes"; otherwise BENCH_E_MANIFEST, nothing run */
