@@ -66,6 +66,36 @@ int scrub_is_secret(const char *name)
 	return 0;
 }
 
+/* in a URL inside a quoted word ("https://alice:a b@host/x"), the '@' that ends userinfo holding a space: the
+ * scheme (between p, where the walk stands, and sep) right after an opening quote (the ol bytes ", ' or \"), a user
+ * without a space before its ':', no space after the '@' up to the authority's end (the path, or the word's closing
+ * quote); else NULL. It reads no further than the next '/', so a line of many URLs is read once. */
+static const char *url_quoted_at(const char *v, const char *p, const char *sep)
+{
+	const char *s = sep, *auth = sep + 3, *at = NULL, *colon = NULL, *space = NULL, *e;
+	size_t ol;
+
+	while (s > p && (isalnum((unsigned char)s[-1]) || strchr("+.-", s[-1])))
+		s--;
+	if (s == sep || s == v || (s[-1] != '"' && s[-1] != '\''))
+		return NULL;
+	ol = s[-1] == '"' && s - 1 > v && s[-2] == '\\' ? 2 : 1;
+	for (e = auth; *e && !strchr("/?#\r\n", *e) && !(ol == 2 ? *e == '\\' : *e == s[-1]); e++) {
+		if (*e == '@')
+			at = e;
+		else if (*e == ':' && !colon)
+			colon = e;
+		else if (isspace((unsigned char)*e))
+			space = e;
+	}
+	if (!at || !colon || colon == auth || colon > at || !space || space > at)
+		return NULL;
+	for (e = auth; e < colon; e++)
+		if (isspace((unsigned char)*e))
+			return NULL;
+	return at;
+}
+
 char *scrub_redact_url(const char *v)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -77,6 +107,8 @@ char *scrub_redact_url(const char *v)
 		for (const char *q = auth; q < end; q++)
 			if (*q == '@')
 				at = q;
+		if (!at)
+			at = url_quoted_at(v, p, sep);
 		strbuf_add(&sb, p, (size_t)(auth - p));
 		if (at && !(at - auth == 10 && !strncmp(auth, "<redacted>", 10)))
 			strbuf_addstr(&sb, "<redacted>");
@@ -335,6 +367,64 @@ static size_t b64_cred_component(const char *p)
 	return b64_cred_len(p, 16);
 }
 
+/* the length of the quote at s that may open a word: 1 for " or ', 2 for \" (a command line inside a JSON string),
+ * else 0 */
+static size_t quote_len(const char *s)
+{
+	if (*s == '"' || *s == '\'')
+		return 1;
+	return s[0] == '\\' && s[1] == '"' ? 2 : 0;
+}
+
+/* the closing quote of a quoted part whose text starts at s, opened by the ql bytes at o (", ' or \"): a backslash
+ * escapes the next character (inside \"...\", \\ is one character), or the end of the string when it is not closed.
+ * Each call reads up to the next quote of its kind, so the calls of one walk read a line a bounded number of times. */
+static const char *quote_close(const char *s, const char *o, size_t ql)
+{
+	if (ql == 2) {
+		while (*s && !(s[0] == '\\' && s[1] == '"'))
+			s += s[0] == '\\' && s[1] == '\\' && s[2] ? 2 : 1;
+	} else {
+		while (*s && *s != *o)
+			s += s[0] == '\\' && s[1] ? 2 : 1;
+	}
+	return s;
+}
+
+/* the end of a command-line word whose quoted part, opened by the ql bytes at o, starts at s: its closing quote,
+ * or the last one of the parts the shell joins to it ('it'\''s': a quote escaped between two quoted parts), kept by
+ * the caller; the end of the string when a quote is not closed (a value cut off: all of it goes) */
+static const char *quoted_word_end(const char *s, const char *o, size_t ql)
+{
+	const char *c;
+
+	for (;;) {
+		c = quote_close(s, o, ql);
+		if (!*c || ql == 2 || c[1] != '\\' || (c[2] != '\'' && c[2] != '"') || c[3] != *o)
+			return c;
+		s = c + 4;
+	}
+}
+
+/* the value of a command-line option at v (a password): up to the space after it, or quoted ("a b", 'a b', \"a b\",
+ * 'a'\''b') to its closing quote, which is kept; *vs where the secret starts (past an opening quote). The end, or
+ * NULL when the value is empty or already <redacted>. */
+static const char *option_value_end(const char **vs, const char *v)
+{
+	size_t ql = quote_len(v);
+	const char *e;
+
+	*vs = v + ql;
+	if (!strncmp(*vs, "<redacted>", 10))
+		return NULL;
+	if (ql)
+		e = quoted_word_end(*vs, v, ql);
+	else
+		for (e = v; *e && !isspace((unsigned char)*e); e++)
+			;
+	return e > *vs ? e : NULL;
+}
+
 /* curl's and wget's short options that take no value: getopt lets them stand before -u or -U in one word
  * (-sSu alice:pw, -sSualice:pw) */
 static const char user_opt_flags[] = "0123456#aBfgGiIjJklLMnNOpqRsSvZ";
@@ -369,22 +459,31 @@ static const char *user_option_value(const char *p)
 	return q;
 }
 
-/* curl's or wget's user option at p (user_option_value()) with user:password: the user kept, the password goes;
- * the length of what it took, else 0 */
+/* curl's or wget's user option at p (user_option_value()) with user:password: the user kept, the password goes, up
+ * to the space after it or, quoted (-u 'alice:a b', --user="alice:a b", -u alice:'a b'), to its closing quote; the
+ * length of what it took, else 0 */
 static size_t user_option_secret(struct strbuf *sb, const char *p)
 {
-	const char *q = user_option_value(p), *e;
+	const char *q = user_option_value(p), *e, *s;
+	size_t ql;
 
 	if (!q)
 		return 0;
-	for (e = q; *e && !isspace((unsigned char)*e) && *e != ':'; e++)
+	ql = quote_len(q);
+	for (e = q + ql; *e && !isspace((unsigned char)*e) && *e != ':' && !(ql && quote_len(e)); e++)
 		;
-	if (*e != ':' || !e[1] || isspace((unsigned char)e[1]) || !strncmp(e + 1, "<redacted>", 10))
+	if (*e != ':' || !e[1] || isspace((unsigned char)e[1]))
 		return 0;
-	strbuf_add(sb, p, (size_t)(e + 1 - p));
+	if (ql) { /* the whole value quoted: the password runs to its closing quote */
+		s = e + 1;
+		e = strncmp(s, "<redacted>", 10) ? quoted_word_end(s, q, ql) : s;
+		if (e == s)
+			return 0;
+	} else if (!(e = option_value_end(&s, e + 1))) {
+		return 0;
+	}
+	strbuf_add(sb, p, (size_t)(s - p));
 	strbuf_addstr(sb, "<redacted>");
-	for (e++; *e && !isspace((unsigned char)*e); e++)
-		;
 	return (size_t)(e - p);
 }
 
@@ -397,11 +496,12 @@ static int line_has(const char *line, const char *word, int *cache)
 }
 
 /* mysql's -pPW and sshpass -p PW / -pPW, "-u user:pw" and its other spellings (curl, wget: user_option_secret()),
- * "--password PW" / "--token PW" (a secret-named option and its value as the next word): the secret part goes */
+ * "--password PW" / "--token PW" (a secret-named option and its value as the next word): the secret part goes, a
+ * quoted one ('P W', "P W") up to its closing quote (option_value_end()) */
 static size_t option_secret(struct strbuf *sb, const char *line, const char *p, int *has_mysql, int *has_mariadb,
 			    int *has_sshpass)
 {
-	const char *q, *e;
+	const char *q, *e, *s;
 	size_t n = 0;
 
 	if (p[0] != '-' || (p > line && !isspace((unsigned char)p[-1])))
@@ -409,20 +509,18 @@ static size_t option_secret(struct strbuf *sb, const char *line, const char *p, 
 	if (p[1] == 'p' && (p[2] == ' ' || p[2] == '\t') && line_has(line, "sshpass", has_sshpass)) { /* sshpass -p PW */
 		for (q = p + 2; *q == ' ' || *q == '\t'; q++)
 			;
-		if (!*q || !strncmp(q, "<redacted>", 10))
+		if (!*q || !(e = option_value_end(&s, q)))
 			return 0;
-		for (e = q; *e && !isspace((unsigned char)*e); e++)
-			;
-		strbuf_add(sb, p, (size_t)(q - p));
+		strbuf_add(sb, p, (size_t)(s - p));
 		strbuf_addstr(sb, "<redacted>");
 		return (size_t)(e - p);
 	}
-	if (p[1] == 'p' && p[2] && !isspace((unsigned char)p[2]) && strncmp(p + 2, "<redacted>", 10) &&
+	if (p[1] == 'p' && p[2] && !isspace((unsigned char)p[2]) &&
 	    (line_has(line, "mysql", has_mysql) || line_has(line, "mariadb", has_mariadb) ||
-	     line_has(line, "sshpass", has_sshpass))) {
-		for (e = p + 2; *e && !isspace((unsigned char)*e); e++)
-			;
-		strbuf_addstr(sb, "-p<redacted>");
+	     line_has(line, "sshpass", has_sshpass)) &&
+	    (e = option_value_end(&s, p + 2))) { /* -pPW, -p'P W' */
+		strbuf_add(sb, p, (size_t)(s - p));
+		strbuf_addstr(sb, "<redacted>");
 		return (size_t)(e - p);
 	}
 	if ((n = user_option_secret(sb, p)))
@@ -435,11 +533,9 @@ static size_t option_secret(struct strbuf *sb, const char *line, const char *p, 
 
 		while (*v == ' ' || *v == '\t')
 			v++;
-		if (!*v || *v == '-' || !strncmp(v, "<redacted>", 10))
+		if (!*v || *v == '-' || !(e = option_value_end(&s, v)))
 			return 0;
-		for (e = v; *e && !isspace((unsigned char)*e); e++)
-			;
-		strbuf_add(sb, p, (size_t)(v - p));
+		strbuf_add(sb, p, (size_t)(s - p));
 		strbuf_addstr(sb, "<redacted>");
 		return (size_t)(e - p);
 	}
@@ -519,18 +615,18 @@ struct redact {
 	int has_mysql, has_mariadb, has_sshpass, has_kty;
 };
 
-/* the end of a secret key's value at q, whose opening quote (", ' or \") is ql bytes long */
-static const char *keyed_value_end(const char *key, size_t kn, const char *q, size_t ql)
+/* the end of a secret key's value at q, whose opening quote (", ' or \") is ql bytes long: its closing quote (and
+ * the parts the shell joins to it: quoted_word_end()); a value not quoted of a key inside a quoted word (-d
+ * "password=a b", -H 'Authorization: Bearer T', its quote the ol bytes at o) up to that word's closing quote */
+static const char *keyed_value_end(const char *key, size_t kn, const char *q, size_t ql, const char *o, size_t ol)
 {
 	const char *e = q + ql;
 
-	if (ql == 2) { /* up to the next \" */
-		while (*e && !(e[0] == '\\' && e[1] == '"'))
-			e += e[0] == '\\' && e[1] == '\\' && e[2] ? 2 : 1;
-	} else if (ql == 1) {
-		while (*e && *e != *q)
-			e += e[0] == '\\' && e[1] ? 2 : 1;
-	} else if (auth_key(key, kn)) { /* Authorization: SCHEME CREDENTIALS: all of it */
+	if (ql)
+		return ql == 2 ? quote_close(e, q, 2) : quoted_word_end(e, q, 1);
+	if (ol)
+		return quote_close(e, o, ol);
+	if (auth_key(key, kn)) { /* Authorization: SCHEME CREDENTIALS: all of it */
 		const char *s = e;
 
 		while (*s == ' ' || *s == '\t')
@@ -542,10 +638,10 @@ static const char *keyed_value_end(const char *key, size_t kn, const char *q, si
 			e++;
 		while (e > q && isspace((unsigned char)e[-1]))
 			e--;
-	} else {
-		while (*e && !isspace((unsigned char)*e) && !strchr(",;&}]\"'\\", *e))
-			e++;
+		return e;
 	}
+	while (*e && ((e[0] == '\\' && e[1] == ' ') || (!isspace((unsigned char)*e) && !strchr(",;&}]\"'\\", *e))))
+		e += e[0] == '\\' ? 2 : 1; /* a\ b: a space escaped */
 	return e;
 }
 
@@ -561,12 +657,87 @@ static int jwk_private(const char *k, size_t kn)
 	return 0;
 }
 
-/* KEY=VALUE, "KEY": "VALUE", KEY: VALUE, 'KEY': 'VALUE' with a secret-looking KEY: the value goes; a JSON Web
- * Key's private members too */
+/* the column where the YAML key of the line at ls starts (past its indentation and a list's dashes: - KEY) */
+static size_t yaml_key_col(const char *ls, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (ls[i] == ' ' || ls[i] == '\t' ||
+			   (ls[i] == '-' && i + 1 < len && (ls[i + 1] == ' ' || ls[i + 1] == '\t'))))
+		i++;
+	return i;
+}
+
+/* the length of a YAML block scalar's header at q (| or >, then an indentation digit and a chomping sign in either
+ * order: |-, >+, |2, >2-; spaces and a comment after it) when nothing else follows on its line (the end of the
+ * string or a newline), else 0: the value is the lines that follow, more indented than its key */
+static size_t yaml_block_header(const char *q)
+{
+	size_t n = 1;
+
+	if (*q != '|' && *q != '>')
+		return 0;
+	for (int k = 0; k < 2 && ((q[n] >= '1' && q[n] <= '9') || q[n] == '+' || q[n] == '-'); k++)
+		n++;
+	while (q[n] == ' ' || q[n] == '\t')
+		n++;
+	if (q[n] == '#' && (q[n - 1] == ' ' || q[n - 1] == '\t'))
+		n += strcspn(q + n, "\r\n");
+	n += q[n] == '\r';
+	return !q[n] || q[n] == '\n' ? n : 0;
+}
+
+/* the lines of a YAML block scalar from e (the newline after its header) that belong to it, each more indented
+ * than col (blank lines among them kept): written as their indentation and <redacted>; where they end (the newline
+ * before the first line that does not belong to it, or the end of the string) */
+static const char *yaml_block_redact(struct strbuf *sb, const char *e, size_t col)
+{
+	while (*e == '\n') {
+		const char *l = e + 1;
+		size_t ind = strspn(l, " \t"), n = strcspn(l, "\n");
+
+		if (strspn(l + ind, "\r") < n - ind && ind <= col)
+			break;
+		strbuf_addch(sb, '\n');
+		if (strspn(l + ind, "\r") < n - ind) { /* a line of the value */
+			strbuf_add(sb, l, ind);
+			strbuf_addstr(sb, "<redacted>");
+			if (l[n - 1] == '\r')
+				strbuf_addch(sb, '\r');
+		} else {
+			strbuf_add(sb, l, n);
+		}
+		e = l + n;
+	}
+	return e;
+}
+
+/* a secret key's YAML block scalar (KEY: |, KEY: >-, ...) at q, its header hn bytes: the header kept, the lines of
+ * the value that follow it in the string redacted (yaml_block_redact()); at the string's end (a line of a text:
+ * scrub_line() redacts the lines after it) the header is left as it is. 1 when it took them. */
+static int redact_yaml_block(struct redact *r, const char *q, size_t hn)
+{
+	const char *p = r->p, *ls = p;
+	size_t col;
+
+	if (!q[hn])
+		return 0;
+	while (ls > r->u && ls[-1] != '\n') /* once per line: the header ends its line */
+		ls--;
+	col = yaml_key_col(ls, (size_t)(p - ls));
+	strbuf_add(&r->sb, p, (size_t)(q + hn - p));
+	r->p = yaml_block_redact(&r->sb, q + hn, col);
+	return 1;
+}
+
+/* KEY=VALUE, "KEY": "VALUE", KEY: VALUE, 'KEY': 'VALUE' with a secret-looking KEY: the value goes (quoted, up to its
+ * closing quote; a key inside a quoted word, up to that word's closing quote; a YAML block scalar, its lines); a JSON
+ * Web Key's private members too */
 static int redact_keyed(struct redact *r)
 {
 	const char *p = r->p, *q, *e;
-	size_t kn = 0, ql;
+	size_t kn = 0, ql, ol = 0;
+	int yaml;
 
 	if (!keych(*p) || (p != r->u && keych(p[-1])))
 		return 0;
@@ -585,14 +756,22 @@ static int redact_keyed(struct redact *r)
 	if (*q == '=' && q == p + kn && b64_cred_len(p, 16))
 		return 0; /* the padding of a base64 credential (redact_word()), not KEY= */
 	/* the whole operator: => (Ruby, Perl, PHP), := (Go, Pascal), not its last character taken for the value */
+	yaml = q[0] == ':' && q[1] != '=';
 	q += (q[0] == '=' && q[1] == '>') || (q[0] == ':' && q[1] == '=') ? 2 : 1;
 	while (*q == ' ' || *q == '\t')
 		q++;
-	ql = q[0] == '\\' && q[1] == '"' ? 2 : (*q == '"' || *q == '\'');
+	if (yaml && (ql = yaml_block_header(q)))
+		return redact_yaml_block(r, q, ql);
+	ql = quote_len(q);
 	if (!strncmp(q + ql, "<redacted>", 10))
 		return 0; /* before looking for the value's end: a line of "Authorization: <redacted>" was read to its end
 			   * at each */
-	e = keyed_value_end(p, kn, q, ql);
+	/* a key inside a quoted word ("password=a b"), not a quoted key ("password": ...) */
+	if (p > r->u && (p[-1] == '"' || p[-1] == '\''))
+		ol = p[-1] == '"' && p - 1 > r->u && p[-2] == '\\' ? 2 : 1;
+	if (ol && (ol == 2 ? p[kn] == '\\' && p[kn + 1] == '"' : p[kn] == p[-1]))
+		ol = 0;
+	e = keyed_value_end(p, kn, q, ql, p - ol, ol);
 	if (e <= q + ql)
 		return 0;
 	strbuf_add(&r->sb, p, (size_t)(q - p) + ql);
@@ -601,19 +780,15 @@ static int redact_keyed(struct redact *r)
 	return 1;
 }
 
-/* the kept head (wn bytes at p) and <redacted> for the rest of the word, up to a character outside it */
-static void redact_word_rest(struct redact *r, size_t wn, int slash)
+/* the kept head (wn bytes at p) and <redacted> for the rest of the path, up to a character outside it */
+static void redact_path_rest(struct redact *r, size_t wn)
 {
 	const char *p = r->p;
 
 	strbuf_add(&r->sb, p, wn);
 	strbuf_addstr(&r->sb, "<redacted>");
-	if (slash)
-		for (p += wn; tokch(*p) || *p == '/'; p++)
-			;
-	else
-		for (p += wn; *p && !isspace((unsigned char)*p); p++)
-			;
+	for (p += wn; tokch(*p) || *p == '/'; p++)
+		;
 	r->p = p;
 }
 
@@ -649,7 +824,7 @@ static int redact_word(struct redact *r)
 	if (!tn)
 		tn = jwt_at(p);
 	if (!tn && (wn = slack_hook_at(p))) { /* the host kept, the path goes */
-		redact_word_rest(r, wn, 1);
+		redact_path_rest(r, wn);
 		return 1;
 	}
 	if (!tn && (wn = basic_at(p))) { /* Basic user:password in base64: the scheme kept */
@@ -673,8 +848,14 @@ static int redact_word(struct redact *r)
 		r->p = p + wn + tn;
 		return 1;
 	}
-	if ((wn = netrc_password_at(u, p, &r->netrc_scanned, &r->netrc_found))) {
-		redact_word_rest(r, wn, 0);
+	if ((wn = netrc_password_at(u, p, &r->netrc_scanned, &r->netrc_found))) { /* the value, "quoted" or not */
+		const char *s, *e = option_value_end(&s, p + wn);
+
+		if (!e)
+			return 0;
+		strbuf_add(&r->sb, p, (size_t)(s - p));
+		strbuf_addstr(&r->sb, "<redacted>");
+		r->p = e;
 		return 1;
 	}
 	if (!tn)
@@ -725,6 +906,38 @@ static void redact_userinfo(struct redact *r)
 	}
 }
 
+/* a quoted word that starts with user:password@host, the password holding a space ("alice:a b@db:5432"; without
+ * one, redact_userinfo() takes it): the userinfo goes. The user has no space, nor has the host up to the closing
+ * quote; the word is read up to that quote, once per quote of the line. */
+static int redact_quoted_userinfo(struct redact *r)
+{
+	const char *p = r->p, *o, *c, *colon, *at = NULL, *space = NULL;
+	size_t ol;
+
+	if (p == r->u || (p[-1] != '"' && p[-1] != '\''))
+		return 0;
+	ol = p[-1] == '"' && p - 1 > r->u && p[-2] == '\\' ? 2 : 1;
+	o = p - ol;
+	if (o > r->u && !cred_delim(o[-1]))
+		return 0;
+	for (colon = p; !cred_delim(*colon) && *colon != ':' && *colon != '@'; colon++)
+		;
+	if (*colon != ':' || colon == p)
+		return 0;
+	c = quote_close(colon + 1, o, ol);
+	for (const char *e = colon + 1; e < c; e++) {
+		if (*e == '@' && (isalnum((unsigned char)e[1]) || e[1] == '['))
+			at = e;
+		else if (isspace((unsigned char)*e))
+			space = e;
+	}
+	if (!at || !space || space > at)
+		return 0;
+	strbuf_addstr(&r->sb, "<redacted>");
+	r->p = at;
+	return 1;
+}
+
 char *scrub_redact_value(const char *v)
 {
 	struct redact r = { STRBUF_INIT, NULL, NULL, NULL, 0, 0, 0, 0, -1, -1, -1, -1 };
@@ -732,7 +945,7 @@ char *scrub_redact_value(const char *v)
 
 	r.u = r.p = u;
 	while (*r.p) {
-		if (redact_keyed(&r) || redact_word(&r) || redact_option(&r))
+		if (redact_keyed(&r) || redact_word(&r) || redact_option(&r) || redact_quoted_userinfo(&r))
 			continue;
 		redact_userinfo(&r);
 		strbuf_addch(&r.sb, *r.p++);
@@ -874,6 +1087,17 @@ static size_t span_find(const char *s, size_t len, size_t from, const char *need
 	return len;
 }
 
+/* the offset of the last needle within the len bytes at s, or len */
+static size_t span_find_last(const char *s, size_t len, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (size_t i = len; i >= n; i--)
+		if (!memcmp(s + i - n, needle, n))
+			return i - n;
+	return len;
+}
+
 /* the end of the BEGIN line of a private key block at b ("-----BEGIN LABEL-----", PEM or OpenPGP armor) whose
  * LABEL holds "PRIVATE KEY" (PKCS#8, ENCRYPTED, RSA, EC, DSA, OPENSSH, "PGP PRIVATE KEY BLOCK"): the offset past its
  * closing dashes, else 0 (another label, or none: at most 80 printable characters) */
@@ -889,12 +1113,66 @@ static size_t pem_private_begin(const char *line, size_t len, size_t b)
 	return span_find(line, e, l, "PRIVATE KEY") < e ? e + 5 : 0;
 }
 
+/* the length of a JSON-escaped character of a key's body at s (n bytes): a line break (\n, \r), a tab or a slash
+ * (\/), each backslash doubled as often as JSON inside JSON doubles it (\\n), else 0 */
+static size_t pem_escape_len(const char *s, size_t n)
+{
+	size_t b = 0;
+
+	while (b < n && b < 8 && s[b] == '\\')
+		b++;
+	return b && b < n && s[b] && strchr("nrt/", s[b]) ? b + 1 : 0;
+}
+
+/* A private key block whose BEGIN line ends at k with its body written JSON-escaped on the same line (an escaped
+ * line break right after it) and no END on that line: the length of the body, which ends at the first character that
+ * cannot be in one (the closing quote of its JSON string: the key was cut off there). Its characters: base64,
+ * spaces, escaped line breaks and slashes, and after a line break a header line (Proc-Type: 4,ENCRYPTED) up to the
+ * next backslash or quote. 0 when the body is not written escaped. */
+static size_t pem_escaped_body(const char *line, size_t len, size_t k)
+{
+	size_t i = k, b = pem_escape_len(line + k, len - k);
+	int bol = 0;
+
+	if (!b || (line[k + b - 1] != 'n' && line[k + b - 1] != 'r'))
+		return 0;
+	while (i < len) {
+		unsigned char c = (unsigned char)line[i];
+
+		if ((b = pem_escape_len(line + i, len - i))) {
+			bol = strchr("nr", line[i + b - 1]) != NULL;
+			i += b;
+			continue;
+		}
+		if (bol && isalpha(c)) { /* a header: Name: value */
+			size_t h = i;
+
+			while (h < len && (isalnum((unsigned char)line[h]) || line[h] == '-'))
+				h++;
+			if (h < len && line[h] == ':') {
+				while (h < len && line[h] != '\\' && line[h] != '"')
+					h++;
+				i = h;
+				bol = 0;
+				continue;
+			}
+		}
+		if (!isalnum(c) && !strchr("+/= \t", c))
+			break;
+		bol = 0;
+		i++;
+	}
+	return i - k;
+}
+
 /* line with the bodies of private key blocks replaced by <redacted>: between a BEGIN line whose label names a
  * private key (pem_private_begin()) and "-----END ", on one line (a JSON-escaped key) or over several (*pem: inside
- * a block) */
+ * a block). A block with no END on its BEGIN line goes on over the lines that follow, up to END or the end of the
+ * text, except a body written JSON-escaped that stops before the line ends (pem_escaped_body(): a key cut off in a
+ * JSON string), which ends there. */
 static void pem_mask(struct strbuf *o, const char *line, size_t len, int *pem)
 {
-	size_t pos = 0;
+	size_t pos = 0, last_end = len + 1; /* the last END on the line, looked for once (len + 1: not yet) */
 
 	while (pos < len) {
 		if (*pem) {
@@ -908,7 +1186,7 @@ static void pem_mask(struct strbuf *o, const char *line, size_t len, int *pem)
 			strbuf_add(o, line + e, 9);
 			pos = e + 9;
 		} else {
-			size_t b = span_find(line, len, pos, "-----BEGIN "), k;
+			size_t b = span_find(line, len, pos, "-----BEGIN "), k, n;
 
 			if (b == len) {
 				strbuf_add(o, line + pos, len - pos);
@@ -923,6 +1201,17 @@ static void pem_mask(struct strbuf *o, const char *line, size_t len, int *pem)
 			strbuf_add(o, line + pos, k - pos);
 			pos = k;
 			*pem = 1;
+			if (last_end > len)
+				last_end = span_find_last(line, len, "-----END ");
+			if (last_end < len && last_end >= k)
+				continue; /* its END is on this line */
+			/* (a body cut off and redacted already, by an earlier scrub: <redacted> and more on the line, the same) */
+			n = len - k > 10 && !memcmp(line + k, "<redacted>", 10) ? 10 : pem_escaped_body(line, len, k);
+			if (n && k + n < len) { /* cut off: the body goes, what follows it stays */
+				strbuf_addstr(o, "<redacted>");
+				pos = k + n;
+				*pem = 0;
+			}
 		}
 	}
 }
@@ -980,24 +1269,87 @@ static int base64_line(const char *line, size_t len)
 	return k && i == len;
 }
 
-/* one line (without its newline) of a log or an env dump; *pem: inside a PEM private key block (its body
- * replaced, 1), or -N: N private lines of a PuTTY key file left (each replaced) */
-static void scrub_line(struct strbuf *out, const char *raw, size_t rawlen, const struct strvec *values, int *pem)
+/* What a text's lines carry to the next. pem: 1 inside a private key block (pem_mask()), -N while N private lines
+ * of a PuTTY key file are left; yaml: the column of a secret key whose YAML block scalar's lines follow, -1 when
+ * none. */
+struct text_state {
+	int pem;
+	long yaml;
+};
+#define TEXT_STATE_INIT { 0, -1 }
+
+/* the column of the key of a line whose value is a YAML block scalar on the lines after it, a secret key's (KEY: |,
+ * "KEY": >-, - KEY: |2, db password: |: the word before the first ": " that a header follows), else -1 */
+static long yaml_secret_block(const char *line, size_t len)
+{
+	size_t i, j, kn = 0;
+	char *h;
+	int block;
+
+	for (i = 0; i + 1 < len && !(line[i] == ':' && (line[i + 1] == ' ' || line[i + 1] == '\t')); i++)
+		;
+	for (j = i + 1; j < len && (line[j] == ' ' || line[j] == '\t'); j++)
+		;
+	if (j >= len || (line[j] != '|' && line[j] != '>'))
+		return -1;
+	while (i > 0 && (line[i - 1] == ' ' || line[i - 1] == '\t'))
+		i--;
+	i -= i > 0 && (line[i - 1] == '"' || line[i - 1] == '\'');
+	while (kn < i && keych(line[i - kn - 1]))
+		kn++;
+	if (!kn)
+		return -1;
+	h = xstrndup(line + j, len - j);
+	block = yaml_block_header(h) > 0;
+	free(h);
+	return block && secret_key(line + i - kn, kn) ? (long)yaml_key_col(line, len) : -1;
+}
+
+/* a line of a secret YAML block scalar whose key stands at column col: a line more indented (written as its
+ * indentation and <redacted>), or a blank one (kept); 1 when it is one, 0 when the block ended before it */
+static int yaml_block_line(struct strbuf *out, const char *raw, size_t len, long col)
+{
+	size_t ind = 0;
+
+	while (ind < len && (raw[ind] == ' ' || raw[ind] == '\t'))
+		ind++;
+	if (ind + (ind < len && raw[len - 1] == '\r') >= len) { /* blank */
+		strbuf_add(out, raw, len);
+		return 1;
+	}
+	if ((long)ind <= col)
+		return 0;
+	strbuf_add(out, raw, ind);
+	strbuf_addstr(out, "<redacted>");
+	if (raw[len - 1] == '\r')
+		strbuf_addch(out, '\r');
+	return 1;
+}
+
+/* one line (without its newline) of a log or an env dump; st: what the lines before it left open (a private key
+ * block, a PuTTY key's private lines, a secret YAML block scalar: struct text_state) */
+static void scrub_line(struct strbuf *out, const char *raw, size_t rawlen, const struct strvec *values,
+		       struct text_state *st)
 {
 	struct strbuf sb = STRBUF_INIT, m = STRBUF_INIT;
 	const char *line;
 	size_t nlen = 0, len;
 
-	if (*pem < 0 && base64_line(raw, rawlen)) { /* a PuTTY key's private line */
-		(*pem)++;
+	if (st->yaml >= 0 && yaml_block_line(out, raw, rawlen, st->yaml))
+		return;
+	st->yaml = -1;
+	if (st->pem < 0 && base64_line(raw, rawlen)) { /* a PuTTY key's private line */
+		st->pem++;
 		strbuf_addstr(out, "<redacted>");
 		return;
 	}
-	if (*pem < 0)
-		*pem = 0;
-	pem_mask(&m, raw, rawlen, pem);
-	if (!*pem && (nlen = (size_t)putty_private_lines(raw, rawlen)))
-		*pem = -(int)nlen;
+	if (st->pem < 0)
+		st->pem = 0;
+	pem_mask(&m, raw, rawlen, &st->pem);
+	if (!st->pem && (nlen = (size_t)putty_private_lines(raw, rawlen)))
+		st->pem = -(int)nlen;
+	if (!st->pem)
+		st->yaml = yaml_secret_block(raw, rawlen);
 	nlen = 0;
 	line = m.buf ? m.buf : "";
 	len = m.len;
@@ -1038,7 +1390,7 @@ static void scrub_line(struct strbuf *out, const char *raw, size_t rawlen, const
 }
 
 static void scrub_one(struct strbuf *sb, const char *path, const char *line, size_t len, const struct strvec *values,
-		      int by_key, int *pem);
+		      int by_key, struct text_state *st);
 
 /* the length of the logical line at text[0..len): up to a newline that is not escaped by a backslash (a line
  * continued with '\\' is one line: a secret split over it is one value) */
@@ -1062,9 +1414,10 @@ static size_t logical_len(const char *text, size_t len)
  * newline ("\\" "\n", joined by logical_len) and the same written JSON-escaped on one line (the four characters
  * \ \ \ n); written back as it was when nothing in it is a secret */
 static void scrub_logical(struct strbuf *out, const char *path, const char *raw, size_t len, const struct strvec *values,
-			  int by_key, int *pem)
+			  int by_key, struct text_state *st)
 {
 	struct strbuf j = STRBUF_INIT, o = STRBUF_INIT;
+	struct text_state before = *st; /* the raw line scrubbed again starts from the same state */
 	int joined = 0;
 
 	for (size_t i = 0; i < len; i++) {
@@ -1082,14 +1435,16 @@ static void scrub_logical(struct strbuf *out, const char *path, const char *raw,
 	}
 	if (!joined) {
 		strbuf_release(&j);
-		scrub_one(out, path, raw, len, values, by_key, pem);
+		scrub_one(out, path, raw, len, values, by_key, st);
 		return;
 	}
-	scrub_one(&o, path, j.buf ? j.buf : "", j.len, values, by_key, pem);
-	if (o.len == j.len && !memcmp(o.buf, j.buf, j.len))
-		scrub_one(out, path, raw, len, values, by_key, pem);
-	else
+	scrub_one(&o, path, j.buf ? j.buf : "", j.len, values, by_key, st);
+	if (o.len == j.len && !memcmp(o.buf, j.buf, j.len)) {
+		*st = before;
+		scrub_one(out, path, raw, len, values, by_key, st);
+	} else {
 		strbuf_add(out, o.buf, o.len);
+	}
 	strbuf_release(&j);
 	strbuf_release(&o);
 }
@@ -1097,12 +1452,12 @@ static void scrub_logical(struct strbuf *out, const char *path, const char *raw,
 void scrub_text(struct strbuf *out, const char *text, size_t len, const struct strvec *values)
 {
 	size_t i = 0;
-	int pem = 0;
+	struct text_state st = TEXT_STATE_INIT;
 
 	while (i < len) {
 		size_t n = logical_len(text + i, len - i);
 
-		scrub_logical(out, "", text + i, n, values, 0, &pem);
+		scrub_logical(out, "", text + i, n, values, 0, &st);
 		if (i + n < len)
 			strbuf_addch(out, '\n');
 		i += n + (i + n < len);
@@ -1184,6 +1539,12 @@ static size_t scrub_json_keys(json_t *j, const struct strvec *values)
 	return n;
 }
 
+/* 1 when the JSON string j is s, all of it (a string may hold a NUL: "<redacted>\u0000pw" is not "<redacted>") */
+static int json_string_is(const json_t *j, const char *s)
+{
+	return json_string_length(j) == strlen(s) && !memcmp(json_string_value(j), s, strlen(s));
+}
+
 /* by_key: also a string under a secret-looking key (environment captures only: a record's "pass" or "key" is a
  * parameter, and the secrets a runner could echo are known by value); elsewhere only under a key that
  * strict_secret_key() names */
@@ -1216,7 +1577,7 @@ static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
 			if (!strcmp(k, "case") && json_is_string(v))
 				continue; /* a case key: made by bench from the manifest, never a secret; the results' key */
 			if (json_is_string(v) && header_auth_key(k)) {
-				const char *a = json_string_value(v), *sp = strchr(a, ' ');
+				const char *a = json_string_value(v), *sp = memchr(a, ' ', json_string_length(v));
 				char *r;
 
 				/* "Authorization": "Bearer TOKEN": the scheme kept, the credentials go */
@@ -1224,14 +1585,14 @@ static size_t scrub_json(json_t *j, const struct strvec *values, int by_key)
 					r = xstrfmt("%.*s <redacted>", (int)(sp - a), a);
 				else
 					r = xstrdup("<redacted>");
-				if (strcmp(r, a)) {
+				if (!json_string_is(v, r)) {
 					json_string_set(v, r);
 					changed++;
 				}
 				free(r);
 				continue;
 			}
-			if (json_is_string(v) && strcmp(json_string_value(v), "<redacted>") &&
+			if (json_is_string(v) && !json_string_is(v, "<redacted>") &&
 			    ((jwk && jwk_private(k, strlen(k))) ||
 			     (by_key ? secret_key(k, strlen(k)) : strict_secret_key(k)))) {
 				json_string_set(v, "<redacted>");
@@ -1260,7 +1621,8 @@ static int ends_with(const char *s, const char *suffix)
 static int scrub_json_doc(const char *path, const struct strvec *values, int by_key)
 {
 	int fd = fs_open_regular(path, O_NOFOLLOW), err = 0;
-	json_t *j = fd >= 0 ? json_loadfd(fd, JSON_DECODE_ANY, NULL) : NULL;
+	/* a string may hold "\u0000" (legal JSON): decoded with its length, scrubbed by it, encoded back the same */
+	json_t *j = fd >= 0 ? json_loadfd(fd, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL) : NULL;
 	char *s = NULL;
 
 	if (fd >= 0)
@@ -1285,10 +1647,10 @@ static int scrub_json_doc(const char *path, const struct strvec *values, int by_
 
 /* one line (without its newline) of path into sb: a record of a .jsonl file by its strings, else as text */
 static void scrub_one(struct strbuf *sb, const char *path, const char *line, size_t len, const struct strvec *values,
-		      int by_key, int *pem)
+		      int by_key, struct text_state *st)
 {
 	if (ends_with(path, ".jsonl") && line[0] == '{') { /* a record: its strings scrubbed, its form kept */
-		json_t *rec = json_loadb(line, len, 0, NULL);
+		json_t *rec = json_loadb(line, len, JSON_ALLOW_NUL, NULL);
 
 		if (rec && scrub_json(rec, values, by_key)) {
 			char *d = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
@@ -1298,11 +1660,11 @@ static void scrub_one(struct strbuf *sb, const char *path, const char *line, siz
 		} else if (rec) {
 			strbuf_add(sb, line, len);
 		} else {
-			scrub_line(sb, line, len, values, pem);
+			scrub_line(sb, line, len, values, st);
 		}
 		json_decref(rec);
 	} else {
-		scrub_line(sb, line, len, values, pem);
+		scrub_line(sb, line, len, values, st);
 	}
 }
 
@@ -1380,7 +1742,8 @@ int scrub_file(const char *path, const struct strvec *values)
 	struct strbuf sb = STRBUF_INIT, lg = STRBUF_INIT;
 	size_t cap = 0;
 	ssize_t n;
-	int err = 0, changed = 0, pem = 0, saved;
+	struct text_state st = TEXT_STATE_INIT, fresh = TEXT_STATE_INIT;
+	int err = 0, changed = 0, saved;
 
 	/* secret-looking keys are looked at in the environment captures (env/), not in records, plans or a runner's
 	 * own files, where a key such as "pass" (fwd, bwd) or "key" is data */
@@ -1406,7 +1769,7 @@ int scrub_file(const char *path, const struct strvec *values)
 		size_t len = (size_t)n - (lg.buf[n - 1] == '\n');
 
 		strbuf_reset(&sb);
-		scrub_logical(&sb, path, lg.buf, len, values, by_key, &pem);
+		scrub_logical(&sb, path, lg.buf, len, values, by_key, &st);
 		changed = sb.len != len || memcmp(sb.buf, lg.buf, len);
 	}
 	if (!changed) {
@@ -1415,7 +1778,7 @@ int scrub_file(const char *path, const struct strvec *values)
 		goto cleanup;
 	}
 	rewind(in);
-	pem = 0;
+	st = fresh;
 	{ /* a new file, never one already there: a link named like it is not written through */
 		int ofd = fs_open_new(tmp, 0644);
 
@@ -1431,7 +1794,7 @@ int scrub_file(const char *path, const struct strvec *values)
 		int nl = lg.buf[len - 1] == '\n';
 
 		strbuf_reset(&sb);
-		scrub_logical(&sb, path, lg.buf, len - (size_t)nl, values, by_key, &pem);
+		scrub_logical(&sb, path, lg.buf, len - (size_t)nl, values, by_key, &st);
 		if (nl)
 			strbuf_addch(&sb, '\n');
 		if (fwrite(sb.buf, 1, sb.len, out) != sb.len) {

@@ -193,6 +193,18 @@ static void test_redact_value_spellings(void **state)
 		/* JWE, and a token shape with an exact length */
 		{ "t eyJhbGciOiJkaXIifQ..aXY.Y3Q.dGFn.", "t <redacted>." },
 		{ "dapi0123456789abcdef0123456789abcdef-2 dapi_version", "<redacted>-2 dapi_version" },
+		/* r31N B7: a quoted value holding a space, up to its closing quote (kept) */
+		{ "curl --user=\"alice:a b\" -u 'bob:c d' -u e:'f g' x",
+		  "curl --user=\"alice:<redacted>\" -u 'bob:<redacted>' -u e:'<redacted>' x" },
+		{ "tool --password 'a\\' b' -p \"c \\\" d\" y", "tool --password '<redacted>' -p \"c \\\" d\" y" },
+		{ "mysql -p'a b' -h h", "mysql -p'<redacted>' -h h" },
+		{ "X='1' PASSWORD='a'\\''b c' y", "X='1' PASSWORD='<redacted>' y" },
+		{ "curl -d \"password=a b\" -H 'X-Api-Key: c d' z", "curl -d \"password=<redacted>\" -H 'X-Api-Key: <redacted>' z" },
+		{ "\"https://u:p q@h/x\" \"u:p q@db:1\" z", "\"https://<redacted>@h/x\" \"<redacted>@db:1\" z" },
+		{ "curl -u \"u:a b", "curl -u \"u:<redacted>" },
+		/* r31N B8: a YAML block scalar's lines, more indented than its key */
+		{ "password: |\n  a\n\n  b\nuser: u", "password: |\n  <redacted>\n\n  <redacted>\nuser: u" },
+		{ "- token: >-\n    a\n  k: v", "- token: >-\n    <redacted>\n  k: v" },
 	};
 
 	(void)state;
