@@ -25,7 +25,8 @@ int scrub_is_secret(const char *name);
 char *scrub_redact_url(const char *value);
 /* value with every credential in it replaced by <redacted>: URL userinfo (scrub_redact_url()), a credential
  * without a scheme (user:password@host[:port]), and the value of every KEY=VALUE, KEY: VALUE or "KEY": "VALUE"
- * inside it whose KEY scrub_is_secret() names (JSON or a query string in a captured variable); a new string. */
+ * inside it whose KEY scrub_is_secret() names (JSON or a query string in a captured variable), a quoted value up
+ * to its closing quote, a YAML block scalar's lines; a new string. */
 char *scrub_redact_value(const char *value);
 /* The texts to scrub from logs: every value (and every line of a multi-line value) of at least
  * SCRUB_MIN bytes of a secret variable of env (NAME=VALUE entries, NULL-terminated), added to out. */
