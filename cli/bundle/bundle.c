@@ -1133,7 +1133,9 @@ static void strset_release(struct strset *set)
  * pax) emits POSIX ustar headers of regular files ('0') and directories ('5'), each after at most one pax
  * extended header ('x') holding only the keys 'path', 'mtime' and 'size' (a member over 8 GiB, which the limits
  * then refuse), each once; anything else is refused, so that the one
- * reading of a bundle is the reading every common tool makes. */
+ * reading of a bundle is the reading every common tool makes. A reader that ignores pax headers (treating 'x' as
+ * a file, as POSIX asks of one that does not know the type) reads the ustar names alone, so those are held to what
+ * bench writes too (tarscan_names). */
 #define TARSCAN_PAX_MAX 65536u
 
 struct tar_scan {
@@ -1150,10 +1152,12 @@ struct tar_scan {
 	int pax_path_doc;   /* ... a path named like a document (dir_named_like_document) */
 	int pax_path_slash; /* ... a path ending in '/' (a directory's only) */
 	char pax_path[260]; /* ... that path, cut to fit (for messages) */
+	size_t pax_path_off, pax_path_len; /* ... the whole path, in pax */
+	unsigned char pax_hdr[512]; /* ... and its own ustar header */
 	uint64_t pax_entry_size;
 	uint64_t off;       /* tar stream offset of the byte being scanned */
 	uint64_t hdr_off;
-	char msg[320];      /* why the archive is refused */
+	char msg[768];      /* why the archive is refused */
 };
 
 /* the entry's ustar name (prefix/name), for a message */
@@ -1263,6 +1267,8 @@ static int tarscan_pax(struct tar_scan *ts)
 				return tarscan_fail(ts, "a pax 'path' at byte %llu with %s", (unsigned long long)ts->hdr_off, why);
 			ts->pax_has_path = 1;
 			ts->pax_path_slash = p[len - 2] == '/';
+			ts->pax_path_off = (size_t)(eq + 1 - ts->pax);
+			ts->pax_path_len = (size_t)(p + len - 1 - (eq + 1));
 			snprintf(ts->pax_path, sizeof(ts->pax_path), "%.*s", (int)(p + len - 1 - (eq + 1)), eq + 1);
 			{
 				char *full = xstrndup(eq + 1, (size_t)(p + len - 1 - (eq + 1)));
@@ -1348,6 +1354,7 @@ static int tarscan_pax_start(struct tar_scan *ts, uint64_t size)
 		return tarscan_fail(ts, "a pax extended header of %llu bytes at byte %llu", (unsigned long long)size,
 				    (unsigned long long)ts->hdr_off);
 	ts->after_pax = 1;
+	memcpy(ts->pax_hdr, ts->hdr, sizeof(ts->pax_hdr));
 	ts->pax_size = size;
 	ts->pax_len = 0;
 	ts->pax = xrealloc(ts->pax, (size_t)size);
@@ -1359,7 +1366,7 @@ static int tarscan_pax_start(struct tar_scan *ts, uint64_t size)
  * 0, no user or group name, no link name, mode 0644 or 0755 (no type bits), a directory's name ending in '/';
  * anything else is a feature of some other writer that extracting tools act on (GNU tar as root gives files the
  * named owner) */
-static int tarscan_fields(struct tar_scan *ts, const unsigned char *h, const char *shown)
+static int tarscan_fields(struct tar_scan *ts, const unsigned char *h, const char *shown, int slash)
 {
 	uint64_t mode = 0, uid = 0, gid = 0;
 	size_t k;
@@ -1382,9 +1389,172 @@ static int tarscan_fields(struct tar_scan *ts, const unsigned char *h, const cha
 	if (!(mode & 07022) && mode != (h[156] == '5' ? 0755u : 0644u))
 		return tarscan_fail(ts, "refused archive entry '%s': mode %llo (bench writes %s)", shown,
 				    (unsigned long long)mode, h[156] == '5' ? "0755 for a directory" : "0644 for a file");
-	if (h[156] == '5' && (!*shown || shown[strlen(shown) - 1] != '/'))
+	if (h[156] == '5' && !slash)
 		return tarscan_fail(ts, "refused archive entry '%s': a directory whose name does not end in '/' "
 				    "(bench writes it with one)", shown);
+	return 0;
+}
+
+/* The ustar name libarchive's pax writer gives an entry whose path it puts in a pax 'path' (build_ustar_entry_name
+ * of archive_write_set_format_pax.c), from the n bytes at src: the path itself when under 100 bytes, else its
+ * leading directories that fit the 155-byte prefix, the trailing ones that fit beside the file name, and the file
+ * name cut to fit (a multi-byte character may be cut), a trailing '/' kept; insert ("PaxHeader", for the pax
+ * header's own name) goes before the file name. old: the limits of libarchive before 3.8 (99 and 155 bytes);
+ * otherwise 98 and 154, of 3.8 and of the security updates that carry its fix (Debian 12's 3.6.2-1+deb12u5): one
+ * bench writes either, whichever libarchive it was linked with. out holds at least 260 bytes; returns the length,
+ * or SIZE_MAX for a path of slashes alone, which bench never writes. */
+static size_t tarscan_ustar_shorten(char *out, const char *src, size_t n, const char *insert, int old)
+{
+	const char *fend = src + n, *fname, *fcut, *pend, *send;
+	size_t slen = old ? 99 : 98, k = 0;
+	int slash = 0;
+
+	if (n < 100 && !insert) {
+		memcpy(out, src, n);
+		return n;
+	}
+	for (;;) { /* trailing '/' and '/.' dropped, one '/' put back at the end */
+		if (fend > src && fend[-1] == '/') {
+			fend--;
+			slash = 1;
+		} else if (fend > src + 1 && fend[-1] == '.' && fend[-2] == '/') {
+			fend -= 2;
+			slash = 1;
+		} else {
+			break;
+		}
+	}
+	if (fend == src)
+		return SIZE_MAX;
+	slen -= (size_t)slash + (insert ? strlen(insert) + 2 : 0);
+	for (fname = fend - 1; fname > src && *fname != '/'; fname--)
+		;
+	if (*fname == '/' && fname < fend - 1)
+		fname++;
+	fcut = (size_t)(fend - fname) > slen ? fname + slen : fend;
+	slen -= (size_t)(fcut - fname);
+	pend = (size_t)(fname - src) > (old ? 155u : 154u) ? src + (old ? 155 : 154) : fname;
+	while (pend > src && *pend != '/')
+		pend--;
+	if (pend < fname && *pend == '/')
+		pend++;
+	send = (size_t)(fname - pend) > slen ? pend + slen : fname;
+	while (send > pend && *send != '/')
+		send--;
+	if (send < fname && *send == '/')
+		send++;
+	memcpy(out, src, (size_t)(send - src)); /* the prefix section and the suffix section follow each other */
+	k = (size_t)(send - src);
+	if (insert) {
+		memcpy(out + k, insert, strlen(insert));
+		k += strlen(insert);
+		out[k++] = '/';
+	}
+	memcpy(out + k, fname, (size_t)(fcut - fname));
+	k += (size_t)(fcut - fname);
+	if (slash)
+		out[k++] = '/';
+	return k;
+}
+
+/* the name and prefix fields libarchive's ustar header holds for the n-byte name u
+ * (__archive_write_format_header_ustar): u in the name field when it fits in 100 bytes, else split at the first '/'
+ * that leaves at most 100 bytes after it (never the first byte), the part before it in the prefix field;
+ * zero-filled. -1 when u does not fit. */
+static int tarscan_ustar_split(unsigned char name[100], unsigned char prefix[155], const char *u, size_t n)
+{
+	const char *p;
+
+	memset(name, 0, 100);
+	memset(prefix, 0, 155);
+	if (n <= 100) {
+		memcpy(name, u, n);
+		return 0;
+	}
+	p = memchr(u + n - 101, '/', 101);
+	if (p == u)
+		p = memchr(u + 1, '/', n - 1);
+	if (!p || p + 1 == u + n || p - u > 155)
+		return -1;
+	memcpy(prefix, u, (size_t)(p - u));
+	memcpy(name, p + 1, (size_t)(u + n - p - 1));
+	return 0;
+}
+
+/* whether the header h's name and prefix fields are those libarchive writes for the n-byte name at src (insert:
+ * as for tarscan_ustar_shorten), with either version's limits */
+static int tarscan_ustar_is(const unsigned char *h, const char *src, size_t n, const char *insert)
+{
+	char buf[300];
+	unsigned char name[100], prefix[155];
+
+	for (int old = 0; old < 2; old++) {
+		size_t k = tarscan_ustar_shorten(buf, src, n, insert, old);
+
+		if (k != SIZE_MAX && !tarscan_ustar_split(name, prefix, buf, k) && !memcmp(h, name, 100) &&
+		    !memcmp(h + 345, prefix, 155))
+			return 1;
+	}
+	return 0;
+}
+
+/* The ustar names of an entry (shown: its name) as bench writes them, for the reader that ignores pax headers:
+ * POSIX has a reader treat a type it does not know ('x') as a regular file, so that reader extracts the pax
+ * header as a file under the header's own name and the entry under its ustar name, never the pax path. So: the
+ * name and prefix fields hold nothing after their first NUL; under a pax 'path', the entry's ustar name is
+ * libarchive's for that path (the path itself, or its shortening past 99 bytes: tarscan_ustar_shorten); the pax
+ * header is named as libarchive names it after the entry (DIR/PaxHeader/NAME) and has the entry's mode, owner 0:0,
+ * no user, group or link name. Anything else (the ustar name '../../x' or '/etc/x' under a canonical pax path, a
+ * pax header named '../x') would be written outside the run directory, or over another member, by such a reader. */
+static int tarscan_names(struct tar_scan *ts, const unsigned char *h, const char *shown)
+{
+	char u[260];
+	size_t nlen = strnlen((const char *)h, 100), plen = strnlen((const char *)h + 345, 155), k;
+	const unsigned char *x = ts->pax_hdr;
+	uint64_t xmode = 0, mode = 0, uid = 0, gid = 0;
+
+	for (k = nlen; k < 100 && !h[k]; k++)
+		;
+	if (k < 100)
+		return tarscan_fail(ts, "refused archive entry '%s': bytes after the end of its name in the ustar name "
+				    "field (bench writes zeros there)", shown);
+	for (k = plen; k < 155 && !h[345 + k]; k++)
+		;
+	if (k < 155)
+		return tarscan_fail(ts, "refused archive entry '%s': bytes after the end of the ustar prefix field's "
+				    "text (bench writes zeros there)", shown);
+	snprintf(u, sizeof(u), "%.*s%s%.*s", (int)plen, (const char *)h + 345, plen ? "/" : "", (int)nlen,
+		 (const char *)h);
+	if (ts->after_pax && ts->pax_has_path &&
+	    !tarscan_ustar_is(h, ts->pax + ts->pax_path_off, ts->pax_path_len, NULL))
+		return tarscan_fail(ts, "refused archive entry '%s': its ustar name '%s' is not what bench writes with "
+				    "its pax path (the path, or libarchive's shortening of it); a reader that ignores pax "
+				    "headers would extract it there", shown, u);
+	if (!ts->after_pax)
+		return 0;
+	k = strlen(u);
+	while (k && u[k - 1] == '/') /* libarchive names the pax header after the name without its trailing '/' */
+		k--;
+	if (!k || !tarscan_ustar_is(x, u, k, "PaxHeader")) {
+		char xn[260];
+		size_t xl = strnlen((const char *)x, 100), xp = strnlen((const char *)x + 345, 155);
+
+		snprintf(xn, sizeof(xn), "%.*s%s%.*s", (int)xp, (const char *)x + 345, xp ? "/" : "", (int)xl,
+			 (const char *)x);
+		return tarscan_fail(ts, "refused archive entry '%s': its pax extended header is named '%s', not as bench "
+				    "names it (DIR/PaxHeader/NAME after the entry); a reader that ignores pax headers "
+				    "extracts that header as a file there", shown, xn);
+	}
+	tarscan_octal(&xmode, x + 100, 8);
+	tarscan_octal(&mode, h + 100, 8);
+	tarscan_octal(&uid, x + 108, 8);
+	tarscan_octal(&gid, x + 116, 8);
+	for (k = 0; k < 164 && !x[k < 100 ? 157 + k : 265 + (k - 100)]; k++) /* the link name, user and group names */
+		;
+	if (xmode != mode || uid || gid || k < 164)
+		return tarscan_fail(ts, "refused archive entry '%s': its pax extended header has an owner, a user, group "
+				    "or link name, or a mode other than the entry's (bench writes 0:0, no names and the "
+				    "entry's mode); a reader that ignores pax headers extracts that header as a file", shown);
 	return 0;
 }
 
@@ -1394,6 +1564,7 @@ static int tarscan_entry(struct tar_scan *ts, const unsigned char *h, const char
 {
 	int pax_path = ts->after_pax && ts->pax_has_path, err;
 	const char *shown = pax_path ? ts->pax_path : name;
+	int slash = pax_path ? ts->pax_path_slash : *name && name[strlen(name) - 1] == '/';
 
 	if (!pax_path) {
 		const char *why = tarscan_path(name, strlen(name), h[156] == '5');
@@ -1411,7 +1582,7 @@ static int tarscan_entry(struct tar_scan *ts, const unsigned char *h, const char
 	if (h[156] == '5' && size) /* readers skip its "data" or read headers hidden in it: bench writes none */
 		return tarscan_fail(ts, "refused archive entry '%s': a directory with a size (%llu bytes); bench "
 				    "writes directories with none", shown, (unsigned long long)size);
-	if ((err = tarscan_fields(ts, h, shown)) < 0)
+	if ((err = tarscan_fields(ts, h, shown, slash)) < 0 || (err = tarscan_names(ts, h, shown)) < 0)
 		return err;
 	ts->after_pax = 0;
 	ts->pax_has_size = 0;
@@ -1547,7 +1718,7 @@ struct in_stream {
 	unsigned char *out;      /* CHUNK bytes of tar stream for libarchive */
 	uint64_t tar_bytes;      /* tar stream bytes produced so far */
 	uint64_t nonzero_end;    /* offset just past the last non-zero byte of the tar stream */
-	char zmsg[320];          /* why inflating failed, or why the tar headers are refused */
+	char zmsg[768];          /* why inflating failed, or why the tar headers are refused */
 	struct tar_scan scan;
 	int refused;             /* zmsg says why the tar headers are refused */
 	int gz_checked;          /* the gzip header's fixed fields were checked */

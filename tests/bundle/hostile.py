@@ -21,6 +21,19 @@ tar-sparse ('S'), tar-volume ('V'), tar-fifo, tar-blockdev, tar-contig ('7'), ta
 tar-gnumagic (a GNU-format header), tar-base256 (a size in base-256). Names equal once ASCII letters' case is
 folded: tar-case (logs/A.log, logs/a.log), tar-case-dir (Logs/x, logs/y), tar-case-dirent (directories Logs/, logs/),
 tar-case-top (README, readme); accepted: tar-case-ok (logs/a.log, logs/b.log).
+The ustar names a reader that ignores pax headers uses (POSIX has it extract an 'x' header as a file): under a
+canonical pax path=RUN/logs/gemm.log, the entry's ustar name ../../../tmp/evil (tar-ustar-dotdot), /etc/evil
+(tar-ustar-abs), a prefix field of ../../.. (tar-ustar-prefixdotdot), RUN/status.json (tar-ustar-other: another
+member), empty (tar-ustar-empty), the path then a NUL and more (tar-ustar-nuljunk), the path cut at 100 bytes with
+'?' for each non-ASCII byte as Python's tarfile writes it (tar-ustar-python); the pax header itself named
+../../../tmp/evil (tar-xname-dotdot) or /etc/evil (tar-xname-abs), with mode 04755 (tar-xmode) or an owner
+(tar-xowner); bytes after the NUL of a name without pax (tar-namejunk, tar-prefixjunk), of the link name
+(tar-linknamejunk), user and group names (tar-unamejunk, tar-gnamejunk); a pax linkpath with a ustar link name
+(tar-xlinkpath-file, tar-xlinkpath-sym). Accepted, as bench writes them: the pax path as the ustar name
+(tar-ustar-ok), libarchive's shortening of a long path (tar-ustar-long-ok; with the limits of libarchive before
+3.8: tar-ustar-long-old), of a UTF-8 one cut inside a character (tar-ustar-utf8-ok), of a directory's path over
+259 bytes (tar-ustar-dir-ok). Every archive Python's tarfile writes here gets libarchive's names first
+(libarchive_names).
 Signing uses openssl pkeyutl with BENCH_HOME/signing.key.pem (standard tools)."""
 import base64
 import gzip
@@ -49,8 +62,96 @@ def add(tf, name, data=b"x", **kw):
         tf.addfile(ti)
 
 
-def pax_block(records):
-    """a raw pax 'x' header with exactly these (key, value) records"""
+def ustar_shorten(src, insert=None, old=False):
+    """the ustar name libarchive's pax writer gives a path it puts in a pax 'path' (build_ustar_entry_name): the
+    path under 100 bytes, else its leading directories within 154 bytes (155 before libarchive 3.8: old), the
+    trailing ones that fit beside the file name, the file name cut to 97 bytes or fewer (98: old); insert goes
+    before the file name (the pax header's own name: DIR/PaxHeader/NAME). What bench verify accepts."""
+    if len(src) < 100 and insert is None:
+        return src
+    slen, end, slash = 99 if old else 98, len(src), 0
+    while True:
+        if end > 0 and src[end - 1:end] == b"/":
+            end, slash = end - 1, 1
+        elif end > 1 and src[end - 2:end] == b"/.":
+            end, slash = end - 2, 1
+        else:
+            break
+    slen -= slash + (len(insert) + 2 if insert is not None else 0)
+    fn = end - 1
+    while fn > 0 and src[fn:fn + 1] != b"/":
+        fn -= 1
+    if src[fn:fn + 1] == b"/" and fn < end - 1:
+        fn += 1
+    fcut = min(end, fn + slen)
+    slen -= fcut - fn
+    pe = min(155 if old else 154, fn)
+    while pe > 0 and src[pe:pe + 1] != b"/":
+        pe -= 1
+    if pe < fn and src[pe:pe + 1] == b"/":
+        pe += 1
+    se = min(pe + slen, fn)
+    while se > pe and src[se:se + 1] != b"/":
+        se -= 1
+    if se < fn and src[se:se + 1] == b"/":
+        se += 1
+    return src[:se] + (insert + b"/" if insert is not None else b"") + src[fn:fcut] + (b"/" if slash else b"")
+
+
+def ustar_split(u):
+    """(name, prefix): the fields libarchive's ustar header holds for the name u"""
+    if len(u) <= 100:
+        return u, b""
+    i = u.find(b"/", len(u) - 101)
+    if i == 0:
+        i = u.find(b"/", 1)
+    assert 0 < i < len(u) - 1 and i <= 155, u
+    return u[i + 1:], u[:i]
+
+
+def set_names(h, name, prefix=b"", checksum=True):
+    """the ustar header h (bytes, 512 or more) with these name and prefix fields, zero-filled, checksum again"""
+    h = bytearray(h)
+    h[0:100] = name.ljust(100, b"\0")
+    h[345:500] = prefix.ljust(155, b"\0")
+    if checksum:
+        h[148:156] = b" " * 8
+        h[148:156] = b"%06o\0 " % sum(h[:512])
+    return bytes(h)
+
+
+def libarchive_names(raw):
+    """raw (an archive Python's tarfile wrote) with the names libarchive writes where a pax header gives the path:
+    the entry's ustar name libarchive's shortening of it, the pax header named DIR/PaxHeader/NAME with the entry's
+    mode (Python writes the path cut at 100 bytes, '?' for non-ASCII, and '././@PaxHeader' with mode 0)"""
+    out, off, xoff, path = bytearray(raw), 0, None, None
+    while off + 512 <= len(out) and out[off:off + 512] != b"\0" * 512:
+        h = out[off:off + 512]
+        size = int(h[124:136].rstrip(b"\0 ") or b"0", 8)
+        if h[156:157] == b"x":
+            xoff, path, rec = off, None, bytes(out[off + 512:off + 512 + size])
+            while rec:
+                n = int(rec.split(b" ", 1)[0])
+                k, v = rec[:n - 1].split(b" ", 1)[1].split(b"=", 1)
+                path = v if k == b"path" else path
+                rec = rec[n:]
+        elif xoff is not None and h[156:157] != b"g":
+            if path is not None:
+                out[off:off + 512] = set_names(h, *ustar_split(ustar_shorten(path)))
+            h = out[off:off + 512]
+            u = (h[345:500].rstrip(b"\0") + b"/" if h[345:500].rstrip(b"\0") else b"") + h[0:100].rstrip(b"\0")
+            x = bytearray(set_names(out[xoff:xoff + 512], *ustar_split(ustar_shorten(u.rstrip(b"/"), b"PaxHeader")),
+                                    checksum=False))
+            x[100:108] = h[100:108]
+            out[xoff:xoff + 512] = set_names(x, x[0:100].rstrip(b"\0"), x[345:500].rstrip(b"\0"))
+            xoff = None
+        off += 512 + (size + 511) // 512 * 512
+    return bytes(out)
+
+
+def pax_block(records, entry=None, mode=0o644):
+    """a raw pax 'x' header with exactly these (key, value) records; named as libarchive names it for entry (else
+    PaxHeader/x)"""
     data = b""
     for k, v in records:
         body = b" %s=%s\n" % (k.encode(), v.encode())
@@ -61,7 +162,25 @@ def pax_block(records):
     ti = tarfile.TarInfo("PaxHeader/x")
     ti.type = tarfile.XHDTYPE
     ti.size = len(data)
-    return ti.tobuf(format=tarfile.USTAR_FORMAT) + data + b"\0" * ((512 - len(data) % 512) % 512)
+    ti.mode = mode
+    h = ti.tobuf(format=tarfile.USTAR_FORMAT)
+    if entry is not None:
+        e = entry.encode() if isinstance(entry, str) else entry
+        h = set_names(h, *ustar_split(ustar_shorten(e.rstrip(b"/"), b"PaxHeader")))
+    return h + data + b"\0" * ((512 - len(data) % 512) % 512)
+
+
+def raw_entry(name, prefix=b"", data=b"", typ=b"0", mode=0o644, patch=None):
+    """one file ('0') or directory ('5') header with these raw name and prefix fields, patch ({offset: bytes})
+    applied, and its data"""
+    ti = tarfile.TarInfo("x")
+    ti.size = len(data) if typ == b"0" else 0
+    ti.type = typ
+    ti.mode = mode
+    h = bytearray(ti.tobuf(format=tarfile.USTAR_FORMAT))
+    for o, b in (patch or {}).items():
+        h[o:o + len(b)] = b
+    return set_names(h, name, prefix) + data + b"\0" * ((512 - len(data) % 512) % 512)
 
 
 def file_block(name, data, fmt=tarfile.USTAR_FORMAT, **kw):
@@ -140,7 +259,7 @@ with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT, pax_headers=
             add(tf, f"{run}/{n}", d)
             members.append((f"{run}/{n}", d))
         members[0] = (f"{run}/status.json", status)
-raw = buf.getvalue()
+raw = libarchive_names(buf.getvalue())
 forged = b'{"state": "complete", "cases": [], "forged": true}'
 tar_raw = {  # (blocks after status.json, the members they add to the statement)
     "tar-global": (file_block(f"{run}/decoy.json", forged), [(f"{run}/decoy.json", forged)]),
@@ -168,7 +287,8 @@ tar_raw = {  # (blocks after status.json, the members they add to the statement)
     "tar-gnumagic": (file_block(f"{run}/g.json", b"{}", fmt=tarfile.GNU_FORMAT), [(f"{run}/g.json", b"{}")]),
     "tar-base256": (None, [(f"{run}/b.json", b"{}")]),
     # pax values bench never writes (review B4): GNU tar and Python refuse or misread these mtimes
-    **{f"tar-xmtime-{k}": (pax_block([("mtime", v)]) + file_block(f"{run}/a.json", b"{}"), [(f"{run}/a.json", b"{}")])
+    **{f"tar-xmtime-{k}": (pax_block([("mtime", v)], f"{run}/a.json") + file_block(f"{run}/a.json", b"{}"),
+                           [(f"{run}/a.json", b"{}")])
        for k, v in (("nan", "nan"), ("inf", "-1e9999"), ("neg", "-1"), ("exp", "1e3"), ("big", "1234567890123"),
                     ("frac", "1."), ("hex", "0x10"), ("space", " 1"), ("ok", "1700000000"), ("okfrac", "1700000000.5"))},
     "tar-xpathdotdot": (pax_block([("path", f"{run}/cases/../a.json")]) + file_block(f"{run}/b.json", b"{}"),
@@ -238,6 +358,66 @@ tar_patch.update({
 })
 for _v in ("tar-uid", "tar-gid", "tar-uname", "tar-gname", "tar-linkname", "tar-mode000", "tar-modeifreg", "tar-mode600"):
     tar_raw[_v] = (None, [(f"{run}/b.json", b"{}")])
+# review r31N row 13 (twelfth review B1): the ustar names under a pax path, the pax header's own name and fields,
+# the bytes after a name's NUL; what a reader that ignores pax headers (and extracts 'x' as a file) acts on
+_log, _d = f"{run}/logs/gemm.log", b"log\n"
+_long = f"{run}/logs/" + "a" * 150 + ".log"
+_utf8 = f"{run}/logs/x" + "\u00e9" * 120  # 241 bytes: the shortening cuts a two-byte character
+_dir = f"{run}/logs/" + "L" * 120 + "/" + "M" * 120 + "/"  # a directory's path over 259 bytes
+
+
+def _pax_entry(path, ustar, data=b"", typ=b"0", records=None, **kw):
+    """a pax header giving path (named after the ustar name u, as libarchive names it) and an entry whose ustar name
+    and prefix fields are ustar: (name, prefix)"""
+    u = (ustar[1] + b"/" if ustar[1] else b"") + ustar[0].split(b"\0")[0]
+    mode = 0o755 if typ == b"5" else 0o644
+    return (pax_block(records or [("path", path)], u or b"x", mode=mode) +
+            raw_entry(ustar[0], ustar[1], data, typ=typ, mode=mode, **kw))
+
+
+def _lib(path, old=False):
+    return ustar_split(ustar_shorten(path.encode(), old=old))
+
+
+tar_raw.update({
+    "tar-ustar-dotdot": (_pax_entry(_log, (b"../../../tmp/evil", b""), _d), [(_log, _d)]),
+    "tar-ustar-abs": (_pax_entry(_log, (b"/etc/evil", b""), _d), [(_log, _d)]),
+    "tar-ustar-prefixdotdot": (_pax_entry(_log, (b"tmp/evil", b"../../.."), _d), [(_log, _d)]),
+    "tar-ustar-other": (_pax_entry(_log, (f"{run}/status.json".encode(), b""), _d), [(_log, _d)]),
+    "tar-ustar-empty": (_pax_entry(_log, (b"", b""), _d), [(_log, _d)]),
+    "tar-ustar-nuljunk": (_pax_entry(_log, (_log.encode() + b"\0../../../tmp/evil", b""), _d), [(_log, _d)]),
+    "tar-ustar-python": (file_block(_long, _d, fmt=tarfile.PAX_FORMAT), [(_long, _d)]),
+    "tar-ustar-ok": (_pax_entry(_log, _lib(_log), _d), [(_log, _d)]),
+    "tar-ustar-long-ok": (_pax_entry(_long, _lib(_long), _d), [(_long, _d)]),
+    "tar-ustar-long-old": (_pax_entry(_long, _lib(_long, old=True), _d), [(_long, _d)]),
+    "tar-ustar-utf8-ok": (_pax_entry(_utf8, _lib(_utf8), _d), [(_utf8, _d)]),
+    "tar-ustar-dir-ok": (_pax_entry(_dir[:_dir.index("/M")] + "/", _lib(_dir[:_dir.index("/M")] + "/"), typ=b"5") +
+                         _pax_entry(_dir, _lib(_dir), typ=b"5"), []),
+    "tar-xname-dotdot": (set_names(pax_block([("path", _long)]), b"../../../tmp/evil") + raw_entry(*_lib(_long), _d),
+                         [(_long, _d)]),
+    "tar-xname-abs": (set_names(pax_block([("path", _long)]), b"/etc/evil") + raw_entry(*_lib(_long), _d),
+                      [(_long, _d)]),
+    "tar-xmode": (pax_block([("path", _long)], _long, mode=0o4755) + raw_entry(*_lib(_long), _d), [(_long, _d)]),
+    "tar-xowner": (None, [(_long, _d)]),
+    "tar-xlinkpath-file": (pax_block([("linkpath", f"{run}/status.json")], _log) +
+                           raw_entry(_log.encode(), b"", _d, patch={157: b"../../../etc/passwd"}), [(_log, _d)]),
+    "tar-xlinkpath-sym": (pax_block([("path", _log), ("linkpath", f"{run}/status.json")], _log) +
+                          raw_entry(_log.encode(), b"", typ=b"2", patch={157: b"/etc/passwd"}), []),
+})
+if variant == "tar-xowner":  # the pax header owned by uid 1000, user 'root' (GNU tar as root would chown the file)
+    x = bytearray(pax_block([("path", _long)], _long))
+    x[108:116], x[265:269] = b"001750 \0", b"root"
+    tar_raw[variant] = (set_names(x, x[0:100].rstrip(b"\0"), x[345:500].rstrip(b"\0")) + raw_entry(*_lib(_long), _d),
+                        tar_raw[variant][1])
+tar_patch.update({
+    "tar-namejunk": {0: f"{run}/b.json\0../../../etc/passwd".encode()},
+    "tar-prefixjunk": {0: b"b.json".ljust(100, b"\0"), 345: f"{run}\0../../evil".encode().ljust(155, b"\0")},
+    "tar-linknamejunk": {157: b"\0../../../etc/passwd"},
+    "tar-unamejunk": {265: b"\0root"},
+    "tar-gnamejunk": {297: b"\0wheel"},
+})
+for _v in ("tar-namejunk", "tar-prefixjunk", "tar-linknamejunk", "tar-unamejunk", "tar-gnamejunk"):
+    tar_raw[_v] = (None, [(f"{run}/b.json", b"{}")])
 if variant in ("tar-dirnoslash", "tar-dirmode", "tar-dirok"):
     h = bytearray(file_block(f"{run}/d/", b"", type=tarfile.DIRTYPE, mode=0o700 if variant == "tar-dirmode" else 0o755)[:512])
     if variant == "tar-dirnoslash":
@@ -274,7 +454,8 @@ if variant == "huge":
     st.size = 2
     ti = tarfile.TarInfo(f"{run}/huge")
     ti.size = 2 << 40
-    raw = st.tobuf(format=tarfile.PAX_FORMAT) + b"{}" + b"\0" * 510 + ti.tobuf(format=tarfile.PAX_FORMAT) + b"\0" * 512
+    raw = libarchive_names(st.tobuf(format=tarfile.PAX_FORMAT) + b"{}" + b"\0" * 510 +
+                           ti.tobuf(format=tarfile.PAX_FORMAT) + b"\0" * 512)
 gz = raw if variant == "plain" else gzip.compress(raw, mtime=0)
 if variant == "bigresults":
     # written through gzip level 1 in pieces: 1 GiB never sits in memory here
