@@ -1620,13 +1620,17 @@ static int ends_with(const char *s, const char *suffix)
  * JSON (scrubbed as text then), 0 or a negative code */
 static int scrub_json_doc(const char *path, const struct strvec *values, int by_key)
 {
-	int fd = fs_open_regular(path, O_NOFOLLOW), err = 0;
-	/* a string may hold "\u0000" (legal JSON): decoded with its length, scrubbed by it, encoded back the same */
-	json_t *j = fd >= 0 ? json_loadfd(fd, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL) : NULL;
-	char *s = NULL;
+	char *buf = NULL, *s = NULL;
+	size_t len = 0;
+	int err = 0;
+	json_t *j;
 
-	if (fd >= 0)
-		close(fd);
+	/* read whole (jansson's json_loadfd reads a byte a call); larger than SCRUB_BINARY_MAX: scrubbed as text */
+	if (fs_read_file_flags(&buf, &len, path, SCRUB_BINARY_MAX, O_NOFOLLOW) < 0)
+		return 1;
+	/* a string may hold "\u0000" (legal JSON): decoded with its length, scrubbed by it, encoded back the same */
+	j = json_loadb(buf, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+	free(buf);
 	if (!j)
 		return 1;
 	if (scrub_json(j, values, by_key)) {
