@@ -4,7 +4,7 @@
 # packages (hipcc, HIP, hipBLASLt, RCCL, hipBLAS, rocm-smi, rocminfo), enough to compile and link the HIP runners and
 # run what needs no AMD GPU. The sandbox reaches Debian's archive but no image registry, so the image is made like
 # tests/setup/podman.sh makes its bookworm base: debootstrap (suite sid) from the machine's mirror, 'podman import',
-# then the packages installed in a container and committed. Idempotent: an existing image is reused; prints its
+# then the packages installed in a container and committed. Idempotent: an existing image of this form is reused; prints its
 # reference. Tests may call it at once: the first makes the image, the others wait for it.
 #   sh tests/setup/rocm.sh              -> localhost/debian-rocm:unstable
 # BENCH_TEST_ROCM_IMAGE names another image; BENCH_TEST_MIRROR another mirror (as for podman.sh).
@@ -29,17 +29,22 @@ PKGS="make gcc libc6-dev pkg-config libjansson-dev binutils"
 # when present and keeps one place for the podman install)
 sh "$here/podman.sh" bare >/dev/null
 MIRROR=$(sh "$here/podman.sh" mirror)
-if podman image exists "$IMAGE"; then
+# the form of the two images (their label org.bench.test.sid; an image of another form is made anew). 2: dpkg's
+# force-unsafe-io, as podman.sh's bare image has it
+SID_FORM=2
+form() { podman image inspect --format '{{ index .Labels "org.bench.test.sid" }}' "$1" 2>/dev/null || true; }
+if [ "$(form "$IMAGE")" = "$SID_FORM" ] || { [ -n "${BENCH_TEST_ROCM_IMAGE:-}" ] && podman image exists "$IMAGE"; }; then
 	echo "$IMAGE"
 	exit 0
 fi
 tmpmode=$(stat -c %a /tmp)
 trap 'chmod "$tmpmode" /tmp 2>/dev/null || true' EXIT
-if ! podman image exists "$SID"; then
+if [ "$(form "$SID")" != "$SID_FORM" ]; then
 	root=$(mktemp -d /tmp/bench-rootfs-sid.XXXXXX)
 	debootstrap --variant=minbase sid "$root" "$MIRROR" >/tmp/debootstrap-sid.log 2>&1 ||
 		{ tail -n 20 /tmp/debootstrap-sid.log >&2; rm -rf "$root"; exit 1; }
-	tar -C "$root" -c . | podman import -q - "$SID" >/dev/null
+	echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/bench-test-unsafe-io"
+	tar -C "$root" -c . | podman import -q --change "LABEL=org.bench.test.sid=$SID_FORM" - "$SID" >/dev/null
 	rm -rf "$root"
 fi
 name=bench-rocm-setup-$$
