@@ -1133,8 +1133,9 @@ static void strset_release(struct strset *set)
  * tar and Python apply them, so that two readers would see two archives. bench's writer (libarchive's restricted
  * pax) emits POSIX ustar headers of regular files ('0') and directories ('5'), each after at most one pax
  * extended header ('x') holding only the keys 'path', 'mtime' and 'size' (a member over 8 GiB, which the limits
- * then refuse), each once; anything else is refused, so that the one
- * reading of a bundle is the reading every common tool makes. A reader that ignores pax headers (treating 'x' as
+ * then refuse; below that never other than the ustar size field, which a reader that ignores pax headers steps
+ * by), each once; anything else is refused, so that the one reading of a bundle is the reading every common tool
+ * makes. A reader that ignores pax headers (treating 'x' as
  * a file, as POSIX asks of one that does not know the type) reads the ustar names alone, so those are held to what
  * bench writes too (tarscan_names). */
 #define TARSCAN_PAX_MAX 65536u
@@ -1559,10 +1560,12 @@ static int tarscan_names(struct tar_scan *ts, const unsigned char *h, const char
 	return 0;
 }
 
-/* a regular file ('0') or directory ('5') of size bytes (its header's; a pax header's before it wins): its name
- * and fields checked, its data skipped */
+/* a regular file ('0') or directory ('5') of size bytes (its header's; a pax header's before it wins, and must
+ * equal it below 8 GiB: libarchive writes a pax 'size' only past the ustar field's reach, which the limits
+ * refuse): its name and fields checked, its data skipped */
 static int tarscan_entry(struct tar_scan *ts, const unsigned char *h, const char *name, uint64_t size)
 {
+	uint64_t ustar_size = size;
 	int pax_path = ts->after_pax && ts->pax_has_path, err;
 	const char *shown = pax_path ? ts->pax_path : name;
 	int slash = pax_path ? ts->pax_path_slash : *name && name[strlen(name) - 1] == '/';
@@ -1583,6 +1586,14 @@ static int tarscan_entry(struct tar_scan *ts, const unsigned char *h, const char
 	if (h[156] == '5' && size) /* readers skip its "data" or read headers hidden in it: bench writes none */
 		return tarscan_fail(ts, "refused archive entry '%s': a directory with a size (%llu bytes); bench "
 				    "writes directories with none", shown, (unsigned long long)size);
+	/* a reader that ignores pax headers steps by the ustar size, so that the rest would be other members to it; a
+	 * size past the field's 8 GiB in pax over a field of 0 (as POSIX writers write a member that big) is let
+	 * through to the limits, which refuse it by its size (256 MiB at most a member) */
+	if (size != ustar_size && !(ustar_size == 0 && size > 077777777777ull))
+		return tarscan_fail(ts, "refused archive entry '%s': a pax 'size' of %llu bytes and a ustar size field of "
+				    "%llu bytes (bench writes them equal); a reader that ignores pax headers reads "
+				    "other members in its data, or its data as headers", shown, (unsigned long long)size,
+				    (unsigned long long)ustar_size);
 	if ((err = tarscan_fields(ts, h, shown, slash)) < 0 || (err = tarscan_names(ts, h, shown)) < 0)
 		return err;
 	ts->after_pax = 0;

@@ -29,7 +29,9 @@ member), empty (tar-ustar-empty), the path then a NUL and more (tar-ustar-nuljun
 ../../../tmp/evil (tar-xname-dotdot) or /etc/evil (tar-xname-abs), with mode 04755 (tar-xmode) or an owner
 (tar-xowner); bytes after the NUL of a name without pax (tar-namejunk, tar-prefixjunk), of the link name
 (tar-linknamejunk), user and group names (tar-unamejunk, tar-gnamejunk); a pax linkpath with a ustar link name
-(tar-xlinkpath-file, tar-xlinkpath-sym). Accepted, as bench writes them: the pax path as the ustar name
+(tar-xlinkpath-file, tar-xlinkpath-sym); a pax size other than the ustar size field, 1024 over 0 hiding a member
+(tar-pax-size-big) or 0 over 1024 (tar-pax-size-small). Accepted, as bench writes them: a pax size equal to the
+ustar one (tar-pax-size-ok, beside a path and mtime: tar-pax-size-ok-path), the pax path as the ustar name
 (tar-ustar-ok), libarchive's shortening of a long path (tar-ustar-long-ok; with the limits of libarchive before
 3.8: tar-ustar-long-old), of a UTF-8 one cut inside a character (tar-ustar-utf8-ok), of a directory's path over
 259 bytes (tar-ustar-dir-ok). Every archive Python's tarfile writes here gets libarchive's names first
@@ -418,6 +420,20 @@ tar_patch.update({
 })
 for _v in ("tar-namejunk", "tar-prefixjunk", "tar-linknamejunk", "tar-unamejunk", "tar-gnamejunk"):
     tar_raw[_v] = (None, [(f"{run}/b.json", b"{}")])
+# review r31O row 16 (thirteenth review): a pax 'size' other than the ustar size field; a reader that ignores pax
+# headers steps by the ustar size and reads a member hidden in the data (tar-pax-size-big: ustar 0, pax 1024 over a
+# whole zhidden.json) or reads the data as headers (tar-pax-size-small: ustar 1024, pax 0); bench writes them equal
+_za, _zh = f"{run}/za.json", f"{run}/zhidden.json"
+_hidden = file_block(_zh, b'{"hidden": true}\n')  # 1024 bytes: a header and one block of data
+tar_raw.update({
+    "tar-pax-size-big": (pax_block([("size", str(len(_hidden)))], _za) +
+                         raw_entry(_za.encode(), b"", _hidden, patch={124: b"%011o\0" % 0}), [(_za, _hidden)]),
+    "tar-pax-size-small": (pax_block([("size", "0")], _za) + raw_entry(_za.encode(), b"", _hidden),
+                           [(_za, b""), (_zh, b'{"hidden": true}\n')]),
+    "tar-pax-size-ok": (pax_block([("size", str(len(_d)))], _za) + raw_entry(_za.encode(), b"", _d), [(_za, _d)]),
+    "tar-pax-size-ok-path": (pax_block([("path", _long), ("mtime", "1700000000"), ("size", str(len(_d)))], _long) +
+                             raw_entry(*_lib(_long), _d), [(_long, _d)]),
+})
 if variant in ("tar-dirnoslash", "tar-dirmode", "tar-dirok"):
     h = bytearray(file_block(f"{run}/d/", b"", type=tarfile.DIRTYPE, mode=0o700 if variant == "tar-dirmode" else 0o755)[:512])
     if variant == "tar-dirnoslash":

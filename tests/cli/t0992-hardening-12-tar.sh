@@ -6,7 +6,8 @@
 # outside the directory. Now the ustar name under a pax path must be what bench (libarchive's pax writer) writes
 # there, the path or its shortening; the pax header itself is named as libarchive names it and carries the entry's
 # mode and no owner; the name and prefix fields hold nothing after their NUL (nor the link, user and group names,
-# already refused). Every bundle bench writes still verifies, long and non-ASCII names included.
+# already refused). Every bundle bench writes still verifies, long and non-ASCII names included. And after the
+# thirteenth review, r31O (row 16): a pax 'size' must equal the ustar size field, which a pax-unaware reader steps by.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -138,5 +139,36 @@ PY
 mkdir -p "$T/x"
 tar -xzf "$P.bench.tar.gz" -C "$T/x" && [ -f "$T/x/h12-20261202T000000Z-abcdef/logs/caf$("$PY" -c 'print("\u00e9")').log" ] &&
 	ok "GNU tar extracts it" || not_ok "GNU tar extracts it"
+
+# --- 5. a pax 'size' other than the ustar size field (thirteenth review, r31O row 16) --------------------------------
+# GNU tar, Python and libarchive step by the pax size; a reader that ignores pax headers steps by the ustar one, and
+# under a ustar size 0 and a pax size 1024 reads the 1024 bytes as a member zhidden.json that verify never checked
+for v in "big 1024 0" "small 0 1024"; do
+	set -- $v
+	f=$("$PY" tests/bundle/hostile.py "tar-pax-size-$1" "$T" "$BENCH_HOME")
+	refused "tar-pax-size-$1: a pax size $2 over a ustar size field $3" \
+		"refused archive entry 'hostile-tar-pax-size-$1/za.json': a pax 'size' of $2 bytes and a ustar size field of $3 bytes" \
+		"$BENCH" verify "$f"
+	[ "$(wc -l <"$T/err")" = 1 ] && ok "tar-pax-size-$1: one line" || { not_ok "tar-pax-size-$1: one line"; show "$T/err"; }
+	refused "tar-pax-size-$1: show --no-verify refuses it too" "a pax 'size' of $2 bytes" "$BENCH" show --no-verify "$f"
+done
+# what a pax-unaware reader does with the first: the header after za.json's (size 0) is zhidden.json's
+f=$("$PY" tests/bundle/hostile.py tar-pax-size-big "$T" "$BENCH_HOME")
+"$PY" - "$f" <<'PY' && ok "tar-pax-size-big: a pax-unaware reading finds zhidden.json" ||
+import gzip, sys
+raw = gzip.open(sys.argv[1]).read()
+off, names = 0, []
+while raw[off:off + 512] != b"\0" * 512:
+    h = raw[off:off + 512]
+    names.append(h[0:100].rstrip(b"\0"))
+    off += 512 + (int(h[124:136].rstrip(b"\0 "), 8) + 511) // 512 * 512
+sys.exit(0 if b"hostile-tar-pax-size-big/zhidden.json" in names else 1)
+PY
+	not_ok "tar-pax-size-big: a pax-unaware reading does not find zhidden.json"
+# accepted: a pax size equal to the ustar size field, alone or beside a path and mtime
+for v in ok ok-path; do
+	f=$("$PY" tests/bundle/hostile.py "tar-pax-size-$v" "$T" "$BENCH_HOME")
+	expect 0 "tar-pax-size-$v: a pax size equal to the ustar size field verifies" "$BENCH" verify "$f"
+done
 
 finish
