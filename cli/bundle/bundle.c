@@ -1587,8 +1587,8 @@ static int tarscan_entry(struct tar_scan *ts, const unsigned char *h, const char
 		return tarscan_fail(ts, "refused archive entry '%s': a directory with a size (%llu bytes); bench "
 				    "writes directories with none", shown, (unsigned long long)size);
 	/* a reader that ignores pax headers steps by the ustar size, so that the rest would be other members to it; a
-	 * size past the field's 8 GiB in pax over a field of 0 (as POSIX writers write a member that big) is let
-	 * through to the limits, which refuse it by its size (256 MiB at most a member) */
+	 * size past the field's 8 GiB in pax over a field of 0 (as Python's tarfile writes a member that big;
+	 * libarchive's writer puts the size in both) is let through to the limits, which refuse it by its size */
 	if (size != ustar_size && !(ustar_size == 0 && size > 077777777777ull))
 		return tarscan_fail(ts, "refused archive entry '%s': a pax 'size' of %llu bytes and a ustar size field of "
 				    "%llu bytes (bench writes them equal); a reader that ignores pax headers reads "
