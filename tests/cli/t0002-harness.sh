@@ -6,6 +6,9 @@
 # count line counts every ok and not ok, a crash one failure.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(pwd)
+# the harness's settings of the run this test is part of are not the scratch runs' (TEST_LOGS would have them empty
+# the outer run's log directory, TESTS name tests the scratch tree does not hold)
+unset TEST_LOGS TESTS TEST_JOBS VERBOSE
 S=$T/tree
 mkdir -p "$S/tests/cli" "$T/shim"
 cp "$ROOT/tests/run-tests.sh" "$S/tests/"
