@@ -191,6 +191,8 @@ suites:
   collectives:
     backend: mpi
     ops: [all_reduce]
+    min_bytes: 4KiB
+    max_bytes: 4KiB
     sizes: [4096]
     dtype: fp32
     warmup_iters: 1
