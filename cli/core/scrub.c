@@ -792,22 +792,40 @@ static void redact_path_rest(struct redact *r, size_t wn)
 	r->p = p;
 }
 
+/* the length of the AWS secret access key at q: 40 of [A-Za-z0-9/+], then none of them; else 0 */
+static size_t aws_secret_len(const char *q)
+{
+	size_t sn = 0;
+
+	while (sn <= 40 && (isalnum((unsigned char)q[sn]) || q[sn] == '/' || q[sn] == '+'))
+		sn++;
+	return sn == 40 ? sn : 0;
+}
+
+/* after the token of tn bytes at id, when it is an AWS access key id (AKIA or ASIA and 16 of [A-Z0-9]): the
+ * secret key that follows it past spaces, tabs, ':', ',' or '=' (*off bytes after the id), its length; else 0.
+ * The text and the binary scrubbers' one rule. */
+static size_t aws_secret_after(const char *id, size_t tn, size_t *off)
+{
+	const char *q = id + tn;
+
+	if (tn != 20 || (strncmp(id, "AKIA", 4) && strncmp(id, "ASIA", 4)))
+		return 0;
+	while (*q == ' ' || *q == '\t' || *q == ':' || *q == ',' || *q == '=')
+		q++;
+	*off = (size_t)(q - id - tn);
+	return aws_secret_len(q);
+}
+
 /* after an AWS key id (tn bytes, just redacted): its secret key, 40 base64 characters, goes as well */
 static void redact_aws_secret(struct redact *r, size_t tn)
 {
-	const char *p = r->p, *q;
-	size_t sn;
+	size_t off = 0;
 
-	if (tn != 20 || (strncmp(p - 20, "AKIA", 4) && strncmp(p - 20, "ASIA", 4)))
-		return;
-	for (q = p; *q == ' ' || *q == '\t' || *q == ':' || *q == ',' || *q == '='; q++)
-		;
-	for (sn = 0; isalnum((unsigned char)q[sn]) || q[sn] == '/' || q[sn] == '+'; sn++)
-		;
-	if (sn == 40) {
-		strbuf_add(&r->sb, p, (size_t)(q - p));
+	if (aws_secret_after(r->p - tn, tn, &off)) {
+		strbuf_add(&r->sb, r->p, off);
 		strbuf_addstr(&r->sb, "<redacted>");
-		r->p = q + 40;
+		r->p += off + 40;
 	}
 }
 
@@ -1687,9 +1705,75 @@ static ssize_t getline_logical(struct strbuf *lg, char **line, size_t *cap, FILE
 	return lg->len ? (ssize_t)lg->len : -1;
 }
 
+/* the name of an AWS secret access key as the AWS tools and SDKs write it, at p (a word start): aws_secret_access_key
+ * (~/.aws/credentials), AWS_SECRET_ACCESS_KEY (the environment), SecretAccessKey (aws sts' JSON), any case, with or
+ * without '_', '-' or '.'; quoted or not, then '=', ':', '=>' or ':=' and the value, quoted or not. The key of 40
+ * characters that follows (*off bytes after p, the name and the separator kept): its length, else 0. The name is
+ * matched as it is read, so most words cost a byte or two. */
+static size_t aws_secret_named(const char *p, size_t *off)
+{
+	const char *want = tolower((unsigned char)*p) == 'a' ? "awssecretaccesskey" : "secretaccesskey", *q;
+	size_t n = 0, k = 0;
+
+	if (tolower((unsigned char)*p) != want[0])
+		return 0;
+	for (; keych(p[n]) && n < 64; n++) {
+		if (p[n] == '_' || p[n] == '-' || p[n] == '.')
+			continue;
+		if (!want[k] || tolower((unsigned char)p[n]) != want[k])
+			return 0;
+		k++;
+	}
+	if (want[k] || keych(p[n]))
+		return 0;
+	q = p + n;
+	q += q[0] == '\\' && q[1] == '"' ? 2 : (*q == '"' || *q == '\''); /* "key", 'key', \"key\" */
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (*q != '=' && *q != ':')
+		return 0;
+	q += (q[0] == '=' && q[1] == '>') || (q[0] == ':' && q[1] == '=') ? 2 : 1;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	q += quote_len(q);
+	*off = (size_t)(q - p);
+	return aws_secret_len(q);
+}
+
+/* The secrets of a binary file that start at buf + i (buf holds len bytes and a NUL after them), each overwritten
+ * by as many '*' bytes: a secret value (scrub_secret_values()); at a word start, a known token shape or a JSON Web
+ * Token, with the 40-character secret key after an AWS access key id (the separator between them kept), or an AWS
+ * secret key after its name (aws_secret_access_key=, "SecretAccessKey": ...; the name kept). How many bytes from i
+ * it read and overwrote up to, 0 when nothing starts here. */
+static size_t binary_scrub_at(char *buf, size_t i, size_t len, const struct strvec *values)
+{
+	char *p = buf + i;
+	size_t n = 0, off = 0, sn = 0;
+
+	for (size_t k = 0; k < values->n; k++) {
+		size_t vl = strlen(values->v[k]);
+
+		if (vl > n && vl <= len - i && *p == values->v[k][0] && !memcmp(p, values->v[k], vl))
+			n = vl;
+	}
+	if (!n && (i == 0 || !tokch(p[-1]))) {
+		if ((sn = aws_secret_named(p, &off))) {
+			memset(p + off, '*', sn);
+			return off + sn;
+		}
+		if (!(n = token_at(p)))
+			n = jwt_at(p);
+		if (n && (sn = aws_secret_after(p, n, &off)))
+			memset(p + n + off, '*', sn);
+	}
+	if (n > len - i)
+		n = len - i;
+	memset(p, '*', n);
+	return n + (sn ? off + sn : 0);
+}
+
 /* A binary file (a NUL byte among its first 8000, as git decides; not a log, not JSON): scrubbed byte-exactly,
- * for its length and offsets are its format. Each secret value (scrub_secret_values()) and each known token
- * shape or JSON Web Token at a word start is overwritten by as many '*' bytes; nothing else changes. Larger than
+ * for its length and offsets are its format (binary_scrub_at()); nothing else changes. Larger than
  * SCRUB_BINARY_MAX: left as it is (larger than every bundle member's limit, so pack refuses it by name).
  * 1 when path is not binary (scrub it as text), else 0 or a negative code. */
 static int scrub_binary(const char *path, const struct strvec *values)
@@ -1713,25 +1797,10 @@ static int scrub_binary(const char *path, const struct strvec *values)
 	if ((err = fs_read_file(&buf, &len, path, SCRUB_BINARY_MAX)) < 0)
 		return err;
 	for (size_t i = 0; i < len;) {
-		size_t best = 0;
+		size_t n = binary_scrub_at(buf, i, len, values);
 
-		for (size_t k = 0; k < values->n; k++) {
-			size_t vl = strlen(values->v[k]);
-
-			if (vl > best && vl <= len - i && buf[i] == values->v[k][0] && !memcmp(buf + i, values->v[k], vl))
-				best = vl;
-		}
-		if (!best && (i == 0 || !tokch(buf[i - 1])) && !(best = token_at(buf + i)))
-			best = jwt_at(buf + i);
-		if (best > len - i)
-			best = len - i;
-		if (best) {
-			memset(buf + i, '*', best);
-			changed = 1;
-			i += best;
-		} else {
-			i++;
-		}
+		changed |= n != 0;
+		i += n ? n : 1;
 	}
 	if (changed)
 		err = fs_write_file(path, buf, len, 0644);

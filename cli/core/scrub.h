@@ -40,7 +40,8 @@ void scrub_text(struct strbuf *out, const char *text, size_t len, const struct s
 /* Scrubs the file at path in place (a temporary file renamed over it; removed on failure). 0 or BENCH_E_IO.
  * Text is scrubbed by byte ranges: a NUL byte is kept, never the end of a line. A binary file (a NUL byte among
  * its first 8000; logs and JSON are always text) is scrubbed byte-exactly: each secret value, token shape and
- * JSON Web Token in it overwritten by as many '*' bytes, its length kept; one larger than
+ * JSON Web Token in it overwritten by as many '*' bytes, its length kept (after an AWS access key id, or after
+ * the name of an AWS secret key, the 40-character secret key too, the separator and the name kept); one larger than
  * SCRUB_BINARY_MAX is left as it is (no bundle member may be that large: pack refuses it by name). */
 #define SCRUB_BINARY_MAX ((size_t)256 << 20)
 int scrub_file(const char *path, const struct strvec *values);
