@@ -1901,6 +1901,15 @@ cleanup:
 	return err;
 }
 
+/* scrub_dir()'s walk: the secret values, the member limits, the first name refused (its message: refused once
+ * every file is scrubbed) and the errno of a full disk */
+struct scrub_walk {
+	const struct strvec *secrets;
+	uint64_t (*limit)(const char *rel);
+	char *refused;
+	int errnum;
+};
+
 /* the most bytes the file rel + name may hold in a bundle (SCRUB_BINARY_MAX without a limit function) */
 static uint64_t limit_of(uint64_t (*limit)(const char *rel), const char *rel, const char *name)
 {
@@ -1915,12 +1924,39 @@ static uint64_t limit_of(uint64_t (*limit)(const char *rel), const char *rel, co
 	return n;
 }
 
+/* the refusal of rel + name when the name holds a secret, the path shown redacted (a name is never rewritten:
+ * refused, as pack refuses the rest): the value of a secret variable, or what a secret rule matches (a token shape,
+ * user:password@host, password=..., as bundle_pack() refuses it); else NULL */
+static char *name_refusal(const char *rel, const char *name, const struct strvec *secrets)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path, *shown, *msg, *red = scrub_redact_value(name);
+	int rule = strcmp(red, name) != 0;
+	size_t i = 0;
+
+	free(red);
+	while (secrets && i < secrets->n && !strstr(name, secrets->v[i]))
+		i++;
+	if (!rule && (!secrets || i == secrets->n))
+		return NULL;
+	path = xstrfmt("%s%s", rel, name);
+	scrub_text(&sb, path, strlen(path), secrets); /* rel too: a directory refused already is still walked */
+	shown = scrub_redact_value(sb.buf ? sb.buf : "");
+	msg = xstrfmt("'%s': a file name that holds %s (shown redacted); rename or remove it, then run 'bench pack' "
+		      "again", shown, secrets && i < secrets->n ? "the value of a secret variable" : "a secret");
+	strbuf_release(&sb);
+	free(shown);
+	free(path);
+	return msg;
+}
+
 /* Every file of dir (recursively, links not followed) scrubbed with the same rules (scrub.h): a file that cannot
  * be scrubbed is removed rather than packed with a secret in it, except on a full disk, which stops the scrub with
  * the file as it was. A hard link or a file over its bundle member limit is not read: pack refuses it by name. The
- * manifest and its lock are the run's inputs, signed by their digests: they are kept as they are. */
-static int scrub_dir_rel(const char *dir, const char *rel, const struct strvec *secrets,
-			 uint64_t (*limit)(const char *rel))
+ * manifest and its lock are the run's inputs, signed by their digests: they are kept as they are. A name holding a
+ * secret is noted in w and the walk goes on: the run's own secret values are scrubbed from every file even when
+ * the directory is refused (a later bench pack by hand may not know them). */
+static int scrub_dir_rel(struct scrub_walk *w, const char *dir, const char *rel)
 {
 	DIR *dh = opendir(dir);
 	struct dirent *e;
@@ -1937,28 +1973,19 @@ static int scrub_dir_rel(const char *dir, const char *rel, const struct strvec *
 		if (!*rel && (!strcmp(e->d_name, "manifest.yaml") || !strcmp(e->d_name, "manifest.lock.json") ||
 			      !strcmp(e->d_name, "inputs"))) /* inputs/: the plug-ins' files, as the lock pins them */
 			continue;
-		for (size_t i = 0; secrets && i < secrets->n; i++)
-			if (strstr(e->d_name, secrets->v[i])) { /* a name is not rewritten: refused, as pack refuses the rest */
-				struct strbuf red = STRBUF_INIT;
-
-				scrub_text(&red, e->d_name, strlen(e->d_name), secrets);
-				err = bench_error_set(BENCH_E_FAIL, "'%s%s': a file name that holds the value of a secret "
-						      "variable (shown redacted); rename or remove it, then run 'bench pack' "
-						      "again", rel, red.buf ? red.buf : "");
-				strbuf_release(&red);
-				break;
-			}
-		if (err)
-			break;
+		if (!w->refused)
+			w->refused = name_refusal(rel, e->d_name, w->secrets);
 		p = xstrfmt("%s/%s", dir, e->d_name);
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 			char *r2 = xstrfmt("%s%s/", rel, e->d_name);
 
-			err = scrub_dir_rel(p, r2, secrets, limit);
+			err = scrub_dir_rel(w, p, r2);
 			free(r2);
 		} else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
-			   (uint64_t)st.st_size <= limit_of(limit, rel, e->d_name) && scrub_file(p, secrets) < 0) {
+			   (uint64_t)st.st_size <= limit_of(w->limit, rel, e->d_name) &&
+			   scrub_file(p, w->secrets) < 0) {
 			if (errno == ENOSPC || errno == EDQUOT) {
+				w->errnum = errno;
 				err = bench_error_set(BENCH_E_IO, "no space left on device in '%s' to scrub '%s%s'; nothing was "
 						      "removed or packed: free space, then try again", dir, rel, e->d_name);
 			} else {
@@ -1976,5 +2003,12 @@ static int scrub_dir_rel(const char *dir, const char *rel, const struct strvec *
 
 int scrub_dir(const char *dir, const struct strvec *values, uint64_t (*limit)(const char *rel))
 {
-	return scrub_dir_rel(dir, "", values, limit);
+	struct scrub_walk w = { values, limit, NULL, 0 };
+	int err = scrub_dir_rel(&w, dir, "");
+
+	if (!err && w.refused)
+		err = bench_error_set(BENCH_E_FAIL, "%s", w.refused);
+	free(w.refused);
+	errno = w.errnum; /* ENOSPC or EDQUOT: a full disk; 0 for anything else */
+	return err;
 }

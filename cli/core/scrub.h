@@ -50,8 +50,10 @@ int scrub_file(const char *path, const struct strvec *values);
  * scrubbed with scrub_file(); a file that cannot be scrubbed is removed, with a warning on stderr, rather
  * than packed with a secret in it. A hard link, or a file larger than limit(its path under dir) (SCRUB_BINARY_MAX
  * when limit is NULL), is not read: pack refuses it by name. A full disk (ENOSPC, EDQUOT) stops it with the file
- * as it was: BENCH_E_IO, "no space left on device in ...". 0 or that code. Used by bench run before it packs, and
- * by bench pack. */
+ * as it was: BENCH_E_IO, "no space left on device in ...", errno ENOSPC or EDQUOT. A file or directory whose name
+ * holds one of values or what a secret rule matches (scrub_redact_value() changes it; a name is never rewritten) is
+ * refused once every file is scrubbed: BENCH_E_FAIL, the first such name shown redacted, errno 0; the directory must
+ * not be packed. 0 or one of those codes. Used by bench run before it packs, and by bench pack. */
 int scrub_dir(const char *dir, const struct strvec *values, uint64_t (*limit)(const char *rel));
 
 #endif

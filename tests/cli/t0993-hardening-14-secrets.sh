@@ -8,6 +8,14 @@
 #     "SecretAccessKey": "K", \"SecretAccessKey\": \"K\"), the name and the separator kept; at the start and at the
 #     end of a file, several in one file, past the first 8000 bytes. Each variant is a binary file of a run
 #     directory that `bench pack` packs: read back, it is the file with exactly the secrets' bytes made '*'.
+#  2. `bench run` whose runner left a file named with the value of a secret variable: `bench pack RUN` refuses it,
+#     but the run's scrub took the refusal for a full disk, said "no space left on device" and the run packed and
+#     signed the bundle anyway (the secret in a member name). Now the run refuses it as bench pack does (exit 1, the
+#     name shown redacted, no "no space"), writes no bundle and no signature, and leaves status.json and the records
+#     as the run wrote them; in a directory name, a log's, a results file's, a name nested deep, a value of the
+#     manifest's stack.env (which only the run knows), a rule-based name (a token shape, which the run refused
+#     only as its pack failed), and a set of rounds. Refused, the run is still scrubbed whole with its
+#     own secret values: renamed, a bench pack by hand that does not know them packs none.
 . "$(dirname "$0")/lib.sh"
 "$BENCH" keygen >/dev/null 2>&1 || not_ok "keygen"
 
@@ -92,4 +100,99 @@ while read -r verdict line; do
 	if [ "$verdict" = ok ]; then ok "$line"; else not_ok "$line"; fi
 done <"$T/bin.tap"
 
+# ---- 2. bench run: a file name holding a secret value ------------------------------------------------------------
+# the runner: the fake runner after it made each of SEC_FILES (space-separated paths under the run directory, @PW@
+# the value of DB_PASSWORD, @SE@ that of the stack.env's API_TOKEN as it sees them)
+mkdir -p "$T/fk"
+cat >"$T/fk/bench-gemm" <<PY
+#!/usr/bin/env python3
+import os, sys
+args = sys.argv[1:]
+run = os.path.dirname(os.path.dirname(os.path.abspath(args[args.index("--config") + 1])))
+for rel in os.environ.get("SEC_FILES", "").split():
+    rel = rel.replace("@PW@", os.environ.get("DB_PASSWORD", "")).replace("@SE@", os.environ.get("API_TOKEN", ""))
+    p = os.path.join(run, rel)
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    with open(p, "a") as f:
+        f.write("made by the runner; API_TOKEN %s\n" % os.environ.get("API_TOKEN", ""))
+os.execv(sys.executable, [sys.executable, "$(cd "$(dirname "$0")/../fake" && pwd)/fake-runner.py"] + args)
+PY
+chmod +x "$T/fk/bench-gemm"
+printf 'bench: 1\nname: sec14\ntarget: {vendor: cpu}\nruntime: {engine: host}\nstack:\n  env: {API_TOKEN: "stackenv-Tok3n-0993"}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[64, 64, 64], [32, 32, 32]]}\n' >"$T/m.yaml"
+PW=dbpw-0123456789
+# run_refused NAME DESCRIPTION SEC_FILES WANT: bench run in $T/runs-NAME refuses its run directory as bench pack
+# refuses it: exit 1, WANT (the name refused, redacted) on stderr, the same line as bench pack's of that directory
+# (given the stack.env's value too), no secret and no "no space" there; no bundle, no signature, no temporary file
+# beside it; status.json complete with every case ok, each record kept
+run_refused() {
+	name=$1 desc=$2 files=$3 want=$4
+	SEC_FILES=$files DB_PASSWORD=$PW BENCH_RUNNERS=$T/fk "$BENCH" run -q -o "$T/runs-$name" "$T/m.yaml" \
+		>"$T/out" 2>"$T/err"
+	rc=$?
+	D=$(ls -d "$T/runs-$name"/sec14-*[0-9a-f] 2>/dev/null | head -n 1)
+	why=
+	[ "$rc" = 1 ] || why="$why exit $rc (wanted 1);"
+	grep -qF -- "$want" "$T/err" || why="$why stderr lacks \"$want\";"
+	grep -qF "rename or remove it, then run 'bench pack' again" "$T/err" || why="$why stderr lacks the fix;"
+	grep -qF "no space left" "$T/err" && why="$why stderr says no space left;"
+	grep -qF -e "$PW" -e stackenv-Tok3n-0993 "$T/err" "$T/out" && why="$why the secret is printed;"
+	left=$(ls -a "$T/runs-$name" | grep -e '\.tar\.gz' -e intoto -e '\.tmp') && why="$why left beside the run: $left;"
+	[ -n "$D" ] && python3 - "$D" 2>"$T/st.err" <<'PY' || why="$why status.json or the records changed: $(tail -n 1 "$T/st.err");"
+import json, sys
+st = json.load(open(sys.argv[1] + "/status.json"))
+assert st["state"] == "complete" and "error" not in st, (st["state"], st.get("error"))
+assert len(st["cases"]) == 2 and all(c["status"] == "ok" for c in st["cases"]), st["cases"]
+recs = [json.loads(l) for l in open(sys.argv[1] + "/results/gemm.jsonl")]
+assert sorted(r["case"] for r in recs) == sorted(c["case"] for c in st["cases"]), recs
+assert all(r["status"] == "ok" and r["stats"]["n"] == 3 for r in recs), recs
+PY
+	[ -n "$D" ] && DB_PASSWORD=$PW API_TOKEN=stackenv-Tok3n-0993 "$BENCH" pack "$D" >/dev/null 2>"$T/pack.err"
+	prc=$?
+	[ "$prc" = 1 ] && cmp -s "$T/err" "$T/pack.err" || why="$why bench pack says (exit $prc) $(cat "$T/pack.err");"
+	[ -e "$D.bench.tar.gz" ] && why="$why bench pack wrote a bundle;"
+	if [ -z "$why" ]; then ok "$desc: exit 1, bench pack's refusal ($want), no bundle, status.json and records kept"; else
+		not_ok "$desc:$why"
+		show "$T/err"
+	fi
+}
+run_refused file "a runner's file named with DB_PASSWORD's value" "artifacts/gemm/@PW@.txt" \
+	"'artifacts/gemm/<redacted>.txt': a file name that holds the value of a secret variable"
+run_refused dir "a directory named with it (the file in it too)" "artifacts/gemm/dir-@PW@/inside.txt" \
+	"'artifacts/gemm/dir-<redacted>': a file name that holds the value of a secret variable"
+run_refused log "a log named with it" "logs/gemm-@PW@.log" \
+	"'logs/gemm-<redacted>.log': a file name that holds the value of a secret variable"
+run_refused results "a results file named with it" "results/@PW@.jsonl" \
+	"'results/<redacted>.jsonl': a file name that holds the value of a secret variable"
+run_refused deep "a name nested eight directories deep" "artifacts/gemm/a/b/c/d/e/f/g/h/x@PW@x.bin" \
+	"'artifacts/gemm/a/b/c/d/e/f/g/h/x<redacted>x.bin': a file name that holds the value of a secret variable"
+run_refused stackenv "a name holding the value of the manifest's stack.env API_TOKEN" "artifacts/gemm/@SE@/x.txt" \
+	"'artifacts/gemm/<redacted>': a file name that holds the value of a secret variable"
+run_refused rule "a rule-based name (a GitHub token's shape)" "artifacts/gemm/ghp_A1b2C3d4E5f6G7h8I9j0K1l2.txt" \
+	"'artifacts/gemm/<redacted>.txt': a file name that holds a secret (shown redacted)"
+
+# refused, the run was still scrubbed with its own values (the stack.env's, which a bench pack by hand does not
+# know): renamed, bench pack without them packs no secret (but in manifest.yaml, the run's input, never scrubbed)
+D=$(ls -d "$T"/runs-stackenv/sec14-*[0-9a-f] | head -n 1)
+mv "$D/artifacts/gemm/stackenv-Tok3n-0993" "$D/artifacts/gemm/renamed"
+if "$BENCH" pack "$D" >"$T/out" 2>"$T/err" && "$BENCH" verify "$D.bench.tar.gz" >/dev/null 2>&1 &&
+	! tar -xzOf "$D.bench.tar.gz" --exclude='*/manifest.yaml' | grep -qaF stackenv-Tok3n-0993 &&
+	tar -xzOf "$D.bench.tar.gz" "$(basename "$D")/artifacts/gemm/renamed/x.txt" | grep -qF "API_TOKEN <redacted>"; then
+	ok "renamed, bench pack (without the stack.env's value) packs a bundle without it: the run had scrubbed it"
+else
+	not_ok "the run's own secret value reached the bundle after the rename"
+	show "$T/err"
+fi
+
+# a set of rounds: each run refused, none packed
+SEC_FILES="artifacts/gemm/@PW@.txt" DB_PASSWORD=$PW BENCH_RUNNERS=$T/fk "$BENCH" run -q --rounds 2 -o "$T/runs-rounds" \
+	"$T/m.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+n_refused=$(grep -c "'artifacts/gemm/<redacted>.txt': a file name that holds the value of a secret variable" "$T/err")
+if [ "$rc" = 1 ] && [ "$n_refused" = 2 ] && ! grep -q "no space left" "$T/err" &&
+	[ -z "$(ls "$T/runs-rounds" | grep -e '\.tar\.gz' -e intoto)" ] && [ "$(ls -d "$T"/runs-rounds/sec14-* | wc -l)" = 2 ]; then
+	ok "--rounds 2: both runs refused (exit 1), no bundle"
+else
+	not_ok "--rounds 2: exit $rc, $n_refused refusals, $(ls "$T/runs-rounds" | tr '\n' ' ')"
+	show "$T/err"
+fi
 finish
