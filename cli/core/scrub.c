@@ -1963,12 +1963,12 @@ static int scrub_dir_rel(struct scrub_walk *w, const char *dir, const char *rel)
 	int err = 0;
 
 	while (!err && dh && (e = readdir(dh))) {
-		size_t l = strlen(e->d_name);
 		struct stat st;
 		char *p;
 
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".bench-lock") ||
-		    (l > 4 && !strcmp(e->d_name + l - 4, ".tmp")))
+		/* a file named *.tmp is a runner's or one a killed bench left: packed, so scrubbed (the scrubber's own
+		 * temporary files are renamed over their files before the walk reads on) */
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".bench-lock"))
 			continue;
 		if (!*rel && (!strcmp(e->d_name, "manifest.yaml") || !strcmp(e->d_name, "manifest.lock.json") ||
 			      !strcmp(e->d_name, "inputs"))) /* inputs/: the plug-ins' files, as the lock pins them */

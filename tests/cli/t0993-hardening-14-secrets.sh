@@ -13,9 +13,10 @@
 #     signed the bundle anyway (the secret in a member name). Now the run refuses it as bench pack does (exit 1, the
 #     name shown redacted, no "no space"), writes no bundle and no signature, and leaves status.json and the records
 #     as the run wrote them; in a directory name, a log's, a results file's, a name nested deep, a value of the
-#     manifest's stack.env (which only the run knows), a rule-based name (a token shape, which the run refused
-#     only as its pack failed), and a set of rounds. Refused, the run is still scrubbed whole with its
+#     manifest's stack.env (which only the run knows), a *.tmp name, a rule-based name (a token shape, which the
+#     run refused only as its pack failed), and a set of rounds. Refused, the run is still scrubbed whole with its
 #     own secret values: renamed, a bench pack by hand that does not know them packs none.
+#  A file named *.tmp was neither scrubbed nor its name looked at, and was packed: now it is, like any other.
 . "$(dirname "$0")/lib.sh"
 "$BENCH" keygen >/dev/null 2>&1 || not_ok "keygen"
 
@@ -71,7 +72,10 @@ for name, data, secrets in V:
     assert b"\x00" in data[:8000], name
     open(f"{sys.argv[1]}/artifacts/gemm/{name}.bin", "wb").write(data)
 PY
-"$BENCH" pack "$R" >"$T/out" 2>"$T/err" || { not_ok "pack of the binary variants"; show "$T/err"; }
+# a file named *.tmp (a runner's, or one a killed bench left) is packed: it was packed unscrubbed
+printf 'ghp_TmpB2c3D4e5F6g7H8i9J0kL tmpvalue-0993 AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY password=pwTmpA1x9\n' \
+	>"$R/artifacts/gemm/notes.tmp"
+DB_PASSWORD=tmpvalue-0993 "$BENCH" pack "$R" >"$T/out" 2>"$T/err" || { not_ok "pack of the binary variants"; show "$T/err"; }
 mkdir -p "$T/bin/x" && tar -C "$T/bin/x" -xzf "$T/bin/run.bench.tar.gz" 2>/dev/null
 python3 - "$T/bin/x/run/artifacts/gemm" "$T/binvariants.py" >"$T/bin.tap" <<'PY'
 import sys
@@ -99,6 +103,12 @@ PY
 while read -r verdict line; do
 	if [ "$verdict" = ok ]; then ok "$line"; else not_ok "$line"; fi
 done <"$T/bin.tap"
+got=$(cat "$T/bin/x/run/artifacts/gemm/notes.tmp" 2>&1)
+if [ "$got" = "<redacted> <redacted> <redacted> <redacted> password=<redacted>" ]; then
+	ok "a file named *.tmp is scrubbed like any other: $got"
+else
+	not_ok "notes.tmp packed as: $got"
+fi
 
 # ---- 2. bench run: a file name holding a secret value ------------------------------------------------------------
 # the runner: the fake runner after it made each of SEC_FILES (space-separated paths under the run directory, @PW@
@@ -167,6 +177,8 @@ run_refused deep "a name nested eight directories deep" "artifacts/gemm/a/b/c/d/
 	"'artifacts/gemm/a/b/c/d/e/f/g/h/x<redacted>x.bin': a file name that holds the value of a secret variable"
 run_refused stackenv "a name holding the value of the manifest's stack.env API_TOKEN" "artifacts/gemm/@SE@/x.txt" \
 	"'artifacts/gemm/<redacted>': a file name that holds the value of a secret variable"
+run_refused tmp "a file named *.tmp with it (such names were not looked at)" "artifacts/gemm/@PW@.tmp" \
+	"'artifacts/gemm/<redacted>.tmp': a file name that holds the value of a secret variable"
 run_refused rule "a rule-based name (a GitHub token's shape)" "artifacts/gemm/ghp_A1b2C3d4E5f6G7h8I9j0K1l2.txt" \
 	"'artifacts/gemm/<redacted>.txt': a file name that holds a secret (shown redacted)"
 
