@@ -792,22 +792,40 @@ static void redact_path_rest(struct redact *r, size_t wn)
 	r->p = p;
 }
 
+/* the length of the AWS secret access key at q: 40 of [A-Za-z0-9/+], then none of them; else 0 */
+static size_t aws_secret_len(const char *q)
+{
+	size_t sn = 0;
+
+	while (sn <= 40 && (isalnum((unsigned char)q[sn]) || q[sn] == '/' || q[sn] == '+'))
+		sn++;
+	return sn == 40 ? sn : 0;
+}
+
+/* after the token of tn bytes at id, when it is an AWS access key id (AKIA or ASIA and 16 of [A-Z0-9]): the
+ * secret key that follows it past spaces, tabs, ':', ',' or '=' (*off bytes after the id), its length; else 0.
+ * The text and the binary scrubbers' one rule. */
+static size_t aws_secret_after(const char *id, size_t tn, size_t *off)
+{
+	const char *q = id + tn;
+
+	if (tn != 20 || (strncmp(id, "AKIA", 4) && strncmp(id, "ASIA", 4)))
+		return 0;
+	while (*q == ' ' || *q == '\t' || *q == ':' || *q == ',' || *q == '=')
+		q++;
+	*off = (size_t)(q - id - tn);
+	return aws_secret_len(q);
+}
+
 /* after an AWS key id (tn bytes, just redacted): its secret key, 40 base64 characters, goes as well */
 static void redact_aws_secret(struct redact *r, size_t tn)
 {
-	const char *p = r->p, *q;
-	size_t sn;
+	size_t off = 0;
 
-	if (tn != 20 || (strncmp(p - 20, "AKIA", 4) && strncmp(p - 20, "ASIA", 4)))
-		return;
-	for (q = p; *q == ' ' || *q == '\t' || *q == ':' || *q == ',' || *q == '='; q++)
-		;
-	for (sn = 0; isalnum((unsigned char)q[sn]) || q[sn] == '/' || q[sn] == '+'; sn++)
-		;
-	if (sn == 40) {
-		strbuf_add(&r->sb, p, (size_t)(q - p));
+	if (aws_secret_after(r->p - tn, tn, &off)) {
+		strbuf_add(&r->sb, r->p, off);
 		strbuf_addstr(&r->sb, "<redacted>");
-		r->p = q + 40;
+		r->p += off + 40;
 	}
 }
 
@@ -1687,9 +1705,75 @@ static ssize_t getline_logical(struct strbuf *lg, char **line, size_t *cap, FILE
 	return lg->len ? (ssize_t)lg->len : -1;
 }
 
+/* the name of an AWS secret access key as the AWS tools and SDKs write it, at p (a word start): aws_secret_access_key
+ * (~/.aws/credentials), AWS_SECRET_ACCESS_KEY (the environment), SecretAccessKey (aws sts' JSON), any case, with or
+ * without '_', '-' or '.'; quoted or not, then '=', ':', '=>' or ':=' and the value, quoted or not. The key of 40
+ * characters that follows (*off bytes after p, the name and the separator kept): its length, else 0. The name is
+ * matched as it is read, so most words cost a byte or two. */
+static size_t aws_secret_named(const char *p, size_t *off)
+{
+	const char *want = tolower((unsigned char)*p) == 'a' ? "awssecretaccesskey" : "secretaccesskey", *q;
+	size_t n = 0, k = 0;
+
+	if (tolower((unsigned char)*p) != want[0])
+		return 0;
+	for (; keych(p[n]) && n < 64; n++) {
+		if (p[n] == '_' || p[n] == '-' || p[n] == '.')
+			continue;
+		if (!want[k] || tolower((unsigned char)p[n]) != want[k])
+			return 0;
+		k++;
+	}
+	if (want[k] || keych(p[n]))
+		return 0;
+	q = p + n;
+	q += q[0] == '\\' && q[1] == '"' ? 2 : (*q == '"' || *q == '\''); /* "key", 'key', \"key\" */
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (*q != '=' && *q != ':')
+		return 0;
+	q += (q[0] == '=' && q[1] == '>') || (q[0] == ':' && q[1] == '=') ? 2 : 1;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	q += quote_len(q);
+	*off = (size_t)(q - p);
+	return aws_secret_len(q);
+}
+
+/* The secrets of a binary file that start at buf + i (buf holds len bytes and a NUL after them), each overwritten
+ * by as many '*' bytes: a secret value (scrub_secret_values()); at a word start, a known token shape or a JSON Web
+ * Token, with the 40-character secret key after an AWS access key id (the separator between them kept), or an AWS
+ * secret key after its name (aws_secret_access_key=, "SecretAccessKey": ...; the name kept). How many bytes from i
+ * it read and overwrote up to, 0 when nothing starts here. */
+static size_t binary_scrub_at(char *buf, size_t i, size_t len, const struct strvec *values)
+{
+	char *p = buf + i;
+	size_t n = 0, off = 0, sn = 0;
+
+	for (size_t k = 0; k < values->n; k++) {
+		size_t vl = strlen(values->v[k]);
+
+		if (vl > n && vl <= len - i && *p == values->v[k][0] && !memcmp(p, values->v[k], vl))
+			n = vl;
+	}
+	if (!n && (i == 0 || !tokch(p[-1]))) {
+		if ((sn = aws_secret_named(p, &off))) {
+			memset(p + off, '*', sn);
+			return off + sn;
+		}
+		if (!(n = token_at(p)))
+			n = jwt_at(p);
+		if (n && (sn = aws_secret_after(p, n, &off)))
+			memset(p + n + off, '*', sn);
+	}
+	if (n > len - i)
+		n = len - i;
+	memset(p, '*', n);
+	return n + (sn ? off + sn : 0);
+}
+
 /* A binary file (a NUL byte among its first 8000, as git decides; not a log, not JSON): scrubbed byte-exactly,
- * for its length and offsets are its format. Each secret value (scrub_secret_values()) and each known token
- * shape or JSON Web Token at a word start is overwritten by as many '*' bytes; nothing else changes. Larger than
+ * for its length and offsets are its format (binary_scrub_at()); nothing else changes. Larger than
  * SCRUB_BINARY_MAX: left as it is (larger than every bundle member's limit, so pack refuses it by name).
  * 1 when path is not binary (scrub it as text), else 0 or a negative code. */
 static int scrub_binary(const char *path, const struct strvec *values)
@@ -1713,25 +1797,10 @@ static int scrub_binary(const char *path, const struct strvec *values)
 	if ((err = fs_read_file(&buf, &len, path, SCRUB_BINARY_MAX)) < 0)
 		return err;
 	for (size_t i = 0; i < len;) {
-		size_t best = 0;
+		size_t n = binary_scrub_at(buf, i, len, values);
 
-		for (size_t k = 0; k < values->n; k++) {
-			size_t vl = strlen(values->v[k]);
-
-			if (vl > best && vl <= len - i && buf[i] == values->v[k][0] && !memcmp(buf + i, values->v[k], vl))
-				best = vl;
-		}
-		if (!best && (i == 0 || !tokch(buf[i - 1])) && !(best = token_at(buf + i)))
-			best = jwt_at(buf + i);
-		if (best > len - i)
-			best = len - i;
-		if (best) {
-			memset(buf + i, '*', best);
-			changed = 1;
-			i += best;
-		} else {
-			i++;
-		}
+		changed |= n != 0;
+		i += n ? n : 1;
 	}
 	if (changed)
 		err = fs_write_file(path, buf, len, 0644);
@@ -1832,6 +1901,15 @@ cleanup:
 	return err;
 }
 
+/* scrub_dir()'s walk: the secret values, the member limits, the first name refused (its message: refused once
+ * every file is scrubbed) and the errno of a full disk */
+struct scrub_walk {
+	const struct strvec *secrets;
+	uint64_t (*limit)(const char *rel);
+	char *refused;
+	int errnum;
+};
+
 /* the most bytes the file rel + name may hold in a bundle (SCRUB_BINARY_MAX without a limit function) */
 static uint64_t limit_of(uint64_t (*limit)(const char *rel), const char *rel, const char *name)
 {
@@ -1846,50 +1924,68 @@ static uint64_t limit_of(uint64_t (*limit)(const char *rel), const char *rel, co
 	return n;
 }
 
+/* the refusal of rel + name when the name holds a secret, the path shown redacted (a name is never rewritten:
+ * refused, as pack refuses the rest): the value of a secret variable, or what a secret rule matches (a token shape,
+ * user:password@host, password=..., as bundle_pack() refuses it); else NULL */
+static char *name_refusal(const char *rel, const char *name, const struct strvec *secrets)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path, *shown, *msg, *red = scrub_redact_value(name);
+	int rule = strcmp(red, name) != 0;
+	size_t i = 0;
+
+	free(red);
+	while (secrets && i < secrets->n && !strstr(name, secrets->v[i]))
+		i++;
+	if (!rule && (!secrets || i == secrets->n))
+		return NULL;
+	path = xstrfmt("%s%s", rel, name);
+	scrub_text(&sb, path, strlen(path), secrets); /* rel too: a directory refused already is still walked */
+	shown = scrub_redact_value(sb.buf ? sb.buf : "");
+	msg = xstrfmt("'%s': a file name that holds %s (shown redacted); rename or remove it, then run 'bench pack' "
+		      "again", shown, secrets && i < secrets->n ? "the value of a secret variable" : "a secret");
+	strbuf_release(&sb);
+	free(shown);
+	free(path);
+	return msg;
+}
+
 /* Every file of dir (recursively, links not followed) scrubbed with the same rules (scrub.h): a file that cannot
  * be scrubbed is removed rather than packed with a secret in it, except on a full disk, which stops the scrub with
  * the file as it was. A hard link or a file over its bundle member limit is not read: pack refuses it by name. The
- * manifest and its lock are the run's inputs, signed by their digests: they are kept as they are. */
-static int scrub_dir_rel(const char *dir, const char *rel, const struct strvec *secrets,
-			 uint64_t (*limit)(const char *rel))
+ * manifest and its lock are the run's inputs, signed by their digests: they are kept as they are. A name holding a
+ * secret is noted in w and the walk goes on: the run's own secret values are scrubbed from every file even when
+ * the directory is refused (a later bench pack by hand may not know them). */
+static int scrub_dir_rel(struct scrub_walk *w, const char *dir, const char *rel)
 {
 	DIR *dh = opendir(dir);
 	struct dirent *e;
 	int err = 0;
 
 	while (!err && dh && (e = readdir(dh))) {
-		size_t l = strlen(e->d_name);
 		struct stat st;
 		char *p;
 
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".bench-lock") ||
-		    (l > 4 && !strcmp(e->d_name + l - 4, ".tmp")))
+		/* a file named *.tmp is a runner's or one a killed bench left: packed, so scrubbed (the scrubber's own
+		 * temporary files are renamed over their files before the walk reads on) */
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".bench-lock"))
 			continue;
 		if (!*rel && (!strcmp(e->d_name, "manifest.yaml") || !strcmp(e->d_name, "manifest.lock.json") ||
 			      !strcmp(e->d_name, "inputs"))) /* inputs/: the plug-ins' files, as the lock pins them */
 			continue;
-		for (size_t i = 0; secrets && i < secrets->n; i++)
-			if (strstr(e->d_name, secrets->v[i])) { /* a name is not rewritten: refused, as pack refuses the rest */
-				struct strbuf red = STRBUF_INIT;
-
-				scrub_text(&red, e->d_name, strlen(e->d_name), secrets);
-				err = bench_error_set(BENCH_E_FAIL, "'%s%s': a file name that holds the value of a secret "
-						      "variable (shown redacted); rename or remove it, then run 'bench pack' "
-						      "again", rel, red.buf ? red.buf : "");
-				strbuf_release(&red);
-				break;
-			}
-		if (err)
-			break;
+		if (!w->refused)
+			w->refused = name_refusal(rel, e->d_name, w->secrets);
 		p = xstrfmt("%s/%s", dir, e->d_name);
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 			char *r2 = xstrfmt("%s%s/", rel, e->d_name);
 
-			err = scrub_dir_rel(p, r2, secrets, limit);
+			err = scrub_dir_rel(w, p, r2);
 			free(r2);
 		} else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
-			   (uint64_t)st.st_size <= limit_of(limit, rel, e->d_name) && scrub_file(p, secrets) < 0) {
+			   (uint64_t)st.st_size <= limit_of(w->limit, rel, e->d_name) &&
+			   scrub_file(p, w->secrets) < 0) {
 			if (errno == ENOSPC || errno == EDQUOT) {
+				w->errnum = errno;
 				err = bench_error_set(BENCH_E_IO, "no space left on device in '%s' to scrub '%s%s'; nothing was "
 						      "removed or packed: free space, then try again", dir, rel, e->d_name);
 			} else {
@@ -1907,5 +2003,12 @@ static int scrub_dir_rel(const char *dir, const char *rel, const struct strvec *
 
 int scrub_dir(const char *dir, const struct strvec *values, uint64_t (*limit)(const char *rel))
 {
-	return scrub_dir_rel(dir, "", values, limit);
+	struct scrub_walk w = { values, limit, NULL, 0 };
+	int err = scrub_dir_rel(&w, dir, "");
+
+	if (!err && w.refused)
+		err = bench_error_set(BENCH_E_FAIL, "%s", w.refused);
+	free(w.refused);
+	errno = w.errnum; /* ENOSPC or EDQUOT: a full disk; 0 for anything else */
+	return err;
 }

@@ -40,17 +40,20 @@ void scrub_text(struct strbuf *out, const char *text, size_t len, const struct s
 /* Scrubs the file at path in place (a temporary file renamed over it; removed on failure). 0 or BENCH_E_IO.
  * Text is scrubbed by byte ranges: a NUL byte is kept, never the end of a line. A binary file (a NUL byte among
  * its first 8000; logs and JSON are always text) is scrubbed byte-exactly: each secret value, token shape and
- * JSON Web Token in it overwritten by as many '*' bytes, its length kept; one larger than
+ * JSON Web Token in it overwritten by as many '*' bytes, its length kept (after an AWS access key id, or after
+ * the name of an AWS secret key, the 40-character secret key too, the separator and the name kept); one larger than
  * SCRUB_BINARY_MAX is left as it is (no bundle member may be that large: pack refuses it by name). */
 #define SCRUB_BINARY_MAX ((size_t)256 << 20)
 int scrub_file(const char *path, const struct strvec *values);
-/* Every regular file of the run directory dir (recursively, links not followed; .bench-lock, *.tmp, and at its
- * top manifest.yaml, manifest.lock.json and inputs/ left as they are: the run's inputs, signed by their digests)
+/* Every regular file of the run directory dir (recursively, links not followed; .bench-lock, and at its top
+ * manifest.yaml, manifest.lock.json and inputs/ left as they are: the run's inputs, signed by their digests)
  * scrubbed with scrub_file(); a file that cannot be scrubbed is removed, with a warning on stderr, rather
  * than packed with a secret in it. A hard link, or a file larger than limit(its path under dir) (SCRUB_BINARY_MAX
  * when limit is NULL), is not read: pack refuses it by name. A full disk (ENOSPC, EDQUOT) stops it with the file
- * as it was: BENCH_E_IO, "no space left on device in ...". 0 or that code. Used by bench run before it packs, and
- * by bench pack. */
+ * as it was: BENCH_E_IO, "no space left on device in ...", errno ENOSPC or EDQUOT. A file or directory whose name
+ * holds one of values or what a secret rule matches (scrub_redact_value() changes it; a name is never rewritten) is
+ * refused once every file is scrubbed: BENCH_E_FAIL, the first such name shown redacted, errno 0; the directory must
+ * not be packed. 0 or one of those codes. Used by bench run before it packs, and by bench pack. */
 int scrub_dir(const char *dir, const struct strvec *values, uint64_t (*limit)(const char *rel));
 
 #endif

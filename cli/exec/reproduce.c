@@ -441,10 +441,13 @@ static void print_progress(const struct repro *r)
 	free(e);
 }
 
-/* One round's outcome: a run that did not start ends the reproduction (as bench run: a manifest's problems are
- * printed already); a case that failed or was wrong is said as bench run says it, the verdicts name the cases */
+/* One round's outcome: a run that did not start, or one that cannot be packed, ends the reproduction (as bench
+ * run: a manifest's problems are printed already); a case that failed or was wrong is said as bench run says it,
+ * the verdicts name the cases */
 static int repro_round_outcome(struct repro *r, const struct run_outcome *oc)
 {
+	if (oc->started == RUN_UNPACKABLE) /* a name pack refuses (or a full disk): nothing is packed or judged */
+		return bench_error_set(oc->err ? oc->err : BENCH_E_FAIL, "%s", oc->error ? oc->error : "failed");
 	if (oc->err && (!oc->dir || !oc->started)) {
 		r->res->manifest_failed = oc->err == BENCH_E_MANIFEST;
 		if (oc->err == BENCH_E_MANIFEST && !oc->dir && !r->ro.lock) {

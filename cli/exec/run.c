@@ -84,16 +84,25 @@ void run_secret_values(struct strvec *out, const struct run *r)
 }
 
 /* Before anything is packed: the secret values and credentials scrubbed from every file of the run (logs,
- * records, environment, whatever a runner wrote); a full disk ends the run as a full disk does (nothing packed,
- * the files kept, --resume completes it). */
-static void scrub_run(struct run *r)
+ * records, environment, whatever a runner wrote), with the values bench pack would scrub and those of the manifest's
+ * stack.env. Whatever stops it leaves the run unpackable: a full disk (a real ENOSPC or EDQUOT, by errno) ends the
+ * run as a full disk does (nothing packed, the files kept, --resume completes it); a name holding a secret is
+ * refused as bench pack refuses it, its message kept as the error. 0 or that error. */
+static int scrub_run(struct run *r)
 {
 	struct strvec secrets = STRVEC_INIT;
+	int err, e;
 
 	run_secret_values(&secrets, r);
-	if (scrub_dir(r->dir, &secrets, bundle_pack_member_limit) < 0)
-		run_disk_full = 1;
+	err = scrub_dir(r->dir, &secrets, bundle_pack_member_limit);
+	e = errno;
 	strvec_release(&secrets);
+	if (err < 0) {
+		r->unpackable = 1;
+		if (e == ENOSPC || e == EDQUOT)
+			run_disk_full = 1;
+	}
+	return err;
 }
 
 /* -s: the run holds the selected suites' cases and no others; a resumed run, the suites its plan.json holds. */
@@ -730,7 +739,8 @@ static int run_collect(struct run *r)
 	}
 	free(path);
 	run_summarize(r);
-	scrub_run(r);
+	if ((err = scrub_run(r)) < 0 && !run_disk_full)
+		return err; /* a name pack refuses: its message, nothing packed, status.json as written */
 	if (run_disk_full)
 		err = bench_error_set(BENCH_E_IO, "no space left on device in '%s'; the run is marked failed and its "
 				      "measured records are kept: free space, then complete it with 'bench run --resume %s'",
@@ -835,11 +845,13 @@ int run_execute(char **out_dir, int *out_started, const struct run_opts *o)
 	*out_dir = xstrdup(r.dir);
 	if ((err = run_prepare(&r)) < 0)
 		goto cleanup;
-	*out_started = 1;
+	*out_started = RUN_STARTED;
 	for (size_t s = 0; s < r.m.nsuites && !run_stop_flag; s++)
 		if ((err = run_execute_suite(&r, r.m.suites[s].ops, &r.tried_make)) < 0)
 			goto cleanup;
 	err = run_collect(&r);
+	if (r.unpackable)
+		*out_started = RUN_UNPACKABLE;
 cleanup:
 	signals_restore(&sig);
 	run_release(&r);
@@ -902,7 +914,7 @@ int run_interleave_until(struct run_outcome *out, const struct run_opts *opts, s
 					fprintf(stderr, "bench: round %ld/%s%ld, stack %zu/%zu (%s): %s\n", round,
 						hook ? "at most " : "", rounds, k + 1, n, r->m.name, r->dir);
 				if ((oc->err = run_prepare(r)) == 0)
-					oc->started = 1;
+					oc->started = RUN_STARTED;
 			}
 			if (oc->err)
 				oc->error = xstrdup(bench_error_last());
@@ -926,6 +938,8 @@ int run_interleave_until(struct run_outcome *out, const struct run_opts *opts, s
 
 			if (oc->started && !oc->err && (oc->err = run_collect(&runs[k])) < 0)
 				oc->error = xstrdup(bench_error_last());
+			if (runs[k].unpackable)
+				oc->started = RUN_UNPACKABLE;
 			run_release(&runs[k]);
 		}
 		if (hook && !run_stop_flag) {

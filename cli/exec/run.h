@@ -5,8 +5,7 @@
  *
  * Ownership: run_execute() owns everything it opens; on return the run directory on disk is the result.
  * out_dir receives a malloc'd copy of the run directory's path (caller frees), also on failure once created.
- * out_started is 1 once the suites started (a run worth packing), 0 when it stopped before (no lock, no engine,
- * no image: status.json says "not-started" and why).
+ * out_started is one of enum run_started.
  */
 #ifndef BENCH_RUN_H
 #define BENCH_RUN_H
@@ -14,6 +13,16 @@
 #include <stddef.h>
 
 #include <jansson.h>
+
+/* How far a run went, for its caller: whether to pack it */
+enum run_started {
+	RUN_NOT_STARTED = 0, /* it stopped before its suites (no lock, no engine, no image): status.json says
+			      * "not-started" and why */
+	RUN_STARTED = 1,     /* its suites started: a run worth packing */
+	RUN_UNPACKABLE = 2,  /* its suites started, but its directory was not scrubbed whole: a file or directory
+			      * name holding a secret (refused as bench pack refuses it: the error says which), or a
+			      * full disk while scrubbing. Never packed; status.json keeps its state */
+};
 
 struct run_opts {
 	const char *manifest;  /* NULL with resume */
@@ -38,11 +47,12 @@ struct run_opts {
 /* Returns 0 when every case ran ok or was skipped and one at least was ok; BENCH_E_EMPTY when none was (every case
  * skipped: nothing measured); BENCH_E_CHECK when a correctness check failed;
  * BENCH_E_SUITE when a case failed or was interrupted; BENCH_E_MANIFEST with diagnostics printed for a bad
- * manifest; other negative codes with the error set. */
+ * manifest; BENCH_E_IO on a full disk; BENCH_E_FAIL with bench pack's message when a name in the run directory
+ * holds a secret (*out_started RUN_UNPACKABLE: nothing packed); other negative codes with the error set. */
 int run_execute(char **out_dir, int *out_started, const struct run_opts *o);
 
 /* One run of an interleaved set: its directory (NULL when it stopped before one was made), whether its suites
- * started, and its outcome as run_execute returns it, with that error's message. */
+ * started (enum run_started), and its outcome as run_execute returns it, with that error's message. */
 struct run_outcome {
 	char *dir;
 	int started;

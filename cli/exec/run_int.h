@@ -65,6 +65,8 @@ struct run {
 	int locked;
 	char *reserve;          /* <dir>/.bench-reserve: space held back for the last status.json on a full disk */
 	int was_complete;       /* --resume of a run whose status.json says complete: nothing to do */
+	int unpackable;         /* its directory was not scrubbed whole (a name holding a secret, refused as bench
+				 * pack refuses it; a full disk while scrubbing): it is never packed */
 	json_t *overrides;      /* -k, --rep, --warmup as plan.json and status.json record them ({"select", "rep",
 				 * "warmup"}), or NULL */
 };

@@ -53,14 +53,17 @@ static int worse(int a, int b)
 	return rank[sb] > rank[sa] ? b : a;
 }
 
-/* Prints the run directory and packs it when its suites started and measured something (or --pack-empty); returns
- * the outcome of packing. */
+/* Prints the run directory and packs it when its suites started and measured something (or --pack-empty), never
+ * when it is unpackable (the run's error said why: a name pack refuses, a full disk); returns the outcome of
+ * packing. */
 static int finish_run(const struct runset_opts *o, const char *dir, int started, int empty)
 {
 	char *tar = NULL, *env = NULL;
 	int perr = 0;
 
 	fprintf(o->out, "%s\n", dir);
+	if (started == RUN_UNPACKABLE)
+		return 0;
 	if (!started) {
 		fprintf(o->msg, "bench: no bundle: nothing was measured (see %s/status.json)\n", dir);
 		return 0;
