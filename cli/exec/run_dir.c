@@ -342,15 +342,13 @@ int run_load_previous(struct run *r)
 			const char *key = json_string_value(json_object_get(rec, "case"));
 			const char *status = json_string_value(json_object_get(rec, "status"));
 
-			for (size_t i = 0; key && status && i < r->plan.n; i++) {
-				if (r->plan.cases[i].suite != r->m.suites[s].ops || strcmp(r->plan.cases[i].key, key))
-					continue;
-				if (!strcmp(status, "ok") && r->st[i] != C_OK) {
-					run_set_state(r, i, C_OK, NULL);
-					r->headline[i] = json_incref(json_object_get(rec, "value"));
-					strbuf_addstr(&keep, line);
-					strbuf_addch(&keep, '\n');
-				}
+			long i = status ? plan_index_find(&r->pidx, name, key) : -1;
+
+			if (i >= 0 && !strcmp(status, "ok") && r->st[i] != C_OK) {
+				run_set_state(r, (size_t)i, C_OK, NULL);
+				r->headline[i] = json_incref(json_object_get(rec, "value"));
+				strbuf_addstr(&keep, line);
+				strbuf_addch(&keep, '\n');
 			}
 			json_decref(rec);
 		}

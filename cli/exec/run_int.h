@@ -46,6 +46,7 @@ struct run {
 	json_t *interleave;     /* bench run A B --rounds N: this run's place in the set (status.json) */
 	struct manifest m;
 	struct plan plan;
+	struct plan_index pidx; /* the plan's cases by suite and key (a record's case, a resumed run's results) */
 	char *dir;
 	enum cstate *st;
 	char **err;

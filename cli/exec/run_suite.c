@@ -49,6 +49,7 @@ struct suite_run {
 	FILE *log;
 	size_t *batch;  /* plan indices of the cases this runner was given */
 	size_t nbatch;
+	unsigned char *in_batch; /* per plan index: given to this runner */
 	size_t done;
 	size_t malformed;
 	double start;
@@ -96,15 +97,12 @@ static json_t *case_env(const struct plan_case *c)
 	return json_is_object(e) ? e : NULL;
 }
 
+/* The plan index of this runner's case key, or -1 (log n: a walk over the batch made n records n^2). */
 static long find_case(struct suite_run *sr, const char *key)
 {
-	for (size_t b = 0; b < sr->nbatch; b++) {
-		size_t i = sr->batch[b];
+	long i = plan_index_find(&sr->r->pidx, sr->s->name, key);
 
-		if (!strcmp(sr->r->plan.cases[i].key, key))
-			return (long)i;
-	}
-	return -1;
+	return i >= 0 && sr->in_batch[i] ? i : -1;
 }
 
 static int is_wrong(json_t *rec)
@@ -875,12 +873,14 @@ static size_t group_select_cases(struct group *g)
 		fs_load_json(&g->sr.lock, r->o->image_lock, 64u << 20, 0);
 	free(lp);
 	g->sr.batch = xcalloc(r->plan.n, sizeof(*g->sr.batch));
+	g->sr.in_batch = xcalloc(r->plan.n ? r->plan.n : 1, 1);
 	for (size_t i = 0; i < r->plan.n; i++) {
 		if (r->plan.cases[i].suite != g->s || r->st[i] == C_OK ||
 		    strcmp(case_program(g->s, &r->plan.cases[i]), g->program) || !same_cell(case_env(&r->plan.cases[i]), g->cell))
 			continue;
 		run_set_state(r, i, C_PENDING, NULL);
 		g->sr.batch[g->sr.nbatch++] = i;
+		g->sr.in_batch[i] = 1;
 	}
 	return g->sr.nbatch;
 }
@@ -1194,6 +1194,7 @@ static void group_release(struct group *g)
 	if (g->sr.log)
 		fclose(g->sr.log);
 	free(g->sr.batch);
+	free(g->sr.in_batch);
 	free(g->cases_path);
 	free(g->res_path);
 	free(g->log_path);
