@@ -68,6 +68,11 @@ struct run {
 	int was_complete;       /* --resume of a run whose status.json says complete: nothing to do */
 	json_t *overrides;      /* -k, --rep, --warmup as plan.json and status.json record them ({"select", "rep",
 				 * "warmup"}), or NULL */
+	/* status.json while records come (run_note_record): when its last write ended (CLOCK_MONOTONIC seconds), how
+	 * long that write took, how many records its cases do not show yet, and how many times it was written */
+	double status_at, status_cost;
+	size_t status_behind;
+	unsigned long status_writes;
 };
 
 /* run.c */
@@ -94,7 +99,14 @@ void run_unlock_dir(struct run *r);
 int run_write_atomic(const char *dir, const char *name, const char *data, size_t len);
 int run_write_json(const char *dir, const char *name, json_t *j);
 char *run_utc_stamp(const char *fmt);
+/* Rewrites status.json now (every state change: the start, each runner's end, the end of the run). */
 int run_write_status(struct run *r, const char *state);
+/* A record was taken: status.json is rewritten once RUN_STATUS_GAP times its last write's time has passed since
+ * that write ended, so that its rewrites take a bounded share of the run (each is O(cases)); else at the next
+ * record or tick that finds the time passed, or at the next state change. */
+void run_note_record(struct run *r);
+/* The runner said nothing for a while: status.json catches up with the records taken, when its time has come. */
+void run_status_tick(struct run *r);
 void run_set_state(struct run *r, size_t i, enum cstate s, const char *why);
 /* Creates <out>/<name>-<UTC>-<random>/ with its subfolders and the manifest in it; sets r->dir. */
 int run_make_dir(struct run *r, const char *mbuf, size_t mlen);

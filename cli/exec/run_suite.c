@@ -543,7 +543,8 @@ static int record_append(struct suite_run *sr, const char *line, size_t len, con
 	return -1;
 }
 
-/* The recorded case's state, headline figure and progress line; status.json rewritten. */
+/* The recorded case's state, headline figure and progress line; status.json rewritten when its time has come
+ * (run_note_record). */
 static void record_take(const struct record *rc, struct suite_run *sr)
 {
 	struct run *r = sr->r;
@@ -568,7 +569,7 @@ static void record_take(const struct record *rc, struct suite_run *sr)
 	/* a skip is said once, with its reason, in the list after the summary (on a terminal this line is overwritten) */
 	progress(sr, rc->key, rc->status, json_object_get(rc->rec, "value"), json_string_value(json_object_get(rc->rec, "unit")),
 		 r->st[i] == C_SKIPPED ? NULL : r->err[i]);
-	run_write_status(r, "running");
+	run_note_record(r);
 }
 
 /* A line of the runner's stdout: a record taken (checked, annotated, appended, its case's state set), or said in
@@ -599,6 +600,14 @@ cleanup:
 	json_decref(rc.rec);
 	free(rewritten);
 	return err;
+}
+
+/* The runner is quiet: status.json catches up with the records already taken, when its time has come. */
+static void on_idle(void *ctx)
+{
+	struct suite_run *sr = ctx;
+
+	run_status_tick(sr->r);
 }
 
 /* ---- the environment handed to runners: ours plus the manifest's stack.env ---------------------------------- */
@@ -1086,6 +1095,7 @@ static int group_launch(struct group *g)
 		job.timeout_s = g->timeout_s;
 		job.stop = &run_stop_flag;
 		job.on_line = on_record;
+		job.on_idle = on_idle;
 		job.ctx = &g->sr;
 		job.log = g->sr.log;
 		job.progress = r->o->quiet ? NULL : stderr;
@@ -1103,6 +1113,7 @@ static int group_launch(struct group *g)
 	so.ctx = &g->sr;
 	so.max_line = RUN_MAX_LINE;
 	so.on_overlong = on_overlong;
+	so.on_idle = on_idle;
 	return spawn_run(&g->res, &so) < 0 ? group_fail_last(g) : 0;
 }
 
