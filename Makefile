@@ -21,10 +21,11 @@ DEB_PKGS  := build-essential pkg-config python3 libyaml-dev libgit2-dev libarchi
              libcurl4-openssl-dev libcmocka-dev libopenblas-dev openmpi-bin libopenmpi-dev python3-torch
 # what the tests run besides (clang and libFuzzer's runtime for t1300 and make asan; pip for bench lock's pip closures
 # in t0900, t0910, t1110; debhelper for the Debian package of t0050; perl's prove runs the tests in parallel; podman
-# and Slurm for t1100 and t1200, installed here in the one apt-get of make test-deps so that no test runs apt-get on
-# the host while others run: tests/setup/ installs them too, for a test run on its own)
+# and Slurm for t1100 and t1200; strace and valgrind count work where a timing would be noise, t0994's status.json
+# rewrites and instructions per record; installed here in the one apt-get of make test-deps so that no test runs
+# apt-get on the host while others run: tests/setup/ installs them too, for a test run on its own)
 TEST_DEB_PKGS := git ca-certificates debhelper openssl python3-cryptography python3-pip chromium time clang libclang-rt-dev \
-                 perl podman buildah runc debootstrap uidmap fuse-overlayfs slurm-wlm munge iproute2 libpmix-dev
+                 perl podman buildah runc debootstrap uidmap fuse-overlayfs slurm-wlm munge iproute2 libpmix-dev strace valgrind
 VERSION   := 0.1.0
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)

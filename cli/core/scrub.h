@@ -46,7 +46,8 @@ void scrub_text(struct strbuf *out, const char *text, size_t len, const struct s
 #define SCRUB_BINARY_MAX ((size_t)256 << 20)
 int scrub_file(const char *path, const struct strvec *values);
 /* Every regular file of the run directory dir (recursively, links not followed; .bench-lock, and at its top
- * manifest.yaml, manifest.lock.json and inputs/ left as they are: the run's inputs, signed by their digests)
+ * .bench-reserve, never packed, and manifest.yaml, manifest.lock.json and inputs/ left as they are: the run's
+ * inputs, signed by their digests)
  * scrubbed with scrub_file(); a file that cannot be scrubbed is removed, with a warning on stderr, rather
  * than packed with a secret in it. A hard link, or a file larger than limit(its path under dir) (SCRUB_BINARY_MAX
  * when limit is NULL), is not read: pack refuses it by name. A full disk (ENOSPC, EDQUOT) stops it with the file

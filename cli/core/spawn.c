@@ -366,6 +366,8 @@ static enum spawn_end spawn_read(struct spawn_state *st)
 			return end;
 		}
 		r = poll(pfd, 2, 100);
+		if (r >= 0 && !(pfd[0].revents) && st->o->on_idle)
+			st->o->on_idle(st->o->ctx);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)

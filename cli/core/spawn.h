@@ -49,6 +49,9 @@ struct spawn_opts {
 	/* ... unless on_overlong is set: then a line longer than max_line is not passed to on_line; on_overlong gets
 	 * its full length once it ends. Either way at most max_line bytes of a line are held in memory. */
 	void (*on_overlong)(void *ctx, size_t len);
+	/* NULL, or called with ctx when a wait for stdout ends without a line to read (at least every 100 ms while the
+	 * program is quiet): for work deferred from on_line. */
+	void (*on_idle)(void *ctx);
 };
 
 /* Returns 0 when the program ran (whatever its status), or BENCH_E_FAIL if it could not be started. */

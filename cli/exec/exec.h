@@ -66,6 +66,7 @@ struct batch_job {
 	double timeout_s;
 	volatile sig_atomic_t *stop;
 	int (*on_line)(void *ctx, const char *line, size_t len);
+	void (*on_idle)(void *ctx);  /* NULL, or called with ctx after each look for new lines (deferred work) */
 	void *ctx;
 	FILE *log;                   /* the suite's log: submission, job states, the ranks' stderr */
 	FILE *progress;              /* job state changes for the user (NULL: quiet) */

@@ -466,6 +466,8 @@ static void follow_job(struct spawn_result *res, struct job_seen *js, struct fol
 				js->trun = now_s();
 		}
 		follow_read(f, rank0);
+		if (job->on_idle)
+			job->on_idle(job->ctx);
 		if (job_ended(js))
 			return;
 		if (job->timeout_s > 0 && js->trun > 0 && now_s() - js->trun > job->timeout_s) {

@@ -593,6 +593,7 @@ static int run_plan(struct run *r, const struct run_opts *o)
 	if ((err = select_suites(&r->plan, o, r->mpath, r->old_plan)) < 0 || (err = select_cases(&r->plan, r->overrides, r->mpath)) < 0)
 		goto cleanup;
 	warn_overrides(r);
+	plan_index_build(&r->pidx, &r->plan);
 	if (o->lock && (err = check_locked(r)) < 0)
 		goto cleanup;
 	r->st = xcalloc(r->plan.n, sizeof(*r->st));
@@ -788,6 +789,7 @@ static void run_release(struct run *r)
 	json_decref(r->runner_loaded);
 	json_decref(r->interleave);
 	json_decref(r->overrides);
+	plan_index_release(&r->pidx);
 	plan_release(&r->plan);
 	manifest_release(&r->m);
 	peaks_release(&r->peaks);

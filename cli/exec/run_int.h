@@ -46,6 +46,7 @@ struct run {
 	json_t *interleave;     /* bench run A B --rounds N: this run's place in the set (status.json) */
 	struct manifest m;
 	struct plan plan;
+	struct plan_index pidx; /* the plan's cases by suite and key (a record's case, a resumed run's results) */
 	char *dir;
 	enum cstate *st;
 	char **err;
@@ -69,6 +70,11 @@ struct run {
 				 * pack refuses it; a full disk while scrubbing): it is never packed */
 	json_t *overrides;      /* -k, --rep, --warmup as plan.json and status.json record them ({"select", "rep",
 				 * "warmup"}), or NULL */
+	/* status.json while records come (run_note_record): when its last write ended (CLOCK_MONOTONIC seconds), how
+	 * long that write took, how many records its cases do not show yet, and how many times it was written */
+	double status_at, status_cost;
+	size_t status_behind;
+	unsigned long status_writes;
 };
 
 /* run.c */
@@ -95,7 +101,14 @@ void run_unlock_dir(struct run *r);
 int run_write_atomic(const char *dir, const char *name, const char *data, size_t len);
 int run_write_json(const char *dir, const char *name, json_t *j);
 char *run_utc_stamp(const char *fmt);
+/* Rewrites status.json now (every state change: the start, each runner's end, the end of the run). */
 int run_write_status(struct run *r, const char *state);
+/* A record was taken: status.json is rewritten once RUN_STATUS_GAP times its last write's time has passed since
+ * that write ended, so that its rewrites take a bounded share of the run (each is O(cases)); else at the next
+ * record or tick that finds the time passed, or at the next state change. */
+void run_note_record(struct run *r);
+/* The runner said nothing for a while: status.json catches up with the records taken, when its time has come. */
+void run_status_tick(struct run *r);
 void run_set_state(struct run *r, size_t i, enum cstate s, const char *why);
 /* Creates <out>/<name>-<UTC>-<random>/ with its subfolders and the manifest in it; sets r->dir. */
 int run_make_dir(struct run *r, const char *mbuf, size_t mlen);

@@ -49,6 +49,7 @@ struct suite_run {
 	FILE *log;
 	size_t *batch;  /* plan indices of the cases this runner was given */
 	size_t nbatch;
+	unsigned char *in_batch; /* per plan index: given to this runner */
 	size_t done;
 	size_t malformed;
 	double start;
@@ -96,15 +97,12 @@ static json_t *case_env(const struct plan_case *c)
 	return json_is_object(e) ? e : NULL;
 }
 
+/* The plan index of this runner's case key, or -1 (log n: a walk over the batch made n records n^2). */
 static long find_case(struct suite_run *sr, const char *key)
 {
-	for (size_t b = 0; b < sr->nbatch; b++) {
-		size_t i = sr->batch[b];
+	long i = plan_index_find(&sr->r->pidx, sr->s->name, key);
 
-		if (!strcmp(sr->r->plan.cases[i].key, key))
-			return (long)i;
-	}
-	return -1;
+	return i >= 0 && sr->in_batch[i] ? i : -1;
 }
 
 static int is_wrong(json_t *rec)
@@ -545,7 +543,8 @@ static int record_append(struct suite_run *sr, const char *line, size_t len, con
 	return -1;
 }
 
-/* The recorded case's state, headline figure and progress line; status.json rewritten. */
+/* The recorded case's state, headline figure and progress line; status.json rewritten when its time has come
+ * (run_note_record). */
 static void record_take(const struct record *rc, struct suite_run *sr)
 {
 	struct run *r = sr->r;
@@ -570,7 +569,7 @@ static void record_take(const struct record *rc, struct suite_run *sr)
 	/* a skip is said once, with its reason, in the list after the summary (on a terminal this line is overwritten) */
 	progress(sr, rc->key, rc->status, json_object_get(rc->rec, "value"), json_string_value(json_object_get(rc->rec, "unit")),
 		 r->st[i] == C_SKIPPED ? NULL : r->err[i]);
-	run_write_status(r, "running");
+	run_note_record(r);
 }
 
 /* A line of the runner's stdout: a record taken (checked, annotated, appended, its case's state set), or said in
@@ -601,6 +600,14 @@ cleanup:
 	json_decref(rc.rec);
 	free(rewritten);
 	return err;
+}
+
+/* The runner is quiet: status.json catches up with the records already taken, when its time has come. */
+static void on_idle(void *ctx)
+{
+	struct suite_run *sr = ctx;
+
+	run_status_tick(sr->r);
 }
 
 /* ---- the environment handed to runners: ours plus the manifest's stack.env ---------------------------------- */
@@ -875,12 +882,14 @@ static size_t group_select_cases(struct group *g)
 		fs_load_json(&g->sr.lock, r->o->image_lock, 64u << 20, 0);
 	free(lp);
 	g->sr.batch = xcalloc(r->plan.n, sizeof(*g->sr.batch));
+	g->sr.in_batch = xcalloc(r->plan.n ? r->plan.n : 1, 1);
 	for (size_t i = 0; i < r->plan.n; i++) {
 		if (r->plan.cases[i].suite != g->s || r->st[i] == C_OK ||
 		    strcmp(case_program(g->s, &r->plan.cases[i]), g->program) || !same_cell(case_env(&r->plan.cases[i]), g->cell))
 			continue;
 		run_set_state(r, i, C_PENDING, NULL);
 		g->sr.batch[g->sr.nbatch++] = i;
+		g->sr.in_batch[i] = 1;
 	}
 	return g->sr.nbatch;
 }
@@ -1086,6 +1095,7 @@ static int group_launch(struct group *g)
 		job.timeout_s = g->timeout_s;
 		job.stop = &run_stop_flag;
 		job.on_line = on_record;
+		job.on_idle = on_idle;
 		job.ctx = &g->sr;
 		job.log = g->sr.log;
 		job.progress = r->o->quiet ? NULL : stderr;
@@ -1103,6 +1113,7 @@ static int group_launch(struct group *g)
 	so.ctx = &g->sr;
 	so.max_line = RUN_MAX_LINE;
 	so.on_overlong = on_overlong;
+	so.on_idle = on_idle;
 	return spawn_run(&g->res, &so) < 0 ? group_fail_last(g) : 0;
 }
 
@@ -1194,6 +1205,7 @@ static void group_release(struct group *g)
 	if (g->sr.log)
 		fclose(g->sr.log);
 	free(g->sr.batch);
+	free(g->sr.in_batch);
 	free(g->cases_path);
 	free(g->res_path);
 	free(g->log_path);

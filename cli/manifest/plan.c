@@ -203,3 +203,41 @@ void plan_release(struct plan *p)
 	free(p->cases);
 	memset(p, 0, sizeof(*p));
 }
+
+static int cmp_index_entry(const void *a, const void *b)
+{
+	const struct plan_index_entry *x = a, *y = b;
+	int c = strcmp(x->suite, y->suite);
+
+	return c ? c : strcmp(x->key, y->key);
+}
+
+void plan_index_build(struct plan_index *out, const struct plan *p)
+{
+	out->n = p->n;
+	out->e = xcalloc(p->n ? p->n : 1, sizeof(*out->e));
+	for (size_t i = 0; i < p->n; i++) {
+		out->e[i].suite = p->cases[i].suite->name;
+		out->e[i].key = p->cases[i].key;
+		out->e[i].i = i;
+	}
+	qsort(out->e, out->n, sizeof(*out->e), cmp_index_entry);
+}
+
+long plan_index_find(const struct plan_index *ix, const char *suite, const char *key)
+{
+	struct plan_index_entry want = { suite, key, 0 };
+	const struct plan_index_entry *hit;
+
+	if (!ix->n || !suite || !key)
+		return -1;
+	hit = bsearch(&want, ix->e, ix->n, sizeof(*ix->e), cmp_index_entry);
+	return hit ? (long)hit->i : -1;
+}
+
+void plan_index_release(struct plan_index *ix)
+{
+	free(ix->e);
+	ix->e = NULL;
+	ix->n = 0;
+}

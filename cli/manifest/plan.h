@@ -3,7 +3,9 @@
  * plan.h — the cases a manifest would run: suite × parameters, each with its stable case key (docs/architecture.md).
  *
  * Ownership: plan_build() fills a caller-provided struct plan that owns its cases (keys and JSON params);
- * plan_release() frees them. Case params are jansson objects owned by the plan (borrow, do not decref).
+ * plan_release() frees them. Case params are jansson objects owned by the plan (borrow, do not decref). A struct
+ * plan_index owns only its array; it borrows the plan's suite names and keys, and is valid while the plan is not
+ * changed (built after plan_keep_suites() and -k's selection).
  */
 #ifndef BENCH_PLAN_H
 #define BENCH_PLAN_H
@@ -46,5 +48,23 @@ void plan_keep_suites(struct plan *p, char *const *names, size_t n);
 /* The plan as the JSON document of `bench plan --json` and plan.json (new reference). */
 json_t *plan_json(const struct plan *p, const struct manifest *m);
 void plan_release(struct plan *p);
+
+/* The cases sorted by suite name and key: a case found by the two in log n (a runner's record, a resumed run's
+ * results), where a walk over the plan would make taking n records n^2. */
+struct plan_index_entry {
+	const char *suite, *key;
+	size_t i; /* the case's index in the plan */
+};
+struct plan_index {
+	struct plan_index_entry *e;
+	size_t n;
+};
+
+#define PLAN_INDEX_INIT { NULL, 0 }
+
+void plan_index_build(struct plan_index *out, const struct plan *p);
+/* The plan index of suite's case key, or -1. */
+long plan_index_find(const struct plan_index *ix, const char *suite, const char *key);
+void plan_index_release(struct plan_index *ix);
 
 #endif

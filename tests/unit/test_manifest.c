@@ -361,6 +361,31 @@ static void test_plan_attention_and_training_keys(void **state)
 	manifest_release(&m);
 }
 
+/* plan_index finds every case by its suite and key, and nothing for a key of another suite or none */
+static void test_plan_index_finds_each_case(void **state)
+{
+	struct manifest m = MANIFEST_INIT;
+	struct plan p = PLAN_INIT;
+	struct plan_index ix = PLAN_INDEX_INIT;
+
+	(void)state;
+	plan_of(&p, &m, HEAD "suites: {membw: {}, gemm: {shapes: [[8, 8, 8], [16, 8, 8], [8, 16, 8]], layouts: [tn, nn]}}\n");
+	plan_index_build(&ix, &p);
+	assert_int_equal(ix.n, p.n);
+	for (size_t i = 0; i < p.n; i++) {
+		const char *other = strcmp(p.cases[i].suite->name, "gemm") ? "gemm" : "membw";
+
+		assert_int_equal(plan_index_find(&ix, p.cases[i].suite->name, p.cases[i].key), (long)i);
+		assert_int_equal(plan_index_find(&ix, other, p.cases[i].key), -1); /* a key is its suite's */
+	}
+	assert_int_equal(plan_index_find(&ix, "gemm", "no/such/case"), -1);
+	assert_int_equal(plan_index_find(&ix, "attention", p.cases[0].key), -1);
+	assert_int_equal(plan_index_find(&ix, "gemm", NULL), -1);
+	plan_index_release(&ix);
+	plan_release(&p);
+	manifest_release(&m);
+}
+
 static void test_plan_order_ignores_manifest_order(void **state)
 {
 	struct manifest m1 = MANIFEST_INIT, m2 = MANIFEST_INIT;
@@ -483,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_plan_collective_sweep),
 		cmocka_unit_test(test_plan_attention_and_training_keys),
 		cmocka_unit_test(test_plan_order_ignores_manifest_order),
+		cmocka_unit_test(test_plan_index_finds_each_case),
 		cmocka_unit_test(test_env_matrix_plans_every_case_per_cell),
 		cmocka_unit_test(test_env_matrix_is_checked),
 	};
