@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/bundle.h"
 #include "core/strbuf.h"
 
 void plan_add(struct plan *p, const struct suite_ops *suite, char *key, json_t *params)
@@ -65,6 +66,77 @@ static int cmp_key(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int plan_count_bytes(const char *buf, size_t size, void *data)
+{
+	(void)buf;
+	*(size_t *)data += size;
+	return 0;
+}
+
+/* The bytes of j as run_write_json() writes it (cli/exec/run_dir.c): the same flags, and its final newline. */
+static size_t plan_size_json(const json_t *j)
+{
+	size_t n = 1;
+
+	json_dump_callback(j, plan_count_bytes, &n, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	return n;
+}
+
+/* Refuses a plan no bundle could hold (docs/manifest-format.md): plan.json, then each suite's cases/<suite>.json, over
+ * the limit bench pack puts on a member of its kind. The cases file is counted as group_write_cases() writes it, less
+ * the run directory's paths, plug-in digests and peaks (not known yet: a few hundred bytes); a suite split over
+ * several runners or env cells writes several, each smaller. One serialisation of each, counted, never held. */
+static int plan_check_size(const struct plan *p, const struct manifest *m, struct diag_list *diags)
+{
+	const char *path = m->path ? m->path : "manifest";
+	json_t *doc = plan_json(p, m);
+	uint64_t lim = bundle_pack_member_limit("plan.json");
+	size_t size = plan_size_json(doc);
+	int err = 0;
+
+	json_decref(doc);
+	if (size > lim) {
+		const char *fmt = "the plan of %zu cases takes %.1f MiB as plan.json, more than the %llu MiB a bundle's "
+				  "plan.json may hold: split it into several manifests";
+
+		if (diags)
+			diag_add(diags, path, 1, 1, fmt, p->n, size / 1048576.0, (unsigned long long)(lim >> 20));
+		return bench_error_set(BENCH_E_MANIFEST, "%s:1:1: the plan of %zu cases takes %.1f MiB as plan.json, more "
+				       "than the %llu MiB a bundle's plan.json may hold: split it into several manifests",
+				       path, p->n, size / 1048576.0, (unsigned long long)(lim >> 20));
+	}
+	for (size_t i = 0, j; i < p->n && !err; i = j) {
+		const struct suite_ops *s = p->cases[i].suite;
+		json_t *cases = json_array();
+		char *rel = xstrfmt("cases/%s.json", s->name);
+		int line = 1, col = 1;
+
+		for (j = i; j < p->n && p->cases[j].suite == s; j++)
+			json_array_append_new(cases, json_pack("{s:s, s:s, s:O}", "suite", s->name, "case", p->cases[j].key,
+							       "params", p->cases[j].params));
+		doc = json_pack("{s:s, s:s, s:I, s:o}", "schema", "bench.cases/v1", "suite", s->name, "ranks",
+				(json_int_t)(m->target.nodes * m->target.gpus_per_node), "cases", cases);
+		size = plan_size_json(doc);
+		lim = bundle_pack_member_limit(rel);
+		json_decref(doc);
+		for (size_t k = 0; k < m->nsuites; k++)
+			if (m->suites[k].ops == s)
+				line = m->suites[k].line, col = m->suites[k].col;
+		if (size > lim) {
+			if (diags)
+				diag_add(diags, path, line, col, "suite '%s' takes %.1f MiB as %s (%zu cases), more than the %llu "
+					 "MiB a bundle's %s may hold: split it into several manifests", s->name,
+					 size / 1048576.0, rel, j - i, (unsigned long long)(lim >> 20), rel);
+			err = bench_error_set(BENCH_E_MANIFEST, "%s:%d:%d: suite '%s' takes %.1f MiB as %s (%zu cases), more "
+					      "than the %llu MiB a bundle's %s may hold: split it into several manifests",
+					      path, line, col, s->name, size / 1048576.0, rel, j - i,
+					      (unsigned long long)(lim >> 20), rel);
+		}
+		free(rel);
+	}
+	return err;
+}
+
 int plan_build_diag(struct plan *out, const struct manifest *m, struct diag_list *diags)
 {
 	char **keys = NULL;
@@ -120,6 +192,7 @@ int plan_build_diag(struct plan *out, const struct manifest *m, struct diag_list
 				goto cleanup;
 			}
 	}
+	err = plan_check_size(out, m, diags);
 cleanup:
 	free(keys);
 	if (err < 0)

@@ -3,6 +3,8 @@
 # validate is n log n in the cases (issue 31): 50,000 GEMM shapes (a ~780 KB manifest) validate well inside a
 # bound the quadratic duplicate checks took minutes past (46 s and more); duplicates are still found, each later
 # entry refused at its position; a manifest that plans more than 100,000 cases is refused at the suite (file:line:col).
+# A plan no bundle could hold is refused before anything runs: 50,000 GEMM cases take 26 MiB as plan.json, past the
+# 16 MiB a bundle's plan.json may hold (bench run measured them all, then could not pack); 20,000 still fit.
 . "$(dirname "$0")/lib.sh"
 gen() { # out shapes dtypes [extra]
 	python3 - "$@" <<'PY'
@@ -15,9 +17,17 @@ open(out, "w").write("bench: 1\nname: big\ntarget: {vendor: cpu}\nruntime: {engi
 PY
 }
 gen "$T/50k.yaml" 50000 fp32
-expect 0 "50,000 shapes validate within 30 s" timeout 30 "$BENCH" validate "$T/50k.yaml"
-expect_out "ok (big, 50000 cases)"
-expect 0 "bench plan of 50,000 shapes within 30 s" timeout 30 "$BENCH" plan --json "$T/50k.yaml"
+expect 3 "50,000 shapes planned within 30 s, refused: plan.json past a bundle's limit" timeout 30 "$BENCH" validate "$T/50k.yaml"
+expect_err "50k.yaml:1:1: error: the plan of 50000 cases takes 26.0 MiB as plan.json, more than the 16 MiB a bundle's plan.json may hold: split it into several manifests"
+expect 3 "bench plan of 50,000 shapes within 30 s: refused too" timeout 30 "$BENCH" plan --json "$T/50k.yaml"
+expect_err "more than the 16 MiB a bundle's plan.json may hold"
+mkdir "$T/norunners"
+expect 3 "bench run of it: refused before anything runs" env BENCH_RUNNERS="$T/norunners" "$BENCH" run -q -o "$T/runs" "$T/50k.yaml"
+expect_err "50k.yaml:1:1: error: the plan of 50000 cases takes 26.0 MiB as plan.json"
+[ ! -e "$T/runs" ] && ok "no run directory made" || { not_ok "a run directory was made"; ls -R "$T/runs" | head; }
+gen "$T/20k.yaml" 20000 fp32
+expect 0 "20,000 shapes (10.4 MiB of plan.json) validate" "$BENCH" validate "$T/20k.yaml"
+expect_out "ok (big, 20000 cases)"
 # duplicates among 50,000: each later entry refused at its own position, in list order
 gen "$T/dup.yaml" 50000 "fp32, bf16, fp32" ", [8, 8, 8], [8, 8, 16], [8, 8, 8]"
 expect 3 "duplicates among 50,000 shapes: exit 3, within 30 s" timeout 30 "$BENCH" validate "$T/dup.yaml"
@@ -41,7 +51,8 @@ expect 3 "2 variants x 60,000 cases: refused" timeout 30 "$BENCH" validate "$T/v
 expect_err "v2.yaml:6:3: error: suite 'gemm' takes the plan past 100000 cases (120000 and more: 60000 cases x 2 variants)"
 gen "$T/v2ok.yaml" 25000 "fp32, bf16"
 printf 'variants: [{name: a}, {name: b}]\n' >>"$T/v2ok.yaml"
-expect 0 "2 variants x 50,000 cases: accepted" timeout 30 "$BENCH" validate "$T/v2ok.yaml"
+expect 3 "2 variants x 50,000 cases: within the cap, refused only for plan.json's size" timeout 30 "$BENCH" validate "$T/v2ok.yaml"
+expect_err "v2ok.yaml:1:1: error: the plan of 50000 cases takes"
 python3 -c 'import sys; print("variants:"); [print("  - {name: v%d}" % i) for i in range(200)]' >"$T/vars"
 gen "$T/v200.yaml" 2500 fp32
 cat "$T/vars" >>"$T/v200.yaml"
