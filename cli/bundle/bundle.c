@@ -188,6 +188,15 @@ static int list_dir(struct members *ms, const char *root, const char *rel, const
 		 * keeps for the final status): never part of what was measured */
 		if (!*rel && (!strcmp(e->d_name, ".bench-lock") || !strcmp(e->d_name, ".bench-reserve")))
 			continue;
+		if (e->d_name[strlen(e->d_name) - 1] == '.' || e->d_name[strlen(e->d_name) - 1] == ' ') {
+			/* what verify refuses (tarscan_path): Windows drops a trailing '.' or ' ', "a." and "a" one file */
+			char *n = esc_text(e->d_name);
+
+			err = bench_error_set(BENCH_E_FAIL, "'%s/%s%s': a name ending in '.' or ' ' (one file on Windows with "
+					      "the name without it); a bundle holds canonical names only: rename it", root, rel, n);
+			free(n);
+			break;
+		}
 		if (esc_needed(e->d_name) || esc_not_nfc(e->d_name)) { /* what verify refuses (tarscan_path): controls,
 									 * C1, bidi, invisible, combining marks */
 			char *n = esc_text(e->d_name);
@@ -1219,6 +1228,8 @@ static const char *tarscan_path(const char *p, size_t n, int slash_ok)
 			return "a '.' path component";
 		if (i - c == 2 && p[c] == '.' && p[c + 1] == '.')
 			return "a '..' path component";
+		if (p[i - 1] == '.' || p[i - 1] == ' ') /* Windows drops them: "a." and "a" are one file there */
+			return "a path component ending in '.' or ' ' (one file on Windows with the name without it)";
 		c = i + 1;
 	}
 	if (memchr(p, 0, n))

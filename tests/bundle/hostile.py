@@ -434,6 +434,14 @@ tar_raw.update({
     "tar-pax-size-ok-path": (pax_block([("path", _long), ("mtime", "1700000000"), ("size", str(len(_d)))], _long) +
                              raw_entry(*_lib(_long), _d), [(_long, _d)]),
 })
+# review r31Q 2.11 (fifteenth review): a name ending in '.' or ' ' beside the name without it: one file on Windows,
+# which drops them, so the second extracted replaces the signed summary.json
+_forged = b'{"forged": true}\n'
+tar_raw.update({
+    "tar-trailing-dot": (raw_entry(f"{run}/summary.json.".encode(), b"", _forged), [(f"{run}/summary.json.", _forged)]),
+    "tar-trailing-space": (raw_entry(f"{run}/summary.json ".encode(), b"", _forged), [(f"{run}/summary.json ", _forged)]),
+    "tar-trailing-dot-dir": (raw_entry(f"{run}/logs./x.log".encode(), b"", _forged), [(f"{run}/logs./x.log", _forged)]),
+})
 if variant in ("tar-dirnoslash", "tar-dirmode", "tar-dirok"):
     h = bytearray(file_block(f"{run}/d/", b"", type=tarfile.DIRTYPE, mode=0o700 if variant == "tar-dirmode" else 0o755)[:512])
     if variant == "tar-dirnoslash":

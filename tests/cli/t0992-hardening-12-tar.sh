@@ -171,4 +171,27 @@ for v in ok ok-path; do
 	expect 0 "tar-pax-size-$v: a pax size equal to the ustar size field verifies" "$BENCH" verify "$f"
 done
 
+# --- the fifteenth review (r31Q 2.11): a name ending in '.' or ' ', one file on Windows with the name without it -
+for v in dot space dot-dir; do
+	f=$("$PY" tests/bundle/hostile.py "tar-trailing-$v" "$T" "$BENCH_HOME")
+	refused "tar-trailing-$v: a path component ending in '.' or ' '" \
+		"a path component ending in '.' or ' ' (one file on Windows with the name without it)" "$BENCH" verify "$f"
+done
+# bench pack refuses such a run directory, naming the file, and writes no bundle
+fake_gemm
+printf 'bench: 1\nname: trail\ntarget: {vendor: cpu}\nruntime: {engine: host}\nsuites:\n  gemm: {dtypes: [fp32], shapes: [[32, 32, 32]]}\n' >"$T/trail.yaml"
+BENCH_RUNNERS=$T/fake "$BENCH" run -q --no-pack -o "$T/trail" "$T/trail.yaml" >"$T/trail.out" 2>&1
+D=$(sed -n 1p "$T/trail.out")
+for n in "summary.json." "notes.txt "; do
+	if [ -d "$D" ]; then
+		rm -rf "$D/artifacts" && mkdir -p "$D/artifacts" && echo x >"$D/artifacts/$n"
+		expect 1 "pack refuses a run directory holding 'artifacts/$n'" "$BENCH" pack "$D"
+		expect_err "a name ending in '.' or ' ' (one file on Windows with the name without it)"
+		[ ! -e "$D.bench.tar.gz" ] && ok "no bundle written ('$n')" || not_ok "a bundle was written ('$n')"
+	else
+		not_ok "no run directory to pack"; show "$T/trail.out"
+	fi
+done
+rm -rf "$D/artifacts"
+expect 0 "without it the run directory packs" "$BENCH" pack "$D"
 finish
