@@ -105,6 +105,13 @@ static int cmp_folded(const void *a, const void *b)
 	return c ? c : strcmp(x->key, y->key);
 }
 
+/* 1 when the n bytes of a path component at p end in '.' or ' ', which Windows drops: "a." and "a" are one file
+ * there (pack and verify refuse such a name) */
+static int name_windows_drops(const char *p, size_t n)
+{
+	return n && (p[n - 1] == '.' || p[n - 1] == ' ');
+}
+
 /* 1 with *a and *b set when two of names[0..n) differ but are equal once ASCII letters' case is folded (a trailing
  * '/' aside): one name on macOS's default file system and on Windows, where the second extracted overwrites the
  * first. Other scripts' case is not folded. Sorted by the folded name, adjacent ones compared: n log n. */
@@ -188,8 +195,7 @@ static int list_dir(struct members *ms, const char *root, const char *rel, const
 		 * keeps for the final status): never part of what was measured */
 		if (!*rel && (!strcmp(e->d_name, ".bench-lock") || !strcmp(e->d_name, ".bench-reserve")))
 			continue;
-		if (e->d_name[strlen(e->d_name) - 1] == '.' || e->d_name[strlen(e->d_name) - 1] == ' ') {
-			/* what verify refuses (tarscan_path): Windows drops a trailing '.' or ' ', "a." and "a" one file */
+		if (name_windows_drops(e->d_name, strlen(e->d_name))) { /* what verify refuses (tarscan_path) */
 			char *n = esc_text(e->d_name);
 
 			err = bench_error_set(BENCH_E_FAIL, "'%s/%s%s': a name ending in '.' or ' ' (one file on Windows with "
@@ -1228,7 +1234,7 @@ static const char *tarscan_path(const char *p, size_t n, int slash_ok)
 			return "a '.' path component";
 		if (i - c == 2 && p[c] == '.' && p[c + 1] == '.')
 			return "a '..' path component";
-		if (p[i - 1] == '.' || p[i - 1] == ' ') /* Windows drops them: "a." and "a" are one file there */
+		if (name_windows_drops(p + c, i - c))
 			return "a path component ending in '.' or ' ' (one file on Windows with the name without it)";
 		c = i + 1;
 	}

@@ -82,6 +82,18 @@ static size_t plan_size_json(const json_t *j)
 	return n;
 }
 
+/* msg (taken) as a diagnostic at path:line:col where diags collects them, and as the error */
+static int plan_refuse_size(struct diag_list *diags, const char *path, int line, int col, char *msg)
+{
+	int err;
+
+	if (diags)
+		diag_add(diags, path, line, col, "%s", msg);
+	err = bench_error_set(BENCH_E_MANIFEST, "%s:%d:%d: %s", path, line, col, msg);
+	free(msg);
+	return err;
+}
+
 /* Refuses a plan no bundle could hold (docs/manifest-format.md): plan.json, then each suite's cases/<suite>.json, over
  * the limit bench pack puts on a member of its kind. The cases file is counted as group_write_cases() writes it, less
  * the run directory's paths, plug-in digests and peaks (not known yet: a few hundred bytes); a suite split over
@@ -95,16 +107,11 @@ static int plan_check_size(const struct plan *p, const struct manifest *m, struc
 	int err = 0;
 
 	json_decref(doc);
-	if (size > lim) {
-		const char *fmt = "the plan of %zu cases takes %.1f MiB as plan.json, more than the %llu MiB a bundle's "
-				  "plan.json may hold: split it into several manifests";
-
-		if (diags)
-			diag_add(diags, path, 1, 1, fmt, p->n, size / 1048576.0, (unsigned long long)(lim >> 20));
-		return bench_error_set(BENCH_E_MANIFEST, "%s:1:1: the plan of %zu cases takes %.1f MiB as plan.json, more "
-				       "than the %llu MiB a bundle's plan.json may hold: split it into several manifests",
-				       path, p->n, size / 1048576.0, (unsigned long long)(lim >> 20));
-	}
+	if (size > lim)
+		return plan_refuse_size(diags, path, 1, 1, xstrfmt("the plan of %zu cases takes %.1f MiB as plan.json, more "
+								      "than the %llu MiB a bundle's plan.json may hold: split it "
+								      "into several manifests", p->n, size / 1048576.0,
+								      (unsigned long long)(lim >> 20)));
 	for (size_t i = 0, j; i < p->n && !err; i = j) {
 		const struct suite_ops *s = p->cases[i].suite;
 		json_t *cases = json_array();
@@ -122,16 +129,11 @@ static int plan_check_size(const struct plan *p, const struct manifest *m, struc
 		for (size_t k = 0; k < m->nsuites; k++)
 			if (m->suites[k].ops == s)
 				line = m->suites[k].line, col = m->suites[k].col;
-		if (size > lim) {
-			if (diags)
-				diag_add(diags, path, line, col, "suite '%s' takes %.1f MiB as %s (%zu cases), more than the %llu "
-					 "MiB a bundle's %s may hold: split it into several manifests", s->name,
-					 size / 1048576.0, rel, j - i, (unsigned long long)(lim >> 20), rel);
-			err = bench_error_set(BENCH_E_MANIFEST, "%s:%d:%d: suite '%s' takes %.1f MiB as %s (%zu cases), more "
-					      "than the %llu MiB a bundle's %s may hold: split it into several manifests",
-					      path, line, col, s->name, size / 1048576.0, rel, j - i,
-					      (unsigned long long)(lim >> 20), rel);
-		}
+		if (size > lim)
+			err = plan_refuse_size(diags, path, line, col,
+					       xstrfmt("suite '%s' takes %.1f MiB as %s (%zu cases), more than the %llu MiB a "
+						       "bundle's %s may hold: split it into several manifests", s->name,
+						       size / 1048576.0, rel, j - i, (unsigned long long)(lim >> 20), rel));
 		free(rel);
 	}
 	return err;
