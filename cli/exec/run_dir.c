@@ -280,7 +280,6 @@ int run_write_status(struct run *r, const char *state)
 	r->status_at = mono_s();
 	r->status_cost = r->status_at - t0;
 	r->status_behind = 0;
-	r->status_writes++;
 	return err;
 }
 

@@ -71,10 +71,9 @@ struct run {
 	json_t *overrides;      /* -k, --rep, --warmup as plan.json and status.json record them ({"select", "rep",
 				 * "warmup"}), or NULL */
 	/* status.json while records come (run_note_record): when its last write ended (CLOCK_MONOTONIC seconds), how
-	 * long that write took, how many records its cases do not show yet, and how many times it was written */
+	 * long that write took, and how many records its cases do not show yet */
 	double status_at, status_cost;
 	size_t status_behind;
-	unsigned long status_writes;
 };
 
 /* run.c */
