@@ -10,7 +10,8 @@
 # CONTRIBUTING.md, "Tests", has the rules.
 # Environment: BENCH (the binary under test), BENCH_DATA (the source tree); TEST_JOBS (how many at a time; default
 # the number of CPUs, at least 2); TESTS (the CLI tests to run instead of all: paths or tNNNN prefixes);
-# TEST_LOGS (a directory that keeps each test's output, NAME.log); VERBOSE (print every test's output at the end).
+# TEST_LOGS (a directory that keeps each test's output, NAME.log); VERBOSE (print every test's output at the end);
+# TEST_PYTHON (the tests' python3; default /usr/bin/python3 when it exists).
 # Internal: `run-tests.sh --one DIR TEST` runs one test for prove, its output, status and time kept in DIR.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -42,15 +43,18 @@ if [ -n "$dir" ]; then mkdir -p "$dir" && rm -f "$dir"/*.log "$dir"/*.res "$dir"
 	trap 'rm -rf "$dir"' EXIT
 	trap 'exit 130' INT TERM
 fi
-# python3 as the tests find it, without a version manager's shim in between: pyenv's shim (first in PATH on the CI
-# machine) is a bash script that starts some fifteen processes before the interpreter, half a second a start, and
-# the tests start python3 thousands of times (the fake runners, their checks). A directory first in PATH holds a
-# python3 that execs the interpreter the shim would have picked (sys.executable: the same one, same packages)
-real=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || real=
-if [ -n "$real" ] && [ -x "$real" ] && [ "$real" != "$(command -v python3)" ]; then
+# python3 for the tests: $TEST_PYTHON when set, else Debian's /usr/bin/python3 (the interpreter make test-deps
+# installs python3-torch, python3-cryptography and python3-pip for), else the interpreter PATH's python3 runs; first
+# in PATH as a symbolic link, so that nothing starts in front of it. Why: on the CI machine the first python3 on PATH
+# is pyenv's shim (a bash script that starts some fifteen processes) for a separately built Python whose
+# site-packages imports certifi, typing and pathlib at every start through a .pth file: 76 ms of CPU a start against
+# Debian's 27 ms, and the tests start python3 thousands of times (their checks, the fake runners, bench's runners)
+py=${TEST_PYTHON:-}
+[ -z "$py" ] && [ -x /usr/bin/python3 ] && py=/usr/bin/python3
+[ -z "$py" ] && py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if [ -n "$py" ] && [ -x "$py" ] && [ "$py" != "$(command -v python3)" ]; then
 	mkdir -p "$dir/bin"
-	printf '#!/bin/sh\nexec %s "$@"\n' "'$(printf '%s' "$real" | sed "s/'/'\\\\''/g")'" >"$dir/bin/python3"
-	chmod 755 "$dir/bin/python3"
+	ln -sf "$py" "$dir/bin/python3"
 	PATH=$dir/bin:$PATH
 	export PATH
 fi

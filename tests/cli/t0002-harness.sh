@@ -59,23 +59,36 @@ if command -v prove >/dev/null 2>&1; then
 else
 	ok "# SKIP prove is not installed"
 fi
-# a python3 shim first in PATH (pyenv's kind: a script that starts the interpreter): the tests get a python3 that
-# execs the interpreter the shim picks, with no shim in between; without one, PATH is left as it is
-real=$(python3 -c 'import sys; print(sys.executable)')
+# the tests' python3 (tests/run-tests.sh): Debian's /usr/bin/python3 when it exists, else the interpreter PATH's
+# python3 runs, or TEST_PYTHON; linked first in PATH, so that a shim first in PATH (pyenv's kind: a script that starts
+# the interpreter) never starts; with that interpreter already first in PATH, PATH is left as it is
+real=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')
+want=$real
+[ -x /usr/bin/python3 ] && want=$(readlink -f /usr/bin/python3)
 mkdir -p "$T/pyshim" "$T/tree2/tests/cli"
 S2=$T/tree2
 cp "$ROOT/tests/run-tests.sh" "$S2/tests/"
+: >"$T/shim-starts"
 printf '#!/bin/sh\necho shim >>%s/shim-starts\nexec %s "$@"\n' "$T" "$real" >"$T/pyshim/python3"
 chmod +x "$T/pyshim/python3"
-printf '#!/bin/sh\necho "# python3: $(command -v python3)"\npython3 -c "import sys; print(\\"ok 1 - \\" + sys.executable)"\n' \
+printf '#!/bin/sh\necho "# python3: $(command -v python3)"\npython3 -c "import os, sys; print(\\"ok 1 - \\" + os.path.realpath(sys.executable))"\n' \
 	>"$S2/tests/cli/t0100-py.sh"
 (cd "$S2" && PATH=$T/pyshim:$PATH TEST_LOGS=$T/logs2 TESTS=t0100 sh tests/run-tests.sh) >"$T/py.out" 2>&1
 starts=$(wc -l <"$T/shim-starts")
-grep -qx "# python3: $T/logs2/bin/python3" "$T/logs2/t0100-py.sh.log" && grep -qx "ok 1 - $real" "$T/logs2/t0100-py.sh.log" &&
-	[ "$starts" = 1 ] && ok "a python3 shim: the tests' python3 is $real, started without the shim" ||
+grep -qx "# python3: $T/logs2/bin/python3" "$T/logs2/t0100-py.sh.log" && grep -qx "ok 1 - $want" "$T/logs2/t0100-py.sh.log" &&
+	[ -L "$T/logs2/bin/python3" ] && { [ "$want" = "$real" ] || [ "$starts" = 0 ]; } &&
+	ok "a python3 shim first in PATH: the tests' python3 is $want, linked, the shim started $starts times" ||
 	{ not_ok "a python3 shim in PATH ($starts starts of the shim)"; show "$T/py.out" "$T/logs2/t0100-py.sh.log"; }
 rm -rf "$T/logs2"
-(cd "$S2" && PATH=$(dirname "$real"):$PATH TEST_LOGS=$T/logs2 TESTS=t0100 sh tests/run-tests.sh) >"$T/py.out" 2>&1
-grep -qx "# python3: $real" "$T/logs2/t0100-py.sh.log" && [ ! -e "$T/logs2/bin" ] &&
-	ok "no shim: PATH as it was" || { not_ok "no shim: PATH changed"; show "$T/logs2/t0100-py.sh.log"; }
+: >"$T/shim-starts"
+(cd "$S2" && PATH=$T/pyshim:$PATH TEST_PYTHON=$real TEST_LOGS=$T/logs2 TESTS=t0100 sh tests/run-tests.sh) >"$T/py.out" 2>&1
+grep -qx "ok 1 - $real" "$T/logs2/t0100-py.sh.log" && [ "$(wc -l <"$T/shim-starts")" = 0 ] &&
+	ok "TEST_PYTHON=$real: the tests' python3, no shim started" ||
+	{ not_ok "TEST_PYTHON"; show "$T/py.out" "$T/logs2/t0100-py.sh.log"; }
+rm -rf "$T/logs2"
+mkdir -p "$T/pyfirst"
+ln -s "$want" "$T/pyfirst/python3"
+(cd "$S2" && PATH=$T/pyfirst:$PATH TEST_PYTHON=$T/pyfirst/python3 TEST_LOGS=$T/logs2 TESTS=t0100 sh tests/run-tests.sh) >"$T/py.out" 2>&1
+grep -qx "# python3: $T/pyfirst/python3" "$T/logs2/t0100-py.sh.log" && [ ! -e "$T/logs2/bin" ] &&
+	ok "the interpreter already first in PATH: PATH as it was" || { not_ok "PATH changed"; show "$T/logs2/t0100-py.sh.log"; }
 finish
