@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # early: (the package build, then a fresh machine in a container: long work on one core)
-# The Debian package: built from the release tarball of HEAD (make dist; what is committed) with
+# The Debian package: built from the release tarball of HEAD tagged v0.1.0 (make dist; what is committed) with
 # `dpkg-buildpackage -us -uc -b`, its file list checked, then installed with apt (with its Recommends, not theirs)
 # into a fresh Debian 12 container
 # (the bare base image of tests/setup/podman.sh, `bare`; the host's downloaded .debs lent to its apt through an overlay),
@@ -20,6 +20,10 @@ trap 'exit 130' INT TERM
 
 git clone -q --no-hardlinks "$ROOT" "$T/src" 2>/dev/null && git -C "$T/src" checkout -q "$(git rev-parse HEAD)" ||
 	{ not_ok "clone"; finish; exit 1; }
+# a release: a tag on HEAD (in the clone only) names the tarball's version, which the built bench prints (t0045 checks
+# the tarball itself and leaves its build to this test)
+git -C "$T/src" tag -f v0.1.0 >/dev/null 2>&1 || { not_ok "tag v0.1.0 in the clone"; finish; exit 1; }
+C=$(git -C "$T/src" rev-parse --short=12 HEAD)
 (cd "$T/src" && make -s --no-print-directory dist) >"$T/dist.out" 2>&1 || { not_ok "make dist"; show "$T/dist.out"; }
 TB=$T/src/$(tail -n 1 "$T/dist.out")
 mkdir -p "$T/deb"
@@ -73,7 +77,8 @@ if [ "$rc" = 0 ]; then ok "apt-get install the .deb, bench run the quickstart, b
 	not_ok "in the container (exit $rc)"
 	tail -n 20 "$T/podman.log" "$T/res/apt.log" "$T/res/run.err" "$T/res/validate.out" 2>/dev/null | sed 's/^/#   /'
 fi
-grep -q '^bench 0\.1\.0' "$T/res/version.txt" && ok "$(head -n 1 "$T/res/version.txt")" || not_ok "bench version"
+grep -qx "bench 0\.1\.0 (commit $C)" "$T/res/version.txt" && ok "the tarball's build prints the tag's version: $(head -n 1 "$T/res/version.txt")" ||
+	{ not_ok "bench version: not 'bench 0.1.0 (commit $C)'"; show "$T/res/version.txt"; }
 if python3 - "$T/res/run" >"$T/check.out" 2>&1 <<'PY'; then
 import glob, json, sys
 recs = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/results/*.jsonl")) for l in open(f) if l.strip()]
