@@ -21,7 +21,9 @@ SID=localhost/debian:sid
 # the ROCm packages of the HIP build (docs/runners.md, "The HIP build"), taken from experimental: unstable's own
 # librccl1 (5.4.3) is still built on HIP 5 and cannot be installed beside unstable's HIP 6.4 and rocminfo (HSA 6.4
 # breaks libamdhip64-5); experimental holds the whole stack at one ROCm release (7.2.4)
-ROCM_PKGS="hipcc libamdhip64-dev libhipblaslt-dev librccl-dev libhipblas-dev rocm-smi rocminfo amd-smi"
+# (hipblaslt.h includes hipblas/hipblas.h, but libhipblas-dev's library pulls rocBLAS and rocSOLVER, 1.6 GB that dpkg
+# decompresses for nothing here, 35 s of CPU: only the headers of libhipblas-dev are unpacked, below)
+ROCM_PKGS="hipcc libamdhip64-dev libhipblaslt-dev librccl-dev libhipblas-common-dev rocm-smi rocminfo amd-smi"
 # and what the build itself needs, from unstable
 PKGS="make gcc libc6-dev pkg-config libjansson-dev binutils"
 
@@ -33,8 +35,9 @@ MIRROR=$(sh "$here/podman.sh" mirror)
 # force-unsafe-io, as podman.sh's bare image has it
 SID_FORM=2
 form() { podman image inspect --format '{{ index .Labels "org.bench.test.sid" }}' "$1" 2>/dev/null || true; }
-# the ROCm image's own form (its label org.bench.test.rocm). 3: without the GPU kernel libraries (below)
-ROCM_FORM=3
+# the ROCm image's own form (its label org.bench.test.rocm). 3: without the GPU kernel libraries (below); 4: without
+# rocBLAS and rocSOLVER (only the headers of libhipblas-dev)
+ROCM_FORM=4
 rocm_form() { podman image inspect --format '{{ index .Labels "org.bench.test.rocm" }}' "$1" 2>/dev/null || true; }
 if [ "$(rocm_form "$IMAGE")" = "$ROCM_FORM" ] || { [ -n "${BENCH_TEST_ROCM_IMAGE:-}" ] && podman image exists "$IMAGE"; }; then
 	echo "$IMAGE"
@@ -50,9 +53,10 @@ if [ "$(form "$SID")" != "$SID_FORM" ]; then
 	tar -C "$root" -c . | podman import -q --change "LABEL=org.bench.test.sid=$SID_FORM" - "$SID" >/dev/null
 	rm -rf "$root"
 fi
-# what dpkg leaves out: the GPU code objects of rocBLAS and hipBLASLt (1.5 GB of .hsaco and .dat files, read only
-# when a library runs on an AMD GPU, which this machine has none of: compiling, linking and the runners' no-GPU paths
-# never open them), the documentation, manual pages and translations, as Debian's slim container images leave them
+# what dpkg leaves out: the GPU code objects of hipBLASLt (and of rocBLAS, should a package pull it in): .hsaco and
+# .dat files read only when a library runs on an AMD GPU, which this machine has none of (compiling, linking and the
+# runners' no-GPU paths never open them); the documentation, manual pages and translations, as Debian's slim
+# container images leave them
 EXCLUDE="/usr/lib/x86_64-linux-gnu/hipblaslt/library/* /usr/lib/x86_64-linux-gnu/rocblas/*/library/* /usr/share/doc/*"
 EXCLUDE="$EXCLUDE /usr/share/man/* /usr/share/locale/* /usr/share/info/*"
 name=bench-rocm-setup-$$
@@ -66,6 +70,9 @@ if ! podman run --name "$name" "$SID" sh -c "export DEBIAN_FRONTEND=noninteracti
 	apt-get update -qq &&
 	apt-get install -y -qq --no-install-recommends $PKGS &&
 	apt-get install -y -qq --no-install-recommends -t experimental $ROCM_PKGS &&
+	cd /tmp && apt-get download -qq -t experimental libhipblas-dev &&
+	dpkg-deb --fsys-tarfile libhipblas-dev_*.deb | tar -x -C / ./usr/include && rm libhipblas-dev_*.deb &&
+	test -f /usr/include/hipblas/hipblas.h &&
 	apt-get clean && rm -rf /var/lib/apt/lists/*" >/tmp/rocm-apt.log 2>&1; then
 	tail -n 30 /tmp/rocm-apt.log >&2
 	podman rm -f "$name" >/dev/null 2>&1 || true
