@@ -242,10 +242,13 @@ static double bands_critical_p(const struct bands *b, double alpha, uint64_t see
 	unsigned draws = (unsigned)ceil(20 / alpha);
 	double *mn, dfg = (double)(b->nr - 1), kq, pc;
 	uint64_t st = seed;
+	struct stats_tgrid grid = STATS_TGRID_INIT;
 
 	if (draws < 2000)
 		draws = 2000;
 	mn = xcalloc(draws, sizeof(double));
+	if (draws >= 4 * STATS_TGRID_N && b->ncases <= 4096) /* stats_tgrid_min_p: each case's df is the same in every draw */
+		stats_tgrid_init(&grid, b->ncases);
 	for (unsigned d = 0; d < draws; d++) {
 		double q = 1, su2 = b->vrun / stats_chisq_mean(dfg, &st), z = stats_normal(&st), vg = stats_chisq_mean(dfg, &st);
 
@@ -257,10 +260,11 @@ static double bands_critical_p(const struct bands *b, double alpha, uint64_t see
 			a2 = su2 + b->own[c] > 0 ? su2 / (su2 + b->own[c]) : 1;
 			num = sqrt(a2) * z + sqrt(1 - a2) * stats_normal(&st);
 			var = a2 * vg + (1 - a2) * stats_chisq_mean(b->dfo[c], &st);
-			q = stats_t_min_p(q, num / sqrt(var), stats_df_effective(b->a[c], dfg, b->dfo[c]));
+			q = stats_tgrid_min_p(&grid, c, q, num / sqrt(var), stats_df_effective(b->a[c], dfg, b->dfo[c]));
 		}
 		mn[d] = q;
 	}
+	stats_tgrid_release(&grid);
 	qsort(mn, draws, sizeof(double), cmp_double);
 	kq = ceil(alpha * ((double)draws + 1)) - 2;
 	pc = mn[kq < 0 ? 0 : kq > (double)draws - 1 ? draws - 1 : (size_t)kq];

@@ -605,6 +605,40 @@ double stats_t_min_p(double q, double t, double df)
 	return fmin(q, stats_t_two_sided_p(t, df));
 }
 
+void stats_tgrid_init(struct stats_tgrid *g, size_t n)
+{
+	size_t cells = (n ? n : 1) * (STATS_TGRID_N + 1);
+
+	g->p = xmalloc(cells * sizeof(*g->p));
+	g->n = n;
+	for (size_t i = 0; i < cells; i++)
+		g->p[i] = NAN;
+}
+
+double stats_tgrid_min_p(struct stats_tgrid *g, size_t k, double q, double t, double df)
+{
+	/* 1/16 is a power of two: |t| * 16 and its ceiling times 1/16 are exact, so the point is at or above |t| and its
+	 * p at or below |t|'s */
+	double at = fabs(t);
+
+	if (k < g->n && at < (double)STATS_TGRID_N / 16) {
+		double *cell = &g->p[k * (STATS_TGRID_N + 1) + (size_t)ceil(at * 16)];
+
+		if (isnan(*cell))
+			*cell = stats_t_two_sided_p(ceil(at * 16) / 16, df);
+		if (*cell >= q * (1 + 1e-9))
+			return q;
+	}
+	return stats_t_min_p(q, t, df);
+}
+
+void stats_tgrid_release(struct stats_tgrid *g)
+{
+	free(g->p);
+	g->p = NULL;
+	g->n = 0;
+}
+
 double stats_t_quantile_two_sided(double p, double df)
 {
 	double lo = 0, hi = 1;
@@ -840,6 +874,7 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 	struct pidx *o = xmalloc((n ? n : 1) * sizeof(*o));
 	double *mn = xmalloc((draws ? draws : 1) * sizeof(*mn)), *dfe = xcalloc(n ? n : 1, sizeof(*dfe)), run = 0, pc;
 	size_t m = 0, *count;
+	struct stats_tgrid grid = STATS_TGRID_INIT;
 	uint64_t s = seed;
 
 	for (size_t i = 0; i < n; i++) {
@@ -850,6 +885,10 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 		o[m++] = (struct pidx){ stats_t_two_sided_p(t[i], dfe[i]), i };
 	}
 	count = xcalloc(m + 1, sizeof(*count));
+	/* each test's p bounded at a grid of |t| (stats_tgrid_min_p): with fewer draws than grid points per test it
+	 * would compute more incomplete betas than it saves */
+	if (draws >= 4 * STATS_TGRID_N && m <= 4096)
+		stats_tgrid_init(&grid, m);
 	qsort(o, m, sizeof(*o), cmp_pidx); /* p ascending, then index */
 	for (unsigned r = 0; r < draws && m; r++) {
 		/* the shared part's numerator and its variance estimate, drawn once for every test: the statistic divides
@@ -874,7 +913,7 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 				var += b2 * chisq_mean_draw(df[i], &s);
 			}
 			v = num / sqrt(var);
-			q = stats_t_min_p(q, v, dfe[i]);
+			q = stats_tgrid_min_p(&grid, j, q, v, dfe[i]);
 			count[j] += q <= o[j].p;
 		}
 		mn[r] = q;
@@ -892,6 +931,7 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 		for (size_t j = 0; j < m; j++)
 			crit_t[o[j].i] = pc > 0 && pc < 1 ? stats_t_quantile_two_sided(pc, dfe[o[j].i]) : NAN;
 	}
+	stats_tgrid_release(&grid);
 	free(count);
 	free(mn);
 	free(dfe);

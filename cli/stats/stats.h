@@ -5,7 +5,8 @@
  * normal approximation with tie and continuity correction otherwise), two-sided; for sides made of several
  * runs, the hierarchical bootstrap, Welch's t test, Holm's adjustment and Westfall and Young's step-down min-P.
  *
- * Ownership: functions read caller arrays and write out-parameters; nothing is retained.
+ * Ownership: functions read caller arrays and write out-parameters; nothing is retained, but a struct stats_tgrid
+ * owns its table until stats_tgrid_release().
  */
 #ifndef BENCH_STATS_H
 #define BENCH_STATS_H
@@ -46,6 +47,19 @@ double stats_t_two_sided_p(double t, double df);
 /* min(q, stats_t_two_sided_p(t, df)), the same double, computed only where the p could be below q: the normal's
  * p at |t| bounds it from below (a min-P resampling's inner loop, most of whose draws cannot lower the minimum). */
 double stats_t_min_p(double q, double t, double df);
+/* The same for n tests of fixed degrees of freedom over many draws: test k's p at a grid of |t| (steps of 1/16 to
+ * 20), each point computed on first use, bounds its p at any |t| under that point from below, so that a draw whose
+ * bound already reaches q returns q without the incomplete beta; the rest as stats_t_min_p. The same doubles as
+ * stats_t_min_p for every argument (the bound is used with the margin stats_t_min_p's normal bound has). */
+struct stats_tgrid {
+	double *p; /* n rows of STATS_TGRID_N + 1 points, NAN until computed */
+	size_t n;
+};
+#define STATS_TGRID_INIT { NULL, 0 }
+#define STATS_TGRID_N 320
+void stats_tgrid_init(struct stats_tgrid *g, size_t n);
+double stats_tgrid_min_p(struct stats_tgrid *g, size_t k, double q, double t, double df);
+void stats_tgrid_release(struct stats_tgrid *g);
 /* The t > 0 with P(|T| >= t) = p for Student's t with df degrees of freedom (p in (0, 1); NAN otherwise). */
 double stats_t_quantile_two_sided(double p, double df);
 /* Holm's step-down adjustment of p[0..n) into adj[0..n) (monotone, at most 1); a NAN p is not a test and stays

@@ -285,6 +285,43 @@ static void test_t_min_p(void **state)
 	assert_true(stats_t_min_p(0.5, NAN, 3) == 0.5 && stats_t_min_p(0.5, INFINITY, 3) == 0);
 }
 
+/* stats_tgrid_min_p gives the very double stats_t_min_p gives, over statistics on and off its grid of 1/16 (beyond
+ * it too), each test's degrees of freedom fixed as in a min-P resampling, running minima near the grid's own p's;
+ * and its bound returns q without the incomplete beta for some of them */
+static void test_tgrid_min_p(void **state)
+{
+	static const double dfs[] = { 1, 2, 3.5, 10, 1e6 };
+	static const double qs[] = { 1, 0.5, 0.1, 0.01, 1e-4 };
+	struct stats_tgrid g = STATS_TGRID_INIT;
+	size_t bounded = 0;
+
+	(void)state;
+	stats_tgrid_init(&g, 5);
+	for (size_t i = 0; i < 5; i++)
+		for (size_t j = 0; j < sizeof(qs) / sizeof(qs[0]); j++)
+			for (double t = -25; t <= 25; t += 0.0173) {
+				double q = qs[j], at = ceil(fabs(t) * 16) / 16;
+
+				assert_true(stats_tgrid_min_p(&g, i, q, t, dfs[i]) == stats_t_min_p(q, t, dfs[i]));
+				/* a q just under and just over the grid point's own p */
+				q = stats_t_two_sided_p(at, dfs[i]);
+				assert_true(stats_tgrid_min_p(&g, i, q, t, dfs[i]) == stats_t_min_p(q, t, dfs[i]));
+				assert_true(stats_tgrid_min_p(&g, i, q * 0.999, t, dfs[i]) == stats_t_min_p(q * 0.999, t, dfs[i]));
+				bounded += fabs(t) < 20 && at > 0 && erfc(fabs(t) * 0.70710678118654752440) < qs[j] * (1 + 1e-9) &&
+					   stats_t_two_sided_p(at, dfs[i]) >= qs[j] * (1 + 1e-9);
+			}
+	assert_true(bounded > 100);
+	/* the grid was filled (each row at most its 321 points, computed once) */
+	for (size_t c = 0; c < 5 * (STATS_TGRID_N + 1); c++)
+		bounded += !isnan(g.p[c]) ? 1000000 : 0;
+	assert_true(bounded >= 5 * 320 * 1000000u);
+	/* NAN and infinite statistics, a test index the grid has no row for: as stats_t_min_p */
+	assert_true(stats_tgrid_min_p(&g, 0, 0.5, NAN, 3) == 0.5 && stats_tgrid_min_p(&g, 0, 0.5, INFINITY, 3) == 0);
+	assert_true(stats_tgrid_min_p(&g, 7, 0.01, 2.5, 3) == stats_t_min_p(0.01, 2.5, 3));
+	stats_tgrid_release(&g);
+	assert_true(g.p == NULL && g.n == 0);
+}
+
 /* The hierarchical bootstrap: deterministic for a seed; one run per side is the ordinary bootstrap of the samples;
  * runs that differ from each other widen the interval beyond what the samples alone give (the run-to-run spread
  * is what it must capture), and it brackets the ratio of the medians of run medians. */
@@ -458,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_welch_and_t),
 		cmocka_unit_test(test_t_quantile),
 		cmocka_unit_test(test_t_min_p),
+		cmocka_unit_test(test_tgrid_min_p),
 		cmocka_unit_test(test_hierarchical_bootstrap),
 	};
 
