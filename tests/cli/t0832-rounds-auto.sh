@@ -78,8 +78,11 @@ set -- $(rounds_facts $(ls -d "$T"/cap/*/ | sed 's:/$::'))
 	not_ok "cap rounds.json: $*"
 [ "$(ls -d "$T"/cap/*/ | wc -l)" = 10 ] && ok "cap: 10 runs" || not_ok "cap: $(ls -d "$T"/cap/*/ | wc -l) runs"
 
-# the cap of time: at round 4 the next look (round 6) would end past 2 s, so the set stops there
-FAKE_SEED=16 FAKE_RUN_SD=0.05 FAKE_WITHIN_SD=0.01 expect 0 "A/A, 5% noise, --max-time 2s" \
+# the cap of time: at round 4 the next look (round 6) would end past 2 s, so the set stops there. The runner waits
+# 20 ms before each of its 10 records, so 4 rounds (8 runs) take at least 1.6 s on any machine, past the 1.33 s from
+# which a look at round 4 projects round 6 beyond 2 s (without it, a machine that starts the fake runner fast
+# enough fits round 6 in)
+FAKE_DELAY=0.02 FAKE_SEED=16 FAKE_RUN_SD=0.05 FAKE_WITHIN_SD=0.01 expect 0 "A/A, 5% noise, --max-time 2s" \
 	"$BENCH" run --no-pack -o "$T/time" --rounds auto --max-time 2s "$T/base.yaml" "$T/same.yaml"
 expect_err "bench: rounds auto: stopped after 4 round(s): another look would end past --max-time (2 s);"
 # shellcheck disable=SC2046
