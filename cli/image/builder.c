@@ -203,13 +203,14 @@ int image_build(struct built_image *out, const struct builder_ops *b, const char
 	}
 	out->image = b->image_ref(b, m->name, csha, snapshot_cache_dir());
 	out->log = xstrfmt("%s/build.log", out->context);
-	if (image_id_ok(prefer) && b->image_exists(b, prefer + 7)) { /* the engines take the id without its prefix */
+	/* whether an image is here is whether the engine reads its id (one command; the id is out->digest then) */
+	if (image_id_ok(prefer) && b->image_digest(&out->digest, b, prefer + 7) == 0) { /* the id without its prefix */
 		free(out->image);
 		out->image = xstrdup(prefer + 7);
 		out->reused = out->recorded = 1;
 		if (progress)
 			fprintf(progress, "bench: image %.19s... (the recorded id) is here: used as it is\n", prefer);
-	} else if (!force && b->image_exists(b, out->image)) {
+	} else if (!force && b->image_digest(&out->digest, b, out->image) == 0) {
 		if (prefer && progress)
 			fprintf(progress, "bench: the recorded image %.19s... is not here: the image of the lock's context\n",
 				prefer);
@@ -238,7 +239,8 @@ int image_build(struct built_image *out, const struct builder_ops *b, const char
 			goto cleanup;
 		}
 	}
-	err = b->image_digest(&out->digest, b, out->image);
+	if (!out->digest)
+		err = b->image_digest(&out->digest, b, out->image);
 cleanup:
 	if (fd >= 0)
 		close(fd);

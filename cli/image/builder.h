@@ -22,14 +22,14 @@ struct builder_ops {
 	/* The image reference: a tag (podman, docker) or a file under cache_dir (apptainer), from the stack's name
 	 * and its build context's digest (caller frees). */
 	char *(*image_ref)(const struct builder_ops *b, const char *name, const char *context_sha, const char *cache_dir);
-	int (*image_exists)(const struct builder_ops *b, const char *image);
 	/* Builds image from the context directory holding the recipe file; the builder's output goes to log_fd, and
 	 * its steps (step_line) to progress as they happen (NULL: quiet). */
 	int (*build)(const struct builder_ops *b, const char *context, const char *recipe, const char *image, int log_fd,
 		     FILE *progress, volatile sig_atomic_t *stop);
 	/* Whether a line of the engine's build output starts a step ("STEP 3/13: RUN ..."): shown to the user. */
 	int (*step_line)(const char *line, size_t len);
-	/* The image's immutable id, "sha256:<64 hex>" (caller frees). */
+	/* The image's immutable id, "sha256:<64 hex>" (caller frees). Fails where the engine has no such image: that is
+	 * also how bench tells whether an image is here, so that a reused image costs one engine command, not two. */
 	int (*image_digest)(char **out, const struct builder_ops *b, const char *image);
 };
 
@@ -38,7 +38,6 @@ const struct builder_ops *builder_find(const char *name);
 
 /* The shared implementation of the OCI builders (podman, docker): builder_podman.c. */
 char *oci_image_ref(const struct builder_ops *b, const char *name, const char *context_sha, const char *cache_dir);
-int oci_image_exists(const struct builder_ops *b, const char *image);
 int oci_build(const struct builder_ops *b, const char *context, const char *recipe, const char *image, int log_fd,
 	      FILE *progress, volatile sig_atomic_t *stop);
 

@@ -20,12 +20,6 @@ static char *ap_ref(const struct builder_ops *b, const char *name, const char *c
 	return xstrfmt("%s/sif/bench-%s-%.16s.sif", cache_dir, name, context_sha);
 }
 
-static int ap_exists(const struct builder_ops *b, const char *image)
-{
-	(void)b;
-	return access(image, R_OK) == 0;
-}
-
 static int ap_build(const struct builder_ops *b, const char *context, const char *recipe, const char *image, int log_fd,
 		    FILE *progress, volatile sig_atomic_t *stop)
 {
@@ -86,7 +80,6 @@ const struct builder_ops builder_apptainer = {
 	.name = "apptainer",
 	.recipe_format = "apptainer",
 	.image_ref = ap_ref,
-	.image_exists = ap_exists,
 	.build = ap_build,
 	.image_digest = ap_digest,
 	.step_line = ap_step_line,

@@ -23,7 +23,6 @@ const struct builder_ops builder_docker = {
 	.name = "docker",
 	.recipe_format = "containerfile",
 	.image_ref = oci_image_ref,
-	.image_exists = oci_image_exists,
 	.build = oci_build,
 	.image_digest = oci_image_digest,
 	.step_line = docker_step_line,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* builder_podman.c — builder podman, and the OCI implementation docker shares: build the recipe into an image
- * tagged by the build context's digest, say whether that tag exists, read the image's id. */
+ * tagged by the build context's digest, read the image's id (which also says whether that tag exists). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,22 +16,6 @@ char *oci_image_ref(const struct builder_ops *b, const char *name, const char *c
 	(void)b;
 	(void)cache_dir;
 	return xstrfmt("localhost/bench-%s:%.16s", name, context_sha);
-}
-
-int oci_image_exists(const struct builder_ops *b, const char *image)
-{
-	char *prog = spawn_which_required(b->name, "engine", BENCH_E_BUILD), *out = NULL;
-	size_t len;
-	int yes = 0;
-
-	if (prog) {
-		char *const argv[] = { prog, "image", "inspect", "--format", "{{.Id}}", (char *)image, NULL };
-
-		yes = spawn_capture(&out, &len, argv, 4096, 60) == 0 && len > 0;
-	}
-	free(out);
-	free(prog);
-	return yes;
 }
 
 int oci_build(const struct builder_ops *b, const char *context, const char *recipe, const char *image, int log_fd,
@@ -101,7 +85,6 @@ const struct builder_ops builder_podman = {
 	.name = "podman",
 	.recipe_format = "containerfile",
 	.image_ref = oci_image_ref,
-	.image_exists = oci_image_exists,
 	.build = oci_build,
 	.image_digest = oci_image_digest,
 	.step_line = podman_step_line,
