@@ -923,20 +923,10 @@ static void cases_plugin_digests(json_t *cfg, const struct run *r)
 static int group_write_cases(struct group *g)
 {
 	struct run *r = g->r;
-	json_t *cfg = json_object(), *cases = json_array();
+	json_t *cfg = plan_cases_json(&r->plan, &r->m, g->s, g->sr.batch, 0, g->sr.nbatch);
 	char *tag;
 	int err;
 
-	for (size_t b = 0; b < g->sr.nbatch; b++) {
-		const struct plan_case *c = &r->plan.cases[g->sr.batch[b]];
-
-		json_array_append_new(cases, json_pack("{s:s, s:s, s:O}", "suite", g->s->name, "case", c->key, "params",
-						       c->params));
-	}
-	json_object_set_new(cfg, "schema", json_string("bench.cases/v1"));
-	json_object_set_new(cfg, "suite", json_string(g->s->name));
-	json_object_set_new(cfg, "ranks", json_integer(r->m.target.nodes * r->m.target.gpus_per_node));
-	json_object_set_new(cfg, "cases", cases);
 	/* where a runner may leave files that belong to the run (TunableOp results): packed with it */
 	json_object_set_new(cfg, "artifacts", json_sprintf("%s/artifacts/%s", r->dir, g->s->name));
 	/* where the file and native plug-ins were copied (docs/plugins.md): the runners load them from there */

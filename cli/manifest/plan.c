@@ -66,6 +66,21 @@ static int cmp_key(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+json_t *plan_cases_json(const struct plan *p, const struct manifest *m, const struct suite_ops *s, const size_t *idx,
+			size_t first, size_t n)
+{
+	json_t *cases = json_array();
+
+	for (size_t k = 0; k < n; k++) {
+		const struct plan_case *c = &p->cases[idx ? idx[k] : first + k];
+
+		json_array_append_new(cases, json_pack("{s:s, s:s, s:O}", "suite", s->name, "case", c->key, "params",
+						       c->params));
+	}
+	return json_pack("{s:s, s:s, s:I, s:o}", "schema", "bench.cases/v1", "suite", s->name, "ranks",
+			 (json_int_t)(m->target.nodes * m->target.gpus_per_node), "cases", cases);
+}
+
 static int plan_count_bytes(const char *buf, size_t size, void *data)
 {
 	(void)buf;
@@ -95,7 +110,7 @@ static int plan_refuse_size(struct diag_list *diags, const char *path, int line,
 }
 
 /* Refuses a plan no bundle could hold (docs/manifest-format.md): plan.json, then each suite's cases/<suite>.json, over
- * the limit bench pack puts on a member of its kind. The cases file is counted as group_write_cases() writes it, less
+ * the limit bench pack puts on a member of its kind. The cases file is plan_cases_json(), which the run writes with
  * the run directory's paths, plug-in digests and peaks (not known yet: a few hundred bytes); a suite split over
  * several runners or env cells writes several, each smaller. One serialisation of each, counted, never held. */
 static int plan_check_size(const struct plan *p, const struct manifest *m, struct diag_list *diags)
@@ -114,15 +129,12 @@ static int plan_check_size(const struct plan *p, const struct manifest *m, struc
 								      (unsigned long long)(lim >> 20)));
 	for (size_t i = 0, j; i < p->n && !err; i = j) {
 		const struct suite_ops *s = p->cases[i].suite;
-		json_t *cases = json_array();
 		char *rel = xstrfmt("cases/%s.json", s->name);
 		int line = 1, col = 1;
 
 		for (j = i; j < p->n && p->cases[j].suite == s; j++)
-			json_array_append_new(cases, json_pack("{s:s, s:s, s:O}", "suite", s->name, "case", p->cases[j].key,
-							       "params", p->cases[j].params));
-		doc = json_pack("{s:s, s:s, s:I, s:o}", "schema", "bench.cases/v1", "suite", s->name, "ranks",
-				(json_int_t)(m->target.nodes * m->target.gpus_per_node), "cases", cases);
+			;
+		doc = plan_cases_json(p, m, s, NULL, i, j - i);
 		size = plan_size_json(doc);
 		lim = bundle_pack_member_limit(rel);
 		json_decref(doc);

@@ -47,6 +47,11 @@ void plan_add(struct plan *p, const struct suite_ops *suite, char *key, json_t *
 void plan_keep_suites(struct plan *p, char *const *names, size_t n);
 /* The plan as the JSON document of `bench plan --json` and plan.json (new reference). */
 json_t *plan_json(const struct plan *p, const struct manifest *m);
+/* The runner's input document of suite s (bench.cases/v1: schema, suite, ranks, cases) with n of the plan's cases:
+ * idx[0..n) where idx is given, else first .. first + n. The run adds where its files go (cli/exec/run_suite.c);
+ * the plan's size check counts it as it is. New reference (caller decrefs). */
+json_t *plan_cases_json(const struct plan *p, const struct manifest *m, const struct suite_ops *s, const size_t *idx,
+			size_t first, size_t n);
 void plan_release(struct plan *p);
 
 /* The cases sorted by suite name and key: a case found by the two in log n (a runner's record, a resumed run's
