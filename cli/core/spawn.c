@@ -17,16 +17,9 @@
 
 #include "error.h"
 #include "strbuf.h"
+#include "units.h"
 
 extern char **environ;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 char *spawn_which(const char *name)
 {
@@ -54,10 +47,10 @@ char *spawn_which(const char *name)
 /* Ends the group: SIGTERM, a grace period, then SIGKILL; reaps the child. */
 static void end_group(pid_t pid, int *status)
 {
-	double until = now_s() + 3.0;
+	double until = units_now_s() + 3.0;
 
 	kill(-pid, SIGTERM);
-	while (now_s() < until) {
+	while (units_now_s() < until) {
 		if (waitpid(pid, status, WNOHANG) == pid) {
 			kill(-pid, SIGKILL); /* grandchildren that ignored TERM */
 			return;
@@ -181,7 +174,7 @@ static void errcap_finish(struct errcap *e)
 static void errcap_read(struct errcap *e, int *fd, int block)
 {
 	char buf[65536];
-	double until = now_s() + 1.0; /* a daemon still writing must not hold the end of the suite */
+	double until = units_now_s() + 1.0; /* a daemon still writing must not hold the end of the suite */
 
 	while (*fd >= 0) {
 		struct pollfd pfd = { *fd, POLLIN, 0 };
@@ -202,7 +195,7 @@ static void errcap_read(struct errcap *e, int *fd, int block)
 			return;
 		}
 		errcap_add(e, buf, (size_t)n);
-		if (!block || now_s() > until)
+		if (!block || units_now_s() > until)
 			return;
 	}
 }
@@ -234,7 +227,7 @@ static void spawn_state_init(struct spawn_state *st, const struct spawn_opts *o)
 	st->ec.tail = o->stderr_tail;
 	st->line = line;
 	st->max_line = o->max_line ? o->max_line : (1u << 24);
-	st->start = now_s();
+	st->start = units_now_s();
 }
 
 /* stdout's pipe, and stderr's when it is capped; both ends close-on-exec (the child gets them by dup2). */
@@ -311,7 +304,7 @@ static enum spawn_end spawn_must_end(const struct spawn_state *st)
 
 	if (o->stop && *o->stop)
 		return SPAWN_STOPPED;
-	if (o->timeout_s > 0 && now_s() - st->start > o->timeout_s)
+	if (o->timeout_s > 0 && units_now_s() - st->start > o->timeout_s)
 		return SPAWN_TIMEOUT;
 	return SPAWN_EXITED;
 }
@@ -423,7 +416,7 @@ static void spawn_finish(struct spawn_result *out, struct spawn_state *st)
 	}
 	close(st->out[0]);
 	strbuf_release(&st->line);
-	out->seconds = now_s() - st->start;
+	out->seconds = units_now_s() - st->start;
 	if (out->end == SPAWN_EXITED) {
 		if (WIFSIGNALED(st->status)) {
 			out->end = SPAWN_SIGNALED;
@@ -607,7 +600,7 @@ static int wait_descendants(double until)
 		free(v);
 		if (n == 0)
 			return 1;
-		if (now_s() >= until)
+		if (units_now_s() >= until)
 			return 0;
 		usleep(20000);
 	}
@@ -620,7 +613,7 @@ int spawn_end_descendants(double grace_s)
 	int sig[] = { SIGTERM, SIGKILL };
 
 	free(v);
-	if (!found || wait_descendants(now_s() + grace_s))
+	if (!found || wait_descendants(units_now_s() + grace_s))
 		return (int)found;
 	for (size_t k = 0; k < 2; k++) {
 		size_t n = descendants(&v);
@@ -628,7 +621,7 @@ int spawn_end_descendants(double grace_s)
 		for (size_t i = 0; i < n; i++)
 			kill(v[i], sig[k]);
 		free(v);
-		if (wait_descendants(now_s() + (k == 0 ? grace_s : 5.0)))
+		if (wait_descendants(units_now_s() + (k == 0 ? grace_s : 5.0)))
 			break;
 	}
 	return (int)found;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * units.h — sizes ("2GiB", "1MB", 4096) and durations ("500ms", "30s", "10m", "2h") as the manifest writes
- * them, and their canonical spellings for case keys.
+ * them, and their canonical spellings for case keys; and the monotonic clock bench times its own waits with.
  *
  * Ownership: parsers write to caller-provided out-parameters and, on failure, a one-line reason into the
  * caller's buffer; formatters write into the caller's buffer. Nothing is allocated.
@@ -11,6 +11,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* CLOCK_MONOTONIC now, in seconds: for timeouts and elapsed times, never for a date */
+double units_now_s(void);
 
 #define UNITS_SIZE_MAX ((uint64_t)1 << 50) /* 1 PiB: anything larger is a typo */
 

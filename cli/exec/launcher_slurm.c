@@ -16,6 +16,7 @@
 #include "core/fs.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
+#include "core/units.h"
 #include "image/recipe.h"
 #include "exec.h"
 #include "fabric.h"
@@ -272,14 +273,6 @@ static int submit_line(void *ctx, const char *line, size_t len)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Appends the other files the ranks wrote (their stderr, and stdout beyond rank 0) to the suite's log. */
 static void collect_ranks(const struct batch_job *job, long long ranks)
 {
@@ -463,14 +456,14 @@ static void follow_job(struct spawn_result *res, struct job_seen *js, struct fol
 			say_state(job->progress, id, js);
 			snprintf(js->last, sizeof(js->last), "%s", js->state);
 			if (!strcmp(js->state, "RUNNING"))
-				js->trun = now_s();
+				js->trun = units_now_s();
 		}
 		follow_read(f, rank0);
 		if (job->on_idle)
 			job->on_idle(job->ctx);
 		if (job_ended(js))
 			return;
-		if (job->timeout_s > 0 && js->trun > 0 && now_s() - js->trun > job->timeout_s) {
+		if (job->timeout_s > 0 && js->trun > 0 && units_now_s() - js->trun > job->timeout_s) {
 			cancel(id, job->log);
 			res->end = SPAWN_TIMEOUT;
 			return;
@@ -511,7 +504,7 @@ static int slurm_run_batch(struct spawn_result *res, char *why, size_t whylen, c
 	struct follow f = { -1, STRBUF_INIT, 0, job };
 	struct job_seen js;
 	char *dir = xstrfmt("%s/slurm", run_dir), *script = NULL, *rank0 = NULL;
-	double t0 = now_s();
+	double t0 = units_now_s();
 	int err = 0;
 
 	jb.run_dir = run_dir;
@@ -533,7 +526,7 @@ static int slurm_run_batch(struct spawn_result *res, char *why, size_t whylen, c
 	if (f.pending.len) /* a last line without its newline */
 		job->on_line(job->ctx, f.pending.buf, f.pending.len);
 	collect_ranks(job, job->ranks > 1 ? job->ranks : 1);
-	res->seconds = now_s() - t0;
+	res->seconds = units_now_s() - t0;
 	if (res->end != SPAWN_STOPPED && res->end != SPAWN_TIMEOUT)
 		job_result(res, why, whylen, id.buf, &js);
 cleanup:

@@ -239,18 +239,10 @@ char *run_utc_stamp(const char *fmt)
  * its number of cases, and status.json lags the records by at most that gap (docs/architecture.md, "status.json"). */
 #define RUN_STATUS_GAP 50.0
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int run_write_status(struct run *r, const char *state)
 {
 	json_t *cases = json_array(), *root;
-	double t0 = mono_s();
+	double t0 = units_now_s();
 	int err;
 
 	for (size_t i = 0; i < r->plan.n; i++) {
@@ -277,7 +269,7 @@ int run_write_status(struct run *r, const char *state)
 	}
 	err = run_write_json(r->dir, "status.json", root);
 	json_decref(root);
-	r->status_at = mono_s();
+	r->status_at = units_now_s();
 	r->status_cost = r->status_at - t0;
 	r->status_behind = 0;
 	return err;
@@ -285,7 +277,7 @@ int run_write_status(struct run *r, const char *state)
 
 void run_status_tick(struct run *r)
 {
-	if (r->status_behind && mono_s() - r->status_at >= RUN_STATUS_GAP * r->status_cost)
+	if (r->status_behind && units_now_s() - r->status_at >= RUN_STATUS_GAP * r->status_cost)
 		run_write_status(r, "running");
 }
 

@@ -18,13 +18,13 @@
 #include "core/fs.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
-#include "core/units.h"
 #include "manifest/lock.h"
 #include "manifest/manifest.h"
 #include "manifest/peaks.h"
 #include "manifest/plan.h"
 #include "image/recipe.h"
 #include "core/escape.h"
+#include "core/units.h"
 #include "stats/quality.h"
 #include "envcap.h"
 #include "exec.h"
@@ -58,18 +58,10 @@ struct suite_run {
 	json_t *lock;        /* the run's manifest.lock.json, or NULL (the pinned versions of pip components) */
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void progress(struct suite_run *sr, const char *key, const char *status, json_t *value, const char *unit,
 		     const char *why)
 {
-	double el = now_s() - sr->start, eta = sr->done ? el / (double)sr->done * (double)(sr->nbatch - sr->done) : 0;
+	double el = units_now_s() - sr->start, eta = sr->done ? el / (double)sr->done * (double)(sr->nbatch - sr->done) : 0;
 	char fig[400] = "";
 
 	if (sr->r->o->quiet)
@@ -1070,7 +1062,7 @@ static int group_launch(struct group *g)
 	struct run *r = g->r;
 	struct spawn_opts so;
 
-	g->sr.start = now_s();
+	g->sr.start = units_now_s();
 	if (g->lau->run_batch) {
 		struct batch_job job;
 

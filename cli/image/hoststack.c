@@ -24,6 +24,7 @@
 #include "core/libscan.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
+#include "core/units.h"
 #include "core/utf8locale.h"
 #include "manifest/lock.h"
 #include "snapshot.h"
@@ -36,14 +37,6 @@ const char *host_stack_root(void)
 
 	snprintf(dir, sizeof(dir), "%s/stacks", fs_bench_home());
 	return dir;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int exists(const char *p)
@@ -285,7 +278,7 @@ static void say_up_to_date(FILE *progress, const struct component *c, const char
 		fprintf(progress, "bench: build: %s: up to date in %s (built %s in %.1f s; checked in %.3f s)\n", c->name,
 			json_string_value(json_object_get(b, "prefix")) ? json_string_value(json_object_get(b, "prefix")) : dir,
 			json_string_value(json_object_get(b, "finished")) ? json_string_value(json_object_get(b, "finished")) : "?",
-			json_real_value(json_object_get(b, "seconds")), now_s() - t0);
+			json_real_value(json_object_get(b, "seconds")), units_now_s() - t0);
 	json_decref(b);
 	free(p);
 }
@@ -323,7 +316,7 @@ static int git_run_steps(struct build_log *bl, const struct component *c, struct
 	int err = 0;
 
 	for (size_t i = 0; i < c->nbuild && !err; i++) {
-		double ts = now_s();
+		double ts = units_now_s();
 
 		if (progress)
 			fprintf(progress, "bench: build: %s: [%zu/%zu] %s\n", c->name, i + 1, c->nbuild, c->build[i]);
@@ -340,7 +333,7 @@ static int git_run_steps(struct build_log *bl, const struct component *c, struct
 		if ((err = run_step(bl, strvec_argv(&av), strvec_argv(env), stop, what)) < 0)
 			bench_error_set(err, "%s (whole log: %s)", bench_error_last(), logp);
 		else
-			fprintf(bl->log, "bench: build step %zu took %.1f s\n", i + 1, now_s() - ts);
+			fprintf(bl->log, "bench: build step %zu took %.1f s\n", i + 1, units_now_s() - ts);
 	}
 	strvec_release(&av);
 	free(what);
@@ -358,7 +351,7 @@ static json_t *git_record(const struct component *c, const char *commit, const c
 		json_array_append_new(b, json_string(c->build[i]));
 	rec = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:f, s:O, s:s}", "schema", "bench.hostbuild/v1",
 			"component", c->name, "git", c->git, "commit", commit, "build", b, "prefix", prefix, "started",
-			started, "finished", finished, "seconds", now_s() - t0, "libs", libs, "log", logp);
+			started, "finished", finished, "seconds", units_now_s() - t0, "libs", libs, "log", logp);
 	free(finished);
 	return rec;
 }
@@ -372,7 +365,7 @@ static int build_git(const struct manifest *m, const struct component *c, json_t
 	struct build_log bl = { 0 };
 	struct strvec env = STRVEC_INIT;
 	json_t *libs = NULL, *rec = NULL;
-	double t0 = now_s();
+	double t0 = units_now_s();
 	int fd = -1, err = 0;
 
 	if (!commit) {
@@ -417,7 +410,7 @@ static int build_git(const struct manifest *m, const struct component *c, json_t
 	if ((err = write_build_json(dir, rec)) < 0)
 		goto cleanup;
 	if (progress)
-		fprintf(progress, "bench: build: %s: built in %.1f s: %zu librar%s in %s (log %s)\n", c->name, now_s() - t0,
+		fprintf(progress, "bench: build: %s: built in %.1f s: %zu librar%s in %s (log %s)\n", c->name, units_now_s() - t0,
 			json_array_size(libs), json_array_size(libs) == 1 ? "y" : "ies", prefix, logp);
 cleanup:
 	if (bl.log)
@@ -492,7 +485,7 @@ static json_t *pip_record(const struct component *c, json_t *entry, const char *
 {
 	json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:O, s:s, s:[]}", "schema", "bench.hostbuild/v1",
 				"component", c->name, "prefix", venv, "python", py, "started", started, "seconds",
-				now_s() - t0, "packages", json_object_get(entry, "packages"), "log", logp, "libs");
+				units_now_s() - t0, "packages", json_object_get(entry, "packages"), "log", logp, "libs");
 	char *fin = utc_now();
 
 	json_object_set_new(rec, "finished", json_string(fin));
@@ -512,7 +505,7 @@ static int build_pip(const struct manifest *m, const struct component *c, json_t
 	struct build_log bl = { 0 };
 	struct strvec env = STRVEC_INIT, av = STRVEC_INIT;
 	json_t *rec = NULL;
-	double t0 = now_s();
+	double t0 = units_now_s();
 	int fd = -1, err = 0;
 
 	if ((err = build_begin(&fd, c, dir, force, progress, t0)) != 0) {
@@ -564,7 +557,7 @@ static int build_pip(const struct manifest *m, const struct component *c, json_t
 	if ((err = write_build_json(dir, rec)) < 0)
 		goto cleanup;
 	if (progress)
-		fprintf(progress, "bench: build: %s: environment made in %.1f s: %s\n", c->name, now_s() - t0, venv);
+		fprintf(progress, "bench: build: %s: environment made in %.1f s: %s\n", c->name, units_now_s() - t0, venv);
 	goto cleanup;
 fail:
 	bench_error_set(err, "component '%s': %s (whole log: %s)", c->name, bench_error_last(), logp);

@@ -10,6 +10,7 @@
 #include "core/escape.h"
 #include "core/fs.h"
 #include "core/strbuf.h"
+#include "core/units.h"
 #include "compare.h"
 #include "sequential.h"
 
@@ -79,17 +80,9 @@ json_t *sequential_design(const struct sequential *s)
 			 s->max_time_s > 0 ? json_real(s->max_time_s) : json_null());
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void sequential_start(struct sequential *s)
 {
-	s->start_s = now_s();
+	s->start_s = units_now_s();
 	s->rounds = 0;
 	s->reason = SEQUENTIAL_GO_ON;
 	if (!s->looks)
@@ -127,7 +120,7 @@ int sequential_after_round(struct sequential *s, int *out_stop, char *const *dir
 	*out_stop = 0;
 	s->rounds = round;
 	if (!sequential_is_look(round, s->max_rounds)) {
-		s->reason = sequential_decide(s, round, NAN, 0, now_s() - s->start_s);
+		s->reason = sequential_decide(s, round, NAN, 0, units_now_s() - s->start_s);
 		*out_stop = s->reason != SEQUENTIAL_GO_ON;
 		return 0;
 	}
@@ -159,7 +152,7 @@ int sequential_after_round(struct sequential *s, int *out_stop, char *const *dir
 			free(key);
 		}
 	}
-	elapsed = now_s() - s->start_s;
+	elapsed = units_now_s() - s->start_s;
 	s->reason = sequential_decide(s, round, worst, ncomp, elapsed);
 	*out_stop = s->reason != SEQUENTIAL_GO_ON;
 	look = json_pack("{s:I, s:I, s:f, s:f, s:o, s:I, s:I, s:s, s:o}", "look", (json_int_t)json_array_size(s->looks) + 1,
