@@ -7,6 +7,7 @@
 #                                          build packages of images/bases/cpu.yaml)
 #   sh tests/setup/podman.sh bare       -> localhost/debian:bookworm-minbase (debootstrap minbase: a fresh machine)
 #   sh tests/setup/podman.sh mirror     -> the Debian mirror debootstrap would use, and nothing else done
+#   sh tests/setup/podman.sh dpkg-slim  -> the dpkg settings of the test images (documentation left out), nothing done
 #   sh tests/setup/podman.sh packages   -> the build packages the stacks' base holds, and nothing else done
 #   sh tests/setup/podman.sh build-conf -> the same setup; prints the containers.conf of the tests' image builds
 # The mirror is the machine's own: the URIs of the apt source for bookworm (deb822 files in
@@ -62,6 +63,18 @@ elif ! MIRROR=$(apt_mirror); then
 	echo "podman setup: no Debian mirror for '$SUITE' in $APT_ETC/sources.list.d/*.sources or $APT_ETC/sources.list;" \
 		"set BENCH_TEST_MIRROR to one (the URL debootstrap should use)" >&2
 	exit 1
+fi
+# what Debian's slim images leave out (/etc/dpkg/dpkg.cfg.d/docker there): manuals, documentation but the copyright
+# files, translations; dpkg unpacks a tenth fewer files (t0010's install: 160 s of CPU, not 176). The bare image and
+# the ROCm image (tests/setup/rocm.sh) both have it
+dpkg_slim() {
+	printf 'path-exclude %s\n' '/usr/share/doc/*' '/usr/share/man/*' '/usr/share/groff/*' '/usr/share/info/*' \
+		'/usr/share/lintian/*' '/usr/share/linda/*' '/usr/share/locale/*'
+	echo 'path-include /usr/share/doc/*/copyright'
+}
+if [ "${1:-}" = dpkg-slim ]; then
+	dpkg_slim
+	exit 0
 fi
 if [ "${1:-}" = mirror ]; then
 	echo "$MIRROR"
@@ -154,11 +167,7 @@ if [ "$(podman image inspect --format '{{ index .Labels "org.bench.test.bare" }}
 	debootstrap --variant=minbase bookworm "$root" "$MIRROR" >/tmp/debootstrap.log 2>&1 ||
 		{ tail -n 20 /tmp/debootstrap.log >&2; rm -rf "$root"; exit 1; }
 	echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/bench-test-unsafe-io"
-	# what Debian's slim images leave out (/etc/dpkg/dpkg.cfg.d/docker there): manuals, documentation but the
-	# copyright files, translations; dpkg unpacks a tenth fewer files (t0010's install: 160 s of CPU, not 176)
-	printf 'path-exclude %s\n' '/usr/share/doc/*' '/usr/share/man/*' '/usr/share/groff/*' '/usr/share/info/*' \
-		'/usr/share/lintian/*' '/usr/share/linda/*' '/usr/share/locale/*' >"$root/etc/dpkg/dpkg.cfg.d/bench-test-slim"
-	echo 'path-include /usr/share/doc/*/copyright' >>"$root/etc/dpkg/dpkg.cfg.d/bench-test-slim"
+	dpkg_slim >"$root/etc/dpkg/dpkg.cfg.d/bench-test-slim"
 	tar -C "$root" -c . | podman import --change "LABEL=org.bench.test.bare=$BARE_FORM" - "$BARE" >/dev/null
 	rm -rf "$root"
 fi

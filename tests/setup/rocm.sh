@@ -36,8 +36,8 @@ MIRROR=$(sh "$here/podman.sh" mirror)
 SID_FORM=2
 form() { podman image inspect --format '{{ index .Labels "org.bench.test.sid" }}' "$1" 2>/dev/null || true; }
 # the ROCm image's own form (its label org.bench.test.rocm). 3: without the GPU kernel libraries (below); 4: without
-# rocBLAS and rocSOLVER (only the headers of libhipblas-dev)
-ROCM_FORM=4
+# rocBLAS and rocSOLVER (only the headers of libhipblas-dev); 5: the bare image's dpkg settings (podman.sh dpkg-slim)
+ROCM_FORM=5
 rocm_form() { podman image inspect --format '{{ index .Labels "org.bench.test.rocm" }}' "$1" 2>/dev/null || true; }
 if [ "$(rocm_form "$IMAGE")" = "$ROCM_FORM" ] || { [ -n "${BENCH_TEST_ROCM_IMAGE:-}" ] && podman image exists "$IMAGE"; }; then
 	echo "$IMAGE"
@@ -53,19 +53,19 @@ if [ "$(form "$SID")" != "$SID_FORM" ]; then
 	tar -C "$root" -c . | podman import -q --change "LABEL=org.bench.test.sid=$SID_FORM" - "$SID" >/dev/null
 	rm -rf "$root"
 fi
-# what dpkg leaves out: the GPU code objects of hipBLASLt (and of rocBLAS, should a package pull it in): .hsaco and
-# .dat files read only when a library runs on an AMD GPU, which this machine has none of (compiling, linking and the
-# runners' no-GPU paths never open them); the documentation, manual pages and translations, as Debian's slim
-# container images leave them
-EXCLUDE="/usr/lib/x86_64-linux-gnu/hipblaslt/library/* /usr/lib/x86_64-linux-gnu/rocblas/*/library/* /usr/share/doc/*"
-EXCLUDE="$EXCLUDE /usr/share/man/* /usr/share/locale/* /usr/share/info/*"
+# what dpkg leaves out: the documentation, manual pages and translations, as the bare image (podman.sh dpkg-slim);
+# and the GPU code objects of hipBLASLt (and of rocBLAS, should a package pull it in): .hsaco and .dat files read only
+# when a library runs on an AMD GPU, which this machine has none of (compiling, linking and the runners' no-GPU paths
+# never open them)
+DPKG_CFG=$(sh "$here/podman.sh" dpkg-slim
+	printf 'path-exclude %s\n' '/usr/lib/x86_64-linux-gnu/hipblaslt/library/*' '/usr/lib/x86_64-linux-gnu/rocblas/*/library/*')
 name=bench-rocm-setup-$$
 podman rm -f "$name" >/dev/null 2>&1 || true
 # Check-Valid-Until off: the machine's mirror may serve a frozen snapshot whose sid Release has expired by this
 # machine's clock (debootstrap does not check it; apt does)
-if ! podman run --name "$name" "$SID" sh -c "export DEBIAN_FRONTEND=noninteractive
+if ! podman run --name "$name" -e BENCH_DPKG_CFG="$DPKG_CFG" "$SID" sh -c "export DEBIAN_FRONTEND=noninteractive
 	echo 'Acquire::Check-Valid-Until \"false\";' >/etc/apt/apt.conf.d/99bench-snapshot
-	set -f; for p in $EXCLUDE; do echo \"path-exclude=\$p\"; done >/etc/dpkg/dpkg.cfg.d/bench-test-excludes; set +f
+	printf '%s\n' \"\$BENCH_DPKG_CFG\" >/etc/dpkg/dpkg.cfg.d/bench-test-excludes
 	sed -n 's/^deb \\(.*\\) sid \\(.*\\)/deb \\1 experimental \\2/p' /etc/apt/sources.list >/etc/apt/sources.list.d/experimental.list
 	apt-get update -qq &&
 	apt-get install -y -qq --no-install-recommends $PKGS &&
