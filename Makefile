@@ -20,7 +20,7 @@ PKGS      := yaml-0.1 libgit2 libarchive libcrypto jansson libcurl zlib
 DEB_PKGS  := build-essential pkg-config python3 libyaml-dev libgit2-dev libarchive-dev libssl-dev libjansson-dev zlib1g-dev \
              libcurl4-openssl-dev libcmocka-dev libopenblas-dev openmpi-bin libopenmpi-dev python3-torch
 # what the tests run besides (clang and libFuzzer's runtime for t1300 and make asan; pip for bench lock's pip closures
-# in t0900, t0910, t1110; debhelper for the Debian package of t0050; perl's prove runs the tests in parallel; podman
+# in t0900, t0910, t1110; debhelper for the Debian package of t0010; perl's prove runs the tests in parallel; podman
 # and Slurm for t1100 and t1200; strace and valgrind count work where a timing would be noise, t0994's status.json
 # rewrites and instructions per record; installed here in the one apt-get of make test-deps so that no test runs
 # apt-get on the host while others run: tests/setup/ installs them too, for a test run on its own)

@@ -3,8 +3,8 @@
 # make dist: bench-VERSION.tar.gz of HEAD is reproducible (two runs, the same bytes), holds the sources, the runners'
 # sources, the data and .version (the described version and commit), and the tarball, without .git, makes its version
 # header from .version: the tag's (v0.1.0, made in a scratch clone). That the tarball builds a bench whose `bench
-# version` is that version is t0050's (it builds the Debian package from make dist of the same tag), or here when
-# t0050 cannot run (not root, no debhelper or podman).
+# version` is that version is t0010's (it builds the Debian package from make dist of the same tag), or here when
+# t0010 cannot build it (not root, no debhelper or podman).
 . "$(dirname "$0")/lib.sh"
 ROOT=$(pwd)
 git rev-parse --git-dir >/dev/null 2>&1 || { echo "1..0 # SKIP not a git checkout"; rm -rf "$T"; exit 0; }
@@ -42,10 +42,10 @@ expect 0 "make the version header" make -s --no-print-directory build/gen/versio
 C=$(git -C "$T/src" rev-parse --short=12 HEAD)
 grep -qx "#define BENCH_VERSION \"$V\"" build/gen/version.h && grep -qx "#define BENCH_COMMIT \"$C\"" build/gen/version.h &&
 	ok "build/gen/version.h: version $V, commit $C" || { not_ok "version header"; show build/gen/version.h; }
-# the whole build and the version the built bench prints: t0050 builds the package from this same make dist (a tag
-# on HEAD in its clone too) and runs `bench version` from it; without what t0050 needs, here
+# the whole build and the version the built bench prints: t0010 builds the package from this same make dist (a tag
+# on HEAD in its clone too) and runs `bench version` from it; without what t0010 needs for that, here
 if [ "$(id -u)" = 0 ] && command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null && command -v podman >/dev/null; then
-	ok "the tarball's build and its bench version: in t0050 (the package is built from make dist of a tag)"
+	ok "the tarball's build and its bench version: in t0010 (the package is built from make dist of a tag)"
 else
 	expect 0 "the tarball builds" make -s -j2 bench
 	expect 0 "bench version" ./bench version

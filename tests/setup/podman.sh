@@ -89,7 +89,7 @@ BARE_FORM=3
 # one setup at a time on this machine (the tests run side by side, and on a fresh machine several of them call this
 # at once), in two parts, each under a lock held by flock(1) on its own file (-o: the lock's descriptor is not
 # handed down, so a process that apt or podman leaves behind cannot keep holding it): podman, its settings and the
-# bare image; then the stacks' base. A test that needs only the bare image (t0010, t0050, tests/setup/rocm.sh)
+# bare image; then the stacks' base. A test that needs only the bare image (t0010, tests/setup/rocm.sh)
 # waits for the first part, not for the stacks' base another test is installing
 case ${BENCH_TEST_PODMAN_LOCKED:-} in
 '')
@@ -145,7 +145,7 @@ runtime = "runc"
 CONF
 fi
 # the tests' image builds (t1100, t1110, t1120 export CONTAINERS_CONF=this file): the same settings, and the
-# machine's downloaded .debs lent to the builds' apt as t0010 and t0050 lend them to their containers: an overlay
+# machine's downloaded .debs lent to the builds' apt as t0010 lends them to its container: an overlay
 # (what a build downloads stays in it; nothing reaches the host or goes into the image), so that a build downloads
 # only what the host never did. Written anew only when it changes (other tests may be reading it)
 BUILD_CONF=/etc/containers/bench-test-build.conf
@@ -153,14 +153,14 @@ archives=/var/cache/apt/archives
 awk -v vol="volumes = [\"$archives:$archives:O\"]" -v lend="$([ -d "$archives" ] && echo 1)" \
 	'{ print } lend && /^\[containers\][ \t]*$/ { print vol }' /etc/containers/containers.conf >"$BUILD_CONF.new"
 if cmp -s "$BUILD_CONF.new" "$BUILD_CONF"; then rm -f "$BUILD_CONF.new"; else mv "$BUILD_CONF.new" "$BUILD_CONF"; fi
-# two images: the bare one (debootstrap minbase: a fresh machine, for t0010 and t0050), and the stacks' base, the
+# two images: the bare one (debootstrap minbase: a fresh machine, for t0010), and the stacks' base, the
 # bare one with the build packages every recipe installs from a bare base (images/bases/cpu.yaml, build_packages)
 # installed once here, so that each stack image's build installs only what is its own (the image tests built from
 # the bare base paid the same ~200 packages in every image). The packages are read from the one list bench reads:
 # a package a recipe lacks is missing from this base too (t1100 checks the two lists are one).
 # The bare image is what Debian's container images are: a minbase system whose dpkg does not fsync every file it
 # unpacks (/etc/dpkg/dpkg.cfg.d/docker-apt-speedup there; a container's file system is thrown away, not recovered
-# after a crash). Every apt install of the container tests (a fresh machine's ~450 packages in t0010 and t0050, the
+# after a crash). Every apt install of the container tests (a fresh machine's ~450 packages in t0010, the
 # stacks' base, the ROCm image) takes a third less time for it.
 if [ "$(podman image inspect --format '{{ index .Labels "org.bench.test.bare" }}' "$BARE" 2>/dev/null || true)" != "$BARE_FORM" ]; then
 	root=$(mktemp -d /tmp/bench-rootfs.XXXXXX)
