@@ -96,13 +96,6 @@ static size_t here_logs(double *out, double *idx, const struct compare_side *her
 	return n;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double p = *(const double *)x, q = *(const double *)y;
-
-	return p < q ? -1 : p > q;
-}
-
 static void mean_sd(double *mean, double *sd, const double *x, size_t n)
 {
 	double var;
@@ -240,17 +233,20 @@ static void bands_moderate(struct bands *b, struct reproduce_band *out)
 static double bands_critical_p(const struct bands *b, double alpha, uint64_t seed)
 {
 	unsigned draws = (unsigned)ceil(20 / alpha);
-	double *mn, dfg = (double)(b->nr - 1), kq, pc;
+	double dfg = (double)(b->nr - 1), kq, pc;
 	uint64_t st = seed;
 	struct stats_tgrid grid = STATS_TGRID_INIT;
+	struct stats_pmin pm = STATS_PMIN_INIT;
+	struct stats_pmins mn = STATS_PMINS_INIT;
 
 	if (draws < 2000)
 		draws = 2000;
-	mn = xcalloc(draws, sizeof(double));
-	if (draws >= 4 * STATS_TGRID_N && b->ncases <= 4096) /* stats_tgrid_min_p: each case's df is the same in every draw */
+	if (draws >= 4 * STATS_TGRID_N && b->ncases <= 4096) /* stats_pmin_add: each case's df is the same in every draw */
 		stats_tgrid_init(&grid, b->ncases);
 	for (unsigned d = 0; d < draws; d++) {
-		double q = 1, su2 = b->vrun / stats_chisq_mean(dfg, &st), z = stats_normal(&st), vg = stats_chisq_mean(dfg, &st);
+		double su2 = b->vrun / stats_chisq_mean(dfg, &st), z = stats_normal(&st), vg = stats_chisq_mean(dfg, &st);
+
+		stats_pmin_reset(&pm);
 
 		for (size_t c = 0; c < b->ncases; c++) {
 			double a2, num, var;
@@ -260,16 +256,42 @@ static double bands_critical_p(const struct bands *b, double alpha, uint64_t see
 			a2 = su2 + b->own[c] > 0 ? su2 / (su2 + b->own[c]) : 1;
 			num = sqrt(a2) * z + sqrt(1 - a2) * stats_normal(&st);
 			var = a2 * vg + (1 - a2) * stats_chisq_mean(b->dfo[c], &st);
-			q = stats_tgrid_min_p(&grid, c, q, num / sqrt(var), stats_df_effective(b->a[c], dfg, b->dfo[c]));
+			stats_pmin_add(&pm, &grid, c, num / sqrt(var), stats_df_effective(b->a[c], dfg, b->dfo[c]));
 		}
-		mn[d] = q;
+		stats_pmins_push(&mn, &pm);
 	}
-	stats_tgrid_release(&grid);
-	qsort(mn, draws, sizeof(double), cmp_double);
 	kq = ceil(alpha * ((double)draws + 1)) - 2;
-	pc = mn[kq < 0 ? 0 : kq > (double)draws - 1 ? draws - 1 : (size_t)kq];
-	free(mn);
+	pc = stats_pmins_kth(&mn, kq < 0 ? 0 : kq > (double)draws - 1 ? draws - 1 : (size_t)kq);
+	stats_tgrid_release(&grid);
+	stats_pmin_release(&pm);
+	stats_pmins_release(&mn);
 	return pc;
+}
+
+/* case c's tolerance at k rounds (the critical p pc at k rounds' degrees of freedom) is within max_band */
+static int band_fits(const struct bands *b, size_t c, double sd, double pc, double max_band, unsigned k)
+{
+	return stats_t_quantile_two_sided(pc, stats_df_effective(b->a[c], (double)(k - 1), b->dfo[c] + k - b->n[c])) * sd *
+		       sqrt(1 + 1 / (double)k) <= log1p(max_band);
+}
+
+/* the fewest rounds, past the n the case has and at most 1000, at which its tolerance fits (UINT_MAX: none). The
+ * tolerance falls as the rounds grow (more degrees of freedom, a smaller quantile and sqrt(1 + 1/k)): bisected */
+static unsigned band_rounds(const struct bands *b, size_t c, double sd, double pc, double max_band)
+{
+	unsigned lo = (unsigned)b->n[c] + 1, hi = 1000;
+
+	if (lo > hi || !band_fits(b, c, sd, pc, max_band, hi))
+		return UINT_MAX;
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (band_fits(b, c, sd, pc, max_band, mid))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
 }
 
 /* each judged case's tolerance at the critical p pc; where it is wider than max_band, the rounds that would do:
@@ -287,13 +309,7 @@ static void bands_tolerances(const struct bands *b, struct reproduce_band *out, 
 		out[c].tol = cq * out[c].sd * sqrt(1 + 1 / (double)b->n[c]);
 		if (!(out[c].tol > log1p(max_band)) || !isfinite(cq))
 			continue;
-		out[c].rounds = UINT_MAX;
-		for (unsigned k = (unsigned)b->n[c] + 1; k <= 1000; k++)
-			if (stats_t_quantile_two_sided(pc, stats_df_effective(b->a[c], (double)(k - 1), b->dfo[c] + k - b->n[c])) *
-				    out[c].sd * sqrt(1 + 1 / (double)k) <= log1p(max_band)) {
-				out[c].rounds = k;
-				break;
-			}
+		out[c].rounds = band_rounds(b, c, out[c].sd, pc, max_band);
 	}
 }
 

@@ -595,16 +595,6 @@ double stats_t_two_sided_p(double t, double df)
 	return inc_beta(df / 2, 0.5, df / (df + t * t));
 }
 
-double stats_t_min_p(double q, double t, double df)
-{
-	/* a t statistic's two-sided p is never below the normal's at the same |t| (t's tails are heavier at every df):
-	 * where the normal's p already reaches q (with a margin far above both functions' rounding), the t's cannot
-	 * lower q and its incomplete beta is not computed */
-	if (!(erfc(fabs(t) * 0.70710678118654752440) < q * (1 + 1e-9)))
-		return q;
-	return fmin(q, stats_t_two_sided_p(t, df));
-}
-
 void stats_tgrid_init(struct stats_tgrid *g, size_t n)
 {
 	size_t cells = (n ? n : 1) * (STATS_TGRID_N + 1);
@@ -615,21 +605,169 @@ void stats_tgrid_init(struct stats_tgrid *g, size_t n)
 		g->p[i] = NAN;
 }
 
-double stats_tgrid_min_p(struct stats_tgrid *g, size_t k, double q, double t, double df)
+/* test k's p at grid point u (|t| = u / 16), computed on first use */
+static double tgrid_point(struct stats_tgrid *g, size_t k, size_t u, double df)
 {
-	/* 1/16 is a power of two: |t| * 16 and its ceiling times 1/16 are exact, so the point is at or above |t| and its
-	 * p at or below |t|'s */
-	double at = fabs(t);
+	double *cell = &g->p[k * (STATS_TGRID_N + 1) + u];
+
+	if (isnan(*cell))
+		*cell = stats_t_two_sided_p((double)u / 16, df);
+	return *cell;
+}
+
+/* the margin of a bound: far above the incomplete beta's rounding, far below any p's step between grid points */
+#define PMIN_MARGIN 1e-9
+
+static void pmin_bounds(struct stats_pmin *m)
+{
+	m->lo = m->hi = m->ex;
+	for (size_t i = 0; i < m->n; i++) {
+		m->lo = fmin(m->lo, m->c[i].lo);
+		m->hi = fmin(m->hi, m->c[i].hi);
+	}
+}
+
+void stats_pmin_reset(struct stats_pmin *m)
+{
+	m->ex = m->lo = m->hi = 1;
+	m->n = 0;
+}
+
+void stats_pmin_add(struct stats_pmin *m, struct stats_tgrid *g, size_t k, double t, double df)
+{
+	/* 1/16 is a power of two: |t| * 16, its floor and its ceiling are exact, and p falls as |t| grows, so the p at
+	 * the grid point at or above |t| bounds its p from below, the one at or below from above */
+	double at = fabs(t), lo, hi;
 
 	if (k < g->n && at < (double)STATS_TGRID_N / 16) {
-		double *cell = &g->p[k * (STATS_TGRID_N + 1) + (size_t)ceil(at * 16)];
-
-		if (isnan(*cell))
-			*cell = stats_t_two_sided_p(ceil(at * 16) / 16, df);
-		if (*cell >= q * (1 + 1e-9))
-			return q;
+		lo = tgrid_point(g, k, (size_t)ceil(at * 16), df) * (1 - PMIN_MARGIN);
+		if (lo >= m->hi)
+			return;
+		hi = tgrid_point(g, k, (size_t)floor(at * 16), df) * (1 + PMIN_MARGIN);
+	} else {
+		/* off the grid: the normal's p at |t| bounds the t's from below (its tails are lighter at every df) */
+		if (!(erfc(at * 0.70710678118654752440) < m->hi * (1 + PMIN_MARGIN)))
+			return;
+		lo = hi = stats_t_two_sided_p(t, df);
+		m->ex = fmin(m->ex, lo);
+		pmin_bounds(m);
+		return;
 	}
-	return stats_t_min_p(q, t, df);
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 8;
+		m->c = xrealloc(m->c, m->cap * sizeof(*m->c));
+	}
+	m->c[m->n++] = (struct stats_pcand){ lo, hi, t, df };
+	m->lo = fmin(m->lo, lo);
+	m->hi = fmin(m->hi, hi);
+}
+
+/* computes the p of every candidate whose lower bound is at most x, and drops those that can no longer be least */
+static void pmin_resolve(struct stats_pmin *m, double x)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (m->c[i].lo <= x)
+			m->ex = fmin(m->ex, stats_t_two_sided_p(m->c[i].t, m->c[i].df));
+		else
+			m->c[w++] = m->c[i];
+	m->n = w;
+	pmin_bounds(m);
+	w = 0; /* (a candidate at the upper bound may be the one that sets it: kept) */
+	for (size_t i = 0; i < m->n; i++)
+		if (m->c[i].lo <= m->hi)
+			m->c[w++] = m->c[i];
+	m->n = w;
+}
+
+int stats_pmin_le(struct stats_pmin *m, double x)
+{
+	if (m->hi <= x)
+		return 1;
+	if (m->lo > x)
+		return 0;
+	/* what is left after this has a p above x: the least p is at most x only where an exact one is */
+	pmin_resolve(m, x);
+	return m->ex <= x;
+}
+
+double stats_pmin_exact(struct stats_pmin *m)
+{
+	pmin_resolve(m, INFINITY);
+	return m->ex;
+}
+
+void stats_pmin_release(struct stats_pmin *m)
+{
+	free(m->c);
+	m->c = NULL;
+	m->n = m->cap = 0;
+}
+
+void stats_pmins_push(struct stats_pmins *s, const struct stats_pmin *m)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->d = xrealloc(s->d, s->cap * sizeof(*s->d));
+	}
+	if (s->nc + m->n > s->capc) {
+		while (s->nc + m->n > s->capc)
+			s->capc = s->capc ? 2 * s->capc : 1024;
+		s->c = xrealloc(s->c, s->capc * sizeof(*s->c));
+	}
+	s->d[s->n] = (struct stats_pmin_kept){ m->ex, m->lo, m->hi, s->nc, 0 };
+	for (size_t i = 0; i < m->n; i++) /* only those that may still be least */
+		if (m->c[i].lo <= m->hi)
+			s->c[s->nc + s->d[s->n].nc++] = m->c[i];
+	s->nc += s->d[s->n++].nc;
+}
+
+double stats_pmins_kth(struct stats_pmins *s, size_t k)
+{
+	/* the k-th least of the draws' least p lies between the k-th least lower bound and the k-th least upper bound:
+	 * only the draws whose bounds reach into that range are computed; those wholly below it are counted */
+	double *v = xmalloc((s->n ? s->n : 1) * sizeof(*v)), lk, hk, r;
+	size_t below = 0, nv = 0;
+
+	if (!s->n) {
+		free(v);
+		return NAN;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		v[i] = s->d[i].lo;
+	select_kth(v, s->n, k);
+	lk = v[k];
+	for (size_t i = 0; i < s->n; i++)
+		v[i] = s->d[i].hi;
+	select_kth(v, s->n, k);
+	hk = v[k];
+	for (size_t i = 0; i < s->n; i++) {
+		struct stats_pmin_kept *d = &s->d[i];
+		double ex = d->ex;
+
+		if (d->hi < lk) {
+			below++;
+			continue;
+		}
+		if (d->lo > hk)
+			continue;
+		for (size_t j = 0; j < d->nc; j++)
+			if (s->c[d->off + j].lo <= d->hi)
+				ex = fmin(ex, stats_t_two_sided_p(s->c[d->off + j].t, s->c[d->off + j].df));
+		v[nv++] = ex;
+	}
+	select_kth(v, nv, k - below);
+	r = v[k - below];
+	free(v);
+	return r;
+}
+
+void stats_pmins_release(struct stats_pmins *s)
+{
+	free(s->d);
+	free(s->c);
+	*s = (struct stats_pmins)STATS_PMINS_INIT;
 }
 
 void stats_tgrid_release(struct stats_tgrid *g)
@@ -872,9 +1010,11 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 			   double df_shared, double alpha, unsigned draws, uint64_t seed)
 {
 	struct pidx *o = xmalloc((n ? n : 1) * sizeof(*o));
-	double *mn = xmalloc((draws ? draws : 1) * sizeof(*mn)), *dfe = xcalloc(n ? n : 1, sizeof(*dfe)), run = 0, pc;
+	double *dfe = xcalloc(n ? n : 1, sizeof(*dfe)), run = 0, pc;
 	size_t m = 0, *count;
 	struct stats_tgrid grid = STATS_TGRID_INIT;
+	struct stats_pmin pm = STATS_PMIN_INIT;
+	struct stats_pmins mn = STATS_PMINS_INIT;
 	uint64_t s = seed;
 
 	for (size_t i = 0; i < n; i++) {
@@ -885,7 +1025,7 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 		o[m++] = (struct pidx){ stats_t_two_sided_p(t[i], dfe[i]), i };
 	}
 	count = xcalloc(m + 1, sizeof(*count));
-	/* each test's p bounded at a grid of |t| (stats_tgrid_min_p): with fewer draws than grid points per test it
+	/* each test's p bounded at a grid of |t| (stats_pmin_add): with fewer draws than grid points per test it
 	 * would compute more incomplete betas than it saves */
 	if (draws >= 4 * STATS_TGRID_N && m <= 4096)
 		stats_tgrid_init(&grid, m);
@@ -893,13 +1033,14 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 	for (unsigned r = 0; r < draws && m; r++) {
 		/* the shared part's numerator and its variance estimate, drawn once for every test: the statistic divides
 		 * the shared numerator by that one estimate in every case, so the cases' statistics are drawn as that */
-		double zg = normal01(&s), vg = chisq_mean_draw(df_shared, &s), q = 1;
+		double zg = normal01(&s), vg = chisq_mean_draw(df_shared, &s);
 		/* the shared part's share a is itself estimated on df_shared degrees of freedom: each draw takes the shared
 		 * variance from that estimate's uncertainty (estimate / W, W ~ chi2(df_shared) / df_shared), so that sides
 		 * whose runs happened to agree are not drawn as if their machine were known to be quiet */
 		double w = chisq_mean_draw(df_shared, &s);
 
-		/* from the largest p down: q is the least p over the tests from j on, the set step j adjusts over */
+		/* from the largest p down: pm holds the least p over the tests from j on, the set step j adjusts over */
+		stats_pmin_reset(&pm);
 		for (size_t j = m; j-- > 0;) {
 			size_t i = o[j].i;
 			double a2 = a[i] * a[i], b2, num, var, v;
@@ -913,27 +1054,27 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 				var += b2 * chisq_mean_draw(df[i], &s);
 			}
 			v = num / sqrt(var);
-			q = stats_tgrid_min_p(&grid, j, q, v, dfe[i]);
-			count[j] += q <= o[j].p;
+			stats_pmin_add(&pm, &grid, j, v, dfe[i]);
+			count[j] += stats_pmin_le(&pm, o[j].p);
 		}
-		mn[r] = q;
+		stats_pmins_push(&mn, &pm);
 	}
 	for (size_t j = 0; j < m; j++) {
 		run = fmax(run, fmin(1, ((double)count[j] + 1) / ((double)draws + 1)));
 		adj[o[j].i] = run;
 	}
 	if (m && draws) { /* the first step's critical p, and the |t| that reaches it for each test */
-		qsort(mn, draws, sizeof(*mn), cmp_d);
-		/* p < mn[k] has count <= k, and (count + 1) / (draws + 1) < alpha asks count <= ceil(alpha (draws + 1)) - 2 */
+		/* p < the k-th least has count <= k, and (count + 1) / (draws + 1) < alpha asks count <= ceil(alpha (draws + 1)) - 2 */
 		double kq = ceil(alpha * ((double)draws + 1)) - 2;
 
-		pc = mn[kq < 0 ? 0 : kq > (double)draws - 1 ? draws - 1 : (size_t)kq];
+		pc = stats_pmins_kth(&mn, kq < 0 ? 0 : kq > (double)draws - 1 ? draws - 1 : (size_t)kq);
 		for (size_t j = 0; j < m; j++)
 			crit_t[o[j].i] = pc > 0 && pc < 1 ? stats_t_quantile_two_sided(pc, dfe[o[j].i]) : NAN;
 	}
 	stats_tgrid_release(&grid);
+	stats_pmin_release(&pm);
+	stats_pmins_release(&mn);
 	free(count);
-	free(mn);
 	free(dfe);
 	free(o);
 	return m;

@@ -6,7 +6,8 @@
  * runs, the hierarchical bootstrap, Welch's t test, Holm's adjustment and Westfall and Young's step-down min-P.
  *
  * Ownership: functions read caller arrays and write out-parameters; nothing is retained, but a struct stats_tgrid
- * owns its table until stats_tgrid_release().
+ * owns its table until stats_tgrid_release(), a struct stats_pmin its candidates until stats_pmin_release(), and a
+ * struct stats_pmins its draws until stats_pmins_release().
  */
 #ifndef BENCH_STATS_H
 #define BENCH_STATS_H
@@ -44,13 +45,14 @@ double stats_welch_df(double va, size_t na, double vb, size_t nb);
 void stats_mean_var(double *mean, double *var, const double *x, size_t n);
 /* P(|T| >= |t|) for Student's t with df degrees of freedom. */
 double stats_t_two_sided_p(double t, double df);
-/* min(q, stats_t_two_sided_p(t, df)), the same double, computed only where the p could be below q: the normal's
- * p at |t| bounds it from below (a min-P resampling's inner loop, most of whose draws cannot lower the minimum). */
-double stats_t_min_p(double q, double t, double df);
-/* The same for n tests of fixed degrees of freedom over many draws: test k's p at a grid of |t| (steps of 1/16 to
- * 20), each point computed on first use, bounds its p at any |t| under that point from below, so that a draw whose
- * bound already reaches q returns q without the incomplete beta; the rest as stats_t_min_p. The same doubles as
- * stats_t_min_p for every argument (the bound is used with the margin stats_t_min_p's normal bound has). */
+/* The least p of a min-P resampling's draw, over tests of fixed degrees of freedom, without computing most of
+ * their incomplete betas. Test k's p at a grid of |t| (steps of 1/16 to 20; struct stats_tgrid, each point computed
+ * on first use) bounds its p at any |t| between two points; a draw keeps its least p as bounds (struct stats_pmin)
+ * and computes a test's p only where a comparison needs it (stats_pmin_le), or the caller asks for the value
+ * (stats_pmin_exact); a resampling keeps its draws so (struct stats_pmins) and computes only those near the order
+ * statistic it asks for (stats_pmins_kth). Every answer is the one the exact p of every test would give: the same
+ * doubles (the bounds hold a margin of 1e-9 of the p, far above the incomplete beta's rounding). Off the grid
+ * (|t| >= 20, or no row for test k), the normal's p at |t| bounds the t's from below. */
 struct stats_tgrid {
 	double *p; /* n rows of STATS_TGRID_N + 1 points, NAN until computed */
 	size_t n;
@@ -58,8 +60,35 @@ struct stats_tgrid {
 #define STATS_TGRID_INIT { NULL, 0 }
 #define STATS_TGRID_N 320
 void stats_tgrid_init(struct stats_tgrid *g, size_t n);
-double stats_tgrid_min_p(struct stats_tgrid *g, size_t k, double q, double t, double df);
 void stats_tgrid_release(struct stats_tgrid *g);
+struct stats_pcand {
+	double lo, hi, t, df; /* a test's p lies in [lo, hi]; its statistic and degrees of freedom */
+};
+struct stats_pmin {
+	double ex, lo, hi; /* the least exact p so far (1 before any); the least p lies in [lo, hi] */
+	struct stats_pcand *c;
+	size_t n, cap; /* the tests whose p may be least and is not computed */
+};
+#define STATS_PMIN_INIT { 1, 1, 1, NULL, 0, 0 }
+void stats_pmin_reset(struct stats_pmin *m);
+void stats_pmin_add(struct stats_pmin *m, struct stats_tgrid *g, size_t k, double t, double df);
+int stats_pmin_le(struct stats_pmin *m, double x); /* whether the least p is at most x */
+double stats_pmin_exact(struct stats_pmin *m);
+void stats_pmin_release(struct stats_pmin *m);
+struct stats_pmin_kept {
+	double ex, lo, hi;
+	size_t off, nc; /* its candidates in the resampling's array */
+};
+struct stats_pmins {
+	struct stats_pmin_kept *d;
+	struct stats_pcand *c;
+	size_t n, cap, nc, capc;
+};
+#define STATS_PMINS_INIT { NULL, NULL, 0, 0, 0, 0 }
+void stats_pmins_push(struct stats_pmins *s, const struct stats_pmin *m);
+/* the k-th least (from 0; k < the number pushed) of the draws' least p */
+double stats_pmins_kth(struct stats_pmins *s, size_t k);
+void stats_pmins_release(struct stats_pmins *s);
 /* The t > 0 with P(|T| >= t) = p for Student's t with df degrees of freedom (p in (0, 1); NAN otherwise). */
 double stats_t_quantile_two_sided(double p, double df);
 /* Holm's step-down adjustment of p[0..n) into adj[0..n) (monotone, at most 1); a NAN p is not a test and stays

@@ -264,62 +264,79 @@ static void test_t_quantile(void **state)
 		    isnan(stats_t_quantile_two_sided(0.05, 0)));
 }
 
-/* stats_t_min_p skips the incomplete beta only where it cannot matter: over a grid of statistics, degrees of
- * freedom (1 to a million) and running minima, the very double fmin(q, p) gives, and it does skip some */
-static void test_t_min_p(void **state)
+/* a draw of n statistics for the least-p tests: mostly near 0, some on the grid's points exactly, some beyond its
+ * |t| of 20, a NAN and an infinity now and then */
+static double pmin_draw_t(uint64_t *s)
 {
-	static const double dfs[] = { 1, 1.5, 2, 3, 5, 10, 30, 100, 1e4, 1e6 };
-	static const double qs[] = { 1, 0.5, 0.1, 0.01, 1e-4, 1e-8 };
-	size_t skipped = 0;
+	double u = (double)((*s = *s * 6364136223846793005ULL + 1442695040888963407ULL) >> 11) / 9007199254740992.0;
+	unsigned kind = (unsigned)(u * 1000) % 50;
 
-	(void)state;
-	for (size_t i = 0; i < sizeof(dfs) / sizeof(dfs[0]); i++)
-		for (size_t j = 0; j < sizeof(qs) / sizeof(qs[0]); j++)
-			for (double t = -8; t <= 8; t += 0.0625) {
-				double want = fmin(qs[j], stats_t_two_sided_p(t, dfs[i]));
-
-				assert_true(stats_t_min_p(qs[j], t, dfs[i]) == want);
-				skipped += erfc(fabs(t) * 0.70710678118654752440) >= qs[j] * (1 + 1e-9);
-			}
-	assert_true(skipped > 1000);
-	assert_true(stats_t_min_p(0.5, NAN, 3) == 0.5 && stats_t_min_p(0.5, INFINITY, 3) == 0);
+	if (kind == 0)
+		return NAN;
+	if (kind == 1)
+		return -INFINITY;
+	if (kind < 6)
+		return 20 + u * 10;
+	if (kind < 12)
+		return floor(u * 320) / 16; /* a grid point */
+	return (u - 0.5) * 8;
 }
 
-/* stats_tgrid_min_p gives the very double stats_t_min_p gives, over statistics on and off its grid of 1/16 (beyond
- * it too), each test's degrees of freedom fixed as in a min-P resampling, running minima near the grid's own p's;
- * and its bound returns q without the incomplete beta for some of them */
-static void test_tgrid_min_p(void **state)
+/* stats_pmin: over random draws of 8 tests of fixed degrees of freedom (1 to a million), a row of the grid each but
+ * one, the least p is the very double the exact p of every test gives; whether it is at most x, for x at, just under
+ * and just over exact p's and between them, is what the exact least p says; and most draws compute fewer incomplete
+ * betas than tests. stats_pmins: the k-th least over the draws is the k-th of the sorted exact ones, for every k. */
+static void test_pmin(void **state)
 {
-	static const double dfs[] = { 1, 2, 3.5, 10, 1e6 };
-	static const double qs[] = { 1, 0.5, 0.1, 0.01, 1e-4 };
+	static const double dfs[] = { 1, 1.5, 2, 3.5, 10, 30, 1e4, 1e6 };
 	struct stats_tgrid g = STATS_TGRID_INIT;
-	size_t bounded = 0, filled = 0;
+	struct stats_pmin m = STATS_PMIN_INIT;
+	struct stats_pmins all = STATS_PMINS_INIT;
+	double exact[400], t[8];
+	uint64_t s = 7;
+	size_t filled = 0, computed_less = 0;
 
 	(void)state;
-	stats_tgrid_init(&g, 5);
-	for (size_t i = 0; i < 5; i++)
-		for (size_t j = 0; j < sizeof(qs) / sizeof(qs[0]); j++)
-			for (double t = -25; t <= 25; t += 0.0173) {
-				double q = qs[j], at = ceil(fabs(t) * 16) / 16;
+	stats_tgrid_init(&g, 7); /* test 7 has no row: off the grid */
+	for (size_t d = 0; d < 400; d++) {
+		double want = 1, xs[5];
 
-				assert_true(stats_tgrid_min_p(&g, i, q, t, dfs[i]) == stats_t_min_p(q, t, dfs[i]));
-				/* a q just under and just over the grid point's own p */
-				q = stats_t_two_sided_p(at, dfs[i]);
-				assert_true(stats_tgrid_min_p(&g, i, q, t, dfs[i]) == stats_t_min_p(q, t, dfs[i]));
-				assert_true(stats_tgrid_min_p(&g, i, q * 0.999, t, dfs[i]) == stats_t_min_p(q * 0.999, t, dfs[i]));
-				bounded += fabs(t) < 20 && at > 0 && erfc(fabs(t) * 0.70710678118654752440) < qs[j] * (1 + 1e-9) &&
-					   stats_t_two_sided_p(at, dfs[i]) >= qs[j] * (1 + 1e-9);
-			}
-	assert_true(bounded > 100);
-	/* the grid was filled: every row's points under |t| 20 but the one at 0, which no t of the walk lands on */
-	for (size_t c = 0; c < 5 * (STATS_TGRID_N + 1); c++)
+		stats_pmin_reset(&m);
+		for (size_t i = 0; i < 8; i++) {
+			t[i] = pmin_draw_t(&s);
+			stats_pmin_add(&m, &g, i, t[i], dfs[i]);
+			if (!isnan(t[i]))
+				want = fmin(want, stats_t_two_sided_p(t[i], dfs[i]));
+			assert_true(m.lo <= want && want <= m.hi);
+		}
+		computed_less += m.n > 0;
+		xs[0] = want, xs[1] = want * (1 - 1e-12), xs[2] = want * (1 + 1e-12), xs[3] = want * 0.5, xs[4] = want * 1.5;
+		for (size_t j = 0; j < 5; j++) {
+			struct stats_pmin c = STATS_PMIN_INIT;
+
+			c.ex = m.ex, c.lo = m.lo, c.hi = m.hi, c.n = c.cap = m.n;
+			c.c = m.n ? malloc(m.n * sizeof(*c.c)) : NULL;
+			if (m.n)
+				memcpy(c.c, m.c, m.n * sizeof(*c.c));
+			assert_int_equal(stats_pmin_le(&c, xs[j]), want <= xs[j]);
+			assert_true(stats_pmin_exact(&c) == want);
+			stats_pmin_release(&c);
+		}
+		stats_pmins_push(&all, &m);
+		exact[d] = stats_pmin_exact(&m);
+		assert_true(exact[d] == want && m.n == 0);
+	}
+	assert_true(computed_less > 100);
+	qsort(exact, 400, sizeof(double), cmp_double);
+	for (size_t k = 0; k < 400; k++)
+		assert_true(stats_pmins_kth(&all, k) == exact[k]);
+	for (size_t c = 0; c < 7 * (STATS_TGRID_N + 1); c++)
 		filled += !isnan(g.p[c]);
-	assert_true(filled >= 5 * STATS_TGRID_N);
-	/* NAN and infinite statistics, a test index the grid has no row for: as stats_t_min_p */
-	assert_true(stats_tgrid_min_p(&g, 0, 0.5, NAN, 3) == 0.5 && stats_tgrid_min_p(&g, 0, 0.5, INFINITY, 3) == 0);
-	assert_true(stats_tgrid_min_p(&g, 7, 0.01, 2.5, 3) == stats_t_min_p(0.01, 2.5, 3));
+	assert_true(filled > 100);
+	stats_pmins_release(&all);
+	stats_pmin_release(&m);
 	stats_tgrid_release(&g);
-	assert_true(g.p == NULL && g.n == 0);
+	assert_true(g.p == NULL && g.n == 0 && all.d == NULL && all.n == 0 && m.c == NULL);
 }
 
 /* The hierarchical bootstrap: deterministic for a seed; one run per side is the ordinary bootstrap of the samples;
@@ -494,8 +511,7 @@ int main(void)
 		cmocka_unit_test(test_reproduce_bands),
 		cmocka_unit_test(test_welch_and_t),
 		cmocka_unit_test(test_t_quantile),
-		cmocka_unit_test(test_t_min_p),
-		cmocka_unit_test(test_tgrid_min_p),
+		cmocka_unit_test(test_pmin),
 		cmocka_unit_test(test_hierarchical_bootstrap),
 	};
 
