@@ -117,12 +117,13 @@ mpi_env() {
 	return 0
 }
 
-# torch_python: PY = the first of $BENCH_PYTHON, python3 and /usr/bin/python3 that imports torch; fails (PY empty)
-# when none does.
+# torch_python: PY = the first of $BENCH_PYTHON, python3 and /usr/bin/python3 that imports torch, TORCH_VERSION its
+# torch's version (one import: 1.5 s of CPU for Debian's torch); fails (PY empty) when none does.
 torch_python() {
-	PY=
+	PY= TORCH_VERSION=
 	for c in ${BENCH_PYTHON:-} python3 /usr/bin/python3; do
-		if command -v "$c" >/dev/null 2>&1 && "$c" -c "import torch" 2>/dev/null; then PY=$c; break; fi
+		command -v "$c" >/dev/null 2>&1 || continue
+		TORCH_VERSION=$("$c" -c "import torch; print(torch.__version__)" 2>/dev/null) && PY=$c && break
 	done
 	[ -n "$PY" ]
 }
@@ -130,7 +131,7 @@ torch_python() {
 # need_torch_python: torch_python and a test naming it and its torch; without one, a failed test ends the file.
 need_torch_python() {
 	torch_python || { not_ok "no python3 with torch (install python3-torch)"; finish; exit 1; }
-	ok "python with torch: $PY ($("$PY" -c 'import torch; print(torch.__version__)'))"
+	ok "python with torch: $PY ($TORCH_VERSION)"
 }
 
 # python_tap FILE: runs FILE with $PY; the TAP it prints becomes ours (each ok / not ok a test of this file, its

@@ -68,9 +68,7 @@ expect 0 "the bundle verifies" "$BENCH" verify "$D.bench.tar.gz"
 
 # data-parallel training across the two nodes: one task per node starts its ranks, rendezvous on node1
 PYT=
-for c in ${BENCH_PYTHON:-} python3 /usr/bin/python3; do
-	if command -v "$c" >/dev/null 2>&1 && "$c" -c "import torch" 2>/dev/null; then PYT=$(command -v "$c"); break; fi
-done
+torch_python && PYT=$(command -v "$PY")
 cat >"$T/train.yaml" <<'Y'
 bench: 1
 name: slurm-2node-train-cpu
