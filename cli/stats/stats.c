@@ -705,8 +705,12 @@ void stats_pmin_release(struct stats_pmin *m)
 	m->n = m->cap = 0;
 }
 
-void stats_pmins_push(struct stats_pmins *s, const struct stats_pmin *m)
+void stats_pmins_push(struct stats_pmins *s, struct stats_pmin *m)
 {
+	/* a draw with many candidates left (tests whose statistics coincide: every case's share of the run effect 1)
+	 * is computed now, so that what is kept stays a few candidates a draw, not tests x draws */
+	if (m->n > STATS_PMIN_KEEP)
+		pmin_resolve(m, INFINITY);
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 256;
 		s->d = xrealloc(s->d, s->cap * sizeof(*s->d));

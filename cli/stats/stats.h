@@ -52,7 +52,8 @@ double stats_t_two_sided_p(double t, double df);
  * (stats_pmin_exact); a resampling keeps its draws so (struct stats_pmins) and computes only those near the order
  * statistic it asks for (stats_pmins_kth). Every answer is the one the exact p of every test would give: the same
  * doubles (the bounds hold a margin of 1e-9 of the p, far above the incomplete beta's rounding). Off the grid
- * (|t| >= 20, or no row for test k), the normal's p at |t| bounds the t's from below. */
+ * (|t| >= 20, or no row for test k), the normal's p at |t| bounds the t's from below: exact for df up to
+ * STATS_D0_MAX (1e6, the most the callers pass); above about 3e7 the computed t p can fall below erfc's. */
 struct stats_tgrid {
 	double *p; /* n rows of STATS_TGRID_N + 1 points, NAN until computed */
 	size_t n;
@@ -85,7 +86,8 @@ struct stats_pmins {
 	size_t n, cap, nc, capc;
 };
 #define STATS_PMINS_INIT { NULL, NULL, 0, 0, 0, 0 }
-void stats_pmins_push(struct stats_pmins *s, const struct stats_pmin *m);
+#define STATS_PMIN_KEEP 8 /* the candidates a kept draw may hold; a draw with more is computed when pushed */
+void stats_pmins_push(struct stats_pmins *s, struct stats_pmin *m);
 /* the k-th least (from 0; k < the number pushed) of the draws' least p */
 double stats_pmins_kth(struct stats_pmins *s, size_t k);
 void stats_pmins_release(struct stats_pmins *s);

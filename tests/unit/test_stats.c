@@ -334,6 +334,24 @@ static void test_pmin(void **state)
 		filled += !isnan(g.p[c]);
 	assert_true(filled > 100);
 	stats_pmins_release(&all);
+	/* tests whose statistics coincide in every draw (a share of the run effect of 1 in every case): a kept draw
+	 * holds at most STATS_PMIN_KEEP candidates, and the order statistics stay exact */
+	stats_tgrid_release(&g);
+	stats_tgrid_init(&g, 40);
+	for (size_t d = 0; d < 200; d++) {
+		double v = pmin_draw_t(&s);
+
+		stats_pmin_reset(&m);
+		for (size_t i = 0; i < 40; i++)
+			stats_pmin_add(&m, &g, i, v, 3);
+		stats_pmins_push(&all, &m);
+		exact[d] = isnan(v) ? 1 : stats_t_two_sided_p(v, 3);
+	}
+	assert_true(all.nc <= 200 * STATS_PMIN_KEEP);
+	qsort(exact, 200, sizeof(double), cmp_double);
+	for (size_t k = 0; k < 200; k += 7)
+		assert_true(stats_pmins_kth(&all, k) == exact[k]);
+	stats_pmins_release(&all);
 	stats_pmin_release(&m);
 	stats_tgrid_release(&g);
 	assert_true(g.p == NULL && g.n == 0 && all.d == NULL && all.n == 0 && m.c == NULL);
