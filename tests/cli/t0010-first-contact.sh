@@ -11,11 +11,14 @@
 #     measured.
 #  2. The Debian package: built here from the release tarball of HEAD tagged v0.1.0 (make dist; what is committed)
 #     with `dpkg-buildpackage -us -uc -b`, its file list checked. Before step 1 touches the fresh machine, apt is
-#     asked what installing the package there (with its Recommends, not theirs) would install; after step 1, every
-#     package that is neither the fresh machine's nor in that answer is purged, and the package is installed with
-#     apt. The machine then holds only packages a fresh install of the package gives (checked), and there
-#     the installed bench runs the quickstart from another directory with every record ok and validates every
-#     shipped manifest. One fresh machine's install of torch and its hundreds of dependencies, not two.
+#     asked what installing the package there (with its Recommends, not theirs) would install; after step 1 (whatever
+#     its result), every package that is neither the fresh machine's nor in that answer is purged, and the package
+#     is installed with apt. The machine then holds only packages a fresh install of the package gives, at its
+#     versions, and every package of the fresh machine (checked); there, with HOME and /tmp emptied of what step 1
+#     left, the installed bench runs the quickstart from another directory with every record ok and validates every
+#     shipped manifest. One fresh machine's install of torch and its hundreds of dependencies, not two. What this
+#     does not test, as a fresh install would: apt's order of configuring the package and its dependencies in one
+#     transaction (they are installed by make run first, bench alone after).
 . "$(dirname "$0")/lib.sh"
 ROOT=$(pwd)
 if [ "$(id -u)" != 0 ]; then
@@ -37,14 +40,18 @@ if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null; then
 elif git clone -q --no-hardlinks "$ROOT" "$T/pkg" 2>/dev/null && git -C "$T/pkg" checkout -q "$(git rev-parse HEAD)" &&
 	git -C "$T/pkg" tag -f v0.1.0 >/dev/null 2>&1; then
 	C=$(git -C "$T/pkg" rev-parse --short=12 HEAD)
-	(cd "$T/pkg" && make -s --no-print-directory dist) >"$T/dist.out" 2>&1 || { not_ok "make dist"; show "$T/dist.out"; }
 	mkdir -p "$T/deb"
-	tar xzf "$T/pkg/$(tail -n 1 "$T/dist.out")" -C "$T/deb" && cd "$T"/deb/bench-*/ &&
+	if ! (cd "$T/pkg" && make -s --no-print-directory dist) >"$T/dist.out" 2>&1; then
+		not_ok "make dist"; show "$T/dist.out"
+	elif ! tar xzf "$T/pkg/$(tail -n 1 "$T/dist.out")" -C "$T/deb" || ! cd "$T"/deb/bench-*/; then
+		not_ok "unpack the release tarball"; show "$T/dist.out"
+	else
 		expect 0 "dpkg-buildpackage -us -uc -b" dpkg-buildpackage -us -uc -b -j2
-	[ "${rc:-1}" = 0 ] || tail -n 30 "$T/out" | sed 's/^/#   /'
+		[ "$rc" = 0 ] || tail -n 30 "$T/out" | sed 's/^/#   /'
+		DEB=$(ls "$T"/deb/bench_*_*.deb 2>/dev/null | head -n 1)
+		[ -f "$DEB" ] && ok "built $(basename "$DEB")" || { not_ok "no .deb"; DEB=; }
+	fi
 	cd "$ROOT" || exit 1
-	DEB=$(ls "$T"/deb/bench_*_*.deb 2>/dev/null | head -n 1)
-	[ -f "$DEB" ] && ok "built $(basename "$DEB")" || { not_ok "no .deb"; DEB=; }
 else
 	not_ok "clone and tag v0.1.0 for the package"
 fi
@@ -92,30 +99,35 @@ archives=
 [ -d /var/cache/apt/archives ] && archives="-v /var/cache/apt/archives:/var/cache/apt/archives:O"
 start=$(date +%s)
 # In the container: /res/readme.rc is the README command's exit status (its transcript is stdout); the package
-# steps write /res/pkg.rc and their files under /res. base.txt: the fresh machine's packages; fresh.txt: those apt
-# would install with the package there; purged.txt: what step 1 installed beyond both; final.txt: the packages
-# (status and name) the installed bench runs on.
+# steps, run whatever it is, write /res/pkg.rc and their files under /res. base.txt: the fresh machine's packages
+# (name and version); fresh.txt: those apt would install or upgrade with the package there (name and version);
+# purged.txt: what step 1 installed beyond both; final.txt: the packages (status, name, version) the installed bench
+# runs on, with an empty HOME and /tmp, as a fresh machine's root has them.
 # shellcheck disable=SC2086 # $archives is empty or two words
 timeout 3000 podman run --name "$NAME" --network=host $archives -v "$T/src:/root/bench" -v "$T/debs:/debs:ro" \
 	-v "$T/res:/res" -e RECOMMENDS="$recommends" -w /root/bench "$BASE" sh -c '
-	dpkg-query -W -f "\${Package}\n" | sort >/res/base.txt
+	dpkg-query -W -f "\${Package} \${Version}\n" | sort >/res/base.txt
 	deb=$(ls /debs/bench_*.deb 2>/dev/null)
 	# (the question to apt changes nothing: a failed answer fails the package steps, not the README)
 	apt-get update && {
 		[ -z "$deb" ] || apt-get install -s --no-install-recommends "$deb" $RECOMMENDS >/res/simulate.log 2>&1 || true
 	} && apt-get install -y make && make run
 	echo $? >/res/readme.rc
-	[ -n "$deb" ] && [ "$(cat /res/readme.rc)" = 0 ] || exit 0
+	[ -n "$deb" ] || exit 0
 	exec >/res/pkg.log 2>&1
 	set -e
 	grep -q "^Inst bench " /res/simulate.log
-	sed -n "s/^Inst \([^ ]*\) .*/\1/p" /res/simulate.log | sort >/res/fresh.txt
-	dpkg-query -W -f "\${Package}\n" | sort | comm -23 - /res/base.txt | comm -23 - /res/fresh.txt >/res/purged.txt
+	sed -n "s/^Inst \([^ ]*\) \(\[[^]]*\] \)\{0,1\}(\([^ ]*\) .*/\1 \3/p" /res/simulate.log | sort >/res/fresh.txt
+	cut -d " " -f 1 /res/base.txt >/tmp/base.names
+	cut -d " " -f 1 /res/fresh.txt >/tmp/fresh.names
+	dpkg-query -W -f "\${Package}\n" | sort | comm -23 - /tmp/base.names | comm -23 - /tmp/fresh.names >/res/purged.txt
 	# shellcheck disable=SC2046 # one package name a line
 	DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq $(cat /res/purged.txt)
 	# shellcheck disable=SC2086 # the package names split on purpose
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" $RECOMMENDS
-	dpkg-query -W -f "\${db:Status-Abbrev} \${Package}\n" | sort -k 2 >/res/final.txt
+	dpkg-query -W -f "\${db:Status-Abbrev} \${Package} \${Version}\n" | sort -k 2 >/res/final.txt
+	# what make run left outside the packages: its signing key and caches in HOME, its files in /tmp
+	rm -rf /root/.config /root/.cache /root/.local /tmp/* /tmp/.[!.]*
 	mkdir -p /tmp/w && cd /tmp/w
 	bench version >/res/version.txt
 	bench run /usr/share/bench/manifests/quickstart.yaml >/res/run.out 2>/res/run.err
@@ -129,6 +141,7 @@ secs=$(($(date +%s) - start))
 [ -n "${T0010_RES:-}" ] && cp -r "$T/res" "$T0010_RES"  # the package steps' files, for a record
 podman rm -f "$NAME" >/dev/null 2>&1
 rc=$(cat "$T/res/readme.rc" 2>/dev/null || echo "none: podman exit $prc")
+readme_rc=$rc
 
 # --- 1. from source: the README ------------------------------------------------------------------------------------
 echo "# the fresh Debian 12 container: ${secs}s (apt-get update, make, make run, then the package's steps)"
@@ -180,28 +193,33 @@ else
 	not_ok "the package's steps in the container"
 	tail -n 20 "$R/simulate.log" "$R/pkg.log" "$R/run.err" "$R/validate.out" 2>/dev/null | sed 's/^/#   /'
 fi
-# the fresh install's answer names the package and torch; the machine the installed bench ran on holds the fresh
-# machine's packages and packages of that answer, each installed, and nothing else
-if python3 - "$R" >"$T/check.out" 2>&1 <<'PY'; then
+# the fresh install's answer names the package and torch; the machine the installed bench ran on holds every package
+# of the fresh machine and packages of that answer, each installed and at the version a fresh install gives, and
+# nothing else
+if python3 - "$R" "$readme_rc" >"$T/check.out" 2>&1 <<'PY'; then
 import sys
-r = sys.argv[1]
+r, readme_rc = sys.argv[1], sys.argv[2]
 lines = lambda f: [l.split() for l in open(f"{r}/{f}") if l.strip()]
-base = {l[0] for l in lines("base.txt")}
-fresh = {l[0] for l in lines("fresh.txt")}
+base = {l[0]: l[1] for l in lines("base.txt")}
+fresh = {l[0]: l[1] for l in lines("fresh.txt")}
 purged = {l[0] for l in lines("purged.txt")}
 final = lines("final.txt")
-assert {"bench", "python3-torch", "openmpi-bin"} <= fresh, sorted(fresh)[:20]
-assert "make" in purged and "build-essential" in purged and "libgit2-dev" in purged, sorted(purged)[:20]
+assert {"bench", "python3-torch", "openmpi-bin"} <= set(fresh), sorted(fresh)[:20]
+if readme_rc == "0":  # (make run installed them: what the purge must take away)
+    assert {"make", "build-essential", "libgit2-dev"} <= purged, sorted(purged)[:20]
 bad = [l for l in final if l[0] != "ii"]
 assert not bad, ("not installed cleanly", bad[:10])
-have = {l[1] for l in final}
-assert have <= base | fresh, ("beyond a fresh install", sorted(have - base - fresh)[:10])
-assert {"bench", "python3-torch", "openmpi-bin"} <= have, "not installed"
+have = {l[1]: l[2] for l in final}
+assert set(have) <= set(base) | set(fresh), ("beyond a fresh install", sorted(set(have) - set(base) - set(fresh))[:10])
+assert set(base) <= set(have), ("a package of the fresh machine is gone", sorted(set(base) - set(have))[:10])
+other = [(n, v, fresh.get(n, base.get(n))) for n, v in have.items() if v != fresh.get(n, base.get(n))]
+assert not other, ("another version than a fresh install's", other[:10])
+assert {"bench", "python3-torch", "openmpi-bin"} <= set(have), "not installed"
 # apt may satisfy a virtual package otherwise on a machine that already has a provider (libblas.so.3 by OpenBLAS,
 # where the fresh answer also names reference BLAS): fewer packages, never others
-left = sorted(fresh - have)
-print(f"{len(have - base)} of the {len(fresh)} packages of the fresh install's answer, beside the fresh machine's "
-      f"{len(base)}, nothing else; {len(purged)} purged" + (f"; not needed here: {' '.join(left)}" if left else ""))
+left = sorted(set(fresh) - set(have))
+print(f"{len(set(have) - set(base))} of the {len(fresh)} packages of the fresh install's answer, beside the fresh machine's "
+      f"{len(base)}, at a fresh install's versions, nothing else; {len(purged)} purged" + (f"; not needed here: {' '.join(left)}" if left else ""))
 PY
 	ok "the installed bench runs on a fresh install's packages: $(cat "$T/check.out")"
 else
