@@ -233,7 +233,7 @@ static void bands_moderate(struct bands *b, struct reproduce_band *out)
 static double bands_critical_p(const struct bands *b, double alpha, uint64_t seed)
 {
 	unsigned draws = (unsigned)ceil(20 / alpha);
-	double dfg = (double)(b->nr - 1), kq, pc;
+	double dfg = (double)(b->nr - 1), pc;
 	uint64_t st = seed;
 	struct stats_tgrid grid = STATS_TGRID_INIT;
 	struct stats_pmin pm = STATS_PMIN_INIT;
@@ -241,13 +241,11 @@ static double bands_critical_p(const struct bands *b, double alpha, uint64_t see
 
 	if (draws < 2000)
 		draws = 2000;
-	if (draws >= 4 * STATS_TGRID_N && b->ncases <= 4096) /* stats_pmin_add: each case's df is the same in every draw */
-		stats_tgrid_init(&grid, b->ncases);
+	stats_tgrid_init(&grid, b->ncases, draws); /* each case's df is the same in every draw */
 	for (unsigned d = 0; d < draws; d++) {
 		double su2 = b->vrun / stats_chisq_mean(dfg, &st), z = stats_normal(&st), vg = stats_chisq_mean(dfg, &st);
 
 		stats_pmin_reset(&pm);
-
 		for (size_t c = 0; c < b->ncases; c++) {
 			double a2, num, var;
 
@@ -260,8 +258,7 @@ static double bands_critical_p(const struct bands *b, double alpha, uint64_t see
 		}
 		stats_pmins_push(&mn, &pm);
 	}
-	kq = ceil(alpha * ((double)draws + 1)) - 2;
-	pc = stats_pmins_kth(&mn, kq < 0 ? 0 : kq > (double)draws - 1 ? draws - 1 : (size_t)kq);
+	pc = stats_pmins_critical(&mn, alpha);
 	stats_tgrid_release(&grid);
 	stats_pmin_release(&pm);
 	stats_pmins_release(&mn);

@@ -595,10 +595,13 @@ double stats_t_two_sided_p(double t, double df)
 	return inc_beta(df / 2, 0.5, df / (df + t * t));
 }
 
-void stats_tgrid_init(struct stats_tgrid *g, size_t n)
+void stats_tgrid_init(struct stats_tgrid *g, size_t n, unsigned draws)
 {
 	size_t cells = (n ? n : 1) * (STATS_TGRID_N + 1);
 
+	/* with fewer draws than grid points per test the grid would compute more incomplete betas than it saves */
+	if (draws < 4 * STATS_TGRID_N || n > 4096)
+		return;
 	g->p = xmalloc(cells * sizeof(*g->p));
 	g->n = n;
 	for (size_t i = 0; i < cells; i++)
@@ -648,9 +651,9 @@ void stats_pmin_add(struct stats_pmin *m, struct stats_tgrid *g, size_t k, doubl
 		/* off the grid: the normal's p at |t| bounds the t's from below (its tails are lighter at every df) */
 		if (!(erfc(at * 0.70710678118654752440) < m->hi * (1 + PMIN_MARGIN)))
 			return;
-		lo = hi = stats_t_two_sided_p(t, df);
-		m->ex = fmin(m->ex, lo);
-		pmin_bounds(m);
+		m->ex = fmin(m->ex, stats_t_two_sided_p(t, df));
+		m->lo = fmin(m->lo, m->ex);
+		m->hi = fmin(m->hi, m->ex);
 		return;
 	}
 	if (m->n == m->cap) {
@@ -765,6 +768,15 @@ double stats_pmins_kth(struct stats_pmins *s, size_t k)
 	r = v[k - below];
 	free(v);
 	return r;
+}
+
+double stats_pmins_critical(struct stats_pmins *s, double alpha)
+{
+	/* p below the k-th least has count <= k, and (count + 1) / (draws + 1) < alpha asks count <= ceil(alpha (draws +
+	 * 1)) - 2 */
+	double kq = ceil(alpha * ((double)s->n + 1)) - 2;
+
+	return stats_pmins_kth(s, kq < 0 ? 0 : kq > (double)s->n - 1 ? s->n - 1 : (size_t)kq);
 }
 
 void stats_pmins_release(struct stats_pmins *s)
@@ -1029,10 +1041,7 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 		o[m++] = (struct pidx){ stats_t_two_sided_p(t[i], dfe[i]), i };
 	}
 	count = xcalloc(m + 1, sizeof(*count));
-	/* each test's p bounded at a grid of |t| (stats_pmin_add): with fewer draws than grid points per test it
-	 * would compute more incomplete betas than it saves */
-	if (draws >= 4 * STATS_TGRID_N && m <= 4096)
-		stats_tgrid_init(&grid, m);
+	stats_tgrid_init(&grid, m, draws);
 	qsort(o, m, sizeof(*o), cmp_pidx); /* p ascending, then index */
 	for (unsigned r = 0; r < draws && m; r++) {
 		/* the shared part's numerator and its variance estimate, drawn once for every test: the statistic divides
@@ -1068,10 +1077,7 @@ size_t stats_minp_stepdown(double *adj, double *crit_t, const double *t, const d
 		adj[o[j].i] = run;
 	}
 	if (m && draws) { /* the first step's critical p, and the |t| that reaches it for each test */
-		/* p < the k-th least has count <= k, and (count + 1) / (draws + 1) < alpha asks count <= ceil(alpha (draws + 1)) - 2 */
-		double kq = ceil(alpha * ((double)draws + 1)) - 2;
-
-		pc = stats_pmins_kth(&mn, kq < 0 ? 0 : kq > (double)draws - 1 ? draws - 1 : (size_t)kq);
+		pc = stats_pmins_critical(&mn, alpha);
 		for (size_t j = 0; j < m; j++)
 			crit_t[o[j].i] = pc > 0 && pc < 1 ? stats_t_quantile_two_sided(pc, dfe[o[j].i]) : NAN;
 	}

@@ -60,7 +60,9 @@ struct stats_tgrid {
 };
 #define STATS_TGRID_INIT { NULL, 0 }
 #define STATS_TGRID_N 320
-void stats_tgrid_init(struct stats_tgrid *g, size_t n);
+/* a grid for n tests over draws draws; none (every p computed) where it would not pay: fewer draws than four per
+ * grid point, or more than 4096 tests */
+void stats_tgrid_init(struct stats_tgrid *g, size_t n, unsigned draws);
 void stats_tgrid_release(struct stats_tgrid *g);
 struct stats_pcand {
 	double lo, hi, t, df; /* a test's p lies in [lo, hi]; its statistic and degrees of freedom */
@@ -90,6 +92,9 @@ struct stats_pmins {
 void stats_pmins_push(struct stats_pmins *s, struct stats_pmin *m);
 /* the k-th least (from 0; k < the number pushed) of the draws' least p */
 double stats_pmins_kth(struct stats_pmins *s, size_t k);
+/* the critical p of a min-P resampling at familywise alpha: the order statistic under which a p's count of draws
+ * below it, (count + 1) / (draws + 1), is under alpha */
+double stats_pmins_critical(struct stats_pmins *s, double alpha);
 void stats_pmins_release(struct stats_pmins *s);
 /* The t > 0 with P(|T| >= t) = p for Student's t with df degrees of freedom (p in (0, 1); NAN otherwise). */
 double stats_t_quantile_two_sided(double p, double df);

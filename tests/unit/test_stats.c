@@ -297,7 +297,7 @@ static void test_pmin(void **state)
 	size_t filled = 0, computed_less = 0;
 
 	(void)state;
-	stats_tgrid_init(&g, 7); /* test 7 has no row: off the grid */
+	stats_tgrid_init(&g, 7, 4 * STATS_TGRID_N); /* test 7 has no row: off the grid */
 	for (size_t d = 0; d < 400; d++) {
 		double want = 1, xs[5];
 
@@ -350,7 +350,7 @@ static void test_pmins_keep(void **state)
 	uint64_t s = 11;
 
 	(void)state;
-	stats_tgrid_init(&g, 40);
+	stats_tgrid_init(&g, 40, 4 * STATS_TGRID_N);
 	for (size_t d = 0; d < 200; d++) {
 		double v = pmin_draw_t(&s);
 
