@@ -105,6 +105,18 @@ PY
 	rm -f "$1.measure.html"
 }
 
+# records_ok RUN_DIR MIN: every record of RUN_DIR/results/*.jsonl is ok, and there are at least MIN of them; the
+# count (or what is wrong) in $T/check.out
+records_ok() {
+	python3 - "$1" "$2" >"$T/check.out" 2>&1 <<'PY'
+import glob, json, sys
+recs = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/results/*.jsonl")) for l in open(f) if l.strip()]
+bad = [(r["suite"], r["case"], r["status"], r.get("error")) for r in recs if r["status"] != "ok"]
+assert len(recs) >= int(sys.argv[2]) and not bad, (len(recs), bad)
+print(len(recs), "records, every one ok")
+PY
+}
+
 # mpi_env: Open MPI as these tests run it, as root on a small machine: oversubscribed, no single-copy mechanism;
 # MPIRUN and MPIOPTS for a direct mpirun. Open MPI's components keep allocations past MPI_Finalize: under
 # `make asan` leak detection stays on for every other program but not for MPI ranks.

@@ -227,13 +227,7 @@ else
 fi
 grep -qx "bench 0\.1\.0 (commit $C)" "$R/version.txt" 2>/dev/null && ok "the tarball's build prints the tag's version: $(head -n 1 "$R/version.txt")" ||
 	{ not_ok "bench version: not 'bench 0.1.0 (commit $C)'"; show "$R/version.txt"; }
-if python3 - "$R/run" >"$T/check.out" 2>&1 <<'PY'; then
-import glob, json, sys
-recs = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/results/*.jsonl")) for l in open(f) if l.strip()]
-bad = [(r["suite"], r["case"], r["status"], r.get("error")) for r in recs if r["status"] != "ok"]
-assert len(recs) >= 20 and not bad, (len(recs), bad)
-print(len(recs), "records, every one ok")
-PY
+if records_ok "$R/run" 20; then
 	ok "installed quickstart: $(cat "$T/check.out")"
 else
 	not_ok "installed quickstart records"; show "$T/check.out"

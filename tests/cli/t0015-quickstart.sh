@@ -7,13 +7,7 @@
 
 expect 0 "bench run manifests/quickstart.yaml: exit 0" "$BENCH" run -o "$T/runs" manifests/quickstart.yaml
 D=$(sed -n 1p "$T/out")
-if python3 - "$D" >"$T/check.out" 2>&1 <<'PY'; then
-import glob, json, sys
-recs = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/results/*.jsonl")) for l in open(f) if l.strip()]
-bad = [(r["suite"], r["case"], r["status"], r.get("error")) for r in recs if r["status"] != "ok"]
-assert recs and not bad, bad
-print(len(recs), "records")
-PY
+if records_ok "$D" 1; then
 	ok "every quickstart record is ok: $(cat "$T/check.out")"
 else
 	not_ok "quickstart records"; show "$T/check.out"

@@ -24,13 +24,7 @@ cd "$T/elsewhere" || exit 1
 unset BENCH_DATA BENCH_RUNNERS
 expect 0 "installed bench runs the quickstart from another directory" "$P/bin/bench" run "$P/share/bench/manifests/quickstart.yaml"
 D=$T/elsewhere/$(sed -n 1p "$T/out")
-if python3 - "$D" >"$T/check.out" 2>&1 <<'PY'; then
-import glob, json, sys
-recs = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/results/*.jsonl")) for l in open(f) if l.strip()]
-bad = [(r["suite"], r["case"], r["status"], r.get("error")) for r in recs if r["status"] != "ok"]
-assert len(recs) >= 20 and not bad, (len(recs), bad)
-print(len(recs), "records")
-PY
+if records_ok "$D" 20; then
 	ok "every record ok: $(cat "$T/check.out")"
 else
 	not_ok "quickstart records of the installed bench"; show "$T/check.out"
