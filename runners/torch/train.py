@@ -16,7 +16,13 @@ import os
 import sys
 import time
 
-import torch
+import launch
+from launch import dist_info
+
+if __name__ == "__main__":  # the process that starts the ranks exits here, before importing torch (seconds of loading)
+    launch.start_ranks(os.path.abspath(__file__), "training")
+
+import torch  # noqa: E402
 import torch.nn.functional as F
 
 import benchlib as bl
@@ -30,11 +36,6 @@ SUITE = "training"
 
 def torch_version():
     return tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
-
-
-def dist_info():
-    """(rank, world, local_rank) under torchrun, else (0, 1, 0)."""
-    return int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)), int(os.environ.get("LOCAL_RANK", 0))
 
 
 def fsdp2():
@@ -479,82 +480,6 @@ def mfu_fields(value, peaks, prec, fp8_share, n, fpt):
     return out
 
 
-def slurm_rendezvous(n):
-    """Under a Slurm job of several nodes (one task per node): this node's rank offset, its number of local ranks
-    and the rendezvous address (the job's first node, a port derived from the job id), as torchrun would set
-    them from the Slurm environment. None outside such a job."""
-    import subprocess
-
-    nnodes = int(os.environ.get("SLURM_JOB_NUM_NODES", os.environ.get("SLURM_NNODES", "1")))
-    if nnodes <= 1 or "SLURM_NODEID" not in os.environ or n % nnodes:
-        return None
-    first = subprocess.run(["scontrol", "show", "hostnames", os.environ["SLURM_JOB_NODELIST"]], capture_output=True,
-                           text=True, check=True).stdout.split()[0]
-    node = subprocess.run(["scontrol", "show", "node", "-o", first], capture_output=True, text=True).stdout
-    addr = [f[9:] for f in node.split() if f.startswith("NodeAddr=")]  # the address Slurm reaches it on
-    first = addr[0] if addr else first
-    local = n // nnodes
-    port = 20000 + int(os.environ.get("SLURM_JOB_ID", "0")) % 20000
-    return int(os.environ["SLURM_NODEID"]) * local, local, first, port
-
-
-def launch_ranks(n):
-    """One process per rank of this machine, rendezvous through env:// (what torchrun sets up; done here so it
-    works the same on every torch version): on 127.0.0.1, or across the nodes of a Slurm job. Global rank 0's
-    stdout is ours."""
-    import socket
-    import subprocess
-
-    sl = slurm_rendezvous(n)
-    if sl:
-        base, local, addr, port = sl
-    else:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        base, local, addr = 0, n, "127.0.0.1"
-    print(f"train.py: starting ranks {base}..{base + local - 1} of {n} (env:// rendezvous on {addr}:{port})",
-          file=sys.stderr)
-    procs = []
-    for lr in range(local):
-        r = base + lr
-        env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(lr), WORLD_SIZE=str(n), LOCAL_WORLD_SIZE=str(local),
-                   MASTER_ADDR=addr, MASTER_PORT=str(port))
-        procs.append(subprocess.Popen([sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env=env,
-                                      stdout=None if r == 0 else subprocess.DEVNULL))
-    codes = [p.wait() for p in procs]
-    return max(codes) if all(c >= 0 for c in codes) else 1
-
-
-def measure_single(path):
-    """The cases that ask for scaling, run once more on one rank (GPU 0, or one CPU process) before the ranks start:
-    their records go to path, one JSON line each, for the ranks' records to compare with. Returns the one-rank
-    records by case key that parse (a line cut short or a stray print is skipped) and why there are none, if so.
-    Under a Slurm job of several nodes each node's task runs it (node 0's copy is the one compared with), which
-    keeps the nodes in step for the rendezvous that follows."""
-    import subprocess
-
-    env = dict(os.environ, BENCH_TRAIN_SINGLE="1")
-    for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
-        env.pop(k, None)
-    print("train.py: scaling: the cases on one rank first", file=sys.stderr)
-    with open(path, "w") as f:
-        code = subprocess.run([sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env=env, stdout=f).returncode
-    recs = {}
-    with open(path) as f:
-        for line in f:
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(r, dict) and isinstance(r.get("case"), str):
-                recs[r["case"]] = r
-    why = f"the one-rank process exited {code}" if code else ""
-    if code:
-        print(f"train.py: scaling: {why}", file=sys.stderr)
-    return recs, why
-
-
 def scaling_fields(rec, single, world, single_why=""):
     """extra.scaling of a record of `world` ranks against the same case on one rank (single: its record or None;
     single_why: why the one-rank process gave none): efficiency = tokens/s per rank here / tokens/s on one rank."""
@@ -577,21 +502,8 @@ def main():
     single = os.environ.get("BENCH_TRAIN_SINGLE") == "1"
     if single:  # measure_single's process: one rank, the scaling cases only
         ranks, cases = 1, [c for c in cases if c["params"].get("scaling")]
-    if ranks > 1 and world == 1:
-        if any(c["params"].get("scaling") for c in cases):
-            import tempfile
-            fd, path = tempfile.mkstemp(prefix="bench-train-single-", suffix=".jsonl")
-            os.close(fd)
-            try:
-                recs, why = measure_single(path)
-                with open(path, "w") as f:  # only what parsed, for rank 0
-                    json.dump({"records": recs, "why": why}, f)
-                os.environ["BENCH_TRAIN_SINGLE_RECORDS"] = path
-                code = launch_ranks(ranks)
-            finally:
-                os.unlink(path)
-            sys.exit(code)
-        sys.exit(launch_ranks(ranks))
+    if ranks > 1 and world == 1:  # the ranks' launcher (launch.start_ranks, before torch was imported) did not exit
+        sys.exit(f"train.py: {ranks} ranks asked for and none started")
     if world > 1:
         import torch.distributed as dist
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
