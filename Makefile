@@ -248,9 +248,14 @@ $(BUILD)/tests/libamd_smi_fake.so: tests/fake/amdsmi/fake_amd_smi.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -fPIC -shared -o $@ $<
 $(BUILD)/tests/test_amdsmi: $(BUILD)/tests/libamd_smi_fake.so
-$(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_SRC) $(wildcard runners/common/*.h) | check-deps
+# (compiled once for every unit test, not once a test)
+UNIT_RUNNER_OBJ := $(UNIT_RUNNER_SRC:%.c=$(BUILD)/tests/obj/%.o)
+$(BUILD)/tests/obj/%.o: %.c $(wildcard runners/common/*.h) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Irunners $(CMOCKA_CFLAGS) -o $@ $< $(UNIT_RUNNER_SRC) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) -lm \
+	$(CC) $(ALL_CFLAGS) -Irunners -c -o $@ $<
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_OBJ) $(wildcard runners/common/*.h) | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Irunners $(CMOCKA_CFLAGS) -o $@ $< $(UNIT_RUNNER_OBJ) $(LIB) $(PKG_LIBS) $(CMOCKA_LIBS) -lm \
 	  -lpthread -ldl $(ALL_LDFLAGS)
 
 # the in-process driver of docs/results/methods-sim.py (tests/cli/t0835): compare's and reproduce's statistics on
@@ -280,7 +285,7 @@ FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsan
   -DBENCH_FUZZ_DATA=\"$(CURDIR)\" -DBENCH_BUNDLE_CHUNK=16384u $(PKG_CFLAGS) -Icli -I$(BUILD)/gen
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 fuzz: $(FUZZ_BIN)
-.PRECIOUS: build/fuzz/obj/%.o
+.PRECIOUS: build/fuzz/obj/%.o $(BUILD)/tests/obj/%.o
 # the library once, instrumented for coverage (fuzzer-no-link); each target links it with libFuzzer's main
 build/fuzz/obj/%.o: %.c $(wildcard cli/*/*.h) $(BUILD)/gen/version.h Makefile | check-deps
 	@mkdir -p $(dir $@)
