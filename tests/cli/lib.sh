@@ -82,10 +82,20 @@ serve_dir() {
 }
 
 finish() {
+	[ -d "$T/headless" ] && python3 "$HEADLESS_PY" "$T/headless" --quit
 	rm -rf "$T"
 	echo "1..$t_n"
 	[ "$t_fail" -eq 0 ]
 }
+
+# headless [--window-size=W,H] [--hide-scrollbars] (--dump-dom | --screenshot=FILE) URL: what chromium --headless
+# --no-sandbox --disable-gpu does with these, through one chromium for all of the test's pages (tests/cli/headless.py:
+# started on first use, ended by finish; a page's viewport is exactly W x H, where chromium's own window would be at
+# least 500 wide and hold its frame)
+HEADLESS_PY=$(cd "$(dirname "$0")" && pwd)/headless.py
+HEADLESS_OWNER=$$
+export HEADLESS_OWNER
+headless() { python3 "$HEADLESS_PY" "$T/headless" "$@"; }
 
 # dom_measure PAGE JS OUT: a test-only copy of PAGE (beside it, removed after) with a script before </body>; JS
 # pushes lines onto the array r. Chromium loads the copy at 1400x900 and at 390x844 (a phone) and the lines land in
@@ -99,7 +109,7 @@ js = ("<script>var r=[];" + sys.argv[3] + "var p=document.createElement('pre');p
 open(sys.argv[2], "w").write(h.replace("</body>", js + "</body>"))
 PY
 	for ws in 1400,900 390,844; do
-		chromium --headless --no-sandbox --disable-gpu --window-size=$ws --dump-dom "file://$1.measure.html" 2>/dev/null |
+		headless --window-size=$ws --dump-dom "file://$1.measure.html" 2>/dev/null |
 			sed -n '/<pre id="measure">/,/<\/pre>/p' | sed 's/<[^>]*>//g' >"$3-$ws.txt"
 	done
 	rm -f "$1.measure.html"

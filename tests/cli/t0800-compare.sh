@@ -121,7 +121,7 @@ PY
 expect 0 "html with a failed case" "$BENCH" compare --format html "$A" "$X" "$ONE"
 cp "$T/out" "$T/fail.html"
 if command -v chromium >/dev/null 2>&1; then
-	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/fail.html" >"$T/dom.html" 2>/dev/null
+	headless --dump-dom "file://$T/fail.html" >"$T/dom.html" 2>/dev/null
 	python3 - "$T/dom.html" "$(basename "$X")" "$why_crash" <<'PY' && ok "html (chromium DOM): the failed case in red with its reason, no value; too few samples (n=1)" || not_ok "html failed case"
 import html.parser, sys
 x, why = sys.argv[2], sys.argv[3]
@@ -171,7 +171,7 @@ cp "$T/out" "$T/cmp.html"
 "$BENCH" compare --format json "$A" "$F" "$C" >"$T/cmp.json"
 if grep -qiE '<script|src="http|href="http|<link' "$T/cmp.html"; then not_ok "html loads nothing external, no script"; else ok "html is self-contained (no script, no external files)"; fi
 if command -v chromium >/dev/null 2>&1; then
-	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/cmp.html" >"$T/dom.html" 2>/dev/null
+	headless --dump-dom "file://$T/cmp.html" >"$T/dom.html" 2>/dev/null
 	python3 - "$T/cmp.json" "$T/dom.html" <<'PY' && ok "chromium DOM: a row for every case and side, with its verdict" || not_ok "chromium DOM"
 import html.parser, json, sys
 cmp = json.load(open(sys.argv[1]))
@@ -200,10 +200,10 @@ got = [(r[1][0], p.runs[int(run)], t.split(" (")[0]) for r in p.rows for t, run,
 assert len(want) >= 2 and got == want, (got, want)
 assert "16x16x16" in open(sys.argv[2]).read()  # a case on one side only is listed
 PY
-	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1100,800 \
+	headless --hide-scrollbars --window-size=1100,800 \
 		--screenshot="$T/cmp.png" "file://$T/cmp.html" >/dev/null 2>&1
 	python3 "$PNGCHECK" "$T/cmp.png" >"$T/png.out" && ok "screenshot is not blank: $(cat "$T/png.out")" || not_ok "blank screenshot: $(cat "$T/png.out")"
-	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=390,800 \
+	headless --hide-scrollbars --window-size=390,800 \
 		--screenshot="$T/phone.png" "file://$T/cmp.html" >/dev/null 2>&1
 	python3 "$PNGCHECK" "$T/phone.png" >/dev/null && ok "renders at phone width" || not_ok "phone width"
 else

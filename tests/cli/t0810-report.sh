@@ -37,7 +37,7 @@ n=$(grep -o 'signature verified' "$T/rep/index.html" | wc -l)
 grep -q 'id="chart-gemm"' "$T/rep/index.html" && grep -q 'id="chart-membw"' "$T/rep/index.html" &&
 	ok "a chart per suite" || not_ok "charts per suite"
 if command -v chromium >/dev/null 2>&1; then
-	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/rep/index.html" >"$T/dom.html" 2>/dev/null
+	headless --dump-dom "file://$T/rep/index.html" >"$T/dom.html" 2>/dev/null
 	python3 - "$T/dom.html" "$A" "$B" "$C" <<'PY' && ok "chromium DOM: every case of every run, and the comparison rows" || not_ok "report DOM"
 import glob, json, sys
 dom = open(sys.argv[1]).read()
@@ -105,7 +105,7 @@ assert heads == [os.path.basename(r) for r in runs[1:]], heads  # three inputs: 
 assert cases.count("<tr><td>") == 4, cases  # one row per case
 PY
 	for ws in 1400,900 390,844; do
-		chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=$ws \
+		headless --hide-scrollbars --window-size=$ws \
 			--screenshot="$T/rep-$ws.png" "file://$T/rep/index.html" >/dev/null 2>&1
 		python3 "$PNGCHECK" "$T/rep-$ws.png" >"$T/png.out" && grep -q "^${ws%,*}x${ws#*,}," "$T/png.out" &&
 			ok "screenshot at $ws is not blank: $(cat "$T/png.out")" || not_ok "screenshot at $ws: $(cat "$T/png.out")"
@@ -139,8 +139,8 @@ why_skip="not supported here: skip planted by the fake runner"
 expect 0 "report of a failed run alone" "$BENCH" report -o "$T/repx" "$X.bench.tar.gz"
 expect 0 "report of a failed run and a run with a skipped case" "$BENCH" report -o "$T/repf" "$S.bench.tar.gz" "$X.bench.tar.gz"
 if command -v chromium >/dev/null 2>&1; then
-	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/repx/index.html" >"$T/domx.html" 2>/dev/null
-	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/repf/index.html" >"$T/domf.html" 2>/dev/null
+	headless --dump-dom "file://$T/repx/index.html" >"$T/domx.html" 2>/dev/null
+	headless --dump-dom "file://$T/repf/index.html" >"$T/domf.html" 2>/dev/null
 	python3 - "$T/domx.html" "$T/domf.html" "$(basename "$X")" "$(basename "$S")" "$why_crash" "$why_skip" <<'PY' && ok "chromium DOM: failed cases in red with the reason, no empty chart, the run marked failed, skipped quieter, no bar for a failure" || not_ok "report failures DOM"
 import html.parser, sys
 domx, domf, x, sk, why, whys = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
@@ -182,7 +182,7 @@ chart = chart[:chart.index("</svg>")]
 assert chart.count("<rect") == 1 and chart.count('class="failtxt"') == 1 and g[0] not in chart, chart
 assert ("%s: %s" % (x, why)) in p.titles
 PY
-	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1200 \
+	headless --hide-scrollbars --window-size=1000,1200 \
 		--screenshot="$T/repx.png" "file://$T/repx/index.html" >/dev/null 2>&1
 	python3 "$PNGCHECK" "$T/repx.png" >"$T/png.out" && ok "failed run's page renders: $(cat "$T/png.out")" || not_ok "blank: $(cat "$T/png.out")"
 else
@@ -240,7 +240,7 @@ PY
 HB=$BENCH_DATA/docs/results/data/h200-host-bundle
 expect 0 "report of the H200 bundle" "$BENCH" report -k "$HB/signing.pub.pem" -o "$T/reph" "$HB/h200-host-20261130T092639Z.bench.tar.gz"
 if command -v chromium >/dev/null 2>&1; then
-	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/reph/index.html" >"$T/domh.html" 2>/dev/null
+	headless --dump-dom "file://$T/reph/index.html" >"$T/domh.html" 2>/dev/null
 	python3 - "$T/domh.html" "$HB/h200-host-20261130T092639Z.bench.tar.gz" <<'PY' >"$T/h.txt" 2>&1 && ok "H200 report DOM: $(cat "$T/h.txt")" || { not_ok "H200 report DOM"; show "$T/h.txt"; }
 import html, json, re, sys, tarfile
 dom = open(sys.argv[1]).read()
@@ -263,9 +263,9 @@ for s in suites:
         n += 1
 print("%d cases of %s in the tables, n and CV as recorded" % (n, ", ".join(suites)))
 PY
-	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,1800 \
+	headless --hide-scrollbars --window-size=1400,1800 \
 		--screenshot="$T/reph-desktop.png" "file://$T/reph/index.html" >/dev/null 2>&1
-	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=390,1600 \
+	headless --hide-scrollbars --window-size=390,1600 \
 		--screenshot="$T/reph-phone.png" "file://$T/reph/index.html" >/dev/null 2>&1
 	python3 "$PNGCHECK" "$T/reph-desktop.png" | grep -q "^1400x1800," && python3 "$PNGCHECK" "$T/reph-phone.png" | grep -q "^390x1600," &&
 		ok "H200 report screenshots at desktop and phone width" || not_ok "H200 report screenshots"

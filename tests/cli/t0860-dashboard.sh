@@ -90,7 +90,7 @@ if ! command -v chromium >/dev/null 2>&1; then
 	finish
 	exit
 fi
-chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$R/site/dashboard.html" 2>/dev/null >"$T/dom.html"
+headless --dump-dom "file://$R/site/dashboard.html" 2>/dev/null >"$T/dom.html"
 python3 - "$T/dom.html" "$T/runs.tsv" "$H200" "$MI" "$why_crash" "$(day 16)" "$(day 15)" <<'PY' && ok "chromium DOM: a section per case, a chart per machine with a series per channel, last-point % changes as computed from the records, the regression flagged slower, the failed case in red with its reason, the machine view" || not_ok "dashboard DOM"
 import glob, html, json, re, sys
 dom, runs, H200, MI, why, d16, d15 = sys.argv[1:]
@@ -203,7 +203,7 @@ assert int(page[1]) <= int(page[2]), page
 PY
 done
 for ws in 1400,900 390,844; do
-	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=$ws \
+	headless --hide-scrollbars --window-size=$ws \
 		--screenshot="$T/dash-$ws.png" "file://$R/site/dashboard.html" >/dev/null 2>&1
 	python3 "$PNGCHECK" "$T/dash-$ws.png" >"$T/png.out" && grep -q "^${ws%,*}x${ws#*,}," "$T/png.out" &&
 		ok "screenshot at $ws is not blank: $(cat "$T/png.out")" || not_ok "screenshot at $ws: $(cat "$T/png.out")"
