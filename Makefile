@@ -36,7 +36,14 @@ CMOCKA_LIBS   := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
 SAN      ?=
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(SAN) $(PKG_CFLAGS) -I$(BUILD)/gen -Icli
+# libgit2 and libcurl are loaded on first use (cli/core/lazylib.c): bench links neither; their sonames, read from the
+# libraries pkg-config names, are what it loads
+LAZY_LIBS  := -lgit2 -lcurl
+soname      = $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir $(1) 2>/dev/null)/$(2)" 2>/dev/null | awk '/SONAME/ { print $$2 }')
+LAZY_DEFS  := -DLAZYLIB_GIT2='"$(or $(call soname,libgit2,libgit2.so),libgit2.so)"' \
+              -DLAZYLIB_CURL='"$(or $(call soname,libcurl,libcurl.so),libcurl.so)"'
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(SAN) $(PKG_CFLAGS) $(LAZY_DEFS) \
+             -I$(BUILD)/gen -Icli
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
 LIB_SRC := $(wildcard cli/core/*.c) $(wildcard cli/manifest/*.c) $(wildcard cli/image/*.c) $(wildcard cli/exec/*.c) $(wildcard cli/bundle/*.c) $(wildcard cli/stats/*.c) $(wildcard cli/render/*.c) $(wildcard cli/publish/*.c)
@@ -173,7 +180,13 @@ all: bench $(METHODS_SIM)
 BENCH_BIN := $(if $(filter build,$(BUILD)),bench,$(BUILD)/bench)
 
 $(BENCH_BIN): $(CMD_OBJ) $(LIB) | check-deps
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(PKG_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(filter-out $(LAZY_LIBS),$(PKG_LIBS)) -lm
+
+# a program linked against the libraries bench loads on first use: the Debian package's Depends are read from it too
+# (debian/rules), as they would be from bench if it linked them
+$(BUILD)/lazylib-deps: tools/lazylib-deps.c | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LAZY_LIBS)
 
 ifneq ($(BENCH_BIN),bench)
 bench: $(BENCH_BIN)
@@ -282,7 +295,7 @@ FUZZ_BIN := build/fuzz/fuzz_manifest build/fuzz/fuzz_bundle
 # BENCH_BUNDLE_CHUNK: the bundle reader's/writer's buffer unit, 16 KiB here instead of 256 KiB (cli/bundle/bundle.c):
 # under ASan each 256 KiB buffer is an mmap/munmap with TLB flushes, which made an execution ~40 ms; same code paths.
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=address,undefined \
-  -DBENCH_FUZZ_DATA=\"$(CURDIR)\" -DBENCH_BUNDLE_CHUNK=16384u $(PKG_CFLAGS) -Icli -I$(BUILD)/gen
+  -DBENCH_FUZZ_DATA=\"$(CURDIR)\" -DBENCH_BUNDLE_CHUNK=16384u $(PKG_CFLAGS) $(LAZY_DEFS) -Icli -I$(BUILD)/gen
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 fuzz: $(FUZZ_BIN)
 .PRECIOUS: build/fuzz/obj/%.o $(BUILD)/tests/obj/%.o

@@ -1275,7 +1275,8 @@ static int commit_written(git_repository *r, const char *repo, const struct writ
 	}
 	if ((has_parent && git_commit_lookup(&parent, r, &parent_id) < 0) ||
 	    git_signature_now(&sig, "bench publish", "bench@localhost") < 0 ||
-	    git_commit_create_v(&commit_id, r, "HEAD", sig, sig, NULL, msg, tree, has_parent ? 1 : 0, parent) < 0)
+	    git_commit_create(&commit_id, r, "HEAD", sig, sig, NULL, msg, tree, has_parent ? 1 : 0,
+			      (const git_commit **)&parent) < 0)
 		err = git_fail("cannot commit", repo);
 cleanup:
 	git_signature_free(sig);
