@@ -49,6 +49,15 @@ expect 0 "version --json" "$BENCH" version --json
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"].startswith("0.1.0") and len(d["commit"])>=7 and set(d["libraries"])=={"libyaml","libgit2","libarchive","openssl","jansson","libcurl"}' "$T/out"; then
 	ok "version --json has version, commit and six libraries"
 else not_ok "version --json content"; show "$T/out"; fi
+# libgit2 and libcurl are loaded on first use (cli/core/lazylib.c): bench needs neither to start, version loads both
+if command -v readelf >/dev/null 2>&1; then
+	needed=$(readelf -d "$BENCH" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+	case $needed in *libgit2* | *libcurl*) not_ok "bench links libgit2 or libcurl: $needed" ;;
+	*) ok "bench's NEEDED lacks libgit2 and libcurl: $needed" ;; esac
+	"$BENCH" version >"$T/version.out"
+	grep -q "^  libgit2 *[0-9]" "$T/version.out" && grep -q "^  libcurl *[0-9]" "$T/version.out" &&
+		ok "version loads both and prints their versions" || { not_ok "version lacks libgit2's or libcurl's"; show "$T/version.out"; }
+fi
 expect 0 "--version is version" "$BENCH" --version
 expect_out "bench 0.1.0"
 
