@@ -263,7 +263,7 @@ $(BUILD)/tests/libamd_smi_fake.so: tests/fake/amdsmi/fake_amd_smi.c
 $(BUILD)/tests/test_amdsmi: $(BUILD)/tests/libamd_smi_fake.so
 # (compiled once for every unit test, not once a test)
 UNIT_RUNNER_OBJ := $(UNIT_RUNNER_SRC:%.c=$(BUILD)/tests/obj/%.o)
-$(BUILD)/tests/obj/%.o: %.c $(wildcard runners/common/*.h) | check-deps
+$(BUILD)/tests/obj/%.o: %.c $(wildcard runners/*/*.h) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Irunners -c -o $@ $<
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(UNIT_RUNNER_OBJ) $(wildcard runners/common/*.h) | check-deps

@@ -7,25 +7,30 @@ about 2 s of CPU; the tests load some forty pages). tests/cli/lib.sh's `headless
   headless.py DIR [--window-size=W,H] [--hide-scrollbars] (--dump-dom | --screenshot=FILE) URL
   headless.py DIR --quit
 
-DIR (the test's scratch directory) holds the server: the first call starts it (chromium under the DevTools protocol
-over a pipe, --remote-debugging-pipe, and a UNIX socket for the calls), later calls use it. Each page is loaded in a
-new tab whose viewport is the window size asked, exactly (default 800x600; chromium's own --window-size makes a
-window at least 500 wide whose frame takes some of its height), after its load event the DOM is printed (the
-doctype and document.documentElement.outerHTML, as --dump-dom prints them) or the viewport saved as PNG (as
---screenshot saves it), and the tab closed. The server ends on --quit (lib.sh's finish), when DIR is removed, when
-the process HEADLESS_OWNER names (the test's shell) is gone, or after 10 minutes without a call. Exit status: 0, or
-1 with chromium's error on stderr.
+DIR (the test's scratch directory) holds the server's lock, log and chromium profile; the first call starts the
+server (chromium under the DevTools protocol over a pipe, --remote-debugging-pipe, and a UNIX socket for the calls
+under /tmp, named by DIR), later calls use it. Each page is loaded in a new tab whose viewport is the window size
+asked, exactly (default 800x600; chromium's own --window-size makes a window at least 500 wide whose frame takes some
+of its height, which a page's script can see), after its load event the DOM is printed (the doctype and
+document.documentElement.outerHTML, as --dump-dom prints them) or the viewport saved as PNG (as --screenshot saves
+it), and the tab closed. Chromium gets 60 s for each call and for a page's load; past that, or when it has died, the
+call fails and the next one gets a new chromium. The server ends on --quit (lib.sh's finish), when DIR is removed,
+when the process HEADLESS_OWNER names (the test's shell) is gone, or after 10 minutes without a call. Exit status:
+0, or 1 with the reason on stderr.
 """
 import base64
 import fcntl
+import hashlib
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
 import time
 
 IDLE_S = 600
+WAIT_S = 60  # the longest chromium may take to answer a call or to load a page
 # what --dump-dom prints: the doctype, if any, on a line of its own, then the document element
 DUMP_DOM = ("(document.doctype ? new XMLSerializer().serializeToString(document.doctype) + '\\n' : '')"
             " + document.documentElement.outerHTML")
@@ -52,8 +57,10 @@ class Chromium:
         self.next_id = 0
         self.events = []
 
-    def _read(self):
+    def _read(self, deadline):
         while b"\0" not in self.buf:
+            if not select.select([self.ans_r], [], [], max(0, deadline - time.time()))[0]:
+                raise RuntimeError(f"chromium answered nothing within {WAIT_S} s")
             chunk = os.read(self.ans_r, 1 << 20)
             if not chunk:
                 raise RuntimeError("chromium closed its DevTools pipe")
@@ -67,24 +74,26 @@ class Chromium:
         if session:
             msg["sessionId"] = session
         os.write(self.cmd_w, json.dumps(msg).encode() + b"\0")
+        deadline = time.time() + WAIT_S
         while True:
-            m = self._read()
+            m = self._read(deadline)
             if m.get("id") == self.next_id:
                 if "error" in m:
                     raise RuntimeError(f"{method}: {m['error'].get('message')}")
                 return m.get("result", {})
             self.events.append(m)
 
-    def wait_event(self, method, session, timeout=60):
-        end = time.time() + timeout
+    def wait_event(self, method, session):
+        deadline = time.time() + WAIT_S
         while True:
             for i, m in enumerate(self.events):
                 if m.get("method") == method and m.get("sessionId") == session:
                     del self.events[i]
                     return m
-            if time.time() > end:
-                raise RuntimeError(f"no {method} within {timeout} s")
-            self.events.append(self._read())
+            try:
+                self.events.append(self._read(deadline))
+            except RuntimeError:
+                raise RuntimeError(f"no {method} within {WAIT_S} s") from None
 
     def page(self, url, width, height, hide_scrollbars, shot):
         """the DOM after the load event, or the viewport's PNG (shot)"""
@@ -131,14 +140,25 @@ def parse(args):
     return url, width, height, hide, shot
 
 
+def socket_path(d):
+    """DIR's server's socket: under /tmp, named by DIR (a UNIX socket's path holds at most 107 bytes; DIR may be
+    longer)"""
+    return "/tmp/bench-headless-%s.sock" % hashlib.sha256(os.path.realpath(d).encode()).hexdigest()[:16]
+
+
 def serve(d):
-    sock_path = os.path.join(d, "headless.sock")
+    sock_path = socket_path(d)
     owner = int(os.environ.get("HEADLESS_OWNER", "0") or 0)
-    chrome = Chromium(os.path.join(d, "headless-profile"))
+    profile = os.path.join(d, "headless-profile")
+    chrome = Chromium(profile)
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        os.unlink(sock_path + ".new")
+    except FileNotFoundError:
+        pass
     srv.bind(sock_path + ".new")
-    os.rename(sock_path + ".new", sock_path)  # (a client sees the socket only once it listens)
     srv.listen(4)
+    os.rename(sock_path + ".new", sock_path)  # (a client sees the socket only once it listens)
     srv.settimeout(0.5)
     last = time.time()
     try:
@@ -171,16 +191,25 @@ def serve(d):
                     ans = {"rc": 0, "out": data.decode()}
                 except Exception as e:  # noqa: BLE001 -- any failure is the call's, the server goes on
                     ans = {"rc": 1, "err": str(e)}
+                    if isinstance(e, RuntimeError):  # chromium gone or stuck: the next call gets a new one
+                        chrome.proc.kill()
+                        chrome.proc.wait()
+                        chrome = Chromium(profile)
                 conn.sendall(json.dumps(ans).encode() + b"\n")
     finally:
         chrome.proc.kill()
         chrome.proc.wait()
         srv.close()
+        try:
+            os.unlink(sock_path)
+        except FileNotFoundError:
+            pass
 
 
 def connect(d):
-    """a connection to DIR's server, started here if there is none"""
-    sock_path = os.path.join(d, "headless.sock")
+    """a connection to DIR's server, started here if there is none (a server that cannot start fails the call at
+    once, with the end of its log)"""
+    sock_path, log = socket_path(d), os.path.join(d, "headless.log")
     with open(os.path.join(d, "headless.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         for attempt in range(2):
@@ -196,13 +225,16 @@ def connect(d):
                 os.unlink(sock_path)
             except FileNotFoundError:
                 pass
-            subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", d], stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "headless.log"), "a"),
-                             start_new_session=True)
-            end = time.time() + 60
-            while not os.path.exists(sock_path) and time.time() < end:
+            with open(log, "a") as err:
+                srv = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", d],
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                       start_new_session=True)
+            end = time.time() + WAIT_S
+            while not os.path.exists(sock_path) and time.time() < end and srv.poll() is None:
                 time.sleep(0.05)
-    raise RuntimeError(f"headless.py: no server at {sock_path} (see {os.path.join(d, 'headless.log')})")
+    with open(log, errors="replace") as f:
+        tail = "".join(f.readlines()[-5:])
+    raise RuntimeError(f"headless.py: no server at {sock_path}; {log} ends:\n{tail}")
 
 
 def main():
@@ -214,10 +246,11 @@ def main():
         return 2
     d, args = sys.argv[1], sys.argv[2:]
     if args == ["--quit"]:  # the server ends with its chromium, if there is one
-        if os.path.exists(os.path.join(d, "headless.sock")):
+        if os.path.exists(socket_path(d)):
             try:
                 with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as c:
-                    c.connect(os.path.join(d, "headless.sock"))
+                    c.settimeout(2 * WAIT_S)
+                    c.connect(socket_path(d))
                     c.sendall(b'{"quit": true}\n')
                     c.makefile("rb").readline()
             except OSError:
@@ -227,12 +260,13 @@ def main():
     try:
         parse(args)
         with connect(d) as c:
+            c.settimeout(3 * WAIT_S + 30)  # (a page: its calls and its load, each within WAIT_S)
             # (the server's directory is not the caller's: the screenshot's path made absolute)
             args = ["--screenshot=" + os.path.abspath(a.split("=", 1)[1]) if a.startswith("--screenshot=") else a
                     for a in args]
             c.sendall(json.dumps({"args": args}).encode() + b"\n")
             ans = json.loads(c.makefile("rb").readline())
-    except (ValueError, RuntimeError, OSError) as e:
+    except (ValueError, RuntimeError, OSError) as e:  # (socket.timeout is an OSError)
         print(e, file=sys.stderr)
         return 1
     if ans["rc"]:
