@@ -57,6 +57,17 @@ class Chromium:
         self.next_id = 0
         self.events = []
 
+    def close(self):
+        """chromium ended and its pipe closed (again: nothing)"""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for fd in (self.cmd_w, self.ans_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
     def _read(self, deadline):
         while b"\0" not in self.buf:
             if not select.select([self.ans_r], [], [], max(0, deadline - time.time()))[0]:
@@ -177,8 +188,7 @@ def serve(d):
                 conn.settimeout(None)
                 req = json.loads(conn.makefile("rb").readline())
                 if req.get("quit"):
-                    chrome.proc.kill()
-                    chrome.proc.wait()
+                    chrome.close()  # (before the answer: the caller removes the profile next)
                     conn.sendall(b'{"rc": 0, "out": ""}\n')
                     break
                 try:
@@ -192,13 +202,11 @@ def serve(d):
                 except Exception as e:  # noqa: BLE001 -- any failure is the call's, the server goes on
                     ans = {"rc": 1, "err": str(e)}
                     if isinstance(e, RuntimeError):  # chromium gone or stuck: the next call gets a new one
-                        chrome.proc.kill()
-                        chrome.proc.wait()
+                        chrome.close()
                         chrome = Chromium(profile)
                 conn.sendall(json.dumps(ans).encode() + b"\n")
     finally:
-        chrome.proc.kill()
-        chrome.proc.wait()
+        chrome.close()
         srv.close()
         try:
             os.unlink(sock_path)
