@@ -31,7 +31,6 @@ FAKE_SCALE multiplies every sample (any mode). FAKE_CV is the records' stats.cv 
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -110,6 +109,7 @@ if os.environ.get("FAKE_LEAK"):
     with open(os.path.join(leak, "env.json"), "w") as f:
         json.dump(dict(os.environ), f, indent=1)
 if mode == "daemon":
+    import subprocess  # (here and in hang only: its import is a fifth of this runner's start, run hundreds of times)
     d = subprocess.Popen(["setsid", "sleep", "1000"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)  # not a group leader: setsid(1) execs sleep in place
     with open(os.environ.get("FAKE_PIDFILE", "/dev/null"), "w") as f:
@@ -119,6 +119,7 @@ for i, c in enumerate(cfg["cases"]):
         if mode == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
         if mode == "hang":
+            import subprocess
             subprocess.Popen(["sleep", os.environ.get("FAKE_SLEEP", "1000")])  # a grandchild the timeout must end too
             with open(os.environ.get("FAKE_PIDFILE", "/dev/null"), "w") as f:
                 f.write(str(os.getpid()))
