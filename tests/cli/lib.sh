@@ -141,14 +141,17 @@ mpi_env() {
 
 # torch_python: PY = the first of $BENCH_PYTHON, python3 and /usr/bin/python3 that has torch installed,
 # TORCH_VERSION its torch's version, read from its distribution's metadata (30 ms; an import of Debian's torch is
-# 1.5 s of CPU, and the test's own scripts import it anyway: a torch that is there but does not import fails them);
-# fails (PY empty) when none has it.
+# 1.5 s of CPU), or from torch itself where it has none; fails (PY empty) when none has it. A torch that is there but
+# does not import is chosen all the same: the test's own scripts import it, and fail saying why.
 torch_python() {
 	PY= TORCH_VERSION=
 	for c in ${BENCH_PYTHON:-} python3 /usr/bin/python3; do
 		command -v "$c" >/dev/null 2>&1 || continue
 		TORCH_VERSION=$("$c" -c "import importlib.metadata as m, importlib.util as u
-print(m.version('torch')) if u.find_spec('torch') else exit(1)" 2>/dev/null) && PY=$c && break
+if not u.find_spec('torch'): exit(1)
+try: print(m.version('torch'))
+except m.PackageNotFoundError: import torch; print(torch.__version__)  # a torch without metadata (a source tree)" \
+			2>/dev/null) && PY=$c && break
 	done
 	[ -n "$PY" ]
 }

@@ -733,7 +733,7 @@ static void test_telemetry_window_samples_in_the_background(void **state)
 	double mhz = 0, w = 0, elapsed_ms;
 
 	(void)state;
-	clock_gettime(CLOCK_MONOTONIC, &t0); /* the sampler's schedule starts at the open */
+	clock_gettime(CLOCK_MONOTONIC, &t0); /* (before the window's schedule starts: the bound below only loosens) */
 	assert_int_equal(telemetry_open_source(&t, &src), 0);
 	telemetry_probe_ops(&probe, &t);
 	assert_int_equal(probe.read(probe.ctx, &mhz, &w), 0);
@@ -754,9 +754,12 @@ static void test_telemetry_window_samples_in_the_background(void **state)
 	assert_true(sum.reasons == (0x4 | 0x40));
 	assert_string_equal(sum.source, "fake");
 	/* a second window starts empty */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_int_equal(telemetry_window_begin(&t), 0);
 	telemetry_window_end(&t, &sum);
-	assert_true(sum.n >= 1 && sum.n <= 3);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	elapsed_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	assert_true(sum.n >= 1 && (double)sum.n <= elapsed_ms / 10 + 3);
 	assert_false(sum.energy_ok); /* this source has no energy counter */
 	telemetry_close(&t);
 }
