@@ -46,11 +46,16 @@ class Chromium:
             a, b = fcntl.fcntl(cmd_r, fcntl.F_DUPFD, 10), fcntl.fcntl(ans_w, fcntl.F_DUPFD, 10)
             os.dup2(a, 3)
             os.dup2(b, 4)
+        # its temporary files (the profile's singleton socket, /tmp/org.chromium.Chromium.* otherwise, which a killed
+        # chromium leaves behind) beside the profile, in the test's scratch directory
+        tmp = profile + "-tmp"
+        os.makedirs(tmp, exist_ok=True)
         self.proc = subprocess.Popen(
             ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
              "--user-data-dir=" + profile, "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=fds, pass_fds=(3, 4))  # (the fds are closed after preexec_fn, but these)
+            preexec_fn=fds, pass_fds=(3, 4),  # (the fds are closed after preexec_fn, but these)
+            env=dict(os.environ, TMPDIR=tmp))
         os.close(cmd_r)
         os.close(ans_w)
         self.buf = b""
