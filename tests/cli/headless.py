@@ -36,6 +36,10 @@ DUMP_DOM = ("(document.doctype ? new XMLSerializer().serializeToString(document.
             " + document.documentElement.outerHTML")
 
 
+class Silent(RuntimeError):
+    """chromium said nothing within WAIT_S"""
+
+
 class Chromium:
     """One chromium and its DevTools pipe (fd 3 its commands, fd 4 its answers; messages end with a NUL)."""
 
@@ -76,7 +80,7 @@ class Chromium:
     def _read(self, deadline):
         while b"\0" not in self.buf:
             if not select.select([self.ans_r], [], [], max(0, deadline - time.time()))[0]:
-                raise RuntimeError(f"chromium answered nothing within {WAIT_S} s")
+                raise Silent(f"chromium answered nothing within {WAIT_S} s")
             chunk = os.read(self.ans_r, 1 << 20)
             if not chunk:
                 raise RuntimeError("chromium closed its DevTools pipe")
@@ -108,8 +112,8 @@ class Chromium:
                     return m
             try:
                 self.events.append(self._read(deadline))
-            except RuntimeError:
-                raise RuntimeError(f"no {method} within {WAIT_S} s") from None
+            except Silent:  # (a closed pipe keeps its own message)
+                raise Silent(f"no {method} within {WAIT_S} s") from None
 
     def page(self, url, width, height, hide_scrollbars, shot):
         """the DOM after the load event, or the viewport's PNG (shot)"""

@@ -153,7 +153,8 @@ fi
 BUILD_CONF=/etc/containers/bench-test-build.conf
 archives=/var/cache/apt/archives
 NOLANG=/etc/containers/bench-test-apt-no-languages
-printf 'Acquire::Languages "none";\n' >"$NOLANG.new" && mv "$NOLANG.new" "$NOLANG"
+printf 'Acquire::Languages "none";\n' >"$NOLANG.new"
+if cmp -s "$NOLANG.new" "$NOLANG"; then rm -f "$NOLANG.new"; else mv "$NOLANG.new" "$NOLANG"; fi
 vols="\"$NOLANG:/etc/apt/apt.conf.d/99bench-test-no-languages:ro\""
 [ -d "$archives" ] && vols="\"$archives:$archives:O\", $vols"
 awk -v vol="volumes = [$vols]" '{ print } /^\[containers\][ \t]*$/ { print vol }' /etc/containers/containers.conf \
