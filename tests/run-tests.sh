@@ -58,6 +58,14 @@ if [ -n "$py" ] && [ -x "$py" ] && [ "$py" != "$(command -v python3)" ]; then
 	PATH=$dir/bin:$PATH
 	export PATH
 fi
+# the tests' processes take their heap in transparent huge pages (glibc's malloc asks for them with madvise; Python's
+# objects from that heap): a page fault costs some 12 us of CPU on the CI machine (a virtual machine), and the tests
+# fault some 25 million pages, most of them heap. What the tests check does not depend on it; a figure the runners
+# measure here is no claim. TEST_MALLOC=default keeps the system's defaults.
+if [ "${TEST_MALLOC:-}" != default ]; then
+	GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.hugetlb=1} PYTHONMALLOC=${PYTHONMALLOC:-malloc}
+	export GLIBC_TUNABLES PYTHONMALLOC
+fi
 if [ -n "${TESTS:-}" ]; then
 	cli=
 	for x in $TESTS; do
