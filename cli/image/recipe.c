@@ -491,22 +491,24 @@ int recipe_build(struct recipe *out, const struct manifest *m, json_t *lock, con
 		if (m->stack.components[i].source == SOURCE_GIT &&
 		    (err = source_stage(&x, &m->stack.components[i], i)) < 0)
 			goto cleanup;
-	/* the image */
+	/* the image. Its steps go from what most stacks share to what only this manifest has, so that an engine
+	 * that caches layers (podman, docker) builds a shared step once: apt right after FROM, the same step as in
+	 * each source stage above; the labels, which name this manifest, last */
 	add(out, RECIPE_FROM, from, NULL, NULL);
+	/* apt: what the runners need to build, and the stack's pinned packages */
+	if ((err = apt_run(out, vd, m, x.comps)) < 0)
+		goto cleanup;
+	/* the source components' prefixes: bin on PATH, lib and lib64 on LD_LIBRARY_PATH, their pkgconfig on
+	 * PKG_CONFIG_PATH, in manifest order, in front of the base's own; before the env below, which can override */
+	stack_paths(out, m);
+	if ((err = image_env(&x)) < 0 || (err = pip_install(&x)) < 0)
+		goto cleanup;
+	stack_install(&x);
+	runners(&x);
 	add(out, RECIPE_LABEL, "org.bench.manifest.name", m->name, NULL);
 	add(out, RECIPE_LABEL, "org.bench.manifest.sha256", manifest_sha, NULL);
 	add(out, RECIPE_LABEL, "org.bench.lock.sha256", lock_sha, NULL);
 	add(out, RECIPE_LABEL, "org.bench.channel", channel_names[m->channel], NULL);
-	/* the source components' prefixes: bin on PATH, lib and lib64 on LD_LIBRARY_PATH, their pkgconfig on
-	 * PKG_CONFIG_PATH, in manifest order, in front of the base's own; before the env below, which can override */
-	stack_paths(out, m);
-	if ((err = image_env(&x)) < 0)
-		goto cleanup;
-	/* apt: what the runners need to build, and the stack's pinned packages */
-	if ((err = apt_run(out, vd, m, x.comps)) < 0 || (err = pip_install(&x)) < 0)
-		goto cleanup;
-	stack_install(&x);
-	runners(&x);
 cleanup:
 	free(from);
 	ynode_free(vd);
