@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""How train.py's ranks start, without torch: the process bench starts reads the cases file and, when it asks for
-more ranks than the world it runs in, starts them (one process per rank of this machine, env:// rendezvous) and
-exits with their status; importing torch there would cost its seconds of loading for nothing. The ranks, and a
-one-rank run, import torch and measure (train.py)."""
+"""How train.py's ranks start: the process bench starts reads the cases file and, when it asks for more ranks than
+the world it runs in, starts them (one process per rank of this machine, env:// rendezvous) and exits with their
+status. On GPUs it does not import torch (seconds of loading for nothing): each rank starts afresh and imports it,
+so that no CUDA or HIP state can pass from one process to another. On CPU (the cases file's gpu_peak is "cpu") it
+imports torch once and the ranks fork from it, each sharing that import instead of loading torch again. The ranks,
+and a one-rank run, measure (train.py)."""
 import json
 import os
 import sys
@@ -33,6 +35,8 @@ def start_ranks(script, suite):
     ranks = int(cfg.get("ranks", 1)) if isinstance(cfg, dict) else 1
     if ranks <= 1:
         return
+    peak = cfg.get("gpu_peak") if isinstance(cfg, dict) else None
+    fork = isinstance(peak, dict) and peak.get("gpu") == "cpu"
     cases = cfg if isinstance(cfg, list) else cfg.get("cases", [])
     scaling = any(c["params"].get("scaling") for c in cases if c.get("suite", suite) == suite)
     if scaling:
@@ -44,11 +48,11 @@ def start_ranks(script, suite):
             with open(path, "w") as f:  # only what parsed, for rank 0
                 json.dump({"records": recs, "why": why}, f)
             os.environ["BENCH_TRAIN_SINGLE_RECORDS"] = path
-            code = launch_ranks(ranks, script)
+            code = launch_ranks(ranks, script, fork)
         finally:
             os.unlink(path)
         sys.exit(code)
-    sys.exit(launch_ranks(ranks, script))
+    sys.exit(launch_ranks(ranks, script, fork))
 
 
 def slurm_rendezvous(n):
@@ -70,10 +74,10 @@ def slurm_rendezvous(n):
     return int(os.environ["SLURM_NODEID"]) * local, local, first, port
 
 
-def launch_ranks(n, script):
+def launch_ranks(n, script, fork=False):
     """One process per rank of this machine, rendezvous through env:// (what torchrun sets up; done here so it
     works the same on every torch version): on 127.0.0.1, or across the nodes of a Slurm job. Global rank 0's
-    stdout is ours."""
+    stdout is ours. fork: the ranks are forks of this process, which imports torch first (CPU only)."""
     import socket
     import subprocess
 
@@ -87,15 +91,61 @@ def launch_ranks(n, script):
         base, local, addr = 0, n, "127.0.0.1"
     print(f"train.py: starting ranks {base}..{base + local - 1} of {n} (env:// rendezvous on {addr}:{port})",
           file=sys.stderr)
-    procs = []
-    for lr in range(local):
-        r = base + lr
-        env = dict(os.environ, RANK=str(r), LOCAL_RANK=str(lr), WORLD_SIZE=str(n), LOCAL_WORLD_SIZE=str(local),
-                   MASTER_ADDR=addr, MASTER_PORT=str(port))
-        procs.append(subprocess.Popen([sys.executable, script] + sys.argv[1:], env=env,
-                                      stdout=None if r == 0 else subprocess.DEVNULL))
-    codes = [p.wait() for p in procs]
+    envs = [dict(RANK=str(base + lr), LOCAL_RANK=str(lr), WORLD_SIZE=str(n), LOCAL_WORLD_SIZE=str(local),
+                 MASTER_ADDR=addr, MASTER_PORT=str(port)) for lr in range(local)]
+    if fork:
+        try:
+            import torch  # noqa: F401  loaded once, here: every rank forked from this process shares it
+        except Exception:  # the ranks start afresh instead, and each says why torch does not import
+            fork = False
+    if fork:
+        codes = fork_ranks(envs, script)
+    else:
+        procs = [subprocess.Popen([sys.executable, script] + sys.argv[1:], env=dict(os.environ, **e),
+                                  stdout=None if e["RANK"] == "0" else subprocess.DEVNULL) for e in envs]
+        codes = [p.wait() for p in procs]
     return max(codes) if all(c >= 0 for c in codes) else 1
+
+
+def fork_ranks(envs, script):
+    """Each rank a fork of this process (which has imported torch): its environment from envs, stdout kept for
+    global rank 0 only, script run as __main__ with this process's arguments. Returns the ranks' exit codes as
+    subprocess gives them (a signal's: its negative number)."""
+    import runpy
+    import traceback
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pids = []
+    for e in envs:
+        pid = os.fork()
+        if pid:
+            pids.append(pid)
+            continue
+        code = 1
+        try:
+            os.environ.update(e)
+            if e["RANK"] != "0":
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 1)
+                os.close(null)
+            sys.argv = [script] + sys.argv[1:]
+            runpy.run_path(script, run_name="__main__")
+            code = 0
+        except SystemExit as x:  # as the interpreter exits: None 0, a number itself, anything else printed, 1
+            if x.code is None or isinstance(x.code, int):
+                code = x.code or 0
+            else:
+                print(x.code, file=sys.stderr)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    return [os.waitstatus_to_exitcode(os.waitpid(p, 0)[1]) for p in pids]
 
 
 def measure_single(path, script):
