@@ -11,7 +11,8 @@
 # Environment: BENCH (the binary under test), BENCH_DATA (the source tree); TEST_JOBS (how many at a time; default
 # one more than the number of CPUs, at least 2); TESTS (the CLI tests to run instead of all: paths or tNNNN prefixes);
 # TEST_LOGS (a directory that keeps each test's output, NAME.log); VERBOSE (print every test's output at the end);
-# TEST_PYTHON (the tests' python3; default /usr/bin/python3 when it exists).
+# TEST_PYTHON (the tests' python3; default /usr/bin/python3 when it exists); TEST_MALLOC=default (glibc's and
+# Python's own malloc settings instead of the heap in huge pages, below).
 # Internal: `run-tests.sh --one DIR TEST` runs one test for prove, its output, status and time kept in DIR.
 set -u
 cd "$(dirname "$0")/.." || exit 1
