@@ -89,15 +89,15 @@ def launch_ranks(n, script, fork=False):
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         base, local, addr = 0, n, "127.0.0.1"
-    print(f"train.py: starting ranks {base}..{base + local - 1} of {n} (env:// rendezvous on {addr}:{port})",
-          file=sys.stderr)
-    envs = [dict(RANK=str(base + lr), LOCAL_RANK=str(lr), WORLD_SIZE=str(n), LOCAL_WORLD_SIZE=str(local),
-                 MASTER_ADDR=addr, MASTER_PORT=str(port)) for lr in range(local)]
     if fork:
         try:
             import torch  # noqa: F401  loaded once, here: every rank forked from this process shares it
         except Exception:  # the ranks start afresh instead, and each says why torch does not import
             fork = False
+    print(f"train.py: starting ranks {base}..{base + local - 1} of {n} (env:// rendezvous on {addr}:{port}; "
+          f"{'forked after one import of torch' if fork else 'a process each'})", file=sys.stderr)
+    envs = [dict(RANK=str(base + lr), LOCAL_RANK=str(lr), WORLD_SIZE=str(n), LOCAL_WORLD_SIZE=str(local),
+                 MASTER_ADDR=addr, MASTER_PORT=str(port)) for lr in range(local)]
     if fork:
         codes = fork_ranks(envs, script)
     else:
@@ -140,9 +140,13 @@ def fork_ranks(envs, script):
         except BaseException:
             traceback.print_exc()
         finally:
+            # what a fresh interpreter would write on its way out: Python's buffers, then C stdio's (a native
+            # library's printf); not the atexit handlers, which this process shares with its parent
             try:
                 sys.stdout.flush()
                 sys.stderr.flush()
+                import ctypes
+                ctypes.CDLL(None).fflush(None)
             finally:
                 os._exit(code)
     return [os.waitstatus_to_exitcode(os.waitpid(p, 0)[1]) for p in pids]

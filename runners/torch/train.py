@@ -19,7 +19,7 @@ import time
 import launch
 from launch import dist_info
 
-if __name__ == "__main__":  # the process that starts the ranks exits here, before importing torch (seconds of loading)
+if __name__ == "__main__":  # the process that starts the ranks exits here; on GPU before importing torch (seconds)
     launch.start_ranks(os.path.abspath(__file__), "training")
 
 import torch  # noqa: E402
@@ -502,7 +502,7 @@ def main():
     single = os.environ.get("BENCH_TRAIN_SINGLE") == "1"
     if single:  # measure_single's process: one rank, the scaling cases only
         ranks, cases = 1, [c for c in cases if c["params"].get("scaling")]
-    if ranks > 1 and world == 1:  # the ranks' launcher (launch.start_ranks, before torch was imported) did not exit
+    if ranks > 1 and world == 1:  # the ranks' launcher (launch.start_ranks) did not exit
         sys.exit(f"train.py: {ranks} ranks asked for and none started")
     if world > 1:
         import torch.distributed as dist

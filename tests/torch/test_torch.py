@@ -390,7 +390,14 @@ def a_single(recs):
 
 def test_scaling_against_one_rank():
     """train.py with 2 ranks (gloo on the CPU) and scaling: the case runs on one rank first, and the 2-rank record
-    carries the tokens/s per rank against it; a case without scaling carries none."""
+    carries the tokens/s per rank against it; a case without scaling carries none. Both ways the ranks start: a
+    process each (no gpu_peak: as on GPUs), and forked after one import of torch (gpu_peak "cpu", as bench writes
+    it for a CPU target)."""
+    for peak, how in ((None, "a process each"), ({"gpu": "cpu"}, "forked after one import of torch")):
+        scaling_against_one_rank(peak, how)
+
+
+def scaling_against_one_rank(peak, how):
     import json
     import subprocess
     import tempfile
@@ -402,10 +409,12 @@ def test_scaling_against_one_rank():
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "cases.json")
         with open(path, "w") as f:
-            json.dump({"schema": "bench.cases/v1", "suite": "training", "ranks": 2, "cases": cases}, f)
+            cfg = {"schema": "bench.cases/v1", "suite": "training", "ranks": 2, "cases": cases}
+            json.dump(dict(cfg, gpu_peak=peak) if peak else cfg, f)
         prog = os.path.join(os.path.dirname(__file__), "..", "..", "runners", "torch", "train.py")
         r = subprocess.run([sys.executable, prog, "--config", path], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
+    assert f"; {how})" in r.stderr, r.stderr[-2000:]
     recs = {x["case"]: x for x in map(json.loads, r.stdout.splitlines())}
     assert sorted(recs) == ["a", "b", "c"], r.stdout  # the one-rank measurement is not a record of its own
     # a and c differ only in parallel: one one-rank measurement serves both (c itself may skip: FSDP2 may not import)
@@ -445,6 +454,40 @@ def test_fsdp2_trains_on_two_cpu_ranks():
     rec = json.loads(r.stdout.splitlines()[0])
     assert rec["status"] == "ok" and rec["extra"]["parallel"] == "fsdp" and rec["extra"]["world_size"] == 2, rec.get("error")
     assert rec["extra"]["loss_last"] < rec["extra"]["loss_first"] - 0.01, rec["extra"]["losses"]
+
+
+def test_forked_ranks_exit_as_processes_would():
+    """launch.fork_ranks: each rank runs the script as __main__ in a fork with its own environment; the exit codes are
+    what separate interpreters would give (an int, a message printed and 1, an exception's traceback and 1, a signal
+    as its negative number); only global rank 0's stdout is kept, what it writes through C's stdio too."""
+    import subprocess
+    import tempfile
+    script = """import ctypes, os, signal, sys
+r = int(os.environ["RANK"])
+print("out", r, os.environ["WORLD_SIZE"], sys.argv[1:])
+if r == 0:
+    ctypes.CDLL(None).printf(b"c-stdio %d\\n", r)
+    sys.exit(3)
+if r == 1:
+    sys.exit("rank 1 says why")
+if r == 2:
+    raise ValueError("rank 2 raised")
+if r == 3:
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "rank.py")
+        with open(path, "w") as f:
+            f.write(script)
+        drv = ("import sys; sys.path.insert(0, sys.argv[1]); import launch; sys.argv = [sys.argv[2], '--x', 'y']; "
+               "envs = [dict(RANK=str(r), WORLD_SIZE='4') for r in range(4)]; "
+               "print('codes', launch.fork_ranks(envs, sys.argv[0]))")
+        here = os.path.join(os.path.dirname(__file__), "..", "..", "runners", "torch")
+        r = subprocess.run([sys.executable, "-c", drv, here, path], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = r.stdout.splitlines()
+    assert sorted(out) == sorted(["out 0 4 ['--x', 'y']", "c-stdio 0", "codes [3, 1, 1, -9]"]), out
+    assert "rank 1 says why" in r.stderr and "ValueError: rank 2 raised" in r.stderr, r.stderr
 
 
 def test_scaling_fields_say_why_not():
