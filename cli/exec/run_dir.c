@@ -443,13 +443,8 @@ void run_summarize(struct run *r)
 	findings = findings_eval(records, cases);
 	json_object_set(root, "findings", findings);
 	run_write_json(r->dir, "summary.json", root);
-	if (r->o->quiet) {
-		json_decref(index);
-		json_decref(records);
-		json_decref(findings);
-		json_decref(root);
-		return;
-	}
+	if (r->o->quiet)
+		goto cleanup;
 	if (r->interleave && !r->o->verbose) { /* one of N rounds: its counts and what went wrong; the table with -v,
 						 * the stacks against each other once at the end (cmd_run.c) */
 		for (size_t i = 0; i < r->plan.n; i++)
@@ -459,9 +454,7 @@ void run_summarize(struct run *r)
 		fprintf(stderr, "%s: %zu ok, %zu failed, %zu skipped, %zu interrupted, %zu finding%s — %s\n", r->m.name,
 			counts[C_OK], counts[C_FAILED], counts[C_SKIPPED], counts[C_INTERRUPTED], json_array_size(findings),
 			json_array_size(findings) == 1 ? "" : "s", r->dir);
-		json_decref(records);
-		json_decref(findings);
-		return;
+		goto cleanup;
 	}
 	/* the value scaled for reading (summary.json keeps the raw number and the suite's unit); n and CV from the
 	 * case's record */
@@ -485,9 +478,6 @@ void run_summarize(struct run *r)
 			val, n, cv, pct, *why ? (*pct ? " ! " : "! ") : "", why);
 	}
 	terminal_print_coll(stderr, records);
-	json_decref(index);
-	json_decref(records);
-	json_decref(root);
 	/* every case that did not give a figure, with its reason: a person reads why here, not in a log */
 	if (counts[C_FAILED] + counts[C_SKIPPED] + counts[C_INTERRUPTED] + counts[C_PENDING])
 		fprintf(stderr, "\n");
@@ -499,10 +489,14 @@ void run_summarize(struct run *r)
 		fprintf(stderr, "\nfindings (docs/findings.md):\n");
 		findings_print(stderr, findings);
 	}
-	json_decref(findings);
 	fprintf(stderr, "\n%zu ok, %zu failed, %zu skipped, %zu interrupted — %s\n", counts[C_OK], counts[C_FAILED],
 		counts[C_SKIPPED], counts[C_INTERRUPTED], r->dir);
 	quality_print_note(stderr, flagged, counts[C_OK]);
+cleanup:
+	json_decref(index);
+	json_decref(records);
+	json_decref(findings);
+	json_decref(root);
 }
 
 int run_make_dir(struct run *r, const char *mbuf, size_t mlen)

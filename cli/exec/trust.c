@@ -726,10 +726,11 @@ static void add_plugins(json_t *a, const struct manifest *m, json_t *lock, const
 				const char *rel = json_string_value(json_object_get(p, "path"));
 				const char *py = json_string_value(json_object_get(p, "python"));
 				const char *lsha = json_string_value(json_object_get(json_object_get(pins, v->sv[j]), "sha256"));
-				char *w = xstrfmt("suites.%s.plugin.%s", m->suites[s].ops->name, v->sv[j]), *val;
+				char *w, *val;
 
-				if (!p)
+				if (!p) /* a built-in among the values */
 					continue;
+				w = xstrfmt("suites.%s.plugin.%s", m->suites[s].ops->name, v->sv[j]);
 				if (rel) {
 					char sha[65] = "unreadable", *path = manifest_path ? plugin_path(manifest_path, rel) : NULL;
 

@@ -184,15 +184,17 @@ static void test_rccl(void **state)
 static void test_incremental_and_partial_line(void **state)
 {
 	const char *a = "h:1:1 [0] NCCL INFO NCCL version 2.27.7+cuda12.9\nh:1:1 [0] NCCL INFO AllReduce: 8 Bytes -> Al";
-	const char *path = "build/tests/ccllog-partial.log";
-	FILE *f = fopen(path, "w");
+	char path[] = "/tmp/bench-test-ccllog-XXXXXX"; /* not under build/: make asan builds elsewhere */
+	int fd = mkstemp(path);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
 	size_t len;
 	long end = 0;
 	char *t;
-	json_t *eff = json_object();
+	json_t *eff;
 
 	(void)state;
 	assert_non_null(f);
+	eff = json_object();
 	fputs(a, f);
 	fclose(f);
 	t = ccllog_read(path, 0, &len, &end);
