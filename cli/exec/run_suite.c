@@ -924,6 +924,8 @@ static int group_write_cases(struct group *g)
 	/* where the file and native plug-ins were copied (docs/plugins.md): the runners load them from there */
 	json_object_set_new(cfg, "inputs", json_sprintf("%s/inputs", r->dir));
 	cases_plugin_digests(cfg, r);
+	/* the target's vendor: how a runner starts its ranks (runners/torch/launch.py forks CPU ranks) */
+	json_object_set_new(cfg, "vendor", json_string(vendor_names[r->m.target.vendor]));
 	/* where a runner that drives NCCL/RCCL has it write its debug log (runners/common/ccllog.h): never the terminal */
 	json_object_set_new(cfg, "ccl_log", json_sprintf("%s/logs/%s.ccl", r->dir, g->tag));
 	if (r->peak) /* the denominators of MFU and % of peak, from images/bases/peaks.yaml */

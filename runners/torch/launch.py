@@ -3,7 +3,7 @@
 """How train.py's ranks start: the process bench starts reads the cases file and, when it asks for more ranks than
 the world it runs in, starts them (one process per rank of this machine, env:// rendezvous) and exits with their
 status. On GPUs it does not import torch (seconds of loading for nothing): each rank starts afresh and imports it,
-so that no CUDA or HIP state can pass from one process to another. On CPU (the cases file's gpu_peak is "cpu") it
+so that no CUDA or HIP state can pass from one process to another. On CPU (the cases file's vendor is "cpu") it
 imports torch once and the ranks fork from it, each sharing that import instead of loading torch again. The ranks,
 and a one-rank run, measure (train.py)."""
 import json
@@ -35,8 +35,7 @@ def start_ranks(script, suite):
     ranks = int(cfg.get("ranks", 1)) if isinstance(cfg, dict) else 1
     if ranks <= 1:
         return
-    peak = cfg.get("gpu_peak") if isinstance(cfg, dict) else None
-    fork = isinstance(peak, dict) and peak.get("gpu") == "cpu"
+    fork = isinstance(cfg, dict) and cfg.get("vendor") == "cpu"
     cases = cfg if isinstance(cfg, list) else cfg.get("cases", [])
     scaling = any(c["params"].get("scaling") for c in cases if c.get("suite", suite) == suite)
     if scaling:

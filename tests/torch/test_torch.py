@@ -391,13 +391,13 @@ def a_single(recs):
 def test_scaling_against_one_rank():
     """train.py with 2 ranks (gloo on the CPU) and scaling: the case runs on one rank first, and the 2-rank record
     carries the tokens/s per rank against it; a case without scaling carries none. Both ways the ranks start: a
-    process each (no gpu_peak: as on GPUs), and forked after one import of torch (gpu_peak "cpu", as bench writes
-    it for a CPU target)."""
-    for peak, how in ((None, "a process each"), ({"gpu": "cpu"}, "forked after one import of torch")):
-        scaling_against_one_rank(peak, how)
+    process each (vendor cuda), and forked after one import of torch (vendor cpu, as bench writes it for a CPU
+    target)."""
+    for vendor, how in (("cuda", "a process each"), ("cpu", "forked after one import of torch")):
+        scaling_against_one_rank(vendor, how)
 
 
-def scaling_against_one_rank(peak, how):
+def scaling_against_one_rank(vendor, how):
     import json
     import subprocess
     import tempfile
@@ -409,8 +409,7 @@ def scaling_against_one_rank(peak, how):
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "cases.json")
         with open(path, "w") as f:
-            cfg = {"schema": "bench.cases/v1", "suite": "training", "ranks": 2, "cases": cases}
-            json.dump(dict(cfg, gpu_peak=peak) if peak else cfg, f)
+            json.dump({"schema": "bench.cases/v1", "suite": "training", "ranks": 2, "vendor": vendor, "cases": cases}, f)
         prog = os.path.join(os.path.dirname(__file__), "..", "..", "runners", "torch", "train.py")
         r = subprocess.run([sys.executable, prog, "--config", path], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
