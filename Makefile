@@ -88,9 +88,12 @@ RUNNER_LIBS = $(JANSSON_LIBS) -lm -lpthread -ldl $(GPU_LIBS)
 GEMM_CPU := $(if $(filter 1,$(HAVE_CBLAS)),runners/gemm/gemm_cblas.c)
 RUNNER_COMMON := runners/common/dobench.c runners/common/record.c runners/common/loaded.c
 ifneq ($(NVCC),)
-GPU_DEFS := -DBENCH_CUDA
+# cuBLASLt is not linked: bench-gemm loads it by its soname when a GPU case first needs it (gemm_blaslt.c, lt_load),
+# found as a linked library would be (LD_LIBRARY_PATH, then the RUNPATH below)
+CUBLASLT_SONAME := $(shell objdump -p $(CUDA_HOME)/lib64/libcublasLt.so 2>/dev/null | awk '/SONAME/ { print $$2 }')
+GPU_DEFS := -DBENCH_CUDA -DBENCH_CUBLASLT_SONAME='"$(or $(CUBLASLT_SONAME),libcublasLt.so)"'
 GPU_INC  := -isystem $(CUDA_HOME)/include
-GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,--enable-new-dtags,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcudart -lstdc++ -ldl
+GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,--enable-new-dtags,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++ -ldl
 GPU_OBJ  := $(BUILD)/runners/obj/gpu_kernels.o
 # telemetry: NVML through dlopen (no link-time dependency on the driver's library)
 RUNNER_COMMON += runners/common/gpu_common.c runners/common/telemetry.c runners/common/telemetry_amdsmi.c

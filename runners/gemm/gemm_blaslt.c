@@ -72,9 +72,67 @@ static long lt_version(lt_handle_t h)
 
 	return hipblasLtGetVersion(h, &v) == LT_OK ? v : -1;
 }
+static int lt_load(char *why, size_t whylen)
+{
+	(void)why;
+	(void)whylen;
+	return 0;
+}
 #else
+#include <dlfcn.h>
+
 #include <cublasLt.h>
 #define LT_NAME "cuBLASLt"
+/* cuBLASLt is loaded when the first GPU case asks for it (lt_load: dlopen of its soname, which the loader looks for
+ * as for a linked library: LD_LIBRARY_PATH, then this program's RUNPATH, then the system's), not linked: its load is
+ * some 25,000 page faults and a third of a second of CPU at every start, which a run of CPU cases alone need not pay.
+ * The Makefile names the soname of the toolkit it builds against. */
+#ifndef BENCH_CUBLASLT_SONAME
+#define BENCH_CUBLASLT_SONAME "libcublasLt.so"
+#endif
+#define LT_FNS(X)                                                                                                      \
+	X(cublasLtCreate)                                                                                              \
+	X(cublasLtDestroy)                                                                                             \
+	X(cublasLtGetVersion)                                                                                          \
+	X(cublasLtMatmulDescCreate)                                                                                    \
+	X(cublasLtMatmulDescDestroy)                                                                                   \
+	X(cublasLtMatmulDescSetAttribute)                                                                              \
+	X(cublasLtMatrixLayoutCreate)                                                                                  \
+	X(cublasLtMatrixLayoutDestroy)                                                                                 \
+	X(cublasLtMatmulPreferenceCreate)                                                                              \
+	X(cublasLtMatmulPreferenceDestroy)                                                                             \
+	X(cublasLtMatmulPreferenceSetAttribute)                                                                        \
+	X(cublasLtMatmulAlgoGetHeuristic)                                                                              \
+	X(cublasLtMatmulAlgoConfigGetAttribute)                                                                        \
+	X(cublasLtMatmul)
+static struct {
+#define LT_PTR(f) __typeof__(f) *f;
+	LT_FNS(LT_PTR)
+#undef LT_PTR
+} lt;
+
+static int lt_load(char *why, size_t whylen)
+{
+	static void *lib;
+	void *h;
+
+	if (lib)
+		return 0;
+	if (!(h = dlopen(BENCH_CUBLASLT_SONAME, RTLD_NOW | RTLD_LOCAL))) {
+		snprintf(why, whylen, "cannot load %s: %s", BENCH_CUBLASLT_SONAME, dlerror());
+		return -1;
+	}
+#define LT_SYM(f)                                                                                                      \
+	if (!(*(void **)&lt.f = dlsym(h, #f))) {                                                                       \
+		snprintf(why, whylen, "%s has no %s", BENCH_CUBLASLT_SONAME, #f);                                      \
+		dlclose(h);                                                                                            \
+		return -1;                                                                                             \
+	}
+	LT_FNS(LT_SYM)
+#undef LT_SYM
+	lib = h;
+	return 0;
+}
 #define LT_DEFAULT_WS (32u << 20)
 typedef cublasLtHandle_t lt_handle_t;
 typedef cublasLtMatmulDesc_t lt_desc_t;
@@ -84,18 +142,18 @@ typedef cublasLtMatmulHeuristicResult_t lt_heur_t;
 typedef cublasOperation_t lt_op_t;
 typedef cudaDataType_t lt_type_t;
 #define LT_OK CUBLAS_STATUS_SUCCESS
-#define lt_create cublasLtCreate
-#define lt_destroy cublasLtDestroy
-#define lt_desc_create(d) cublasLtMatmulDescCreate((d), CUBLAS_COMPUTE_32F, CUDA_R_32F)
-#define lt_desc_destroy cublasLtMatmulDescDestroy
-#define lt_desc_set cublasLtMatmulDescSetAttribute
-#define lt_layout_create cublasLtMatrixLayoutCreate
-#define lt_layout_destroy cublasLtMatrixLayoutDestroy
-#define lt_pref_create cublasLtMatmulPreferenceCreate
-#define lt_pref_destroy cublasLtMatmulPreferenceDestroy
-#define lt_pref_set cublasLtMatmulPreferenceSetAttribute
-#define lt_heuristic cublasLtMatmulAlgoGetHeuristic
-#define lt_matmul cublasLtMatmul
+#define lt_create lt.cublasLtCreate
+#define lt_destroy lt.cublasLtDestroy
+#define lt_desc_create(d) lt.cublasLtMatmulDescCreate((d), CUBLAS_COMPUTE_32F, CUDA_R_32F)
+#define lt_desc_destroy lt.cublasLtMatmulDescDestroy
+#define lt_desc_set lt.cublasLtMatmulDescSetAttribute
+#define lt_layout_create lt.cublasLtMatrixLayoutCreate
+#define lt_layout_destroy lt.cublasLtMatrixLayoutDestroy
+#define lt_pref_create lt.cublasLtMatmulPreferenceCreate
+#define lt_pref_destroy lt.cublasLtMatmulPreferenceDestroy
+#define lt_pref_set lt.cublasLtMatmulPreferenceSetAttribute
+#define lt_heuristic lt.cublasLtMatmulAlgoGetHeuristic
+#define lt_matmul lt.cublasLtMatmul
 #define LT_R_32F CUDA_R_32F
 #define LT_R_16F CUDA_R_16F
 #define LT_R_16BF CUDA_R_16BF
@@ -113,7 +171,7 @@ typedef cudaDataType_t lt_type_t;
 static long lt_version(lt_handle_t h)
 {
 	(void)h;
-	return (long)cublasLtGetVersion();
+	return (long)lt.cublasLtGetVersion();
 }
 #endif
 
@@ -181,6 +239,10 @@ json_t *gemm_blaslt_info(char *why, size_t whylen)
 	if (!g.ready) {
 		if (gpuSetDevice(0) != gpuSuccess || gpuStreamCreate(&g.stream) != gpuSuccess) {
 			snprintf(why, whylen, "cannot create a stream on device 0");
+			json_decref(info);
+			return NULL;
+		}
+		if (lt_load(why, whylen) < 0) {
 			json_decref(info);
 			return NULL;
 		}
@@ -481,7 +543,7 @@ static json_t *algo_json(int idx)
 		uint32_t v = 0;
 		size_t written = 0;
 
-		if (cublasLtMatmulAlgoConfigGetAttribute(&g.heur[idx].algo, attrs[i].attr, &v, sizeof(v), &written) ==
+		if (lt.cublasLtMatmulAlgoConfigGetAttribute(&g.heur[idx].algo, attrs[i].attr, &v, sizeof(v), &written) ==
 		    LT_OK)
 			json_object_set_new(o, attrs[i].name, json_integer(v));
 	}
