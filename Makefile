@@ -90,7 +90,12 @@ RUNNER_COMMON := runners/common/dobench.c runners/common/record.c runners/common
 ifneq ($(NVCC),)
 # cuBLASLt is not linked: bench-gemm loads it by its soname when a GPU case first needs it (gemm_blaslt.c, lt_load),
 # found as a linked library would be (LD_LIBRARY_PATH, then the RUNPATH below)
-CUBLASLT_SONAME := $(shell objdump -p $(CUDA_HOME)/lib64/libcublasLt.so 2>/dev/null | awk '/SONAME/ { print $$2 }')
+CUBLASLT_SO := $(firstword $(wildcard $(CUDA_HOME)/lib64/libcublasLt.so $(CUDA_HOME)/lib/libcublasLt.so \
+                 $(CUDA_HOME)/lib/x86_64-linux-gnu/libcublasLt.so $(CUDA_HOME)/lib/aarch64-linux-gnu/libcublasLt.so))
+CUBLASLT_SONAME := $(if $(CUBLASLT_SO),$(shell objdump -p $(CUBLASLT_SO) 2>/dev/null | awk '/SONAME/ { print $$2 }'))
+ifeq ($(CUBLASLT_SONAME),)
+$(warning no libcublasLt.so with a soname under $(CUDA_HOME): bench-gemm will load plain libcublasLt.so, which needs the development link)
+endif
 GPU_DEFS := -DBENCH_CUDA -DBENCH_CUBLASLT_SONAME='"$(or $(CUBLASLT_SONAME),libcublasLt.so)"'
 GPU_INC  := -isystem $(CUDA_HOME)/include
 GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,--enable-new-dtags,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++ -ldl
@@ -313,8 +318,10 @@ build/fuzz/closure.list: $(FUZZ_BIN:build/fuzz/%=tests/fuzz/%.c) $(LIB_OBJ) $(BU
 	  ld -r -o build/fuzz/closure/$$t.r.o build/fuzz/closure/$$t.o build/fuzz/closure/lib.a \
 	    -Map build/fuzz/closure/$$t.map || exit 1; \
 	done
-	@awk '/^Archive member included/ { a = 1; next } /^[A-Z]/ { a = 0 } a && /^[^ \t].*\.o$$/' build/fuzz/closure/*.map | \
-	  sed 's|^$(abspath $(BUILD))/obj/|build/fuzz/obj/|' | sort -u >$@.tmp && [ -s $@.tmp ] && mv $@.tmp $@
+	@awk '/^Archive member included/ { a = 1; next } /^[A-Z]/ { a = 0 } a && /^[^ \t]/ && $$1 ~ /\.o$$/ { print $$1 }' \
+	  build/fuzz/closure/*.map | sed 's|^$(abspath $(BUILD))/obj/|build/fuzz/obj/|' | sort -u >$@.tmp
+	@[ -s $@.tmp ] || { echo "make fuzz: no library object read off build/fuzz/closure/*.map (GNU ld's map expected)" >&2; exit 1; }
+	@mv $@.tmp $@
 .PRECIOUS: build/fuzz/obj/%.o $(BUILD)/tests/obj/%.o
 # the library once, instrumented for coverage (fuzzer-no-link); each target links it with libFuzzer's main
 build/fuzz/obj/%.o: %.c $(wildcard cli/*/*.h) $(BUILD)/gen/version.h Makefile | check-deps

@@ -38,6 +38,9 @@ if [ "${1:-}" = --one ]; then
 	exit "$rc"
 fi
 
+# the tests are not part of the make that started them: a test's own make (the package's build, make dist, make fuzz)
+# must not inherit its variables (make asan's BUILD=build/asan, CC, SAN) or its jobserver
+unset MAKEFLAGS MFLAGS MAKELEVEL
 dir=${TEST_LOGS:-}
 if [ -n "$dir" ]; then mkdir -p "$dir" && rm -f "$dir"/*.log "$dir"/*.res "$dir"/*.cpu "$dir/table" "$dir/times"; else
 	dir=$(mktemp -d)

@@ -155,7 +155,8 @@ static void ls_cache_open(struct ls_cache *c, const char *dir, char *const *keys
 				strvec_push(&names, de->d_name);
 		if (d)
 			closedir(d);
-		qsort(names.v, names.n, sizeof(*names.v), str_cmp);
+		if (names.n) /* (qsort of NULL, 0: undefined, UBSan says) */
+			qsort(names.v, names.n, sizeof(*names.v), str_cmp);
 		for (size_t i = 0; i < names.n; i++) {
 			char *k = xstrfmt("%s/%s", t, names.v[i]);
 

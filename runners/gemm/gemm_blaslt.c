@@ -125,6 +125,7 @@ static int lt_load(char *why, size_t whylen)
 #define LT_SYM(f)                                                                                                      \
 	if (!(*(void **)&lt.f = dlsym(h, #f))) {                                                                       \
 		snprintf(why, whylen, "%s has no %s", BENCH_CUBLASLT_SONAME, #f);                                      \
+		memset(&lt, 0, sizeof(lt));                                                                           \
 		dlclose(h);                                                                                            \
 		return -1;                                                                                             \
 	}
@@ -237,17 +238,19 @@ json_t *gemm_blaslt_info(char *why, size_t whylen)
 	if (!info)
 		return NULL;
 	if (!g.ready) {
+		/* the library first: a case that cannot have it leaves no stream behind (each GPU case asks again) */
+		if (lt_load(why, whylen) < 0) {
+			json_decref(info);
+			return NULL;
+		}
 		if (gpuSetDevice(0) != gpuSuccess || gpuStreamCreate(&g.stream) != gpuSuccess) {
 			snprintf(why, whylen, "cannot create a stream on device 0");
 			json_decref(info);
 			return NULL;
 		}
-		if (lt_load(why, whylen) < 0) {
-			json_decref(info);
-			return NULL;
-		}
 		if (lt_create(&g.h) != LT_OK) {
 			snprintf(why, whylen, "cannot create a %s handle", LT_NAME);
+			(void)gpuStreamDestroy(g.stream);
 			json_decref(info);
 			return NULL;
 		}

@@ -8,6 +8,10 @@ T=$(mktemp -d)
 export BENCH_HOME="$T/bench-home"
 t_n=0
 t_fail=0
+# SLOW: what a bound on a command's time (a guard against a quadratic path, not a performance figure) is multiplied
+# by: 10 for a sanitizer build of bench (make asan: several times slower), else 1
+SLOW=1
+grep -q __asan_init "$BENCH" 2>/dev/null && SLOW=10
 
 # TEST_STEP_TIMES=1: after each check a line "# +S s" with the seconds since the previous one (where a test's time goes)
 t_last=

@@ -80,10 +80,10 @@ PY
 elapsed_ms "$BENCH" validate "$T/big-env.yaml"
 if [ "$rc" = 3 ] && grep -qF "big-env.yaml:6:39859: error: a mapping holds at most 4096 keys; this is one too many" "$T/err"
 then ok "95k env keys: refused at the 4097th key with the limit"; else not_ok "95k env keys (exit $rc)"; show "$T/err"; fi
-[ "$ms" -lt 1000 ] && ok "... in under 1 s (${ms} ms)" || not_ok "95k env keys took ${ms} ms"
+[ "$ms" -lt $((1000 * SLOW)) ] && ok "... in under $SLOW s (${ms} ms)" || not_ok "95k env keys took ${ms} ms"
 elapsed_ms "$BENCH" validate "$T/max-env.yaml"
 if [ "$rc" = 3 ] && grep -qF "error: duplicate key 'K0' in 'env' (first at line 6)" "$T/err" &&
 	[ "$(grep -c error: "$T/err")" = 1 ]
 then ok "4096 env keys are read; the one duplicate among them is found"; else not_ok "4096 env keys (exit $rc)"; show "$T/err"; fi
-[ "$ms" -lt 1000 ] && ok "... in under 1 s (${ms} ms)" || not_ok "4096 env keys took ${ms} ms"
+[ "$ms" -lt $((1000 * SLOW)) ] && ok "... in under $SLOW s (${ms} ms)" || not_ok "4096 env keys took ${ms} ms"
 finish

@@ -17,9 +17,9 @@ open(out, "w").write("bench: 1\nname: big\ntarget: {vendor: cpu}\nruntime: {engi
 PY
 }
 gen "$T/50k.yaml" 50000 fp32
-expect 3 "50,000 shapes planned within 30 s, refused: plan.json past a bundle's limit" timeout 30 "$BENCH" validate "$T/50k.yaml"
+expect 3 "50,000 shapes planned within $((30 * SLOW)) s, refused: plan.json past a bundle's limit" timeout $((30 * SLOW)) "$BENCH" validate "$T/50k.yaml"
 expect_err "50k.yaml:1:1: error: the plan of 50000 cases takes 26.0 MiB as plan.json, more than the 16 MiB a bundle's plan.json may hold: split it into several manifests"
-expect 3 "bench plan of 50,000 shapes within 30 s: refused too" timeout 30 "$BENCH" plan --json "$T/50k.yaml"
+expect 3 "bench plan of 50,000 shapes within $((30 * SLOW)) s: refused too" timeout $((30 * SLOW)) "$BENCH" plan --json "$T/50k.yaml"
 expect_err "more than the 16 MiB a bundle's plan.json may hold"
 mkdir "$T/norunners"
 expect 3 "bench run of it: refused before anything runs" env BENCH_RUNNERS="$T/norunners" "$BENCH" run -q -o "$T/runs" "$T/50k.yaml"
@@ -30,13 +30,13 @@ expect 0 "20,000 shapes (10.4 MiB of plan.json) validate" "$BENCH" validate "$T/
 expect_out "ok (big, 20000 cases)"
 # duplicates among 50,000: each later entry refused at its own position, in list order
 gen "$T/dup.yaml" 50000 "fp32, bf16, fp32" ", [8, 8, 8], [8, 8, 16], [8, 8, 8]"
-expect 3 "duplicates among 50,000 shapes: exit 3, within 30 s" timeout 30 "$BENCH" validate "$T/dup.yaml"
+expect 3 "duplicates among 50,000 shapes: exit 3, within $((30 * SLOW)) s" timeout $((30 * SLOW)) "$BENCH" validate "$T/dup.yaml"
 [ "$(grep -c "'shapes' lists 8x8x8 twice" "$T/err")" = 2 ] && ok "8x8x8 listed three times: two errors" || { not_ok "8x8x8 errors"; show "$T/err"; }
 expect_err "'shapes' lists 8x8x16 twice"
 expect_err "dup.yaml:7:26: error: 'dtypes' lists 'fp32' twice"
 # the cap: 3 dtypes x 40,000 shapes = 120,000 cases
 gen "$T/cap.yaml" 40000 "fp32, bf16, fp16"
-expect 3 "120,000 cases: refused (exit 3)" timeout 30 "$BENCH" validate "$T/cap.yaml"
+expect 3 "120,000 cases: refused (exit 3)" timeout $((30 * SLOW)) "$BENCH" validate "$T/cap.yaml"
 expect_err "cap.yaml:6:3: error: suite 'gemm' takes the plan past 100000 cases"
 expect_err "a manifest may plan at most 100000: split it into several manifests"
 expect 3 "run refuses it too, nothing run" "$BENCH" run --dry-run "$T/cap.yaml"
@@ -47,22 +47,22 @@ python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))[0]["errors"][0]; 
 # the cap counts cases x variants (review B6): each variant runs every case
 gen "$T/v2.yaml" 30000 "fp32, bf16"
 printf 'variants: [{name: a}, {name: b}]\n' >>"$T/v2.yaml"
-expect 3 "2 variants x 60,000 cases: refused" timeout 30 "$BENCH" validate "$T/v2.yaml"
+expect 3 "2 variants x 60,000 cases: refused" timeout $((30 * SLOW)) "$BENCH" validate "$T/v2.yaml"
 expect_err "v2.yaml:6:3: error: suite 'gemm' takes the plan past 100000 cases (120000 and more: 60000 cases x 2 variants)"
 gen "$T/v2ok.yaml" 25000 "fp32, bf16"
 printf 'variants: [{name: a}, {name: b}]\n' >>"$T/v2ok.yaml"
-expect 3 "2 variants x 50,000 cases: within the cap, refused only for plan.json's size" timeout 30 "$BENCH" validate "$T/v2ok.yaml"
+expect 3 "2 variants x 50,000 cases: within the cap, refused only for plan.json's size" timeout $((30 * SLOW)) "$BENCH" validate "$T/v2ok.yaml"
 expect_err "v2ok.yaml:1:1: error: the plan of 50000 cases takes"
 python3 -c 'import sys; print("variants:"); [print("  - {name: v%d}" % i) for i in range(200)]' >"$T/vars"
 gen "$T/v200.yaml" 2500 fp32
 cat "$T/vars" >>"$T/v200.yaml"
-expect 3 "200 variants x 2,500 cases (500,000): refused" timeout 30 "$BENCH" validate "$T/v200.yaml"
+expect 3 "200 variants x 2,500 cases (500,000): refused" timeout $((30 * SLOW)) "$BENCH" validate "$T/v200.yaml"
 expect_err "suite 'gemm' takes the plan past 100000 cases (500000 and more: 2500 cases x 200 variants)"
 # the variants themselves are capped (each is a stack measured in full), before anything is planned
 python3 -c 'import sys; print("variants:"); [print("  - {name: v%d}" % i) for i in range(20000)]' >"$T/vars"
 gen "$T/v20k.yaml" 25 fp32
 cat "$T/vars" >>"$T/v20k.yaml"
-expect 3 "20,000 variants: refused" timeout 30 "$BENCH" validate "$T/v20k.yaml"
+expect 3 "20,000 variants: refused" timeout $((30 * SLOW)) "$BENCH" validate "$T/v20k.yaml"
 expect_err "'variants' lists 20000 variants; a manifest may have at most 256"
 # one env_matrix list of 100,000 values (review B5): refused at the 64-cell limit at once, not scanned for repeats
 # value by value (that was quadratic: 40,000 values took 2.7 s of CPU, 100,000 over a minute)

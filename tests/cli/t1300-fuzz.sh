@@ -14,8 +14,12 @@ if ! command -v clang >/dev/null 2>&1; then
 	not_ok "clang is installed (make test-deps installs clang and libclang-rt-dev)"
 	finish; exit
 fi
-# a make of its own: not the flags of a make test or make asan that runs this test
-if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$S" -j2 fuzz >"$T/build.log" 2>&1 &&
+# a make of its own: not the flags of a make test or make asan that runs this test; BUILD the build tree of the binary
+# under test (build, build/asan), whose objects make fuzz reads the targets' list of objects off
+B=${BENCH_RUNNERS:-$S/build/runners}
+B=${B%/runners}
+B=${B#"$S"/}
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$S" -j2 BUILD="$B" fuzz >"$T/build.log" 2>&1 &&
 	[ -x "$S/build/fuzz/fuzz_manifest" ] && [ -x "$S/build/fuzz/fuzz_bundle" ]; then
 	ok "make fuzz builds build/fuzz/fuzz_manifest and build/fuzz/fuzz_bundle"
 else
