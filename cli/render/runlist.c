@@ -216,7 +216,9 @@ static void ls_cache_put(struct ls_cache *c, const char *name, const char *id, j
 /* Writes the cache when it changed (bundles gone drop out of it); a cache that cannot be written is no error. */
 static void ls_cache_close(struct ls_cache *c)
 {
-	if (c->path && !json_equal(c->old ? c->old : json_object(), c->now)) {
+	json_t *empty = c->old ? NULL : json_object(); /* no cache before: it changed unless nothing is in it now */
+
+	if (c->path && !json_equal(c->old ? c->old : empty, c->now)) {
 		json_t *j = json_pack("{s:s, s:s, s:O}", "schema", "bench.ls-cache/v1", "keyring", c->keyring, "bundles", c->now);
 		char *text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS), *dir = xstrfmt("%s/cache/ls", fs_bench_home());
 		char *tmp = xstrfmt("%s.%d.tmp", c->path, (int)getpid());
@@ -228,6 +230,7 @@ static void ls_cache_close(struct ls_cache *c)
 		free(tmp);
 		json_decref(j);
 	}
+	json_decref(empty);
 	free(c->path);
 	free(c->keyring);
 	json_decref(c->old);

@@ -81,6 +81,7 @@ if [ "$(grep -c '^# rocm-env-variants+default: ' "$T/out")" = 1 ] && [ "$(grep -
 then ok "podman: the seed-tuned variant's runners get the profile's variables, the default's none"; else not_ok "podman variants"; show "$T/out"; fi
 
 # the tuned variant's env reaches its runner: FAKE_SLOWDOWN=-0.2 makes the fake runner's samples 20% shorter
+RUNNERS0=${BENCH_RUNNERS:-} # the runners under test (make asan: build/asan/runners), back after the fake ones
 export BENCH_RUNNERS="$T/fake" FAKE_MODE=noisy FAKE_SEQ="$T/seq" FAKE_RUN_SD=0.02 FAKE_WITHIN_SD=0.01 FAKE_N=10 FAKE_SEED=7
 expect 0 "bench run of a manifest with two variants, three rounds" "$BENCH" run -q -o "$T/runs" --rounds 3 "$T/v.yaml"
 DEF=$(ls -d "$T"/runs/vt+default-* | grep -v '\.bench\.' | sort)
@@ -129,6 +130,7 @@ expect_out 'env.HIP_FORCE_DEV_KERNARG'
 expect 0 "a variant's bundle verifies" "$BENCH" verify "$B2.bench.tar.gz"
 expect 0 "--resume of a variant's run keeps its variant" "$BENCH" run -q --resume "$B2"
 unset BENCH_RUNNERS FAKE_MODE FAKE_SEQ FAKE_RUN_SD FAKE_WITHIN_SD FAKE_N FAKE_SEED
+[ -n "$RUNNERS0" ] && export BENCH_RUNNERS="$RUNNERS0"
 
 # --- ROCm environment capture from the tools' outputs -------------------------------------------------------------
 if command -v nvidia-smi >/dev/null 2>&1; then

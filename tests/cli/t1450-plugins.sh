@@ -6,6 +6,9 @@
 # own case with its reason while the rest of the run is measured; the bundle carries the plug-ins' files and digests;
 # bench show and bench compare name them. Native GEMM plug-ins are built here with cc (bench-gemm's host path).
 . "$(dirname "$0")/lib.sh"
+# a plug-in that crashes must end its runner by the signal, as it does without a sanitizer (make asan: ASan's own
+# handler would report the SIGSEGV and exit 1)
+[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:handle_segv=0"
 torch_python
 CC=$(command -v cc || command -v gcc || true)
 M="$T/m"
