@@ -39,8 +39,9 @@ if [ "${1:-}" = --one ]; then
 fi
 
 # the tests are not part of the make that started them: a test's own make (the package's build, make dist, make fuzz)
-# must not inherit its variables (make asan's BUILD=build/asan, CC, SAN) or its jobserver
-unset MAKEFLAGS MFLAGS MAKELEVEL
+# must not inherit its variables or its jobserver; make exports the variables of its command line to the commands
+# it runs, so make asan's BUILD=build/asan, CC=clang, CFLAGS and SAN are in the environment too
+unset MAKEFLAGS MFLAGS MAKELEVEL BUILD CC CFLAGS SAN
 dir=${TEST_LOGS:-}
 if [ -n "$dir" ]; then mkdir -p "$dir" && rm -f "$dir"/*.log "$dir"/*.res "$dir"/*.cpu "$dir/table" "$dir/times"; else
 	dir=$(mktemp -d)
