@@ -96,14 +96,14 @@ grep -q "^- .*corrupt-run .*(status.json is not a JSON object)$" "$T/ls.txt" &&
 	ok "a corrupt run directory is listed with the reason" || { not_ok "corrupt run line"; show "$T/ls.txt"; }
 
 # the state of each run (issue #30): an interrupted run, one that never started and one whose bench was killed all
-# count 0 0 0 here; the state column tells them apart (the runners wait 5 s before their first record: a loaded
+# count 0 0 0 here; the state column tells them apart (the runners wait 5 s, x SLOW, before their first record: a loaded
 # machine may take more than a second between the run's start and the signal)
 mkdir -p "$T/st"
-BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_DELAY=5 "$BENCH" run -q --no-pack -o "$T/st/int" -s gemm "$T/m.yaml" >/dev/null 2>&1 &
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_DELAY=$((5 * SLOW)) "$BENCH" run -q --no-pack -o "$T/st/int" -s gemm "$T/m.yaml" >/dev/null 2>&1 &
 bp=$!
 n=0; while [ $n -lt 100 ] && ! [ -f "$T"/st/int/*/env/environment.json ]; do sleep 0.1; n=$((n + 1)); done
 kill -INT $bp; wait $bp
-BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_DELAY=5 "$BENCH" run -q --no-pack -o "$T/st/kill" -s gemm "$T/m.yaml" >/dev/null 2>&1 &
+BENCH_RUNNERS=$T/fake FAKE_MODE=ok FAKE_DELAY=$((5 * SLOW)) "$BENCH" run -q --no-pack -o "$T/st/kill" -s gemm "$T/m.yaml" >/dev/null 2>&1 &
 bp=$!
 n=0; while [ $n -lt 100 ] && ! [ -f "$T"/st/kill/*/env/environment.json ]; do sleep 0.1; n=$((n + 1)); done
 kill -KILL $bp; wait $bp 2>/dev/null
