@@ -313,8 +313,7 @@ build/fuzz/closure.list: $(FUZZ_BIN:build/fuzz/%=tests/fuzz/%.c) $(LIB_OBJ) $(BU
 	@mkdir -p build/fuzz/closure
 	@rm -f build/fuzz/closure/lib.a && ar rcT build/fuzz/closure/lib.a $(abspath $(LIB_OBJ))
 	@for t in $(FUZZ_BIN:build/fuzz/%=%); do \
-	  $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(PKG_CFLAGS) $(LAZY_DEFS) -DBENCH_FUZZ_DATA=\"\" \
-	    -Icli -I$(BUILD)/gen -c -o build/fuzz/closure/$$t.o tests/fuzz/$$t.c && \
+	  clang $(FUZZ_CFLAGS) -c -o build/fuzz/closure/$$t.o tests/fuzz/$$t.c && \
 	  ld -r -o build/fuzz/closure/$$t.r.o build/fuzz/closure/$$t.o build/fuzz/closure/lib.a \
 	    -Map build/fuzz/closure/$$t.map || exit 1; \
 	done

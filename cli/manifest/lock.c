@@ -689,12 +689,12 @@ int lock_pip(char **out_version, char out_date[11], const char *index, const cha
 		goto cleanup;
 	page_candidates(&q, page.buf);
 	if ((best = best_candidate(&q))) {
-		*out_version = xstrdup(best->version);
-		if (out_date && dev_date(&best->v)) { /* (unsigned: at -O0 gcc cannot see the digits' bounds of a long) */
-			unsigned long dd = (unsigned long)dev_date(&best->v);
+		/* (unsigned: at -O0 gcc cannot see the digits' bounds of a long) */
+		unsigned long dd = out_date ? (unsigned long)dev_date(&best->v) : 0;
 
+		*out_version = xstrdup(best->version);
+		if (dd)
 			snprintf(out_date, 11, "%04lu-%02lu-%02lu", dd / 10000 % 10000, dd / 100 % 100, dd % 100);
-		}
 	} else {
 		err = bench_error_set(BENCH_E_RESOLVE, "no wheel of %s %s%s%s for %s %s %s (accelerator %s) on %s%s%s%s", name,
 				      version, date ? " of " : "", date ? date : "", t->pytag, t->abi, t->platform,

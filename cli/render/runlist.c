@@ -216,9 +216,10 @@ static void ls_cache_put(struct ls_cache *c, const char *name, const char *id, j
 /* Writes the cache when it changed (bundles gone drop out of it); a cache that cannot be written is no error. */
 static void ls_cache_close(struct ls_cache *c)
 {
-	json_t *empty = c->old ? NULL : json_object(); /* no cache before: it changed unless nothing is in it now */
+	/* no cache before: it changed unless nothing is in it now */
+	int changed = c->old ? !json_equal(c->old, c->now) : json_object_size(c->now) > 0;
 
-	if (c->path && !json_equal(c->old ? c->old : empty, c->now)) {
+	if (c->path && changed) {
 		json_t *j = json_pack("{s:s, s:s, s:O}", "schema", "bench.ls-cache/v1", "keyring", c->keyring, "bundles", c->now);
 		char *text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS), *dir = xstrfmt("%s/cache/ls", fs_bench_home());
 		char *tmp = xstrfmt("%s.%d.tmp", c->path, (int)getpid());
@@ -230,7 +231,6 @@ static void ls_cache_close(struct ls_cache *c)
 		free(tmp);
 		json_decref(j);
 	}
-	json_decref(empty);
 	free(c->path);
 	free(c->keyring);
 	json_decref(c->old);
